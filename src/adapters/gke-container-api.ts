@@ -1,0 +1,392 @@
+import type {ClusterManagerClient as ClusterManagerClientType, protos} from '@google-cloud/container'
+
+import {gkeApiError} from '../core/cluster/gke-errors.js'
+import type {ClusterStatus, NodePoolStatus} from '../core/cluster/observed.js'
+import type {Capacity, ClusterSpec, NodePoolSpec} from '../core/cluster/spec.js'
+import {XpkError} from '../core/errors.js'
+import type {
+  ClusterRef,
+  GkeClient,
+  GkeOperation,
+  ObservedCluster,
+  ObservedNodePool,
+  ServerConfig,
+} from '../ports/gke.js'
+
+type v1 = typeof protos.google.container.v1
+type ApiCluster = protos.google.container.v1.ICluster
+type ApiNodePool = protos.google.container.v1.INodePool
+type ApiOperation = protos.google.container.v1.IOperation
+
+/** How to reach the GKE API. */
+export interface GkeConnection {
+  /**
+   * Endpoint override, like gcloud's `api_endpoint_overrides/container`: `https://HOST[:PORT]/` for a private or
+   * regional endpoint, or `http://127.0.0.1:PORT` (loopback only) for a local test server.
+   */
+  readonly endpoint?: string
+  /** A static OAuth access token; used instead of Application Default Credentials (no metadata lookups). */
+  readonly accessToken?: string
+}
+
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]', '::1'])
+
+/** Parses an endpoint override; throws a usage error for anything but http(s) URLs (http only on loopback). */
+export function parseEndpoint(endpoint: string): {host: string; port: number; insecure: boolean} {
+  let url: URL
+  try {
+    url = new URL(endpoint.includes('://') ? endpoint : `https://${endpoint}`)
+  } catch {
+    throw new XpkError(
+      'usage',
+      `GKE endpoint "${endpoint}" is not a URL like https://us-central1-container.googleapis.com/.`,
+    )
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new XpkError('usage', `GKE endpoint "${endpoint}" must use https:// (or http:// on 127.0.0.1 for tests).`)
+  }
+  const insecure = url.protocol === 'http:'
+  if (insecure && !LOOPBACK.has(url.hostname)) {
+    throw new XpkError('usage', `GKE endpoint "${endpoint}": plain http is only allowed on loopback; use https://.`)
+  }
+  return {host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port || (insecure ? 80 : 443)), insecure}
+}
+
+/** Creates the real GKE client. The SDK is imported here, lazily, so other commands never load it. */
+export async function createGkeClient(connection: GkeConnection = {}): Promise<GkeClient> {
+  const [{ClusterManagerClient, protos: apiProtos}, gax] = await Promise.all([
+    import('@google-cloud/container'),
+    import('google-gax'),
+  ])
+  const options: Record<string, string | number | object> = {}
+  if (connection.endpoint) {
+    const {host, port, insecure} = parseEndpoint(connection.endpoint)
+    Object.assign(options, {apiEndpoint: host, port})
+    // Without an explicit universe domain the client asks ADC for one, which probes the GCE metadata server.
+    options.universeDomain = 'googleapis.com'
+    if (insecure) options.sslCreds = gax.grpc.credentials.createInsecure()
+  }
+  if (connection.accessToken) {
+    const auth = new gax.googleAuthLibrary.OAuth2Client()
+    auth.setCredentials({access_token: connection.accessToken})
+    Object.assign(options, {authClient: auth, universeDomain: 'googleapis.com'})
+  }
+  return new ContainerApiClient(new ClusterManagerClient(options), apiProtos.google.container.v1)
+}
+
+const path = {
+  location: (project: string, location: string) => `projects/${project}/locations/${location}`,
+  cluster: (ref: ClusterRef) => `projects/${ref.project}/locations/${ref.location}/clusters/${ref.name}`,
+  pool: (ref: ClusterRef, pool: string) => `${path.cluster(ref)}/nodePools/${pool}`,
+}
+
+/** Enum values arrive as names or numbers depending on the transport; this always gives the name. */
+function enumName<E extends Record<string, string | number>>(enumeration: E, value: unknown, fallback: string): string {
+  if (typeof value === 'string') return value
+  if (typeof value === 'number') return String((enumeration as Record<number, string>)[value] ?? fallback)
+  return fallback
+}
+
+const TAINT_EFFECT = {
+  NoSchedule: 'NO_SCHEDULE',
+  PreferNoSchedule: 'PREFER_NO_SCHEDULE',
+  NoExecute: 'NO_EXECUTE',
+} as const
+
+class ContainerApiClient implements GkeClient {
+  constructor(
+    private readonly client: ClusterManagerClientType,
+    private readonly api: v1,
+  ) {}
+
+  private async call<T>(action: string, project: string, location: string, run: () => Promise<T>): Promise<T> {
+    try {
+      return await run()
+    } catch (error) {
+      const e = error as {code?: unknown; details?: string; message?: string}
+      if (typeof e.code !== 'number') throw error
+      throw gkeApiError({code: e.code, message: e.details || e.message || ''}, {action, project, location})
+    }
+  }
+
+  private async callOrMissing<T>(
+    action: string,
+    project: string,
+    location: string,
+    run: () => Promise<T>,
+  ): Promise<T | undefined> {
+    try {
+      return await this.call(action, project, location, run)
+    } catch (error) {
+      if (error instanceof XpkError && error.kind === 'not-found') return undefined
+      throw error
+    }
+  }
+
+  async getServerConfig(project: string, location: string): Promise<ServerConfig> {
+    const [config] = await this.call('read the GKE server config', project, location, () =>
+      this.client.getServerConfig({name: path.location(project, location)}),
+    )
+    const channels: Record<string, {defaultVersion: string; validVersions: string[]}> = {}
+    for (const c of config.channels ?? []) {
+      const name = enumName(this.api.ReleaseChannel.Channel, c.channel, 'UNSPECIFIED')
+      channels[name] = {defaultVersion: c.defaultVersion ?? '', validVersions: [...(c.validVersions ?? [])]}
+    }
+    return {
+      defaultVersion: config.defaultClusterVersion ?? '',
+      validMasterVersions: [...(config.validMasterVersions ?? [])],
+      validNodeVersions: [...(config.validNodeVersions ?? [])],
+      channels,
+    }
+  }
+
+  async listClusters(project: string, location?: string): Promise<ObservedCluster[]> {
+    const [response] = await this.call('list clusters', project, location ?? '-', () =>
+      this.client.listClusters({parent: path.location(project, location ?? '-')}),
+    )
+    return (response.clusters ?? []).map((c) => this.toCluster(project, c))
+  }
+
+  async getCluster(ref: ClusterRef): Promise<ObservedCluster | undefined> {
+    const result = await this.callOrMissing(`read cluster ${ref.name}`, ref.project, ref.location, () =>
+      this.client.getCluster({name: path.cluster(ref)}),
+    )
+    return result && this.toCluster(ref.project, result[0])
+  }
+
+  async createCluster(spec: ClusterSpec): Promise<GkeOperation> {
+    const cluster: ApiCluster = {
+      name: spec.name,
+      initialClusterVersion: spec.version ?? '',
+      releaseChannel: {channel: spec.releaseChannel},
+      locations: [spec.zone],
+      resourceLabels: {...spec.labels},
+      nodePools: [
+        {
+          name: 'default-pool',
+          initialNodeCount: spec.defaultPool.nodeCount,
+          config: {
+            machineType: spec.defaultPool.machineType,
+            ...(spec.defaultPool.oauthScopes ? {oauthScopes: [...spec.defaultPool.oauthScopes]} : {}),
+          },
+          autoscaling: {
+            enabled: true,
+            totalMinNodeCount: spec.defaultPool.minNodes,
+            totalMaxNodeCount: spec.defaultPool.maxNodes,
+            locationPolicy: 'BALANCED',
+          },
+          management: {autoUpgrade: spec.autoUpgrade, autoRepair: true},
+        },
+      ],
+      autoscaling: {autoscalingProfile: 'OPTIMIZE_UTILIZATION'},
+      ipAllocationPolicy: {useIpAliases: true},
+      networkConfig: {datapathProvider: 'ADVANCED_DATAPATH', enableMultiNetworking: true},
+      ...(spec.network ? {network: spec.network} : {}),
+      ...(spec.subnetwork ? {subnetwork: spec.subnetwork} : {}),
+      controlPlaneEndpointsConfig: {dnsEndpointConfig: {allowExternalTraffic: spec.dnsEndpoint}},
+      ...(spec.private
+        ? {
+            privateClusterConfig: {
+              enablePrivateNodes: spec.private.enablePrivateNodes,
+              enablePrivateEndpoint: spec.private.enablePrivateEndpoint,
+              ...(spec.private.privateEndpointSubnetwork
+                ? {privateEndpointSubnetwork: spec.private.privateEndpointSubnetwork}
+                : {}),
+              masterGlobalAccessConfig: {enabled: spec.private.masterGlobalAccess},
+            },
+            masterAuthorizedNetworksConfig: {
+              enabled: true,
+              cidrBlocks: spec.private.authorizedNetworks.map((cidrBlock) => ({cidrBlock})),
+            },
+          }
+        : {}),
+    }
+    const [operation] = await this.call(`create cluster ${spec.name}`, spec.project, spec.region, () =>
+      this.client.createCluster({parent: path.location(spec.project, spec.region), cluster}),
+    )
+    return this.toOperation(spec.project, spec.region, operation)
+  }
+
+  async deleteCluster(ref: ClusterRef): Promise<GkeOperation> {
+    const [operation] = await this.call(`delete cluster ${ref.name}`, ref.project, ref.location, () =>
+      this.client.deleteCluster({name: path.cluster(ref)}),
+    )
+    return this.toOperation(ref.project, ref.location, operation)
+  }
+
+  async listNodePools(ref: ClusterRef): Promise<ObservedNodePool[]> {
+    const [response] = await this.call(`list node pools of ${ref.name}`, ref.project, ref.location, () =>
+      this.client.listNodePools({parent: path.cluster(ref)}),
+    )
+    return (response.nodePools ?? []).map((p) => this.toNodePool(p))
+  }
+
+  async getNodePool(ref: ClusterRef, name: string): Promise<ObservedNodePool | undefined> {
+    const result = await this.callOrMissing(`read node pool ${name}`, ref.project, ref.location, () =>
+      this.client.getNodePool({name: path.pool(ref, name)}),
+    )
+    return result && this.toNodePool(result[0])
+  }
+
+  async createNodePool(ref: ClusterRef, spec: NodePoolSpec): Promise<GkeOperation> {
+    const [operation] = await this.call(`create node pool ${spec.name}`, ref.project, ref.location, () =>
+      this.client.createNodePool({parent: path.cluster(ref), nodePool: toApiNodePool(spec)}),
+    )
+    return this.toOperation(ref.project, ref.location, operation)
+  }
+
+  async deleteNodePool(ref: ClusterRef, name: string): Promise<GkeOperation> {
+    const [operation] = await this.call(`delete node pool ${name}`, ref.project, ref.location, () =>
+      this.client.deleteNodePool({name: path.pool(ref, name)}),
+    )
+    return this.toOperation(ref.project, ref.location, operation)
+  }
+
+  async getOperation(project: string, location: string, name: string): Promise<GkeOperation> {
+    const [operation] = await this.call('check an operation', project, location, () => this.client.getOperation({name}))
+    return this.toOperation(project, location, operation)
+  }
+
+  async close(): Promise<void> {
+    await this.client.close()
+  }
+
+  private toOperation(project: string, location: string, op: ApiOperation): GkeOperation {
+    const shortName = op.name ?? ''
+    const name = shortName.startsWith('projects/')
+      ? shortName
+      : `${path.location(project, location)}/operations/${shortName}`
+    const type = enumName(this.api.Operation.Type, op.operationType, 'TYPE_UNSPECIFIED')
+    const status = enumName(this.api.Operation.Status, op.status, 'RUNNING') as GkeOperation['status']
+    const target = (op.targetLink ?? '').split('/').at(-1) ?? ''
+    const failure = op.error && (op.error.code ?? 0) !== 0 ? op.error : undefined
+    const error = failure
+      ? gkeApiError(
+          {code: failure.code ?? 2, message: failure.message || op.statusMessage || ''},
+          {action: `${type.toLowerCase().replaceAll('_', ' ')} ${target}`.trim(), project, location},
+        )
+      : null
+    return {name, type, status: status === ('STATUS_UNSPECIFIED' as string) ? 'RUNNING' : status, error}
+  }
+
+  private toCluster(project: string, c: ApiCluster): ObservedCluster {
+    return {
+      project,
+      name: c.name ?? '',
+      location: c.location ?? '',
+      status: enumName(this.api.Cluster.Status, c.status, 'UNKNOWN') as ClusterStatus,
+      statusMessage: c.statusMessage ?? '',
+      version: c.currentMasterVersion ?? '',
+      nodeLocations: [...(c.locations ?? [])],
+      endpoint: c.endpoint ?? '',
+      releaseChannel: c.releaseChannel
+        ? enumName(this.api.ReleaseChannel.Channel, c.releaseChannel.channel, 'UNSPECIFIED')
+        : null,
+      privateNodes: Boolean(c.privateClusterConfig?.enablePrivateNodes),
+      labels: {...(c.resourceLabels ?? {})},
+      nodePools: (c.nodePools ?? []).map((p) => this.toNodePool(p)),
+    }
+  }
+
+  private toNodePool(p: ApiNodePool): ObservedNodePool {
+    const config = p.config ?? {}
+    const affinity = config.reservationAffinity
+    const affinityType = enumName(this.api.ReservationAffinity.Type, affinity?.consumeReservationType, 'UNSPECIFIED')
+    const capacity: Capacity = config.flexStart
+      ? 'flex'
+      : config.spot || config.preemptible
+        ? 'spot'
+        : affinityType === 'SPECIFIC_RESERVATION'
+          ? 'reservation'
+          : 'on-demand'
+    const accelerator = config.accelerators?.[0]
+    const placementType = enumName(this.api.NodePool.PlacementPolicy.Type, p.placementPolicy?.type, 'TYPE_UNSPECIFIED')
+    return {
+      name: p.name ?? '',
+      status: enumName(this.api.NodePool.Status, p.status, 'UNKNOWN') as NodePoolStatus,
+      statusMessage: p.statusMessage ?? '',
+      machineType: config.machineType ?? '',
+      nodeCount: Number(p.initialNodeCount ?? 0),
+      locations: [...(p.locations ?? [])],
+      version: p.version ?? '',
+      tpuTopology: p.placementPolicy?.tpuTopology || null,
+      placementType: placementType === 'COMPACT' ? 'COMPACT' : null,
+      placementPolicyName: p.placementPolicy?.policyName || null,
+      capacity,
+      reservation: capacity === 'reservation' ? (affinity?.values?.[0] ?? null) : null,
+      gpu: accelerator?.acceleratorType
+        ? {type: accelerator.acceleratorType, count: Number(accelerator.acceleratorCount ?? 0)}
+        : null,
+      autoscaling: p.autoscaling
+        ? {
+            enabled: Boolean(p.autoscaling.enabled),
+            minNodes: Number(p.autoscaling.minNodeCount ?? 0),
+            maxNodes: Number(p.autoscaling.maxNodeCount ?? 0),
+          }
+        : null,
+    }
+  }
+}
+
+/** Maps a desired node pool to the API message. */
+export function toApiNodePool(spec: NodePoolSpec): ApiNodePool {
+  const custom = spec.custom
+  const flex = spec.capacity === 'flex'
+  const placement = spec.placementPolicy
+  return {
+    name: spec.name,
+    initialNodeCount: spec.nodeCount,
+    locations: [...spec.locations],
+    ...(spec.version ? {version: spec.version} : {}),
+    config: {
+      machineType: spec.machineType,
+      oauthScopes: [...spec.oauthScopes],
+      labels: {...spec.labels},
+      gvnic: {enabled: spec.gvnic},
+      ...(spec.capacity === 'spot' ? {spot: true} : {}),
+      ...(flex ? {flexStart: true, reservationAffinity: {consumeReservationType: 'NO_RESERVATION'}} : {}),
+      ...(spec.capacity === 'reservation' && spec.reservation
+        ? {
+            reservationAffinity: {
+              consumeReservationType: 'SPECIFIC_RESERVATION',
+              key: 'compute.googleapis.com/reservation-name',
+              values: [spec.reservation],
+            },
+          }
+        : {}),
+      ...(spec.gpu
+        ? {
+            accelerators: [
+              {
+                acceleratorType: spec.gpu.type,
+                acceleratorCount: spec.gpu.count,
+                gpuDriverInstallationConfig: {gpuDriverVersion: 'LATEST'},
+              },
+            ],
+          }
+        : {}),
+      ...(custom.taints
+        ? {taints: custom.taints.map((t) => ({key: t.key, value: t.value, effect: TAINT_EFFECT[t.effect]}))}
+        : {}),
+      ...(custom.tags ? {tags: [...custom.tags]} : {}),
+      ...(custom.metadata ? {metadata: {...custom.metadata}} : {}),
+      ...(custom.diskType ? {diskType: custom.diskType} : {}),
+      ...(custom.diskSizeGb ? {diskSizeGb: custom.diskSizeGb} : {}),
+      ...(custom.imageType ? {imageType: custom.imageType} : {}),
+      ...(custom.serviceAccount ? {serviceAccount: custom.serviceAccount} : {}),
+      ...(custom.minCpuPlatform ? {minCpuPlatform: custom.minCpuPlatform} : {}),
+      ...(custom.workloadMetadataMode ? {workloadMetadataConfig: {mode: custom.workloadMetadataMode}} : {}),
+    },
+    ...(placement?.type === 'compact' ? {placementPolicy: {type: 'COMPACT', tpuTopology: placement.tpuTopology}} : {}),
+    ...(placement?.type === 'workload-policy' ? {placementPolicy: {policyName: placement.name}} : {}),
+    ...(spec.maxPodsPerNode ? {maxPodsConstraint: {maxPodsPerNode: spec.maxPodsPerNode}} : {}),
+    ...(flex
+      ? {autoscaling: {enabled: true, minNodeCount: 0, maxNodeCount: spec.flexMaxNodes ?? 0, locationPolicy: 'ANY'}}
+      : {}),
+    management: {autoRepair: custom.autoRepair ?? !flex, autoUpgrade: custom.autoUpgrade ?? true},
+    ...(spec.queuedProvisioning ? {queuedProvisioning: {enabled: true}} : {}),
+    ...(spec.acceleratorNetworkProfile
+      ? {networkConfig: {acceleratorNetworkProfile: spec.acceleratorNetworkProfile}}
+      : {}),
+  }
+}

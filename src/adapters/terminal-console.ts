@@ -1,0 +1,234 @@
+import {createInterface} from 'node:readline/promises'
+
+import {UsageError} from '../core/errors.js'
+import type {Console, ProgressBoard, ProgressLine} from '../ports/console.js'
+
+/** Streams and switches for {@link TerminalConsole}; defaults are the process's own. */
+export interface TerminalConsoleOptions {
+  readonly json?: boolean
+  readonly quiet?: boolean
+  readonly verbose?: boolean
+  readonly force?: boolean
+  readonly stdout?: NodeJS.WritableStream
+  readonly stderr?: NodeJS.WritableStream & {isTTY?: boolean; rows?: number; columns?: number}
+  readonly stdin?: NodeJS.ReadableStream & {isTTY?: boolean}
+  /** Overrides TTY detection of stderr (live progress) — for tests. */
+  readonly live?: boolean
+  readonly now?: () => Date
+}
+
+/** The real {@link Console}: stdout for results, stderr for the rest, prompts on the terminal. */
+export class TerminalConsole implements Console {
+  private readonly options: TerminalConsoleOptions
+  private readonly stdout: NodeJS.WritableStream
+  private readonly stderr: NonNullable<TerminalConsoleOptions['stderr']>
+  private activeBoard: LiveBoard | undefined
+
+  constructor(options: TerminalConsoleOptions = {}) {
+    this.options = options
+    this.stdout = options.stdout ?? process.stdout
+    this.stderr = options.stderr ?? process.stderr
+  }
+
+  result(text: string): void {
+    if (this.options.json) return
+    this.stdout.write(text.endsWith('\n') ? text : `${text}\n`)
+  }
+
+  info(text: string): void {
+    if (this.options.quiet) return
+    this.writeErr(text)
+  }
+
+  warn(text: string): void {
+    this.writeErr(`Warning: ${text}`)
+  }
+
+  debug(text: string): void {
+    if (this.options.verbose) this.writeErr(text)
+  }
+
+  async confirm(question: string, options: {readonly default: boolean}): Promise<boolean> {
+    if (this.options.force) return true
+    const stdin = this.options.stdin ?? process.stdin
+    if (!stdin.isTTY) {
+      throw new UsageError(`${question}\nThis needs your confirmation, but there is no terminal to ask on.`, {
+        flag: '--force',
+        hints: ['Re-run with --force to proceed without a prompt (after checking the plan with --dry-run).'],
+      })
+    }
+    const rl = createInterface({input: stdin, output: this.stderr})
+    try {
+      for (;;) {
+        const answer = (await rl.question(`${question} ${options.default ? '(Y/n)' : '(y/N)'}: `)).trim().toLowerCase()
+        if (answer === '') return options.default
+        if (answer === 'y' || answer === 'yes') return true
+        if (answer === 'n' || answer === 'no') return false
+        this.stderr.write('Please answer yes or no (y/n).\n')
+      }
+    } finally {
+      rl.close()
+    }
+  }
+
+  progress(title: string): ProgressBoard {
+    const live = this.options.live ?? Boolean(this.stderr.isTTY)
+    if (this.options.quiet) return new PlainBoard(this.stderr, this.now, true)
+    if (!live) {
+      this.writeErr(title)
+      return new PlainBoard(this.stderr, this.now, false)
+    }
+    this.writeErr(title)
+    this.activeBoard = new LiveBoard(this.stderr, this.now)
+    return this.activeBoard
+  }
+
+  private readonly now = (): Date => (this.options.now ? this.options.now() : new Date())
+
+  private writeErr(text: string): void {
+    const line = text.endsWith('\n') ? text : `${text}\n`
+    if (this.activeBoard?.isOpen) this.activeBoard.note(line.trimEnd())
+    else this.stderr.write(line)
+  }
+}
+
+const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏']
+
+function formatElapsed(ms: number): string {
+  const s = Math.floor(ms / 1000)
+  return s < 60 ? `${s}s` : `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`
+}
+
+function formatBar(current: number, total: number, width = 20): string {
+  const ratio = total > 0 ? Math.min(1, Math.max(0, current / total)) : 0
+  const filled = Math.round(ratio * width)
+  return `[${'='.repeat(filled)}${' '.repeat(width - filled)}] ${String(Math.round(ratio * 100)).padStart(3)}%`
+}
+
+interface BoardEntry {
+  line: ProgressLine
+  startedAt: number
+  endedAt?: number
+}
+
+/** Redraws one line per id in place, with a spinner and elapsed time, at most ten times a second. */
+class LiveBoard implements ProgressBoard {
+  isOpen = true
+  private readonly entries = new Map<string, BoardEntry>()
+  private drawnLines = 0
+  private frame = 0
+  private readonly timer: NodeJS.Timeout
+
+  constructor(
+    private readonly out: NonNullable<TerminalConsoleOptions['stderr']>,
+    private readonly now: () => Date,
+  ) {
+    this.timer = setInterval(() => this.draw(), 100)
+    this.timer.unref()
+  }
+
+  update(id: string, line: ProgressLine): void {
+    const t = this.now().getTime()
+    const entry = this.entries.get(id)
+    if (!entry) this.entries.set(id, {line, startedAt: t, endedAt: isFinal(line) ? t : undefined})
+    else {
+      if (entry.line.status === 'waiting' && line.status === 'running') entry.startedAt = t
+      entry.line = line
+      entry.endedAt = isFinal(line) ? (entry.endedAt ?? t) : undefined
+    }
+  }
+
+  note(text: string): void {
+    this.clear()
+    this.out.write(`${text}\n`)
+    this.draw()
+  }
+
+  close(): void {
+    if (!this.isOpen) return
+    clearInterval(this.timer)
+    this.draw()
+    this.isOpen = false
+  }
+
+  private clear(): void {
+    if (this.drawnLines > 0) this.out.write(`\x1b[${this.drawnLines}A\x1b[0J`)
+    this.drawnLines = 0
+  }
+
+  private draw(): void {
+    if (!this.isOpen) return
+    this.frame = (this.frame + 1) % SPINNER.length
+    const now = this.now().getTime()
+    const maxLines = Math.max(3, (this.out.rows ?? 24) - 2)
+    const all = [...this.entries.values()]
+    let shown = all
+    const summary: string[] = []
+    if (all.length > maxLines) {
+      // Too many lines for the screen: keep what is moving or broken, count the rest.
+      shown = all.filter((e) => e.line.status === 'running' || e.line.status === 'failed').slice(0, maxLines - 1)
+      const done = all.filter((e) => e.line.status === 'done').length
+      const waiting = all.filter((e) => e.line.status === 'waiting').length
+      const failed = all.filter((e) => e.line.status === 'failed').length
+      const running = all.filter((e) => e.line.status === 'running').length
+      summary.push(`  ${done} done, ${running} running, ${waiting} waiting, ${failed} failed (of ${all.length})`)
+    }
+    const width = Math.max(...shown.map((e) => e.line.label.length), 0)
+    const columns = this.out.columns ?? 120
+    const lines = shown.map((e) => {
+      const {line} = e
+      const icon =
+        line.status === 'done'
+          ? '✔'
+          : line.status === 'failed'
+            ? '✖'
+            : line.status === 'waiting'
+              ? '·'
+              : SPINNER[this.frame]
+      const elapsed = formatElapsed((e.endedAt ?? now) - e.startedAt)
+      const bar = line.total !== undefined ? ` ${formatBar(line.current ?? 0, line.total)}` : ''
+      const detail = line.detail ? `  ${line.detail}` : ''
+      return `${icon} ${line.label.padEnd(width)}  ${line.state.padEnd(10)} ${elapsed.padStart(6)}${bar}${detail}`.slice(
+        0,
+        columns - 1,
+      )
+    })
+    const text = [...lines, ...summary]
+    this.clear()
+    if (text.length > 0) this.out.write(`${text.join('\n')}\n`)
+    this.drawnLines = text.length
+  }
+}
+
+function isFinal(line: ProgressLine): boolean {
+  return line.status === 'done' || line.status === 'failed'
+}
+
+/** Prints a timestamped line whenever a line's state changes; byte counts alone never print. */
+class PlainBoard implements ProgressBoard {
+  private readonly last = new Map<string, string>()
+
+  constructor(
+    private readonly out: NodeJS.WritableStream,
+    private readonly now: () => Date,
+    private readonly silent: boolean,
+  ) {}
+
+  update(id: string, line: ProgressLine): void {
+    const key = `${line.status}|${line.state}|${line.detail ?? ''}`
+    if (this.last.get(id) === key) return
+    this.last.set(id, key)
+    if (this.silent && line.status !== 'failed') return
+    const stamp = this.now()
+      .toISOString()
+      .replace(/\.\d{3}Z$/, 'Z')
+    const detail = line.detail ? `  ${line.detail}` : ''
+    this.out.write(`${stamp}  ${line.label}  ${line.state}${detail}\n`)
+  }
+
+  note(text: string): void {
+    if (!this.silent) this.out.write(`${text}\n`)
+  }
+
+  close(): void {}
+}

@@ -1,0 +1,70 @@
+import {Flags} from '@oclif/core'
+
+const capacity = ['on-demand', 'spot', 'reservation', 'flex']
+const others = (self: string) => capacity.filter((c) => c !== self)
+
+/** The flags of `xpk cluster create`, grouped as in `--help`. Defaults are applied (and documented) in src/core. */
+export const clusterCreateFlags = {
+  'num-slices': Flags.integer({
+    description: 'Slices (TPU/CPU node pools) the cluster should have; 0 empties it. [default: 1]',
+  }),
+  'num-nodes': Flags.integer({description: 'GPU only: VMs in the GPU node pool. [default: 2]'}),
+  'on-demand': Flags.boolean({
+    description: 'Use on-demand VMs.',
+    exclusive: others('on-demand'),
+    helpGroup: 'CAPACITY (exactly one)',
+  }),
+  spot: Flags.boolean({
+    description: 'Use Spot VMs (cheaper, can be preempted).',
+    exclusive: others('spot'),
+    helpGroup: 'CAPACITY (exactly one)',
+  }),
+  reservation: Flags.string({
+    description: 'Use these reservations: NAME[,NAME2] or projects/P/reservations/NAME[/reservationBlocks/B].',
+    exclusive: others('reservation'),
+    helpGroup: 'CAPACITY (exactly one)',
+  }),
+  flex: Flags.boolean({
+    description: 'Use flex-start VMs (Dynamic Workload Scheduler): pools start empty and scale up when work arrives.',
+    exclusive: others('flex'),
+    helpGroup: 'CAPACITY (exactly one)',
+  }),
+  'gke-version': Flags.string({
+    description: 'Pin the GKE version (REGULAR channel, no auto-upgrade). [default: RAPID channel default]',
+  }),
+  'default-pool-cpu-machine-type': Flags.string({
+    description: 'Machine type of the default CPU pool. [default: e2-standard-16]',
+  }),
+  'default-pool-cpu-num-nodes': Flags.integer({description: 'Nodes in the default CPU pool. [default: 6]'}),
+  network: Flags.string({description: 'VPC network for the cluster.', helpGroup: 'NETWORK'}),
+  subnetwork: Flags.string({description: 'Subnetwork for the nodes.', helpGroup: 'NETWORK'}),
+  private: Flags.boolean({description: 'Private nodes (no public IPs).', helpGroup: 'NETWORK'}),
+  'authorized-networks': Flags.string({
+    description: 'CIDR allowed to reach the control plane; repeat for more (implies --private).',
+    multiple: true,
+    helpGroup: 'NETWORK',
+  }),
+  'enable-private-endpoint': Flags.boolean({
+    description: 'Control plane reachable only inside the VPC (implies --private).',
+    helpGroup: 'NETWORK',
+  }),
+  'private-endpoint-subnetwork': Flags.string({
+    description: 'Subnetwork for the private endpoint (implies --enable-private-endpoint).',
+    helpGroup: 'NETWORK',
+  }),
+  'enable-master-global-access': Flags.boolean({
+    description: 'Reach the private endpoint from any region (implies --private).',
+    helpGroup: 'NETWORK',
+  }),
+  'max-pods-per-node': Flags.integer({
+    description: 'Pods per node on accelerator pools. [default: 15 on multi-host TPU pools]',
+  }),
+  'custom-nodepool-arguments': Flags.string({
+    description:
+      'Extra gcloud-style node-pool flags, mapped to API fields (e.g. "--node-labels=team=ml --disk-size=200").',
+  }),
+  'custom-tpu-nodepool-arguments': Flags.string({
+    description: 'Like --custom-nodepool-arguments, for multi-host TPU pools only.',
+  }),
+  'max-parallel': Flags.integer({description: 'Node-pool operations in flight at once. [default: 100]', min: 1}),
+}

@@ -1,0 +1,66 @@
+import {Flags} from '@oclif/core'
+
+/** Flags every command has (besides `--json`, which oclif adds). */
+export const globalFlags = {
+  quiet: Flags.boolean({
+    char: 'q',
+    description: 'Print only results and errors; no progress or notes.',
+    helpGroup: 'GLOBAL',
+  }),
+  verbose: Flags.boolean({
+    char: 'v',
+    description: 'Print details: where each setting came from, API calls, stack traces.',
+    helpGroup: 'GLOBAL',
+  }),
+}
+
+/** Where a command acts. Each falls back to XPK_<NAME>, then `xpk config`, then the active gcloud configuration. */
+export const targetFlags = {
+  project: Flags.string({description: 'Google Cloud project ID. [env: XPK_PROJECT]', helpGroup: 'TARGET'}),
+  zone: Flags.string({description: 'Compute zone, e.g. us-central2-b. [env: XPK_ZONE]', helpGroup: 'TARGET'}),
+  cluster: Flags.string({description: 'GKE cluster name. [env: XPK_CLUSTER]', helpGroup: 'TARGET'}),
+}
+
+/** Commands that call the GKE API can be pointed at another endpoint (like gcloud's api_endpoint_overrides/container). */
+export const gkeEndpointFlag = {
+  'gke-endpoint': Flags.string({
+    description:
+      'GKE API endpoint, e.g. https://us-central1-container.googleapis.com/ for a regional endpoint. [env: XPK_GKE_ENDPOINT]',
+    helpGroup: 'TARGET',
+  }),
+}
+
+/** Flags of commands that change things. */
+export const changeFlags = {
+  'dry-run': Flags.boolean({
+    description: 'Show what would be done and change nothing.',
+    helpGroup: 'GLOBAL',
+  }),
+  force: Flags.boolean({
+    description: 'Do not ask for confirmation before deleting or recreating anything.',
+    helpGroup: 'GLOBAL',
+  }),
+}
+
+/** `--offline`: plan without any network call, as if nothing exists yet. */
+export const offlineFlag = {
+  offline: Flags.boolean({
+    description: 'With --dry-run: make no network call at all and plan as if nothing exists yet.',
+    dependsOn: ['dry-run'],
+    helpGroup: 'GLOBAL',
+  }),
+}
+
+/** The accelerator of a cluster or workload: exactly one of these two. */
+export const acceleratorFlags = {
+  'tpu-type': Flags.string({
+    description: 'TPU type, e.g. v5p-8, v5litepod-16, v6e-256, tpu7x-128 (see `xpk accelerator list`).',
+    exclusive: ['device-type'],
+    helpGroup: 'ACCELERATOR',
+  }),
+  'device-type': Flags.string({
+    description: 'Any accelerator type: TPU, GPU (e.g. h100-80gb-8) or CPU (e.g. n2-standard-32-4).',
+    exclusive: ['tpu-type'],
+    helpGroup: 'ACCELERATOR',
+  }),
+}

@@ -1,0 +1,72 @@
+import {Flags} from '@oclif/core'
+
+import {PRIORITY_NAMES} from '../core/workload/priority.js'
+
+/** The flags of `xpk workload create`, grouped as in `--help`. Defaults are applied (and documented) in src/core. */
+export const workloadCreateFlags = {
+  workload: Flags.string({description: 'Workload name: lowercase letters, digits and hyphens, at most 40 characters.'}),
+  command: Flags.string({description: 'Command run in every container, e.g. "python3 train.py --steps=100".'}),
+  'num-slices': Flags.integer({description: 'TPU/CPU: number of slices (JobSet replicas). [default: 1]'}),
+  'num-nodes': Flags.integer({description: 'GPU only: number of VMs. [default: 1]'}),
+  priority: Flags.string({
+    description: 'Kueue scheduling priority; higher priorities preempt lower ones. [default: medium]',
+    options: [...PRIORITY_NAMES],
+  }),
+  'max-restarts': Flags.integer({description: 'Times the whole JobSet may restart after a failure. [default: 0]'}),
+  'restart-on-exit-codes': Flags.string({
+    description: 'Extra exit codes that restart instead of failing, e.g. "3,5-7" (42 and 127-255 always do).',
+  }),
+  'ttl-seconds-after-finished': Flags.integer({
+    description: 'Delete the JobSet this long after it finishes. [default: 43200]',
+  }),
+  'termination-grace-period-seconds': Flags.integer({
+    description: 'Seconds between SIGTERM and SIGKILL. [default: 30]',
+  }),
+  env: Flags.string({
+    description: 'Environment variable KEY=VALUE for the containers; repeat for more.',
+    multiple: true,
+    exclusive: ['env-file'],
+    helpGroup: 'ENVIRONMENT',
+  }),
+  'env-file': Flags.string({
+    description: 'File of KEY=VALUE lines (# comments; a bare KEY copies your local value).',
+    exclusive: ['env'],
+    helpGroup: 'ENVIRONMENT',
+  }),
+  'debug-dump-gcs': Flags.string({description: 'Upload XLA dumps to this gs:// path when the command ends.'}),
+  'enable-debug-logs': Flags.boolean({description: 'Turn on verbose TPU runtime logging.'}),
+  scheduler: Flags.string({description: 'Kubernetes scheduler; GPU: default-scheduler or gke.io/topology-aware-auto.'}),
+  'use-parallel-containers': Flags.boolean({
+    description: "tpu7/tpu7x: split each VM's chips across parallel containers. [default: true]",
+    allowNo: true,
+  }),
+  'docker-image': Flags.string({
+    description: 'Run this image as it is (no build).',
+    exclusive: ['base-docker-image', 'script-dir'],
+    helpGroup: 'IMAGE',
+  }),
+  'base-docker-image': Flags.string({
+    description: 'Base image to layer --script-dir onto. [default: python:3.10]',
+    helpGroup: 'IMAGE',
+  }),
+  'script-dir': Flags.string({
+    description: 'Directory copied to /app in the image (honours .dockerignore). [default: current directory]',
+    helpGroup: 'IMAGE',
+  }),
+  'docker-name': Flags.string({
+    description: 'Name of the image and of its container. [default: jax-tpu]',
+    helpGroup: 'IMAGE',
+  }),
+  registry: Flags.string({
+    description:
+      'Where to push built images, e.g. us-docker.pkg.dev/PROJECT/REPO. [default: gcr.io/PROJECT] [env: XPK_REGISTRY]',
+    helpGroup: 'IMAGE',
+  }),
+  'docker-image-pull-secret': Flags.string({
+    description: 'Kubernetes secret for pulling a private image.',
+    helpGroup: 'IMAGE',
+  }),
+  'output-manifest-file': Flags.string({
+    description: 'Also write the JobSet YAML to this file (works with --dry-run).',
+  }),
+}

@@ -1,0 +1,33 @@
+import {XpkCommand} from '../../cli/base-command.js'
+import {changeFlags, gkeEndpointFlag, targetFlags} from '../../cli/flags.js'
+
+export default class ClusterDelete extends XpkCommand {
+  static override summary = 'Delete a cluster, its node pools and every workload on it.'
+  static override description =
+    'Asks for confirmation first (--force skips it; without a terminal, --force is required). Waits until GKE has deleted the cluster. A cluster that is already gone is not an error.'
+  static override examples = [
+    '<%= config.bin %> cluster delete --cluster demo',
+    '<%= config.bin %> cluster delete --cluster demo --force --json',
+  ]
+  static override flags = {...targetFlags, ...gkeEndpointFlag, ...changeFlags}
+
+  async run() {
+    const {flags} = await this.parse(ClusterDelete)
+    const [{deleteCluster}, {requireSetting}, context] = await Promise.all([
+      import('../../services/cluster-delete.js'),
+      import('../../core/settings.js'),
+      import('../../cli/context.js'),
+    ])
+    const settings = await context.resolveCommandSettings(flags, this.console)
+    return deleteCluster(
+      {
+        project: requireSetting(settings, 'project'),
+        zone: requireSetting(settings, 'zone'),
+        cluster: requireSetting(settings, 'cluster'),
+        dryRun: flags['dry-run'],
+        poll: context.applyTuning(undefined).poll,
+      },
+      {gke: context.gkeConnector(settings), console: this.console, signal: this.signal, ...context.realTime},
+    )
+  }
+}

@@ -1,0 +1,20 @@
+import {XpkCommand} from '../../cli/base-command.js'
+
+export default class ConfigList extends XpkCommand {
+  static override summary = 'Show every setting, its effective value and where the value comes from.'
+  static override description =
+    'Precedence: flag > environment variable (XPK_PROJECT, XPK_ZONE, ...) > xpk config > the active gcloud configuration.'
+  static override examples = ['<%= config.bin %> config list', '<%= config.bin %> config list --json']
+
+  async run() {
+    await this.parse(ConfigList)
+    const [{listConfig}, {configDeps}, {renderConfigList}] = await Promise.all([
+      import('../../services/config.js'),
+      import('../../cli/context.js'),
+      import('../../core/render/config.js'),
+    ])
+    const entries = await listConfig(await configDeps(this.console))
+    this.console.result(renderConfigList(entries))
+    return entries
+  }
+}

@@ -1,0 +1,27 @@
+import {Args} from '@oclif/core'
+
+import {XpkCommand} from '../../cli/base-command.js'
+
+export default class ConfigSet extends XpkCommand {
+  static override summary = 'Save a default (project, zone, cluster, registry, gke-endpoint).'
+  static override description =
+    'Saved defaults apply when neither the flag nor its XPK_* environment variable is given. They live in $XDG_CONFIG_HOME/xpk/config.yaml (default ~/.config/xpk/config.yaml).'
+  static override examples = [
+    '<%= config.bin %> config set project my-project',
+    '<%= config.bin %> config set zone us-central2-b',
+    '<%= config.bin %> config set registry us-docker.pkg.dev/my-project/training',
+  ]
+  static override args = {
+    key: Args.string({description: 'Setting name (see `xpk config list`).', required: true}),
+    value: Args.string({description: 'Value to save.', required: true}),
+  }
+
+  async run() {
+    const {args} = await this.parse(ConfigSet)
+    const [{setConfig}, {configDeps}] = await Promise.all([
+      import('../../services/config.js'),
+      import('../../cli/context.js'),
+    ])
+    return setConfig(args.key, args.value, await configDeps(this.console))
+  }
+}

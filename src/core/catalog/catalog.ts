@@ -1,0 +1,68 @@
+import {CPU_TYPES, GPU_TYPES} from '../../templates/gpu-cpu-types.js'
+import {TPU_FAMILIES} from '../../templates/tpu-families.js'
+import {generateTpuFamily} from './tpu.js'
+import type {Accelerator} from './types.js'
+
+let catalog: ReadonlyMap<string, Accelerator> | undefined
+
+/**
+ * Every accelerator type name xpk accepts, in Python xpk's order: GPUs, then TPU families (tpu7, tpu7x, v6e, v5p,
+ * v5litepod, v4), then CPUs. Built on first use and cached.
+ */
+export function acceleratorCatalog(): ReadonlyMap<string, Accelerator> {
+  catalog ??= buildCatalog()
+  return catalog
+}
+
+function buildCatalog(): Map<string, Accelerator> {
+  const entries = new Map<string, Accelerator>()
+  for (const gpu of GPU_TYPES) {
+    entries.set(gpu.name, {
+      name: gpu.name,
+      canonical: gpu.canonical ?? gpu.name,
+      kind: 'GPU',
+      family: gpu.family,
+      topology: gpu.topology,
+      vmsPerSlice: 1,
+      chipsPerVm: gpu.chipsPerVm,
+      gkeAccelerator: gpu.gkeAccelerator,
+      machineType: gpu.machineType,
+      parallelContainers: 1,
+      dockerPlatform: gpu.arm64 ? 'linux/arm64' : 'linux/amd64',
+      requiresWorkloadPolicy: true,
+      supportsSubSlicing: false,
+      supportsSuperSlicing: false,
+      supportsAcceleratorNetworkProfile: gpu.acceleratorNetworkProfile,
+      tensorcoresPerChip: null,
+      pathwaysVersion: null,
+      gpu: {requiresTopology: gpu.requiresTopology, gpuDirect: gpu.gpuDirect, ncclInstaller: gpu.ncclInstaller},
+    })
+  }
+  for (const family of TPU_FAMILIES) generateTpuFamily(family, entries)
+  for (const cpu of CPU_TYPES) {
+    for (const vms of cpu.vmCounts) {
+      const name = `${cpu.machineType}-${vms}`
+      entries.set(name, {
+        name,
+        canonical: name,
+        kind: 'CPU',
+        family: cpu.machineType,
+        topology: null,
+        vmsPerSlice: vms,
+        chipsPerVm: cpu.vcpus,
+        gkeAccelerator: null,
+        machineType: cpu.machineType,
+        parallelContainers: 1,
+        dockerPlatform: 'linux/amd64',
+        requiresWorkloadPolicy: false,
+        supportsSubSlicing: false,
+        supportsSuperSlicing: false,
+        supportsAcceleratorNetworkProfile: false,
+        tensorcoresPerChip: null,
+        pathwaysVersion: null,
+        gpu: null,
+      })
+    }
+  }
+  return entries
+}

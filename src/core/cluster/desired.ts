@@ -1,0 +1,329 @@
+import {resolveAccelerator} from '../catalog/lookup.js'
+import type {Accelerator} from '../catalog/types.js'
+import {throwIfProblems, UsageError} from '../errors.js'
+import {clusterNameProblem, zoneToRegion} from '../settings.js'
+import {mergeCustomFields, parseCustomNodePoolArguments} from './custom-args.js'
+import {releaseChannelFor} from './versions.js'
+import {SCOPES, type Capacity, type ClusterSpec, type NodePoolSpec, type PlacementPolicy} from './spec.js'
+
+/** `cluster create` flags as parsed. Undefined means "not given". */
+export interface ClusterCreateFlags {
+  readonly cluster?: string
+  readonly project?: string
+  readonly zone?: string
+  readonly tpuType?: string
+  readonly deviceType?: string
+  readonly numSlices?: number
+  readonly numNodes?: number
+  readonly onDemand?: boolean
+  readonly spot?: boolean
+  readonly reservation?: string
+  readonly flex?: boolean
+  readonly gkeVersion?: string
+  readonly defaultPoolCpuMachineType?: string
+  readonly defaultPoolCpuNumNodes?: number
+  readonly network?: string
+  readonly subnetwork?: string
+  readonly private?: boolean
+  readonly authorizedNetworks?: readonly string[]
+  readonly enablePrivateEndpoint?: boolean
+  readonly privateEndpointSubnetwork?: string
+  readonly enableMasterGlobalAccess?: boolean
+  readonly maxPodsPerNode?: number
+  readonly customNodepoolArguments?: string
+  readonly customTpuNodepoolArguments?: string
+}
+
+/** Defaults of `cluster create`, as Python xpk. */
+export const CLUSTER_DEFAULTS = {
+  numSlices: 1,
+  gpuNumNodes: 2,
+  defaultPoolCpuMachineType: 'e2-standard-16',
+  defaultPoolCpuNumNodes: 6,
+  multiHostTpuMaxPodsPerNode: 15,
+} as const
+
+/** The shape every desired node pool shares; names and reservations are assigned by the planner. */
+export type NodePoolTemplate = Omit<NodePoolSpec, 'name' | 'reservation'>
+
+/** The validated request of a `cluster create` run. */
+export interface DesiredCluster {
+  readonly spec: ClusterSpec
+  readonly accelerator: Accelerator
+  /** Node pools wanted: one per slice for TPU/CPU, one for GPU, 0 for an empty cluster. */
+  readonly poolCount: number
+  readonly poolTemplate: NodePoolTemplate
+  /** Reservations new pools may use, as API paths; empty unless capacity is reservation. */
+  readonly reservations: readonly string[]
+}
+
+const CIDR = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})\/(\d{1,2})$/
+const RESERVATION =
+  /^(?:projects\/([a-z][-a-z0-9]{4,28}[a-z0-9])\/reservations\/)?([a-z]([-a-z0-9]*[a-z0-9])?)(\/reservationBlocks\/[-a-z0-9]+(\/reservationSubBlocks\/[-a-z0-9]+)?)?$/
+const RESOURCE_NAME = /^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$/
+const MACHINE_TYPE = /^[a-z0-9]+-[a-z0-9-]+$/
+
+/** Normalises a `--reservation` item to the path GKE expects: the bare name for the cluster's own project. */
+export function reservationPath(item: string, project: string): string | undefined {
+  const match = RESERVATION.exec(item)
+  if (!match) return undefined
+  const [, owner, name, , blocks] = match
+  const base = owner === undefined || owner === project ? name : `projects/${owner}/reservations/${name}`
+  return `${base}${blocks ?? ''}`
+}
+
+/** The workload placement policy Python xpk names for a type: `<type>-<topology>-placement-policy`. */
+export function placementPolicyName(accelerator: Accelerator): string {
+  return `${accelerator.canonical}-${accelerator.topology}-placement-policy`
+}
+
+function placementFor(accelerator: Accelerator): PlacementPolicy | null {
+  const topology = accelerator.topology
+  if (topology === null || !/^\d+x\d+(x\d+)?$/.test(topology)) return null
+  if (accelerator.requiresWorkloadPolicy)
+    return {type: 'workload-policy', name: placementPolicyName(accelerator), topology}
+  if (accelerator.kind === 'TPU' && accelerator.vmsPerSlice > 1) return {type: 'compact', tpuTopology: topology}
+  return null
+}
+
+/**
+ * Validates `cluster create` flags (project, zone and cluster already resolved from flags, env, xpk config or
+ * gcloud) and computes the desired cluster and node-pool template. Collects every problem before throwing.
+ * @throws UsageError or UsageErrors
+ */
+export function desiredClusterFromFlags(flags: ClusterCreateFlags): DesiredCluster {
+  const problems: UsageError[] = []
+  const attempt = <T>(fn: () => T): T | undefined => {
+    try {
+      return fn()
+    } catch (error) {
+      if (!(error instanceof UsageError)) throw error
+      problems.push(error)
+      return undefined
+    }
+  }
+  const need = (value: string | undefined, flag: string, example: string) => {
+    if (value === undefined) {
+      problems.push(
+        new UsageError(`Missing ${flag}, e.g. ${flag} ${example}.`, {
+          flag,
+          hints: [
+            `Pass ${flag}, set XPK_${flag.slice(2).toUpperCase()}, or run \`xpk config set ${flag.slice(2)} VALUE\`.`,
+          ],
+        }),
+      )
+    }
+    return value
+  }
+
+  const name = need(flags.cluster, '--cluster', 'my-cluster')
+  const nameProblem = name === undefined ? undefined : clusterNameProblem(name)
+  if (nameProblem) problems.push(new UsageError(`--cluster "${name}": ${nameProblem}.`, {flag: '--cluster'}))
+  const project = need(flags.project, '--project', 'my-project')
+  if (project !== undefined && !/^[a-z][-a-z0-9.:]{4,61}[a-z0-9]$/.test(project)) {
+    problems.push(
+      new UsageError(`--project "${project}" is not a project ID (6-30 lowercase letters, digits, hyphens).`, {
+        flag: '--project',
+      }),
+    )
+  }
+  const zone = need(flags.zone, '--zone', 'us-central2-b')
+  const region = zone === undefined ? undefined : zoneToRegion(zone)
+  if (zone !== undefined && region === undefined) {
+    problems.push(
+      new UsageError(`--zone "${zone}" is not a zone; zones look like us-central2-b (a region plus a letter).`, {
+        flag: '--zone',
+      }),
+    )
+  }
+  const accelerator = attempt(() => resolveAccelerator({tpuType: flags.tpuType, deviceType: flags.deviceType}))
+
+  const numSlices = flags.numSlices ?? CLUSTER_DEFAULTS.numSlices
+  if (!Number.isInteger(numSlices) || numSlices < 0) {
+    problems.push(
+      new UsageError(`--num-slices must be 0 or more (got ${numSlices}); 0 keeps the cluster with no slices.`, {
+        flag: '--num-slices',
+      }),
+    )
+  }
+  const numNodes = flags.numNodes ?? CLUSTER_DEFAULTS.gpuNumNodes
+  if (flags.numNodes !== undefined && (!Number.isInteger(numNodes) || numNodes < 1)) {
+    problems.push(new UsageError(`--num-nodes must be at least 1 (got ${flags.numNodes}).`, {flag: '--num-nodes'}))
+  } else if (flags.numNodes !== undefined && accelerator && accelerator.kind !== 'GPU') {
+    problems.push(
+      new UsageError(
+        `--num-nodes applies to GPU types; ${accelerator.name} has ${accelerator.vmsPerSlice} VM(s) per slice. Use --num-slices.`,
+        {flag: '--num-nodes'},
+      ),
+    )
+  }
+
+  const chosen = (
+    [
+      ['--on-demand', flags.onDemand, 'on-demand'],
+      ['--spot', flags.spot, 'spot'],
+      ['--reservation', flags.reservation !== undefined, 'reservation'],
+      ['--flex', flags.flex, 'flex'],
+    ] as const
+  ).filter(([, set]) => set)
+  let capacity: Capacity = 'on-demand'
+  if (chosen.length === 0) {
+    problems.push(
+      new UsageError('Say how to get the VMs: --on-demand, --spot, --reservation NAME or --flex.', {
+        flag: '--on-demand',
+        hints: [
+          'Reserved capacity needs --reservation; without one, --spot or --flex (Dynamic Workload Scheduler) often find TPUs sooner than --on-demand.',
+        ],
+      }),
+    )
+  } else if (chosen.length > 1) {
+    problems.push(
+      new UsageError(`Pick one capacity flag, not ${chosen.map(([f]) => f).join(' and ')}.`, {flag: chosen[0][0]}),
+    )
+  } else {
+    capacity = chosen[0][2]
+  }
+
+  const reservations: string[] = []
+  if (flags.reservation !== undefined && project !== undefined) {
+    for (const item of flags.reservation.split(',').map((s) => s.trim())) {
+      const path = reservationPath(item, project)
+      if (path === undefined) {
+        problems.push(
+          new UsageError(
+            `--reservation "${item}": expected NAME, projects/PROJECT/reservations/NAME, optionally with /reservationBlocks/BLOCK[/reservationSubBlocks/SUB].`,
+            {flag: '--reservation'},
+          ),
+        )
+      } else if (!reservations.includes(path)) reservations.push(path)
+    }
+  }
+
+  const gkeVersion = flags.gkeVersion
+  if (gkeVersion !== undefined && !/^\d+\.\d+(\.\d+(-gke\.\d+)?)?$/.test(gkeVersion)) {
+    problems.push(
+      new UsageError(`--gke-version "${gkeVersion}" is not a GKE version like 1.35.1-gke.1000000.`, {
+        flag: '--gke-version',
+      }),
+    )
+  }
+  const defaultMachine = flags.defaultPoolCpuMachineType ?? CLUSTER_DEFAULTS.defaultPoolCpuMachineType
+  if (!MACHINE_TYPE.test(defaultMachine)) {
+    problems.push(
+      new UsageError(`--default-pool-cpu-machine-type "${defaultMachine}" is not a machine type like e2-standard-16.`, {
+        flag: '--default-pool-cpu-machine-type',
+      }),
+    )
+  }
+  const defaultNodes = flags.defaultPoolCpuNumNodes ?? CLUSTER_DEFAULTS.defaultPoolCpuNumNodes
+  if (!Number.isInteger(defaultNodes) || defaultNodes < 1 || defaultNodes > 1000) {
+    problems.push(
+      new UsageError(`--default-pool-cpu-num-nodes must be between 1 and 1000 (got ${defaultNodes}).`, {
+        flag: '--default-pool-cpu-num-nodes',
+      }),
+    )
+  }
+  for (const [flag, value] of [
+    ['--network', flags.network],
+    ['--subnetwork', flags.subnetwork],
+  ] as const) {
+    if (value !== undefined && !RESOURCE_NAME.test(value.split('/').at(-1) ?? '')) {
+      problems.push(new UsageError(`${flag} "${value}" is not a network resource name.`, {flag}))
+    }
+  }
+  for (const cidr of flags.authorizedNetworks ?? []) {
+    const match = CIDR.exec(cidr)
+    if (!match || match.slice(1, 5).some((o) => Number(o) > 255) || Number(match[5]) > 32) {
+      problems.push(
+        new UsageError(`--authorized-networks "${cidr}" is not an IPv4 CIDR like 203.0.113.0/24.`, {
+          flag: '--authorized-networks',
+        }),
+      )
+    }
+  }
+  const maxPods = flags.maxPodsPerNode
+  if (maxPods !== undefined && (!Number.isInteger(maxPods) || maxPods < 8 || maxPods > 256)) {
+    problems.push(
+      new UsageError(`--max-pods-per-node must be between 8 and 256 (got ${maxPods}).`, {flag: '--max-pods-per-node'}),
+    )
+  }
+  const general = attempt(() =>
+    parseCustomNodePoolArguments(flags.customNodepoolArguments, '--custom-nodepool-arguments'),
+  )
+  const tpuOnly = attempt(() =>
+    parseCustomNodePoolArguments(flags.customTpuNodepoolArguments, '--custom-tpu-nodepool-arguments'),
+  )
+
+  throwIfProblems(problems)
+  const a = accelerator as Accelerator
+  const isPrivate =
+    Boolean(flags.private) ||
+    (flags.authorizedNetworks?.length ?? 0) > 0 ||
+    Boolean(flags.enablePrivateEndpoint) ||
+    flags.privateEndpointSubnetwork !== undefined ||
+    Boolean(flags.enableMasterGlobalAccess)
+  const privateEndpoint = Boolean(flags.enablePrivateEndpoint) || flags.privateEndpointSubnetwork !== undefined
+  const spec: ClusterSpec = {
+    name: name as string,
+    project: project as string,
+    region: region as string,
+    zone: zone as string,
+    releaseChannel: releaseChannelFor(gkeVersion),
+    version: gkeVersion ?? null,
+    autoUpgrade: gkeVersion === undefined,
+    defaultPool: {
+      machineType: defaultMachine,
+      nodeCount: defaultNodes,
+      minNodes: 1,
+      maxNodes: 1000,
+      oauthScopes: a.kind === 'GPU' ? null : [SCOPES.storageFull, ...SCOPES.gkeDefault],
+    },
+    network: flags.network ?? null,
+    subnetwork: flags.subnetwork ?? null,
+    private: isPrivate
+      ? {
+          enablePrivateNodes: true,
+          enablePrivateEndpoint: privateEndpoint,
+          privateEndpointSubnetwork: flags.privateEndpointSubnetwork ?? null,
+          masterGlobalAccess: Boolean(flags.enableMasterGlobalAccess),
+          authorizedNetworks: [...(flags.authorizedNetworks ?? [])],
+        }
+      : null,
+    dnsEndpoint: !privateEndpoint,
+    labels: {gke_product_type: 'xpk'},
+  }
+
+  const multiHostTpu = a.kind === 'TPU' && a.vmsPerSlice > 1
+  const custom = multiHostTpu ? mergeCustomFields(general ?? {}, tpuOnly ?? {}) : (general ?? {})
+  const flex = capacity === 'flex'
+  const poolTemplate: NodePoolTemplate = {
+    machineType: a.machineType,
+    nodeCount: flex ? 0 : a.kind === 'GPU' ? numNodes : a.vmsPerSlice,
+    tpuTopology: a.kind === 'TPU' ? a.topology : null,
+    capacity,
+    placementPolicy: placementFor(a),
+    gpu: a.kind === 'GPU' && a.gkeAccelerator ? {type: a.gkeAccelerator, count: a.chipsPerVm} : null,
+    locations: [zone as string],
+    oauthScopes:
+      a.kind === 'GPU' ? [SCOPES.cloudPlatform] : [SCOPES.storageFull, ...SCOPES.gkeDefault, SCOPES.cloudPlatform],
+    maxPodsPerNode:
+      maxPods ?? custom.maxPodsPerNode ?? (multiHostTpu ? CLUSTER_DEFAULTS.multiHostTpuMaxPodsPerNode : null),
+    gvnic: custom.gvnic ?? true,
+    acceleratorNetworkProfile: a.supportsAcceleratorNetworkProfile ? 'auto' : null,
+    labels: {
+      ...(a.supportsAcceleratorNetworkProfile ? {'cloud.google.com/gke-networking-dra-driver': 'true'} : {}),
+      ...custom.labels,
+    },
+    flexMaxNodes: flex ? (a.kind === 'TPU' ? a.vmsPerSlice : 1000) : null,
+    queuedProvisioning: flex && a.kind === 'GPU' && numSlices <= 1,
+    version: null,
+    custom,
+  }
+  return {
+    spec,
+    accelerator: a,
+    poolCount: a.kind === 'GPU' ? Math.min(numSlices, 1) : numSlices,
+    poolTemplate,
+    reservations,
+  }
+}

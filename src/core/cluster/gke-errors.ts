@@ -1,0 +1,154 @@
+import {ApiError, type ErrorKind} from '../errors.js'
+
+/** A failure as the API reports it: a gRPC status code and message (from an RPC or a finished operation). */
+export interface ApiFailure {
+  readonly code: number
+  readonly message: string
+}
+
+/** What was being done, for the message and hints. */
+export interface ApiContext {
+  /** e.g. "create node pool demo-np-0" */
+  readonly action: string
+  readonly project: string
+  readonly location: string
+}
+
+/** gRPC status code names, by number. */
+export const GRPC_STATUS = [
+  'OK',
+  'CANCELLED',
+  'UNKNOWN',
+  'INVALID_ARGUMENT',
+  'DEADLINE_EXCEEDED',
+  'NOT_FOUND',
+  'ALREADY_EXISTS',
+  'PERMISSION_DENIED',
+  'RESOURCE_EXHAUSTED',
+  'FAILED_PRECONDITION',
+  'ABORTED',
+  'OUT_OF_RANGE',
+  'UNIMPLEMENTED',
+  'INTERNAL',
+  'UNAVAILABLE',
+  'DATA_LOSS',
+  'UNAUTHENTICATED',
+] as const
+
+const STOCKOUT =
+  /does not have enough resources|lack of capacity|ZONE_RESOURCE_POOL_EXHAUSTED|stockout|resource pool exhausted|Requested resource is exhausted|out of capacity/i
+const RATE_LIMIT = /rate limit|per minute|per second|too many requests|quota metric '?[\w.]*requests/i
+const IN_PROGRESS = /operation|incompatible|currently|in progress|try again|is not ready|retry/i
+
+interface Classified {
+  readonly kind: ErrorKind
+  readonly retryable: boolean
+  readonly hints: readonly string[]
+}
+
+function classify(failure: ApiFailure, context: ApiContext): Classified {
+  const {project, location} = context
+  switch (GRPC_STATUS[failure.code]) {
+    case 'PERMISSION_DENIED':
+      return {
+        kind: 'permission',
+        retryable: false,
+        hints: [
+          `Your credentials lack a permission on project ${project}: grant roles/container.admin (Kubernetes Engine Admin), e.g. \`gcloud projects add-iam-policy-binding ${project} --member=user:YOU@example.com --role=roles/container.admin\`.`,
+          'Node pools also need roles/iam.serviceAccountUser on the node service account, and the Kubernetes Engine API must be enabled (`gcloud services enable container.googleapis.com`).',
+        ],
+      }
+    case 'UNAUTHENTICATED':
+      return {
+        kind: 'auth',
+        retryable: false,
+        hints: [
+          'Run `gcloud auth application-default login`, or point GOOGLE_APPLICATION_CREDENTIALS at a service-account key.',
+        ],
+      }
+    case 'NOT_FOUND':
+      return {
+        kind: 'not-found',
+        retryable: false,
+        hints: [
+          `Looked in projects/${project}/locations/${location}. Check --project and --zone (xpk clusters live in the zone's region); \`xpk cluster list\` shows your clusters.`,
+        ],
+      }
+    case 'RESOURCE_EXHAUSTED':
+      if (STOCKOUT.test(failure.message)) {
+        return {
+          kind: 'stockout',
+          retryable: false,
+          hints: [
+            `The zone has no free capacity for this machine type right now (a stockout), not a quota problem. Use a reservation (--reservation NAME), --spot or --flex, try another zone with --zone, or re-run later: xpk keeps what was created and only retries the rest.`,
+          ],
+        }
+      }
+      if (RATE_LIMIT.test(failure.message)) {
+        return {
+          kind: 'quota',
+          retryable: true,
+          hints: ['The API rate limit was hit; xpk slows down and retries. Lower --max-parallel if it persists.'],
+        }
+      }
+      return {
+        kind: 'quota',
+        retryable: false,
+        hints: [
+          `Out of quota in ${location}: request an increase at https://console.cloud.google.com/iam-admin/quotas?project=${project} (filter by the metric in the message), or use a reservation with --reservation.`,
+        ],
+      }
+    case 'FAILED_PRECONDITION':
+    case 'ABORTED':
+      return IN_PROGRESS.test(failure.message) || GRPC_STATUS[failure.code] === 'ABORTED'
+        ? {
+            kind: 'conflict',
+            retryable: true,
+            hints: [
+              'Another operation is running on the cluster; xpk waits and retries. If this persists, re-run later.',
+            ],
+          }
+        : {
+            kind: 'conflict',
+            retryable: false,
+            hints: [
+              'The cluster is in a state that does not allow this change; `xpk cluster describe` shows its state.',
+            ],
+          }
+    case 'ALREADY_EXISTS':
+      return {
+        kind: 'conflict',
+        retryable: false,
+        hints: ['It exists already; re-running `xpk cluster create` reconciles it.'],
+      }
+    case 'UNAVAILABLE':
+    case 'DEADLINE_EXCEEDED':
+    case 'INTERNAL':
+    case 'UNKNOWN':
+      return {
+        kind: 'unavailable',
+        retryable: true,
+        hints: ['GKE did not answer or failed transiently; re-run the command to continue where it stopped.'],
+      }
+    case 'CANCELLED':
+      return {kind: 'interrupted', retryable: false, hints: ['Re-run the command to continue where it stopped.']}
+    default:
+      return {
+        kind: 'failed',
+        retryable: false,
+        hints: /machine type|not supported in zone|accelerator/i.test(failure.message)
+          ? [
+              'This zone may not offer the requested machine type; see https://cloud.google.com/tpu/docs/regions-zones and pick a zone that does with --zone.',
+            ]
+          : ['GKE rejected the request; the message above says which field.'],
+      }
+  }
+}
+
+/** Turns an API failure into a classified {@link ApiError} with a message that says what was being done. */
+export function gkeApiError(failure: ApiFailure, context: ApiContext): ApiError {
+  const status = GRPC_STATUS[failure.code] ?? `CODE_${failure.code}`
+  const {kind, retryable, hints} = classify(failure, context)
+  const detail = failure.message.replace(/^\d+ [A-Z_]+: /, '').trim() || status
+  return new ApiError(kind, `Could not ${context.action}: ${detail}`, {status, retryable, hints})
+}

@@ -1,0 +1,52 @@
+import type {Capacity} from './spec.js'
+
+/** What GKE reports, reduced to what xpk compares and shows (adapters map API messages to these). */
+
+export type ClusterStatus = 'PROVISIONING' | 'RUNNING' | 'RECONCILING' | 'STOPPING' | 'ERROR' | 'DEGRADED' | 'UNKNOWN'
+export type NodePoolStatus =
+  'PROVISIONING' | 'RUNNING' | 'RUNNING_WITH_ERROR' | 'RECONCILING' | 'STOPPING' | 'ERROR' | 'UNKNOWN'
+
+/** A node pool as GKE reports it, reduced to what xpk compares and shows. */
+export interface ObservedNodePool {
+  readonly name: string
+  readonly status: NodePoolStatus
+  readonly statusMessage: string
+  readonly machineType: string
+  /** Nodes per zone GKE was asked for (initialNodeCount). */
+  readonly nodeCount: number
+  readonly locations: readonly string[]
+  readonly version: string
+  readonly tpuTopology: string | null
+  readonly placementType: 'COMPACT' | null
+  readonly placementPolicyName: string | null
+  readonly capacity: Capacity
+  readonly reservation: string | null
+  readonly gpu: {readonly type: string; readonly count: number} | null
+  readonly autoscaling: {readonly enabled: boolean; readonly minNodes: number; readonly maxNodes: number} | null
+}
+
+/** A cluster as GKE reports it. */
+export interface ObservedCluster {
+  readonly project: string
+  readonly name: string
+  readonly location: string
+  readonly status: ClusterStatus
+  readonly statusMessage: string
+  readonly version: string
+  readonly nodeLocations: readonly string[]
+  readonly endpoint: string
+  readonly releaseChannel: string | null
+  readonly privateNodes: boolean
+  readonly labels: Readonly<Record<string, string>>
+  readonly nodePools: readonly ObservedNodePool[]
+}
+
+/** Versions GKE offers in a location. */
+export interface ServerConfig {
+  readonly defaultVersion: string
+  readonly validMasterVersions: readonly string[]
+  readonly validNodeVersions: readonly string[]
+  readonly channels: Readonly<
+    Record<string, {readonly defaultVersion: string; readonly validVersions: readonly string[]}>
+  >
+}

@@ -1,0 +1,287 @@
+import type {DesiredCluster, NodePoolTemplate} from './desired.js'
+import type {ClusterStatus, ObservedCluster, ObservedNodePool} from './observed.js'
+import type {ClusterSpec, NodePoolSpec, PlacementPolicy} from './spec.js'
+
+/**
+ * What a step does. `recreate` deletes a pool and creates it again under the same name; size changes are
+ * recreates too, because GKE reports only the node count a pool was created with.
+ */
+export type PlanAction = 'create' | 'delete' | 'recreate' | 'none'
+
+/** A step on the cluster itself. */
+export interface ClusterStep {
+  readonly action: 'create' | 'delete' | 'none'
+  readonly resource: 'cluster'
+  readonly name: string
+  readonly reason: string
+  readonly spec: ClusterSpec | null
+  /** The apply waits for the cluster to become RUNNING (it is still provisioning). */
+  readonly wait: boolean
+}
+
+/** A step on one node pool. */
+export interface NodePoolStep {
+  readonly action: PlanAction
+  readonly resource: 'nodePool'
+  readonly name: string
+  readonly reason: string
+  /** The desired pool (create, recreate, or unchanged of ours); null for deletions and foreign pools. */
+  readonly spec: NodePoolSpec | null
+  /** Whether the step touches a pool that others made (never true for a change). */
+  readonly managed: boolean
+  /** The apply waits for the pool to become RUNNING (it is still provisioning). */
+  readonly wait: boolean
+}
+
+export type PlanStep = ClusterStep | NodePoolStep
+
+/** A plan: what will be done, in a form that can be printed, serialised and applied as is. */
+export interface Plan {
+  readonly project: string
+  /** The cluster's location (its region for clusters xpk makes). */
+  readonly location: string
+  readonly cluster: string
+  readonly steps: readonly PlanStep[]
+}
+
+/** True when applying the plan loses something: a node pool (or a cluster) is deleted or recreated. */
+export function isDestructive(plan: Plan): boolean {
+  return plan.steps.some((s) => s.action === 'delete' || s.action === 'recreate')
+}
+
+/** Counts of steps by action. */
+export function summarize(plan: Plan): Record<PlanAction, number> {
+  const counts: Record<PlanAction, number> = {create: 0, delete: 0, recreate: 0, none: 0}
+  for (const step of plan.steps) counts[step.action]++
+  return counts
+}
+
+const CLUSTER_GONE: readonly ClusterStatus[] = ['STOPPING']
+
+/**
+ * Plans a `cluster create` run: the pure reconciler. Compares the desired cluster with what GKE reports (or with
+ * nothing, for a new cluster or an offline plan) and returns one step per cluster and node pool, each with a
+ * reason. Only pools named `<cluster>-np-*` are ever changed.
+ */
+export function planCluster(desired: DesiredCluster, observed: ObservedCluster | undefined): Plan {
+  const spec = desired.spec
+  const location = observed?.location ?? spec.region
+  const steps: PlanStep[] = []
+  if (observed === undefined) {
+    steps.push({
+      action: 'create',
+      resource: 'cluster',
+      name: spec.name,
+      reason: 'does not exist yet',
+      spec,
+      wait: false,
+    })
+  } else if (CLUSTER_GONE.includes(observed.status)) {
+    steps.push({
+      action: 'create',
+      resource: 'cluster',
+      name: spec.name,
+      reason: 'is being deleted; it is created again once the deletion finishes',
+      spec,
+      wait: true,
+    })
+  } else {
+    const provisioning = observed.status === 'PROVISIONING'
+    steps.push({
+      action: 'none',
+      resource: 'cluster',
+      name: spec.name,
+      reason: provisioning
+        ? 'exists and is still provisioning; waiting for it'
+        : `exists (${observed.status}, version ${observed.version || 'unknown'}, ${observed.location})`,
+      spec: null,
+      wait: provisioning,
+    })
+  }
+  const pools = observed && !CLUSTER_GONE.includes(observed.status) ? observed.nodePools : []
+  steps.push(...planNodePools(desired, pools))
+  return {project: spec.project, location, cluster: spec.name, steps}
+}
+
+/** The desired pool for a name, with the reservation picked for it. */
+export function nodePoolSpec(template: NodePoolTemplate, name: string, reservation: string | null): NodePoolSpec {
+  return {...template, name, reservation}
+}
+
+interface Candidate {
+  readonly pool: ObservedNodePool
+  readonly index: number
+  readonly differences: readonly string[]
+}
+
+const ownPoolIndex = (cluster: string, name: string): number | undefined => {
+  const prefix = `${cluster}-np-`
+  if (!name.startsWith(prefix)) return undefined
+  const rest = name.slice(prefix.length)
+  return /^\d+$/.test(rest) ? Number(rest) : Number.MAX_SAFE_INTEGER
+}
+
+/**
+ * Plans the node pools: keeps up to `poolCount` of the existing `<cluster>-np-*` pools (healthy pools that
+ * already match first, then the lowest indices), recreates kept pools that differ from the desired spec or are
+ * broken, deletes the rest, and creates pools under the lowest free indices until there are `poolCount`.
+ */
+export function planNodePools(desired: DesiredCluster, observed: readonly ObservedNodePool[]): NodePoolStep[] {
+  const cluster = desired.spec.name
+  const template = desired.poolTemplate
+  const candidates: Candidate[] = []
+  const steps: NodePoolStep[] = []
+  const taken = new Set(observed.map((p) => p.name))
+
+  for (const pool of observed) {
+    const index = ownPoolIndex(cluster, pool.name)
+    if (index === undefined) {
+      steps.push({
+        action: 'none',
+        resource: 'nodePool',
+        name: pool.name,
+        reason: `not managed by xpk (only ${cluster}-np-* pools are)`,
+        spec: null,
+        managed: false,
+        wait: false,
+      })
+    } else if (pool.status === 'STOPPING') {
+      steps.push({
+        action: 'none',
+        resource: 'nodePool',
+        name: pool.name,
+        reason: 'is being deleted already',
+        spec: null,
+        managed: true,
+        wait: false,
+      })
+    } else {
+      candidates.push({pool, index, differences: differencesFrom(template, desired.reservations, pool)})
+    }
+  }
+
+  const rank = (c: Candidate) => (c.pool.status === 'ERROR' ? 2 : c.differences.length > 0 ? 1 : 0)
+  const kept = [...candidates].sort((x, y) => rank(x) - rank(y) || x.index - y.index).slice(0, desired.poolCount)
+  const keptNames = new Set(kept.map((c) => c.pool.name))
+  const reservationUse = new Map<string, number>(desired.reservations.map((r) => [r, 0]))
+
+  for (const c of candidates) {
+    if (keptNames.has(c.pool.name)) continue
+    const why =
+      c.pool.status === 'ERROR' ? `in ERROR state${c.pool.statusMessage ? ` (${c.pool.statusMessage})` : ''} and ` : ''
+    steps.push({
+      action: 'delete',
+      resource: 'nodePool',
+      name: c.pool.name,
+      reason: `${why}not needed: ${desired.poolCount} ${desired.poolCount === 1 ? 'pool' : 'pools'} requested`,
+      spec: null,
+      managed: true,
+      wait: false,
+    })
+  }
+  for (const c of kept) {
+    if (c.differences.length === 0 && c.pool.status !== 'ERROR' && c.pool.reservation !== null) {
+      reservationUse.set(c.pool.reservation, (reservationUse.get(c.pool.reservation) ?? 0) + 1)
+    }
+  }
+  const pickReservation = (): string | null => {
+    if (template.capacity !== 'reservation' || desired.reservations.length === 0) return null
+    // Spread new pools over the reservations: fewest pools first, then the order given.
+    const [best] = [...reservationUse.entries()].sort((a, b) => a[1] - b[1])
+    reservationUse.set(best[0], best[1] + 1)
+    return best[0]
+  }
+
+  for (const c of kept) {
+    const pool = c.pool
+    if (pool.status === 'ERROR') {
+      steps.push(change('recreate', pool.name, `in ERROR state${pool.statusMessage ? `: ${pool.statusMessage}` : ''}`))
+    } else if (c.differences.length > 0) {
+      steps.push(change('recreate', pool.name, `differs from the request: ${c.differences.join('; ')}`))
+    } else {
+      const provisioning = pool.status === 'PROVISIONING' || pool.status === 'RECONCILING'
+      steps.push({
+        action: 'none',
+        resource: 'nodePool',
+        name: pool.name,
+        reason: provisioning
+          ? `matches the request; ${pool.status.toLowerCase()}, waiting for it`
+          : 'matches the request',
+        spec: nodePoolSpec(template, pool.name, pool.reservation),
+        managed: true,
+        wait: provisioning,
+      })
+    }
+  }
+
+  let next = 0
+  for (let i = kept.length; i < desired.poolCount; i++) {
+    while (taken.has(`${cluster}-np-${next}`)) next++
+    const name = `${cluster}-np-${next}`
+    taken.add(name)
+    steps.push(change('create', name, 'new slice'))
+  }
+
+  function change(action: 'create' | 'recreate', name: string, reason: string): NodePoolStep {
+    const reservation = pickReservation()
+    return {
+      action,
+      resource: 'nodePool',
+      name,
+      reason,
+      spec: nodePoolSpec(template, name, reservation),
+      managed: true,
+      wait: false,
+    }
+  }
+
+  return steps.sort(byPoolName)
+}
+
+function byPoolName(a: NodePoolStep, b: NodePoolStep): number {
+  const key = (s: NodePoolStep) => (s.managed ? 0 : 1)
+  return key(a) - key(b) || a.name.localeCompare(b.name, 'en', {numeric: true})
+}
+
+function placementText(p: PlacementPolicy | null): string {
+  if (p === null) return 'none'
+  return p.type === 'compact' ? `compact ${p.tpuTopology}` : `workload policy ${p.name}`
+}
+
+function observedPlacement(pool: ObservedNodePool): string {
+  if (pool.placementPolicyName) return `workload policy ${pool.placementPolicyName}`
+  if (pool.placementType === 'COMPACT') return `compact ${pool.tpuTopology ?? ''}`.trim()
+  return 'none'
+}
+
+/** What differs between a pool and the desired template, in words; empty when it matches. */
+export function differencesFrom(
+  template: NodePoolTemplate,
+  reservations: readonly string[],
+  pool: ObservedNodePool,
+): string[] {
+  const out: string[] = []
+  if (pool.machineType !== template.machineType) out.push(`machine type ${pool.machineType} → ${template.machineType}`)
+  const want = placementText(template.placementPolicy)
+  const have = observedPlacement(pool)
+  if (want !== have) out.push(`placement ${have} → ${want}`)
+  if (pool.capacity !== template.capacity) out.push(`capacity ${pool.capacity} → ${template.capacity}`)
+  else if (
+    template.capacity === 'reservation' &&
+    (pool.reservation === null || !reservations.includes(pool.reservation))
+  ) {
+    out.push(`reservation ${pool.reservation ?? 'none'} → ${reservations.join(' or ')}`)
+  }
+  const wantGpu = template.gpu ? `${template.gpu.count}x ${template.gpu.type}` : 'none'
+  const haveGpu = pool.gpu ? `${pool.gpu.count}x ${pool.gpu.type}` : 'none'
+  if (wantGpu !== haveGpu) out.push(`GPUs ${haveGpu} → ${wantGpu}`)
+  const wrongZone =
+    template.locations.length > 0 && pool.locations.length > 0 && pool.locations.join() !== template.locations.join()
+  if (wrongZone) out.push(`zone ${pool.locations.join(',')} → ${template.locations.join(',')}`)
+  // GKE reports only the count a pool was created with, so a different count is a recreate, not a resize that
+  // the next run could not see.
+  if (template.capacity !== 'flex' && pool.nodeCount !== template.nodeCount) {
+    out.push(`node count ${pool.nodeCount} → ${template.nodeCount}`)
+  }
+  return out
+}

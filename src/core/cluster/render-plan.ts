@@ -1,0 +1,76 @@
+import type {NodePoolSpec} from './spec.js'
+import {summarize, type Plan, type PlanAction, type PlanStep} from './plan.js'
+
+const SYMBOL: Record<PlanAction, string> = {create: '+', delete: '-', recreate: '-/+', none: '='}
+
+/** One line describing a desired node pool, e.g. "ct5p-hightpu-4t x2, compact 2x2x2, spot". */
+export function describeNodePool(spec: NodePoolSpec): string {
+  const parts = [`${spec.machineType} x${spec.nodeCount}`]
+  if (spec.gpu) parts.push(`${spec.gpu.count}x ${spec.gpu.type}`)
+  if (spec.placementPolicy?.type === 'compact') parts.push(`compact ${spec.placementPolicy.tpuTopology}`)
+  if (spec.placementPolicy?.type === 'workload-policy') parts.push(`policy ${spec.placementPolicy.name}`)
+  parts.push(spec.capacity === 'reservation' ? `reservation ${spec.reservation}` : spec.capacity)
+  if (spec.flexMaxNodes !== null) parts.push(`scales 0-${spec.flexMaxNodes}`)
+  return parts.join(', ')
+}
+
+function stepDetail(step: PlanStep): string {
+  if (step.resource === 'cluster') {
+    if (step.action !== 'create' || !step.spec) return step.reason
+    const s = step.spec
+    const version = s.version ?? `${s.releaseChannel.toLowerCase()} channel default`
+    const pool = `default pool ${s.defaultPool.machineType} x${s.defaultPool.nodeCount}`
+    return `${step.reason}: regional in ${s.region}, nodes in ${s.zone}, ${version}, ${pool}${s.private ? ', private nodes' : ''}`
+  }
+  if (step.spec && (step.action === 'create' || step.action === 'recreate')) {
+    return `${step.reason}: ${describeNodePool(step.spec)}`
+  }
+  return step.reason
+}
+
+/** Renders a plan for people: one line per step, then a summary. Pure; used by --dry-run and before prompts. */
+export function renderPlan(plan: Plan): string {
+  const width = Math.max(...plan.steps.map((s) => s.name.length))
+  const lines = [`Plan for cluster ${plan.cluster} (project ${plan.project}, ${plan.location}):`]
+  for (const step of plan.steps) {
+    const resource = step.resource === 'cluster' ? 'cluster ' : 'nodepool'
+    lines.push(
+      `  ${SYMBOL[step.action].padEnd(3)} ${step.action.padEnd(8)} ${resource} ${step.name.padEnd(width)}  ${stepDetail(step)}`,
+    )
+  }
+  const counts = summarize(plan)
+  const changes = (['create', 'recreate', 'delete'] as const)
+    .filter((a) => counts[a] > 0)
+    .map((a) => `${counts[a]} to ${a}`)
+  lines.push(
+    changes.length === 0
+      ? 'No changes: the cluster already matches.'
+      : `Summary: ${changes.join(', ')}, ${counts.none} unchanged.`,
+  )
+  return lines.join('\n')
+}
+
+/** The plan as data for `--json`: {steps:[{action, resource, name, reason, spec}]}, node-pool specs flattened. */
+export function planToJson(plan: Plan): object {
+  return {
+    project: plan.project,
+    location: plan.location,
+    cluster: plan.cluster,
+    steps: plan.steps.map((step) => ({
+      action: step.action,
+      resource: step.resource,
+      name: step.name,
+      reason: step.reason,
+      spec:
+        step.spec === null ? null : step.resource === 'nodePool' ? nodePoolJson(step.spec as NodePoolSpec) : step.spec,
+    })),
+  }
+}
+
+function nodePoolJson(spec: NodePoolSpec): object {
+  const placement = spec.placementPolicy
+  return {
+    ...spec,
+    placementPolicy: placement === null ? null : placement.type === 'compact' ? 'COMPACT' : placement.name,
+  }
+}

@@ -1,0 +1,119 @@
+/**
+ * What `xpk cluster create` wants to exist, in GKE's terms but free of SDK types. The adapter maps these to
+ * ClusterManager API messages; the planner compares them with what exists.
+ */
+
+/** How node-pool VMs are obtained. Exactly one per run (`--on-demand | --spot | --reservation | --flex`). */
+export type Capacity = 'on-demand' | 'spot' | 'reservation' | 'flex'
+
+export const CAPACITIES: readonly Capacity[] = ['on-demand', 'spot', 'reservation', 'flex']
+
+/** Where slices are placed: compact TPU placement, or a named GCE workload policy. */
+export type PlacementPolicy =
+  | {readonly type: 'compact'; readonly tpuTopology: string}
+  | {readonly type: 'workload-policy'; readonly name: string; readonly topology: string}
+
+/** A node taint. */
+export interface Taint {
+  readonly key: string
+  readonly value: string
+  readonly effect: 'NoSchedule' | 'PreferNoSchedule' | 'NoExecute'
+}
+
+/** Node-pool fields set through `--custom-nodepool-arguments`, already mapped to API meaning. */
+export interface CustomNodePoolFields {
+  readonly labels?: Readonly<Record<string, string>>
+  readonly taints?: readonly Taint[]
+  readonly tags?: readonly string[]
+  readonly metadata?: Readonly<Record<string, string>>
+  readonly diskType?: string
+  readonly diskSizeGb?: number
+  readonly imageType?: string
+  readonly serviceAccount?: string
+  readonly minCpuPlatform?: string
+  readonly workloadMetadataMode?: 'GKE_METADATA' | 'GCE_METADATA'
+  readonly autoUpgrade?: boolean
+  readonly autoRepair?: boolean
+  readonly gvnic?: boolean
+  readonly maxPodsPerNode?: number
+}
+
+/** One desired node pool. */
+export interface NodePoolSpec {
+  readonly name: string
+  readonly machineType: string
+  /** Nodes to create; 0 for flex-start pools, which scale up on demand. */
+  readonly nodeCount: number
+  /** TPU topology (AxB[xC]) or null for GPU/CPU pools. */
+  readonly tpuTopology: string | null
+  readonly capacity: Capacity
+  /** Reservation path (`name` or `projects/P/reservations/NAME[/reservationBlocks/B]`), when capacity is reservation. */
+  readonly reservation: string | null
+  readonly placementPolicy: PlacementPolicy | null
+  /** GPU: accelerator type and count per VM. */
+  readonly gpu: {readonly type: string; readonly count: number} | null
+  /** The zone(s) the nodes run in. */
+  readonly locations: readonly string[]
+  readonly oauthScopes: readonly string[]
+  readonly maxPodsPerNode: number | null
+  readonly gvnic: boolean
+  /** `auto` for types that support GKE's accelerator network profile. */
+  readonly acceleratorNetworkProfile: 'auto' | null
+  readonly labels: Readonly<Record<string, string>>
+  /** Flex-start: autoscaling from 0 up to this many nodes. */
+  readonly flexMaxNodes: number | null
+  /** Single-slice GPU flex pools use queued provisioning (Dynamic Workload Scheduler). */
+  readonly queuedProvisioning: boolean
+  /** GKE node version; null means "decided at apply time from the control plane version". */
+  readonly version: string | null
+  readonly custom: CustomNodePoolFields
+}
+
+export type ReleaseChannel = 'RAPID' | 'REGULAR' | 'STABLE'
+
+/** Private-cluster settings. */
+export interface PrivateClusterSpec {
+  readonly enablePrivateNodes: boolean
+  readonly enablePrivateEndpoint: boolean
+  readonly privateEndpointSubnetwork: string | null
+  readonly masterGlobalAccess: boolean
+  readonly authorizedNetworks: readonly string[]
+}
+
+/** The desired cluster. It is regional (the zone's region) with nodes pinned to the zone. */
+export interface ClusterSpec {
+  readonly name: string
+  readonly project: string
+  readonly region: string
+  readonly zone: string
+  readonly releaseChannel: ReleaseChannel
+  /** Control-plane version; null means "the channel's default, read from the server config at apply time". */
+  readonly version: string | null
+  readonly autoUpgrade: boolean
+  readonly defaultPool: {
+    readonly machineType: string
+    readonly nodeCount: number
+    readonly minNodes: number
+    readonly maxNodes: number
+    readonly oauthScopes: readonly string[] | null
+  }
+  readonly network: string | null
+  readonly subnetwork: string | null
+  readonly private: PrivateClusterSpec | null
+  readonly dnsEndpoint: boolean
+  readonly labels: Readonly<Record<string, string>>
+}
+
+/** OAuth scopes xpk gives nodes: `storage-full`, gcloud's `gke-default` set, and `cloud-platform`. */
+export const SCOPES = {
+  storageFull: 'https://www.googleapis.com/auth/devstorage.full_control',
+  gkeDefault: [
+    'https://www.googleapis.com/auth/devstorage.read_only',
+    'https://www.googleapis.com/auth/logging.write',
+    'https://www.googleapis.com/auth/monitoring',
+    'https://www.googleapis.com/auth/service.management.readonly',
+    'https://www.googleapis.com/auth/servicecontrol',
+    'https://www.googleapis.com/auth/trace.append',
+  ],
+  cloudPlatform: 'https://www.googleapis.com/auth/cloud-platform',
+} as const

@@ -1,0 +1,152 @@
+/**
+ * The few Kubernetes object shapes xpk writes, typed just far enough to keep the builders honest.
+ *
+ * Written here rather than imported from @kubernetes/client-node: the core stays SDK-free, and the client's
+ * classes use `Date` objects and optional-everything fields that would let typos through. Field order in these
+ * interfaces is the order the builders emit, which is the order the YAML shows.
+ */
+
+/** `metadata` of an object or template. */
+export interface ObjectMeta {
+  readonly name?: string
+  readonly labels?: Readonly<Record<string, string>>
+  readonly annotations?: Readonly<Record<string, string>>
+}
+
+/** A container environment variable: a literal value or a downward-API field. */
+export interface EnvVar {
+  readonly name: string
+  readonly value?: string
+  readonly valueFrom?: {readonly fieldRef: {readonly fieldPath: string}}
+}
+
+export interface VolumeMount {
+  readonly name: string
+  readonly mountPath: string
+  readonly readOnly?: boolean
+}
+
+/** Resource quantities; whole numbers are emitted as YAML integers, like Python xpk does. */
+export type ResourceList = Readonly<Record<string, number | string>>
+
+export interface Container {
+  readonly name: string
+  readonly image: string
+  readonly imagePullPolicy?: 'Always' | 'IfNotPresent' | 'Never'
+  /** Only init containers: `Always` turns one into a sidecar that lives as long as the pod. */
+  readonly restartPolicy?: 'Always'
+  readonly env?: readonly EnvVar[]
+  readonly securityContext?: {
+    readonly privileged?: boolean
+    readonly capabilities?: {readonly add?: readonly string[]}
+  }
+  readonly command?: readonly string[]
+  readonly args?: readonly string[]
+  readonly resources?: {readonly limits?: ResourceList; readonly requests?: ResourceList}
+  readonly volumeMounts?: readonly VolumeMount[]
+}
+
+export interface Volume {
+  readonly name: string
+  readonly emptyDir?: {readonly medium?: string; readonly sizeLimit?: string}
+  readonly hostPath?: {readonly path: string; readonly type?: string}
+}
+
+export interface Toleration {
+  readonly key?: string
+  readonly operator?: 'Exists' | 'Equal'
+  readonly value?: string
+  readonly effect?: 'NoSchedule' | 'PreferNoSchedule' | 'NoExecute'
+}
+
+export interface NodeSelectorRequirement {
+  readonly key: string
+  readonly operator: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist' | 'Gt' | 'Lt'
+  readonly values?: readonly string[]
+}
+
+export interface Affinity {
+  readonly nodeAffinity?: {
+    readonly requiredDuringSchedulingIgnoredDuringExecution?: {
+      readonly nodeSelectorTerms: readonly {readonly matchExpressions?: readonly NodeSelectorRequirement[]}[]
+    }
+  }
+}
+
+export interface PodSpec {
+  readonly schedulerName?: string
+  readonly schedulingGates?: readonly {readonly name: string}[]
+  readonly affinity?: Affinity
+  readonly imagePullSecrets?: readonly {readonly name: string}[]
+  readonly restartPolicy?: 'Never' | 'OnFailure' | 'Always'
+  readonly nodeSelector?: Readonly<Record<string, string>>
+  readonly priorityClassName?: string
+  readonly hostNetwork?: boolean
+  readonly dnsPolicy?: 'ClusterFirst' | 'ClusterFirstWithHostNet' | 'Default' | 'None'
+  readonly terminationGracePeriodSeconds?: number
+  readonly serviceAccountName?: string
+  readonly tolerations?: readonly Toleration[]
+  readonly initContainers?: readonly Container[]
+  readonly containers: readonly Container[]
+  readonly volumes?: readonly Volume[]
+}
+
+export interface PodTemplateSpec {
+  readonly metadata?: ObjectMeta
+  readonly spec: PodSpec
+}
+
+/** batch/v1 PodFailurePolicyRule, restricted to what xpk uses. */
+export interface PodFailurePolicyRule {
+  readonly action: 'FailJob' | 'Ignore' | 'Count' | 'FailIndex'
+  readonly onPodConditions?: readonly {readonly type: string; readonly status: string}[]
+  readonly onExitCodes?: {
+    readonly containerName?: string
+    readonly operator: 'In' | 'NotIn'
+    readonly values: readonly number[]
+  }
+}
+
+export interface JobSpec {
+  readonly parallelism: number
+  readonly completions: number
+  readonly backoffLimit: number
+  readonly podFailurePolicy?: {readonly rules: readonly PodFailurePolicyRule[]}
+  readonly template: PodTemplateSpec
+}
+
+export interface JobTemplateSpec {
+  readonly metadata?: ObjectMeta
+  readonly spec: JobSpec
+}
+
+export interface ReplicatedJob {
+  readonly name: string
+  readonly replicas: number
+  readonly template: JobTemplateSpec
+}
+
+/** JobSet failure-policy rule (jobset.x-k8s.io/v1alpha2). */
+export interface JobSetFailurePolicyRule {
+  /** Required by the CRD: `^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$`. */
+  readonly name: string
+  readonly action: 'FailJobSet' | 'RestartJobSet' | 'RestartJobSetAndIgnoreMaxRestarts'
+  readonly onJobFailureReasons?: readonly string[]
+}
+
+export interface JobSetSpec {
+  readonly ttlSecondsAfterFinished?: number
+  readonly failurePolicy?: {
+    readonly rules?: readonly JobSetFailurePolicyRule[]
+    readonly maxRestarts?: number
+  }
+  readonly replicatedJobs: readonly ReplicatedJob[]
+}
+
+/** A JobSet (jobset.x-k8s.io/v1alpha2), as `xpk workload create` submits it. */
+export interface JobSet {
+  readonly apiVersion: 'jobset.x-k8s.io/v1alpha2'
+  readonly kind: 'JobSet'
+  readonly metadata: ObjectMeta & {readonly name: string}
+  readonly spec: JobSetSpec
+}

@@ -1,0 +1,21 @@
+/** Exponential backoff settings. */
+export interface Backoff {
+  readonly initialMs: number
+  readonly maxMs: number
+  readonly factor: number
+}
+
+/**
+ * The delay before retry number `attempt` (0-based): exponential, capped, with "full jitter" so that many
+ * clients retrying at once spread out instead of hitting the API together.
+ * @param random a number in [0, 1), injected to keep this pure
+ */
+export function jitteredDelay(attempt: number, backoff: Backoff, random: number): number {
+  const ceiling = Math.min(backoff.maxMs, backoff.initialMs * backoff.factor ** attempt)
+  return Math.round(ceiling / 2 + (random * ceiling) / 2)
+}
+
+/** The polling interval for the `poll`-th check of a long operation: grows geometrically up to the cap, no jitter. */
+export function pollDelay(poll: number, backoff: Backoff): number {
+  return Math.min(backoff.maxMs, Math.round(backoff.initialMs * backoff.factor ** poll))
+}

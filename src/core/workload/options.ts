@@ -1,0 +1,348 @@
+import {resolveAccelerator} from '../catalog/lookup.js'
+import type {Accelerator} from '../catalog/types.js'
+import {throwIfProblems, UsageError} from '../errors.js'
+import {DEFAULT_PRIORITY, PRIORITY_NAMES, type Priority} from './priority.js'
+import type {EnvVar, WorkloadSpec} from './spec.js'
+
+/** `workload create` flags as parsed, before validation. Undefined means "not given". */
+export interface WorkloadFlags {
+  readonly workload?: string
+  readonly cluster?: string
+  readonly command?: string
+  readonly tpuType?: string
+  readonly deviceType?: string
+  readonly numSlices?: number
+  readonly numNodes?: number
+  readonly priority?: string
+  readonly maxRestarts?: number
+  readonly restartOnExitCodes?: string
+  readonly ttlSecondsAfterFinished?: number
+  readonly terminationGracePeriodSeconds?: number
+  readonly env?: readonly string[]
+  readonly debugDumpGcs?: string
+  readonly dockerName?: string
+  readonly scheduler?: string
+  readonly imagePullSecret?: string
+  readonly enableDebugLogs?: boolean
+  readonly useParallelContainers?: boolean
+}
+
+/** The contents of `--env-file`, read by the caller. */
+export interface EnvFileInput {
+  readonly path: string
+  readonly text: string
+}
+
+/** Everything of a {@link WorkloadSpec} except the image, which is built (or given) afterwards. */
+export type WorkloadInput = Omit<WorkloadSpec, 'image'>
+
+/** xpk's defaults for `workload create`. */
+export const WORKLOAD_DEFAULTS = {
+  dockerName: 'jax-tpu',
+  numSlices: 1,
+  numNodes: 1,
+  maxRestarts: 0,
+  ttlSecondsAfterFinished: 43_200,
+  terminationGracePeriodSeconds: 30,
+  scheduler: 'default-scheduler',
+  baseDockerImage: 'python:3.10',
+} as const
+
+/**
+ * The longest workload name: JobSet and Kueue derive pod, Service and Workload names from it
+ * (`jobset-<name>-<hash>`, `<name>-slice-job-<i>-<j>-<suffix>`), which must fit Kubernetes' 63-character limit.
+ */
+export const MAX_WORKLOAD_NAME = 40
+
+const RFC1123_LABEL = /^[a-z]([-a-z0-9]*[a-z0-9])?$/
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/
+const GPU_SCHEDULERS = ['default-scheduler', 'gke.io/topology-aware-auto']
+/** Exit codes that always restart the JobSet (within --max-restarts): 42 and 127-255, as in Python xpk. */
+const BUILT_IN_RESTART_CODES = [42, ...Array.from({length: 129}, (_, i) => 127 + i)]
+/** Kubernetes caps the values of a podFailurePolicy onExitCodes rule at 255 entries. */
+const MAX_EXIT_CODE_VALUES = 255
+
+/** Why a workload name is unacceptable, or undefined. */
+export function workloadNameProblem(name: string): string | undefined {
+  if (name.length === 0) return 'it is empty'
+  if (name.length > MAX_WORKLOAD_NAME) {
+    return (
+      `it is ${name.length} characters long; the limit is ${MAX_WORKLOAD_NAME} because JobSet and Kueue build pod, ` +
+      `Service and Workload names from it (jobset-<name>-<hash>, <name>-slice-job-0-0-<suffix>) and Kubernetes ` +
+      `caps those at 63 characters`
+    )
+  }
+  if (!RFC1123_LABEL.test(name)) {
+    return 'use lowercase letters, digits and hyphens, starting with a letter and not ending with a hyphen (RFC 1123)'
+  }
+  return undefined
+}
+
+/**
+ * Parses `--restart-on-exit-codes` ("3,5-7") into a sorted list of codes. Codes are 0-255; a range a-b needs a <= b.
+ * @throws UsageError naming the flag
+ */
+export function parseExitCodes(text: string): number[] {
+  const flag = '--restart-on-exit-codes'
+  const codes = new Set<number>()
+  for (const raw of text.split(',')) {
+    const item = raw.trim()
+    if (item === '') continue
+    const range = /^(\d+)\s*-\s*(\d+)$/.exec(item)
+    const single = /^\d+$/.exec(item)
+    if (!range && !single) {
+      throw new UsageError(`${flag}: "${item}" is not an exit code or a range like 5-7.`, {flag})
+    }
+    const [low, high] = range ? [Number(range[1]), Number(range[2])] : [Number(item), Number(item)]
+    if (low > 255 || high > 255) throw new UsageError(`${flag}: exit codes go from 0 to 255 ("${item}").`, {flag})
+    if (low > high)
+      throw new UsageError(`${flag}: in "${item}" the range starts after it ends; write ${high}-${low}.`, {flag})
+    for (let code = low; code <= high; code++) codes.add(code)
+  }
+  return [...codes].sort((a, b) => a - b)
+}
+
+/**
+ * Parses repeated `--env KEY=VALUE` values. Later assignments to the same name win.
+ * @throws UsageError naming `--env`
+ */
+export function parseEnvAssignments(assignments: readonly string[]): EnvVar[] {
+  const vars: EnvVar[] = []
+  for (const assignment of assignments) {
+    const eq = assignment.indexOf('=')
+    const name = eq < 0 ? assignment : assignment.slice(0, eq)
+    if (eq < 0 || !ENV_NAME.test(name)) {
+      throw new UsageError(`--env ${assignment}: expected KEY=VALUE with KEY made of letters, digits and _.`, {
+        flag: '--env',
+        hints: ['Repeat --env for each variable, e.g. --env LIBTPU_INIT_ARGS=--xla_enable_async=true --env STEPS=100.'],
+      })
+    }
+    vars.push({name, value: assignment.slice(eq + 1)})
+  }
+  return dedupeEnv(vars)
+}
+
+/**
+ * Parses an env file: `KEY=VALUE` lines (an optional leading `export ` is allowed), blank lines and `#` comments
+ * ignored, and a bare `KEY` copying the variable from the local environment. Values are taken literally, quotes
+ * included, as with `docker run --env-file`. Every bad line is reported with its file and line number.
+ * @throws UsageError naming `--env-file`
+ */
+export function parseEnvFile(file: EnvFileInput, localEnv: Readonly<Record<string, string | undefined>>): EnvVar[] {
+  const vars: EnvVar[] = []
+  const problems: UsageError[] = []
+  file.text.split(/\r?\n/).forEach((raw, index) => {
+    const where = `${file.path}:${index + 1}`
+    const line = raw.trim()
+    if (line === '' || line.startsWith('#')) return
+    const body = line.startsWith('export ') ? line.slice('export '.length).trimStart() : line
+    const eq = body.indexOf('=')
+    const name = eq < 0 ? body : body.slice(0, eq)
+    if (!ENV_NAME.test(name)) {
+      problems.push(
+        new UsageError(`--env-file ${where}: "${raw.trim()}" is not KEY=VALUE (KEY: letters, digits and _).`, {
+          flag: '--env-file',
+        }),
+      )
+      return
+    }
+    if (eq >= 0) {
+      vars.push({name, value: body.slice(eq + 1)})
+      return
+    }
+    const inherited = localEnv[name]
+    if (inherited === undefined) {
+      problems.push(
+        new UsageError(`--env-file ${where}: ${name} has no value and is not set in your environment.`, {
+          flag: '--env-file',
+          hints: [`Write ${name}=VALUE in the file, or export ${name} before running xpk.`],
+        }),
+      )
+      return
+    }
+    vars.push({name, value: inherited})
+  })
+  throwIfProblems(problems)
+  return dedupeEnv(vars)
+}
+
+function dedupeEnv(vars: readonly EnvVar[]): EnvVar[] {
+  const last = new Map<string, EnvVar>()
+  for (const v of vars) {
+    last.delete(v.name)
+    last.set(v.name, v)
+  }
+  return [...last.values()]
+}
+
+function integerProblem(flag: string, value: number | undefined, min: number): UsageError | undefined {
+  if (value === undefined || (Number.isInteger(value) && value >= min)) return undefined
+  return new UsageError(`${flag} must be a whole number of at least ${min} (got ${value}).`, {flag})
+}
+
+/**
+ * Validates `workload create` flags and turns them into everything the JobSet needs except the image. Collects
+ * every problem and throws them together, before any network call.
+ * @throws UsageError or UsageErrors
+ */
+export function workloadInputFromFlags(
+  flags: WorkloadFlags,
+  envFile: EnvFileInput | undefined,
+  localEnv: Readonly<Record<string, string | undefined>>,
+): WorkloadInput {
+  const problems: UsageError[] = []
+  const attempt = <T>(fn: () => T): T | undefined => {
+    try {
+      return fn()
+    } catch (error) {
+      if (error instanceof UsageError) problems.push(error)
+      else throw error
+      return undefined
+    }
+  }
+
+  if (flags.workload === undefined) {
+    problems.push(
+      new UsageError('Missing --workload: name the workload, e.g. --workload my-run-1.', {flag: '--workload'}),
+    )
+  } else {
+    const problem = workloadNameProblem(flags.workload)
+    if (problem) problems.push(new UsageError(`--workload "${flags.workload}": ${problem}.`, {flag: '--workload'}))
+  }
+  if (flags.command === undefined || flags.command.trim() === '') {
+    problems.push(
+      new UsageError('Missing --command: what to run in each container, e.g. --command "python3 train.py".', {
+        flag: '--command',
+      }),
+    )
+  }
+  if (flags.cluster === undefined) {
+    problems.push(
+      new UsageError('Missing --cluster: the cluster the workload is for.', {
+        flag: '--cluster',
+        hints: ['Pass --cluster, set XPK_CLUSTER, or run `xpk config set cluster NAME`.'],
+      }),
+    )
+  }
+  const accelerator = attempt(() => resolveAccelerator({tpuType: flags.tpuType, deviceType: flags.deviceType}))
+
+  for (const [flag, value, min] of [
+    ['--num-slices', flags.numSlices, 1],
+    ['--num-nodes', flags.numNodes, 1],
+    ['--max-restarts', flags.maxRestarts, 0],
+    ['--ttl-seconds-after-finished', flags.ttlSecondsAfterFinished, 0],
+    ['--termination-grace-period-seconds', flags.terminationGracePeriodSeconds, 0],
+  ] as const) {
+    const problem = integerProblem(flag, value, min)
+    if (problem) problems.push(problem)
+  }
+  if (accelerator && accelerator.kind !== 'GPU' && flags.numNodes !== undefined) {
+    problems.push(numNodesProblem(accelerator))
+  }
+  if (accelerator?.kind === 'GPU' && flags.numSlices !== undefined && flags.numSlices !== 1) {
+    problems.push(
+      new UsageError(`--num-slices applies to TPU and CPU types; scale ${accelerator.name} with --num-nodes.`, {
+        flag: '--num-slices',
+      }),
+    )
+  }
+
+  const priority = flags.priority ?? DEFAULT_PRIORITY
+  if (!PRIORITY_NAMES.includes(priority as Priority)) {
+    problems.push(
+      new UsageError(`--priority ${priority}: use one of ${PRIORITY_NAMES.join(', ')}.`, {flag: '--priority'}),
+    )
+  }
+
+  const userCodes =
+    flags.restartOnExitCodes === undefined ? [] : (attempt(() => parseExitCodes(flags.restartOnExitCodes!)) ?? [])
+  const allCodes = new Set([...BUILT_IN_RESTART_CODES, ...userCodes])
+  if (allCodes.size > MAX_EXIT_CODE_VALUES) {
+    problems.push(
+      new UsageError(
+        `--restart-on-exit-codes: with the built-in 42 and 127-255 this makes ${allCodes.size} codes; Kubernetes allows ${MAX_EXIT_CODE_VALUES}.`,
+        {flag: '--restart-on-exit-codes', hints: ['List only the codes your program uses to ask for a restart.']},
+      ),
+    )
+  }
+
+  const fromFlags = attempt(() => parseEnvAssignments(flags.env ?? [])) ?? []
+  const fromFile = envFile ? (attempt(() => parseEnvFile(envFile, localEnv)) ?? []) : []
+  let env = [...fromFile, ...fromFlags]
+
+  const debugDumpGcs = flags.debugDumpGcs ?? null
+  if (debugDumpGcs !== null) {
+    if (!/^gs:\/\/[a-z0-9][-_.a-z0-9]{1,61}[a-z0-9](\/.*)?$/.test(debugDumpGcs)) {
+      problems.push(
+        new UsageError(`--debug-dump-gcs ${debugDumpGcs}: expected a Cloud Storage path like gs://bucket/dir.`, {
+          flag: '--debug-dump-gcs',
+        }),
+      )
+    }
+    if (env.some((v) => v.name === 'XLA_FLAGS')) {
+      problems.push(
+        new UsageError('--debug-dump-gcs sets XLA_FLAGS=--xla_dump_to=/tmp/xla_dump/, but XLA_FLAGS is already set.', {
+          flag: '--debug-dump-gcs',
+          hints: [
+            'Add --xla_dump_to=/tmp/xla_dump/ to your own XLA_FLAGS and drop --debug-dump-gcs, or drop XLA_FLAGS.',
+          ],
+        }),
+      )
+    }
+    env = [...env, {name: 'XLA_FLAGS', value: '--xla_dump_to=/tmp/xla_dump/'}]
+  }
+
+  const scheduler = flags.scheduler ?? WORKLOAD_DEFAULTS.scheduler
+  if (accelerator?.kind === 'GPU' && !GPU_SCHEDULERS.includes(scheduler)) {
+    problems.push(
+      new UsageError(`--scheduler ${scheduler}: GPU workloads use ${GPU_SCHEDULERS.join(' or ')}.`, {
+        flag: '--scheduler',
+      }),
+    )
+  }
+  const dockerName = flags.dockerName ?? WORKLOAD_DEFAULTS.dockerName
+  if (!RFC1123_LABEL.test(dockerName) || dockerName.length > 60) {
+    problems.push(
+      new UsageError(
+        `--docker-name ${dockerName}: a container name is a lowercase RFC 1123 label (at most 60 characters).`,
+        {
+          flag: '--docker-name',
+        },
+      ),
+    )
+  }
+
+  throwIfProblems(problems)
+  const a = accelerator as Accelerator
+  return {
+    name: flags.workload as string,
+    cluster: flags.cluster as string,
+    accelerator: a,
+    command: flags.command as string,
+    containerName: dockerName,
+    numSlices: a.kind === 'GPU' ? 1 : (flags.numSlices ?? WORKLOAD_DEFAULTS.numSlices),
+    numNodes: flags.numNodes ?? WORKLOAD_DEFAULTS.numNodes,
+    priority: priority as Priority,
+    maxRestarts: flags.maxRestarts ?? WORKLOAD_DEFAULTS.maxRestarts,
+    restartOnExitCodes: userCodes,
+    ttlSecondsAfterFinished: flags.ttlSecondsAfterFinished ?? WORKLOAD_DEFAULTS.ttlSecondsAfterFinished,
+    terminationGracePeriodSeconds:
+      flags.terminationGracePeriodSeconds ?? WORKLOAD_DEFAULTS.terminationGracePeriodSeconds,
+    env,
+    debugDumpGcs,
+    scheduler,
+    imagePullSecret: flags.imagePullSecret ?? null,
+    enableDebugLogs: flags.enableDebugLogs ?? false,
+    parallelContainers: flags.useParallelContainers === false ? 1 : a.parallelContainers,
+  }
+}
+
+function numNodesProblem(accelerator: Accelerator): UsageError {
+  const detail =
+    accelerator.kind === 'CPU'
+      ? `the VM count of a CPU type is part of its name (${accelerator.name} = ${accelerator.vmsPerSlice} VMs per slice)`
+      : `a TPU slice's VM count comes from its type (${accelerator.name} = ${accelerator.vmsPerSlice} VMs)`
+  return new UsageError(`--num-nodes applies to GPU types only: ${detail}. Use --num-slices to run more slices.`, {
+    flag: '--num-nodes',
+  })
+}

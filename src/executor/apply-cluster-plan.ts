@@ -1,0 +1,327 @@
+import type {NodePoolStep, Plan} from '../core/cluster/plan.js'
+import type {ClusterSpec, NodePoolSpec} from '../core/cluster/spec.js'
+import {ApiError, XpkError} from '../core/errors.js'
+import {jitteredDelay, pollDelay, type Backoff} from '../core/retry.js'
+import type {Console, ProgressBoard} from '../ports/console.js'
+import type {ClusterRef, GkeClient, GkeOperation, ObservedNodePool} from '../ports/gke.js'
+
+/** Tuning of the apply; the defaults suit real GKE, tests shorten the waits. */
+export interface ApplyOptions {
+  /** Node-pool operations in flight at once. */
+  readonly concurrency: number
+  /** Polling of long-running operations. */
+  readonly poll: Backoff
+  /** Retries of calls that failed transiently. */
+  readonly retry: Backoff
+  /** Attempts per call for transient failures (UNAVAILABLE, rate limits). */
+  readonly attempts: number
+  /** Give up retrying "another operation is running" after this long. */
+  readonly conflictBudgetMs: number
+  readonly signal: AbortSignal
+}
+
+export const DEFAULT_APPLY_OPTIONS: Omit<ApplyOptions, 'signal'> = {
+  concurrency: 100,
+  poll: {initialMs: 1000, maxMs: 15_000, factor: 1.5},
+  retry: {initialMs: 1000, maxMs: 30_000, factor: 2},
+  attempts: 6,
+  conflictBudgetMs: 30 * 60_000,
+}
+
+export interface ApplyDeps {
+  readonly gke: GkeClient
+  readonly console: Console
+  /** Resolves after `ms`, or rejects with the signal's reason when it aborts. */
+  readonly sleep: (ms: number, signal: AbortSignal) => Promise<void>
+  readonly random: () => number
+  readonly now: () => number
+}
+
+/** What happened to one step. */
+export interface StepOutcome {
+  readonly resource: 'cluster' | 'nodePool'
+  readonly name: string
+  readonly action: string
+  readonly status: 'done' | 'failed' | 'interrupted' | 'skipped'
+  readonly error: XpkError | null
+  readonly seconds: number
+}
+
+export interface ApplyResult {
+  readonly outcomes: readonly StepOutcome[]
+  /** Node pools this run had to create (create and recreate steps), and how many it did. */
+  readonly poolsWanted: number
+  readonly poolsCreated: number
+  readonly interrupted: boolean
+}
+
+/**
+ * Applies a cluster plan: the cluster first, then every deletion (including the delete half of recreates) and
+ * then every creation, each phase running up to `concurrency` node-pool operations at once. Transient failures
+ * are retried with jittered backoff; a failing pool does not stop the others. Idempotent by construction: a
+ * create that finds the pool already there, or a delete that finds it gone, counts as done.
+ */
+export async function applyClusterPlan(
+  plan: Plan,
+  cluster: ClusterSpec,
+  deps: ApplyDeps,
+  options: ApplyOptions,
+): Promise<ApplyResult> {
+  const runner = new Runner(plan, cluster, deps, options)
+  return runner.run()
+}
+
+class Runner {
+  private readonly ref: ClusterRef
+  private readonly outcomes: StepOutcome[] = []
+  private board: ProgressBoard | undefined
+
+  constructor(
+    private readonly plan: Plan,
+    private readonly cluster: ClusterSpec,
+    private readonly deps: ApplyDeps,
+    private readonly options: ApplyOptions,
+  ) {
+    this.ref = {project: plan.project, location: plan.location, name: plan.cluster}
+  }
+
+  async run(): Promise<ApplyResult> {
+    const poolSteps = this.plan.steps.filter((s): s is NodePoolStep => s.resource === 'nodePool' && s.managed)
+    const toCreate = poolSteps.filter((s) => s.action === 'create' || s.action === 'recreate')
+    const toDelete = poolSteps.filter((s) => s.action === 'delete' || s.action === 'recreate')
+    const toAwait = poolSteps.filter((s) => s.action === 'none' && s.wait)
+    const clusterStep = this.plan.steps.find((s) => s.resource === 'cluster')
+    this.board = this.deps.console.progress(`Applying the plan to cluster ${this.plan.cluster}:`)
+    try {
+      if (clusterStep && (clusterStep.action === 'create' || clusterStep.wait)) {
+        const ok = await this.track('cluster', clusterStep.name, clusterStep.action, () =>
+          this.ensureCluster(clusterStep.action === 'create'),
+        )
+        if (!ok) {
+          for (const s of poolSteps.filter((p) => p.action !== 'none')) this.skip(s, 'the cluster is not ready')
+          return this.result(toCreate.length)
+        }
+      }
+      for (const s of [...toCreate, ...toAwait])
+        this.board.update(s.name, {label: s.name, state: 'waiting', status: 'waiting'})
+      for (const s of toDelete.filter((d) => d.action === 'delete')) {
+        this.board.update(s.name, {label: s.name, state: 'waiting', status: 'waiting'})
+      }
+
+      const deleted = new Set<string>()
+      await this.eachConcurrently(toDelete, async (step) => {
+        const ok = await this.track('nodePool', step.name, 'delete', () =>
+          this.deletePool(step.name, step.action === 'recreate'),
+        )
+        if (ok) deleted.add(step.name)
+      })
+      const creatable = toCreate.filter((s) => s.action === 'create' || deleted.has(s.name))
+      for (const s of toCreate.filter((c) => !creatable.includes(c))) this.skip(s, 'its deletion failed')
+      await this.eachConcurrently([...creatable, ...toAwait], (step) =>
+        this.track('nodePool', step.name, step.action === 'none' ? 'wait' : 'create', () =>
+          step.action === 'none' ? this.awaitPool(step.name) : this.createPool(step.spec as NodePoolSpec),
+        ).then(() => undefined),
+      )
+      return this.result(toCreate.length)
+    } finally {
+      this.board.close()
+    }
+  }
+
+  private result(poolsWanted: number): ApplyResult {
+    const created = this.outcomes.filter(
+      (o) => o.resource === 'nodePool' && o.action === 'create' && o.status === 'done',
+    )
+    return {
+      outcomes: this.outcomes,
+      poolsWanted,
+      poolsCreated: created.length,
+      interrupted: this.options.signal.aborted,
+    }
+  }
+
+  private skip(step: NodePoolStep, why: string): void {
+    this.outcomes.push({
+      resource: 'nodePool',
+      name: step.name,
+      action: step.action === 'recreate' ? 'create' : step.action,
+      status: 'skipped',
+      error: new XpkError('failed', `Skipped ${step.name}: ${why}.`),
+      seconds: 0,
+    })
+    this.board?.update(step.name, {label: step.name, state: 'skipped', status: 'failed', detail: why})
+  }
+
+  /** Runs one step, records its outcome and keeps its progress line current. Never throws. */
+  private async track(
+    resource: 'cluster' | 'nodePool',
+    name: string,
+    action: string,
+    work: () => Promise<void>,
+  ): Promise<boolean> {
+    const started = this.deps.now()
+    const seconds = () => Math.round((this.deps.now() - started) / 100) / 10
+    try {
+      if (this.options.signal.aborted) throw this.options.signal.reason
+      await work()
+      this.outcomes.push({resource, name, action, status: 'done', error: null, seconds: seconds()})
+      this.board?.update(name, {label: name, state: doneWord(action), status: 'done'})
+      return true
+    } catch (error) {
+      const interrupted = this.options.signal.aborted
+      const typed =
+        error instanceof XpkError
+          ? error
+          : new XpkError('internal', `Unexpected error: ${(error as Error).message}`, {cause: error})
+      this.outcomes.push({
+        resource,
+        name,
+        action,
+        status: interrupted ? 'interrupted' : 'failed',
+        error: typed,
+        seconds: seconds(),
+      })
+      this.board?.update(name, {
+        label: name,
+        state: interrupted ? 'interrupted' : 'failed',
+        status: 'failed',
+        detail: interrupted ? undefined : typed.message,
+      })
+      return false
+    }
+  }
+
+  private progress(name: string, state: string, detail?: string): void {
+    this.board?.update(name, {label: name, state, status: 'running', detail})
+  }
+
+  private async eachConcurrently<T>(items: readonly T[], work: (item: T) => Promise<void>): Promise<void> {
+    let next = 0
+    const worker = async () => {
+      while (next < items.length && !this.options.signal.aborted) await work(items[next++])
+    }
+    await Promise.all(Array.from({length: Math.min(this.options.concurrency, items.length)}, worker))
+  }
+
+  private async ensureCluster(create: boolean): Promise<void> {
+    const name = this.plan.cluster
+    const current = await this.retrying(name, () => this.deps.gke.getCluster(this.ref))
+    if (current?.status === 'STOPPING') {
+      this.progress(name, 'waiting for deletion')
+      await this.until(name, async () => (await this.deps.gke.getCluster(this.ref)) === undefined)
+    }
+    if (create && (current === undefined || current.status === 'STOPPING')) {
+      this.progress(name, 'creating')
+      const operation = await this.retrying(name, () => this.deps.gke.createCluster(this.cluster), {
+        alreadyDone: 'ALREADY_EXISTS',
+      })
+      if (operation) await this.waitFor(name, operation, 'creating')
+    }
+    this.progress(name, 'provisioning')
+    let status = ''
+    await this.until(name, async () => {
+      const cluster = await this.deps.gke.getCluster(this.ref)
+      status = cluster?.status ?? 'MISSING'
+      return status !== 'PROVISIONING'
+    })
+    if (status !== 'RUNNING' && status !== 'RECONCILING') {
+      throw new XpkError('failed', `Cluster ${name} is ${status} instead of RUNNING.`, {
+        hints: ['`xpk cluster describe` shows its state; the GKE console shows the reason.'],
+      })
+    }
+  }
+
+  private async deletePool(name: string, forRecreate: boolean): Promise<void> {
+    this.progress(name, forRecreate ? 'deleting (to recreate)' : 'deleting')
+    const operation = await this.retrying(name, () => this.deps.gke.deleteNodePool(this.ref, name), {
+      alreadyDone: 'NOT_FOUND',
+    })
+    if (operation) await this.waitFor(name, operation, 'deleting')
+    await this.until(name, async () => (await this.deps.gke.getNodePool(this.ref, name)) === undefined)
+  }
+
+  private async createPool(spec: NodePoolSpec): Promise<void> {
+    const name = spec.name
+    this.progress(name, 'creating')
+    const operation = await this.retrying(name, () => this.deps.gke.createNodePool(this.ref, spec), {
+      alreadyDone: 'ALREADY_EXISTS',
+    })
+    if (operation) await this.waitFor(name, operation, 'creating')
+    await this.awaitPool(name)
+  }
+
+  /** Waits until a pool leaves PROVISIONING/RECONCILING; fails unless it is then RUNNING. */
+  private async awaitPool(name: string): Promise<void> {
+    let pool: ObservedNodePool | undefined
+    await this.until(name, async () => {
+      pool = await this.deps.gke.getNodePool(this.ref, name)
+      return pool === undefined || (pool.status !== 'PROVISIONING' && pool.status !== 'RECONCILING')
+    })
+    if (pool === undefined) throw new XpkError('failed', `Node pool ${name} disappeared while being created.`)
+    if (pool.status !== 'RUNNING' && pool.status !== 'RUNNING_WITH_ERROR') {
+      throw new XpkError(
+        'failed',
+        `Node pool ${name} is ${pool.status}${pool.statusMessage ? `: ${pool.statusMessage}` : ''}`,
+        {
+          hints: ['Re-run `xpk cluster create` with the same flags to recreate it.'],
+        },
+      )
+    }
+  }
+
+  /** Polls an operation until DONE; throws its error, if any. */
+  private async waitFor(name: string, operation: GkeOperation, state: string): Promise<void> {
+    let current = operation
+    let polls = 0
+    while (current.status !== 'DONE') {
+      await this.deps.sleep(pollDelay(polls++, this.options.poll), this.options.signal)
+      this.progress(name, state)
+      current = (await this.retrying(name, () =>
+        this.deps.gke.getOperation(this.plan.project, this.plan.location, operation.name),
+      )) as GkeOperation
+    }
+    if (current.error) throw current.error
+  }
+
+  /** Polls `check` with the poll backoff until it returns true. Transient read failures are retried. */
+  private async until(name: string, check: () => Promise<boolean>): Promise<void> {
+    for (let polls = 0; !(await this.retrying(name, check)); polls++) {
+      await this.deps.sleep(pollDelay(polls, this.options.poll), this.options.signal)
+    }
+  }
+
+  /**
+   * Calls the API, retrying retryable failures with jittered backoff: up to `attempts` times, or for as long as
+   * the conflict budget lasts when another operation holds the cluster. A failure whose status is `alreadyDone`
+   * (ALREADY_EXISTS for creates, NOT_FOUND for deletes) means an earlier attempt or run got there: it resolves
+   * undefined.
+   */
+  private async retrying<T>(
+    name: string,
+    call: () => Promise<T>,
+    options: {alreadyDone?: string} = {},
+  ): Promise<T | undefined> {
+    const started = this.deps.now()
+    for (let attempt = 0; ; attempt++) {
+      if (this.options.signal.aborted) throw this.options.signal.reason
+      try {
+        return await call()
+      } catch (error) {
+        if (!(error instanceof ApiError)) throw error
+        if (options.alreadyDone !== undefined && error.status === options.alreadyDone) return undefined
+        const conflict = error.kind === 'conflict' && error.retryable
+        const withinBudget = conflict
+          ? this.deps.now() - started < this.options.conflictBudgetMs
+          : error.retryable && attempt + 1 < this.options.attempts
+        if (!withinBudget) throw error
+        const delay = jitteredDelay(conflict ? Math.min(attempt, 4) : attempt, this.options.retry, this.deps.random())
+        this.progress(name, 'retrying', `${error.status}, again in ${(delay / 1000).toFixed(1)}s`)
+        await this.deps.sleep(delay, this.options.signal)
+      }
+    }
+  }
+}
+
+function doneWord(action: string): string {
+  return {create: 'created', delete: 'deleted', wait: 'ready', none: 'ready'}[action] ?? 'done'
+}

@@ -1,0 +1,35 @@
+import {execute} from '@oclif/core'
+
+import AcceleratorDescribe from './commands/accelerator/describe.js'
+import AcceleratorList from './commands/accelerator/list.js'
+import ClusterCreate from './commands/cluster/create.js'
+import ClusterDelete from './commands/cluster/delete.js'
+import ClusterDescribe from './commands/cluster/describe.js'
+import ClusterList from './commands/cluster/list.js'
+import ConfigGet from './commands/config/get.js'
+import ConfigList from './commands/config/list.js'
+import ConfigSet from './commands/config/set.js'
+import ConfigUnset from './commands/config/unset.js'
+import Version from './commands/version.js'
+import WorkloadCreate from './commands/workload/create.js'
+
+/** Every command, by oclif id (topic:verb). oclif reads this map instead of scanning a directory. */
+export const COMMANDS = {
+  'accelerator:describe': AcceleratorDescribe,
+  'accelerator:list': AcceleratorList,
+  'cluster:create': ClusterCreate,
+  'cluster:delete': ClusterDelete,
+  'cluster:describe': ClusterDescribe,
+  'cluster:list': ClusterList,
+  'config:get': ConfigGet,
+  'config:list': ConfigList,
+  'config:set': ConfigSet,
+  'config:unset': ConfigUnset,
+  version: Version,
+  'workload:create': WorkloadCreate,
+}
+
+/** Runs the CLI with the given arguments. */
+export async function run(argv: string[]): Promise<void> {
+  await execute({args: argv, dir: import.meta.url})
+}

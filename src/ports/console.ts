@@ -1,0 +1,45 @@
+/**
+ * How services talk to the person at the terminal. Results go to stdout; everything else (progress, notes,
+ * warnings, prompts) goes to stderr so that stdout stays clean for pipes and `--json`.
+ */
+export interface Console {
+  /** Prints a result (stdout). Suppressed under `--json`, where the command's return value is the result. */
+  result(text: string): void
+  /** Prints a progress note (stderr). Suppressed by `--quiet`. */
+  info(text: string): void
+  /** Prints a warning (stderr). Never suppressed. */
+  warn(text: string): void
+  /** Prints a detail only shown with `--verbose` (stderr). */
+  debug(text: string): void
+  /**
+   * Asks a yes/no question. Resolves true without asking when the user passed `--force`.
+   * Rejects with a usage error naming `--force` when there is no terminal to ask on.
+   */
+  confirm(question: string, options: {readonly default: boolean}): Promise<boolean>
+  /** Starts a live progress display for long work; close it when done. */
+  progress(title: string): ProgressBoard
+}
+
+/** The state of one line of a progress display (one node pool, one image layer, ...). */
+export interface ProgressLine {
+  /** What the line is about, e.g. a node-pool name or a layer id. */
+  readonly label: string
+  /** A short word or phrase for the current state, e.g. "creating", "pushing". */
+  readonly state: string
+  readonly status: 'waiting' | 'running' | 'done' | 'failed'
+  /** For byte or step counts: progress so far and the expected total. */
+  readonly current?: number
+  readonly total?: number
+  /** Free text shown after the state, e.g. an error cause. */
+  readonly detail?: string
+}
+
+/** A live, multi-line progress display. On a terminal, lines redraw in place; otherwise each change is a timestamped line. */
+export interface ProgressBoard {
+  /** Adds or updates the line with this id. */
+  update(id: string, line: ProgressLine): void
+  /** Prints a one-off message above the live lines. */
+  note(text: string): void
+  /** Stops redrawing and leaves the final state on screen. */
+  close(): void
+}

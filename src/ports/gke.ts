@@ -1,0 +1,41 @@
+import type {ObservedCluster, ObservedNodePool, ServerConfig} from '../core/cluster/observed.js'
+import type {ClusterSpec, NodePoolSpec} from '../core/cluster/spec.js'
+import type {ApiError} from '../core/errors.js'
+
+export type {ObservedCluster, ObservedNodePool, ServerConfig}
+
+/** Identifies a cluster: a location is a region (xpk's clusters) or a zone (clusters made elsewhere). */
+export interface ClusterRef {
+  readonly project: string
+  readonly location: string
+  readonly name: string
+}
+
+/** A GKE long-running operation. */
+export interface GkeOperation {
+  /** Full name: projects/P/locations/L/operations/ID. */
+  readonly name: string
+  readonly type: string
+  readonly status: 'PENDING' | 'RUNNING' | 'DONE' | 'ABORTING'
+  /** Set when the operation finished with an error (stockout, quota, ...). */
+  readonly error: ApiError | null
+}
+
+/**
+ * The ClusterManager API in xpk's terms. Implementations throw {@link ApiError} (classified, with hints) for API
+ * failures and resolve `undefined` from `get*` when the resource does not exist.
+ */
+export interface GkeClient {
+  getServerConfig(project: string, location: string): Promise<ServerConfig>
+  /** All clusters of the project, or of one location. */
+  listClusters(project: string, location?: string): Promise<ObservedCluster[]>
+  getCluster(ref: ClusterRef): Promise<ObservedCluster | undefined>
+  createCluster(spec: ClusterSpec): Promise<GkeOperation>
+  deleteCluster(ref: ClusterRef): Promise<GkeOperation>
+  listNodePools(ref: ClusterRef): Promise<ObservedNodePool[]>
+  getNodePool(ref: ClusterRef, name: string): Promise<ObservedNodePool | undefined>
+  createNodePool(ref: ClusterRef, spec: NodePoolSpec): Promise<GkeOperation>
+  deleteNodePool(ref: ClusterRef, name: string): Promise<GkeOperation>
+  getOperation(project: string, location: string, name: string): Promise<GkeOperation>
+  close(): Promise<void>
+}

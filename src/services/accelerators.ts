@@ -1,0 +1,47 @@
+import {acceleratorCatalog} from '../core/catalog/catalog.js'
+import {resolveAccelerator} from '../core/catalog/lookup.js'
+import type {Accelerator, AcceleratorKind} from '../core/catalog/types.js'
+import {UsageError} from '../core/errors.js'
+import {closestMatches, orList} from '../core/suggest.js'
+
+export interface AcceleratorListOptions {
+  /** Family such as v5p, tpu7x, v5litepod (or its nickname v5e), h100-80gb, n2-standard-32. */
+  readonly family?: string
+  readonly kind?: AcceleratorKind
+  /** Also list names that are pure aliases of another, such as v5p-4x4x8 for v5p-256. */
+  readonly aliases?: boolean
+}
+
+const FAMILY_NICKNAMES: Readonly<Record<string, string>> = {v5e: 'v5litepod'}
+
+/** Lists the accelerator catalog, filtered. An unknown family is a usage error with suggestions. */
+export function listAccelerators(options: AcceleratorListOptions): Accelerator[] {
+  const all = [...acceleratorCatalog().values()]
+  let selected = all
+  if (options.family !== undefined) {
+    const family = FAMILY_NICKNAMES[options.family] ?? options.family
+    const families = [...new Set(all.map((a) => a.family))]
+    if (!families.includes(family)) {
+      throw new UsageError(
+        `--family=${options.family}: unknown family. Did you mean ${orList(closestMatches(options.family, families, 3))}?`,
+        {flag: '--family', hints: [`Families: ${families.join(', ')}.`]},
+      )
+    }
+    selected = selected.filter((a) => a.family === family)
+  }
+  if (options.kind !== undefined) selected = selected.filter((a) => a.kind === options.kind)
+  if (!options.aliases) selected = selected.filter((a) => !isPureAlias(a))
+  return selected
+}
+
+/** A second name for exactly the same slice (v5p-4x4x8 for v5p-256); v4-8x4x4 or gb200-4-nolssd are not. */
+function isPureAlias(a: Accelerator): boolean {
+  if (a.name === a.canonical) return false
+  const canonical = acceleratorCatalog().get(a.canonical)
+  return canonical !== undefined && canonical.topology === a.topology && canonical.machineType === a.machineType
+}
+
+/** Looks up one accelerator by any accepted name (unknown names are usage errors with suggestions). */
+export function describeAccelerator(name: string): Accelerator {
+  return resolveAccelerator({deviceType: name, fromArgument: true})
+}

@@ -1,0 +1,142 @@
+import {desiredClusterFromFlags, type ClusterCreateFlags, type DesiredCluster} from '../core/cluster/desired.js'
+import type {ObservedCluster} from '../core/cluster/observed.js'
+import {isDestructive, planCluster, summarize, type Plan} from '../core/cluster/plan.js'
+import {planToJson, renderPlan} from '../core/cluster/render-plan.js'
+import {chooseControlPlaneVersion, chooseNodeVersion} from '../core/cluster/versions.js'
+import {XpkError, type ErrorKind} from '../core/errors.js'
+import type {Console} from '../ports/console.js'
+import type {GkeClient} from '../ports/gke.js'
+import {applyClusterPlan, type ApplyDeps, type ApplyOptions, type StepOutcome} from '../executor/apply-cluster-plan.js'
+import {findCluster} from './cluster-lookup.js'
+
+export interface ClusterCreateOptions {
+  readonly flags: ClusterCreateFlags
+  readonly dryRun: boolean
+  /** Plan against an empty project without any network call (requires dryRun). */
+  readonly offline: boolean
+  readonly apply: Omit<ApplyOptions, 'signal'>
+}
+
+export interface ClusterCreateDeps extends Omit<ApplyDeps, 'gke'> {
+  /** Connects to GKE; never called for offline plans. */
+  readonly gke: () => Promise<GkeClient>
+  readonly signal: AbortSignal
+}
+
+export interface ClusterCreateResult {
+  readonly plan: object
+  readonly dryRun: boolean
+  readonly applied: boolean
+  readonly outcomes: readonly StepOutcome[]
+}
+
+/**
+ * `xpk cluster create`: validate, read what exists, plan, show the plan, confirm destructive steps, then apply
+ * exactly that plan. A dry run stops after showing it; an offline dry run plans as if nothing exists.
+ */
+export async function createCluster(
+  options: ClusterCreateOptions,
+  deps: ClusterCreateDeps,
+): Promise<ClusterCreateResult> {
+  let desired = desiredClusterFromFlags(options.flags)
+  const {console} = deps
+  if (options.offline) {
+    const plan = planCluster(desired, undefined)
+    console.result(renderPlan(plan))
+    console.info(
+      'Offline dry run: planned as if nothing exists; versions are chosen from the server config when applied.',
+    )
+    return {plan: planToJson(plan), dryRun: true, applied: false, outcomes: []}
+  }
+
+  const gke = await deps.gke()
+  try {
+    const spec = desired.spec
+    console.info(`Reading cluster ${spec.name} and GKE versions in ${spec.region}...`)
+    const [observed, serverConfig] = await Promise.all([
+      findCluster(gke, spec.project, spec.zone, spec.name),
+      gke.getServerConfig(spec.project, spec.region),
+    ])
+    desired = withVersions(desired, observed, serverConfig)
+    const plan = planCluster(desired, observed)
+
+    if (options.dryRun) {
+      console.result(renderPlan(plan))
+      console.info('Dry run: nothing was changed.')
+      return {plan: planToJson(plan), dryRun: true, applied: false, outcomes: []}
+    }
+    const counts = summarize(plan)
+    const waits = plan.steps.some((s) => s.wait)
+    if (counts.create + counts.recreate + counts.delete === 0 && !waits) {
+      console.info(renderPlan(plan))
+      return {plan: planToJson(plan), dryRun: false, applied: true, outcomes: []}
+    }
+    console.info(renderPlan(plan))
+    if (isDestructive(plan)) {
+      const lost = plan.steps.filter((s) => s.action === 'delete' || s.action === 'recreate').map((s) => s.name)
+      const question = `This deletes ${lost.length} node pool${lost.length === 1 ? '' : 's'} (${lost.join(', ')}) and the workloads running on them. Continue?`
+      if (!(await console.confirm(question, {default: false}))) {
+        throw new XpkError('declined', 'Nothing was changed.', {
+          hints: ['Adjust --num-slices or the type, or re-run with --force.'],
+        })
+      }
+    }
+    const result = await applyClusterPlan(plan, desired.spec, {...deps, gke}, {...options.apply, signal: deps.signal})
+    report(plan, result.outcomes, result.poolsCreated, result.poolsWanted, console)
+    if (result.interrupted) {
+      throw new XpkError('interrupted', 'Interrupted: operations already sent to GKE keep running.', {
+        hints: ['Re-run the same command to finish: it picks up what exists and does only the rest.'],
+      })
+    }
+    const failures = result.outcomes.filter((o) => o.status === 'failed' || o.status === 'skipped')
+    if (failures.length > 0) throw failureError(failures, result.poolsCreated, result.poolsWanted)
+    return {plan: planToJson(plan), dryRun: false, applied: true, outcomes: result.outcomes}
+  } finally {
+    await gke.close()
+  }
+}
+
+/** Fills in the control-plane and node versions from the server config (or the existing cluster). */
+function withVersions(
+  desired: DesiredCluster,
+  observed: ObservedCluster | undefined,
+  serverConfig: {
+    validNodeVersions: readonly string[]
+    channels: Readonly<Record<string, {defaultVersion: string; validVersions: readonly string[]}>>
+  },
+): DesiredCluster {
+  const spec = desired.spec
+  const pinned = spec.version ?? undefined
+  const channel = serverConfig.channels[spec.releaseChannel] ?? {defaultVersion: '', validVersions: []}
+  const controlPlane = observed?.version || chooseControlPlaneVersion(channel, pinned)
+  const nodeVersion = pinned ?? (controlPlane ? chooseNodeVersion(controlPlane, serverConfig.validNodeVersions) : null)
+  return {
+    ...desired,
+    spec: {...spec, version: observed ? spec.version : controlPlane || null},
+    poolTemplate: {...desired.poolTemplate, version: nodeVersion || null},
+  }
+}
+
+function report(plan: Plan, outcomes: readonly StepOutcome[], created: number, wanted: number, console: Console): void {
+  const deleted = outcomes.filter(
+    (o) => o.resource === 'nodePool' && o.action === 'delete' && o.status === 'done',
+  ).length
+  const parts = [`created ${created}/${wanted} node pools`]
+  if (deleted > 0) parts.push(`deleted ${deleted}`)
+  if (outcomes.some((o) => o.resource === 'cluster' && o.action === 'create' && o.status === 'done'))
+    parts.unshift('created the cluster')
+  console.info(`Cluster ${plan.cluster}: ${parts.join(', ')}.`)
+}
+
+/** One error for all failed steps: each failure's cause listed, hints merged, and the shared kind's exit code. */
+function failureError(failures: readonly StepOutcome[], created: number, wanted: number): XpkError {
+  const kinds = new Set(failures.map((f) => f.error?.kind ?? 'failed'))
+  const kind: ErrorKind = kinds.size === 1 ? ([...kinds][0] as ErrorKind) : 'failed'
+  const lines = failures.map((f) => `  ${f.name}: ${f.error?.message ?? 'failed'}`)
+  const hints = [...new Set(failures.flatMap((f) => f.error?.hints ?? []))]
+  return new XpkError(
+    kind,
+    `${failures.length} step${failures.length === 1 ? '' : 's'} failed (created ${created}/${wanted} node pools):\n${lines.join('\n')}`,
+    {hints: [...hints, 'Re-running the same command retries only what is missing.']},
+  )
+}

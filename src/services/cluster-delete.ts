@@ -1,0 +1,88 @@
+import {XpkError} from '../core/errors.js'
+import {pollDelay, type Backoff} from '../core/retry.js'
+import {zoneToRegion} from '../core/settings.js'
+import type {Console} from '../ports/console.js'
+import type {GkeClient} from '../ports/gke.js'
+import {findCluster} from './cluster-lookup.js'
+
+export interface ClusterDeleteOptions {
+  readonly project: string
+  readonly zone: string
+  readonly cluster: string
+  readonly dryRun: boolean
+  readonly poll: Backoff
+}
+
+export interface ClusterDeleteDeps {
+  readonly gke: () => Promise<GkeClient>
+  readonly console: Console
+  readonly sleep: (ms: number, signal: AbortSignal) => Promise<void>
+  readonly now: () => number
+  readonly signal: AbortSignal
+}
+
+export interface ClusterDeleteResult {
+  readonly cluster: string
+  readonly location: string | null
+  /** `deleted`, `absent` (nothing to do) or `planned` (dry run). */
+  readonly outcome: 'deleted' | 'absent' | 'planned'
+  readonly nodePools: readonly string[]
+}
+
+/**
+ * `xpk cluster delete`: asks for confirmation (or --force), deletes the cluster and waits for GKE to finish,
+ * with progress. A cluster that is already gone is success, with a note.
+ */
+export async function deleteCluster(
+  options: ClusterDeleteOptions,
+  deps: ClusterDeleteDeps,
+): Promise<ClusterDeleteResult> {
+  const gke = await deps.gke()
+  try {
+    const {project, zone, cluster} = options
+    const found = await findCluster(gke, project, zone, cluster)
+    if (!found) {
+      deps.console.info(
+        `Cluster ${cluster} does not exist in project ${project} (${zoneToRegion(zone) ?? zone} or ${zone}): nothing to delete.`,
+      )
+      return {cluster, location: null, outcome: 'absent', nodePools: []}
+    }
+    const pools = found.nodePools.map((p) => p.name)
+    const summary = `Delete cluster ${cluster} in ${found.location} with its ${pools.length} node pool${pools.length === 1 ? '' : 's'} (${pools.join(', ') || 'none'}) and every workload on it.`
+    if (options.dryRun) {
+      deps.console.result(`Plan: ${summary}`)
+      deps.console.info('Dry run: nothing was changed.')
+      return {cluster, location: found.location, outcome: 'planned', nodePools: pools}
+    }
+    if (!(await deps.console.confirm(`${summary} This cannot be undone. Continue?`, {default: false}))) {
+      throw new XpkError('declined', 'Nothing was deleted.')
+    }
+    const ref = {project, location: found.location, name: cluster}
+    const board = deps.console.progress(`Deleting cluster ${cluster}:`)
+    const started = deps.now()
+    try {
+      board.update(cluster, {label: cluster, state: 'deleting', status: 'running'})
+      if (found.status !== 'STOPPING') {
+        try {
+          await gke.deleteCluster(ref)
+        } catch (error) {
+          if (!(error instanceof XpkError && error.kind === 'not-found')) throw error
+        }
+      }
+      for (let poll = 0; await gke.getCluster(ref); poll++) {
+        await deps.sleep(pollDelay(poll, options.poll), deps.signal)
+        board.update(cluster, {label: cluster, state: 'deleting', status: 'running'})
+      }
+      board.update(cluster, {label: cluster, state: 'deleted', status: 'done'})
+    } catch (error) {
+      board.update(cluster, {label: cluster, state: 'failed', status: 'failed', detail: (error as Error).message})
+      throw error
+    } finally {
+      board.close()
+    }
+    deps.console.info(`Deleted cluster ${cluster} in ${Math.round((deps.now() - started) / 1000)}s.`)
+    return {cluster, location: found.location, outcome: 'deleted', nodePools: pools}
+  } finally {
+    await gke.close()
+  }
+}

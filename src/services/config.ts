@@ -1,0 +1,60 @@
+import {UsageError} from '../core/errors.js'
+import {
+  resolveSettings,
+  settingDefinition,
+  settingValueProblem,
+  SETTINGS,
+  type SettingReport,
+  type SettingKey,
+} from '../core/settings.js'
+import type {Console} from '../ports/console.js'
+import type {GcloudProperties, SettingsStore} from '../ports/settings-store.js'
+
+export interface ConfigDeps {
+  readonly store: SettingsStore
+  readonly gcloud: GcloudProperties
+  readonly env: Readonly<Record<string, string | undefined>>
+  readonly console: Console
+}
+
+export interface ConfigValue {
+  readonly key: SettingKey
+  readonly value: string | null
+}
+
+/** Saves a default after validating the key and the value. */
+export async function setConfig(key: string, value: string, deps: ConfigDeps): Promise<ConfigValue> {
+  const def = settingDefinition(key)
+  const problem = settingValueProblem(def.key, value)
+  if (problem) throw new UsageError(`Invalid value "${value}" for ${def.key}: ${problem}.`)
+  const values = await deps.store.read()
+  await deps.store.write({...values, [def.key]: value})
+  deps.console.info(`Set ${def.key} = ${value} in ${deps.store.location}.`)
+  return {key: def.key, value}
+}
+
+/** Reads one saved default (not the effective value: see `config list`). */
+export async function getConfig(key: string, deps: ConfigDeps): Promise<ConfigValue> {
+  const def = settingDefinition(key)
+  const value = (await deps.store.read())[def.key] ?? null
+  if (value === null) deps.console.info(`${def.key} is not set in ${deps.store.location}.`)
+  return {key: def.key, value}
+}
+
+/** Removes one saved default. Removing an unset key is fine. */
+export async function unsetConfig(key: string, deps: ConfigDeps): Promise<ConfigValue> {
+  const def = settingDefinition(key)
+  const values = await deps.store.read()
+  const {[def.key]: _removed, ...rest} = values
+  await deps.store.write(rest)
+  deps.console.info(`Unset ${def.key} in ${deps.store.location}.`)
+  return {key: def.key, value: null}
+}
+
+/** Every setting with its effective value (as a command without flags would see it) and where it comes from. */
+export async function listConfig(deps: ConfigDeps): Promise<SettingReport[]> {
+  const [config, gcloud] = await Promise.all([deps.store.read(), deps.gcloud.read()])
+  const resolved = resolveSettings({flags: {}, env: deps.env, config, gcloud})
+  deps.console.info(`xpk config file: ${deps.store.location}`)
+  return SETTINGS.map((def) => ({key: def.key, env: def.env, description: def.description, ...resolved[def.key]}))
+}

@@ -1,0 +1,108 @@
+import {describe, expect, it} from 'vitest'
+
+import {UsageError} from '../../../src/core/errors.js'
+import {canSkipDirectory, cleanPath, isIgnored, parseDockerignore} from '../../../src/core/image/dockerignore.js'
+
+// [name, .dockerignore text, path, ignored?]
+const cases: Array<[string, string, string, boolean]> = [
+  ['star matches at the top level', '*.md', 'README.md', true],
+  ['star does not cross directories', '*.md', 'docs/a.md', false],
+  ['double star crosses directories', '**/*.md', 'docs/deep/a.md', true],
+  ['double star also matches zero directories', '**/*.md', 'README.md', true],
+  ['a directory pattern covers what is below it', 'docs', 'docs/a/b.txt', true],
+  ['a directory pattern is not a prefix match', 'docs', 'docsx', false],
+  ['leading and trailing slashes are cleaned', '/docs/', 'docs/a.txt', true],
+  ['dot segments are cleaned', './build/../dist', 'dist/x.js', true],
+  ['dot segments are cleaned (not the original)', './build/../dist', 'build/x.js', false],
+  ['comments are skipped', '# secret.txt', 'secret.txt', false],
+  ['a hash after leading space is a pattern', ' #notes', '#notes', true],
+  ['blank lines are skipped', '\n\n  \n', 'a.txt', false],
+  ['trailing whitespace is trimmed', '*.tmp   ', 'x.tmp', true],
+  ['CRLF line endings', '*.tmp\r\n*.bak\r\n', 'y.bak', true],
+  ['an exception re-includes', '*.log\n!keep.log', 'keep.log', false],
+  ['an exception leaves others excluded', '*.log\n!keep.log', 'other.log', true],
+  ['the last matching line wins', '!keep.log\n*.log', 'keep.log', true],
+  ['an exception inside an excluded directory', 'node_modules\n!node_modules/keep', 'node_modules/keep', false],
+  ['siblings of the exception stay excluded', 'node_modules\n!node_modules/keep', 'node_modules/other', true],
+  ['an exception with a space after the bang', '*.log\n! keep.log', 'keep.log', false],
+  ['question mark is one character', 'temp?', 'temp1', true],
+  ['question mark is exactly one character', 'temp?', 'temp12', false],
+  ['question mark does not match a slash', 'a?b', 'a/b', false],
+  ['a character class', '[a-c].txt', 'b.txt', true],
+  ['outside a character class', '[a-c].txt', 'd.txt', false],
+  ['a negated character class', '[^a].txt', 'a.txt', false],
+  ['a negated character class matches others', '[^a].txt', 'b.txt', true],
+  ['an escaped star is literal', '\\*.txt', '*.txt', true],
+  ['an escaped star does not glob', '\\*.txt', 'a.txt', false],
+  ['regex characters are literal', 'a+b(c){1}$.txt', 'a+b(c){1}$.txt', true],
+  ['a dot is not a wildcard', 'a.txt', 'abtxt', false],
+  ['a lone double star matches everything', '**', 'any/thing/at/all', true],
+  ['a double star between directories', 'a/**/b', 'a/b', true],
+  ['a double star between many directories', 'a/**/b', 'a/x/y/b', true],
+  ['a double star pattern covers what is below a match', 'a/**/b', 'a/x/b/c.txt', true],
+  ['a trailing double star is a prefix', 'foo**', 'foobar/x', true],
+  ['a trailing slash double star needs the directory', 'foo/**', 'foo', false],
+  ['a trailing slash double star takes its content', 'foo/**', 'foo/x/y', true],
+  ['one directory level', '*/temp*', 'a/temporary', true],
+  ['only one directory level', '*/temp*', 'a/b/temp', false],
+  ['a hidden directory', '.git', '.git/objects/ab/cd', true],
+  ['the ignore file itself can be ignored', '.dockerignore', '.dockerignore', true],
+]
+
+describe('isIgnored', () => {
+  it.each(cases)('%s: %j vs %s', (_name, text, path, ignored) => {
+    expect(isIgnored(path, parseDockerignore(text))).toBe(ignored)
+  })
+
+  it('ignores nothing without patterns', () => {
+    expect(isIgnored('a/b', parseDockerignore(''))).toBe(false)
+  })
+})
+
+describe('parseDockerignore', () => {
+  it.each([
+    ['a lone bang', '!', /line 1/],
+    ['an unterminated class', 'ok\n[abc', /line 2/],
+    ['an empty class', '[]', /line 1/],
+    ['a trailing backslash', 'abc\\', /line 1/],
+  ])('rejects %s', (_name, text, message) => {
+    expect(() => parseDockerignore(text, 'x/.dockerignore')).toThrow(UsageError)
+    expect(() => parseDockerignore(text, 'x/.dockerignore')).toThrow(message)
+  })
+
+  it('keeps the cleaned pattern and whether it is an exception', () => {
+    expect(parseDockerignore('# c\n/a//b/\n!./c\n').patterns.map((p) => [p.pattern, p.exception])).toEqual([
+      ['a/b', false],
+      ['c', true],
+    ])
+  })
+
+  it('drops a byte-order mark', () => {
+    expect(isIgnored('a.txt', parseDockerignore('\uFEFFa.txt'))).toBe(true)
+  })
+})
+
+describe('canSkipDirectory', () => {
+  it.each([
+    ['an excluded directory without exceptions', 'node_modules', 'node_modules', true],
+    ['an included directory', 'node_modules', 'src', false],
+    ['an exception names a path below it', 'node_modules\n!node_modules/keep', 'node_modules', false],
+    ['an exception elsewhere', 'node_modules\n!src/keep', 'node_modules', true],
+    ['a wildcard exception is not looked for (as the Docker CLI does)', 'node_modules\n!**/keep', 'node_modules', true],
+  ])('%s', (_name, text, dir, skip) => {
+    expect(canSkipDirectory(dir, parseDockerignore(text))).toBe(skip)
+  })
+})
+
+describe('cleanPath', () => {
+  it.each([
+    ['', '.'],
+    ['a//b/./c/', 'a/b/c'],
+    ['a/../../b', '../b'],
+    ['/../a', '/a'],
+    ['/', '/'],
+    ['./', '.'],
+  ])('%j -> %j', (input, output) => {
+    expect(cleanPath(input)).toBe(output)
+  })
+})

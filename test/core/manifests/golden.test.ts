@@ -1,0 +1,115 @@
+import {existsSync, readFileSync, writeFileSync} from 'node:fs'
+import {fileURLToPath} from 'node:url'
+
+import {load} from 'js-yaml'
+import {describe, expect, it} from 'vitest'
+
+import type {BuildJobSetOptions} from '../../../src/core/manifests/jobset.js'
+import {buildJobSet} from '../../../src/core/manifests/jobset.js'
+import {toYaml} from '../../../src/core/manifests/to-yaml.js'
+import {aWorkloadSpec} from '../../builders/workload-spec.js'
+import type {WorkloadSpecOverrides} from '../../builders/workload-spec.js'
+import {validateJobSet} from '../../helpers/jobset-schema.js'
+
+// Regenerate with `UPDATE_GOLDENS=1 npx vitest run test/core/manifests/golden.test.ts`, then review the diff.
+const UPDATE = process.env.UPDATE_GOLDENS === '1'
+
+interface GoldenCase {
+  readonly file: string
+  /** The `xpk workload create` flags the case stands for. */
+  readonly flags: string
+  readonly spec: WorkloadSpecOverrides
+  readonly options?: BuildJobSetOptions
+}
+
+const CASES: readonly GoldenCase[] = [
+  {file: 'jobset-tpu-v5p-8.yaml', flags: '--tpu-type=v5p-8', spec: {type: 'v5p-8'}},
+  {
+    file: 'jobset-tpu-v5litepod-16-multislice.yaml',
+    flags:
+      '--tpu-type=v5litepod-16 --num-slices=4 --env LIBTPU_INIT_ARGS=--xla_tpu_enable_async_all_gather=true ' +
+      '--env ENABLE_PJRT_COMPATIBILITY=true --restart-on-exit-codes=3,5-7 --max-restarts=2 --priority=high',
+    spec: {
+      type: 'v5litepod-16',
+      numSlices: 4,
+      env: [
+        {name: 'LIBTPU_INIT_ARGS', value: '--xla_tpu_enable_async_all_gather=true'},
+        {name: 'ENABLE_PJRT_COMPATIBILITY', value: 'true'},
+      ],
+      restartOnExitCodes: [3, 5, 6, 7],
+      maxRestarts: 2,
+      priority: 'high',
+    },
+  },
+  {
+    file: 'jobset-tpu-tpu7x-8.yaml',
+    flags: '--tpu-type=tpu7x-8 --debug-dump-gcs=gs://test-bucket/dumps --enable-debug-logs',
+    spec: {type: 'tpu7x-8', debugDumpGcs: 'gs://test-bucket/dumps', enableDebugLogs: true},
+  },
+  {
+    file: 'jobset-gpu-a100-40gb-8.yaml',
+    flags: '--device-type=a100-40gb-8 --num-nodes=2 --docker-image-pull-secret=regcred --env NCCL_DEBUG=INFO',
+    spec: {
+      type: 'a100-40gb-8',
+      numNodes: 2,
+      imagePullSecret: 'regcred',
+      env: [{name: 'NCCL_DEBUG', value: 'INFO'}],
+    },
+  },
+  {
+    file: 'jobset-gpu-l4-4-topology-aware-auto.yaml',
+    flags: '--device-type=l4-4 --scheduler=gke.io/topology-aware-auto',
+    spec: {type: 'l4-4', scheduler: 'gke.io/topology-aware-auto'},
+  },
+  {
+    file: 'jobset-gpu-h100-80gb-8.yaml',
+    flags: '--device-type=h100-80gb-8 --num-nodes=2 (cluster supports topology-aware scheduling)',
+    spec: {type: 'h100-80gb-8', numNodes: 2},
+    options: {topologyAwareScheduling: true},
+  },
+  {
+    file: 'jobset-gpu-h100-mega-80gb-8.yaml',
+    flags: '--device-type=h100-mega-80gb-8 --num-nodes=2',
+    spec: {type: 'h100-mega-80gb-8', numNodes: 2},
+  },
+  {
+    file: 'jobset-gpu-h200-141gb-8.yaml',
+    flags: '--device-type=h200-141gb-8 --num-nodes=4 (cluster supports topology-aware scheduling)',
+    spec: {type: 'h200-141gb-8', numNodes: 4},
+    options: {topologyAwareScheduling: true},
+  },
+  {file: 'jobset-gpu-b200-8.yaml', flags: '--device-type=b200-8 --num-nodes=2', spec: {type: 'b200-8', numNodes: 2}},
+  {
+    file: 'jobset-gpu-gb200-4.yaml',
+    flags: '--device-type=gb200-4 --num-nodes=2 (placement policy from the cluster)',
+    spec: {type: 'gb200-4', numNodes: 2},
+    options: {extraNodeSelector: {'cloud.google.com/placement-policy-name': 'gb200-4-1x72-placement-policy'}},
+  },
+  {
+    file: 'jobset-cpu-n2-standard-32-4.yaml',
+    flags: '--device-type=n2-standard-32-4 --num-slices=2 --env JAX_PLATFORMS=cpu',
+    spec: {type: 'n2-standard-32-4', numSlices: 2, env: [{name: 'JAX_PLATFORMS', value: 'cpu'}]},
+  },
+]
+
+function goldenPath(file: string): string {
+  return fileURLToPath(new URL(`../../golden/${file}`, import.meta.url))
+}
+
+function render(c: GoldenCase): string {
+  return `# xpk workload create ${c.flags}\n${toYaml(buildJobSet(aWorkloadSpec(c.spec), c.options))}`
+}
+
+describe('JobSet goldens', () => {
+  it.each(CASES)('$file matches the builder', (c) => {
+    const path = goldenPath(c.file)
+    const actual = render(c)
+    if (UPDATE) writeFileSync(path, actual)
+    expect(existsSync(path), `${c.file} is missing; run with UPDATE_GOLDENS=1`).toBe(true)
+    expect(actual).toBe(readFileSync(path, 'utf8'))
+  })
+
+  it.each(CASES)('$file is a valid JobSet v1alpha2', (c) => {
+    expect(validateJobSet(load(readFileSync(goldenPath(c.file), 'utf8')))).toEqual([])
+  })
+})
