@@ -1,7 +1,7 @@
 import {desiredClusterFromFlags, type ClusterCreateFlags, type DesiredCluster} from '../core/cluster/desired.js'
 import type {ObservedCluster} from '../core/cluster/observed.js'
 import {isDestructive, planCluster, summarize, type Plan} from '../core/cluster/plan.js'
-import {planToJson, renderPlan} from '../core/cluster/render-plan.js'
+import {planToJson, renderPlan, type PlanJson} from '../core/cluster/render-plan.js'
 import {chooseControlPlaneVersion, chooseNodeVersion} from '../core/cluster/versions.js'
 import {XpkError, type ErrorKind} from '../core/errors.js'
 import type {Console} from '../ports/console.js'
@@ -23,8 +23,8 @@ export interface ClusterCreateDeps extends Omit<ApplyDeps, 'gke'> {
   readonly signal: AbortSignal
 }
 
-export interface ClusterCreateResult {
-  readonly plan: object
+/** The plan as data (`steps` etc., see planToJson) plus what was applied. */
+export interface ClusterCreateResult extends PlanJson {
   readonly dryRun: boolean
   readonly applied: boolean
   readonly outcomes: readonly StepOutcome[]
@@ -46,7 +46,7 @@ export async function createCluster(
     console.info(
       'Offline dry run: planned as if nothing exists; versions are chosen from the server config when applied.',
     )
-    return {plan: planToJson(plan), dryRun: true, applied: false, outcomes: []}
+    return {...planToJson(plan), dryRun: true, applied: false, outcomes: []}
   }
 
   const gke = await deps.gke()
@@ -63,13 +63,13 @@ export async function createCluster(
     if (options.dryRun) {
       console.result(renderPlan(plan))
       console.info('Dry run: nothing was changed.')
-      return {plan: planToJson(plan), dryRun: true, applied: false, outcomes: []}
+      return {...planToJson(plan), dryRun: true, applied: false, outcomes: []}
     }
     const counts = summarize(plan)
     const waits = plan.steps.some((s) => s.wait)
     if (counts.create + counts.recreate + counts.delete === 0 && !waits) {
       console.info(renderPlan(plan))
-      return {plan: planToJson(plan), dryRun: false, applied: true, outcomes: []}
+      return {...planToJson(plan), dryRun: false, applied: true, outcomes: []}
     }
     console.info(renderPlan(plan))
     if (isDestructive(plan)) {
@@ -90,7 +90,7 @@ export async function createCluster(
     }
     const failures = result.outcomes.filter((o) => o.status === 'failed' || o.status === 'skipped')
     if (failures.length > 0) throw failureError(failures, result.poolsCreated, result.poolsWanted)
-    return {plan: planToJson(plan), dryRun: false, applied: true, outcomes: result.outcomes}
+    return {...planToJson(plan), dryRun: false, applied: true, outcomes: result.outcomes}
   } finally {
     await gke.close()
   }

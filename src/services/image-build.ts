@@ -289,12 +289,16 @@ async function build(
           return
         }
         if (progress.running === null) {
-          for (let n = event.step + 1; n <= event.steps; n++) show({...event, step: n}, 'waiting', 'waiting')
+          // Lay out every step at once, in order, so the display does not grow line by line.
+          for (let n = 1; n <= event.steps; n++) {
+            if (n === event.step) show(event, event.instruction, 'running')
+            else show({...event, step: n}, 'waiting', 'waiting')
+          }
         } else {
           show(progress.running, progress.running.instruction, 'done')
+          show(event, event.instruction, 'running')
         }
         progress.running = event
-        show(event, event.instruction, 'running')
       },
     )
     const last = outcome.ok ? progress.running : outcome.failure.step

@@ -50,8 +50,22 @@ export function renderPlan(plan: Plan): string {
   return lines.join('\n')
 }
 
-/** The plan as data for `--json`: {steps:[{action, resource, name, reason, spec}]}, node-pool specs flattened. */
-export function planToJson(plan: Plan): object {
+/** A plan as `--json` prints it. */
+export interface PlanJson {
+  readonly project: string
+  readonly location: string
+  readonly cluster: string
+  readonly steps: readonly {
+    readonly action: PlanAction
+    readonly resource: 'cluster' | 'nodePool'
+    readonly name: string
+    readonly reason: string
+    readonly spec: object | null
+  }[]
+}
+
+/** The plan as data for `--json`: {steps:[{action, resource, name, reason, spec}]}, placement as a string. */
+export function planToJson(plan: Plan): PlanJson {
   return {
     project: plan.project,
     location: plan.location,

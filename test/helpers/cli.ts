@@ -1,0 +1,76 @@
+import {spawn, type ChildProcess} from 'node:child_process'
+import {existsSync, mkdtempSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {dirname, join, resolve} from 'node:path'
+import {fileURLToPath} from 'node:url'
+
+export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
+const BIN = join(REPO_ROOT, 'bin/run.js')
+
+export interface CliResult {
+  readonly code: number | null
+  readonly signal: NodeJS.Signals | null
+  readonly stdout: string
+  readonly stderr: string
+}
+
+export interface CliOptions {
+  /** Extra environment; the base isolates the run from the developer's config, gcloud and credentials. */
+  readonly env?: Record<string, string | undefined>
+  /** Written to stdin, which is then closed (stdin is never a terminal here). */
+  readonly input?: string
+  readonly cwd?: string
+  readonly timeoutMs?: number
+}
+
+/** A clean environment for the CLI: no user config, no gcloud config, no metadata server, fast polling. */
+export function isolatedEnv(extra: Record<string, string | undefined> = {}): Record<string, string> {
+  const env: Record<string, string | undefined> = {
+    PATH: process.env.PATH,
+    HOME: mkdtempSync(join(tmpdir(), 'xpk-home-')),
+    XDG_CONFIG_HOME: mkdtempSync(join(tmpdir(), 'xpk-config-')),
+    CLOUDSDK_CONFIG: join(tmpdir(), 'xpk-no-gcloud-config'),
+    METADATA_SERVER_DETECTION: 'none',
+    GCE_METADATA_HOST: '127.0.0.1:9',
+    GCE_METADATA_IP: '127.0.0.1:9',
+    NO_COLOR: '1',
+    XPK_POLL_INTERVAL_MS: '20',
+    XPK_RETRY_INTERVAL_MS: '20',
+    DOCKER_HOST: process.env.DOCKER_HOST,
+    ...extra,
+  }
+  return Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined))
+}
+
+/** Starts the built CLI (`bin/run.js` on this Node) as a subprocess. */
+export function startCli(
+  args: readonly string[],
+  options: CliOptions = {},
+): {child: ChildProcess; done: Promise<CliResult>} {
+  if (!existsSync(join(REPO_ROOT, 'dist/xpk.js'))) {
+    throw new Error('dist/xpk.js is missing: run `npm run build` (npm test does it for you).')
+  }
+  const child = spawn(process.execPath, [BIN, ...args], {
+    cwd: options.cwd ?? REPO_ROOT,
+    env: options.env ?? isolatedEnv(),
+    stdio: ['pipe', 'pipe', 'pipe'],
+  })
+  let stdout = ''
+  let stderr = ''
+  child.stdout!.on('data', (d) => (stdout += d))
+  child.stderr!.on('data', (d) => (stderr += d))
+  child.stdin!.end(options.input ?? '')
+  const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 60_000)
+  const done = new Promise<CliResult>((resolveDone) => {
+    child.on('close', (code, signal) => {
+      clearTimeout(timer)
+      resolveDone({code, signal, stdout, stderr})
+    })
+  })
+  return {child, done}
+}
+
+/** Runs the built CLI to completion. */
+export function runCli(args: readonly string[], options: CliOptions = {}): Promise<CliResult> {
+  return startCli(args, options).done
+}
