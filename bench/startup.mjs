@@ -20,8 +20,8 @@ const env = {
 
 const cases = [
   ['node -e 0', ['-e', '0']],
-  ['xpk --help', [bin, '--help']],
-  ['xpk accelerator list', [bin, 'accelerator', 'list']],
+  ['xpk --help', ['--', bin, '--help']],
+  ['xpk accelerator list', ['--', bin, 'accelerator', 'list']],
   [
     'xpk workload create --dry-run --offline',
     [

@@ -1,4 +1,6 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --
+// The `--` above matters: Node scans the whole command line for its own --env-file option, even after the script
+// path, so `xpk workload create --env-file f` would otherwise be swallowed (and fail) inside Node itself.
 import module from 'node:module'
 
 // Cache compiled bytecode between runs: start-up time is a feature of this CLI.

@@ -1,4 +1,4 @@
-import {createInterface} from 'node:readline/promises'
+import {createInterface} from 'node:readline'
 
 import {UsageError} from '../core/errors.js'
 import type {Console, ProgressBoard, ProgressLine} from '../ports/console.js'
@@ -30,8 +30,9 @@ export class TerminalConsole implements Console {
     this.stderr = options.stderr ?? process.stderr
   }
 
-  result(text: string): void {
+  result(output: string | (() => string)): void {
     if (this.options.json) return
+    const text = typeof output === 'function' ? output() : output
     this.stdout.write(text.endsWith('\n') ? text : `${text}\n`)
   }
 
@@ -57,10 +58,16 @@ export class TerminalConsole implements Console {
         hints: ['Re-run with --force to proceed without a prompt (after checking the plan with --dry-run).'],
       })
     }
-    const rl = createInterface({input: stdin, output: this.stderr})
+    // Lines are read as a stream so answers typed ahead (or piped through a pty) are not lost between questions.
+    const rl = createInterface({input: stdin, terminal: false})
+    const lines = rl[Symbol.asyncIterator]()
     try {
       for (;;) {
-        const answer = (await rl.question(`${question} ${options.default ? '(Y/n)' : '(y/N)'}: `)).trim().toLowerCase()
+        this.stderr.write(`${question} ${options.default ? '(Y/n)' : '(y/N)'}: `)
+        const next = await lines.next()
+        // End of input (Ctrl-D) takes the default, which is "no" for anything destructive.
+        if (next.done) return options.default
+        const answer = String(next.value).trim().toLowerCase()
         if (answer === '') return options.default
         if (answer === 'y' || answer === 'yes') return true
         if (answer === 'n' || answer === 'no') return false

@@ -56,6 +56,11 @@ export abstract class XpkCommand extends Command {
     return super.finally(error)
   }
 
+  /** JSON goes out plain (no colour codes, no highlighting pass): it is for programs, and big lists stay fast. */
+  override logJson(json: unknown): void {
+    process.stdout.write(`${JSON.stringify(json, null, 2)}\n`)
+  }
+
   protected override async catch(error: Error & {oclif?: {exit?: number}}): Promise<never> {
     if (error instanceof Errors.ExitError) throw error
     const typed = toXpkError(error, this.id ?? '')

@@ -3,8 +3,11 @@
  * warnings, prompts) goes to stderr so that stdout stays clean for pipes and `--json`.
  */
 export interface Console {
-  /** Prints a result (stdout). Suppressed under `--json`, where the command's return value is the result. */
-  result(text: string): void
+  /**
+   * Prints a result (stdout). Suppressed under `--json`, where the command's return value is the result; pass a
+   * function to skip rendering altogether in that case.
+   */
+  result(text: string | (() => string)): void
   /** Prints a progress note (stderr). Suppressed by `--quiet`. */
   info(text: string): void
   /** Prints a warning (stderr). Never suppressed. */

@@ -50,7 +50,7 @@ export function startCli(
   if (!existsSync(join(REPO_ROOT, 'dist/xpk.js'))) {
     throw new Error('dist/xpk.js is missing: run `npm run build` (npm test does it for you).')
   }
-  const child = spawn(process.execPath, [BIN, ...args], {
+  const child = spawn(process.execPath, ['--', BIN, ...args], {
     cwd: options.cwd ?? REPO_ROOT,
     env: options.env ?? isolatedEnv(),
     stdio: ['pipe', 'pipe', 'pipe'],

@@ -16,7 +16,7 @@ export default class AcceleratorDescribe extends XpkCommand {
     const {describeAccelerator} = await import('../../services/accelerators.js')
     const {renderAcceleratorDetails} = await import('../../core/render/accelerators.js')
     const accelerator = describeAccelerator(args.type)
-    this.console.result(renderAcceleratorDetails(accelerator))
+    this.console.result(() => renderAcceleratorDetails(accelerator))
     return accelerator
   }
 }

@@ -26,7 +26,7 @@ export default class AcceleratorList extends XpkCommand {
       kind: flags.kind as 'TPU' | 'GPU' | 'CPU' | undefined,
       aliases: flags.aliases,
     })
-    this.console.result(renderAcceleratorTable(accelerators))
+    this.console.result(() => renderAcceleratorTable(accelerators))
     return accelerators
   }
 }

@@ -26,7 +26,7 @@ export default class ClusterDescribe extends XpkCommand {
       },
       {gke: context.gkeConnector(settings)},
     )
-    this.console.result(renderClusterDetails(cluster))
+    this.console.result(() => renderClusterDetails(cluster))
     return cluster
   }
 }

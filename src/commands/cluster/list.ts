@@ -24,7 +24,7 @@ export default class ClusterList extends XpkCommand {
       {project: requireSetting(settings, 'project'), zone: flags.zone},
       {gke: context.gkeConnector(settings)},
     )
-    this.console.result(renderClusterList(clusters))
+    this.console.result(() => renderClusterList(clusters))
     return clusters
   }
 }

@@ -14,7 +14,7 @@ export default class ConfigList extends XpkCommand {
       import('../../core/render/config.js'),
     ])
     const entries = await listConfig(await configDeps(this.console))
-    this.console.result(renderConfigList(entries))
+    this.console.result(() => renderConfigList(entries))
     return entries
   }
 }

@@ -1,39 +1,18 @@
-import Table from 'cli-table3'
-
 /**
- * Renders rows as a borderless, kubectl-style table: upper-case headers, columns separated by three spaces, no
- * colour codes (cli-table3 adds them by default even when stdout is not a terminal).
+ * Renders rows as a borderless, kubectl-style table: upper-case headers, columns separated by three spaces.
+ * Written here rather than with cli-table3, whose layout pass is quadratic: `xpk accelerator list` (1,700 rows)
+ * took 1.3 s with it and takes milliseconds this way.
  */
-export function renderTable(
-  headers: readonly string[],
-  rows: readonly (readonly (string | number | null)[])[],
-): string {
-  const table = new Table({
-    head: headers.map((h) => h.toUpperCase()),
-    chars: {
-      top: '',
-      'top-mid': '',
-      'top-left': '',
-      'top-right': '',
-      bottom: '',
-      'bottom-mid': '',
-      'bottom-left': '',
-      'bottom-right': '',
-      left: '',
-      'left-mid': '',
-      mid: '',
-      'mid-mid': '',
-      right: '',
-      'right-mid': '',
-      middle: '   ',
-    },
-    style: {head: [], border: [], 'padding-left': 0, 'padding-right': 0},
-  })
-  for (const row of rows) table.push(row.map((cell) => (cell === null ? '-' : String(cell))))
-  return table
-    .toString()
-    .split('\n')
-    .map((line) => line.trimEnd())
+export function renderTable(headers: readonly string[], rows: readonly (readonly (string | number | null)[])[]): string {
+  const cells = [headers.map((h) => h.toUpperCase()), ...rows.map((row) => row.map((c) => (c === null ? '-' : String(c))))]
+  const widths = headers.map((_, column) => Math.max(...cells.map((row) => (row[column] ?? '').length)))
+  return cells
+    .map((row) =>
+      row
+        .map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column])))
+        .join('   ')
+        .trimEnd(),
+    )
     .join('\n')
 }
 

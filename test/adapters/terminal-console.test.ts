@@ -1,0 +1,142 @@
+import {PassThrough, Writable} from 'node:stream'
+import {describe, expect, it} from 'vitest'
+
+import {TerminalConsole, type TerminalConsoleOptions} from '../../src/adapters/terminal-console.js'
+import {UsageError} from '../../src/core/errors.js'
+
+class Capture extends Writable {
+  text = ''
+  isTTY = false
+  rows = 24
+  columns = 120
+  override _write(chunk: Buffer, _encoding: string, done: () => void): void {
+    this.text += chunk.toString()
+    done()
+  }
+}
+
+function consoleWith(options: TerminalConsoleOptions = {}) {
+  const stdout = new Capture()
+  const stderr = new Capture()
+  const terminal = new TerminalConsole({stdout, stderr, now: () => new Date('2026-11-21T10:00:00.000Z'), ...options})
+  return {terminal, stdout, stderr}
+}
+
+function ttyInput(answers: string): NodeJS.ReadableStream & {isTTY: boolean} {
+  const input = new PassThrough() as PassThrough & {isTTY: boolean}
+  input.isTTY = true
+  input.end(answers)
+  return input
+}
+
+describe('TerminalConsole output discipline', () => {
+  it('puts results on stdout and everything else on stderr', () => {
+    const {terminal, stdout, stderr} = consoleWith({verbose: true})
+    terminal.result('RESULT')
+    terminal.info('note')
+    terminal.warn('careful')
+    terminal.debug('detail')
+    expect(stdout.text).toBe('RESULT\n')
+    expect(stderr.text).toBe('note\nWarning: careful\ndetail\n')
+  })
+
+  it('drops results under --json, notes under --quiet and details without --verbose', () => {
+    const {terminal, stdout, stderr} = consoleWith({json: true, quiet: true})
+    terminal.result('RESULT')
+    terminal.info('note')
+    terminal.debug('detail')
+    terminal.warn('careful')
+    expect(stdout.text).toBe('')
+    expect(stderr.text).toBe('Warning: careful\n')
+  })
+})
+
+describe('TerminalConsole.confirm', () => {
+  it('says yes without asking under --force', async () => {
+    const {terminal, stderr} = consoleWith({force: true, stdin: ttyInput('')})
+    await expect(terminal.confirm('Delete?', {default: false})).resolves.toBe(true)
+    expect(stderr.text).toBe('')
+  })
+
+  it('refuses without a terminal, naming --force', async () => {
+    const stdin = new PassThrough() as PassThrough & {isTTY?: boolean}
+    const {terminal} = consoleWith({stdin})
+    const error = await terminal.confirm('Delete 2 node pools?', {default: false}).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(UsageError)
+    expect((error as UsageError).flag).toBe('--force')
+    expect((error as UsageError).message).toContain('Delete 2 node pools?')
+  })
+
+  it.each([
+    ['y\n', false, true],
+    ['YES\n', false, true],
+    ['n\n', true, false],
+    ['\n', false, false],
+    ['\n', true, true],
+  ])('answer %j with default %s gives %s', async (answer, fallback, expected) => {
+    const {terminal, stderr} = consoleWith({stdin: ttyInput(answer)})
+    await expect(terminal.confirm('Continue?', {default: fallback})).resolves.toBe(expected)
+    expect(stderr.text).toContain(fallback ? 'Continue? (Y/n): ' : 'Continue? (y/N): ')
+  })
+
+  it('takes the default when input ends without an answer (Ctrl-D)', async () => {
+    const {terminal} = consoleWith({stdin: ttyInput('')})
+    await expect(terminal.confirm('Delete?', {default: false})).resolves.toBe(false)
+  })
+
+  it('asks again after an answer that is neither yes nor no', async () => {
+    const {terminal, stderr} = consoleWith({stdin: ttyInput('maybe\nno\n')})
+    await expect(terminal.confirm('Continue?', {default: true})).resolves.toBe(false)
+    expect(stderr.text).toContain('Please answer yes or no (y/n).')
+  })
+})
+
+describe('TerminalConsole.progress', () => {
+  it('prints a timestamped line per state change when stderr is not a terminal', () => {
+    const {terminal, stderr} = consoleWith()
+    const board = terminal.progress('Creating node pools:')
+    board.update('np-0', {label: 'np-0', state: 'creating', status: 'running'})
+    board.update('np-0', {label: 'np-0', state: 'creating', status: 'running', current: 10, total: 100})
+    board.update('np-0', {label: 'np-0', state: 'created', status: 'done'})
+    board.close()
+    expect(stderr.text).toBe(
+      'Creating node pools:\n2026-11-21T10:00:00Z  np-0  creating\n2026-11-21T10:00:00Z  np-0  created\n',
+    )
+  })
+
+  it('prints only failures under --quiet', () => {
+    const {terminal, stderr} = consoleWith({quiet: true})
+    const board = terminal.progress('Creating node pools:')
+    board.update('np-0', {label: 'np-0', state: 'created', status: 'done'})
+    board.update('np-1', {label: 'np-1', state: 'failed', status: 'failed', detail: 'stockout'})
+    board.close()
+    expect(stderr.text).toBe('2026-11-21T10:00:00Z  np-1  failed  stockout\n')
+  })
+
+  it('redraws lines in place on a terminal and leaves the final state', () => {
+    const {terminal, stderr} = consoleWith({live: true})
+    const board = terminal.progress('Pushing:')
+    board.update('a', {label: 'layer-a', state: 'pushing', status: 'running', current: 150, total: 100})
+    board.update('b', {label: 'layer-b', state: 'waiting', status: 'waiting'})
+    board.close()
+    expect(stderr.text).toContain('Pushing:\n')
+    expect(stderr.text).toMatch(/layer-a\s+pushing\s+0s \[=+\] 100%/)
+    expect(stderr.text).toMatch(/· layer-b\s+waiting/)
+  })
+
+  it('summarises when there are more lines than the terminal has rows', () => {
+    const {terminal, stderr} = consoleWith({live: true})
+    ;(stderr as Capture).rows = 6
+    const board = terminal.progress('Creating:')
+    for (let i = 0; i < 10; i++)
+      board.update(`np-${i}`, {
+        label: `np-${i}`,
+        state: i < 7 ? 'created' : 'creating',
+        status: i < 7 ? 'done' : 'running',
+      })
+    board.close()
+    const lastFrame = stderr.text.split('\x1b[0J').at(-1)!
+    expect(lastFrame).toContain('7 done, 3 running, 0 waiting, 0 failed (of 10)')
+    expect(lastFrame).not.toContain('np-0 ')
+  })
+})
