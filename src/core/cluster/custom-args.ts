@@ -61,7 +61,7 @@ const HANDLERS: Readonly<Record<string, Handler>> = {
     apply: (f, v, fail) => {
       const taints: Taint[] = v.split(',').map((item) => {
         const match = /^([^=:]+)=([^:]*):(\w+)$/.exec(item)
-        const effect = match ? TAINT_EFFECTS[match[3] as keyof typeof TAINT_EFFECTS] : undefined
+        const effect = match && Object.hasOwn(TAINT_EFFECTS, match[3]) ? TAINT_EFFECTS[match[3] as keyof typeof TAINT_EFFECTS] : undefined
         if (!match || !effect)
           return fail(`"${item}" is not KEY=VALUE:EFFECT (EFFECT: NoSchedule, PreferNoSchedule, NoExecute)`)
         return {key: match[1], value: match[2], effect}
@@ -141,8 +141,9 @@ export function parseCustomNodePoolArguments(text: string | undefined, flag: str
     const fail = (why: string): never => {
       throw new UsageError(`${flag}: --${name}: ${why}.`, {flag})
     }
-    if (OWNED_BY_XPK[name]) fail(`xpk sets this itself; ${OWNED_BY_XPK[name]}`)
-    const handler = HANDLERS[name]
+    // Own keys only: a flag named like an Object.prototype member (--constructor) must not match.
+    if (Object.hasOwn(OWNED_BY_XPK, name)) fail(`xpk sets this itself; ${OWNED_BY_XPK[name]}`)
+    const handler = Object.hasOwn(HANDLERS, name) ? HANDLERS[name] : undefined
     if (!handler) {
       const close = closestMatches(name, Object.keys(HANDLERS), 3).map((n) => `--${n}`)
       throw new UsageError(`${flag}: --${name} cannot be mapped to the GKE API by xpk.`, {

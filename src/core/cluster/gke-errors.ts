@@ -38,7 +38,8 @@ export const GRPC_STATUS = [
 const STOCKOUT =
   /does not have enough resources|lack of capacity|ZONE_RESOURCE_POOL_EXHAUSTED|stockout|resource pool exhausted|Requested resource is exhausted|out of capacity/i
 const RATE_LIMIT = /rate limit|per minute|per second|too many requests|quota metric '?[\w.]*requests/i
-const IN_PROGRESS = /operation|incompatible|currently|in progress|try again|is not ready|retry/i
+const IN_PROGRESS =
+  /incompatible operation|another operation|operation [\w-]+ is (currently|in progress)|currently (creating|deleting|updating|upgrading|running)|in progress|try again|is not ready/i
 
 interface Classified {
   readonly kind: ErrorKind

@@ -9,9 +9,10 @@ export interface GkeVersion {
 
 /** Parses `major.minor.patch[-gke.build]`; undefined when the text is not a GKE version. */
 export function parseGkeVersion(text: string): GkeVersion | undefined {
-  const match = /^(\d+)\.(\d+)\.(\d+)(?:-gke\.(\d+))?$/.exec(text.trim())
+  const trimmed = text.trim()
+  const match = /^(\d+)\.(\d+)\.(\d+)(?:-gke\.(\d+))?$/.exec(trimmed)
   if (!match) return undefined
-  return {text, parts: [Number(match[1]), Number(match[2]), Number(match[3]), Number(match[4] ?? 0)]}
+  return {text: trimmed, parts: [Number(match[1]), Number(match[2]), Number(match[3]), Number(match[4] ?? 0)]}
 }
 
 /** Orders versions numerically (1.35.10 after 1.35.9, which string comparison gets wrong). */

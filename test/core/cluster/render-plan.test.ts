@@ -1,0 +1,277 @@
+import {existsSync, readFileSync, writeFileSync} from 'node:fs'
+import {fileURLToPath} from 'node:url'
+
+import {describe, expect, it} from 'vitest'
+
+import type {ObservedCluster} from '../../../src/core/cluster/observed.js'
+import {planCluster, type Plan} from '../../../src/core/cluster/plan.js'
+import {describeNodePool, planToJson, renderPlan} from '../../../src/core/cluster/render-plan.js'
+import type {ClusterCreateFlags} from '../../../src/core/cluster/desired.js'
+import {aMatchingPool, anObservedCluster, anObservedPool, desiredFor} from '../../builders/observed.js'
+
+// Regenerate with `UPDATE_GOLDENS=1 npx vitest run test/core/cluster/render-plan.test.ts`, then review the diff.
+const UPDATE = process.env.UPDATE_GOLDENS === '1'
+
+interface GoldenCase {
+  readonly file: string
+  /** The `xpk cluster create` flags the case stands for (project, zone and cluster come from the builder). */
+  readonly flags: string
+  /** What GKE reports before the run. */
+  readonly state: string
+  readonly plan: () => Plan
+}
+
+const v5p16 = desiredFor({numSlices: 2})
+
+const CASES: readonly GoldenCase[] = [
+  {
+    file: 'fresh-v5p-16-2-slices-spot.txt',
+    flags: '--tpu-type=v5p-16 --num-slices=2 --spot',
+    state: 'no cluster',
+    plan: () => planCluster(v5p16, undefined),
+  },
+  {
+    file: 'fresh-gb200-4-flex-private-pinned.txt',
+    flags: '--device-type=gb200-4 --num-nodes=4 --flex --private --gke-version=1.35.1-gke.1000000',
+    state: 'no cluster',
+    plan: () =>
+      planCluster(
+        desiredFor({deviceType: 'gb200-4', numNodes: 4, flex: true, private: true, gkeVersion: '1.35.1-gke.1000000'}),
+        undefined,
+      ),
+  },
+  {
+    file: 'resize-mix-with-foreign-pools.txt',
+    flags: '--tpu-type=v5p-16 --num-slices=4 --reservation=r1,r2',
+    state:
+      'np-0 on r1, np-1 ERROR, np-2 spot, np-4 provisioning on r2, np-5 stopping, np-7 on r1, ' +
+      'default-pool, demo-gpu',
+    plan: () => {
+      const desired = desiredFor({numSlices: 4, reservation: 'r1,r2'})
+      const cluster: ObservedCluster = anObservedCluster({
+        nodePools: [
+          anObservedPool({name: 'default-pool', machineType: 'e2-standard-16', nodeCount: 6, tpuTopology: null}),
+          aMatchingPool(desired, 'demo-np-0'),
+          aMatchingPool(desired, 'demo-np-1', {status: 'ERROR', statusMessage: 'Instance group has no instances'}),
+          aMatchingPool(desired, 'demo-np-2', {capacity: 'spot', reservation: null}),
+          aMatchingPool(desired, 'demo-np-4', {status: 'PROVISIONING', reservation: 'r2'}),
+          aMatchingPool(desired, 'demo-np-5', {status: 'STOPPING'}),
+          aMatchingPool(desired, 'demo-np-7'),
+          anObservedPool({name: 'demo-gpu', machineType: 'a3-highgpu-8g', tpuTopology: null}),
+        ],
+      })
+      return planCluster(desired, cluster)
+    },
+  },
+  {
+    file: 'grow-on-reservations.txt',
+    flags: '--tpu-type=v5p-16 --num-slices=4 --reservation=r1,projects/other-project/reservations/r2',
+    state: 'np-0 on r1, default-pool',
+    plan: () => {
+      const desired = desiredFor({numSlices: 4, reservation: 'r1,projects/other-project/reservations/r2'})
+      return planCluster(
+        desired,
+        anObservedCluster({
+          nodePools: [anObservedPool({name: 'default-pool', tpuTopology: null}), aMatchingPool(desired, 'demo-np-0')],
+        }),
+      )
+    },
+  },
+  {
+    file: 'type-change-v5p-16-to-v6e-16.txt',
+    flags: '--tpu-type=v6e-16 --num-slices=2 --spot',
+    state: 'two matching v5p-16 spot pools',
+    plan: () =>
+      planCluster(
+        desiredFor({tpuType: 'v6e-16', numSlices: 2}),
+        anObservedCluster({nodePools: [aMatchingPool(v5p16, 'demo-np-0'), aMatchingPool(v5p16, 'demo-np-1')]}),
+      ),
+  },
+  {
+    file: 'no-changes.txt',
+    flags: '--tpu-type=v5p-16 --num-slices=2 --spot',
+    state: 'two matching pools',
+    plan: () =>
+      planCluster(
+        v5p16,
+        anObservedCluster({nodePools: [aMatchingPool(v5p16, 'demo-np-1'), aMatchingPool(v5p16, 'demo-np-0')]}),
+      ),
+  },
+]
+
+function goldenPath(file: string): string {
+  return fileURLToPath(new URL(`../../golden/plans/${file}`, import.meta.url))
+}
+
+function render(c: GoldenCase): string {
+  return `# xpk cluster create ${c.flags}\n# observed: ${c.state}\n${renderPlan(c.plan())}\n`
+}
+
+describe('renderPlan goldens', () => {
+  it.each(CASES)('$file matches the renderer', (c) => {
+    const path = goldenPath(c.file)
+    const actual = render(c)
+    if (UPDATE) writeFileSync(path, actual)
+    expect(existsSync(path), `${c.file} is missing; run with UPDATE_GOLDENS=1`).toBe(true)
+    expect(actual).toBe(readFileSync(path, 'utf8'))
+  })
+})
+
+describe('renderPlan', () => {
+  it('aligns the step columns to the longest name', () => {
+    const longest = 'a-much-longer-pool'
+    const text = renderPlan(planCluster(v5p16, anObservedCluster({nodePools: [anObservedPool({name: longest})]})))
+    const lines = text.split('\n').slice(1, -1)
+    expect(lines).toHaveLength(4)
+    // "  " + symbol(3) + " " + action(8) + " " + resource(8) + " " + name(padded) + "  " + detail
+    const detailAt = 2 + 3 + 1 + 8 + 1 + 8 + 1 + longest.length + 2
+    for (const line of lines) {
+      expect(line).toMatch(
+        /^ {2}(\+ {2}|- {2}|-\/\+|= {2}) (create {2}|delete {2}|recreate|none {4}) (cluster |nodepool) \S/,
+      )
+      expect(line.slice(detailAt - 2, detailAt)).toBe('  ')
+      expect(line[detailAt]).not.toBe(' ')
+    }
+  })
+
+  it('ends with a summary of changes, or says there are none', () => {
+    expect(renderPlan(planCluster(v5p16, undefined)).split('\n').at(-1)).toBe('Summary: 3 to create, 0 unchanged.')
+    const unchanged = anObservedCluster({
+      nodePools: [aMatchingPool(v5p16, 'demo-np-0'), aMatchingPool(v5p16, 'demo-np-1')],
+    })
+    expect(renderPlan(planCluster(v5p16, unchanged)).split('\n').at(-1)).toBe(
+      'No changes: the cluster already matches.',
+    )
+  })
+
+  it('opens with the cluster, project and location', () => {
+    expect(renderPlan(planCluster(v5p16, undefined)).split('\n')[0]).toBe(
+      'Plan for cluster demo (project test-project, us-central2):',
+    )
+  })
+})
+
+describe('describeNodePool', () => {
+  const spec = (flags: ClusterCreateFlags, reservation: string | null = null) => ({
+    ...desiredFor(flags).poolTemplate,
+    name: 'demo-np-0',
+    reservation,
+  })
+
+  it.each<{case: string; flags: ClusterCreateFlags; reservation?: string; text: string}>([
+    {case: 'multi-host TPU, spot', flags: {}, text: 'ct5p-hightpu-4t x2, compact 2x2x2, spot'},
+    {
+      case: 'single-host TPU, on demand',
+      flags: {tpuType: 'v5p-8', onDemand: true},
+      text: 'ct5p-hightpu-4t x1, on-demand',
+    },
+    {
+      case: 'TPU on a reservation',
+      flags: {reservation: 'r1'},
+      reservation: 'r1',
+      text: 'ct5p-hightpu-4t x2, compact 2x2x2, reservation r1',
+    },
+    {
+      case: 'tpu7x with a workload policy, flex',
+      flags: {tpuType: 'tpu7x-16', flex: true},
+      text: 'tpu7x-standard-4t x0, policy tpu7x-16-2x2x2-placement-policy, flex, scales 0-2',
+    },
+    {
+      case: 'GPU',
+      flags: {deviceType: 'h100-80gb-8', numNodes: 4},
+      text: 'a3-highgpu-8g x4, 8x nvidia-h100-80gb, spot',
+    },
+    {case: 'CPU', flags: {deviceType: 'n2-standard-32-4'}, text: 'n2-standard-32 x4, spot'},
+  ])('$case', ({flags, reservation, text}) => {
+    expect(describeNodePool(spec(flags, reservation ?? null))).toBe(text)
+  })
+})
+
+describe('planToJson', () => {
+  const fresh = planCluster(v5p16, undefined)
+
+  it('keeps project, location and cluster, and gives every step action, resource, name, reason and spec', () => {
+    const json = planToJson(fresh)
+    expect(json).toMatchObject({project: 'test-project', location: 'us-central2', cluster: 'demo'})
+    for (const step of json.steps)
+      expect(Object.keys(step).sort()).toEqual(['action', 'name', 'reason', 'resource', 'spec'])
+    expect(json.steps.map((s) => [s.action, s.resource, s.name])).toEqual([
+      ['create', 'cluster', 'demo'],
+      ['create', 'nodePool', 'demo-np-0'],
+      ['create', 'nodePool', 'demo-np-1'],
+    ])
+  })
+
+  it('passes the cluster spec through', () => {
+    expect(planToJson(fresh).steps[0].spec).toEqual(v5p16.spec)
+  })
+
+  it('gives node pools their spec with the placement as a string', () => {
+    expect(planToJson(fresh).steps[1].spec).toMatchObject({
+      name: 'demo-np-0',
+      machineType: 'ct5p-hightpu-4t',
+      nodeCount: 2,
+      tpuTopology: '2x2x2',
+      capacity: 'spot',
+      reservation: null,
+      placementPolicy: 'COMPACT',
+    })
+  })
+
+  it.each<{case: string; flags: ClusterCreateFlags; placement: string | null; topology: string | null}>([
+    {case: 'compact TPU', flags: {}, placement: 'COMPACT', topology: '2x2x2'},
+    {
+      case: 'workload policy',
+      flags: {tpuType: 'tpu7x-16'},
+      placement: 'tpu7x-16-2x2x2-placement-policy',
+      topology: '2x2x2',
+    },
+    {case: 'GPU without placement', flags: {deviceType: 'h100-80gb-8'}, placement: null, topology: null},
+    {case: 'single-host TPU', flags: {tpuType: 'v5p-8'}, placement: null, topology: '2x2x1'},
+  ])('placementPolicy for $case: $placement', ({flags, placement, topology}) => {
+    const [, pool] = planToJson(planCluster(desiredFor(flags), undefined)).steps
+    expect(pool.spec).toMatchObject({placementPolicy: placement, tpuTopology: topology})
+  })
+
+  it('gives the reservation chosen for each new pool', () => {
+    const desired = desiredFor({numSlices: 2, reservation: 'r1,r2'})
+    const specs = planToJson(planCluster(desired, undefined))
+      .steps.slice(1)
+      .map((s) => s.spec)
+    expect(specs).toMatchObject([
+      {capacity: 'reservation', reservation: 'r1'},
+      {capacity: 'reservation', reservation: 'r2'},
+    ])
+  })
+
+  it('has null specs for deletions, foreign pools and an existing cluster', () => {
+    const plan = planCluster(
+      desiredFor({numSlices: 1}),
+      anObservedCluster({
+        nodePools: [
+          aMatchingPool(v5p16, 'demo-np-0'),
+          aMatchingPool(v5p16, 'demo-np-1'),
+          anObservedPool({name: 'default-pool'}),
+        ],
+      }),
+    )
+    expect(planToJson(plan).steps.map((s) => [s.action, s.name, s.spec === null])).toEqual([
+      ['none', 'demo', true],
+      ['none', 'demo-np-0', false],
+      ['delete', 'demo-np-1', true],
+      ['none', 'default-pool', true],
+    ])
+  })
+
+  it('is plain data: it survives a JSON round trip unchanged', () => {
+    const json = planToJson(fresh)
+    expect(JSON.parse(JSON.stringify(json))).toEqual(json)
+  })
+
+  it('does not change the plan it converts', () => {
+    const before = JSON.stringify(fresh)
+    planToJson(fresh)
+    expect(JSON.stringify(fresh)).toBe(before)
+    expect(fresh.steps[1].spec).toMatchObject({placementPolicy: {type: 'compact', tpuTopology: '2x2x2'}})
+  })
+})
