@@ -83,9 +83,14 @@ export async function buildImage(options: ImageBuildOptions, deps: ImageBuildDep
   const started = deps.now()
   const target = parseTarget(options.repository)
   const base = parseBase(options.baseImage)
+  // The base image lookup waits on the engine or the network and the scan on the disk, so both run at once; a
+  // problem with the script directory is still reported first.
+  const resolving = options.offline
+    ? Promise.resolve(offlineBase(options.baseImage, base))
+    : resolveBase(options, base, deps)
+  resolving.catch(() => undefined)
   const scanned = await scanScriptDir(options.scriptDir, deps)
-
-  const resolved = options.offline ? offlineBase(options.baseImage, base) : await resolveBase(options, base, deps)
+  const resolved = await resolving
   const dockerfile = layerDockerfile(resolved.from)
   const tag = contextTag(
     contextDigest({entries: scanned.entries, dockerfile, baseDigest: resolved.digest, platform: options.platform}),

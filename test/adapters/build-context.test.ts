@@ -30,8 +30,8 @@ async function scriptDir(files: Record<string, string | {content: string; mode: 
   return dir
 }
 
-async function scan(dir: string): Promise<ScannedContext> {
-  const scanned = await new FsBuildContextSource().scan(dir)
+async function scan(dir: string, keepInMemoryBytes?: number): Promise<ScannedContext> {
+  const scanned = await new FsBuildContextSource({keepInMemoryBytes}).scan(dir)
   if ('missing' in scanned) throw new Error(`unexpected: ${scanned.missing}`)
   return scanned
 }
@@ -156,12 +156,21 @@ describe('ScannedContext.pack', () => {
     expect(files.every((f) => f.uid === 0)).toBe(true)
   })
 
+  it('sends the bytes it hashed even if a small file changes after scanning', async () => {
+    const dir = await scriptDir({'small.txt': 'before'})
+    const scanned = await scan(dir)
+    await writeFile(join(dir, 'small.txt'), 'after!')
+    const files = await untar(scanned.pack({dockerfile: 'FROM x\n', filesDir: 'app'}))
+    expect(files.find((f) => f.name === 'app/small.txt')!.content.toString()).toBe('before')
+  })
+
   it.each([
-    ['a small file', 'small.txt', 'before', 'after!'],
+    ['a small file not kept in memory', 'small.txt', 'before', 'after!'],
+    ['a small file that shrank', 'small.txt', 'before', 'af'],
     ['a streamed large file of the same size', 'large.bin', 'a'.repeat(2 << 20), 'b'.repeat(2 << 20)],
   ])('fails when %s changed after scanning', async (_name, path, before, after) => {
     const dir = await scriptDir({[path]: before})
-    const scanned = await scan(dir)
+    const scanned = await scan(dir, 0)
     await writeFile(join(dir, path), after)
     const error = await untar(scanned.pack({dockerfile: 'FROM x\n', filesDir: 'app'})).catch((e: unknown) => e)
     expect(error).toBeInstanceOf(XpkError)

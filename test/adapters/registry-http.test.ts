@@ -6,6 +6,7 @@ import {afterEach, describe, expect, it} from 'vitest'
 import {parseAuthChallenges, RegistryHttpClient} from '../../src/adapters/registry-http.js'
 import {XpkError} from '../../src/core/errors.js'
 import type {RegistryAuth} from '../../src/ports/images.js'
+import {dockerAvailable, explainDockerSkip} from '../helpers/docker.js'
 import {startLocalRegistry, type LocalRegistry} from '../helpers/local-registry.js'
 
 const DIGEST = `sha256:${'9'.repeat(64)}`
@@ -167,7 +168,10 @@ describe('RegistryHttpClient with a token service', () => {
   })
 })
 
-describe('RegistryHttpClient with a real docker-registry (Basic auth)', () => {
+// Grouped with the Docker tests: the registry comes with the same setup (.ci/setup-docker) as the engine.
+describe.skipIf(!dockerAvailable)('RegistryHttpClient with a real docker-registry (Basic auth)', () => {
+  explainDockerSkip('RegistryHttpClient with a real docker-registry (Basic auth)')
+
   async function registry(): Promise<LocalRegistry> {
     const started = await startLocalRegistry()
     cleanups.push(started.stop)

@@ -29,7 +29,7 @@ describe('xpk --help and version', () => {
     const result = await runCli(['accelerator', 'list', '--colour'])
     expect(result.code).toBe(2)
     expect(result.stdout).toBe('')
-    expect(result.stderr).toMatch(/^Error: Nonexistent flag: --colour\n  Hint: See `xpk accelerator list --help`/)
+    expect(result.stderr).toMatch(/^Error: Nonexistent flag: --colour\n {2}Hint: See `xpk accelerator list --help`/)
   })
 
   it('reports errors as JSON on stdout under --json', async () => {

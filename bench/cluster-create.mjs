@@ -1,0 +1,231 @@
+// Cluster-create benchmark: wall time of `xpk cluster create --num-slices 64` against the GKE fake
+// (test/fakes/fake-gke.ts) with every GKE operation taking OPERATION_MS (2 s), median of RUNS runs (default 5).
+// The CLI runs with its real settings (no XPK_POLL_INTERVAL_MS), so the figure includes its poll schedule.
+// Run with `npm run bench:cluster` (which builds first). Target: wall / one operation <= 1.5 with 64 slices on an
+// existing cluster, i.e. creating 64 node pools costs about one GKE operation, not 64.
+//
+// The fake is TypeScript; it is transpiled with esbuild to a temporary .mjs (no tsx needed). Its bare imports
+// (@grpc/grpc-js, @google-cloud/container's protos) resolve through a node_modules link beside that file.
+import {spawn} from 'node:child_process'
+import {mkdtempSync, rmSync, symlinkSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {fileURLToPath, pathToFileURL} from 'node:url'
+
+import {build} from 'esbuild'
+
+const RUNS = Number(process.env.RUNS ?? 5)
+const OPERATION_MS = 2000
+const SLICES = 64
+const SCALING = [8, 16, 32, 64]
+const TARGET = 1.5
+const PROJECT = 'bench-project'
+const ZONE = 'us-central2-b'
+const REGION = 'us-central2'
+
+const root = fileURLToPath(new URL('..', import.meta.url))
+const bin = join(root, 'bin/run.js')
+const scratch = mkdtempSync(join(tmpdir(), 'xpk-bench-cluster-'))
+
+async function loadFakeGke() {
+  symlinkSync(join(root, 'node_modules'), join(scratch, 'node_modules'), 'dir')
+  const outfile = join(scratch, 'fake-gke.mjs')
+  await build({
+    entryPoints: [join(root, 'test/fakes/fake-gke.ts')],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    packages: 'external',
+    outfile,
+    logLevel: 'warning',
+  })
+  return (await import(pathToFileURL(outfile).href)).FakeGke
+}
+
+/** A clean environment: nothing from the user's config, gcloud or shell tuning (XPK_POLL_INTERVAL_MS etc.). */
+function cliEnv(fake) {
+  return {
+    PATH: process.env.PATH,
+    HOME: mkdtempSync(join(scratch, 'home-')),
+    XDG_CONFIG_HOME: mkdtempSync(join(scratch, 'config-')),
+    CLOUDSDK_CONFIG: mkdtempSync(join(scratch, 'gcloud-')),
+    METADATA_SERVER_DETECTION: 'none',
+    GCE_METADATA_HOST: '127.0.0.1:9',
+    GCE_METADATA_IP: '127.0.0.1:9',
+    NO_COLOR: '1',
+    XPK_GKE_ENDPOINT: `http://${fake.endpoint}`,
+  }
+}
+
+/** Runs the CLI asynchronously (the fake lives in this process and must keep answering). */
+function runCli(fake, args) {
+  return new Promise((resolve, reject) => {
+    const startedAt = Date.now()
+    const start = process.hrtime.bigint()
+    const child = spawn(process.execPath, ['--', bin, ...args], {
+      env: cliEnv(fake),
+      stdio: ['ignore', 'ignore', 'pipe'],
+    })
+    let stderr = ''
+    child.stderr.on('data', (d) => (stderr += d))
+    child.on('error', reject)
+    child.on('close', (code) => {
+      const ms = Number(process.hrtime.bigint() - start) / 1e6
+      if (code !== 0) reject(new Error(`xpk ${args.join(' ')} exited ${code}:\n${stderr}`))
+      else resolve({ms, startedAt, endedAt: Date.now()})
+    })
+  })
+}
+
+const createArgs = (cluster, slices) => [
+  'cluster',
+  'create',
+  '--project',
+  PROJECT,
+  '--zone',
+  ZONE,
+  '--cluster',
+  cluster,
+  '--tpu-type',
+  'v5litepod-16',
+  '--num-slices',
+  String(slices),
+  '--spot',
+]
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b)
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2
+}
+
+/** One create against a fresh fake; `seeded` pre-creates the cluster (RUNNING) so only the pools are timed. */
+async function measure(fake, cluster, slices, seeded) {
+  fake.reset()
+  if (seeded) {
+    fake.seedCluster({
+      project: PROJECT,
+      location: REGION,
+      name: cluster,
+      nodePools: [{name: 'default-pool', initialNodeCount: 6, config: {machineType: 'e2-standard-16'}}],
+    })
+  }
+  const run = await runCli(fake, createArgs(cluster, slices))
+  const byMethod = {}
+  for (const c of fake.calls) byMethod[c.method] = (byMethod[c.method] ?? 0) + 1
+  const pools = fake.nodePools(PROJECT, REGION, cluster).filter((p) => p.name.startsWith(`${cluster}-np-`))
+  if (pools.length !== slices || pools.some((p) => p.status !== 'RUNNING')) {
+    throw new Error(`${cluster}: expected ${slices} RUNNING pools, found ${pools.length}`)
+  }
+  const unexpected = fake.mutatingCalls().filter((c) => c.method !== 'CreateNodePool' && c.method !== 'CreateCluster')
+  if (unexpected.length > 0) throw new Error(`${cluster}: unexpected ${unexpected.map((c) => c.method).join(', ')}`)
+  return {...run, slices, calls: fake.calls.length, byMethod, timeline: timeline(fake, run)}
+}
+
+/** Where the time went: start-up, reads, GKE's operations, the CLI's lag in noticing they were done, exit. */
+function timeline(fake, run) {
+  const calls = fake.calls
+  const firstCreate = calls.find((c) => c.method === 'CreateNodePool' || c.method === 'CreateCluster')
+  const lags = []
+  for (const op of fake.operations()) {
+    const done = Date.parse(op.endTime)
+    const seen = calls.find((c) => c.method === 'GetOperation' && c.request.name === op.name && c.at >= done)
+    if (seen) lags.push(seen.at - done)
+  }
+  // The poll schedule as one pool saw it: its GetOperation calls, relative to its CreateNodePool.
+  const create = calls.find((c) => c.method === 'CreateNodePool')
+  const pool = create?.request.nodePool?.name
+  const op = fake.operations().find((o) => pool && o.targetLink.endsWith(`/nodePools/${pool}`))
+  const polls = op ? calls.filter((c) => c.method === 'GetOperation' && c.request.name === op.name) : []
+  return {
+    pool,
+    polls: polls.map((c) => c.at - create.at),
+    poolDone: op ? Date.parse(op.endTime) - create.at : NaN,
+    startup: calls[0].at - run.startedAt,
+    reads: (firstCreate?.at ?? calls[0].at) - calls[0].at,
+    lastOpDone: Math.max(...fake.operations().map((op) => Date.parse(op.endTime))) - (firstCreate?.at ?? 0),
+    pollLagMedian: median(lags),
+    pollLagMax: Math.max(...lags),
+    exit: run.endedAt - calls.at(-1).at,
+  }
+}
+
+function formatCalls(r) {
+  return Object.entries(r.byMethod)
+    .sort((a, b) => b[1] - a[1])
+    .map(([m, n]) => `${m} ${n}`)
+    .join(', ')
+}
+
+async function scenario(fake, label, seeded, operations) {
+  const results = []
+  // One warm-up run fills Node's compile cache, as a user's second run would.
+  await measure(fake, 'bench-warmup', SLICES, seeded)
+  for (let i = 0; i < RUNS; i++) results.push(await measure(fake, `bench-${i}`, SLICES, seeded))
+  const sorted = [...results].sort((a, b) => a.ms - b.ms)
+  const mid = sorted[Math.floor((sorted.length - 1) / 2)]
+  const wall = median(results.map((r) => r.ms))
+  const ratio = wall / OPERATION_MS
+  const t = mid.timeline
+  console.log(`\n${label}: ${SLICES} slices, median of ${RUNS} runs`)
+  console.log(`  runs (ms):            ${results.map((r) => r.ms.toFixed(0)).join(', ')}`)
+  console.log(`  median wall:          ${wall.toFixed(0)} ms`)
+  console.log(`  wall / one operation: ${ratio.toFixed(2)}x (${OPERATION_MS} ms per GKE operation)`)
+  if (operations > 1) {
+    console.log(
+      `  wall / ${operations} operations:   ${(wall / (operations * OPERATION_MS)).toFixed(2)}x (cluster, then pools)`,
+    )
+  }
+  console.log(`  API calls (median run): ${mid.calls} total, ${(mid.calls / SLICES).toFixed(2)} per pool`)
+  console.log(`    ${formatCalls(mid)}`)
+  console.log(
+    `  timeline (median run): start-up to first RPC ${t.startup} ms, reads ${t.reads} ms, ` +
+      `first create to last operation done ${t.lastOpDone} ms, poll lag after an operation is done ` +
+      `${t.pollLagMedian} ms median / ${t.pollLagMax} ms max, last RPC to exit ${t.exit} ms`,
+  )
+  console.log(
+    `  one pool (${t.pool}): operation done at +${t.poolDone} ms, polled at ${t.polls.map((ms) => `+${ms}`).join(', ')} ms`,
+  )
+  return ratio
+}
+
+/** What every run pays whatever it does: Node and CLI start-up, then loading the GKE client and one RPC. */
+async function fixedCosts(fake) {
+  const version = []
+  const list = []
+  for (let i = 0; i < RUNS; i++) {
+    fake.reset()
+    version.push((await runCli(fake, ['version'])).ms)
+    list.push((await runCli(fake, ['cluster', 'list', '--project', PROJECT])).ms)
+  }
+  console.log(`\nFixed costs, median of ${RUNS} runs:`)
+  console.log(`  xpk version (Node and CLI start-up, no RPC):      ${median(version).toFixed(0)} ms`)
+  console.log(`  xpk cluster list (start-up, GKE client, one RPC): ${median(list).toFixed(0)} ms`)
+}
+
+const FakeGke = await loadFakeGke()
+const fake = await FakeGke.start({operationMs: OPERATION_MS})
+try {
+  console.log(`Cluster create benchmark (Node ${process.version}), every GKE operation takes ${OPERATION_MS} ms.`)
+  await fixedCosts(fake)
+  const seededRatio = await scenario(fake, 'Existing cluster (seeded RUNNING), only node pools created', true, 1)
+  await scenario(fake, 'From scratch (cluster, then node pools)', false, 2)
+
+  console.log('\nAPI calls by slice count (existing cluster, one run each):')
+  console.log(
+    `  ${'slices'.padStart(6)} ${'calls'.padStart(6)} ${'per pool'.padStart(9)} ${'wall ms'.padStart(8)}   by method`,
+  )
+  for (const slices of SCALING) {
+    const r = await measure(fake, `bench-scale-${slices}`, slices, true)
+    console.log(
+      `  ${String(slices).padStart(6)} ${String(r.calls).padStart(6)} ${(r.calls / slices).toFixed(2).padStart(9)} ` +
+        `${r.ms.toFixed(0).padStart(8)}   ${formatCalls(r)}`,
+    )
+  }
+  const verdict = seededRatio <= TARGET ? 'meets' : 'MISSES'
+  console.log(
+    `\n${SLICES} slices on an existing cluster: ${seededRatio.toFixed(2)}x, ${verdict} the target (<= ${TARGET}x).`,
+  )
+} finally {
+  await fake.stop()
+  rmSync(scratch, {recursive: true, force: true})
+}
