@@ -128,14 +128,26 @@ function timeline(fake, run) {
   const lags = []
   for (const op of fake.operations()) {
     const done = Date.parse(op.endTime)
-    const seen = calls.find((c) => c.method === 'GetOperation' && c.request.name === op.name && c.at >= done)
+    // The CLI watches every operation with one ListOperations call per tick (GetOperation only for ones GKE no
+    // longer lists), so the first such call after an operation finished is when the CLI could notice it.
+    const seen = calls.find(
+      (c) =>
+        c.at >= done && (c.method === 'ListOperations' || (c.method === 'GetOperation' && c.request.name === op.name)),
+    )
     if (seen) lags.push(seen.at - done)
   }
-  // The poll schedule as one pool saw it: its GetOperation calls, relative to its CreateNodePool.
+  // The poll schedule as one pool saw it: the watch calls while its operation ran, relative to its CreateNodePool.
   const create = calls.find((c) => c.method === 'CreateNodePool')
   const pool = create?.request.nodePool?.name
   const op = fake.operations().find((o) => pool && o.targetLink.endsWith(`/nodePools/${pool}`))
-  const polls = op ? calls.filter((c) => c.method === 'GetOperation' && c.request.name === op.name) : []
+  const polls = op
+    ? calls.filter(
+        (c) =>
+          c.at >= create.at &&
+          (c.method === 'ListOperations' || (c.method === 'GetOperation' && c.request.name === op.name)) &&
+          calls.indexOf(c) <= calls.findIndex((d) => d.at >= Date.parse(op.endTime) && d.method === 'ListOperations'),
+      )
+    : []
   return {
     pool,
     polls: polls.map((c) => c.at - create.at),

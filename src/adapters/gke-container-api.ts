@@ -13,7 +13,6 @@ import type {
   ServerConfig,
 } from '../ports/gke.js'
 
-type v1 = typeof protos.google.container.v1
 type ApiCluster = protos.google.container.v1.ICluster
 type ApiNodePool = protos.google.container.v1.INodePool
 type ApiOperation = protos.google.container.v1.IOperation
@@ -52,12 +51,26 @@ export function parseEndpoint(endpoint: string): {host: string; port: number; in
   return {host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port || (insecure ? 80 : 443)), insecure}
 }
 
-/** Creates the real GKE client. The SDK is imported here, lazily, so other commands never load it. */
+/**
+ * Creates the real GKE client. The SDK is imported here, lazily, so other commands never load it. Two things
+ * halve its start-up cost (about 600 ms to 300 ms): the v1 client module is imported on its own (the package index
+ * also loads v1beta1), and the client is given a gax whose proto loader drops the v1beta1 half of the bundled
+ * protos before parsing them (passed as the constructor's documented `gaxInstance` argument).
+ */
 export async function createGkeClient(connection: GkeConnection = {}): Promise<GkeClient> {
-  const [{ClusterManagerClient, protos: apiProtos}, gax] = await Promise.all([
-    import('@google-cloud/container'),
+  const [{ClusterManagerClient}, gax] = await Promise.all([
+    // Deep import: the package has no "exports" map, and its index would also load v1beta1 and the 80 ms protos.js.
+    import('@google-cloud/container/build/src/v1/cluster_manager_client.js'),
     import('google-gax'),
   ])
+  class V1OnlyGrpcClient extends gax.GrpcClient {
+    override loadProtoJSON(
+      json: Parameters<InstanceType<typeof gax.GrpcClient>['loadProtoJSON']>[0],
+      ignoreCache = false,
+    ) {
+      return super.loadProtoJSON(withoutV1beta1(json), ignoreCache)
+    }
+  }
   const options: Record<string, string | number | object> = {}
   if (connection.endpoint) {
     const {host, port, insecure} = parseEndpoint(connection.endpoint)
@@ -71,7 +84,23 @@ export async function createGkeClient(connection: GkeConnection = {}): Promise<G
     auth.setCredentials({access_token: connection.accessToken})
     Object.assign(options, {authClient: auth, universeDomain: 'googleapis.com'})
   }
-  return new ContainerApiClient(new ClusterManagerClient(options), apiProtos.google.container.v1)
+  return new ContainerApiClient(new ClusterManagerClient(options, {...gax, GrpcClient: V1OnlyGrpcClient}))
+}
+
+/** The bundled protos minus google.container.v1beta1, which the v1 client never uses. */
+function withoutV1beta1<T>(json: T): T {
+  const container = (json as {nested?: {google?: {nested?: {container?: {nested?: Record<string, unknown>}}}}}).nested
+    ?.google?.nested?.container
+  if (!container?.nested?.v1beta1) return json
+  const {v1beta1: _dropped, ...rest} = container.nested
+  const google = (json as {nested: {google: {nested: Record<string, unknown>}}}).nested.google
+  return {
+    ...json,
+    nested: {
+      ...(json as {nested: object}).nested,
+      google: {...google, nested: {...google.nested, container: {...container, nested: rest}}},
+    },
+  } as T
 }
 
 const path = {
@@ -80,11 +109,9 @@ const path = {
   pool: (ref: ClusterRef, pool: string) => `${path.cluster(ref)}/nodePools/${pool}`,
 }
 
-/** Enum values arrive as names or numbers depending on the transport; this always gives the name. */
-function enumName<E extends Record<string, string | number>>(enumeration: E, value: unknown, fallback: string): string {
-  if (typeof value === 'string') return value
-  if (typeof value === 'number') return String((enumeration as Record<number, string>)[value] ?? fallback)
-  return fallback
+/** gax decodes enums as their names (proto-loader `enums: String`); absent values get the fallback. */
+function enumName(value: unknown, fallback: string): string {
+  return typeof value === 'string' && value !== '' ? value : fallback
 }
 
 const TAINT_EFFECT = {
@@ -94,10 +121,7 @@ const TAINT_EFFECT = {
 } as const
 
 class ContainerApiClient implements GkeClient {
-  constructor(
-    private readonly client: ClusterManagerClientType,
-    private readonly api: v1,
-  ) {}
+  constructor(private readonly client: ClusterManagerClientType) {}
 
   private async call<T>(action: string, project: string, location: string, run: () => Promise<T>): Promise<T> {
     try {
@@ -129,7 +153,7 @@ class ContainerApiClient implements GkeClient {
     )
     const channels: Record<string, {defaultVersion: string; validVersions: string[]}> = {}
     for (const c of config.channels ?? []) {
-      const name = enumName(this.api.ReleaseChannel.Channel, c.channel, 'UNSPECIFIED')
+      const name = enumName(c.channel, 'UNSPECIFIED')
       channels[name] = {defaultVersion: c.defaultVersion ?? '', validVersions: [...(c.validVersions ?? [])]}
     }
     return {
@@ -247,6 +271,13 @@ class ContainerApiClient implements GkeClient {
     return this.toOperation(project, location, operation)
   }
 
+  async listOperations(project: string, location: string): Promise<GkeOperation[]> {
+    const [response] = await this.call('list operations', project, location, () =>
+      this.client.listOperations({parent: path.location(project, location)}),
+    )
+    return (response.operations ?? []).map((op) => this.toOperation(project, location, op))
+  }
+
   async close(): Promise<void> {
     await this.client.close()
   }
@@ -256,8 +287,8 @@ class ContainerApiClient implements GkeClient {
     const name = shortName.startsWith('projects/')
       ? shortName
       : `${path.location(project, location)}/operations/${shortName}`
-    const type = enumName(this.api.Operation.Type, op.operationType, 'TYPE_UNSPECIFIED')
-    const status = enumName(this.api.Operation.Status, op.status, 'RUNNING') as GkeOperation['status']
+    const type = enumName(op.operationType, 'TYPE_UNSPECIFIED')
+    const status = enumName(op.status, 'RUNNING') as GkeOperation['status']
     const target = (op.targetLink ?? '').split('/').at(-1) ?? ''
     const failure = op.error && (op.error.code ?? 0) !== 0 ? op.error : undefined
     const error = failure
@@ -274,14 +305,12 @@ class ContainerApiClient implements GkeClient {
       project,
       name: c.name ?? '',
       location: c.location ?? '',
-      status: enumName(this.api.Cluster.Status, c.status, 'UNKNOWN') as ClusterStatus,
+      status: enumName(c.status, 'UNKNOWN') as ClusterStatus,
       statusMessage: c.statusMessage ?? '',
       version: c.currentMasterVersion ?? '',
       nodeLocations: [...(c.locations ?? [])],
       endpoint: c.endpoint ?? '',
-      releaseChannel: c.releaseChannel
-        ? enumName(this.api.ReleaseChannel.Channel, c.releaseChannel.channel, 'UNSPECIFIED')
-        : null,
+      releaseChannel: c.releaseChannel ? enumName(c.releaseChannel.channel, 'UNSPECIFIED') : null,
       privateNodes: Boolean(c.privateClusterConfig?.enablePrivateNodes),
       labels: {...(c.resourceLabels ?? {})},
       nodePools: (c.nodePools ?? []).map((p) => this.toNodePool(p)),
@@ -291,7 +320,7 @@ class ContainerApiClient implements GkeClient {
   private toNodePool(p: ApiNodePool): ObservedNodePool {
     const config = p.config ?? {}
     const affinity = config.reservationAffinity
-    const affinityType = enumName(this.api.ReservationAffinity.Type, affinity?.consumeReservationType, 'UNSPECIFIED')
+    const affinityType = enumName(affinity?.consumeReservationType, 'UNSPECIFIED')
     const capacity: Capacity = config.flexStart
       ? 'flex'
       : config.spot || config.preemptible
@@ -300,10 +329,10 @@ class ContainerApiClient implements GkeClient {
           ? 'reservation'
           : 'on-demand'
     const accelerator = config.accelerators?.[0]
-    const placementType = enumName(this.api.NodePool.PlacementPolicy.Type, p.placementPolicy?.type, 'TYPE_UNSPECIFIED')
+    const placementType = enumName(p.placementPolicy?.type, 'TYPE_UNSPECIFIED')
     return {
       name: p.name ?? '',
-      status: enumName(this.api.NodePool.Status, p.status, 'UNKNOWN') as NodePoolStatus,
+      status: enumName(p.status, 'UNKNOWN') as NodePoolStatus,
       statusMessage: p.statusMessage ?? '',
       machineType: config.machineType ?? '',
       nodeCount: Number(p.initialNodeCount ?? 0),

@@ -9,8 +9,11 @@ import type {ClusterRef, GkeClient, GkeOperation, ObservedNodePool} from '../por
 export interface ApplyOptions {
   /** Node-pool operations in flight at once. */
   readonly concurrency: number
-  /** Polling of long-running operations. */
-  readonly poll: Backoff
+  /**
+   * Polling of long-running operations: one ListOperations call per tick watches every operation in flight. Ticks
+   * come every `initialMs` for the first `fastForMs` (quick operations finish with little lag), then back off.
+   */
+  readonly poll: Backoff & {readonly fastForMs: number}
   /** Retries of calls that failed transiently. */
   readonly retry: Backoff
   /** Attempts per call for transient failures (UNAVAILABLE, rate limits). */
@@ -22,7 +25,7 @@ export interface ApplyOptions {
 
 export const DEFAULT_APPLY_OPTIONS: Omit<ApplyOptions, 'signal'> = {
   concurrency: 100,
-  poll: {initialMs: 1000, maxMs: 15_000, factor: 1.5},
+  poll: {initialMs: 250, maxMs: 10_000, factor: 1.5, fastForMs: 30_000},
   retry: {initialMs: 1000, maxMs: 30_000, factor: 2},
   attempts: 6,
   conflictBudgetMs: 30 * 60_000,
@@ -75,6 +78,9 @@ class Runner {
   private readonly ref: ClusterRef
   private readonly outcomes: StepOutcome[] = []
   private board: ProgressBoard | undefined
+  /** Operations being waited for, by full name. */
+  private readonly waiters = new Map<string, {resolve: (op: GkeOperation) => void; reject: (error: unknown) => void}>()
+  private watching: Promise<void> | undefined
 
   constructor(
     private readonly plan: Plan,
@@ -215,7 +221,7 @@ class Runner {
       const operation = await this.retrying(name, () => this.deps.gke.createCluster(this.cluster), {
         alreadyDone: 'ALREADY_EXISTS',
       })
-      if (operation) await this.waitFor(name, operation, 'creating')
+      if (operation) await this.waitFor(operation)
     }
     this.progress(name, 'provisioning')
     let status = ''
@@ -236,7 +242,7 @@ class Runner {
     const operation = await this.retrying(name, () => this.deps.gke.deleteNodePool(this.ref, name), {
       alreadyDone: 'NOT_FOUND',
     })
-    if (operation) await this.waitFor(name, operation, 'deleting')
+    if (operation) await this.waitFor(operation)
     await this.until(name, async () => (await this.deps.gke.getNodePool(this.ref, name)) === undefined)
   }
 
@@ -246,7 +252,7 @@ class Runner {
     const operation = await this.retrying(name, () => this.deps.gke.createNodePool(this.ref, spec), {
       alreadyDone: 'ALREADY_EXISTS',
     })
-    if (operation) await this.waitFor(name, operation, 'creating')
+    if (operation) await this.waitFor(operation)
     await this.awaitPool(name)
   }
 
@@ -269,18 +275,50 @@ class Runner {
     }
   }
 
-  /** Polls an operation until DONE; throws its error, if any. */
-  private async waitFor(name: string, operation: GkeOperation, state: string): Promise<void> {
-    let current = operation
-    let polls = 0
-    while (current.status !== 'DONE') {
-      await this.deps.sleep(pollDelay(polls++, this.options.poll), this.options.signal)
-      this.progress(name, state)
-      current = (await this.retrying(name, () =>
-        this.deps.gke.getOperation(this.plan.project, this.plan.location, operation.name),
-      )) as GkeOperation
+  /** Waits until an operation is DONE; throws its error, if any. */
+  private async waitFor(operation: GkeOperation): Promise<void> {
+    let done = operation
+    if (operation.status !== 'DONE') {
+      done = await new Promise<GkeOperation>((resolve, reject) => {
+        this.waiters.set(operation.name, {resolve, reject})
+        this.watching ??= this.watch().finally(() => (this.watching = undefined))
+      })
     }
-    if (current.error) throw current.error
+    if (done.error) throw done.error
+  }
+
+  /**
+   * Watches every operation in flight with one ListOperations call per tick, so the cost of waiting does not grow
+   * with the number of node pools. An operation GKE no longer lists is asked for directly.
+   */
+  private async watch(): Promise<void> {
+    const started = this.deps.now()
+    const {poll} = this.options
+    let slowTicks = 0
+    while (this.waiters.size > 0) {
+      try {
+        const fast = this.deps.now() - started < poll.fastForMs
+        await this.deps.sleep(fast ? poll.initialMs : pollDelay(slowTicks++, poll), this.options.signal)
+        const listed = await this.retrying(undefined, () =>
+          this.deps.gke.listOperations(this.plan.project, this.plan.location),
+        )
+        const byName = new Map((listed ?? []).map((op) => [op.name, op]))
+        for (const [name, waiter] of [...this.waiters]) {
+          const op =
+            byName.get(name) ??
+            (await this.retrying(undefined, () =>
+              this.deps.gke.getOperation(this.plan.project, this.plan.location, name),
+            ))
+          if (op?.status === 'DONE') {
+            this.waiters.delete(name)
+            waiter.resolve(op)
+          }
+        }
+      } catch (error) {
+        for (const waiter of this.waiters.values()) waiter.reject(error)
+        this.waiters.clear()
+      }
+    }
   }
 
   /** Polls `check` with the poll backoff until it returns true. Transient read failures are retried. */
@@ -297,7 +335,7 @@ class Runner {
    * undefined.
    */
   private async retrying<T>(
-    name: string,
+    name: string | undefined,
     call: () => Promise<T>,
     options: {alreadyDone?: string} = {},
   ): Promise<T | undefined> {
@@ -315,7 +353,8 @@ class Runner {
           : error.retryable && attempt + 1 < this.options.attempts
         if (!withinBudget) throw error
         const delay = jitteredDelay(conflict ? Math.min(attempt, 4) : attempt, this.options.retry, this.deps.random())
-        this.progress(name, 'retrying', `${error.status}, again in ${(delay / 1000).toFixed(1)}s`)
+        if (name !== undefined)
+          this.progress(name, 'retrying', `${error.status}, again in ${(delay / 1000).toFixed(1)}s`)
         await this.deps.sleep(delay, this.options.signal)
       }
     }

@@ -37,5 +37,7 @@ export interface GkeClient {
   createNodePool(ref: ClusterRef, spec: NodePoolSpec): Promise<GkeOperation>
   deleteNodePool(ref: ClusterRef, name: string): Promise<GkeOperation>
   getOperation(project: string, location: string, name: string): Promise<GkeOperation>
+  /** Recent operations of a location (GKE keeps finished ones for a while): one call to watch many. */
+  listOperations(project: string, location: string): Promise<GkeOperation[]>
   close(): Promise<void>
 }

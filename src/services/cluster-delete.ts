@@ -1,4 +1,4 @@
-import {XpkError} from '../core/errors.js'
+import {ApiError, XpkError} from '../core/errors.js'
 import {pollDelay, type Backoff} from '../core/retry.js'
 import {zoneToRegion} from '../core/settings.js'
 import type {Console} from '../ports/console.js'
@@ -69,7 +69,16 @@ export async function deleteCluster(
           if (!(error instanceof XpkError && error.kind === 'not-found')) throw error
         }
       }
-      for (let poll = 0; await gke.getCluster(ref); poll++) {
+      // A transient failure while polling is not a reason to give up on a deletion GKE is carrying out.
+      const stillThere = async () => {
+        try {
+          return (await gke.getCluster(ref)) !== undefined
+        } catch (error) {
+          if (error instanceof ApiError && error.retryable) return true
+          throw error
+        }
+      }
+      for (let poll = 0; await stillThere(); poll++) {
         await deps.sleep(pollDelay(poll, options.poll), deps.signal)
         board.update(cluster, {label: cluster, state: 'deleting', status: 'running'})
       }

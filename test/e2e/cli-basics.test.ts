@@ -9,7 +9,8 @@ describe('xpk --help and version', () => {
   it('lists every topic and keeps stdout for help', async () => {
     const result = await runCli(['--help'])
     expect(result.code).toBe(0)
-    for (const topic of ['accelerator', 'cluster', 'config', 'workload', 'version']) expect(result.stdout).toContain(topic)
+    for (const topic of ['accelerator', 'cluster', 'config', 'workload', 'version'])
+      expect(result.stdout).toContain(topic)
   })
 
   it('shows examples in command help', async () => {
@@ -94,7 +95,9 @@ describe('xpk config', () => {
     expect(file).toContain('project: my-project')
 
     expect((await runCli(['config', 'get', 'project'], {env})).stdout).toBe('my-project\n')
-    const list = JSON.parse((await runCli(['config', 'list', '--json'], {env: {...env, XPK_ZONE: 'europe-west4-b'}})).stdout)
+    const list = JSON.parse(
+      (await runCli(['config', 'list', '--json'], {env: {...env, XPK_ZONE: 'europe-west4-b'}})).stdout,
+    )
     expect(list.find((e: {key: string}) => e.key === 'project')).toMatchObject({value: 'my-project', source: 'config'})
     expect(list.find((e: {key: string}) => e.key === 'zone')).toMatchObject({value: 'europe-west4-b', source: 'env'})
 
@@ -104,7 +107,7 @@ describe('xpk config', () => {
     expect(after.stderr).toContain('project is not set')
   })
 
-  it('keeps keys it does not know when writing, and reads Python xpk\'s project-id', async () => {
+  it("keeps keys it does not know when writing, and reads Python xpk's project-id", async () => {
     const env = isolatedEnv()
     mkdirSync(join(env.XDG_CONFIG_HOME, 'xpk'), {recursive: true})
     const path = join(env.XDG_CONFIG_HOME, 'xpk', 'config.yaml')
@@ -139,7 +142,17 @@ describe('xpk workload create --dry-run --offline', () => {
   const base = ['workload', 'create', '--project', 'demo-project', '--cluster', 'demo', '--command', 'python3 train.py']
 
   it('prints the JobSet on stdout and a summary on stderr', async () => {
-    const result = await runCli([...base, '--workload', 'w1', '--tpu-type', 'v5p-8', '--docker-image', 'gcr.io/p/i:1', '--dry-run', '--offline'])
+    const result = await runCli([
+      ...base,
+      '--workload',
+      'w1',
+      '--tpu-type',
+      'v5p-8',
+      '--docker-image',
+      'gcr.io/p/i:1',
+      '--dry-run',
+      '--offline',
+    ])
     expect(result.code).toBe(0)
     expect(result.stdout).toMatch(/^apiVersion: jobset\.x-k8s\.io\/v1alpha2\nkind: JobSet\n/)
     expect(result.stdout).toContain('image: gcr.io/p/i:1')
@@ -150,8 +163,20 @@ describe('xpk workload create --dry-run --offline', () => {
     const dir = mkdtempSync(join(tmpdir(), 'xpk-manifest-'))
     const file = join(dir, 'nested', 'jobset.yaml')
     const result = await runCli([
-      ...base, '--workload', 'w2', '--device-type', 'h100-80gb-8', '--num-nodes', '2', '--docker-image', 'nvidia/cuda:12',
-      '--output-manifest-file', file, '--dry-run', '--offline', '--json',
+      ...base,
+      '--workload',
+      'w2',
+      '--device-type',
+      'h100-80gb-8',
+      '--num-nodes',
+      '2',
+      '--docker-image',
+      'nvidia/cuda:12',
+      '--output-manifest-file',
+      file,
+      '--dry-run',
+      '--offline',
+      '--json',
     ])
     expect(result.code).toBe(0)
     const json = JSON.parse(result.stdout)
@@ -163,10 +188,40 @@ describe('xpk workload create --dry-run --offline', () => {
   it('computes a content-derived image tag from --script-dir without touching the network', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'xpk-script-'))
     writeFileSync(join(dir, 'train.py'), 'print(1)\n')
-    const first = JSON.parse((await runCli([...base, '--workload', 'w3', '--tpu-type', 'v5p-8', '--script-dir', dir, '--dry-run', '--offline', '--json'])).stdout)
+    const first = JSON.parse(
+      (
+        await runCli([
+          ...base,
+          '--workload',
+          'w3',
+          '--tpu-type',
+          'v5p-8',
+          '--script-dir',
+          dir,
+          '--dry-run',
+          '--offline',
+          '--json',
+        ])
+      ).stdout,
+    )
     expect(first.image.reference).toMatch(/^gcr\.io\/demo-project\/jax-tpu:ctx-[0-9a-f]{16}$/)
     writeFileSync(join(dir, 'train.py'), 'print(2)\n')
-    const second = JSON.parse((await runCli([...base, '--workload', 'w3', '--tpu-type', 'v5p-8', '--script-dir', dir, '--dry-run', '--offline', '--json'])).stdout)
+    const second = JSON.parse(
+      (
+        await runCli([
+          ...base,
+          '--workload',
+          'w3',
+          '--tpu-type',
+          'v5p-8',
+          '--script-dir',
+          dir,
+          '--dry-run',
+          '--offline',
+          '--json',
+        ])
+      ).stdout,
+    )
     expect(second.image.reference).not.toBe(first.image.reference)
   })
 
@@ -174,9 +229,23 @@ describe('xpk workload create --dry-run --offline', () => {
     const dir = mkdtempSync(join(tmpdir(), 'xpk-env-'))
     const envFile = join(dir, 'run.env')
     writeFileSync(envFile, '# training knobs\nSTEPS=100\nexport LR=0.1\n')
-    const result = await runCli([...base, '--workload', 'w4', '--tpu-type', 'v5p-8', '--docker-image', 'i', '--env-file', envFile, '--dry-run', '--offline', '--json'])
+    const result = await runCli([
+      ...base,
+      '--workload',
+      'w4',
+      '--tpu-type',
+      'v5p-8',
+      '--docker-image',
+      'i',
+      '--env-file',
+      envFile,
+      '--dry-run',
+      '--offline',
+      '--json',
+    ])
     expect(result.code).toBe(0)
-    const container = JSON.parse(result.stdout).manifest.spec.replicatedJobs[0].template.spec.template.spec.containers[0]
+    const container = JSON.parse(result.stdout).manifest.spec.replicatedJobs[0].template.spec.template.spec
+      .containers[0]
     expect(container.env).toEqual([
       {name: 'STEPS', value: '100'},
       {name: 'LR', value: '0.1'},
@@ -189,13 +258,34 @@ describe('xpk workload create --dry-run --offline', () => {
     writeFileSync(envFile, 'OK=1\nNOT VALID\n')
     const file = join(dir, 'out.yaml')
     const result = await runCli([
-      'workload', 'create', '--project', 'demo-project', '--cluster', 'demo', '--workload', 'Way_Too_Long_Name_For_A_Workload_Of_Ours_1',
-      '--tpu-type', 'v5p-9', '--num-slices', '0', '--command', 'x', '--env-file', envFile, '--docker-image', 'i',
-      '--output-manifest-file', file, '--dry-run', '--offline',
+      'workload',
+      'create',
+      '--project',
+      'demo-project',
+      '--cluster',
+      'demo',
+      '--workload',
+      'Way_Too_Long_Name_For_A_Workload_Of_Ours_1',
+      '--tpu-type',
+      'v5p-9',
+      '--num-slices',
+      '0',
+      '--command',
+      'x',
+      '--env-file',
+      envFile,
+      '--docker-image',
+      'i',
+      '--output-manifest-file',
+      file,
+      '--dry-run',
+      '--offline',
     ])
     expect(result.code).toBe(2)
     expect(result.stderr).toContain('Error: 4 problems:')
-    expect(result.stderr).toMatch(/--workload "Way_Too_Long_Name_For_A_Workload_Of_Ours_1": it is 42 characters long; the limit is 40 because/)
+    expect(result.stderr).toMatch(
+      /--workload "Way_Too_Long_Name_For_A_Workload_Of_Ours_1": it is 42 characters long; the limit is 40 because/,
+    )
     expect(result.stderr).toContain('--tpu-type=v5p-9: unknown accelerator type. Did you mean v5p-8')
     expect(result.stderr).toContain('--num-slices must be a whole number of at least 1 (got 0)')
     expect(result.stderr).toContain(`--env-file ${envFile}:2: "NOT VALID" is not KEY=VALUE`)
@@ -203,16 +293,55 @@ describe('xpk workload create --dry-run --offline', () => {
   })
 
   it('rejects --docker-image together with --script-dir, and --env with --env-file', async () => {
-    const image = await runCli([...base, '--workload', 'w', '--tpu-type', 'v5p-8', '--docker-image', 'i', '--script-dir', '.', '--dry-run', '--offline'])
+    const image = await runCli([
+      ...base,
+      '--workload',
+      'w',
+      '--tpu-type',
+      'v5p-8',
+      '--docker-image',
+      'i',
+      '--script-dir',
+      '.',
+      '--dry-run',
+      '--offline',
+    ])
     expect(image.code).toBe(2)
     expect(image.stderr).toContain('--docker-image and --script-dir cannot be used together')
-    const env = await runCli([...base, '--workload', 'w', '--tpu-type', 'v5p-8', '--docker-image', 'i', '--env', 'A=1', '--env-file', 'f', '--dry-run', '--offline'])
+    const env = await runCli([
+      ...base,
+      '--workload',
+      'w',
+      '--tpu-type',
+      'v5p-8',
+      '--docker-image',
+      'i',
+      '--env',
+      'A=1',
+      '--env-file',
+      'f',
+      '--dry-run',
+      '--offline',
+    ])
     expect(env.code).toBe(2)
     expect(env.stderr).toContain('--env and --env-file cannot be used together')
   })
 
   it('needs a project (or a registry) to name a built image', async () => {
-    const result = await runCli(['workload', 'create', '--cluster', 'demo', '--workload', 'w', '--tpu-type', 'v5p-8', '--command', 'x', '--dry-run', '--offline'])
+    const result = await runCli([
+      'workload',
+      'create',
+      '--cluster',
+      'demo',
+      '--workload',
+      'w',
+      '--tpu-type',
+      'v5p-8',
+      '--command',
+      'x',
+      '--dry-run',
+      '--offline',
+    ])
     expect(result.code).toBe(2)
     expect(result.stderr).toContain('--project')
   })

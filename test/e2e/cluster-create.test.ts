@@ -121,7 +121,8 @@ describe('cluster create against the GKE API', () => {
         afterApply: true,
       },
       {method: 'CreateNodePool', code: grpc.status.UNAVAILABLE, message: 'unavailable', times: 4},
-      {method: 'GetOperation', code: grpc.status.DEADLINE_EXCEEDED, message: 'deadline', times: 5},
+      {method: 'ListOperations', code: grpc.status.DEADLINE_EXCEEDED, message: 'deadline', times: 5},
+      {method: 'GetNodePool', code: grpc.status.UNAVAILABLE, message: 'unavailable', times: 3},
       {
         method: 'CreateNodePool',
         code: grpc.status.RESOURCE_EXHAUSTED,

@@ -61,7 +61,10 @@ const HANDLERS: Readonly<Record<string, Handler>> = {
     apply: (f, v, fail) => {
       const taints: Taint[] = v.split(',').map((item) => {
         const match = /^([^=:]+)=([^:]*):(\w+)$/.exec(item)
-        const effect = match && Object.hasOwn(TAINT_EFFECTS, match[3]) ? TAINT_EFFECTS[match[3] as keyof typeof TAINT_EFFECTS] : undefined
+        const effect =
+          match && Object.hasOwn(TAINT_EFFECTS, match[3])
+            ? TAINT_EFFECTS[match[3] as keyof typeof TAINT_EFFECTS]
+            : undefined
         if (!match || !effect)
           return fail(`"${item}" is not KEY=VALUE:EFFECT (EFFECT: NoSchedule, PreferNoSchedule, NoExecute)`)
         return {key: match[1], value: match[2], effect}
