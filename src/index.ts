@@ -1,4 +1,4 @@
-import {execute} from '@oclif/core'
+import {execute} from '@oclif/core/execute'
 
 import AcceleratorDescribe from './commands/accelerator/describe.js'
 import AcceleratorList from './commands/accelerator/list.js'
@@ -31,5 +31,11 @@ export const COMMANDS = {
 
 /** Runs the CLI with the given arguments. */
 export async function run(argv: string[]): Promise<void> {
+  // `xpk accelerator list | head` closes the pipe early: stop quietly, as Unix tools do, instead of waiting for a
+  // drain that never comes (oclif's flush would leave the process hanging on an unsettled await, exit code 13).
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(0)
+    throw error
+  })
   await execute({args: argv, dir: import.meta.url})
 }

@@ -4,7 +4,6 @@
  * inline (`auths`) or from a credential helper (`credHelpers`, `credsStore`).
  */
 
-import {spawn} from 'node:child_process'
 import {readFile} from 'node:fs/promises'
 import {homedir} from 'node:os'
 import {join} from 'node:path'
@@ -161,12 +160,14 @@ function decodeInlineAuth(entry: NonNullable<DockerConfig['auths']>[string]): Re
 
 type HelperResult = {kind: 'ok'; output: string} | {kind: 'failed'; output: string} | {kind: 'missing'}
 
-function runHelper(
+async function runHelper(
   program: string,
   serverUrl: string,
   timeoutMs: number,
   env: NodeJS.ProcessEnv,
 ): Promise<HelperResult> {
+  // Loaded here: child_process costs start-up time and is only needed for Docker credential helpers.
+  const {spawn} = await import('node:child_process')
   return new Promise((resolve) => {
     const child = spawn(program, ['get'], {shell: false, env, stdio: ['pipe', 'pipe', 'pipe'], timeout: timeoutMs})
     let stdout = ''

@@ -2,8 +2,6 @@ import {mkdir, readFile, rename, writeFile} from 'node:fs/promises'
 import {homedir} from 'node:os'
 import {dirname, join} from 'node:path'
 
-import {dump, load} from 'js-yaml'
-
 import {XpkError} from '../core/errors.js'
 import {LEGACY_CONFIG_KEYS, SETTING_KEYS, type SettingKey} from '../core/settings.js'
 import type {SettingsStore} from '../ports/settings-store.js'
@@ -51,6 +49,7 @@ export class SettingsFile implements SettingsStore {
       // A legacy key left behind would resurrect an unset value on the next read.
       if (values[key] === undefined) delete configs[legacy]
     }
+    const {dump} = await import('js-yaml')
     const text = dump({...document, version: document.version ?? 'v1', configs}, {lineWidth: -1})
     await mkdir(dirname(this.location), {recursive: true})
     const temporary = `${this.location}.${process.pid}.tmp`
@@ -66,6 +65,8 @@ export class SettingsFile implements SettingsStore {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {}
       throw new XpkError('failed', `Cannot read ${this.location}: ${(error as Error).message}`, {cause: error})
     }
+    // Loaded only when there is a file to parse: most runs have none, and the YAML library costs start-up time.
+    const {load} = await import('js-yaml')
     let parsed: unknown
     try {
       parsed = load(text)

@@ -1,5 +1,3 @@
-import {createInterface} from 'node:readline'
-
 import {UsageError} from '../core/errors.js'
 import type {Console, ProgressBoard, ProgressLine} from '../ports/console.js'
 
@@ -59,6 +57,7 @@ export class TerminalConsole implements Console {
       })
     }
     // Lines are read as a stream so answers typed ahead (or piped through a pty) are not lost between questions.
+    const {createInterface} = await import('node:readline')
     const rl = createInterface({input: stdin, terminal: false})
     const lines = rl[Symbol.asyncIterator]()
     try {

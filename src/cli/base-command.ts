@@ -1,4 +1,5 @@
-import {Command, Errors} from '@oclif/core'
+import {Command} from '@oclif/core/command'
+import * as Errors from '@oclif/core/errors'
 
 import {TerminalConsole} from '../adapters/terminal-console.js'
 import {errorToJson, UsageErrors, XpkError} from '../core/errors.js'

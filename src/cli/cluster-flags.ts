@@ -1,4 +1,4 @@
-import {Flags} from '@oclif/core'
+import * as Flags from '@oclif/core/flags'
 
 const capacity = ['on-demand', 'spot', 'reservation', 'flex']
 const others = (self: string) => capacity.filter((c) => c !== self)

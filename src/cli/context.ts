@@ -1,19 +1,21 @@
 /**
- * The composition root: the one place that builds real adapters for commands. Each factory is async and imports
- * its adapters lazily, so a command only pays for the SDKs it uses (and `xpk --help` for none).
+ * The composition root: the one place that builds real adapters for commands. Adapters import their SDKs on first
+ * use, so building them here costs nothing until a command actually talks to GKE, Docker or a registry.
  */
-import type {ResolvedSettings, SettingKey} from '../core/settings.js'
+import {GcloudConfigFiles} from '../adapters/gcloud-properties.js'
+import {createGkeClient} from '../adapters/gke-container-api.js'
+import {imageBuildDeps} from '../adapters/image-build-deps.js'
+import {NodeFiles} from '../adapters/local-files.js'
+import {SettingsFile} from '../adapters/settings-file.js'
+import {resolveSettings, type ResolvedSettings, type SettingKey} from '../core/settings.js'
 import {DEFAULT_APPLY_OPTIONS, type ApplyOptions} from '../executor/apply-cluster-plan.js'
 import type {Console} from '../ports/console.js'
 import type {GkeClient} from '../ports/gke.js'
 import type {ConfigDeps} from '../services/config.js'
+import {buildImage} from '../services/image-build.js'
 import type {WorkloadCreateDeps} from '../services/workload-create.js'
 
-export async function configDeps(console: Console): Promise<ConfigDeps> {
-  const [{SettingsFile}, {GcloudConfigFiles}] = await Promise.all([
-    import('../adapters/settings-file.js'),
-    import('../adapters/gcloud-properties.js'),
-  ])
+export function configDeps(console: Console): ConfigDeps {
   return {store: new SettingsFile(), gcloud: new GcloudConfigFiles(), env: process.env, console}
 }
 
@@ -25,8 +27,7 @@ export async function resolveCommandSettings(
   flags: Partial<Record<SettingKey, string>>,
   console: Console,
 ): Promise<ResolvedSettings> {
-  const {resolveSettings} = await import('../core/settings.js')
-  const deps = await configDeps(console)
+  const deps = configDeps(console)
   const [config, gcloud] = await Promise.all([deps.store.read(), deps.gcloud.read()])
   const settings = resolveSettings({flags, env: process.env, config, gcloud})
   for (const [key, setting] of Object.entries(settings)) {
@@ -36,32 +37,20 @@ export async function resolveCommandSettings(
 }
 
 /** Everything `workload create` needs; the image build's SDKs load only if an image is actually built. */
-export async function workloadCreateDeps(console: Console): Promise<WorkloadCreateDeps> {
-  const {NodeFiles} = await import('../adapters/local-files.js')
+export function workloadCreateDeps(console: Console): WorkloadCreateDeps {
   return {
     console,
     files: new NodeFiles(),
     env: process.env,
     cwd: process.cwd(),
-    buildImage: async (options) => {
-      const [{buildImage}, {imageBuildDeps}] = await Promise.all([
-        import('../services/image-build.js'),
-        import('../adapters/image-build-deps.js'),
-      ])
-      return buildImage(options, await imageBuildDeps(console))
-    },
+    buildImage: async (options) => buildImage(options, await imageBuildDeps(console)),
   }
 }
 
 /** Connects to GKE with the resolved endpoint override (gke-endpoint) and XPK_ACCESS_TOKEN, if set. */
 export function gkeConnector(settings: ResolvedSettings): () => Promise<GkeClient> {
-  return async () => {
-    const {createGkeClient} = await import('../adapters/gke-container-api.js')
-    return createGkeClient({
-      endpoint: settings['gke-endpoint'].value,
-      accessToken: process.env.XPK_ACCESS_TOKEN || undefined,
-    })
-  }
+  return () =>
+    createGkeClient({endpoint: settings['gke-endpoint'].value, accessToken: process.env.XPK_ACCESS_TOKEN || undefined})
 }
 
 function millis(name: string, fallback: number): number {

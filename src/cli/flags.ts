@@ -1,4 +1,4 @@
-import {Flags} from '@oclif/core'
+import * as Flags from '@oclif/core/flags'
 
 /** Flags every command has (besides `--json`, which oclif adds). */
 export const globalFlags = {

@@ -1,4 +1,4 @@
-import {Flags} from '@oclif/core'
+import * as Flags from '@oclif/core/flags'
 
 import {PRIORITY_NAMES} from '../core/workload/priority.js'
 

@@ -8,7 +8,7 @@ export interface AcceleratorListOptions {
   /** Family such as v5p, tpu7x, v5litepod (or its nickname v5e), h100-80gb, n2-standard-32. */
   readonly family?: string
   readonly kind?: AcceleratorKind
-  /** Also list names that are pure aliases of another, such as v5p-4x4x8 for v5p-256. */
+  /** Also list topology names (v5p-4x4x8 for v5p-256, v4-8x4x4 for another 256-core v4 shape). */
   readonly aliases?: boolean
 }
 
@@ -30,15 +30,16 @@ export function listAccelerators(options: AcceleratorListOptions): Accelerator[]
     selected = selected.filter((a) => a.family === family)
   }
   if (options.kind !== undefined) selected = selected.filter((a) => a.kind === options.kind)
-  if (!options.aliases) selected = selected.filter((a) => !isPureAlias(a))
+  if (!options.aliases) selected = selected.filter((a) => !isTopologyName(a))
   return selected
 }
 
-/** A second name for exactly the same slice (v5p-4x4x8 for v5p-256); v4-8x4x4 or gb200-4-nolssd are not. */
-function isPureAlias(a: Accelerator): boolean {
-  if (a.name === a.canonical) return false
-  const canonical = acceleratorCatalog().get(a.canonical)
-  return canonical !== undefined && canonical.topology === a.topology && canonical.machineType === a.machineType
+/**
+ * A name that spells a TPU topology (v5p-4x4x8, v4-8x4x4) rather than a core count. They are hidden by default:
+ * one row per slice size reads better than 1,700 rows. gb200-4-nolssd names its own machine type and stays.
+ */
+function isTopologyName(a: Accelerator): boolean {
+  return a.name !== a.canonical && acceleratorCatalog().get(a.canonical)?.machineType === a.machineType
 }
 
 /** Looks up one accelerator by any accepted name (unknown names are usage errors with suggestions). */

@@ -2,7 +2,6 @@ import {imageRepository} from '../core/image/naming.js'
 import {XpkError, UsageError} from '../core/errors.js'
 import {buildJobSet} from '../core/manifests/jobset.js'
 import type {JobSet} from '../core/manifests/k8s-types.js'
-import {toYaml} from '../core/manifests/to-yaml.js'
 import {type ResolvedSettings} from '../core/settings.js'
 import {WORKLOAD_DEFAULTS, workloadInputFromFlags, type WorkloadFlags} from '../core/workload/options.js'
 import type {Console} from '../ports/console.js'
@@ -85,6 +84,8 @@ export async function createWorkload(
   }
 
   const manifest = buildJobSet({...input, image: image.reference})
+  // Loaded here rather than with the service: the YAML library is only needed by the commands that print YAML.
+  const {toYaml} = await import('../core/manifests/to-yaml.js')
   const yaml = toYaml(manifest)
   if (options.outputManifestFile !== undefined) {
     await deps.files.writeText(options.outputManifestFile, yaml)

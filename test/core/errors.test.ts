@@ -18,8 +18,21 @@ import {REPO_ROOT} from '../helpers/cli.js'
 describe('exit codes', () => {
   it('gives every error kind exactly one documented code', () => {
     const kinds: ErrorKind[] = [
-      'failed', 'declined', 'usage', 'auth', 'permission', 'not-found', 'quota', 'stockout', 'conflict',
-      'unavailable', 'image', 'timeout', 'unsuccessful', 'interrupted', 'internal',
+      'failed',
+      'declined',
+      'usage',
+      'auth',
+      'permission',
+      'not-found',
+      'quota',
+      'stockout',
+      'conflict',
+      'unavailable',
+      'image',
+      'timeout',
+      'unsuccessful',
+      'interrupted',
+      'internal',
     ]
     const listed = EXIT_CODE_TABLE.flatMap((row) => row.kinds)
     expect([...listed].sort()).toEqual([...kinds].sort())
@@ -49,7 +62,12 @@ describe('exit codes', () => {
     const rows = section!
       .split('\n')
       .filter((line) => /^\| \d+ \|/.test(line))
-      .map((line) => line.split('|').map((c) => c.trim()).slice(1, 3))
+      .map((line) =>
+        line
+          .split('|')
+          .map((c) => c.trim())
+          .slice(1, 3),
+      )
     expect(rows).toEqual(EXIT_CODE_TABLE.map((r) => [String(r.code), r.meaning]))
   })
 })
@@ -71,7 +89,11 @@ describe('typed errors', () => {
   })
 
   it('serialises for --json with kind, exit code, message and hints', () => {
-    const error = new ApiError('stockout', 'no capacity', {status: 'RESOURCE_EXHAUSTED', retryable: false, hints: ['try --spot']})
+    const error = new ApiError('stockout', 'no capacity', {
+      status: 'RESOURCE_EXHAUSTED',
+      retryable: false,
+      hints: ['try --spot'],
+    })
     expect(errorToJson(error)).toEqual({
       error: {kind: 'stockout', exitCode: 5, message: 'no capacity', hints: ['try --spot']},
     })

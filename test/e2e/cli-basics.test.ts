@@ -3,7 +3,7 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 
-import {isolatedEnv, runCli} from '../helpers/cli.js'
+import {isolatedEnv, REPO_ROOT, runCli} from '../helpers/cli.js'
 
 describe('xpk --help and version', () => {
   it('lists every topic and keeps stdout for help', async () => {
@@ -11,6 +11,15 @@ describe('xpk --help and version', () => {
     expect(result.code).toBe(0)
     for (const topic of ['accelerator', 'cluster', 'config', 'workload', 'version'])
       expect(result.stdout).toContain(topic)
+  })
+
+  it('stops quietly when the reader of its output goes away (xpk ... | head)', async () => {
+    const {spawnSync} = await import('node:child_process')
+    const script = `"${process.execPath}" -- bin/run.js accelerator list | head -1; echo "exit=\${PIPESTATUS[0]}"`
+    const result = spawnSync('bash', ['-c', script], {cwd: REPO_ROOT, env: isolatedEnv(), encoding: 'utf8'})
+    expect(result.stdout).toMatch(/^NAME\s+ALIAS OF/)
+    expect(result.stdout).toContain('exit=0')
+    expect(result.stderr).toBe('')
   })
 
   it('shows examples in command help', async () => {

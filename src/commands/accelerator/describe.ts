@@ -1,4 +1,4 @@
-import {Args} from '@oclif/core'
+import * as Args from '@oclif/core/args'
 
 import {XpkCommand} from '../../cli/base-command.js'
 
@@ -13,8 +13,7 @@ export default class AcceleratorDescribe extends XpkCommand {
 
   async run() {
     const {args} = await this.parse(AcceleratorDescribe)
-    const {describeAccelerator} = await import('../../services/accelerators.js')
-    const {renderAcceleratorDetails} = await import('../../core/render/accelerators.js')
+    const {describeAccelerator, renderAcceleratorDetails} = await import('../../cli/runtime.js')
     const accelerator = describeAccelerator(args.type)
     this.console.result(() => renderAcceleratorDetails(accelerator))
     return accelerator

@@ -23,11 +23,9 @@ export default class ClusterCreate extends XpkCommand {
 
   async run() {
     const {flags} = await this.parse(ClusterCreate)
-    const [{createCluster}, context] = await Promise.all([
-      import('../../services/cluster-create.js'),
-      import('../../cli/context.js'),
-    ])
-    const settings = await context.resolveCommandSettings(flags, this.console)
+    const runtime = await import('../../cli/runtime.js')
+    const {createCluster} = runtime
+    const settings = await runtime.resolveCommandSettings(flags, this.console)
     return createCluster(
       {
         flags: {
@@ -58,9 +56,9 @@ export default class ClusterCreate extends XpkCommand {
         },
         dryRun: flags['dry-run'],
         offline: flags.offline,
-        apply: context.applyTuning(flags['max-parallel']),
+        apply: runtime.applyTuning(flags['max-parallel']),
       },
-      {gke: context.gkeConnector(settings), console: this.console, signal: this.signal, ...context.realTime},
+      {gke: runtime.gkeConnector(settings), console: this.console, signal: this.signal, ...runtime.realTime},
     )
   }
 }

@@ -13,21 +13,18 @@ export default class ClusterDelete extends XpkCommand {
 
   async run() {
     const {flags} = await this.parse(ClusterDelete)
-    const [{deleteCluster}, {requireSetting}, context] = await Promise.all([
-      import('../../services/cluster-delete.js'),
-      import('../../core/settings.js'),
-      import('../../cli/context.js'),
-    ])
-    const settings = await context.resolveCommandSettings(flags, this.console)
+    const runtime = await import('../../cli/runtime.js')
+    const {deleteCluster, requireSetting} = runtime
+    const settings = await runtime.resolveCommandSettings(flags, this.console)
     return deleteCluster(
       {
         project: requireSetting(settings, 'project'),
         zone: requireSetting(settings, 'zone'),
         cluster: requireSetting(settings, 'cluster'),
         dryRun: flags['dry-run'],
-        poll: context.applyTuning(undefined).poll,
+        poll: runtime.applyTuning(undefined).poll,
       },
-      {gke: context.gkeConnector(settings), console: this.console, signal: this.signal, ...context.realTime},
+      {gke: runtime.gkeConnector(settings), console: this.console, signal: this.signal, ...runtime.realTime},
     )
   }
 }

@@ -11,20 +11,16 @@ export default class ClusterDescribe extends XpkCommand {
 
   async run() {
     const {flags} = await this.parse(ClusterDescribe)
-    const [{describeCluster}, {requireSetting}, {renderClusterDetails}, context] = await Promise.all([
-      import('../../services/cluster-read.js'),
-      import('../../core/settings.js'),
-      import('../../core/render/clusters.js'),
-      import('../../cli/context.js'),
-    ])
-    const settings = await context.resolveCommandSettings(flags, this.console)
+    const runtime = await import('../../cli/runtime.js')
+    const {describeCluster, requireSetting, renderClusterDetails} = runtime
+    const settings = await runtime.resolveCommandSettings(flags, this.console)
     const cluster = await describeCluster(
       {
         project: requireSetting(settings, 'project'),
         zone: requireSetting(settings, 'zone'),
         cluster: requireSetting(settings, 'cluster'),
       },
-      {gke: context.gkeConnector(settings)},
+      {gke: runtime.gkeConnector(settings)},
     )
     this.console.result(() => renderClusterDetails(cluster))
     return cluster

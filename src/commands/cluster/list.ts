@@ -13,16 +13,12 @@ export default class ClusterList extends XpkCommand {
 
   async run() {
     const {flags} = await this.parse(ClusterList)
-    const [{listClusters}, {requireSetting}, {renderClusterList}, context] = await Promise.all([
-      import('../../services/cluster-read.js'),
-      import('../../core/settings.js'),
-      import('../../core/render/clusters.js'),
-      import('../../cli/context.js'),
-    ])
-    const settings = await context.resolveCommandSettings(flags, this.console)
+    const runtime = await import('../../cli/runtime.js')
+    const {listClusters, requireSetting, renderClusterList} = runtime
+    const settings = await runtime.resolveCommandSettings(flags, this.console)
     const clusters = await listClusters(
       {project: requireSetting(settings, 'project'), zone: flags.zone},
-      {gke: context.gkeConnector(settings)},
+      {gke: runtime.gkeConnector(settings)},
     )
     this.console.result(() => renderClusterList(clusters))
     return clusters

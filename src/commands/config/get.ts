@@ -1,4 +1,4 @@
-import {Args} from '@oclif/core'
+import * as Args from '@oclif/core/args'
 
 import {XpkCommand} from '../../cli/base-command.js'
 
@@ -11,11 +11,8 @@ export default class ConfigGet extends XpkCommand {
 
   async run() {
     const {args} = await this.parse(ConfigGet)
-    const [{getConfig}, {configDeps}] = await Promise.all([
-      import('../../services/config.js'),
-      import('../../cli/context.js'),
-    ])
-    const result = await getConfig(args.key, await configDeps(this.console))
+    const {getConfig, configDeps} = await import('../../cli/runtime.js')
+    const result = await getConfig(args.key, configDeps(this.console))
     if (result.value !== null) this.console.result(result.value)
     return result
   }

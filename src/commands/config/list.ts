@@ -8,12 +8,8 @@ export default class ConfigList extends XpkCommand {
 
   async run() {
     await this.parse(ConfigList)
-    const [{listConfig}, {configDeps}, {renderConfigList}] = await Promise.all([
-      import('../../services/config.js'),
-      import('../../cli/context.js'),
-      import('../../core/render/config.js'),
-    ])
-    const entries = await listConfig(await configDeps(this.console))
+    const {listConfig, configDeps, renderConfigList} = await import('../../cli/runtime.js')
+    const entries = await listConfig(configDeps(this.console))
     this.console.result(() => renderConfigList(entries))
     return entries
   }

@@ -1,4 +1,4 @@
-import {Args} from '@oclif/core'
+import * as Args from '@oclif/core/args'
 
 import {XpkCommand} from '../../cli/base-command.js'
 
@@ -18,10 +18,7 @@ export default class ConfigSet extends XpkCommand {
 
   async run() {
     const {args} = await this.parse(ConfigSet)
-    const [{setConfig}, {configDeps}] = await Promise.all([
-      import('../../services/config.js'),
-      import('../../cli/context.js'),
-    ])
-    return setConfig(args.key, args.value, await configDeps(this.console))
+    const {setConfig, configDeps} = await import('../../cli/runtime.js')
+    return setConfig(args.key, args.value, configDeps(this.console))
   }
 }

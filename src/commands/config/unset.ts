@@ -1,4 +1,4 @@
-import {Args} from '@oclif/core'
+import * as Args from '@oclif/core/args'
 
 import {XpkCommand} from '../../cli/base-command.js'
 
@@ -9,10 +9,7 @@ export default class ConfigUnset extends XpkCommand {
 
   async run() {
     const {args} = await this.parse(ConfigUnset)
-    const [{unsetConfig}, {configDeps}] = await Promise.all([
-      import('../../services/config.js'),
-      import('../../cli/context.js'),
-    ])
-    return unsetConfig(args.key, await configDeps(this.console))
+    const {unsetConfig, configDeps} = await import('../../cli/runtime.js')
+    return unsetConfig(args.key, configDeps(this.console))
   }
 }

@@ -15,10 +15,7 @@ export default class WorkloadCreate extends XpkCommand {
 
   async run() {
     const {flags} = await this.parse(WorkloadCreate)
-    const [{createWorkload}, {resolveCommandSettings, workloadCreateDeps}] = await Promise.all([
-      import('../../services/workload-create.js'),
-      import('../../cli/context.js'),
-    ])
+    const {createWorkload, resolveCommandSettings, workloadCreateDeps} = await import('../../cli/runtime.js')
     const settings = await resolveCommandSettings(flags, this.console)
     return createWorkload(
       {
@@ -51,7 +48,7 @@ export default class WorkloadCreate extends XpkCommand {
         offline: flags.offline,
         settings,
       },
-      await workloadCreateDeps(this.console),
+      workloadCreateDeps(this.console),
     )
   }
 }

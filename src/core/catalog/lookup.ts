@@ -1,6 +1,6 @@
 import {UsageError} from '../errors.js'
 import {closestMatches, orList} from '../suggest.js'
-import {acceleratorCatalog} from './catalog.js'
+import {acceleratorCatalog, catalogEntry} from './catalog.js'
 import type {Accelerator, AcceleratorKind} from './types.js'
 
 /** Names people use for a family that xpk spells differently. */
@@ -8,7 +8,7 @@ const FAMILY_NICKNAMES: Readonly<Record<string, string>> = {v5e: 'v5litepod', v5
 
 /** The entry for an accepted name, or undefined. */
 export function findAccelerator(name: string): Accelerator | undefined {
-  return acceleratorCatalog().get(name)
+  return catalogEntry(name)
 }
 
 /** Up to `limit` accepted names closest to `name`, optionally only of one kind. */

@@ -3,7 +3,16 @@ import type {Accelerator} from './types.js'
 
 /** Product of the dimensions of a topology string such as `4x4x8`. */
 export function topologyChips(topology: string): number {
-  return topology.split('x').reduce((product, dim) => product * Number(dim), 1)
+  let product = 1
+  let dim = 0
+  for (let i = 0; i < topology.length; i++) {
+    const code = topology.charCodeAt(i)
+    if (code === 120 /* x */) {
+      product *= dim
+      dim = 0
+    } else dim = dim * 10 + (code - 48)
+  }
+  return product * dim
 }
 
 /**
@@ -14,10 +23,12 @@ export function topologyChips(topology: string): number {
 export function expandTopologies(source: TopologySource): string[] {
   if (source.kind === 'list') return [...source.topologies]
   const topologies = ['2x2x1', '2x2x2', '2x2x4', '2x4x4']
-  for (let a = 4; a <= 256; a += 4) {
-    for (let b = source.nondecreasing ? a : 4; b <= 256; b += 4) {
-      for (let c = source.nondecreasing ? b : 4; c <= 256; c += 4) {
-        if ((a / 4) * (b / 4) * (c / 4) <= source.maxCubes) topologies.push(`${a}x${b}x${c}`)
+  // Loops stop as soon as the cube budget is exceeded (the order is unchanged): v4 alone would otherwise walk
+  // 64^3 candidates on every start.
+  for (let i = 1; i <= 64 && i <= source.maxCubes; i++) {
+    for (let j = source.nondecreasing ? i : 1; j <= 64 && i * j <= source.maxCubes; j++) {
+      for (let k = source.nondecreasing ? j : 1; k <= 64 && i * j * k <= source.maxCubes; k++) {
+        topologies.push(`${4 * i}x${4 * j}x${4 * k}`)
       }
     }
   }
@@ -38,7 +49,9 @@ export function generateTpuFamily(row: TpuFamilyRow, into: Map<string, Accelerat
     const chipsPerVm = chips === 1 ? 1 : 4
     const vmsPerSlice = chips / chipsPerVm
     const canonical = `${row.prefix}-${chips * row.tensorcoresPerChip}`
-    const base: Omit<Accelerator, 'name'> = {
+    // A literal per entry, not a spread of a shared base: this runs 2,000 times at start-up, mostly interpreted.
+    const entry = (name: string): Accelerator => ({
+      name,
       canonical,
       kind: 'TPU',
       family: row.prefix,
@@ -56,9 +69,9 @@ export function generateTpuFamily(row: TpuFamilyRow, into: Map<string, Accelerat
       tensorcoresPerChip: row.tensorcoresPerChip,
       pathwaysVersion: row.pathwaysVersion,
       gpu: null,
-    }
+    })
     const aliasName = `${row.prefix}-${topology}`
-    into.set(aliasName, {...base, name: aliasName})
-    if (defaults.has(topology) || !into.has(canonical)) into.set(canonical, {...base, name: canonical})
+    into.set(aliasName, entry(aliasName))
+    if (defaults.has(topology) || !into.has(canonical)) into.set(canonical, entry(canonical))
   }
 }

@@ -7,19 +7,29 @@ export function renderTable(
   headers: readonly string[],
   rows: readonly (readonly (string | number | null)[])[],
 ): string {
-  const cells = [
-    headers.map((h) => h.toUpperCase()),
-    ...rows.map((row) => row.map((c) => (c === null ? '-' : String(c)))),
-  ]
-  const widths = headers.map((_, column) => Math.max(...cells.map((row) => (row[column] ?? '').length)))
-  return cells
-    .map((row) =>
-      row
-        .map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column])))
-        .join('   ')
-        .trimEnd(),
-    )
-    .join('\n')
+  // Written for cold code (start-up runs it in the interpreter): one conversion per cell, one pass per line.
+  const columns = headers.length
+  const widths = headers.map((h) => h.length)
+  const cells: string[][] = []
+  for (const row of rows) {
+    const texts: string[] = []
+    for (let c = 0; c < columns; c++) {
+      const value = row[c]
+      const cell = value === null || value === undefined ? '-' : typeof value === 'string' ? value : String(value)
+      if (cell.length > widths[c]) widths[c] = cell.length
+      texts.push(cell)
+    }
+    cells.push(texts)
+  }
+  const spaces = ' '.repeat(Math.max(...widths) + 3)
+  const render = (texts: readonly string[]): string => {
+    let line = ''
+    for (let c = 0; c < columns - 1; c++) line += texts[c] + spaces.slice(0, widths[c] + 3 - texts[c].length)
+    return (line + texts[columns - 1]).trimEnd()
+  }
+  let out = render(headers.map((h) => h.toUpperCase()))
+  for (const texts of cells) out += `\n${render(texts)}`
+  return out
 }
 
 /** Renders `key: value` lines with aligned values. */

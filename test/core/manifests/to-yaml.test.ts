@@ -12,7 +12,7 @@ describe('toYaml', () => {
     'quotes the string %j so YAML 1.1 readers keep it a string',
     (value) => {
       const text = toYaml({value})
-      expect(text).toMatch(/^value: '.*'\n$/)
+      expect(text).toMatch(/^value: ".*"\n$/)
       expect(load(text)).toEqual({value})
     },
   )
@@ -39,6 +39,91 @@ describe('toYaml', () => {
 
   it('leaves out undefined properties', () => {
     expect(toYaml({a: 1, b: undefined, c: 'x'})).toBe('a: 1\nc: x\n')
+  })
+})
+
+describe('toYaml round trips', () => {
+  // A tiny deterministic generator, so a failure names a reproducible case.
+  function random(seed: number): () => number {
+    let state = seed
+    return () => {
+      state = (state * 1103515245 + 12345) % 2147483648
+      return state / 2147483648
+    }
+  }
+  const alphabet = [
+    ...'abcXYZ019 _-./:#@&*!|>%`\'"[]{},?=+()$~\\',
+    '\n',
+    '\t',
+    '\r',
+    '\u0000',
+    '\u0007',
+    '\u007f',
+    '\u0085',
+    '\u00a0',
+    '\u2028',
+    '\ufeff',
+    'é',
+    '☃',
+    '😀',
+  ]
+  const words = [
+    'true',
+    'no',
+    'on',
+    'NULL',
+    '~',
+    '0x1F',
+    '012',
+    '1e3',
+    '.5',
+    '1_000',
+    '2026-11-21',
+    '12:30',
+    '-',
+    '---',
+    '...',
+    '<<',
+    '=',
+  ]
+  const randomString = (next: () => number): string => {
+    if (next() < 0.2) return words[Math.floor(next() * words.length)]
+    let text = ''
+    const length = Math.floor(next() * 12)
+    for (let i = 0; i < length; i++) text += alphabet[Math.floor(next() * alphabet.length)]
+    return text
+  }
+
+  it('reads back every string exactly, as a value, a key and a list item (3,000 random strings)', () => {
+    const next = random(42)
+    for (let i = 0; i < 1000; i++) {
+      const value = randomString(next)
+      const doc = {[value || 'k']: value, list: [value, {name: value}]}
+      const text = toYaml(doc)
+      expect(load(text), JSON.stringify(value)).toEqual(doc)
+    }
+  })
+
+  it('writes plain only strings that no YAML 1.1 reader could take for a number, date, boolean or null', () => {
+    const next = random(7)
+    const yaml11NonString =
+      /^(?:[-+]?(?:0b[01_]+|0x[0-9a-fA-F_]+|0[0-7_]+|[0-9][0-9_]*(?::[0-5]?[0-9])*|(?:[0-9][0-9_]*)?\.[0-9_]*(?:[eE][-+]?[0-9]+)?|\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))|y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF|null|Null|NULL|~|\d{4}-\d\d?-\d\d?.*)$/
+    for (let i = 0; i < 2000; i++) {
+      const value = randomString(next)
+      const text = toYaml({value}).slice('value: '.length, -1)
+      if (!text.startsWith('"') && !text.startsWith('|')) expect(yaml11NonString.test(text), text).toBe(false)
+    }
+  })
+
+  it('keeps literal blocks byte for byte, including trailing and leading empty lines', () => {
+    for (const script of ['a\n', 'a\n\n', '\nx\n  y', 'line  \nnext', 'x\n\n\ny\n']) {
+      expect(load(toYaml({script})), JSON.stringify(script)).toEqual({script})
+    }
+  })
+
+  it('refuses values a manifest cannot hold', () => {
+    expect(() => toYaml({n: Number.NaN})).toThrow(/not a number/)
+    expect(() => toYaml({f: () => 1})).toThrow(/cannot serialize a function/)
   })
 })
 

@@ -1,0 +1,120 @@
+/**
+ * SHA-256 (FIPS 180-4) in plain TypeScript, for small inputs. Loading Node's crypto module costs about 10 ms of
+ * start-up, more than hashing a few kilobytes here; callers use node:crypto for large inputs. Both produce the
+ * same digest, so which one hashed a file never shows in a tag.
+ */
+
+const K = new Uint32Array([
+  0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5, 0xd807aa98,
+  0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786,
+  0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8,
+  0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13,
+  0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819,
+  0xd6990624, 0xf40e3585, 0x106aa070, 0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a,
+  0x5b9cca4f, 0x682e6ff3, 0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7,
+  0xc67178f2,
+])
+
+const encoder = new TextEncoder()
+
+/** An incremental SHA-256: `update` any number of times, then `hex()` once. */
+export class Sha256 {
+  private readonly state = new Uint32Array([
+    0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
+  ])
+  private readonly block = new Uint8Array(64)
+  private readonly words = new Uint32Array(64)
+  private blockLength = 0
+  private totalBytes = 0
+  private finished = false
+
+  /** Adds bytes (strings are hashed as UTF-8). */
+  update(data: Uint8Array | string): this {
+    if (this.finished) throw new Error('Sha256: update after hex()')
+    const bytes = typeof data === 'string' ? encoder.encode(data) : data
+    this.totalBytes += bytes.length
+    let offset = 0
+    while (offset < bytes.length) {
+      const take = Math.min(64 - this.blockLength, bytes.length - offset)
+      this.block.set(bytes.subarray(offset, offset + take), this.blockLength)
+      this.blockLength += take
+      offset += take
+      if (this.blockLength === 64) {
+        this.compress()
+        this.blockLength = 0
+      }
+    }
+    return this
+  }
+
+  /** The digest as 64 lowercase hex characters. */
+  hex(): string {
+    if (!this.finished) {
+      const bits = this.totalBytes * 8
+      this.block[this.blockLength++] = 0x80
+      if (this.blockLength > 56) {
+        this.block.fill(0, this.blockLength)
+        this.compress()
+        this.blockLength = 0
+      }
+      this.block.fill(0, this.blockLength, 56)
+      const view = new DataView(this.block.buffer)
+      view.setUint32(56, Math.floor(bits / 0x100000000))
+      view.setUint32(60, bits >>> 0)
+      this.compress()
+      this.finished = true
+    }
+    let out = ''
+    for (const word of this.state) out += word.toString(16).padStart(8, '0')
+    return out
+  }
+
+  private compress(): void {
+    const w = this.words
+    const b = this.block
+    for (let i = 0; i < 16; i++) w[i] = (b[4 * i] << 24) | (b[4 * i + 1] << 16) | (b[4 * i + 2] << 8) | b[4 * i + 3]
+    for (let i = 16; i < 64; i++) {
+      const x = w[i - 15]
+      const y = w[i - 2]
+      const s0 = ((x >>> 7) | (x << 25)) ^ ((x >>> 18) | (x << 14)) ^ (x >>> 3)
+      const s1 = ((y >>> 17) | (y << 15)) ^ ((y >>> 19) | (y << 13)) ^ (y >>> 10)
+      w[i] = (w[i - 16] + s0 + w[i - 7] + s1) | 0
+    }
+    const s = this.state
+    let a = s[0]
+    let bb = s[1]
+    let c = s[2]
+    let d = s[3]
+    let e = s[4]
+    let f = s[5]
+    let g = s[6]
+    let h = s[7]
+    for (let i = 0; i < 64; i++) {
+      const S1 = ((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))
+      const t1 = (h + S1 + ((e & f) ^ (~e & g)) + K[i] + w[i]) | 0
+      const S0 = ((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))
+      const t2 = (S0 + ((a & bb) ^ (a & c) ^ (bb & c))) | 0
+      h = g
+      g = f
+      f = e
+      e = (d + t1) | 0
+      d = c
+      c = bb
+      bb = a
+      a = (t1 + t2) | 0
+    }
+    s[0] += a
+    s[1] += bb
+    s[2] += c
+    s[3] += d
+    s[4] += e
+    s[5] += f
+    s[6] += g
+    s[7] += h
+  }
+}
+
+/** The hex SHA-256 of some bytes or a UTF-8 string. */
+export function sha256Hex(data: Uint8Array | string): string {
+  return new Sha256().update(data).hex()
+}
