@@ -8,7 +8,9 @@ import {dirname} from 'node:path'
 const external = [
   '@google-cloud/*',
   '@kubernetes/client-node',
-  'dockerode',
+  // dockerode is bundled (see DOCKERODE_RARELY_USED) but these native or proto-loading parts never are.
+  'ssh2',
+  'cpu-features',
   'google-auth-library',
   'google-gax',
   '@grpc/*',
@@ -83,9 +85,35 @@ const WSL_STUB = `
     (mentionsMicrosoft(release()) || (() => { try { return mentionsMicrosoft(readFileSync('/proc/version', 'utf8')) } catch { return false } })())
   export const powerShellPath = async (...args) => (await import(REAL)).powerShellPath(...args)`
 
+/**
+ * dockerode loads a BuildKit session client (grpc-js and proto-loader) and docker-modem an SSH transport (ssh2)
+ * on require: 120 ms of the 180 ms dockerode costs; its BuildKit progress decoder brings protobufjs. xpk builds with the classic builder over the local socket, so
+ * dockerode is bundled and these two files load, from node_modules, only if ever called (BuildKit sessions,
+ * ssh:// DOCKER_HOST). Loading them from the package keeps their own paths (session.js reads .proto files next
+ * to itself).
+ */
+const DOCKERODE_RARELY_USED = {
+  // `fromDisk` is require under another name, so esbuild leaves the call alone and Node resolves it at run time.
+  './session': {importer: /[\\/]dockerode[\\/]lib[\\/]docker\.js$/, runtime: "fromDisk('dockerode/lib/session.js')"},
+  './buildkit': {importer: /[\\/]dockerode[\\/]lib[\\/]docker\.js$/, runtime: "fromDisk('dockerode/lib/buildkit.js')"},
+  './ssh': {
+    importer: /[\\/]docker-modem[\\/]lib[\\/]modem\.js$/,
+    runtime: "fromDisk('node:module').createRequire(fromDisk.resolve('dockerode'))('docker-modem/lib/ssh.js')",
+  },
+}
+
 const lazyModules = {
   name: 'lazy-modules',
   setup(builder) {
+    builder.onResolve({filter: /^\.\/(session|buildkit|ssh)$/}, (args) => {
+      const lazy = DOCKERODE_RARELY_USED[args.path]
+      if (!lazy?.importer.test(args.importer)) return undefined
+      return {path: args.path, namespace: 'lazy-dockerode'}
+    })
+    builder.onLoad({filter: /.*/, namespace: 'lazy-dockerode'}, (args) => ({
+      contents: `const fromDisk = require; let real; const load = () => (real ??= ${DOCKERODE_RARELY_USED[args.path].runtime});\n${LAZY_PROXY}`,
+      loader: 'js',
+    }))
     builder.onResolve({filter: /^wsl-utils$/}, async (args) => {
       if (args.pluginData?.real || !/[\\/]@oclif[\\/]core[\\/]/.test(args.importer)) return undefined
       const real = await builder.resolve('wsl-utils', {

@@ -1,0 +1,72 @@
+import {createServer, type Server} from 'node:http'
+import type {AddressInfo} from 'node:net'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+
+import {FakeGke} from '../fakes/fake-gke.js'
+import {isolatedEnv, runCli} from '../helpers/cli.js'
+
+// GCE_METADATA_HOST points google-auth-library's metadata lookups at this sink instead of 169.254.169.254, so any
+// probe shows up here instead of leaving the machine.
+let sink: Server
+const probes: string[] = []
+let fake: FakeGke
+
+beforeAll(async () => {
+  sink = createServer((request, response) => {
+    probes.push(`${request.method} ${request.url}`)
+    response.writeHead(404).end()
+  })
+  await new Promise<void>((resolve) => sink.listen(0, '127.0.0.1', resolve))
+  fake = await FakeGke.start({operationMs: 20})
+})
+
+afterAll(async () => {
+  await fake.stop()
+  await new Promise((resolve) => sink.close(resolve))
+})
+
+describe('the GKE client with an endpoint override', () => {
+  it('never asks the metadata server for credentials, a project or a universe domain', async () => {
+    const port = (sink.address() as AddressInfo).port
+    const env = isolatedEnv({
+      XPK_GKE_ENDPOINT: `http://${fake.endpoint}`,
+      GCE_METADATA_HOST: `127.0.0.1:${port}`,
+      GCE_METADATA_IP: `127.0.0.1:${port}`,
+    })
+    // Metadata detection stays on: the point is that the client is configured not to need it.
+    delete (env as Record<string, string | undefined>).METADATA_SERVER_DETECTION
+    const create = await runCli(
+      [
+        'cluster',
+        'create',
+        '--project',
+        'probe-project',
+        '--zone',
+        'us-central2-b',
+        '--cluster',
+        'probe',
+        '--tpu-type',
+        'v5p-8',
+        '--spot',
+      ],
+      {env},
+    )
+    expect(create.code).toBe(0)
+    const list = await runCli(['cluster', 'list', '--project', 'probe-project'], {env})
+    expect(list.stdout).toContain('probe')
+    expect(probes).toEqual([])
+  })
+
+  it('refuses plain http to anything but loopback', async () => {
+    const result = await runCli([
+      'cluster',
+      'list',
+      '--project',
+      'probe-project',
+      '--gke-endpoint',
+      'http://container.example.com',
+    ])
+    expect(result.code).toBe(2)
+    expect(result.stderr).toContain('plain http is only allowed on loopback')
+  })
+})
