@@ -68,7 +68,7 @@ describe.skipIf(!dockerAvailable)('xpk workload create with a real Docker engine
     expect(result.stderr).toContain('submitting workloads to a cluster is not available')
     expect(result.code).toBe(1)
 
-    const tags = await (await registry.fetch('/v2/xpk/trainer/tags/list')).json()
+    const tags = (await (await registry.fetch('/v2/xpk/trainer/tags/list')).json()) as {tags: string[]}
     expect(tags.tags).toHaveLength(1)
     const reference = `${registry.host}/xpk/trainer:${tags.tags[0]}`
     pushed.push(reference)
