@@ -42,7 +42,10 @@ export default tseslint.config(
         {
           patterns: [
             {group: sdkPackages, message: 'src/core is pure: no SDKs.'},
-            {group: ['node:fs', 'node:fs/*', 'node:child_process', 'node:net', 'node:http', 'node:https'], message: 'src/core is pure: no I/O.'},
+            {
+              group: ['node:fs', 'node:fs/*', 'node:child_process', 'node:net', 'node:http', 'node:https'],
+              message: 'src/core is pure: no I/O.',
+            },
           ],
         },
       ],
