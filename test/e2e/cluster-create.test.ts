@@ -215,6 +215,43 @@ describe('cluster create against the GKE API', () => {
     expect(fake.nodePools(PROJECT, REGION, 'killed').every((p) => p.status === 'RUNNING')).toBe(true)
   })
 
+  it('stops on Ctrl-C with exit 130 and a resume hint, and a re-run finishes the job', async () => {
+    fake.settings.operationMs = 1500
+    const run = startCli(
+      [
+        'cluster',
+        'create',
+        '--project',
+        PROJECT,
+        '--zone',
+        ZONE,
+        '--cluster',
+        'ctrlc',
+        '--tpu-type',
+        'v5litepod-16',
+        '--num-slices',
+        '3',
+        '--spot',
+      ],
+      {env: env()},
+    )
+    for (let i = 0; i < 500 && fake.calls.filter((c) => c.method === 'CreateNodePool').length < 3; i++) {
+      await new Promise((r) => setTimeout(r, 10))
+    }
+    run.child.kill('SIGINT')
+    const interrupted = await run.done
+    expect(interrupted.code).toBe(130)
+    expect(interrupted.stderr).toContain('Interrupted')
+    expect(interrupted.stderr).toContain('Re-run the same command')
+
+    fake.settings.operationMs = 30
+    const resumed = await create('ctrlc', '--tpu-type', 'v5litepod-16', '--num-slices', '3', '--spot')
+    expect(resumed.code).toBe(0)
+    expect(ownPools('ctrlc')).toEqual(['ctrlc-np-0', 'ctrlc-np-1', 'ctrlc-np-2'])
+    expect(fake.nodePools(PROJECT, REGION, 'ctrlc').every((p) => p.status === 'RUNNING')).toBe(true)
+    expect(fake.mutatingCalls().filter((c) => c.method === 'CreateNodePool')).toHaveLength(3)
+  })
+
   it('never touches pools it does not own', async () => {
     fake.seedCluster({
       project: PROJECT,
