@@ -1,4 +1,7 @@
+import {ExitError} from '@oclif/core/errors'
 import {execute} from '@oclif/core/execute'
+
+import {formatError} from './cli/base-command.js'
 
 import AcceleratorDescribe from './commands/accelerator/describe.js'
 import AcceleratorList from './commands/accelerator/list.js'
@@ -38,4 +41,23 @@ export async function run(argv: string[]): Promise<void> {
     throw error
   })
   await execute({args: argv, dir: import.meta.url})
+}
+
+/**
+ * oclif's `command_not_found` hook: an unknown command is a usage error like any other (exit 2, a suggestion, JSON
+ * under --json) instead of oclif's own message.
+ */
+export async function commandNotFound(options: {id: string; argv?: string[]; config: {commandIDs: string[]}}) {
+  const {XpkError, errorToJson} = await import('./core/errors.js')
+  const {closestMatches, orList} = await import('./core/suggest.js')
+  const typed = options.id.replaceAll(':', ' ')
+  const known = options.config.commandIDs.map((id) => id.replaceAll(':', ' '))
+  const suggestions = closestMatches(typed, known, 3).map((id) => `xpk ${id}`)
+  const error = new XpkError('usage', `"xpk ${typed}" is not a command. Did you mean ${orList(suggestions)}?`, {
+    hints: ['`xpk --help` lists the commands.'],
+  })
+  const json = (options.argv ?? []).includes('--json')
+  if (json) process.stdout.write(`${JSON.stringify(errorToJson(error), null, 2)}\n`)
+  else process.stderr.write(formatError(error, false))
+  throw new ExitError(error.exitCode)
 }

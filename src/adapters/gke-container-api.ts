@@ -128,8 +128,26 @@ class ContainerApiClient implements GkeClient {
       return await run()
     } catch (error) {
       const e = error as {code?: unknown; details?: string; message?: string}
-      if (typeof e.code !== 'number') throw error
-      throw gkeApiError({code: e.code, message: e.details || e.message || ''}, {action, project, location})
+      if (typeof e.code === 'number') {
+        throw gkeApiError({code: e.code, message: e.details || e.message || ''}, {action, project, location})
+      }
+      if (
+        /default credentials|could not refresh access token|invalid_grant|unable to detect a project/i.test(
+          e.message ?? '',
+        )
+      ) {
+        throw new XpkError(
+          'auth',
+          `Could not ${action}: no usable Google Cloud credentials (${e.message?.split('\n')[0]}).`,
+          {
+            hints: [
+              'Run `gcloud auth application-default login`, or point GOOGLE_APPLICATION_CREDENTIALS at a service-account key.',
+            ],
+            cause: error,
+          },
+        )
+      }
+      throw error
     }
   }
 

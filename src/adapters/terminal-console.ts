@@ -1,4 +1,4 @@
-import {UsageError} from '../core/errors.js'
+import {UsageError, XpkError} from '../core/errors.js'
 import type {Console, ProgressBoard, ProgressLine} from '../ports/console.js'
 
 /** Streams and switches for {@link TerminalConsole}; defaults are the process's own. */
@@ -10,6 +10,8 @@ export interface TerminalConsoleOptions {
   readonly stdout?: NodeJS.WritableStream
   readonly stderr?: NodeJS.WritableStream & {isTTY?: boolean; rows?: number; columns?: number}
   readonly stdin?: NodeJS.ReadableStream & {isTTY?: boolean}
+  /** Ctrl-C while a question waits for its answer rejects the question. */
+  readonly signal?: AbortSignal
   /** Overrides TTY detection of stderr (live progress) — for tests. */
   readonly live?: boolean
   readonly now?: () => Date
@@ -60,10 +62,17 @@ export class TerminalConsole implements Console {
     const {createInterface} = await import('node:readline')
     const rl = createInterface({input: stdin, terminal: false})
     const lines = rl[Symbol.asyncIterator]()
+    const signal = this.options.signal
+    const interrupted = new Promise<never>((_, reject) => {
+      const stop = () => reject(new XpkError('interrupted', 'Interrupted at the question: nothing was changed.'))
+      if (signal?.aborted) stop()
+      signal?.addEventListener('abort', stop, {once: true})
+    })
+    interrupted.catch(() => undefined)
     try {
       for (;;) {
         this.stderr.write(`${question} ${options.default ? '(Y/n)' : '(y/N)'}: `)
-        const next = await lines.next()
+        const next = await Promise.race([lines.next(), interrupted])
         // End of input (Ctrl-D) takes the default, which is "no" for anything destructive.
         if (next.done) return options.default
         const answer = String(next.value).trim().toLowerCase()

@@ -40,6 +40,7 @@ export abstract class XpkCommand extends Command {
       quiet: Boolean(this.parsedFlags.quiet),
       verbose: Boolean(this.parsedFlags.verbose),
       force: Boolean(this.parsedFlags.force),
+      signal: this.abortController.signal,
     })
     return this.terminal
   }

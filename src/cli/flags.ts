@@ -9,7 +9,7 @@ export const globalFlags = {
   }),
   verbose: Flags.boolean({
     char: 'v',
-    description: 'Print details: where each setting came from, API calls, stack traces.',
+    description: 'Print details: where each setting came from, and stack traces of errors.',
     helpGroup: 'GLOBAL',
   }),
 }

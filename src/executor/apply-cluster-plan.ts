@@ -56,6 +56,8 @@ export interface ApplyResult {
   readonly poolsWanted: number
   readonly poolsCreated: number
   readonly interrupted: boolean
+  /** Whether any create or delete request reached GKE. */
+  readonly sentChanges: boolean
 }
 
 /**
@@ -79,8 +81,9 @@ class Runner {
   private readonly outcomes: StepOutcome[] = []
   private board: ProgressBoard | undefined
   /** Operations being waited for, by full name. */
-  private readonly waiters = new Map<string, {resolve: (op: GkeOperation) => void; reject: (error: unknown) => void}>()
+  private readonly waiters = new Map<string, {resolve: (op: GkeOperation | null) => void}>()
   private watching: Promise<void> | undefined
+  private sentChanges = false
 
   constructor(
     private readonly plan: Plan,
@@ -143,6 +146,7 @@ class Runner {
       poolsWanted,
       poolsCreated: created.length,
       interrupted: this.options.signal.aborted,
+      sentChanges: this.sentChanges,
     }
   }
 
@@ -218,6 +222,7 @@ class Runner {
     }
     if (create && (current === undefined || current.status === 'STOPPING')) {
       this.progress(name, 'creating')
+      this.sentChanges = true
       const operation = await this.retrying(name, () => this.deps.gke.createCluster(this.cluster), {
         alreadyDone: 'ALREADY_EXISTS',
       })
@@ -249,6 +254,7 @@ class Runner {
   private async createPool(spec: NodePoolSpec): Promise<void> {
     const name = spec.name
     this.progress(name, 'creating')
+    this.sentChanges = true
     const operation = await this.retrying(name, () => this.deps.gke.createNodePool(this.ref, spec), {
       alreadyDone: 'ALREADY_EXISTS',
     })
@@ -275,16 +281,21 @@ class Runner {
     }
   }
 
-  /** Waits until an operation is DONE; throws its error, if any. */
+  /**
+   * Waits until an operation is DONE and throws its error, if any. When operations cannot be watched (a custom
+   * IAM role without container.operations.list, say), it returns without a verdict: every caller then checks the
+   * resource itself (the pool's or cluster's status), so one failing watch call never fails every step.
+   */
   private async waitFor(operation: GkeOperation): Promise<void> {
-    let done = operation
+    let done: GkeOperation | null = operation
     if (operation.status !== 'DONE') {
-      done = await new Promise<GkeOperation>((resolve, reject) => {
-        this.waiters.set(operation.name, {resolve, reject})
+      done = await new Promise<GkeOperation | null>((resolve) => {
+        this.waiters.set(operation.name, {resolve})
         this.watching ??= this.watch().finally(() => (this.watching = undefined))
       })
     }
-    if (done.error) throw done.error
+    if (this.options.signal.aborted) throw this.options.signal.reason
+    if (done?.error) throw done.error
   }
 
   /**
@@ -315,7 +326,12 @@ class Runner {
           }
         }
       } catch (error) {
-        for (const waiter of this.waiters.values()) waiter.reject(error)
+        if (!this.options.signal.aborted) {
+          this.deps.console.debug(
+            `Watching GKE operations failed (${(error as Error).message}); checking resources instead.`,
+          )
+        }
+        for (const waiter of this.waiters.values()) waiter.resolve(null)
         this.waiters.clear()
       }
     }

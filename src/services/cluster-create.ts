@@ -72,6 +72,14 @@ export async function createCluster(
       return {...planToJson(plan), dryRun: false, applied: true, outcomes: []}
     }
     console.info(renderPlan(plan))
+    if (observed?.status === 'ERROR') {
+      throw new XpkError('conflict', `Cluster ${observed.name} is in ERROR, so its node pools cannot be changed.`, {
+        hints: [
+          `The cause is on the cluster's page: https://console.cloud.google.com/kubernetes/clusters/details/${observed.location}/${observed.name}/details?project=${observed.project}`,
+          'If it cannot be repaired, `xpk cluster delete` it and run `xpk cluster create` again.',
+        ],
+      })
+    }
     if (isDestructive(plan)) {
       const lost = plan.steps.filter((s) => s.action === 'delete' || s.action === 'recreate').map((s) => s.name)
       const question = `This deletes ${lost.length} node pool${lost.length === 1 ? '' : 's'} (${lost.join(', ')}) and the workloads running on them. Continue?`
@@ -84,7 +92,10 @@ export async function createCluster(
     const result = await applyClusterPlan(plan, desired.spec, {...deps, gke}, {...options.apply, signal: deps.signal})
     report(plan, result.outcomes, result.poolsCreated, result.poolsWanted, console)
     if (result.interrupted) {
-      throw new XpkError('interrupted', 'Interrupted: operations already sent to GKE keep running.', {
+      const message = result.sentChanges
+        ? 'Interrupted: operations already sent to GKE keep running.'
+        : 'Interrupted before any change was sent to GKE.'
+      throw new XpkError('interrupted', message, {
         hints: ['Re-run the same command to finish: it picks up what exists and does only the rest.'],
       })
     }
@@ -108,11 +119,13 @@ function withVersions(
   const spec = desired.spec
   const pinned = spec.version ?? undefined
   const channel = serverConfig.channels[spec.releaseChannel] ?? {defaultVersion: '', validVersions: []}
-  const controlPlane = observed?.version || chooseControlPlaneVersion(channel, pinned)
+  // A cluster being deleted is about to be replaced: its version says nothing about the new one.
+  const live = observed && observed.status !== 'STOPPING' ? observed : undefined
+  const controlPlane = live?.version || chooseControlPlaneVersion(channel, pinned)
   const nodeVersion = pinned ?? (controlPlane ? chooseNodeVersion(controlPlane, serverConfig.validNodeVersions) : null)
   return {
     ...desired,
-    spec: {...spec, version: observed ? spec.version : controlPlane || null},
+    spec: {...spec, version: live ? spec.version : controlPlane || null},
     poolTemplate: {...desired.poolTemplate, version: nodeVersion || null},
   }
 }

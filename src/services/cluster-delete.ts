@@ -2,7 +2,7 @@ import {ApiError, XpkError} from '../core/errors.js'
 import {pollDelay, type Backoff} from '../core/retry.js'
 import {zoneToRegion} from '../core/settings.js'
 import type {Console} from '../ports/console.js'
-import type {GkeClient} from '../ports/gke.js'
+import type {GkeClient, GkeOperation} from '../ports/gke.js'
 import {findCluster} from './cluster-lookup.js'
 
 export interface ClusterDeleteOptions {
@@ -27,6 +27,42 @@ export interface ClusterDeleteResult {
   /** `deleted`, `absent` (nothing to do) or `planned` (dry run). */
   readonly outcome: 'deleted' | 'absent' | 'planned'
   readonly nodePools: readonly string[]
+}
+
+const ATTEMPTS = 6
+
+/** Sends the delete, retrying transient failures; a cluster already gone (NOT_FOUND) needs no operation. */
+async function deleteWithRetries(
+  gke: GkeClient,
+  ref: {project: string; location: string; name: string},
+  options: ClusterDeleteOptions,
+  deps: ClusterDeleteDeps,
+): Promise<GkeOperation | undefined> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await gke.deleteCluster(ref)
+    } catch (error) {
+      if (error instanceof XpkError && error.kind === 'not-found') return undefined
+      if (!(error instanceof ApiError && error.retryable) || attempt + 1 >= ATTEMPTS) throw error
+      await deps.sleep(pollDelay(attempt, options.poll), deps.signal)
+    }
+  }
+}
+
+/** A read that rides out transient failures: they are no reason to give up on a deletion GKE is carrying out. */
+async function readWithRetries<T>(
+  read: () => Promise<T>,
+  options: ClusterDeleteOptions,
+  deps: ClusterDeleteDeps,
+): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await read()
+    } catch (error) {
+      if (!(error instanceof ApiError && error.retryable) || attempt + 1 >= ATTEMPTS) throw error
+      await deps.sleep(pollDelay(attempt, options.poll), deps.signal)
+    }
+  }
 }
 
 /**
@@ -62,23 +98,24 @@ export async function deleteCluster(
     const started = deps.now()
     try {
       board.update(cluster, {label: cluster, state: 'deleting', status: 'running'})
-      if (found.status !== 'STOPPING') {
-        try {
-          await gke.deleteCluster(ref)
-        } catch (error) {
-          if (!(error instanceof XpkError && error.kind === 'not-found')) throw error
+      const operation = found.status === 'STOPPING' ? undefined : await deleteWithRetries(gke, ref, options, deps)
+      // Until the cluster is gone, or stops being deleted (GKE gave up, or the operation failed).
+      for (let poll = 0; ; poll++) {
+        const current = await readWithRetries(() => gke.getCluster(ref), options, deps)
+        if (current === undefined) break
+        const failed = operation
+          ? await readWithRetries(() => gke.getOperation(project, found.location, operation.name), options, deps)
+          : undefined
+        if (failed?.status === 'DONE' && failed.error) throw failed.error
+        if (current.status !== 'STOPPING' && (failed === undefined || failed.status === 'DONE')) {
+          throw new XpkError(
+            'failed',
+            `Cluster ${cluster} is ${current.status}, not deleted${current.statusMessage ? `: ${current.statusMessage}` : ''}.`,
+            {
+              hints: ['Run `xpk cluster delete` again, or look at the cluster in the Cloud Console.'],
+            },
+          )
         }
-      }
-      // A transient failure while polling is not a reason to give up on a deletion GKE is carrying out.
-      const stillThere = async () => {
-        try {
-          return (await gke.getCluster(ref)) !== undefined
-        } catch (error) {
-          if (error instanceof ApiError && error.retryable) return true
-          throw error
-        }
-      }
-      for (let poll = 0; await stillThere(); poll++) {
         await deps.sleep(pollDelay(poll, options.poll), deps.signal)
         board.update(cluster, {label: cluster, state: 'deleting', status: 'running'})
       }

@@ -11,8 +11,11 @@ export async function listClusters(
 ): Promise<ObservedCluster[]> {
   const gke = await deps.gke()
   try {
+    // All locations, then filtered: a region's list would leave out zonal clusters in its zones.
     const region = options.zone === undefined ? undefined : (zoneToRegion(options.zone) ?? options.zone)
-    const clusters = await gke.listClusters(options.project, region)
+    const clusters = (await gke.listClusters(options.project)).filter(
+      (c) => region === undefined || c.location === region || c.location.startsWith(`${region}-`),
+    )
     return clusters.sort((a, b) => a.location.localeCompare(b.location) || a.name.localeCompare(b.name))
   } finally {
     await gke.close()

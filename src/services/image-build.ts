@@ -92,8 +92,15 @@ export async function buildImage(options: ImageBuildOptions, deps: ImageBuildDep
   const scanned = await scanScriptDir(options.scriptDir, deps)
   const resolved = await resolving
   const dockerfile = layerDockerfile(resolved.from)
+  // The tag hashes the Dockerfile as the user named the base, not as pinned for this build: whether the digest came
+  // from the local engine or the registry must not change the tag (the digest itself is hashed separately).
   const tag = contextTag(
-    contextDigest({entries: scanned.entries, dockerfile, baseDigest: resolved.digest, platform: options.platform}),
+    contextDigest({
+      entries: scanned.entries,
+      dockerfile: layerDockerfile(options.baseImage),
+      baseDigest: resolved.digest,
+      platform: options.platform,
+    }),
   )
   const local = `${options.repository}:${tag}`
   const result = (

@@ -1,5 +1,5 @@
 import {imageRepository} from '../core/image/naming.js'
-import {XpkError, UsageError} from '../core/errors.js'
+import {throwIfProblems, UsageError, UsageErrors, XpkError} from '../core/errors.js'
 import {buildJobSet} from '../core/manifests/jobset.js'
 import type {JobSet} from '../core/manifests/k8s-types.js'
 import {type ResolvedSettings} from '../core/settings.js'
@@ -56,17 +56,37 @@ export async function createWorkload(
   options: WorkloadCreateOptions,
   deps: WorkloadCreateDeps,
 ): Promise<WorkloadCreateResult> {
+  // Every problem with the input is reported at once, before anything is built or sent.
+  const problems: UsageError[] = []
+  const collect = <T>(check: () => T): T | undefined => {
+    try {
+      return check()
+    } catch (error) {
+      if (error instanceof UsageErrors) problems.push(...error.problems)
+      else if (error instanceof UsageError) problems.push(error)
+      else throw error
+      return undefined
+    }
+  }
   const envFile = options.envFile === undefined ? undefined : await readEnvFile(options.envFile, deps.files)
+  if (envFile instanceof UsageError) problems.push(envFile)
   const flags = {...options.flags, cluster: options.settings.cluster.value}
-  const input = workloadInputFromFlags(flags, envFile, deps.env)
+  const parsed = collect(() =>
+    workloadInputFromFlags(flags, envFile instanceof UsageError ? undefined : envFile, deps.env),
+  )
   const repository =
     options.dockerImage === undefined
-      ? imageRepository({
-          registry: options.settings.registry.value,
-          project: options.settings.project.value,
-          dockerName: input.containerName,
-        })
+      ? collect(() =>
+          imageRepository({
+            registry: options.settings.registry.value,
+            project: options.settings.project.value,
+            // A bad --docker-name is already reported with the other flags; name the image after the default then.
+            dockerName: parsed?.containerName ?? WORKLOAD_DEFAULTS.dockerName,
+          }),
+        )
       : undefined
+  throwIfProblems(problems)
+  const input = parsed as NonNullable<typeof parsed>
 
   let image: WorkloadImage
   if (options.dockerImage !== undefined) {
@@ -121,12 +141,9 @@ export async function createWorkload(
   )
 }
 
-async function readEnvFile(path: string, files: LocalFiles): Promise<{path: string; text: string}> {
+async function readEnvFile(path: string, files: LocalFiles): Promise<{path: string; text: string} | UsageError> {
   const text = await files.readText(path)
-  if (text === undefined) {
-    throw new UsageError(`--env-file ${path}: no such file.`, {flag: '--env-file'})
-  }
-  return {path, text}
+  return text === undefined ? new UsageError(`--env-file ${path}: no such file.`, {flag: '--env-file'}) : {path, text}
 }
 
 function describeScale(kind: string, slices: number, nodes: number): string {

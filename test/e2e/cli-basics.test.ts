@@ -336,6 +336,30 @@ describe('xpk workload create --dry-run --offline', () => {
     expect(env.stderr).toContain('--env and --env-file cannot be used together')
   })
 
+  it('reports a missing env file and a missing project together with the other problems', async () => {
+    const result = await runCli([
+      'workload',
+      'create',
+      '--cluster',
+      'demo',
+      '--workload',
+      'Bad_Name',
+      '--tpu-type',
+      'v5p-8',
+      '--command',
+      'x',
+      '--env-file',
+      '/nonexistent/run.env',
+      '--dry-run',
+      '--offline',
+    ])
+    expect(result.code).toBe(2)
+    expect(result.stderr).toContain('Error: 3 problems:')
+    expect(result.stderr).toContain('--env-file /nonexistent/run.env: no such file.')
+    expect(result.stderr).toContain('--workload "Bad_Name"')
+    expect(result.stderr).toContain('--project')
+  })
+
   it('needs a project (or a registry) to name a built image', async () => {
     const result = await runCli([
       'workload',

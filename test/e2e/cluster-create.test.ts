@@ -145,14 +145,16 @@ describe('cluster create against the GKE API', () => {
     expect(fake.faults.filter((f) => (f.times ?? 1) > 0)).toEqual([])
   })
 
-  it("waits out GKE's limit on concurrent operations", async () => {
+  it.each([
+    ['incompatible-operation', grpc.status.FAILED_PRECONDITION],
+    ['too-many-operations', grpc.status.RESOURCE_EXHAUSTED],
+  ] as const)("waits out GKE's limit on concurrent operations (%s)", async (form, code) => {
     fake.settings.maxConcurrentOperationsPerCluster = 2
+    fake.settings.concurrencyLimitError = form
     const result = await create('limited', '--tpu-type', 'v5litepod-16', '--num-slices', '6', '--on-demand')
     expect(result.code).toBe(0)
     expect(ownPools('limited')).toHaveLength(6)
-    expect(fake.calls.some((c) => c.method === 'CreateNodePool' && c.code === grpc.status.FAILED_PRECONDITION)).toBe(
-      true,
-    )
+    expect(fake.calls.some((c) => c.method === 'CreateNodePool' && c.code === code)).toBe(true)
   })
 
   it('reports a stockout with its hint, keeps the rest, and finishes on re-run', async () => {

@@ -170,6 +170,20 @@ describe('cluster delete', () => {
     expect(fake.cluster(PROJECT, ZONE, 'zonal')).toBeUndefined()
   })
 
+  it('reports a deletion that GKE fails, instead of waiting forever', async () => {
+    seed('failing')
+    fake.failOperations({
+      type: 'DELETE_CLUSTER',
+      code: grpc.status.INTERNAL,
+      message: 'Internal error deleting the cluster.',
+      times: 1,
+    })
+    const result = await xpk('cluster', 'delete', ...target, '--cluster', 'failing', '--force')
+    expect(result.code).not.toBe(0)
+    expect(result.signal).toBeNull()
+    expect(result.stderr).toContain('Internal error deleting the cluster')
+  })
+
   it('explains PERMISSION_DENIED with the role to grant, and exits 3', async () => {
     seed('locked')
     fake.faults.push({
@@ -243,13 +257,15 @@ describe('cluster list', () => {
     ])
   })
 
-  it("narrows to the zone's region with --zone", async () => {
+  it("narrows to the zone's region with --zone, zonal clusters included", async () => {
     seedThree()
+    seed('zonal', ZONE)
     const result = await xpk('cluster', 'list', ...target, '--json')
     expect(result.code).toBe(0)
-    expect(JSON.parse(result.stdout).map((c: {name: string}) => c.name)).toEqual(['alpha', 'beta'])
+    expect(JSON.parse(result.stdout).map((c: {name: string}) => c.name)).toEqual(['alpha', 'beta', 'zonal'])
+    // Listed everywhere and filtered: asking for the region alone would leave out clusters in its zones.
     expect(fake.calls.map((c) => [c.method, c.request.parent])).toEqual([
-      ['ListClusters', `projects/${PROJECT}/locations/${REGION}`],
+      ['ListClusters', `projects/${PROJECT}/locations/-`],
     ])
   })
 

@@ -43,8 +43,13 @@ export interface FakeGkeOptions {
   /** How long every operation stays RUNNING. Infinity: until finishOperations() or CancelOperation. */
   operationMs?: number
   operationMsByType?: Partial<Record<OperationType, number>>
-  /** Running operations a cluster accepts before rejecting more with FAILED_PRECONDITION. */
+  /** Running operations a cluster accepts before rejecting more (see `concurrencyLimitError`). */
   maxConcurrentOperationsPerCluster?: number
+  /**
+   * How the limit is reported: FAILED_PRECONDITION "incompatible operation" (older GKE wording), or
+   * RESOURCE_EXHAUSTED "Too many operations ... concurrent operations quota" (GKE's 429 for node-pool operations).
+   */
+  concurrencyLimitError?: 'incompatible-operation' | 'too-many-operations'
   /** Added before every RPC is processed, to make call counts show up in wall-clock benchmarks. */
   rpcLatencyMs?: number
   serverConfig?: Partial<ServerConfigSettings>
@@ -256,6 +261,7 @@ function resolveSettings(options: FakeGkeOptions): FakeGkeSettings {
     operationMs: options.operationMs ?? 50,
     operationMsByType: {...options.operationMsByType},
     maxConcurrentOperationsPerCluster: options.maxConcurrentOperationsPerCluster ?? Infinity,
+    concurrencyLimitError: options.concurrencyLimitError ?? 'incompatible-operation',
     rpcLatencyMs: options.rpcLatencyMs ?? 0,
     // Loopback by default: a CLI that dials the endpoint fails fast instead of leaving the machine.
     clusterEndpoint: options.clusterEndpoint ?? '127.0.0.1',
@@ -706,7 +712,15 @@ export class FakeGke {
         `Operation ${shortId(poolOp)} is currently ${verb} node pool ${poolName}. Please wait and try again once it is done.`,
       )
     }
-    if (running.length >= this.settings.maxConcurrentOperationsPerCluster) throw incompatible(running[0])
+    if (running.length >= this.settings.maxConcurrentOperationsPerCluster) {
+      if (this.settings.concurrencyLimitError === 'too-many-operations') {
+        throw new RpcError(
+          grpc.status.RESOURCE_EXHAUSTED,
+          `Too many operations: cluster "${rec.data.name}" hits the concurrent operations quota ${this.settings.maxConcurrentOperationsPerCluster}, please try again later.`,
+        )
+      }
+      throw incompatible(running[0])
+    }
   }
 
   // ---- operations ----

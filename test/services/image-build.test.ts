@@ -319,6 +319,12 @@ describe.skipIf(!dockerAvailable)('buildImage with a real Docker engine and regi
     // The pull left no `:1` tag locally, so the next run asks the registry again and gets the same tag.
     const again = await buildImage(options, (await realDeps()).deps)
     expect(again).toMatchObject({action: 'exists', tag: result.tag, baseDigestSource: 'registry'})
+
+    // Once the base is pulled, its digest comes from the local engine instead: the tag must not change with that.
+    await follow(await docker.pull(`${baseRepo}:1`, {authconfig: auth}))
+    images.push(`${baseRepo}:1`)
+    const local = await buildImage(options, (await realDeps()).deps)
+    expect(local).toMatchObject({action: 'exists', tag: result.tag, baseDigestSource: 'engine', baseDigest})
   })
 
   it('turns a wrong registry password into an auth error that says how to log in', async () => {

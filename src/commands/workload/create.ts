@@ -3,9 +3,9 @@ import {acceleratorFlags, changeFlags, offlineFlag, targetFlags} from '../../cli
 import {workloadCreateFlags} from '../../cli/workload-flags.js'
 
 export default class WorkloadCreate extends XpkCommand {
-  static override summary = 'Submit a training workload: a JobSet queued by Kueue on the cluster.'
+  static override summary = "Build a workload's image and the JobSet Kueue queues on the cluster."
   static override description =
-    'Without --docker-image, the --script-dir directory is layered onto --base-docker-image at /app, tagged by its content and pushed (skipped when that tag already exists). --dry-run prints the JobSet instead of submitting it; add --offline to make no network call at all.'
+    'Without --docker-image, the --script-dir directory is layered onto --base-docker-image at /app, tagged by its content and pushed (skipped when that tag already exists). --dry-run prints the JobSet instead of submitting it; add --offline to make no network call at all. Submitting to the cluster is not available yet: write the JobSet with --output-manifest-file and apply it with kubectl.'
   static override examples = [
     '<%= config.bin %> workload create --cluster demo --workload hello-1 --tpu-type v5p-8 --command "python3 train.py" --dry-run --offline --project my-project',
     '<%= config.bin %> workload create --cluster demo --workload big-run --tpu-type v5litepod-256 --num-slices 4 --priority high --max-restarts 10 --docker-image us-docker.pkg.dev/p/r/trainer:v3 --command "python3 train.py"',

@@ -43,6 +43,11 @@ export const CLUSTER_DEFAULTS = {
   multiHostTpuMaxPodsPerNode: 15,
 } as const
 
+/** GKE allows 40 characters in a node-pool name, and xpk names pools `<cluster>-np-<index>`. */
+const MAX_NODE_POOL_NAME = 40
+/** GKE's limit of node pools per cluster; more slices cannot exist anyway. */
+export const MAX_SLICES = 1000
+
 /** The shape every desired node pool shares; names and reservations are assigned by the planner. */
 export type NodePoolTemplate = Omit<NodePoolSpec, 'name' | 'reservation'>
 
@@ -139,11 +144,21 @@ export function desiredClusterFromFlags(flags: ClusterCreateFlags): DesiredClust
   const accelerator = attempt(() => resolveAccelerator({tpuType: flags.tpuType, deviceType: flags.deviceType}))
 
   const numSlices = flags.numSlices ?? CLUSTER_DEFAULTS.numSlices
-  if (!Number.isInteger(numSlices) || numSlices < 0) {
+  if (!Number.isInteger(numSlices) || numSlices < 0 || numSlices > MAX_SLICES) {
     problems.push(
-      new UsageError(`--num-slices must be 0 or more (got ${numSlices}); 0 keeps the cluster with no slices.`, {
-        flag: '--num-slices',
-      }),
+      new UsageError(
+        `--num-slices must be between 0 and ${MAX_SLICES} (got ${numSlices}); 0 keeps the cluster with no slices.`,
+        {flag: '--num-slices'},
+      ),
+    )
+  }
+  const longestPool = name === undefined ? '' : `${name}-np-${Math.max(0, Math.min(numSlices, MAX_SLICES) - 1)}`
+  if (name !== undefined && !nameProblem && longestPool.length > MAX_NODE_POOL_NAME) {
+    problems.push(
+      new UsageError(
+        `--cluster "${name}" is too long for its node pools: they are named ${longestPool} and GKE allows ${MAX_NODE_POOL_NAME} characters. Use at most ${MAX_NODE_POOL_NAME - (longestPool.length - name.length)} characters.`,
+        {flag: '--cluster'},
+      ),
     )
   }
   const numNodes = flags.numNodes ?? CLUSTER_DEFAULTS.gpuNumNodes
@@ -155,6 +170,14 @@ export function desiredClusterFromFlags(flags: ClusterCreateFlags): DesiredClust
         `--num-nodes applies to GPU types; ${accelerator.name} has ${accelerator.vmsPerSlice} VM(s) per slice. Use --num-slices.`,
         {flag: '--num-nodes'},
       ),
+    )
+  }
+  if (accelerator?.kind === 'GPU' && flags.numSlices !== undefined && flags.numSlices > 1) {
+    problems.push(
+      new UsageError(`--num-slices applies to TPU and CPU types; a GPU cluster has one pool of --num-nodes VMs.`, {
+        flag: '--num-slices',
+        hints: [`Scale ${accelerator.name} with --num-nodes (default ${CLUSTER_DEFAULTS.gpuNumNodes}).`],
+      }),
     )
   }
 
@@ -315,7 +338,7 @@ export function desiredClusterFromFlags(flags: ClusterCreateFlags): DesiredClust
       ...custom.labels,
     },
     flexMaxNodes: flex ? (a.kind === 'TPU' ? a.vmsPerSlice : 1000) : null,
-    queuedProvisioning: flex && a.kind === 'GPU' && numSlices <= 1,
+    queuedProvisioning: flex && a.kind === 'GPU',
     version: null,
     custom,
   }

@@ -38,6 +38,11 @@ export const GRPC_STATUS = [
 const STOCKOUT =
   /does not have enough resources|lack of capacity|ZONE_RESOURCE_POOL_EXHAUSTED|stockout|resource pool exhausted|Requested resource is exhausted|out of capacity/i
 const RATE_LIMIT = /rate limit|per minute|per second|too many requests|quota metric '?[\w.]*requests/i
+// GKE caps concurrent operations per cluster and answers the excess with RESOURCE_EXHAUSTED, e.g. "Too many
+// operations: cluster "c" hits the concurrent operations quota 5, please try again later".
+const OPERATIONS_QUOTA = /too many operations|concurrent operations/i
+// A cluster in ERROR never becomes ready: retrying a change against it would only spin.
+const BROKEN_CLUSTER = /status is (ERROR|DEGRADED)|in (an )?ERROR state/i
 const IN_PROGRESS =
   /incompatible operation|another operation|operation [\w-]+ is (currently|in progress)|currently (creating|deleting|updating|upgrading|running)|in progress|try again|is not ready/i
 
@@ -76,6 +81,15 @@ function classify(failure: ApiFailure, context: ApiContext): Classified {
         ],
       }
     case 'RESOURCE_EXHAUSTED':
+      if (OPERATIONS_QUOTA.test(failure.message)) {
+        return {
+          kind: 'conflict',
+          retryable: true,
+          hints: [
+            'GKE limits concurrent operations per cluster; xpk waits and retries. Lower --max-parallel to avoid it.',
+          ],
+        }
+      }
       if (STOCKOUT.test(failure.message)) {
         return {
           kind: 'stockout',
@@ -101,7 +115,8 @@ function classify(failure: ApiFailure, context: ApiContext): Classified {
       }
     case 'FAILED_PRECONDITION':
     case 'ABORTED':
-      return IN_PROGRESS.test(failure.message) || GRPC_STATUS[failure.code] === 'ABORTED'
+      return !BROKEN_CLUSTER.test(failure.message) &&
+        (IN_PROGRESS.test(failure.message) || GRPC_STATUS[failure.code] === 'ABORTED')
         ? {
             kind: 'conflict',
             retryable: true,
@@ -150,6 +165,11 @@ function classify(failure: ApiFailure, context: ApiContext): Classified {
 export function gkeApiError(failure: ApiFailure, context: ApiContext): ApiError {
   const status = GRPC_STATUS[failure.code] ?? `CODE_${failure.code}`
   const {kind, retryable, hints} = classify(failure, context)
-  const detail = failure.message.replace(/^\d+ [A-Z_]+: /, '').trim() || status
+  // gRPC connection failures repeat their causes many times over; the first line says what happened.
+  const firstLine = failure.message
+    .replace(/^\d+ [A-Z_]+: /, '')
+    .trim()
+    .split('\n')[0]
+  const detail = (firstLine.length > 400 ? `${firstLine.slice(0, 400)}...` : firstLine) || status
   return new ApiError(kind, `Could not ${context.action}: ${detail}`, {status, retryable, hints})
 }

@@ -27,7 +27,7 @@ export interface NodePoolStep {
   readonly reason: string
   /** The desired pool (create, recreate, or unchanged of ours); null for deletions and foreign pools. */
   readonly spec: NodePoolSpec | null
-  /** Whether the step touches a pool that others made (never true for a change). */
+  /** True for xpk's own pools (`<cluster>-np-*`); pools others made are listed but never changed. */
   readonly managed: boolean
   /** The apply waits for the pool to become RUNNING (it is still provisioning). */
   readonly wait: boolean
@@ -42,6 +42,8 @@ export interface Plan {
   readonly location: string
   readonly cluster: string
   readonly steps: readonly PlanStep[]
+  /** Requested cluster settings that an existing cluster does not have and that xpk does not change. */
+  readonly warnings: readonly string[]
 }
 
 /** True when applying the plan loses something: a node pool (or a cluster) is deleted or recreated. */
@@ -99,8 +101,34 @@ export function planCluster(desired: DesiredCluster, observed: ObservedCluster |
     })
   }
   const pools = observed && !CLUSTER_GONE.includes(observed.status) ? observed.nodePools : []
-  steps.push(...planNodePools(desired, pools))
-  return {project: spec.project, location, cluster: spec.name, steps}
+  const warnings = observed && !CLUSTER_GONE.includes(observed.status) ? unchangedSettings(desired, observed) : []
+  return {
+    project: spec.project,
+    location,
+    cluster: spec.name,
+    steps: steps.concat(planNodePools(desired, pools)),
+    warnings,
+  }
+}
+
+/** Cluster-level settings that were asked for but differ on the existing cluster; xpk only reconciles node pools. */
+function unchangedSettings(desired: DesiredCluster, observed: ObservedCluster): string[] {
+  const spec = desired.spec
+  const warnings: string[] = []
+  if (spec.private && !observed.privateNodes) {
+    warnings.push(
+      `Private nodes were requested, but cluster ${spec.name} is public; xpk does not convert an existing cluster (delete and create it again to change this).`,
+    )
+  }
+  if (!spec.autoUpgrade && spec.version !== null && observed.version !== '' && spec.version !== observed.version) {
+    warnings.push(
+      `--gke-version ${spec.version} was requested, but cluster ${spec.name} runs ${observed.version}; xpk does not upgrade an existing control plane.`,
+    )
+  }
+  if (observed.status === 'ERROR') {
+    warnings.push(`Cluster ${spec.name} is in ERROR${observed.statusMessage ? ` (${observed.statusMessage})` : ''}.`)
+  }
+  return warnings
 }
 
 /** The desired pool for a name, with the reservation picked for it. */

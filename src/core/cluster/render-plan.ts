@@ -47,6 +47,7 @@ export function renderPlan(plan: Plan): string {
       ? 'No changes: the cluster already matches.'
       : `Summary: ${changes.join(', ')}, ${counts.none} unchanged.`,
   )
+  for (const warning of plan.warnings) lines.push(`Warning: ${warning}`)
   return lines.join('\n')
 }
 
@@ -55,6 +56,7 @@ export interface PlanJson {
   readonly project: string
   readonly location: string
   readonly cluster: string
+  readonly warnings: readonly string[]
   readonly steps: readonly {
     readonly action: PlanAction
     readonly resource: 'cluster' | 'nodePool'
@@ -70,6 +72,7 @@ export function planToJson(plan: Plan): PlanJson {
     project: plan.project,
     location: plan.location,
     cluster: plan.cluster,
+    warnings: plan.warnings,
     steps: plan.steps.map((step) => ({
       action: step.action,
       resource: step.resource,

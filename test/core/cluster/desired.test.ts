@@ -180,8 +180,8 @@ describe('desiredClusterFromFlags node pool template', () => {
       },
     },
     {
-      case: 'gb200-4: workload policy for the 1x72 NVL domain, one pool whatever --num-slices says',
-      flags: {deviceType: 'gb200-4', numSlices: 3, reservation: 'gb-res'},
+      case: 'gb200-4: workload policy for the 1x72 NVL domain, one pool',
+      flags: {deviceType: 'gb200-4', numSlices: 1, reservation: 'gb-res'},
       poolCount: 1,
       template: {
         ...base,
@@ -215,7 +215,7 @@ describe('desiredClusterFromFlags node pool template', () => {
     },
     {
       case: 'h100-80gb-8: accelerator type and count, cloud-platform scope only',
-      flags: {deviceType: 'h100-80gb-8', numNodes: 4, numSlices: 2},
+      flags: {deviceType: 'h100-80gb-8', numNodes: 4},
       poolCount: 1,
       template: {
         ...base,
@@ -269,13 +269,6 @@ describe('desiredClusterFromFlags node pool template', () => {
       flags: {deviceType: 'h100-80gb-8'},
       flexMaxNodes: 1000,
       queued: true,
-      poolCount: 1,
-    },
-    {
-      case: 'multi-slice GPU does not queue',
-      flags: {deviceType: 'h100-80gb-8', numSlices: 2},
-      flexMaxNodes: 1000,
-      queued: false,
       poolCount: 1,
     },
     {case: 'CPU', flags: {deviceType: 'n2-standard-32-4'}, flexMaxNodes: 1000, queued: false, poolCount: 1},
@@ -477,7 +470,30 @@ describe('desiredClusterFromFlags usage errors', () => {
     {case: 'unknown TPU', flags: {tpuType: 'v5p-7'}, flag: '--tpu-type', message: /unknown accelerator type/},
     {case: 'GPU as --tpu-type', flags: {tpuType: 'h100-80gb-8'}, flag: '--tpu-type', message: /is a GPU, not a TPU/},
     {case: 'unknown device', flags: {deviceType: 'h100-80gb-9'}, flag: '--device-type', message: /unknown accelerator/},
-    {case: 'negative slices', flags: {numSlices: -1}, flag: '--num-slices', message: /must be 0 or more \(got -1\)/},
+    {
+      case: 'negative slices',
+      flags: {numSlices: -1},
+      flag: '--num-slices',
+      message: /must be between 0 and 1000 \(got -1\)/,
+    },
+    {
+      case: 'too many slices',
+      flags: {numSlices: 1001},
+      flag: '--num-slices',
+      message: /between 0 and 1000 \(got 1001\)/,
+    },
+    {
+      case: 'GPU with slices',
+      flags: {deviceType: 'h100-80gb-8', numSlices: 2},
+      flag: '--num-slices',
+      message: /GPU cluster has one pool/,
+    },
+    {
+      case: 'cluster name too long for its pools',
+      flags: {cluster: 'a'.repeat(36), numSlices: 11},
+      flag: '--cluster',
+      message: /named a{36}-np-10 and GKE allows 40/,
+    },
     {case: 'fractional slices', flags: {numSlices: 1.5}, flag: '--num-slices', message: /got 1\.5/},
     {
       case: 'zero GPU nodes',

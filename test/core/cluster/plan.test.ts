@@ -540,6 +540,7 @@ describe('isDestructive and summarize', () => {
     project: 'test-project',
     location: 'us-central2',
     cluster: 'demo',
+    warnings: [],
     steps: actions.map((action, i) => ({
       action,
       resource: 'nodePool',
@@ -633,7 +634,10 @@ describe('planNodePools properties (200 seeded random clusters)', () => {
     const random = lcg(seed)
     const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]
     const variant = pick(VARIANTS)
-    const desired = desiredFor({...variant, numSlices: Math.floor(random() * 6)})
+    const slices = Math.floor(random() * 6)
+    // A GPU cluster is one pool, so only 0 or 1 slices are valid for it.
+    const isGpu = variant.deviceType !== undefined && !variant.deviceType.startsWith('n2-')
+    const desired = desiredFor({...variant, numSlices: isGpu ? Math.min(slices, 1) : slices})
     const pools: ObservedNodePool[] = []
     const ownNames = [0, 1, 2, 3, 4, 5, 6, 7, 10, 11].map((i) => `demo-np-${i}`).concat('demo-np-extra')
     for (const name of ownNames) {

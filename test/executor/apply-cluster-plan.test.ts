@@ -1,0 +1,247 @@
+import {describe, expect, it} from 'vitest'
+
+import type {ObservedNodePool} from '../../src/core/cluster/observed.js'
+import {planCluster} from '../../src/core/cluster/plan.js'
+import type {ClusterSpec, NodePoolSpec} from '../../src/core/cluster/spec.js'
+import {gkeApiError} from '../../src/core/cluster/gke-errors.js'
+import {ApiError} from '../../src/core/errors.js'
+import {applyClusterPlan, DEFAULT_APPLY_OPTIONS, type ApplyOptions} from '../../src/executor/apply-cluster-plan.js'
+import type {ClusterRef, GkeClient, GkeOperation} from '../../src/ports/gke.js'
+import {anObservedCluster, desiredFor, observedPoolFrom} from '../builders/observed.js'
+import {RecordingConsole} from '../helpers/recording-console.js'
+
+const context = {action: 'x', project: 'test-project', location: 'us-central2'}
+const unavailable = () => gkeApiError({code: 14, message: 'connection reset'}, context)
+const busy = () => gkeApiError({code: 9, message: 'Cluster is running incompatible operation operation-1.'}, context)
+
+/**
+ * A GKE client in memory: operations finish after `ticks` reads of them; every call is counted. Methods can be
+ * replaced per test to inject failures.
+ */
+class MemoryGke implements GkeClient {
+  readonly pools = new Map<string, ObservedNodePool>()
+  readonly ops = new Map<string, {op: GkeOperation; reads: number; finish: () => void}>()
+  readonly calls: string[] = []
+  inFlight = 0
+  maxInFlight = 0
+  ticks = 2
+  private next = 0
+
+  constructor(existing: readonly ObservedNodePool[] = []) {
+    for (const p of existing) this.pools.set(p.name, p)
+  }
+
+  private operation(type: string, finish: () => void): GkeOperation {
+    const op: GkeOperation = {
+      name: `projects/test-project/locations/us-central2/operations/op-${this.next++}`,
+      type,
+      status: 'RUNNING',
+      error: null,
+    }
+    this.inFlight++
+    this.maxInFlight = Math.max(this.maxInFlight, this.inFlight)
+    this.ops.set(op.name, {op, reads: 0, finish})
+    return op
+  }
+
+  private read(name: string): GkeOperation {
+    const entry = this.ops.get(name)!
+    if (entry.op.status !== 'DONE' && ++entry.reads >= this.ticks) {
+      entry.op = {...entry.op, status: 'DONE'}
+      this.inFlight--
+      entry.finish()
+    }
+    return entry.op
+  }
+
+  async getServerConfig(): Promise<never> {
+    throw new Error('not used')
+  }
+  async listClusters(): Promise<never> {
+    throw new Error('not used')
+  }
+  async getCluster() {
+    this.calls.push('getCluster')
+    return anObservedCluster({nodePools: [...this.pools.values()]})
+  }
+  async createCluster(): Promise<GkeOperation> {
+    throw new Error('not used')
+  }
+  async deleteCluster(): Promise<GkeOperation> {
+    throw new Error('not used')
+  }
+  async listNodePools() {
+    return [...this.pools.values()]
+  }
+  async getNodePool(_ref: ClusterRef, name: string) {
+    this.calls.push(`getNodePool ${name}`)
+    return this.pools.get(name)
+  }
+  async createNodePool(_ref: ClusterRef, spec: NodePoolSpec) {
+    this.calls.push(`createNodePool ${spec.name}`)
+    this.pools.set(spec.name, {...observedPoolFrom(spec), status: 'PROVISIONING'})
+    return this.operation('CREATE_NODE_POOL', () =>
+      this.pools.set(spec.name, {...this.pools.get(spec.name)!, status: 'RUNNING'}),
+    )
+  }
+  async deleteNodePool(_ref: ClusterRef, name: string) {
+    this.calls.push(`deleteNodePool ${name}`)
+    this.pools.set(name, {...this.pools.get(name)!, status: 'STOPPING'})
+    return this.operation('DELETE_NODE_POOL', () => this.pools.delete(name))
+  }
+  async getOperation(_p: string, _l: string, name: string) {
+    this.calls.push('getOperation')
+    return this.read(name)
+  }
+  async listOperations() {
+    this.calls.push('listOperations')
+    return [...this.ops.keys()].map((name) => this.read(name))
+  }
+  async close() {}
+}
+
+/** Virtual time: sleeping advances the clock at once, so retries and budgets run in microseconds. */
+function virtualTime() {
+  let clock = 0
+  return {
+    sleep: async (ms: number, signal: AbortSignal) => {
+      if (signal.aborted) throw signal.reason
+      clock += ms
+    },
+    now: () => clock,
+    random: () => 0.5,
+  }
+}
+
+const desired = desiredFor({tpuType: 'v5litepod-16', numSlices: 4})
+const options = (overrides: Partial<ApplyOptions> = {}): ApplyOptions => ({
+  ...DEFAULT_APPLY_OPTIONS,
+  signal: new AbortController().signal,
+  ...overrides,
+})
+
+async function apply(gke: MemoryGke, overrides: Partial<ApplyOptions> = {}, console = new RecordingConsole()) {
+  const plan = planCluster(desired, anObservedCluster({nodePools: [...gke.pools.values()]}))
+  return applyClusterPlan(plan, desired.spec as ClusterSpec, {gke, console, ...virtualTime()}, options(overrides))
+}
+
+describe('applyClusterPlan', () => {
+  it('creates every missing pool and watches all operations with one list call per tick', async () => {
+    const gke = new MemoryGke()
+    const result = await apply(gke)
+    expect(result).toMatchObject({poolsWanted: 4, poolsCreated: 4, interrupted: false, sentChanges: true})
+    expect([...gke.pools.values()].map((p) => p.status)).toEqual(['RUNNING', 'RUNNING', 'RUNNING', 'RUNNING'])
+    expect(gke.calls.filter((c) => c === 'listOperations')).toHaveLength(2)
+    expect(gke.calls.filter((c) => c === 'getOperation')).toHaveLength(0)
+  })
+
+  it('never has more node-pool operations in flight than the concurrency allows', async () => {
+    const gke = new MemoryGke()
+    const result = await apply(gke, {concurrency: 2})
+    expect(result.poolsCreated).toBe(4)
+    expect(gke.maxInFlight).toBe(2)
+  })
+
+  it('falls back to reading the pools when operations cannot be watched', async () => {
+    const gke = new MemoryGke()
+    gke.listOperations = async () => {
+      throw gkeApiError({code: 7, message: 'Required "container.operations.list" permission'}, context)
+    }
+    // Without the watcher, pools still become RUNNING: GKE finishes them on its own.
+    const original = gke.getNodePool.bind(gke)
+    gke.getNodePool = async (ref, name) => {
+      for (const [opName] of gke.ops) await gke.getOperation('', '', opName)
+      return original(ref, name)
+    }
+    const console = new RecordingConsole()
+    const result = await apply(gke, {}, console)
+    expect(result.poolsCreated).toBe(4)
+    expect(result.outcomes.every((o) => o.status === 'done')).toBe(true)
+    expect(console.debugs.join('\n')).toContain('checking resources instead')
+  })
+
+  it('retries transient failures and counts a create that already happened as done', async () => {
+    const gke = new MemoryGke()
+    const create = gke.createNodePool.bind(gke)
+    let failures = 0
+    gke.createNodePool = async (ref, spec) => {
+      if (spec.name === 'demo-np-1' && failures++ < 3) {
+        // The first attempt reaches GKE but its answer is lost; the retries then find the pool.
+        if (failures === 1) await create(ref, spec)
+        throw failures === 1 ? unavailable() : gkeApiError({code: 6, message: 'Already exists: demo-np-1'}, context)
+      }
+      return create(ref, spec)
+    }
+    const result = await apply(gke)
+    expect(result.poolsCreated).toBe(4)
+    expect(gke.calls.filter((c) => c === 'createNodePool demo-np-1')).toHaveLength(1)
+  })
+
+  it('gives up on "another operation is running" once the conflict budget is spent, and keeps the other pools', async () => {
+    const gke = new MemoryGke()
+    const create = gke.createNodePool.bind(gke)
+    gke.createNodePool = async (ref, spec) => {
+      if (spec.name === 'demo-np-2') throw busy()
+      return create(ref, spec)
+    }
+    const result = await apply(gke, {conflictBudgetMs: 60_000})
+    expect(result.poolsCreated).toBe(3)
+    const failed = result.outcomes.filter((o) => o.status === 'failed')
+    expect(failed.map((o) => o.name)).toEqual(['demo-np-2'])
+    expect(failed[0].error).toBeInstanceOf(ApiError)
+    expect((failed[0].error as ApiError).status).toBe('FAILED_PRECONDITION')
+  })
+
+  it('does not retry a cluster in ERROR: the pool fails at once', async () => {
+    const gke = new MemoryGke()
+    let attempts = 0
+    gke.createNodePool = async () => {
+      attempts++
+      throw gkeApiError({code: 9, message: 'Cluster demo is not ready: its status is ERROR.'}, context)
+    }
+    const result = await apply(gke)
+    expect(result.poolsCreated).toBe(0)
+    expect(attempts).toBe(4)
+  })
+
+  it('stops when aborted, marks unfinished steps interrupted and says whether changes were sent', async () => {
+    const gke = new MemoryGke()
+    gke.ticks = 1_000_000
+    const controller = new AbortController()
+    const time = virtualTime()
+    let sleeps = 0
+    const plan = planCluster(desired, anObservedCluster({nodePools: []}))
+    const result = await applyClusterPlan(
+      plan,
+      desired.spec as ClusterSpec,
+      {
+        gke,
+        console: new RecordingConsole(),
+        now: time.now,
+        random: time.random,
+        sleep: async (ms, signal) => {
+          if (++sleeps === 5) controller.abort(new Error('Ctrl-C'))
+          await time.sleep(ms, signal)
+        },
+      },
+      options({signal: controller.signal}),
+    )
+    expect(result.interrupted).toBe(true)
+    expect(result.sentChanges).toBe(true)
+    expect(result.outcomes.filter((o) => o.status === 'interrupted')).toHaveLength(4)
+  })
+
+  it('deletes extra pools before creating, and waits until they are gone', async () => {
+    const existing = ['demo-np-0', 'demo-np-1', 'demo-np-2', 'demo-np-3', 'demo-np-4', 'demo-np-5'].map((name) =>
+      observedPoolFrom({...desired.poolTemplate, name, reservation: null}),
+    )
+    const gke = new MemoryGke(existing)
+    const result = await apply(gke)
+    expect(result.poolsWanted).toBe(0)
+    expect([...gke.pools.keys()]).toEqual(['demo-np-0', 'demo-np-1', 'demo-np-2', 'demo-np-3'])
+    expect(result.outcomes.filter((o) => o.action === 'delete' && o.status === 'done').map((o) => o.name)).toEqual([
+      'demo-np-4',
+      'demo-np-5',
+    ])
+  })
+})
