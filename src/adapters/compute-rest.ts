@@ -1,0 +1,382 @@
+/**
+ * The {@link ComputeClient} port over the Compute Engine REST API v1 with `fetch`. There is no Compute SDK among
+ * xpk's dependencies and two endpoints do not justify one; google-auth-library supplies the credentials.
+ */
+
+import {type ApiContext, gkeApiError} from '../core/cluster/gke-errors.js'
+import {ApiError, XpkError} from '../core/errors.js'
+import type {ComputeClient, ObservedWorkloadPolicy, WorkloadPolicySpec} from '../ports/compute.js'
+import {parseEndpoint} from './gke-container-api.js'
+
+/** How to reach the Compute Engine API. */
+export interface ComputeConnection {
+  /**
+   * Endpoint override, like gcloud's `api_endpoint_overrides/compute`: `https://HOST[:PORT]/[PATH/]` or
+   * `http://127.0.0.1:PORT` (loopback only) for a local test server. Without a path, `compute/v1/` is appended.
+   * Plain http sends no credentials at all.
+   */
+  readonly endpoint?: string
+  /** A static OAuth access token; used instead of Application Default Credentials (no metadata lookups). */
+  readonly accessToken?: string
+  /** How long one HTTP request may take, in milliseconds. @default 60000 */
+  readonly requestTimeoutMs?: number
+  /** @default globalThis.fetch */
+  readonly fetch?: typeof fetch
+}
+
+const DEFAULT_BASE = 'https://compute.googleapis.com/compute/v1/'
+const CLOUD_PLATFORM_SCOPE = 'https://www.googleapis.com/auth/cloud-platform'
+
+type Authorize = (url: string, context: ApiContext) => Promise<Record<string, string>>
+
+/**
+ * Creates the real Compute Engine client. google-auth-library is imported only when Application Default
+ * Credentials are needed (no token, not a loopback test server), and asked for credentials only on the first request.
+ */
+export async function createComputeClient(connection: ComputeConnection = {}): Promise<ComputeClient> {
+  const {base, insecure} = connection.endpoint
+    ? computeBase(connection.endpoint)
+    : {base: DEFAULT_BASE, insecure: false}
+  let authorize: Authorize
+  if (insecure) {
+    // A loopback test server: never send a token to it, and never let ADC probe the metadata server for one.
+    authorize = async () => ({})
+  } else if (connection.accessToken) {
+    const header = {authorization: `Bearer ${connection.accessToken}`}
+    authorize = async () => header
+  } else {
+    authorize = await applicationDefaultCredentials()
+  }
+  return new ComputeRestClient(base, authorize, connection.requestTimeoutMs ?? 60_000, connection.fetch ?? fetch)
+}
+
+/** The API root for an endpoint override, validated by the same rules as the GKE endpoint. */
+function computeBase(endpoint: string): {base: string; insecure: boolean} {
+  let insecure: boolean
+  try {
+    insecure = parseEndpoint(endpoint).insecure
+  } catch (error) {
+    // parseEndpoint words its errors for the GKE endpoint; say which setting is wrong.
+    if (!(error instanceof XpkError)) throw error
+    const message = error.message
+      .replace('GKE endpoint', 'Compute Engine endpoint')
+      .replace('https://us-central1-container.googleapis.com/', 'https://compute.googleapis.com/compute/v1/')
+    throw new XpkError(error.kind, message, {hints: error.hints, cause: error})
+  }
+  const url = new URL(endpoint.includes('://') ? endpoint : `https://${endpoint}`)
+  const path = url.pathname.replace(/\/*$/, '/')
+  return {base: `${url.protocol}//${url.host}${path === '/' ? '/compute/v1/' : path}`, insecure}
+}
+
+async function applicationDefaultCredentials(): Promise<Authorize> {
+  const {GoogleAuth} = await import('google-auth-library')
+  // A token needs no project; naming one stops the library from looking it up (gcloud, metadata server).
+  const auth = new GoogleAuth({scopes: [CLOUD_PLATFORM_SCOPE], projectId: 'xpk-unused'})
+  return async (url, context) => {
+    try {
+      // Headers, not just the token: user credentials may carry a quota project (x-goog-user-project).
+      return Object.fromEntries(await auth.getRequestHeaders(url))
+    } catch (error) {
+      throw new XpkError('auth', `No Google credentials to ${context.action}: ${(error as Error).message}`, {
+        hints: [
+          'Run `gcloud auth application-default login`, or point GOOGLE_APPLICATION_CREDENTIALS at a service-account key.',
+        ],
+        cause: error,
+      })
+    }
+  }
+}
+
+/** A Google JSON error body: `{error: {code, message, errors: [{reason}], status, details: [{reason}]}}`. */
+interface GoogleErrorBody {
+  readonly error?: {
+    readonly message?: unknown
+    readonly errors?: readonly {readonly reason?: unknown}[]
+    readonly details?: readonly {readonly reason?: unknown}[]
+  }
+}
+
+/** The subset of a compute#operation that matters here. */
+interface ComputeOperation {
+  readonly name?: string
+  readonly status?: string
+  readonly error?: {readonly errors?: readonly {readonly code?: string; readonly message?: string}[]}
+  readonly httpErrorStatusCode?: number
+  readonly httpErrorMessage?: string
+}
+
+/** An API failure before classification: gRPC code, message and Google's error reasons. */
+interface ComputeFailure {
+  readonly code: number
+  readonly message: string
+  readonly reasons: ReadonlySet<string>
+  /** Set for HTTP 429 and rate-limit reasons: waiting helps, whatever the message says. */
+  readonly rateLimited?: boolean
+}
+
+const GRPC_ALREADY_EXISTS = 6
+const RATE_LIMIT_REASONS = new Set(['rateLimitExceeded', 'userRateLimitExceeded', 'RATE_LIMIT_EXCEEDED'])
+const QUOTA_REASONS = new Set([...RATE_LIMIT_REASONS, 'quotaExceeded', 'dailyLimitExceeded', 'QUOTA_EXCEEDED'])
+const API_DISABLED_REASONS = new Set(['accessNotConfigured', 'SERVICE_DISABLED'])
+
+/** The gRPC code for an HTTP status, as Google maps them (google.rpc.Code), so gkeApiError can classify it. */
+function grpcCodeForHttp(status: number, reasons: ReadonlySet<string>): number {
+  switch (status) {
+    case 400:
+      return 3
+    case 401:
+      return 16
+    case 403:
+      // Compute reports quota and rate limits as 403 with a reason.
+      return [...reasons].some((r) => QUOTA_REASONS.has(r)) ? 8 : 7
+    case 404:
+      return 5
+    case 408:
+      return 4
+    case 409:
+      return 6
+    case 412:
+      return 9
+    case 429:
+      return 8
+    case 499:
+      return 1
+    case 500:
+      return 13
+    case 501:
+      return 12
+    case 503:
+      return 14
+    case 504:
+      return 4
+    default:
+      return status >= 500 ? 14 : 3
+  }
+}
+
+/** Compute operation error codes by gRPC code; the operation's HTTP status is the fallback. */
+const OPERATION_ERROR_CODES: Readonly<Record<string, number>> = {
+  RESOURCE_ALREADY_EXISTS: 6,
+  ALREADY_EXISTS: 6,
+  RESOURCE_NOT_FOUND: 5,
+  NOT_FOUND: 5,
+  QUOTA_EXCEEDED: 8,
+  RATE_LIMIT_EXCEEDED: 8,
+  ZONE_RESOURCE_POOL_EXHAUSTED: 8,
+  ZONE_RESOURCE_POOL_EXHAUSTED_WITH_DETAILS: 8,
+  PERMISSION_DENIED: 7,
+  FORBIDDEN: 7,
+  INVALID_FIELD_VALUE: 3,
+  INVALID_ARGUMENT: 3,
+  BAD_REQUEST: 3,
+  CONDITION_NOT_MET: 9,
+  INTERNAL_ERROR: 13,
+  SERVICE_UNAVAILABLE: 14,
+}
+
+/** gkeApiError's classification with hints that talk about Compute Engine instead of GKE. */
+function computeApiError(failure: ComputeFailure, context: ApiContext): ApiError {
+  const classified = gkeApiError({code: failure.code, message: failure.message}, context)
+  const {project, location} = context
+  const kind = classified.kind
+  let retryable = classified.retryable
+  let hints = classified.hints.map((hint) => hint.replace(/^GKE\b/, 'Compute Engine'))
+  if (kind === 'permission') {
+    const disabled =
+      [...failure.reasons].some((r) => API_DISABLED_REASONS.has(r)) ||
+      /has not been used in project|is disabled/i.test(failure.message)
+    hints = disabled
+      ? [
+          `The Compute Engine API is disabled in project ${project}: run \`gcloud services enable compute.googleapis.com --project=${project}\`, wait a minute, and re-run.`,
+        ]
+      : [
+          `Your credentials lack a Compute Engine permission on project ${project}: grant roles/compute.admin (or a role with compute.resourcePolicies.get and compute.resourcePolicies.create), e.g. \`gcloud projects add-iam-policy-binding ${project} --member=user:YOU@example.com --role=roles/compute.admin\`.`,
+        ]
+  } else if (kind === 'not-found') {
+    hints = [
+      `Looked in projects/${project}/regions/${location}. Check --project and --zone (the policy lives in the zone's region).`,
+    ]
+  } else if (failure.rateLimited && kind === 'quota' && !retryable) {
+    // gkeApiError only recognises rate limits by their wording; the HTTP status or reason says so for certain.
+    retryable = true
+    hints = ['The Compute Engine API rate limit was hit; it resets within a minute, so a retry after a pause works.']
+  }
+  return new ApiError(kind, classified.message, {status: classified.status, retryable, hints})
+}
+
+/** Reads a failed HTTP response into a failure; bodies that are not Google JSON still give a message. */
+function httpFailure(status: number, text: string): ComputeFailure {
+  let body: GoogleErrorBody | undefined
+  try {
+    body = JSON.parse(text) as GoogleErrorBody
+  } catch {
+    body = undefined
+  }
+  const error = typeof body === 'object' && body !== null ? body.error : undefined
+  const reasons = new Set(
+    [...(error?.errors ?? []), ...(error?.details ?? [])]
+      .map((e) => e?.reason)
+      .filter((r): r is string => typeof r === 'string'),
+  )
+  const message =
+    typeof error?.message === 'string' && error.message
+      ? error.message
+      : text.trim().slice(0, 300) || `HTTP status ${status}`
+  const rateLimited = status === 429 || [...reasons].some((r) => RATE_LIMIT_REASONS.has(r))
+  return {code: grpcCodeForHttp(status, reasons), message, reasons, rateLimited}
+}
+
+/** The failure of a finished operation, or undefined when it succeeded. */
+function operationFailure(op: ComputeOperation): ComputeFailure | undefined {
+  const errors = op.error?.errors ?? []
+  if (errors.length === 0 && !op.httpErrorStatusCode) return undefined
+  const reasons = new Set(errors.map((e) => e.code).filter((c): c is string => typeof c === 'string'))
+  const known = [...reasons].map((c) => OPERATION_ERROR_CODES[c]).find((c) => c !== undefined)
+  const httpStatus = op.httpErrorStatusCode
+  const code = known ?? (httpStatus ? grpcCodeForHttp(httpStatus, reasons) : 2)
+  const message =
+    errors
+      .map((e) => e.message ?? e.code ?? '')
+      .filter(Boolean)
+      .join('; ') ||
+    op.httpErrorMessage ||
+    'the operation failed'
+  return {code, message, reasons, rateLimited: reasons.has('RATE_LIMIT_EXCEEDED')}
+}
+
+/** Waits `ms`, or rejects with the signal's reason as soon as it is aborted. */
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason)
+    const onAbort = () => {
+      clearTimeout(timer)
+      reject(signal.reason)
+    }
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort)
+      resolve()
+    }, ms)
+    signal.addEventListener('abort', onAbort, {once: true})
+  })
+}
+
+const segment = encodeURIComponent
+
+interface Reply {
+  readonly status: number
+  readonly text: string
+}
+
+class ComputeRestClient implements ComputeClient {
+  constructor(
+    private readonly base: string,
+    private readonly authorize: Authorize,
+    private readonly timeoutMs: number,
+    private readonly fetch: typeof globalThis.fetch,
+  ) {}
+
+  async getWorkloadPolicy(project: string, region: string, name: string): Promise<ObservedWorkloadPolicy | undefined> {
+    const context = {action: `read workload policy ${name}`, project, location: region}
+    const path = `${regionPath(project, region)}/resourcePolicies/${segment(name)}`
+    const reply = await this.request('GET', path, context, {answers: [404]})
+    if (reply.status === 404) return undefined
+    const policy = this.json<{name?: string; workloadPolicy?: {type?: string; acceleratorTopology?: string}}>(
+      reply,
+      context,
+    )
+    return {
+      name: policy.name ?? name,
+      acceleratorTopology: policy.workloadPolicy?.acceleratorTopology ?? null,
+      type: policy.workloadPolicy?.type ?? null,
+    }
+  }
+
+  async createWorkloadPolicy(spec: WorkloadPolicySpec, options: {signal: AbortSignal; pollMs: number}): Promise<void> {
+    const {signal, pollMs} = options
+    signal.throwIfAborted()
+    const context = {action: `create workload policy ${spec.name}`, project: spec.project, location: spec.region}
+    const body = {
+      name: spec.name,
+      workloadPolicy: {type: 'HIGH_THROUGHPUT', acceleratorTopology: spec.acceleratorTopology},
+    }
+    const reply = await this.request('POST', `${regionPath(spec.project, spec.region)}/resourcePolicies`, context, {
+      body,
+      signal,
+      answers: [409],
+    })
+    // Someone (an earlier run, a parallel one, or the user with gcloud) made it already: that is what we wanted.
+    if (reply.status === 409) return
+    let op = this.json<ComputeOperation>(reply, context)
+    while (op.status !== 'DONE') {
+      if (!op.name) {
+        throw computeApiError({code: 13, message: 'the answer named no operation', reasons: new Set()}, context)
+      }
+      await sleep(pollMs, signal)
+      const path = `${regionPath(spec.project, spec.region)}/operations/${segment(op.name)}`
+      op = this.json<ComputeOperation>(await this.request('GET', path, context, {signal}), context)
+    }
+    const failure = operationFailure(op)
+    // Lost a race with another creator between the insert and its operation: the policy exists, as wanted.
+    if (failure && failure.code !== GRPC_ALREADY_EXISTS) throw computeApiError(failure, context)
+  }
+
+  /** One HTTP request: resolves 2xx replies and the `answers` statuses the caller handles, throws the rest classified. */
+  private async request(
+    method: 'GET' | 'POST',
+    path: string,
+    context: ApiContext,
+    options: {body?: unknown; signal?: AbortSignal; answers?: readonly number[]} = {},
+  ): Promise<Reply> {
+    const url = this.base + path
+    const headers: Record<string, string> = {accept: 'application/json', ...(await this.authorize(url, context))}
+    if (options.body !== undefined) headers['content-type'] = 'application/json'
+    const timeout = AbortSignal.timeout(this.timeoutMs)
+    const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout
+    let reply: Reply
+    try {
+      const response = await this.fetch(url, {
+        method,
+        headers,
+        ...(options.body === undefined ? {} : {body: JSON.stringify(options.body)}),
+        signal,
+      })
+      reply = {status: response.status, text: await response.text()}
+    } catch (error) {
+      if (options.signal?.aborted) throw options.signal.reason
+      const message = timeout.aborted
+        ? `no answer from ${new URL(url).host} within ${this.timeoutMs} ms`
+        : `cannot reach ${new URL(url).host} (${networkCode(error)})`
+      throw computeApiError({code: timeout.aborted ? 4 : 14, message, reasons: new Set()}, context)
+    }
+    if ((reply.status >= 200 && reply.status < 300) || options.answers?.includes(reply.status)) return reply
+    throw computeApiError(httpFailure(reply.status, reply.text), context)
+  }
+
+  private json<T>(reply: Reply, context: ApiContext): T {
+    try {
+      const value = JSON.parse(reply.text) as unknown
+      if (typeof value === 'object' && value !== null) return value as T
+    } catch {
+      // Fall through: a proxy or a broken server answered.
+    }
+    throw computeApiError(
+      {code: 13, message: `the answer was not JSON: ${reply.text.slice(0, 200)}`, reasons: new Set()},
+      context,
+    )
+  }
+}
+
+function regionPath(project: string, region: string): string {
+  return `projects/${segment(project)}/regions/${segment(region)}`
+}
+
+/** The system error code of a failed fetch (ECONNREFUSED, ENOTFOUND, ...), for the message. */
+function networkCode(error: unknown): string {
+  let current: unknown = error
+  for (let depth = 0; depth < 5 && typeof current === 'object' && current !== null; depth++) {
+    const code = (current as {code?: unknown}).code
+    if (typeof code === 'string') return code
+    current = (current as {cause?: unknown}).cause
+  }
+  return error instanceof Error ? error.message : String(error)
+}

@@ -1,0 +1,31 @@
+/** A GCE workload policy (a resource policy of type workloadPolicy) that TPU node pools name as placement policy. */
+export interface WorkloadPolicySpec {
+  readonly project: string
+  readonly region: string
+  /** e.g. `tpu7x-16-2x2x2-placement-policy` */
+  readonly name: string
+  /** e.g. `2x2x2` */
+  readonly acceleratorTopology: string
+}
+
+/** A workload policy as Compute Engine reports it; `null` for fields it left out. */
+export interface ObservedWorkloadPolicy {
+  readonly name: string
+  readonly acceleratorTopology: string | null
+  /** e.g. `HIGH_THROUGHPUT` */
+  readonly type: string | null
+}
+
+/**
+ * The part of the Compute Engine API xpk needs. Implementations throw `ApiError` (core/errors.ts: classified,
+ * with hints) for API failures and do not retry: retries are the caller's job.
+ */
+export interface ComputeClient {
+  /** Resolves `undefined` when the policy does not exist. */
+  getWorkloadPolicy(project: string, region: string, name: string): Promise<ObservedWorkloadPolicy | undefined>
+  /**
+   * Creates it and waits for the region operation to finish; ALREADY_EXISTS (409) counts as success. Aborting
+   * `signal` rejects with `signal.reason` (the policy may still be created); `pollMs` is the wait between checks.
+   */
+  createWorkloadPolicy(spec: WorkloadPolicySpec, options: {signal: AbortSignal; pollMs: number}): Promise<void>
+}

@@ -1,0 +1,288 @@
+import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest'
+
+import {createComputeClient} from '../../src/adapters/compute-rest.js'
+import {ApiError} from '../../src/core/errors.js'
+import type {ComputeClient, WorkloadPolicySpec} from '../../src/ports/compute.js'
+import {computeErrors, FakeCompute} from './fake-compute.js'
+
+const P = 'p1'
+const R = 'us-central1'
+const policiesPath = `projects/${P}/regions/${R}/resourcePolicies`
+const spec = (name = 'tpu7x-16-2x2x2-placement-policy', acceleratorTopology = '2x2x2'): WorkloadPolicySpec => ({
+  project: P,
+  region: R,
+  name,
+  acceleratorTopology,
+})
+const wait = {signal: new AbortController().signal, pollMs: 5}
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+let fake: FakeCompute
+let compute: ComputeClient
+
+beforeAll(async () => {
+  fake = await FakeCompute.start({operationMs: 20})
+  compute = await createComputeClient({endpoint: fake.endpoint})
+})
+
+afterAll(async () => {
+  await fake.stop()
+})
+
+beforeEach(() => fake.reset())
+
+/** Google's JSON error body, as the fake sends it. */
+interface ErrorJson {
+  error: {code: number; message: string; errors: {message: string; domain: string; reason?: string}[]; status: string}
+}
+
+/** A raw request, for what the adapter hides (bodies of errors, routes it never calls). */
+async function raw(method: string, path: string, init: {body?: string; headers?: Record<string, string>} = {}) {
+  const response = await fetch(`${fake.endpoint}/compute/v1/${path}`, {method, ...init})
+  return {status: response.status, body: (await response.json()) as ErrorJson}
+}
+
+async function until(check: () => boolean) {
+  for (let i = 0; i < 400 && !check(); i++) await sleep(5)
+  expect(check()).toBe(true)
+}
+
+describe('FakeCompute workload policies', () => {
+  it('keeps an inserted policy CREATING until its operation is DONE, then READY', async () => {
+    fake.settings.operationMs = Infinity
+    const created = compute.createWorkloadPolicy(spec(), wait)
+    await until(() => fake.calls.some((c) => c.path.includes('/operations/')))
+
+    expect(fake.policy(P, R, 'tpu7x-16-2x2x2-placement-policy')).toMatchObject({
+      kind: 'compute#resourcePolicy',
+      name: 'tpu7x-16-2x2x2-placement-policy',
+      status: 'CREATING',
+      region: `https://www.googleapis.com/compute/v1/projects/${P}/regions/${R}`,
+      selfLink: `https://www.googleapis.com/compute/v1/${policiesPath}/tpu7x-16-2x2x2-placement-policy`,
+      workloadPolicy: {type: 'HIGH_THROUGHPUT', acceleratorTopology: '2x2x2'},
+    })
+    expect(fake.operation('operation-1')).toMatchObject({
+      kind: 'compute#operation',
+      operationType: 'insert',
+      status: 'RUNNING',
+      targetLink: `https://www.googleapis.com/compute/v1/${policiesPath}/tpu7x-16-2x2x2-placement-policy`,
+    })
+
+    fake.finishOperations()
+    await created
+    expect(fake.policy(P, R, 'tpu7x-16-2x2x2-placement-policy')?.status).toBe('READY')
+    expect(fake.operation('operation-1')).toMatchObject({status: 'DONE', progress: 100})
+    expect(fake.operation('operation-1')?.error).toBeUndefined()
+  })
+
+  it('answers an insert already DONE when operationMs is 0, so nothing is polled', async () => {
+    fake.settings.operationMs = 0
+    await compute.createWorkloadPolicy(spec(), wait)
+    expect(fake.calls.map((c) => [c.method, c.path, c.status])).toEqual([['POST', policiesPath, 200]])
+    expect(fake.policy(P, R, 'tpu7x-16-2x2x2-placement-policy')?.status).toBe('READY')
+  })
+
+  it('serves a seeded policy and answers 404 with a Google error for a missing one', async () => {
+    fake.seedPolicy({project: P, region: R, name: 'seeded', acceleratorTopology: '4x4x4'})
+    expect(await compute.getWorkloadPolicy(P, R, 'seeded')).toEqual({
+      name: 'seeded',
+      acceleratorTopology: '4x4x4',
+      type: 'HIGH_THROUGHPUT',
+    })
+    expect(await compute.getWorkloadPolicy(P, 'europe-west4', 'seeded')).toBeUndefined()
+    expect(await raw('GET', `${policiesPath}/missing`)).toEqual({
+      status: 404,
+      body: {
+        error: {
+          code: 404,
+          message: `The resource '${policiesPath}/missing' was not found`,
+          errors: [
+            {message: `The resource '${policiesPath}/missing' was not found`, domain: 'global', reason: 'notFound'},
+          ],
+          status: 'NOT_FOUND',
+        },
+      },
+    })
+    expect(fake.mutatingCalls()).toEqual([])
+  })
+
+  it('rejects a second insert of the same name with 409 alreadyExists and keeps the first', async () => {
+    fake.seedPolicy({project: P, region: R, name: 'dup', acceleratorTopology: '2x2x2'})
+    const second = await raw('POST', policiesPath, {
+      body: JSON.stringify({name: 'dup', workloadPolicy: {type: 'HIGH_THROUGHPUT', acceleratorTopology: '4x4x4'}}),
+    })
+    expect(second.status).toBe(409)
+    expect(second.body.error).toMatchObject({
+      message: `The resource '${policiesPath}/dup' already exists`,
+      errors: [{reason: 'alreadyExists'}],
+      status: 'ALREADY_EXISTS',
+    })
+    expect(fake.policies().map((p) => p.workloadPolicy.acceleratorTopology)).toEqual(['2x2x2'])
+    expect(fake.operations()).toEqual([])
+  })
+
+  it.each([
+    ['a bad name', spec('Bad_Name'), "Invalid value for field 'resource.name': 'Bad_Name'"],
+    ['a bad topology', spec('ok', '2by2'), "Invalid value for field 'resource.workloadPolicy.acceleratorTopology'"],
+    ['a zone as region', {...spec(), region: 'us-central1-a'}, "Invalid value for field 'region': 'us-central1-a'"],
+  ])('rejects an insert with %s as 400 and stores nothing', async (_what, bad, message) => {
+    const error = await compute.createWorkloadPolicy(bad, wait).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(ApiError)
+    expect((error as ApiError).message).toContain(message)
+    expect(fake.calls.at(-1)?.status).toBe(400)
+    expect(fake.policies()).toEqual([])
+  })
+
+  it('rejects bodies that are not JSON or not workload policies', async () => {
+    const notJson = await raw('POST', policiesPath, {body: '{nope'})
+    expect([notJson.status, notJson.body.error.errors[0].reason]).toEqual([400, 'parseError'])
+    const groupPlacement = await raw('POST', policiesPath, {
+      body: JSON.stringify({name: 'gp', groupPlacementPolicy: {collocation: 'COLLOCATED'}}),
+    })
+    expect(groupPlacement.status).toBe(400)
+    const badType = await raw('POST', policiesPath, {
+      body: JSON.stringify({name: 'bt', workloadPolicy: {type: 'FASTEST'}}),
+    })
+    expect(badType.body.error.message).toContain("'resource.workloadPolicy.type': 'FASTEST'")
+    expect(fake.policies()).toEqual([])
+    expect(fake.calls.map((c) => c.body)).toEqual([
+      '{nope',
+      {name: 'gp', groupPlacementPolicy: {collocation: 'COLLOCATED'}},
+      {name: 'bt', workloadPolicy: {type: 'FASTEST'}},
+    ])
+  })
+
+  it('scopes operations to their project and region', async () => {
+    fake.settings.operationMs = Infinity
+    await raw('POST', policiesPath, {body: JSON.stringify({name: 'x', workloadPolicy: {type: 'HIGH_THROUGHPUT'}})})
+    expect((await raw('GET', `projects/${P}/regions/${R}/operations/operation-1`)).status).toBe(200)
+    expect((await raw('GET', `projects/${P}/regions/europe-west4/operations/operation-1`)).status).toBe(404)
+    expect((await raw('GET', `projects/other/regions/${R}/operations/operation-1`)).status).toBe(404)
+  })
+
+  it('answers 404 for routes it does not serve, and logs them', async () => {
+    const wait = await raw('POST', `projects/${P}/regions/${R}/operations/operation-1/wait`)
+    expect(wait.status).toBe(404)
+    expect(wait.body.error.message).toBe(
+      `The fake does not serve POST /compute/v1/projects/${P}/regions/${R}/operations/operation-1/wait.`,
+    )
+    const response = await fetch(`${fake.endpoint}/v1/projects/${P}`)
+    expect(response.status).toBe(404)
+    expect(fake.calls.map((c) => [c.method, c.path])).toEqual([
+      ['POST', `projects/${P}/regions/${R}/operations/operation-1/wait`],
+      ['GET', `/v1/projects/${P}`],
+    ])
+    expect(fake.mutatingCalls()).toHaveLength(1)
+  })
+
+  it('checks a bearer token only when started with requireToken', async () => {
+    fake.settings.requireToken = 'sesame'
+    const none = await raw('GET', `${policiesPath}/x`)
+    const wrong = await raw('GET', `${policiesPath}/x`, {headers: {authorization: 'Bearer nope'}})
+    const right = await raw('GET', `${policiesPath}/x`, {headers: {authorization: 'Bearer sesame'}})
+    expect([none.status, none.body.error.errors[0].reason]).toEqual([401, 'required'])
+    expect([wrong.status, wrong.body.error.errors[0].reason]).toEqual([401, 'authError'])
+    expect(right.status).toBe(404)
+    expect(fake.calls.map((c) => c.authorization)).toEqual([undefined, 'Bearer nope', 'Bearer sesame'])
+  })
+})
+
+describe('FakeCompute faults', () => {
+  it('consumes an HTTP fault `times` times, only for the method and path it names', async () => {
+    fake.faults.push({status: 503, method: 'POST', path: '/resourcePolicies', times: 2})
+    expect(await compute.getWorkloadPolicy(P, R, 'np')).toBeUndefined()
+    for (let i = 0; i < 2; i++) {
+      const error = (await compute.createWorkloadPolicy(spec(), wait).catch((e: unknown) => e)) as ApiError
+      expect([error.kind, error.retryable]).toEqual(['unavailable', true])
+    }
+    expect(fake.faults).toEqual([])
+    await compute.createWorkloadPolicy(spec(), wait)
+    expect(fake.calls.filter((c) => c.method === 'POST').map((c) => c.status)).toEqual([503, 503, 200])
+    expect(fake.policies()).toHaveLength(1)
+  })
+
+  it('sends Google JSON error bodies, or a raw body when asked', async () => {
+    fake.faults.push({...computeErrors.permissionDenied('compute.resourcePolicies.get', 'projects/p1')})
+    fake.faults.push({path: /resourcePolicies\/html$/, status: 502, rawBody: '<html>Bad Gateway</html>'})
+    expect(await raw('GET', `${policiesPath}/x`)).toEqual({
+      status: 403,
+      body: {
+        error: {
+          code: 403,
+          message: "Required 'compute.resourcePolicies.get' permission for 'projects/p1'",
+          errors: [
+            {
+              message: "Required 'compute.resourcePolicies.get' permission for 'projects/p1'",
+              domain: 'global',
+              reason: 'forbidden',
+            },
+          ],
+          status: 'PERMISSION_DENIED',
+        },
+      },
+    })
+    const html = await fetch(`${fake.endpoint}/compute/v1/${policiesPath}/html`)
+    expect([html.status, await html.text()]).toEqual([502, '<html>Bad Gateway</html>'])
+  })
+
+  it('delays a request by a fault without a status, then serves it normally', async () => {
+    fake.seedPolicy({project: P, region: R, name: 'slow', acceleratorTopology: '2x2'})
+    fake.faults.push({path: 'slow', delayMs: 150})
+    const started = Date.now()
+    expect(await compute.getWorkloadPolicy(P, R, 'slow')).toMatchObject({acceleratorTopology: '2x2'})
+    expect(Date.now() - started).toBeGreaterThanOrEqual(140)
+    expect(fake.calls[0]?.status).toBe(200)
+  })
+
+  it('fails a matching operation: DONE with error.errors and httpErrorStatusCode, policy removed', async () => {
+    fake.failOperations({
+      match: (t) => t.name === 'doomed',
+      errors: [
+        {code: 'QUOTA_EXCEEDED', message: "Quota 'RESOURCE_POLICIES' exceeded.  Limit: 10.0 in region us-central1."},
+      ],
+    })
+    await compute.createWorkloadPolicy(spec('fine'), wait)
+    const error = (await compute.createWorkloadPolicy(spec('doomed'), wait).catch((e: unknown) => e)) as ApiError
+    expect(error.kind).toBe('quota')
+    expect(fake.operation('operation-2')).toMatchObject({
+      status: 'DONE',
+      error: {errors: [{code: 'QUOTA_EXCEEDED'}]},
+      httpErrorStatusCode: 403,
+      httpErrorMessage: 'FORBIDDEN',
+    })
+    expect(fake.operation('operation-1')?.error).toBeUndefined()
+    expect(fake.policies().map((p) => p.name)).toEqual(['fine'])
+    expect(fake.operationFaults).toEqual([])
+  })
+
+  it('reset() forgets policies, operations, calls, faults and setting changes', async () => {
+    fake.settings.operationMs = 0
+    await compute.createWorkloadPolicy(spec(), wait)
+    fake.faults.push({status: 500})
+    fake.failOperations({})
+    fake.reset()
+    expect([fake.policies(), fake.operations(), fake.calls, fake.faults, fake.operationFaults]).toEqual([
+      [],
+      [],
+      [],
+      [],
+      [],
+    ])
+    expect(fake.settings.operationMs).toBe(20)
+    fake.settings.operationMs = Infinity
+    const stop = new AbortController()
+    const pending = compute.createWorkloadPolicy(spec(), {signal: stop.signal, pollMs: 5}).catch(() => undefined)
+    await until(() => fake.operations().length === 1)
+    expect(fake.operations()[0]?.name).toBe('operation-1')
+    stop.abort()
+    await pending
+  })
+
+  it('settled() resolves once every operation is DONE', async () => {
+    fake.settings.operationMs = 80
+    await raw('POST', policiesPath, {body: JSON.stringify({name: 'a', workloadPolicy: {type: 'HIGH_THROUGHPUT'}})})
+    expect(fake.operations()[0]?.status).toBe('RUNNING')
+    await fake.settled()
+    expect(fake.operations()[0]?.status).toBe('DONE')
+  })
+})

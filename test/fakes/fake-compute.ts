@@ -1,0 +1,596 @@
+// A test double of the few Compute Engine REST v1 endpoints xpk uses for workload policies, served over real HTTP on
+// loopback so the production adapter (fetch, JSON, status codes, operation polling) runs against it unmodified.
+// Behaviour spec: fake-compute.md next to this file.
+import {createServer, type IncomingMessage, type Server, type ServerResponse} from 'node:http'
+import type {AddressInfo} from 'node:net'
+
+export type PolicyStatus = 'CREATING' | 'READY'
+export type OperationStatus = 'RUNNING' | 'DONE'
+
+export interface PolicyState {
+  kind: 'compute#resourcePolicy'
+  id: string
+  name: string
+  region: string
+  selfLink: string
+  creationTimestamp: string
+  status: PolicyStatus
+  workloadPolicy: {type: string; acceleratorTopology?: string}
+  [field: string]: unknown
+}
+
+export interface OperationState {
+  kind: 'compute#operation'
+  id: string
+  name: string
+  operationType: 'insert'
+  targetLink: string
+  targetId: string
+  status: OperationStatus
+  user: string
+  progress: number
+  insertTime: string
+  startTime: string
+  endTime?: string
+  selfLink: string
+  region: string
+  error?: {errors: {code: string; message: string}[]}
+  httpErrorStatusCode?: number
+  httpErrorMessage?: string
+}
+
+export interface FakeComputeOptions {
+  /** How long every operation stays RUNNING. 0: the insert answers DONE. Infinity: until finishOperations(). */
+  operationMs?: number
+  /** When set, every request must carry `Authorization: Bearer <token>`; others get 401. */
+  requireToken?: string
+}
+
+export type FakeComputeSettings = {operationMs: number; requireToken: string | undefined}
+
+export interface ComputeCall {
+  method: string
+  /** Path below the API root, e.g. `projects/p/regions/r/resourcePolicies`. */
+  path: string
+  /** Parsed JSON body; the raw text when it is not JSON; undefined when empty. */
+  body: unknown
+  authorization: string | undefined
+  /** Date.now() when the request arrived. */
+  at: number
+  /** HTTP status sent back; undefined while the request is still being served. */
+  status?: number
+}
+
+export interface HttpFault {
+  /** Answer with this status and a Google JSON error. Omit to only delay the request by delayMs. */
+  status?: number
+  message?: string
+  /** errors[0].reason of the body. Default: the usual reason for the status. */
+  reason?: string
+  /** Only requests with this method. */
+  method?: 'GET' | 'POST'
+  /** Only paths (below the API root) containing this string or matching this pattern. */
+  path?: string | RegExp
+  /** Counts down as the fault is consumed; the fault is removed at 0. Default 1. */
+  times?: number
+  delayMs?: number
+  /** Sent verbatim instead of the Google JSON error, e.g. a proxy's HTML page. */
+  rawBody?: string
+}
+
+export interface OperationTarget {
+  project: string
+  region: string
+  name: string
+  body: Record<string, unknown>
+}
+
+export interface OperationFault {
+  match?: (target: OperationTarget) => boolean
+  /** Default [{code: 'INTERNAL_ERROR', message: 'Internal error. Please try again later.'}]. */
+  errors?: {code: string; message: string}[]
+  /** Default 500 (or 403 for QUOTA_EXCEEDED, 400 for INVALID_FIELD_VALUE). */
+  httpErrorStatusCode?: number
+  /** Counts down as the fault is consumed; the fault is removed at 0. Default 1. */
+  times?: number
+  durationMs?: number
+}
+
+export interface SeedPolicy {
+  project: string
+  region: string
+  name: string
+  acceleratorTopology?: string
+  /** Default HIGH_THROUGHPUT. */
+  type?: string
+  status?: PolicyStatus
+}
+
+const API_ROOT = '/compute/v1/'
+const SELF = 'https://www.googleapis.com/compute/v1/'
+const NAME_RE = /^[a-z](?:[-a-z0-9]{0,61}[a-z0-9])?$/
+const REGION_RE = /^[a-z]+(?:-[a-z]+)?\d+$/
+const TOPOLOGY_RE = /^\d+x\d+(?:x\d+)?$/
+const POLICY_TYPES = new Set(['HIGH_THROUGHPUT', 'HIGH_AVAILABILITY'])
+
+const STATUS_NAMES: Record<number, [status: string, reason: string]> = {
+  400: ['INVALID_ARGUMENT', 'invalid'],
+  401: ['UNAUTHENTICATED', 'required'],
+  403: ['PERMISSION_DENIED', 'forbidden'],
+  404: ['NOT_FOUND', 'notFound'],
+  409: ['ALREADY_EXISTS', 'alreadyExists'],
+  412: ['FAILED_PRECONDITION', 'conditionNotMet'],
+  429: ['RESOURCE_EXHAUSTED', 'rateLimitExceeded'],
+  500: ['INTERNAL', 'backendError'],
+  502: ['UNAVAILABLE', 'backendError'],
+  503: ['UNAVAILABLE', 'backendError'],
+  504: ['DEADLINE_EXCEEDED', 'backendError'],
+}
+
+/** Errors Compute Engine reports, worded and coded as it does. */
+export const computeErrors = {
+  permissionDenied(permission = 'compute.resourcePolicies.create', resource = 'projects/p'): HttpFault {
+    return {status: 403, reason: 'forbidden', message: `Required '${permission}' permission for '${resource}'`}
+  },
+  apiDisabled(project: string): HttpFault {
+    return {
+      status: 403,
+      reason: 'accessNotConfigured',
+      message:
+        `Compute Engine API has not been used in project ${project} before or it is disabled. Enable it by visiting ` +
+        `https://console.developers.google.com/apis/api/compute.googleapis.com/overview?project=${project} then retry.`,
+    }
+  },
+  rateLimited(): HttpFault {
+    return {status: 403, reason: 'rateLimitExceeded', message: 'Rate Limit Exceeded'}
+  },
+  quotaExceeded(metric: string, region: string, limit = 10): HttpFault {
+    return {
+      status: 403,
+      reason: 'quotaExceeded',
+      message: `Quota '${metric}' exceeded.  Limit: ${limit.toFixed(1)} in region ${region}.`,
+    }
+  },
+}
+
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly reason?: string,
+  ) {
+    super(message)
+  }
+}
+
+/** Google's JSON error body. */
+export function googleErrorBody(status: number, message: string, reason?: string): object {
+  const [statusName, defaultReason] = STATUS_NAMES[status] ?? [status >= 500 ? 'INTERNAL' : 'FAILED_PRECONDITION', '']
+  const r = reason ?? defaultReason
+  return {
+    error: {
+      code: status,
+      message,
+      errors: [{message, domain: 'global', ...(r ? {reason: r} : {})}],
+      status: statusName,
+    },
+  }
+}
+
+const policyKey = (project: string, region: string, name: string) =>
+  `projects/${project}/regions/${region}/resourcePolicies/${name}`
+
+interface OpRecord {
+  op: OperationState
+  project: string
+  key: string
+  failure?: {errors: {code: string; message: string}[]; httpErrorStatusCode: number}
+  timer?: NodeJS.Timeout
+}
+
+export class FakeCompute {
+  readonly calls: ComputeCall[] = []
+  readonly faults: HttpFault[] = []
+  readonly operationFaults: OperationFault[] = []
+  settings: FakeComputeSettings
+
+  private readonly policyMap = new Map<string, PolicyState>()
+  private readonly ops = new Map<string, OpRecord>()
+  private readonly active = new Set<OpRecord>()
+  private readonly delayed = new Set<NodeJS.Timeout>()
+  private settleWaiters: (() => void)[] = []
+  private opCounter = 0
+  private idCounter = 0
+  private stopped = false
+
+  private constructor(
+    private readonly server: Server,
+    private readonly options: FakeComputeOptions,
+  ) {
+    this.settings = resolveSettings(options)
+  }
+
+  static async start(options: FakeComputeOptions = {}): Promise<FakeCompute> {
+    const server = createServer()
+    const fake = new FakeCompute(server, options)
+    server.on('request', (request, response) => {
+      // A bug in the fake must fail the test that hit it, not leave the client hanging.
+      fake.serve(request, response).catch((error: unknown) => {
+        if (!response.headersSent) response.writeHead(500, {'content-type': 'text/plain'})
+        response.end(`fake-compute crashed: ${String(error)}`)
+      })
+    })
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject)
+      server.listen(0, '127.0.0.1', resolve)
+    })
+    return fake
+  }
+
+  get port(): number {
+    return (this.server.address() as AddressInfo).port
+  }
+
+  /** What to pass as the adapter's `endpoint`: the adapter adds `compute/v1/`. */
+  get endpoint(): string {
+    return `http://127.0.0.1:${this.port}`
+  }
+
+  async stop(): Promise<void> {
+    if (this.stopped) return
+    this.stopped = true
+    this.clearOperationTimers()
+    for (const timer of this.delayed) clearTimeout(timer)
+    this.delayed.clear()
+    this.server.closeAllConnections()
+    await new Promise((resolve) => this.server.close(resolve))
+    this.notifySettled(true)
+  }
+
+  /** Back to the state right after start(): no policies, operations, calls or faults; settings as started. */
+  reset(): void {
+    this.clearOperationTimers()
+    this.policyMap.clear()
+    this.ops.clear()
+    this.calls.length = 0
+    this.faults.length = 0
+    this.operationFaults.length = 0
+    this.opCounter = 0
+    this.idCounter = 0
+    this.settings = resolveSettings(this.options)
+    this.notifySettled()
+  }
+
+  /** Every call that is not a GET. */
+  mutatingCalls(): ComputeCall[] {
+    return this.calls.filter((c) => c.method !== 'GET')
+  }
+
+  failOperations(fault: OperationFault): void {
+    this.operationFaults.push(fault)
+  }
+
+  /** Completes running operations now, as if their time had come. */
+  finishOperations(filter?: (op: OperationState) => boolean): void {
+    for (const rec of [...this.active]) if (!filter || filter(structuredClone(rec.op))) this.finish(rec)
+  }
+
+  /** Resolves once no operation is running. */
+  settled(): Promise<void> {
+    if (this.active.size === 0 || this.stopped) return Promise.resolve()
+    return new Promise((resolve) => this.settleWaiters.push(resolve))
+  }
+
+  seedPolicy(seed: SeedPolicy): PolicyState {
+    const key = policyKey(seed.project, seed.region, seed.name)
+    if (this.policyMap.has(key)) throw new Error(`seedPolicy: ${key} already exists`)
+    const policy = this.newPolicy(seed.project, seed.region, seed.name, {
+      type: seed.type ?? 'HIGH_THROUGHPUT',
+      ...(seed.acceleratorTopology ? {acceleratorTopology: seed.acceleratorTopology} : {}),
+    })
+    policy.status = seed.status ?? 'READY'
+    this.policyMap.set(key, policy)
+    return structuredClone(policy)
+  }
+
+  policy(project: string, region: string, name: string): PolicyState | undefined {
+    const found = this.policyMap.get(policyKey(project, region, name))
+    return found && structuredClone(found)
+  }
+
+  policies(): PolicyState[] {
+    return [...this.policyMap.values()].map((p) => structuredClone(p))
+  }
+
+  operation(name: string): OperationState | undefined {
+    const found = this.ops.get(name)
+    return found && structuredClone(found.op)
+  }
+
+  operations(): OperationState[] {
+    return [...this.ops.values()].map((r) => structuredClone(r.op))
+  }
+
+  private async serve(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const url = new URL(request.url ?? '/', 'http://fake')
+    const text = await readBody(request)
+    const call: ComputeCall = {
+      method: request.method ?? 'GET',
+      path: url.pathname.startsWith(API_ROOT) ? url.pathname.slice(API_ROOT.length) : url.pathname,
+      body: parseBody(text),
+      authorization: request.headers.authorization,
+      at: Date.now(),
+    }
+    this.calls.push(call)
+    const answer = (status: number, body: object | string) => {
+      call.status = status
+      if (response.destroyed) return
+      const raw = typeof body === 'string' ? body : JSON.stringify(body)
+      response.writeHead(status, {
+        'content-type': typeof body === 'string' ? 'text/html; charset=UTF-8' : 'application/json; charset=UTF-8',
+      })
+      response.end(raw)
+    }
+
+    const fault = this.takeFault(call)
+    if (fault?.delayMs) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(() => {
+          this.delayed.delete(timer)
+          resolve()
+        }, fault.delayMs)
+        this.delayed.add(timer)
+      })
+      if (this.stopped) return
+    }
+    if (fault?.status !== undefined) {
+      const message = fault.message ?? `Injected fault: HTTP ${fault.status}.`
+      return answer(fault.status, fault.rawBody ?? googleErrorBody(fault.status, message, fault.reason))
+    }
+    try {
+      answer(200, this.route(call, url.pathname, text))
+    } catch (error) {
+      if (!(error instanceof HttpError)) throw error
+      answer(error.status, googleErrorBody(error.status, error.message, error.reason))
+    }
+  }
+
+  private takeFault(call: ComputeCall): HttpFault | undefined {
+    const index = this.faults.findIndex(
+      (f) =>
+        (!f.method || f.method === call.method) &&
+        (f.path === undefined || (typeof f.path === 'string' ? call.path.includes(f.path) : f.path.test(call.path))),
+    )
+    if (index < 0) return undefined
+    const fault = this.faults[index]!
+    fault.times = (fault.times ?? 1) - 1
+    if (fault.times <= 0) this.faults.splice(index, 1)
+    return fault
+  }
+
+  private route(call: ComputeCall, pathname: string, text: string): object {
+    const token = this.settings.requireToken
+    if (token !== undefined && call.authorization !== `Bearer ${token}`) {
+      throw call.authorization
+        ? new HttpError(401, 'Invalid Credentials', 'authError')
+        : new HttpError(
+            401,
+            'Request is missing required authentication credential. Expected OAuth 2 access token, login cookie or other valid authentication credential.',
+            'required',
+          )
+    }
+    const unknown = () => new HttpError(404, `The fake does not serve ${call.method} ${pathname}.`)
+    if (!pathname.startsWith(API_ROOT)) throw unknown()
+    const parts = call.path.split('/').map(decodeURIComponent)
+    if (parts.length < 5 || parts[0] !== 'projects' || parts[2] !== 'regions') throw unknown()
+    const [, project, , region, collection, id, ...rest] = parts as [
+      string,
+      string,
+      string,
+      string,
+      string,
+      ...string[],
+    ]
+    if (!REGION_RE.test(region))
+      throw new HttpError(400, `Invalid value for field 'region': '${region}'. Unknown region.`)
+    if (rest.length > 0) throw unknown()
+    if (collection === 'resourcePolicies' && id !== undefined && call.method === 'GET') {
+      const policy = this.policyMap.get(policyKey(project, region, id))
+      if (!policy) throw notFound(policyKey(project, region, id))
+      return policy
+    }
+    if (collection === 'resourcePolicies' && id === undefined && call.method === 'POST') {
+      return this.insert(project, region, text)
+    }
+    if (collection === 'operations' && id !== undefined && call.method === 'GET') {
+      const rec = this.ops.get(id)
+      if (!rec || rec.project !== project || !rec.op.region.endsWith(`/regions/${region}`)) {
+        throw notFound(`projects/${project}/regions/${region}/operations/${id}`)
+      }
+      return rec.op
+    }
+    throw unknown()
+  }
+
+  private insert(project: string, region: string, text: string): OperationState {
+    let body: Record<string, unknown>
+    try {
+      body = JSON.parse(text) as Record<string, unknown>
+      if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new Error('not an object')
+    } catch {
+      throw new HttpError(400, 'Invalid JSON payload received.', 'parseError')
+    }
+    const name = body.name
+    if (typeof name !== 'string' || !NAME_RE.test(name)) {
+      throw new HttpError(
+        400,
+        `Invalid value for field 'resource.name': '${String(name)}'. Must be a match of regex '(?:[a-z](?:[-a-z0-9]{0,61}[a-z0-9])?)'`,
+      )
+    }
+    const workload = body.workloadPolicy as {type?: unknown; acceleratorTopology?: unknown} | undefined
+    if (typeof workload !== 'object' || workload === null) {
+      throw new HttpError(
+        400,
+        'The fake only models workloadPolicy resource policies: resource.workloadPolicy is required.',
+      )
+    }
+    if (typeof workload.type !== 'string' || !POLICY_TYPES.has(workload.type)) {
+      throw new HttpError(400, `Invalid value for field 'resource.workloadPolicy.type': '${String(workload.type)}'.`)
+    }
+    const topology = workload.acceleratorTopology
+    if (topology !== undefined && (typeof topology !== 'string' || !TOPOLOGY_RE.test(topology))) {
+      throw new HttpError(
+        400,
+        `Invalid value for field 'resource.workloadPolicy.acceleratorTopology': '${String(topology)}'.`,
+      )
+    }
+    const key = policyKey(project, region, name)
+    if (this.policyMap.has(key)) throw new HttpError(409, `The resource '${key}' already exists`, 'alreadyExists')
+
+    const policy = this.newPolicy(project, region, name, {...(workload as {type: string})}, body)
+    this.policyMap.set(key, policy)
+    const target: OperationTarget = {project, region, name, body: structuredClone(body)}
+    const fault = this.takeOperationFault(target)
+    const now = new Date().toISOString()
+    const opName = `operation-${++this.opCounter}`
+    const rec: OpRecord = {
+      project,
+      key,
+      op: {
+        kind: 'compute#operation',
+        id: this.nextId(),
+        name: opName,
+        operationType: 'insert',
+        targetLink: SELF + key,
+        targetId: policy.id,
+        status: 'RUNNING',
+        user: 'fake-user@example.com',
+        progress: 0,
+        insertTime: now,
+        startTime: now,
+        selfLink: `${SELF}projects/${project}/regions/${region}/operations/${opName}`,
+        region: `${SELF}projects/${project}/regions/${region}`,
+      },
+    }
+    if (fault) {
+      const errors = fault.errors ?? [{code: 'INTERNAL_ERROR', message: 'Internal error. Please try again later.'}]
+      rec.failure = {errors, httpErrorStatusCode: fault.httpErrorStatusCode ?? defaultOperationStatus(errors)}
+    }
+    this.ops.set(opName, rec)
+    const duration = fault?.durationMs ?? this.settings.operationMs
+    if (duration <= 0) {
+      this.finish(rec)
+    } else {
+      this.active.add(rec)
+      if (Number.isFinite(duration)) rec.timer = setTimeout(() => this.finish(rec), duration)
+    }
+    return rec.op
+  }
+
+  private takeOperationFault(target: OperationTarget): OperationFault | undefined {
+    const index = this.operationFaults.findIndex((f) => !f.match || f.match(target))
+    if (index < 0) return undefined
+    const fault = this.operationFaults[index]!
+    fault.times = (fault.times ?? 1) - 1
+    if (fault.times <= 0) this.operationFaults.splice(index, 1)
+    return fault
+  }
+
+  private finish(rec: OpRecord): void {
+    if (rec.op.status === 'DONE') return
+    clearTimeout(rec.timer)
+    this.active.delete(rec)
+    rec.op.status = 'DONE'
+    rec.op.progress = 100
+    rec.op.endTime = new Date().toISOString()
+    if (rec.failure) {
+      // A failed insert leaves nothing behind.
+      this.policyMap.delete(rec.key)
+      rec.op.error = {errors: rec.failure.errors}
+      rec.op.httpErrorStatusCode = rec.failure.httpErrorStatusCode
+      rec.op.httpErrorMessage = HTTP_MESSAGES[rec.failure.httpErrorStatusCode] ?? 'ERROR'
+    } else {
+      const policy = this.policyMap.get(rec.key)
+      if (policy) policy.status = 'READY'
+    }
+    if (this.active.size === 0) this.notifySettled()
+  }
+
+  private newPolicy(
+    project: string,
+    region: string,
+    name: string,
+    workloadPolicy: PolicyState['workloadPolicy'],
+    body: Record<string, unknown> = {},
+  ): PolicyState {
+    const key = policyKey(project, region, name)
+    return {
+      ...structuredClone(body),
+      kind: 'compute#resourcePolicy',
+      id: this.nextId(),
+      name,
+      region: `${SELF}projects/${project}/regions/${region}`,
+      selfLink: SELF + key,
+      creationTimestamp: new Date().toISOString(),
+      status: 'CREATING',
+      workloadPolicy: structuredClone(workloadPolicy),
+    }
+  }
+
+  private nextId(): string {
+    return String(4_000_000_000_000_000_000n + BigInt(++this.idCounter))
+  }
+
+  private clearOperationTimers(): void {
+    for (const rec of this.active) clearTimeout(rec.timer)
+    this.active.clear()
+  }
+
+  private notifySettled(all = false): void {
+    if (!all && this.active.size > 0) return
+    const waiters = this.settleWaiters
+    this.settleWaiters = []
+    for (const resolve of waiters) resolve()
+  }
+}
+
+const HTTP_MESSAGES: Record<number, string> = {
+  400: 'BAD REQUEST',
+  403: 'FORBIDDEN',
+  409: 'CONFLICT',
+  500: 'INTERNAL SERVER ERROR',
+}
+
+function defaultOperationStatus(errors: {code: string}[]): number {
+  const code = errors[0]?.code
+  if (code === 'QUOTA_EXCEEDED') return 403
+  if (code === 'INVALID_FIELD_VALUE') return 400
+  if (code === 'RESOURCE_ALREADY_EXISTS') return 409
+  return 500
+}
+
+function notFound(resource: string): HttpError {
+  return new HttpError(404, `The resource '${resource}' was not found`, 'notFound')
+}
+
+function resolveSettings(options: FakeComputeOptions): FakeComputeSettings {
+  return {operationMs: options.operationMs ?? 50, requireToken: options.requireToken}
+}
+
+function readBody(request: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = []
+    request.on('data', (chunk: Buffer) => chunks.push(chunk))
+    request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')))
+    request.on('error', reject)
+  })
+}
+
+function parseBody(text: string): unknown {
+  if (text === '') return undefined
+  try {
+    return JSON.parse(text) as unknown
+  } catch {
+    return text
+  }
+}
