@@ -5,6 +5,10 @@ const others = (self: string) => capacity.filter((c) => c !== self)
 
 /** The flags of `xpk cluster create`, grouped as in `--help`. Defaults are applied (and documented) in src/core. */
 export const clusterCreateFlags = {
+  'compute-endpoint': Flags.string({
+    description: 'Compute Engine API endpoint, for workload placement policies. [env: XPK_COMPUTE_ENDPOINT]',
+    helpGroup: 'TARGET',
+  }),
   'num-slices': Flags.integer({
     description: 'Slices (TPU/CPU node pools) the cluster should have; 0 empties it. [default: 1]',
   }),

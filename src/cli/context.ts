@@ -3,14 +3,17 @@
  * use, so building them here costs nothing until a command actually talks to GKE, Docker or a registry.
  */
 import {GcloudConfigFiles} from '../adapters/gcloud-properties.js'
+import {createComputeClient} from '../adapters/compute-rest.js'
 import {createGkeClient} from '../adapters/gke-container-api.js'
 import {imageBuildDeps} from '../adapters/image-build-deps.js'
 import {NodeFiles} from '../adapters/local-files.js'
 import {SettingsFile} from '../adapters/settings-file.js'
 import {resolveSettings, type ResolvedSettings, type SettingKey} from '../core/settings.js'
 import {DEFAULT_APPLY_OPTIONS, type ApplyOptions} from '../executor/apply-cluster-plan.js'
+import type {ComputeClient} from '../ports/compute.js'
 import type {Console} from '../ports/console.js'
 import type {GkeClient} from '../ports/gke.js'
+import type {ClusterCreateDeps} from '../services/cluster-create.js'
 import type {ConfigDeps} from '../services/config.js'
 import {buildImage} from '../services/image-build.js'
 import type {WorkloadCreateDeps} from '../services/workload-create.js'
@@ -51,6 +54,25 @@ export function workloadCreateDeps(console: Console): WorkloadCreateDeps {
 export function gkeConnector(settings: ResolvedSettings): () => Promise<GkeClient> {
   return () =>
     createGkeClient({endpoint: settings['gke-endpoint'].value, accessToken: process.env.XPK_ACCESS_TOKEN || undefined})
+}
+
+/** Connects to Compute Engine (once, on first use) with the compute-endpoint setting and XPK_ACCESS_TOKEN, if set. */
+export function computeConnector(settings: ResolvedSettings): () => Promise<ComputeClient> {
+  let client: Promise<ComputeClient> | undefined
+  return () =>
+    (client ??= createComputeClient({
+      endpoint: settings['compute-endpoint'].value,
+      accessToken: process.env.XPK_ACCESS_TOKEN || undefined,
+    }))
+}
+
+/** Everything `cluster create` needs: GKE and Compute Engine connect on first use, real timers. */
+export function clusterCreateDeps(
+  settings: ResolvedSettings,
+  console: Console,
+  signal: AbortSignal,
+): ClusterCreateDeps {
+  return {gke: gkeConnector(settings), compute: computeConnector(settings), console, signal, ...realTime}
 }
 
 function millis(name: string, fallback: number): number {

@@ -3,7 +3,15 @@
  * `xpk --help` never loads it, and the bundle loads it as a single chunk instead of a dozen small ones (each
  * module load costs start-up time). SDKs are not here: adapters import them on first use.
  */
-export {applyTuning, configDeps, gkeConnector, realTime, resolveCommandSettings, workloadCreateDeps} from './context.js'
+export {
+  applyTuning,
+  clusterCreateDeps,
+  configDeps,
+  gkeConnector,
+  realTime,
+  resolveCommandSettings,
+  workloadCreateDeps,
+} from './context.js'
 export {describeAccelerator, listAccelerators} from '../services/accelerators.js'
 export {createCluster} from '../services/cluster-create.js'
 export {deleteCluster} from '../services/cluster-delete.js'

@@ -55,6 +55,12 @@ export const SETTINGS = [
     gcloudProperty: 'api_endpoint_overrides/container',
     description: 'GKE API endpoint override, e.g. https://REGION-container.googleapis.com/ for a regional endpoint.',
   },
+  {
+    key: 'compute-endpoint',
+    env: 'XPK_COMPUTE_ENDPOINT',
+    gcloudProperty: 'api_endpoint_overrides/compute',
+    description: 'Compute Engine API endpoint override (used for workload placement policies).',
+  },
 ] as const satisfies readonly SettingDefinition[]
 
 export type SettingKey = (typeof SETTINGS)[number]['key']

@@ -1,8 +1,9 @@
-import type {NodePoolStep, Plan} from '../core/cluster/plan.js'
-import type {ClusterSpec, NodePoolSpec} from '../core/cluster/spec.js'
+import type {NodePoolStep, PlacementPolicyStep, Plan, PlanStep} from '../core/cluster/plan.js'
+import type {ClusterSpec, NodePoolSpec, WorkloadPolicySpec} from '../core/cluster/spec.js'
 import {ApiError, XpkError} from '../core/errors.js'
 import {jitteredDelay, pollDelay, type Backoff} from '../core/retry.js'
 import type {Console, ProgressBoard} from '../ports/console.js'
+import type {ComputeClient} from '../ports/compute.js'
 import type {ClusterRef, GkeClient, GkeOperation, ObservedNodePool} from '../ports/gke.js'
 
 /** Tuning of the apply; the defaults suit real GKE, tests shorten the waits. */
@@ -33,6 +34,8 @@ export const DEFAULT_APPLY_OPTIONS: Omit<ApplyOptions, 'signal'> = {
 
 export interface ApplyDeps {
   readonly gke: GkeClient
+  /** Connects to Compute Engine; called only when the plan creates a workload placement policy. */
+  readonly compute: () => Promise<ComputeClient>
   readonly console: Console
   /** Resolves after `ms`, or rejects with the signal's reason when it aborts. */
   readonly sleep: (ms: number, signal: AbortSignal) => Promise<void>
@@ -42,7 +45,7 @@ export interface ApplyDeps {
 
 /** What happened to one step. */
 export interface StepOutcome {
-  readonly resource: 'cluster' | 'nodePool'
+  readonly resource: PlanStep['resource']
   readonly name: string
   readonly action: string
   readonly status: 'done' | 'failed' | 'interrupted' | 'skipped'
@@ -61,8 +64,9 @@ export interface ApplyResult {
 }
 
 /**
- * Applies a cluster plan: the cluster first, then every deletion (including the delete half of recreates) and
- * then every creation, each phase running up to `concurrency` node-pool operations at once. Transient failures
+ * Applies a cluster plan: the cluster first, then every deletion (including the delete half of recreates) while
+ * the workload placement policy is made, then every creation, each phase running up to `concurrency` node-pool
+ * operations at once. Transient failures
  * are retried with jittered backoff; a failing pool does not stop the others. Idempotent by construction: a
  * create that finds the pool already there, or a delete that finds it gone, counts as done.
  */
@@ -100,6 +104,9 @@ class Runner {
     const toDelete = poolSteps.filter((s) => s.action === 'delete' || s.action === 'recreate')
     const toAwait = poolSteps.filter((s) => s.action === 'none' && s.wait)
     const clusterStep = this.plan.steps.find((s) => s.resource === 'cluster')
+    const policyStep = this.plan.steps.find(
+      (s): s is PlacementPolicyStep => s.resource === 'placementPolicy' && s.action === 'create',
+    )
     this.board = this.deps.console.progress(`Applying the plan to cluster ${this.plan.cluster}:`)
     try {
       if (clusterStep && (clusterStep.action === 'create' || clusterStep.wait)) {
@@ -118,14 +125,26 @@ class Runner {
       }
 
       const deleted = new Set<string>()
-      await this.eachConcurrently(toDelete, async (step) => {
-        const ok = await this.track('nodePool', step.name, 'delete', () =>
-          this.deletePool(step.name, step.action === 'recreate'),
-        )
-        if (ok) deleted.add(step.name)
-      })
-      const creatable = toCreate.filter((s) => s.action === 'create' || deleted.has(s.name))
-      for (const s of toCreate.filter((c) => !creatable.includes(c))) this.skip(s, 'its deletion failed')
+      const [policyReady] = await Promise.all([
+        policyStep
+          ? this.track('placementPolicy', policyStep.name, 'create', () =>
+              this.createPolicy(policyStep.spec as WorkloadPolicySpec),
+            )
+          : true,
+        this.eachConcurrently(toDelete, async (step) => {
+          const ok = await this.track('nodePool', step.name, 'delete', () =>
+            this.deletePool(step.name, step.action === 'recreate'),
+          )
+          if (ok) deleted.add(step.name)
+        }),
+      ])
+      const needsPolicy = (s: NodePoolStep) => s.spec?.placementPolicy?.type === 'workload-policy'
+      const creatable: NodePoolStep[] = []
+      for (const s of toCreate) {
+        if (s.action === 'recreate' && !deleted.has(s.name)) this.skip(s, 'its deletion failed')
+        else if (!policyReady && needsPolicy(s)) this.skip(s, 'its placement policy could not be created')
+        else creatable.push(s)
+      }
       await this.eachConcurrently([...creatable, ...toAwait], (step) =>
         this.track('nodePool', step.name, step.action === 'none' ? 'wait' : 'create', () =>
           step.action === 'none' ? this.awaitPool(step.name) : this.createPool(step.spec as NodePoolSpec),
@@ -164,7 +183,7 @@ class Runner {
 
   /** Runs one step, records its outcome and keeps its progress line current. Never throws. */
   private async track(
-    resource: 'cluster' | 'nodePool',
+    resource: PlanStep['resource'],
     name: string,
     action: string,
     work: () => Promise<void>,
@@ -240,6 +259,16 @@ class Runner {
         hints: ['`xpk cluster describe` shows its state; the GKE console shows the reason.'],
       })
     }
+  }
+
+  /** Creates the workload policy and waits for Compute Engine to finish; one that already exists counts as made. */
+  private async createPolicy(spec: WorkloadPolicySpec): Promise<void> {
+    this.progress(spec.name, 'creating')
+    const compute = await this.deps.compute()
+    this.sentChanges = true
+    await this.retrying(spec.name, () =>
+      compute.createWorkloadPolicy(spec, {signal: this.options.signal, pollMs: this.options.poll.initialMs}),
+    )
   }
 
   private async deletePool(name: string, forRecreate: boolean): Promise<void> {

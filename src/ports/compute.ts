@@ -1,12 +1,6 @@
-/** A GCE workload policy (a resource policy of type workloadPolicy) that TPU node pools name as placement policy. */
-export interface WorkloadPolicySpec {
-  readonly project: string
-  readonly region: string
-  /** e.g. `tpu7x-16-2x2x2-placement-policy` */
-  readonly name: string
-  /** e.g. `2x2x2` */
-  readonly acceleratorTopology: string
-}
+import type {WorkloadPolicySpec} from '../core/cluster/spec.js'
+
+export type {WorkloadPolicySpec}
 
 /** A workload policy as Compute Engine reports it; `null` for fields it left out. */
 export interface ObservedWorkloadPolicy {

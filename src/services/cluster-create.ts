@@ -1,6 +1,6 @@
 import {desiredClusterFromFlags, type ClusterCreateFlags, type DesiredCluster} from '../core/cluster/desired.js'
 import type {ObservedCluster} from '../core/cluster/observed.js'
-import {isDestructive, planCluster, summarize, type Plan} from '../core/cluster/plan.js'
+import {isDestructive, planCluster, summarize, type PlacementPolicyState, type Plan} from '../core/cluster/plan.js'
 import {planToJson, renderPlan, type PlanJson} from '../core/cluster/render-plan.js'
 import {chooseControlPlaneVersion, chooseNodeVersion} from '../core/cluster/versions.js'
 import {XpkError, type ErrorKind} from '../core/errors.js'
@@ -53,12 +53,13 @@ export async function createCluster(
   try {
     const spec = desired.spec
     console.info(`Reading cluster ${spec.name} and GKE versions in ${spec.region}...`)
-    const [observed, serverConfig] = await Promise.all([
+    const [observed, serverConfig, policy] = await Promise.all([
       findCluster(gke, spec.project, spec.zone, spec.name),
       gke.getServerConfig(spec.project, spec.region),
+      lookUpPlacementPolicy(desired, deps),
     ])
     desired = withVersions(desired, observed, serverConfig)
-    const plan = planCluster(desired, observed)
+    const plan = planCluster(desired, observed, policy)
 
     if (options.dryRun) {
       console.result(renderPlan(plan))
@@ -107,6 +108,26 @@ export async function createCluster(
   }
 }
 
+/** Whether the workload policy the pools name exists; looked up only for types that need one. */
+async function lookUpPlacementPolicy(desired: DesiredCluster, deps: ClusterCreateDeps): Promise<PlacementPolicyState> {
+  const placement = desired.poolTemplate.placementPolicy
+  if (placement?.type !== 'workload-policy' || desired.poolCount === 0) return undefined
+  const compute = await deps.compute()
+  const found = await compute.getWorkloadPolicy(desired.spec.project, desired.spec.region, placement.name)
+  if (found?.acceleratorTopology && found.acceleratorTopology !== placement.topology) {
+    throw new XpkError(
+      'conflict',
+      `Workload policy ${placement.name} in ${desired.spec.region} has accelerator topology ${found.acceleratorTopology}, but ${placement.topology} is needed.`,
+      {
+        hints: [
+          `Delete it (\`gcloud compute resource-policies delete ${placement.name} --region ${desired.spec.region}\`) once no node pool uses it, and re-run.`,
+        ],
+      },
+    )
+  }
+  return found ? 'exists' : 'missing'
+}
+
 /** Fills in the control-plane and node versions from the server config (or the existing cluster). */
 function withVersions(
   desired: DesiredCluster,
@@ -136,14 +157,18 @@ function report(plan: Plan, outcomes: readonly StepOutcome[], created: number, w
   ).length
   const parts = [`created ${created}/${wanted} node pools`]
   if (deleted > 0) parts.push(`deleted ${deleted}`)
+  if (outcomes.some((o) => o.resource === 'placementPolicy' && o.status === 'done'))
+    parts.unshift('created the placement policy')
   if (outcomes.some((o) => o.resource === 'cluster' && o.action === 'create' && o.status === 'done'))
     parts.unshift('created the cluster')
   console.info(`Cluster ${plan.cluster}: ${parts.join(', ')}.`)
 }
 
-/** One error for all failed steps: each failure's cause listed, hints merged, and the shared kind's exit code. */
+/** One error for all failed steps: each failure's cause listed, hints merged, and the causes' shared kind's exit code. */
 function failureError(failures: readonly StepOutcome[], created: number, wanted: number): XpkError {
-  const kinds = new Set(failures.map((f) => f.error?.kind ?? 'failed'))
+  // Skipped steps are consequences: the exit code follows the failures that caused them.
+  const causes = failures.filter((f) => f.status === 'failed')
+  const kinds = new Set((causes.length > 0 ? causes : failures).map((f) => f.error?.kind ?? 'failed'))
   const kind: ErrorKind = kinds.size === 1 ? ([...kinds][0] as ErrorKind) : 'failed'
   const lines = failures.map((f) => `  ${f.name}: ${f.error?.message ?? 'failed'}`)
   const hints = [...new Set(failures.flatMap((f) => f.error?.hints ?? []))]

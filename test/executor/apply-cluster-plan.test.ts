@@ -2,10 +2,11 @@ import {describe, expect, it} from 'vitest'
 
 import type {ObservedNodePool} from '../../src/core/cluster/observed.js'
 import {planCluster} from '../../src/core/cluster/plan.js'
-import type {ClusterSpec, NodePoolSpec} from '../../src/core/cluster/spec.js'
+import type {ClusterSpec, NodePoolSpec, WorkloadPolicySpec} from '../../src/core/cluster/spec.js'
 import {gkeApiError} from '../../src/core/cluster/gke-errors.js'
 import {ApiError} from '../../src/core/errors.js'
 import {applyClusterPlan, DEFAULT_APPLY_OPTIONS, type ApplyOptions} from '../../src/executor/apply-cluster-plan.js'
+import type {ComputeClient} from '../../src/ports/compute.js'
 import type {ClusterRef, GkeClient, GkeOperation} from '../../src/ports/gke.js'
 import {anObservedCluster, desiredFor, observedPoolFrom} from '../builders/observed.js'
 import {RecordingConsole} from '../helpers/recording-console.js'
@@ -100,6 +101,25 @@ class MemoryGke implements GkeClient {
   async close() {}
 }
 
+/** Compute Engine in memory: records the policies created, in order with the GKE calls when given their log. */
+class MemoryCompute implements ComputeClient {
+  readonly created: WorkloadPolicySpec[] = []
+  failWith: ApiError | undefined
+  constructor(private readonly log: string[] = []) {}
+  async getWorkloadPolicy() {
+    return undefined
+  }
+  async createWorkloadPolicy(spec: WorkloadPolicySpec) {
+    this.log.push(`createWorkloadPolicy ${spec.name}`)
+    if (this.failWith) throw this.failWith
+    this.created.push(spec)
+  }
+}
+
+const unusedCompute = async (): Promise<ComputeClient> => {
+  throw new Error('this plan needs no placement policy')
+}
+
 /** Virtual time: sleeping advances the clock at once, so retries and budgets run in microseconds. */
 function virtualTime() {
   let clock = 0
@@ -122,7 +142,12 @@ const options = (overrides: Partial<ApplyOptions> = {}): ApplyOptions => ({
 
 async function apply(gke: MemoryGke, overrides: Partial<ApplyOptions> = {}, console = new RecordingConsole()) {
   const plan = planCluster(desired, anObservedCluster({nodePools: [...gke.pools.values()]}))
-  return applyClusterPlan(plan, desired.spec as ClusterSpec, {gke, console, ...virtualTime()}, options(overrides))
+  return applyClusterPlan(
+    plan,
+    desired.spec as ClusterSpec,
+    {gke, compute: unusedCompute, console, ...virtualTime()},
+    options(overrides),
+  )
 }
 
 describe('applyClusterPlan', () => {
@@ -216,6 +241,7 @@ describe('applyClusterPlan', () => {
       desired.spec as ClusterSpec,
       {
         gke,
+        compute: unusedCompute,
         console: new RecordingConsole(),
         now: time.now,
         random: time.random,
@@ -243,5 +269,69 @@ describe('applyClusterPlan', () => {
       'demo-np-4',
       'demo-np-5',
     ])
+  })
+
+  describe('workload placement policy', () => {
+    const tpu7x = desiredFor({tpuType: 'tpu7x-16', numSlices: 2})
+
+    async function applyWithPolicy(gke: MemoryGke, compute: MemoryCompute, existing: 'exists' | 'missing') {
+      const plan = planCluster(tpu7x, anObservedCluster({nodePools: [...gke.pools.values()]}), existing)
+      const deps = {gke, compute: async () => compute, console: new RecordingConsole(), ...virtualTime()}
+      return applyClusterPlan(plan, tpu7x.spec as ClusterSpec, deps, options())
+    }
+
+    it('creates the missing policy before any pool that names it', async () => {
+      const gke = new MemoryGke()
+      const compute = new MemoryCompute(gke.calls)
+      const result = await applyWithPolicy(gke, compute, 'missing')
+      expect(compute.created).toEqual([
+        {
+          project: tpu7x.spec.project,
+          region: tpu7x.spec.region,
+          name: 'tpu7x-16-2x2x2-placement-policy',
+          acceleratorTopology: '2x2x2',
+        },
+      ])
+      const policyAt = gke.calls.indexOf('createWorkloadPolicy tpu7x-16-2x2x2-placement-policy')
+      const firstPoolAt = gke.calls.findIndex((c) => c.startsWith('createNodePool'))
+      expect(policyAt).toBeGreaterThanOrEqual(0)
+      expect(policyAt).toBeLessThan(firstPoolAt)
+      expect(result).toMatchObject({poolsWanted: 2, poolsCreated: 2})
+      expect(result.outcomes.find((o) => o.resource === 'placementPolicy')).toMatchObject({status: 'done'})
+    })
+
+    it('does not call Compute Engine when the policy exists', async () => {
+      const gke = new MemoryGke()
+      const compute = new MemoryCompute(gke.calls)
+      const result = await applyWithPolicy(gke, compute, 'exists')
+      expect(gke.calls.filter((c) => c.startsWith('createWorkloadPolicy'))).toEqual([])
+      expect(result.poolsCreated).toBe(2)
+    })
+
+    it('retries a transient failure, and skips the pools that need the policy when it cannot be made', async () => {
+      const gke = new MemoryGke()
+      const compute = new MemoryCompute(gke.calls)
+      compute.failWith = new ApiError('permission', 'compute.resourcePolicies.create denied', {
+        status: 'PERMISSION_DENIED',
+        retryable: false,
+      })
+      const result = await applyWithPolicy(gke, compute, 'missing')
+      expect(gke.calls.filter((c) => c.startsWith('createNodePool'))).toEqual([])
+      expect(result.poolsCreated).toBe(0)
+      expect(result.outcomes.filter((o) => o.status === 'skipped').map((o) => o.error?.message)).toEqual([
+        'Skipped demo-np-0: its placement policy could not be created.',
+        'Skipped demo-np-1: its placement policy could not be created.',
+      ])
+
+      const flaky = new MemoryCompute(gke.calls)
+      let failures = 0
+      const create = flaky.createWorkloadPolicy.bind(flaky)
+      flaky.createWorkloadPolicy = async (spec) => {
+        if (failures++ < 2) throw unavailable()
+        return create(spec)
+      }
+      expect((await applyWithPolicy(new MemoryGke(), flaky, 'missing')).poolsCreated).toBe(2)
+      expect(flaky.created).toHaveLength(1)
+    })
   })
 })

@@ -191,6 +191,27 @@ describe('FakeGke node pools', () => {
     expect(list.nodePools!.map((p) => p.name)).toEqual(['tpu-np'])
   })
 
+  it('rejects a pool whose workload placement policy does not exist, asking with the full policy name', async () => {
+    const asked: string[] = []
+    fake.settings.placementPolicyExists = (policy) => {
+      asked.push(policy)
+      return policy.endsWith('/pp-ok')
+    }
+    await expect(
+      createPool('c1', {name: 'np1', initialNodeCount: 1, placementPolicy: {policyName: 'pp-missing'}}),
+    ).rejects.toMatchObject({
+      code: grpc.status.INVALID_ARGUMENT,
+      details: expect.stringMatching(/"pp-missing" was not found/),
+    })
+    expect(fake.nodePool(P, L, 'c1', 'np1')).toBeUndefined()
+    await createPool('c1', {name: 'np2', initialNodeCount: 1, placementPolicy: {policyName: 'pp-ok'}})
+    await createPool('c1', {name: 'np3', initialNodeCount: 1, placementPolicy: {type: 'COMPACT'}})
+    expect(asked).toEqual([
+      `projects/${P}/regions/${L}/resourcePolicies/pp-missing`,
+      `projects/${P}/regions/${L}/resourcePolicies/pp-ok`,
+    ])
+  })
+
   it('answers ALREADY_EXISTS and NOT_FOUND like GKE', async () => {
     await createPool('c1', {name: 'np1', initialNodeCount: 1})
     await expect(createPool('c1', {name: 'np1', initialNodeCount: 1})).rejects.toMatchObject({

@@ -56,6 +56,11 @@ export interface FakeGkeOptions {
   /** Written into Cluster.endpoint of created clusters. */
   clusterEndpoint?: string
   clusterCaCertificate?: string
+  /**
+   * Asked when a node pool names a workload placement policy (`placementPolicy.policyName`), with the policy's full
+   * name `projects/P/regions/R/resourcePolicies/N`; false rejects the pool as GKE does. Unset: every policy exists.
+   */
+  placementPolicyExists?: (policy: string) => boolean
 }
 
 export type FakeGkeSettings = Required<Omit<FakeGkeOptions, 'serverConfig'>> & {serverConfig: ServerConfigSettings}
@@ -263,6 +268,7 @@ function resolveSettings(options: FakeGkeOptions): FakeGkeSettings {
     maxConcurrentOperationsPerCluster: options.maxConcurrentOperationsPerCluster ?? Infinity,
     concurrencyLimitError: options.concurrencyLimitError ?? 'incompatible-operation',
     rpcLatencyMs: options.rpcLatencyMs ?? 0,
+    placementPolicyExists: options.placementPolicyExists ?? (() => true),
     // Loopback by default: a CLI that dials the endpoint fails fast instead of leaving the machine.
     clusterEndpoint: options.clusterEndpoint ?? '127.0.0.1',
     clusterCaCertificate:
@@ -662,6 +668,14 @@ export class FakeGke {
     if (!NAME_RE.test(name)) throw invalid(nameError('node_pool.name', name))
     if (rec.pools.has(name)) {
       throw new RpcError(grpc.status.ALREADY_EXISTS, `Already exists: ${rec.key}/nodePools/${name}.`)
+    }
+    const policyName = (input as {placementPolicy?: {policyName?: string}}).placementPolicy?.policyName
+    if (policyName) {
+      const region = rec.location.replace(/-[a-z]$/, '')
+      const policy = `projects/${rec.project}/regions/${region}/resourcePolicies/${policyName}`
+      if (!this.settings.placementPolicyExists(policy)) {
+        throw invalid(`Placement policy "${policyName}" was not found: the resource '${policy}' does not exist.`)
+      }
     }
     this.checkClusterAccepts(rec)
     const sc = this.settings.serverConfig

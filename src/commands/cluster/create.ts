@@ -58,7 +58,7 @@ export default class ClusterCreate extends XpkCommand {
         offline: flags.offline,
         apply: runtime.applyTuning(flags['max-parallel']),
       },
-      {gke: runtime.gkeConnector(settings), console: this.console, signal: this.signal, ...runtime.realTime},
+      runtime.clusterCreateDeps(settings, this.console, this.signal),
     )
   }
 }

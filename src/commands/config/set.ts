@@ -3,7 +3,7 @@ import * as Args from '@oclif/core/args'
 import {XpkCommand} from '../../cli/base-command.js'
 
 export default class ConfigSet extends XpkCommand {
-  static override summary = 'Save a default (project, zone, cluster, registry, gke-endpoint).'
+  static override summary = 'Save a default (project, zone, cluster, registry, gke-endpoint, compute-endpoint).'
   static override description =
     'Saved defaults apply when neither the flag nor its XPK_* environment variable is given. They live in $XDG_CONFIG_HOME/xpk/config.yaml (default ~/.config/xpk/config.yaml).'
   static override examples = [

@@ -1,6 +1,6 @@
 import type {DesiredCluster, NodePoolTemplate} from './desired.js'
 import type {ClusterStatus, ObservedCluster, ObservedNodePool} from './observed.js'
-import type {ClusterSpec, NodePoolSpec, PlacementPolicy} from './spec.js'
+import type {ClusterSpec, NodePoolSpec, PlacementPolicy, WorkloadPolicySpec} from './spec.js'
 
 /**
  * What a step does. `recreate` deletes a pool and creates it again under the same name; size changes are
@@ -33,7 +33,27 @@ export interface NodePoolStep {
   readonly wait: boolean
 }
 
-export type PlanStep = ClusterStep | NodePoolStep
+/**
+ * The GCE workload policy that new node pools name as placement policy (multi-host tpu7x, gb200). It must exist
+ * before they are created; it is never deleted, because other clusters in the region may use it.
+ */
+export interface PlacementPolicyStep {
+  readonly action: 'create' | 'none'
+  readonly resource: 'placementPolicy'
+  readonly name: string
+  readonly reason: string
+  /** The policy to create; null when it exists. */
+  readonly spec: WorkloadPolicySpec | null
+  readonly wait: false
+}
+
+export type PlanStep = ClusterStep | PlacementPolicyStep | NodePoolStep
+
+/**
+ * Whether the workload policy the pools need exists: `undefined` when it was not looked up (offline plans), and
+ * then a create step that tolerates an existing policy is planned.
+ */
+export type PlacementPolicyState = 'exists' | 'missing' | undefined
 
 /** A plan: what will be done, in a form that can be printed, serialised and applied as is. */
 export interface Plan {
@@ -65,7 +85,11 @@ const CLUSTER_GONE: readonly ClusterStatus[] = ['STOPPING']
  * nothing, for a new cluster or an offline plan) and returns one step per cluster and node pool, each with a
  * reason. Only pools named `<cluster>-np-*` are ever changed.
  */
-export function planCluster(desired: DesiredCluster, observed: ObservedCluster | undefined): Plan {
+export function planCluster(
+  desired: DesiredCluster,
+  observed: ObservedCluster | undefined,
+  placementPolicy: PlacementPolicyState = undefined,
+): Plan {
   const spec = desired.spec
   const location = observed?.location ?? spec.region
   const steps: PlanStep[] = []
@@ -102,13 +126,44 @@ export function planCluster(desired: DesiredCluster, observed: ObservedCluster |
   }
   const pools = observed && !CLUSTER_GONE.includes(observed.status) ? observed.nodePools : []
   const warnings = observed && !CLUSTER_GONE.includes(observed.status) ? unchangedSettings(desired, observed) : []
+  const poolSteps = planNodePools(desired, pools)
   return {
     project: spec.project,
     location,
     cluster: spec.name,
-    steps: steps.concat(planNodePools(desired, pools)),
+    steps: steps.concat(planPlacementPolicy(desired, poolSteps, placementPolicy), poolSteps),
     warnings,
   }
+}
+
+/** The workload-policy step, when a pool to be created names one: nothing to do for pools that already exist. */
+function planPlacementPolicy(
+  desired: DesiredCluster,
+  poolSteps: readonly NodePoolStep[],
+  state: PlacementPolicyState,
+): PlacementPolicyStep[] {
+  const placement = desired.poolTemplate.placementPolicy
+  if (placement?.type !== 'workload-policy') return []
+  if (!poolSteps.some((s) => s.action === 'create' || s.action === 'recreate')) return []
+  const name = placement.name
+  if (state === 'exists') {
+    return [{action: 'none', resource: 'placementPolicy', name, reason: 'exists', spec: null, wait: false}]
+  }
+  return [
+    {
+      action: 'create',
+      resource: 'placementPolicy',
+      name,
+      reason: state === 'missing' ? 'does not exist yet' : 'created unless it exists (not looked up offline)',
+      spec: {
+        project: desired.spec.project,
+        region: desired.spec.region,
+        name,
+        acceleratorTopology: placement.topology,
+      },
+      wait: false,
+    },
+  ]
 }
 
 /** Cluster-level settings that were asked for but differ on the existing cluster; xpk only reconciles node pools. */

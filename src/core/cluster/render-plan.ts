@@ -2,6 +2,11 @@ import type {NodePoolSpec} from './spec.js'
 import {summarize, type Plan, type PlanAction, type PlanStep} from './plan.js'
 
 const SYMBOL: Record<PlanAction, string> = {create: '+', delete: '-', recreate: '-/+', none: '='}
+const RESOURCE_WORD: Record<PlanStep['resource'], string> = {
+  cluster: 'cluster ',
+  placementPolicy: 'policy  ',
+  nodePool: 'nodepool',
+}
 
 /** One line describing a desired node pool, e.g. "ct5p-hightpu-4t x2, compact 2x2x2, spot". */
 export function describeNodePool(spec: NodePoolSpec): string {
@@ -22,6 +27,10 @@ function stepDetail(step: PlanStep): string {
     const pool = `default pool ${s.defaultPool.machineType} x${s.defaultPool.nodeCount}`
     return `${step.reason}: regional in ${s.region}, nodes in ${s.zone}, ${version}, ${pool}${s.private ? ', private nodes' : ''}`
   }
+  if (step.resource === 'placementPolicy') {
+    if (!step.spec) return step.reason
+    return `${step.reason}: workload policy, high throughput, topology ${step.spec.acceleratorTopology}, region ${step.spec.region}`
+  }
   if (step.spec && (step.action === 'create' || step.action === 'recreate')) {
     return `${step.reason}: ${describeNodePool(step.spec)}`
   }
@@ -33,7 +42,7 @@ export function renderPlan(plan: Plan): string {
   const width = Math.max(...plan.steps.map((s) => s.name.length))
   const lines = [`Plan for cluster ${plan.cluster} (project ${plan.project}, ${plan.location}):`]
   for (const step of plan.steps) {
-    const resource = step.resource === 'cluster' ? 'cluster ' : 'nodepool'
+    const resource = RESOURCE_WORD[step.resource]
     lines.push(
       `  ${SYMBOL[step.action].padEnd(3)} ${step.action.padEnd(8)} ${resource} ${step.name.padEnd(width)}  ${stepDetail(step)}`,
     )
@@ -59,7 +68,7 @@ export interface PlanJson {
   readonly warnings: readonly string[]
   readonly steps: readonly {
     readonly action: PlanAction
-    readonly resource: 'cluster' | 'nodePool'
+    readonly resource: PlanStep['resource']
     readonly name: string
     readonly reason: string
     readonly spec: object | null

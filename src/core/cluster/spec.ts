@@ -13,6 +13,19 @@ export type PlacementPolicy =
   | {readonly type: 'compact'; readonly tpuTopology: string}
   | {readonly type: 'workload-policy'; readonly name: string; readonly topology: string}
 
+/**
+ * A GCE workload policy (a resource policy of type workloadPolicy, HIGH_THROUGHPUT) that node pools of types like
+ * multi-host tpu7x and gb200 name as their placement policy. It lives in the cluster's region.
+ */
+export interface WorkloadPolicySpec {
+  readonly project: string
+  readonly region: string
+  /** e.g. `tpu7x-16-2x2x2-placement-policy` */
+  readonly name: string
+  /** e.g. `2x2x2` */
+  readonly acceleratorTopology: string
+}
+
 /** A node taint. */
 export interface Taint {
   readonly key: string

@@ -530,6 +530,33 @@ describe('planCluster', () => {
     ])
   })
 
+  describe('workload placement policy', () => {
+    const tpu7x = (slices: number) => desiredFor({tpuType: 'tpu7x-16', numSlices: slices})
+    const policySteps = (plan: Plan) => plan.steps.filter((s) => s.resource === 'placementPolicy')
+
+    it('creates a missing policy when pools that name it are created or recreated', () => {
+      const desired = tpu7x(2)
+      const grow = planCluster(desired, anObservedCluster({nodePools: matching(desired, 0)}), 'missing')
+      expect(policySteps(grow)).toMatchObject([{action: 'create', name: 'tpu7x-16-2x2x2-placement-policy'}])
+      const broken = [aMatchingPool(desired, 'demo-np-0', {status: 'ERROR'})]
+      const recreate = planCluster(tpu7x(1), anObservedCluster({nodePools: broken}), 'missing')
+      expect(policySteps(recreate)).toMatchObject([{action: 'create'}])
+    })
+
+    it('plans nothing for it when no pool is created, or the type needs no policy', () => {
+      const desired = tpu7x(2)
+      const unchanged = planCluster(desired, anObservedCluster({nodePools: matching(desired, 0, 1)}), 'missing')
+      expect(policySteps(unchanged)).toEqual([])
+      expect(policySteps(planCluster(tpu7x(0), undefined, 'missing'))).toEqual([])
+      expect(policySteps(planCluster(v5p(2), undefined, 'missing'))).toEqual([])
+    })
+
+    it('counts the policy among the creations', () => {
+      expect(summarize(planCluster(tpu7x(2), undefined, 'missing')).create).toBe(4)
+      expect(summarize(planCluster(tpu7x(2), undefined, 'exists'))).toMatchObject({create: 3, none: 1})
+    })
+  })
+
   it('uses the observed location (e.g. a zonal cluster)', () => {
     expect(planCluster(d1, anObservedCluster({location: 'us-central2-b'})).location).toBe('us-central2-b')
   })

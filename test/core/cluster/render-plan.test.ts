@@ -229,8 +229,32 @@ describe('planToJson', () => {
     {case: 'GPU without placement', flags: {deviceType: 'h100-80gb-8'}, placement: null, topology: null},
     {case: 'single-host TPU', flags: {tpuType: 'v5p-8'}, placement: null, topology: '2x2x1'},
   ])('placementPolicy for $case: $placement', ({flags, placement, topology}) => {
-    const [, pool] = planToJson(planCluster(desiredFor(flags), undefined)).steps
-    expect(pool.spec).toMatchObject({placementPolicy: placement, tpuTopology: topology})
+    const pool = planToJson(planCluster(desiredFor(flags), undefined)).steps.find((s) => s.resource === 'nodePool')
+    expect(pool?.spec).toMatchObject({placementPolicy: placement, tpuTopology: topology})
+  })
+
+  it.each([
+    {state: 'missing' as const, action: 'create', reason: 'does not exist yet'},
+    {state: undefined, action: 'create', reason: 'created unless it exists (not looked up offline)'},
+    {state: 'exists' as const, action: 'none', reason: 'exists'},
+  ])('a workload policy that is $state is a $action step before the pools', ({state, action, reason}) => {
+    const steps = planToJson(planCluster(desiredFor({tpuType: 'tpu7x-16', numSlices: 2}), undefined, state)).steps
+    expect(steps.map((s) => s.resource)).toEqual(['cluster', 'placementPolicy', 'nodePool', 'nodePool'])
+    expect(steps[1]).toEqual({
+      action,
+      resource: 'placementPolicy',
+      name: 'tpu7x-16-2x2x2-placement-policy',
+      reason,
+      spec:
+        action === 'create'
+          ? {
+              project: 'test-project',
+              region: 'us-central2',
+              name: 'tpu7x-16-2x2x2-placement-policy',
+              acceleratorTopology: '2x2x2',
+            }
+          : null,
+    })
   })
 
   it('gives the reservation chosen for each new pool', () => {
