@@ -13,7 +13,7 @@ export default class AcceleratorDescribe extends XpkCommand {
 
   async run() {
     const {args} = await this.parse(AcceleratorDescribe)
-    const {describeAccelerator, renderAcceleratorDetails} = await import('../../cli/runtime.js')
+    const {describeAccelerator, renderAcceleratorDetails} = await import('../../cli/catalog-runtime.js')
     const accelerator = describeAccelerator(args.type)
     this.console.result(() => renderAcceleratorDetails(accelerator))
     return accelerator

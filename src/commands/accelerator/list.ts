@@ -19,7 +19,7 @@ export default class AcceleratorList extends XpkCommand {
 
   async run() {
     const {flags} = await this.parse(AcceleratorList)
-    const {listAccelerators, renderAcceleratorTable} = await import('../../cli/runtime.js')
+    const {listAccelerators, renderAcceleratorTable} = await import('../../cli/catalog-runtime.js')
     const accelerators = listAccelerators({
       family: flags.family,
       kind: flags.kind as 'TPU' | 'GPU' | 'CPU' | undefined,

@@ -15,7 +15,7 @@ export default class WorkloadCreate extends XpkCommand {
 
   async run() {
     const {flags} = await this.parse(WorkloadCreate)
-    const {createWorkload, resolveCommandSettings, workloadCreateDeps} = await import('../../cli/runtime.js')
+    const {createWorkload, resolveCommandSettings, workloadCreateDeps} = await import('../../cli/workload-runtime.js')
     const settings = await resolveCommandSettings(flags, this.console)
     return createWorkload(
       {
