@@ -244,6 +244,11 @@ function operationFailure(op: ComputeOperation): ComputeFailure | undefined {
   return {code, message, reasons, rateLimited: reasons.has('RATE_LIMIT_EXCEEDED')}
 }
 
+/** The wait before poll number `polls`: `first`, growing by half each time, at most 10 s. */
+function growingDelay(first: number, polls: number): number {
+  return Math.min(first * 1.5 ** polls, Math.max(first, 10_000))
+}
+
 /** Waits `ms`, or rejects with the signal's reason as soon as it is aborted. */
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -280,14 +285,16 @@ class ComputeRestClient implements ComputeClient {
     const path = `${regionPath(project, region)}/resourcePolicies/${segment(name)}`
     const reply = await this.request('GET', path, context, {answers: [404]})
     if (reply.status === 404) return undefined
-    const policy = this.json<{name?: string; workloadPolicy?: {type?: string; acceleratorTopology?: string}}>(
-      reply,
-      context,
-    )
+    const policy = this.json<{
+      name?: string
+      status?: string
+      workloadPolicy?: {type?: string; acceleratorTopology?: string}
+    }>(reply, context)
     return {
       name: policy.name ?? name,
       acceleratorTopology: policy.workloadPolicy?.acceleratorTopology ?? null,
       type: policy.workloadPolicy?.type ?? null,
+      status: policy.status ?? null,
     }
   }
 
@@ -304,20 +311,51 @@ class ComputeRestClient implements ComputeClient {
       signal,
       answers: [409],
     })
-    // Someone (an earlier run, a parallel one, or the user with gcloud) made it already: that is what we wanted.
-    if (reply.status === 409) return
+    // Someone (an earlier run, a parallel one, or the user with gcloud) made it already: that is what we wanted, once
+    // it is READY (an insert still running elsewhere, or our own whose answer was lost, leaves it CREATING).
+    if (reply.status === 409) return this.awaitReady(spec, context, options)
     let op = this.json<ComputeOperation>(reply, context)
-    while (op.status !== 'DONE') {
+    for (let polls = 0; op.status !== 'DONE'; polls++) {
       if (!op.name) {
         throw computeApiError({code: 13, message: 'the answer named no operation', reasons: new Set()}, context)
       }
-      await sleep(pollMs, signal)
+      await sleep(growingDelay(pollMs, polls), signal)
       const path = `${regionPath(spec.project, spec.region)}/operations/${segment(op.name)}`
       op = this.json<ComputeOperation>(await this.request('GET', path, context, {signal}), context)
     }
     const failure = operationFailure(op)
     // Lost a race with another creator between the insert and its operation: the policy exists, as wanted.
-    if (failure && failure.code !== GRPC_ALREADY_EXISTS) throw computeApiError(failure, context)
+    if (failure?.code === GRPC_ALREADY_EXISTS) return this.awaitReady(spec, context, options)
+    if (failure) throw computeApiError(failure, context)
+  }
+
+  /** Polls an existing policy until it is READY; one that vanished (its creator's insert failed) may be retried. */
+  private async awaitReady(
+    spec: WorkloadPolicySpec,
+    context: ApiContext,
+    options: {signal: AbortSignal; pollMs: number},
+  ): Promise<void> {
+    for (let polls = 0; ; polls++) {
+      const policy = await this.getWorkloadPolicy(spec.project, spec.region, spec.name)
+      if (policy === undefined) {
+        throw new ApiError('conflict', `Workload policy ${spec.name} disappeared while another request created it.`, {
+          status: 'ABORTED',
+          retryable: true,
+          hints: ['Re-run the same command: it creates the policy again.'],
+        })
+      }
+      if (policy.status === null || policy.status === 'READY') return
+      if (policy.status !== 'CREATING') {
+        throw new ApiError('conflict', `Workload policy ${spec.name} is ${policy.status}, so pools cannot use it.`, {
+          status: 'FAILED_PRECONDITION',
+          retryable: false,
+          hints: [
+            `Delete it (\`gcloud compute resource-policies delete ${spec.name} --project=${spec.project} --region=${spec.region}\`) once no node pool uses it, and re-run.`,
+          ],
+        })
+      }
+      await sleep(growingDelay(options.pollMs, polls), options.signal)
+    }
   }
 
   /** One HTTP request: resolves 2xx replies and the `answers` statuses the caller handles, throws the rest classified. */

@@ -125,24 +125,37 @@ class Runner {
       }
 
       const deleted = new Set<string>()
-      const [policyReady] = await Promise.all([
-        policyStep
-          ? this.track('placementPolicy', policyStep.name, 'create', () =>
-              this.createPolicy(policyStep.spec as WorkloadPolicySpec),
-            )
-          : true,
-        this.eachConcurrently(toDelete, async (step) => {
+      const deleteAll = (steps: readonly NodePoolStep[]) =>
+        this.eachConcurrently(steps, async (step) => {
           const ok = await this.track('nodePool', step.name, 'delete', () =>
             this.deletePool(step.name, step.action === 'recreate'),
           )
           if (ok) deleted.add(step.name)
-        }),
-      ])
+        })
       const needsPolicy = (s: NodePoolStep) => s.spec?.placementPolicy?.type === 'workload-policy'
+      let policyReady = true
+      if (policyStep) {
+        // The policy takes seconds: make it alongside plain deletions, but delete a pool that is to be recreated
+        // with it only once it exists, so a policy failure does not also cost the old pool.
+        const spec = policyStep.spec as WorkloadPolicySpec
+        ;[policyReady] = await Promise.all([
+          this.track('placementPolicy', policyStep.name, 'create', () => this.createPolicy(spec)),
+          deleteAll(toDelete.filter((s) => s.action === 'delete')),
+        ])
+        await deleteAll(toDelete.filter((s) => s.action === 'recreate' && (policyReady || !needsPolicy(s))))
+      } else {
+        await deleteAll(toDelete)
+      }
       const creatable: NodePoolStep[] = []
       for (const s of toCreate) {
-        if (s.action === 'recreate' && !deleted.has(s.name)) this.skip(s, 'its deletion failed')
-        else if (!policyReady && needsPolicy(s)) this.skip(s, 'its placement policy could not be created')
+        if (!policyReady && needsPolicy(s)) {
+          this.skip(
+            s,
+            s.action === 'recreate'
+              ? 'kept as it is: the placement policy could not be created'
+              : 'its placement policy could not be created',
+          )
+        } else if (s.action === 'recreate' && !deleted.has(s.name)) this.skip(s, 'its deletion failed')
         else creatable.push(s)
       }
       await this.eachConcurrently([...creatable, ...toAwait], (step) =>

@@ -8,6 +8,8 @@ export interface ObservedWorkloadPolicy {
   readonly acceleratorTopology: string | null
   /** e.g. `HIGH_THROUGHPUT` */
   readonly type: string | null
+  /** `CREATING`, `READY`, `DELETING`, `EXPIRED` or `INVALID`; pools may name it only once it is READY. */
+  readonly status: string | null
 }
 
 /**
@@ -18,8 +20,9 @@ export interface ComputeClient {
   /** Resolves `undefined` when the policy does not exist. */
   getWorkloadPolicy(project: string, region: string, name: string): Promise<ObservedWorkloadPolicy | undefined>
   /**
-   * Creates it and waits for the region operation to finish; ALREADY_EXISTS (409) counts as success. Aborting
-   * `signal` rejects with `signal.reason` (the policy may still be created); `pollMs` is the wait between checks.
+   * Creates it and waits until it is READY. One that already exists (409, an earlier or parallel run, gcloud)
+   * counts as made once it is READY, so a retry after a lost answer is safe. Aborting `signal` rejects with
+   * `signal.reason` (the policy may still be created); `pollMs` is the first wait between checks, which then grows.
    */
   createWorkloadPolicy(spec: WorkloadPolicySpec, options: {signal: AbortSignal; pollMs: number}): Promise<void>
 }

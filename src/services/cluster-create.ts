@@ -53,13 +53,16 @@ export async function createCluster(
   try {
     const spec = desired.spec
     console.info(`Reading cluster ${spec.name} and GKE versions in ${spec.region}...`)
-    const [observed, serverConfig, policy] = await Promise.all([
+    const [observed, serverConfig] = await Promise.all([
       findCluster(gke, spec.project, spec.zone, spec.name),
       gke.getServerConfig(spec.project, spec.region),
-      lookUpPlacementPolicy(desired, deps),
     ])
     desired = withVersions(desired, observed, serverConfig)
-    const plan = planCluster(desired, observed, policy)
+    let plan = planCluster(desired, observed)
+    // Only a plan that creates pools naming a workload policy needs to know whether that policy exists.
+    if (plan.steps.some((s) => s.resource === 'placementPolicy')) {
+      plan = planCluster(desired, observed, await lookUpPlacementPolicy(desired, deps))
+    }
 
     if (options.dryRun) {
       console.result(renderPlan(plan))
@@ -94,7 +97,7 @@ export async function createCluster(
     report(plan, result.outcomes, result.poolsCreated, result.poolsWanted, console)
     if (result.interrupted) {
       const message = result.sentChanges
-        ? 'Interrupted: operations already sent to GKE keep running.'
+        ? 'Interrupted: operations already sent to GKE (and Compute Engine) keep running.'
         : 'Interrupted before any change was sent to GKE.'
       throw new XpkError('interrupted', message, {
         hints: ['Re-run the same command to finish: it picks up what exists and does only the rest.'],
@@ -108,24 +111,33 @@ export async function createCluster(
   }
 }
 
-/** Whether the workload policy the pools name exists; looked up only for types that need one. */
+/** Whether the workload policy the pools name exists and is usable; a different policy under its name is an error. */
 async function lookUpPlacementPolicy(desired: DesiredCluster, deps: ClusterCreateDeps): Promise<PlacementPolicyState> {
   const placement = desired.poolTemplate.placementPolicy
-  if (placement?.type !== 'workload-policy' || desired.poolCount === 0) return undefined
+  if (placement?.type !== 'workload-policy') return undefined
+  const {project, region} = desired.spec
   const compute = await deps.compute()
-  const found = await compute.getWorkloadPolicy(desired.spec.project, desired.spec.region, placement.name)
-  if (found?.acceleratorTopology && found.acceleratorTopology !== placement.topology) {
+  const found = await compute.getWorkloadPolicy(project, region, placement.name)
+  if (found === undefined) return 'missing'
+  const problems = [
+    found.acceleratorTopology && found.acceleratorTopology !== placement.topology
+      ? `accelerator topology ${found.acceleratorTopology} instead of ${placement.topology}`
+      : undefined,
+    found.type && found.type !== 'HIGH_THROUGHPUT' ? `type ${found.type} instead of HIGH_THROUGHPUT` : undefined,
+    found.status && !['READY', 'CREATING'].includes(found.status) ? `status ${found.status}` : undefined,
+  ].filter((p) => p !== undefined)
+  if (problems.length > 0) {
     throw new XpkError(
       'conflict',
-      `Workload policy ${placement.name} in ${desired.spec.region} has accelerator topology ${found.acceleratorTopology}, but ${placement.topology} is needed.`,
+      `Workload policy ${placement.name} in ${region} cannot be used: it has ${problems.join(', ')}.`,
       {
         hints: [
-          `Delete it (\`gcloud compute resource-policies delete ${placement.name} --region ${desired.spec.region}\`) once no node pool uses it, and re-run.`,
+          `Delete it (\`gcloud compute resource-policies delete ${placement.name} --project=${project} --region=${region}\`) once no node pool uses it, and re-run: xpk creates it as needed.`,
         ],
       },
     )
   }
-  return found ? 'exists' : 'missing'
+  return found.status === 'CREATING' ? 'creating' : 'exists'
 }
 
 /** Fills in the control-plane and node versions from the server config (or the existing cluster). */

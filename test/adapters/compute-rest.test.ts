@@ -70,6 +70,7 @@ describe('getWorkloadPolicy', () => {
       name: NAME,
       acceleratorTopology: '2x2x2',
       type: 'HIGH_AVAILABILITY',
+      status: 'READY',
     })
   })
 
@@ -79,6 +80,7 @@ describe('getWorkloadPolicy', () => {
       name: 'plain',
       acceleratorTopology: null,
       type: 'HIGH_THROUGHPUT',
+      status: 'READY',
     })
   })
 })
@@ -98,16 +100,52 @@ describe('createWorkloadPolicy', () => {
     expect(fake.operation('operation-1')?.status).toBe('DONE')
   })
 
-  it('treats 409 ALREADY_EXISTS as success without polling', async () => {
+  it('treats 409 ALREADY_EXISTS as success once the existing policy is READY', async () => {
     fake.seedPolicy({project: P, region: R, name: NAME, acceleratorTopology: '2x2x2'})
     await compute.createWorkloadPolicy(SPEC, wait())
-    expect(fake.calls.map((c) => [c.method, c.status])).toEqual([['POST', 409]])
+    expect(fake.calls.map((c) => [c.method, c.path, c.status])).toEqual([
+      ['POST', policiesPath, 409],
+      ['GET', `${policiesPath}/${NAME}`, 200],
+    ])
   })
 
-  it('treats an operation that ends RESOURCE_ALREADY_EXISTS as success', async () => {
+  it('after a 409 waits while the policy is CREATING (a lost answer, a parallel run), then returns', async () => {
+    fake.seedPolicy({project: P, region: R, name: NAME, acceleratorTopology: '2x2x2', status: 'CREATING'})
+    let settled = false
+    const creating = compute.createWorkloadPolicy(SPEC, wait()).then(() => (settled = true))
+    await new Promise((resolve) => setTimeout(resolve, 60))
+    expect(settled).toBe(false)
+    fake.setPolicyStatus(P, R, NAME, 'READY')
+    await creating
+    expect(fake.calls.filter((c) => c.method === 'GET').length).toBeGreaterThan(1)
+  })
+
+  it('after a 409 fails retryably when the policy vanishes, and for good when it is being deleted', async () => {
+    fake.seedPolicy({project: P, region: R, name: NAME, acceleratorTopology: '2x2x2', status: 'CREATING'})
+    const vanishing = failure(compute.createWorkloadPolicy(SPEC, wait()))
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    fake.setPolicyStatus(P, R, NAME, undefined)
+    expect(await vanishing).toMatchObject({kind: 'conflict', retryable: true})
+
+    fake.seedPolicy({project: P, region: R, name: NAME, acceleratorTopology: '2x2x2', status: 'DELETING'})
+    const deleting = await failure(compute.createWorkloadPolicy(SPEC, wait()))
+    expect(deleting).toMatchObject({kind: 'conflict', retryable: false, message: expect.stringContaining('DELETING')})
+  })
+
+  it('treats an operation that ends RESOURCE_ALREADY_EXISTS as success once the winner is READY', async () => {
     fake.failOperations({errors: [{code: 'RESOURCE_ALREADY_EXISTS', message: `The resource '${NAME}' already exists`}]})
     await compute.createWorkloadPolicy(SPEC, wait())
     expect(fake.operation('operation-1')?.httpErrorStatusCode).toBe(409)
+    expect(fake.calls.at(-1)).toMatchObject({method: 'GET', path: `${policiesPath}/${NAME}`, status: 200})
+  })
+
+  it('polls a long operation with growing waits', async () => {
+    fake.settings.operationMs = 400
+    await compute.createWorkloadPolicy(SPEC, {signal: new AbortController().signal, pollMs: 10})
+    const polls = fake.calls.filter((c) => c.method === 'GET').length
+    // 10 ms apart throughout would be ~40 polls; growing by half each time it is under ten.
+    expect(polls).toBeGreaterThan(3)
+    expect(polls).toBeLessThan(12)
   })
 
   it('maps 403 to a permission error (exit code 3) with a Compute Engine IAM hint', async () => {

@@ -99,4 +99,43 @@ describe('cluster create with a workload placement policy (tpu7x-16)', () => {
     expect(rerun.code).toBe(0)
     expect(ownPools('wp')).toEqual(['wp-np-0', 'wp-np-1'])
   })
+
+  it('waits for a policy another run left CREATING, then creates the pools', async () => {
+    compute.seedPolicy({
+      project: PROJECT,
+      region: REGION,
+      name: POLICY,
+      acceleratorTopology: '2x2x2',
+      status: 'CREATING',
+    })
+    // The other run finishes it only after this run has looked it up and tried to create it (and got a 409).
+    const finishing = (async () => {
+      while (!compute.calls.some((c) => c.method === 'POST')) await new Promise((r) => setTimeout(r, 10))
+      await new Promise((r) => setTimeout(r, 100))
+      compute.setPolicyStatus(PROJECT, REGION, POLICY, 'READY')
+    })()
+    const result = await create('wp', '--tpu-type', 'tpu7x-16', '--num-slices', '2', '--spot')
+    await finishing
+    expect(result.stderr).toMatch(/policy\s+tpu7x-16-2x2x2-placement-policy\s+is still being created/)
+    expect(result.code).toBe(0)
+    expect(ownPools('wp')).toEqual(['wp-np-0', 'wp-np-1'])
+  })
+
+  it('does not create pools before the policy is READY when an operation poll fails', async () => {
+    compute.settings.operationMs = 400
+    compute.faults.push({method: 'GET', path: /operations\//, status: 503})
+    const result = await create('wp', '--tpu-type', 'tpu7x-16', '--num-slices', '2', '--spot')
+    expect(result.code).toBe(0)
+    expect(ownPools('wp')).toEqual(['wp-np-0', 'wp-np-1'])
+    expect(compute.mutatingCalls().map((c) => c.status)).toEqual([200, 409])
+  })
+
+  it('refuses a policy of that name with another topology before changing anything (exit 6)', async () => {
+    compute.seedPolicy({project: PROJECT, region: REGION, name: POLICY, acceleratorTopology: '4x4x4'})
+    const result = await create('wp', '--tpu-type', 'tpu7x-16', '--num-slices', '2', '--spot')
+    expect(result.code).toBe(6)
+    expect(result.stderr).toContain('accelerator topology 4x4x4 instead of 2x2x2')
+    expect(result.stderr).toContain('gcloud compute resource-policies delete')
+    expect(gke.mutatingCalls()).toEqual([])
+  })
 })

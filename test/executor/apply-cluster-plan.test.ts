@@ -333,5 +333,29 @@ describe('applyClusterPlan', () => {
       expect((await applyWithPolicy(new MemoryGke(), flaky, 'missing')).poolsCreated).toBe(2)
       expect(flaky.created).toHaveLength(1)
     })
+
+    it('keeps a pool to be recreated when the policy cannot be made, while plain deletions go ahead', async () => {
+      const v5p = desiredFor({tpuType: 'v5p-16', numSlices: 3})
+      const existing = ['demo-np-0', 'demo-np-1', 'demo-np-2'].map((name) =>
+        observedPoolFrom({...v5p.poolTemplate, name, reservation: null}),
+      )
+      const gke = new MemoryGke(existing)
+      const compute = new MemoryCompute(gke.calls)
+      compute.failWith = new ApiError('quota', "Quota 'RESOURCE_POLICIES' exceeded.", {
+        status: 'RESOURCE_EXHAUSTED',
+        retryable: false,
+      })
+      const shrinkAndRetype = desiredFor({tpuType: 'tpu7x-16', numSlices: 2})
+      const plan = planCluster(shrinkAndRetype, anObservedCluster({nodePools: existing}), 'missing')
+      expect(plan.steps.filter((s) => s.action === 'recreate').map((s) => s.name)).toEqual(['demo-np-0', 'demo-np-1'])
+      const deps = {gke, compute: async () => compute, console: new RecordingConsole(), ...virtualTime()}
+      const result = await applyClusterPlan(plan, shrinkAndRetype.spec as ClusterSpec, deps, options())
+      expect(gke.calls.filter((c) => c.startsWith('deleteNodePool'))).toEqual(['deleteNodePool demo-np-2'])
+      expect([...gke.pools.keys()]).toEqual(['demo-np-0', 'demo-np-1'])
+      expect(result.outcomes.filter((o) => o.status === 'skipped').map((o) => o.error?.message)).toEqual([
+        'Skipped demo-np-0: kept as it is: the placement policy could not be created.',
+        'Skipped demo-np-1: kept as it is: the placement policy could not be created.',
+      ])
+    })
   })
 })

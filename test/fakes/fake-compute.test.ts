@@ -88,6 +88,7 @@ describe('FakeCompute workload policies', () => {
       name: 'seeded',
       acceleratorTopology: '4x4x4',
       type: 'HIGH_THROUGHPUT',
+      status: 'READY',
     })
     expect(await compute.getWorkloadPolicy(P, 'europe-west4', 'seeded')).toBeUndefined()
     expect(await raw('GET', `${policiesPath}/missing`)).toEqual({
@@ -253,6 +254,23 @@ describe('FakeCompute faults', () => {
     expect(fake.operation('operation-1')?.error).toBeUndefined()
     expect(fake.policies().map((p) => p.name)).toEqual(['fine'])
     expect(fake.operationFaults).toEqual([])
+  })
+
+  it('keeps the policy READY when an operation fails RESOURCE_ALREADY_EXISTS (a race another creator won)', async () => {
+    fake.failOperations({errors: [{code: 'RESOURCE_ALREADY_EXISTS', message: "The resource 'raced' already exists"}]})
+    const error = await compute.createWorkloadPolicy(spec('raced'), wait).catch((e: unknown) => e)
+    expect(error).toBeUndefined()
+    expect(fake.operation('operation-1')?.httpErrorStatusCode).toBe(409)
+    expect(fake.policy(P, R, 'raced')?.status).toBe('READY')
+  })
+
+  it('setPolicyStatus changes or removes a policy as another actor would', async () => {
+    fake.seedPolicy({project: P, region: R, name: 'other', status: 'CREATING'})
+    fake.setPolicyStatus(P, R, 'other', 'READY')
+    expect((await compute.getWorkloadPolicy(P, R, 'other'))?.status).toBe('READY')
+    fake.setPolicyStatus(P, R, 'other', undefined)
+    expect(await compute.getWorkloadPolicy(P, R, 'other')).toBeUndefined()
+    expect(() => fake.setPolicyStatus(P, R, 'other', 'READY')).toThrow(/does not exist/)
   })
 
   it('reset() forgets policies, operations, calls, faults and setting changes', async () => {

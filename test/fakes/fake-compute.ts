@@ -4,7 +4,7 @@
 import {createServer, type IncomingMessage, type Server, type ServerResponse} from 'node:http'
 import type {AddressInfo} from 'node:net'
 
-export type PolicyStatus = 'CREATING' | 'READY'
+export type PolicyStatus = 'CREATING' | 'READY' | 'DELETING' | 'EXPIRED' | 'INVALID'
 export type OperationStatus = 'RUNNING' | 'DONE'
 
 export interface PolicyState {
@@ -293,6 +293,15 @@ export class FakeCompute {
     return structuredClone(policy)
   }
 
+  /** Changes a policy's status as another actor would (finishing or deleting it); `undefined` removes it. */
+  setPolicyStatus(project: string, region: string, name: string, status: PolicyStatus | undefined): void {
+    const key = policyKey(project, region, name)
+    const policy = this.policyMap.get(key)
+    if (!policy) throw new Error(`setPolicyStatus: ${key} does not exist`)
+    if (status === undefined) this.policyMap.delete(key)
+    else policy.status = status
+  }
+
   policy(project: string, region: string, name: string): PolicyState | undefined {
     const found = this.policyMap.get(policyKey(project, region, name))
     return found && structuredClone(found)
@@ -503,9 +512,11 @@ export class FakeCompute {
     rec.op.status = 'DONE'
     rec.op.progress = 100
     rec.op.endTime = new Date().toISOString()
+    const lostRace = rec.failure?.errors.some((e) => e.code === 'RESOURCE_ALREADY_EXISTS')
     if (rec.failure) {
-      // A failed insert leaves nothing behind.
-      this.policyMap.delete(rec.key)
+      // A failed insert leaves nothing behind, except when it lost a race: then the other creator's policy is there.
+      if (lostRace) this.policyMap.get(rec.key)!.status = 'READY'
+      else this.policyMap.delete(rec.key)
       rec.op.error = {errors: rec.failure.errors}
       rec.op.httpErrorStatusCode = rec.failure.httpErrorStatusCode
       rec.op.httpErrorMessage = HTTP_MESSAGES[rec.failure.httpErrorStatusCode] ?? 'ERROR'

@@ -50,10 +50,11 @@ export interface PlacementPolicyStep {
 export type PlanStep = ClusterStep | PlacementPolicyStep | NodePoolStep
 
 /**
- * Whether the workload policy the pools need exists: `undefined` when it was not looked up (offline plans), and
- * then a create step that tolerates an existing policy is planned.
+ * Whether the workload policy the pools need exists and is READY: `undefined` when it was not looked up (offline
+ * plans), and then a create step that tolerates an existing policy is planned. A policy still `creating` gets a
+ * create step too: it ends in waiting for the policy to be READY.
  */
-export type PlacementPolicyState = 'exists' | 'missing' | undefined
+export type PlacementPolicyState = 'exists' | 'creating' | 'missing' | undefined
 
 /** A plan: what will be done, in a form that can be printed, serialised and applied as is. */
 export interface Plan {
@@ -154,7 +155,11 @@ function planPlacementPolicy(
       action: 'create',
       resource: 'placementPolicy',
       name,
-      reason: state === 'missing' ? 'does not exist yet' : 'created unless it exists (not looked up offline)',
+      reason: {
+        missing: 'does not exist yet',
+        creating: 'is still being created; waiting until it is ready',
+        unknown: 'created unless it exists (not looked up offline)',
+      }[state ?? 'unknown'],
       spec: {
         project: desired.spec.project,
         region: desired.spec.region,
