@@ -3,6 +3,7 @@ import * as Errors from '@oclif/core/errors'
 
 import {TerminalConsole} from '../adapters/terminal-console.js'
 import {errorToJson, UsageErrors, XpkError} from '../core/errors.js'
+import {closestMatches, editDistance} from '../core/suggest.js'
 import type {Console} from '../ports/console.js'
 import {globalFlags} from './flags.js'
 
@@ -65,7 +66,7 @@ export abstract class XpkCommand extends Command {
 
   protected override async catch(error: Error & {oclif?: {exit?: number}}): Promise<never> {
     if (error instanceof Errors.ExitError) throw error
-    const typed = toXpkError(error, this.id ?? '')
+    const typed = toXpkError(error, this.id ?? '', Object.keys(this.ctor.flags ?? {}))
     if (this.jsonEnabled()) {
       this.logJson(errorToJson(typed))
     } else {
@@ -76,18 +77,36 @@ export abstract class XpkCommand extends Command {
 }
 
 /** Maps anything thrown into a typed error: oclif parse failures are usage errors, the rest are bugs. */
-export function toXpkError(error: Error & {oclif?: {exit?: number}}, commandId: string): XpkError {
+export function toXpkError(
+  error: Error & {oclif?: {exit?: number}},
+  commandId: string,
+  flagNames: readonly string[] = [],
+): XpkError {
   if (error instanceof XpkError) return error
   const command = commandId ? `xpk ${commandId.replaceAll(':', ' ')}` : 'xpk'
   if (error instanceof Errors.CLIError && (error.oclif?.exit ?? 2) === 2) {
     return new XpkError('usage', tidyParseMessage(error.message), {
-      hints: [`See \`${command} --help\` for flags and examples.`],
+      hints: [...flagSuggestions(error.message, flagNames), `See \`${command} --help\` for flags and examples.`],
       cause: error,
     })
   }
   return new XpkError('internal', `Unexpected error: ${error.message}`, {
     hints: ['This is a bug in xpk. Re-run with --verbose for the stack trace and report it.'],
     cause: error,
+  })
+}
+
+/** "Did you mean --num-slices?" for each mistyped flag in oclif's "Nonexistent flag(s): --num-slice" message. */
+function flagSuggestions(message: string, flagNames: readonly string[]): string[] {
+  const listed = /^Nonexistent flags?: (.+)$/m.exec(message)?.[1]
+  if (!listed || flagNames.length === 0) return []
+  return listed.split(/,\s*/).flatMap((given) => {
+    const name = given.replace(/^-+/, '').split('=')[0]
+    const completions = flagNames.filter((f) => f.startsWith(name))
+    const [closest] = completions.length === 1 ? completions : closestMatches(name, flagNames, 1)
+    // Only completions and near misses: a suggestion that shares little with what was typed is noise.
+    const near = closest && editDistance(name, closest) <= Math.max(2, Math.floor(name.length / 4))
+    return completions.length === 1 || near ? [`Did you mean --${closest} (not ${given})?`] : []
   })
 }
 
