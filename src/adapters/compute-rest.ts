@@ -5,6 +5,7 @@
 
 import {type ApiContext, gkeApiError} from '../core/cluster/gke-errors.js'
 import {ApiError, XpkError} from '../core/errors.js'
+import {pollDelay, type Backoff} from '../core/retry.js'
 import type {ComputeClient, ObservedWorkloadPolicy, WorkloadPolicySpec} from '../ports/compute.js'
 import {parseEndpoint} from './gke-container-api.js'
 
@@ -244,11 +245,6 @@ function operationFailure(op: ComputeOperation): ComputeFailure | undefined {
   return {code, message, reasons, rateLimited: reasons.has('RATE_LIMIT_EXCEEDED')}
 }
 
-/** The wait before poll number `polls`: `first`, growing by half each time, at most 10 s. */
-function growingDelay(first: number, polls: number): number {
-  return Math.min(first * 1.5 ** polls, Math.max(first, 10_000))
-}
-
 /** Waits `ms`, or rejects with the signal's reason as soon as it is aborted. */
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -298,8 +294,8 @@ class ComputeRestClient implements ComputeClient {
     }
   }
 
-  async createWorkloadPolicy(spec: WorkloadPolicySpec, options: {signal: AbortSignal; pollMs: number}): Promise<void> {
-    const {signal, pollMs} = options
+  async createWorkloadPolicy(spec: WorkloadPolicySpec, options: {signal: AbortSignal; poll: Backoff}): Promise<void> {
+    const {signal, poll} = options
     signal.throwIfAborted()
     const context = {action: `create workload policy ${spec.name}`, project: spec.project, location: spec.region}
     const body = {
@@ -319,7 +315,7 @@ class ComputeRestClient implements ComputeClient {
       if (!op.name) {
         throw computeApiError({code: 13, message: 'the answer named no operation', reasons: new Set()}, context)
       }
-      await sleep(growingDelay(pollMs, polls), signal)
+      await sleep(pollDelay(polls, poll), signal)
       const path = `${regionPath(spec.project, spec.region)}/operations/${segment(op.name)}`
       op = this.json<ComputeOperation>(await this.request('GET', path, context, {signal}), context)
     }
@@ -333,7 +329,7 @@ class ComputeRestClient implements ComputeClient {
   private async awaitReady(
     spec: WorkloadPolicySpec,
     context: ApiContext,
-    options: {signal: AbortSignal; pollMs: number},
+    options: {signal: AbortSignal; poll: Backoff},
   ): Promise<void> {
     for (let polls = 0; ; polls++) {
       const policy = await this.getWorkloadPolicy(spec.project, spec.region, spec.name)
@@ -354,7 +350,7 @@ class ComputeRestClient implements ComputeClient {
           ],
         })
       }
-      await sleep(growingDelay(options.pollMs, polls), options.signal)
+      await sleep(pollDelay(polls, options.poll), options.signal)
     }
   }
 

@@ -280,7 +280,7 @@ class Runner {
     const compute = await this.deps.compute()
     this.sentChanges = true
     await this.retrying(spec.name, () =>
-      compute.createWorkloadPolicy(spec, {signal: this.options.signal, pollMs: this.options.poll.initialMs}),
+      compute.createWorkloadPolicy(spec, {signal: this.options.signal, poll: this.options.poll}),
     )
   }
 

@@ -1,4 +1,5 @@
 import type {WorkloadPolicySpec} from '../core/cluster/spec.js'
+import type {Backoff} from '../core/retry.js'
 
 export type {WorkloadPolicySpec}
 
@@ -22,7 +23,7 @@ export interface ComputeClient {
   /**
    * Creates it and waits until it is READY. One that already exists (409, an earlier or parallel run, gcloud)
    * counts as made once it is READY, so a retry after a lost answer is safe. Aborting `signal` rejects with
-   * `signal.reason` (the policy may still be created); `pollMs` is the first wait between checks, which then grows.
+   * `signal.reason` (the policy may still be created); `poll` spaces the checks (see core/retry.ts pollDelay).
    */
-  createWorkloadPolicy(spec: WorkloadPolicySpec, options: {signal: AbortSignal; pollMs: number}): Promise<void>
+  createWorkloadPolicy(spec: WorkloadPolicySpec, options: {signal: AbortSignal; poll: Backoff}): Promise<void>
 }

@@ -15,7 +15,9 @@ const R = 'us-east5'
 const NAME = 'tpu7x-16-2x2x2-placement-policy'
 const SPEC: WorkloadPolicySpec = {project: P, region: R, name: NAME, acceleratorTopology: '2x2x2'}
 const policiesPath = `projects/${P}/regions/${R}/resourcePolicies`
-const wait = () => ({signal: new AbortController().signal, pollMs: 5})
+/** Checks `ms` apart at first, then growing by half each time (like the CLI's own polling). */
+const pollEvery = (ms: number) => ({initialMs: ms, maxMs: 10_000, factor: 1.5})
+const wait = () => ({signal: new AbortController().signal, poll: pollEvery(5)})
 
 let fake: FakeCompute
 let compute: ComputeClient
@@ -141,7 +143,7 @@ describe('createWorkloadPolicy', () => {
 
   it('polls a long operation with growing waits', async () => {
     fake.settings.operationMs = 400
-    await compute.createWorkloadPolicy(SPEC, {signal: new AbortController().signal, pollMs: 10})
+    await compute.createWorkloadPolicy(SPEC, {signal: new AbortController().signal, poll: pollEvery(10)})
     const polls = fake.calls.filter((c) => c.method === 'GET').length
     // 10 ms apart throughout would be ~40 polls; growing by half each time it is under ten.
     expect(polls).toBeGreaterThan(3)
@@ -245,7 +247,7 @@ describe('createWorkloadPolicy', () => {
     const controller = new AbortController()
     const reason = new Error('user pressed Ctrl-C')
     // A long poll interval: only an abort that interrupts the wait settles this quickly.
-    const created = compute.createWorkloadPolicy(SPEC, {signal: controller.signal, pollMs: 5_000})
+    const created = compute.createWorkloadPolicy(SPEC, {signal: controller.signal, poll: pollEvery(5_000)})
     for (let i = 0; i < 200 && fake.calls[0]?.status === undefined; i++) {
       await new Promise((resolve) => setTimeout(resolve, 5))
     }
@@ -263,7 +265,7 @@ describe('createWorkloadPolicy', () => {
     fake.faults.push({path: '/operations/', delayMs: 5_000})
     const controller = new AbortController()
     const reason = new Error('stop')
-    const created = compute.createWorkloadPolicy(SPEC, {signal: controller.signal, pollMs: 1})
+    const created = compute.createWorkloadPolicy(SPEC, {signal: controller.signal, poll: pollEvery(1)})
     for (let i = 0; i < 200 && fake.calls.length < 2; i++) await new Promise((resolve) => setTimeout(resolve, 5))
     const abortedAt = Date.now()
     controller.abort(reason)
@@ -273,9 +275,9 @@ describe('createWorkloadPolicy', () => {
 
   it('rejects with the signal reason before sending anything when already aborted', async () => {
     const reason = new Error('already gone')
-    await expect(compute.createWorkloadPolicy(SPEC, {signal: AbortSignal.abort(reason), pollMs: 5})).rejects.toBe(
-      reason,
-    )
+    await expect(
+      compute.createWorkloadPolicy(SPEC, {signal: AbortSignal.abort(reason), poll: pollEvery(5)}),
+    ).rejects.toBe(reason)
     expect(fake.calls).toEqual([])
   })
 })

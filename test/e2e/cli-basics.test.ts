@@ -197,41 +197,14 @@ describe('xpk workload create --dry-run --offline', () => {
   it('computes a content-derived image tag from --script-dir without touching the network', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'xpk-script-'))
     writeFileSync(join(dir, 'train.py'), 'print(1)\n')
-    const first = JSON.parse(
-      (
-        await runCli([
-          ...base,
-          '--workload',
-          'w3',
-          '--tpu-type',
-          'v5p-8',
-          '--script-dir',
-          dir,
-          '--dry-run',
-          '--offline',
-          '--json',
-        ])
-      ).stdout,
-    )
-    expect(first.image.reference).toMatch(/^gcr\.io\/demo-project\/jax-tpu:ctx-[0-9a-f]{16}$/)
+    const imageFor = async () => {
+      const args = ['--workload', 'w3', '--tpu-type', 'v5p-8', '--script-dir', dir, '--dry-run', '--offline', '--json']
+      return JSON.parse((await runCli([...base, ...args])).stdout).image.reference as string
+    }
+    const first = await imageFor()
+    expect(first).toMatch(/^gcr\.io\/demo-project\/jax-tpu:ctx-[0-9a-f]{16}$/)
     writeFileSync(join(dir, 'train.py'), 'print(2)\n')
-    const second = JSON.parse(
-      (
-        await runCli([
-          ...base,
-          '--workload',
-          'w3',
-          '--tpu-type',
-          'v5p-8',
-          '--script-dir',
-          dir,
-          '--dry-run',
-          '--offline',
-          '--json',
-        ])
-      ).stdout,
-    )
-    expect(second.image.reference).not.toBe(first.image.reference)
+    expect(await imageFor()).not.toBe(first)
   })
 
   it('passes --env-file through to the containers (Node must not take it for its own option)', async () => {

@@ -10,8 +10,18 @@ const REGION = 'us-central2'
 
 let fake: FakeGke
 const env = () => isolatedEnv({XPK_GKE_ENDPOINT: `http://${fake.endpoint}`})
-const create = (cluster: string, ...extra: string[]) =>
-  runCli(['cluster', 'create', '--project', PROJECT, '--zone', ZONE, '--cluster', cluster, ...extra], {env: env()})
+const createArgs = (cluster: string, ...extra: string[]) => [
+  'cluster',
+  'create',
+  '--project',
+  PROJECT,
+  '--zone',
+  ZONE,
+  '--cluster',
+  cluster,
+  ...extra,
+]
+const create = (cluster: string, ...extra: string[]) => runCli(createArgs(cluster, ...extra), {env: env()})
 const pools = (cluster: string) =>
   fake
     .nodePools(PROJECT, REGION, cluster)
@@ -180,23 +190,7 @@ describe('cluster create against the GKE API', () => {
   it('converges when re-run after the process was killed mid-way', async () => {
     fake.settings.operationMs = 400
     const run = startCli(
-      [
-        'cluster',
-        'create',
-        '--project',
-        PROJECT,
-        '--zone',
-        ZONE,
-        '--cluster',
-        'killed',
-        '--tpu-type',
-        'v5litepod-16',
-        '--num-slices',
-        '5',
-        '--spot',
-        '--max-parallel',
-        '2',
-      ],
+      createArgs('killed', '--tpu-type', 'v5litepod-16', '--num-slices', '5', '--spot', '--max-parallel', '2'),
       {env: env()},
     )
     // Kill once the first node-pool creations are under way: two pools provisioning, three not started.
@@ -219,24 +213,7 @@ describe('cluster create against the GKE API', () => {
 
   it('stops on Ctrl-C with exit 130 and a resume hint, and a re-run finishes the job', async () => {
     fake.settings.operationMs = 1500
-    const run = startCli(
-      [
-        'cluster',
-        'create',
-        '--project',
-        PROJECT,
-        '--zone',
-        ZONE,
-        '--cluster',
-        'ctrlc',
-        '--tpu-type',
-        'v5litepod-16',
-        '--num-slices',
-        '3',
-        '--spot',
-      ],
-      {env: env()},
-    )
+    const run = startCli(createArgs('ctrlc', '--tpu-type', 'v5litepod-16', '--num-slices', '3', '--spot'), {env: env()})
     for (let i = 0; i < 500 && fake.calls.filter((c) => c.method === 'CreateNodePool').length < 3; i++) {
       await new Promise((r) => setTimeout(r, 10))
     }

@@ -14,7 +14,9 @@ const spec = (name = 'tpu7x-16-2x2x2-placement-policy', acceleratorTopology = '2
   name,
   acceleratorTopology,
 })
-const wait = {signal: new AbortController().signal, pollMs: 5}
+/** Checks `ms` apart at first, then growing by half each time (like the CLI's own polling). */
+const pollEvery = (ms: number) => ({initialMs: ms, maxMs: 10_000, factor: 1.5})
+const wait = {signal: new AbortController().signal, poll: pollEvery(5)}
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 let fake: FakeCompute
@@ -289,7 +291,9 @@ describe('FakeCompute faults', () => {
     expect(fake.settings.operationMs).toBe(20)
     fake.settings.operationMs = Infinity
     const stop = new AbortController()
-    const pending = compute.createWorkloadPolicy(spec(), {signal: stop.signal, pollMs: 5}).catch(() => undefined)
+    const pending = compute
+      .createWorkloadPolicy(spec(), {signal: stop.signal, poll: pollEvery(5)})
+      .catch(() => undefined)
     await until(() => fake.operations().length === 1)
     expect(fake.operations()[0]?.name).toBe('operation-1')
     stop.abort()
