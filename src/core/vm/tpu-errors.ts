@@ -1,0 +1,111 @@
+import {GRPC_STATUS} from '../cluster/gke-errors.js'
+import {ApiError, type ErrorKind} from '../errors.js'
+
+/** A failure as the TPU API reports it: a gRPC status code and message (from an RPC or a FAILED queued resource). */
+export interface TpuFailure {
+  readonly code: number
+  readonly message: string
+}
+
+const STOCKOUT =
+  /no more capacity|not enough resources|does not have enough resources|stockout|resource pool exhausted|out of capacity|insufficient capacity/i
+const RATE_LIMIT = /rate limit|per minute|per second|too many requests/i
+const RUNTIME = /runtime version|runtime_version|software version/i
+const IN_PROGRESS = /in progress|currently|try again|another operation|is being/i
+
+function classify(
+  failure: TpuFailure,
+  project: string,
+  zone: string,
+): {kind: ErrorKind; retryable: boolean; hints: string[]} {
+  const status = GRPC_STATUS[failure.code] ?? 'UNKNOWN'
+  switch (status) {
+    case 'PERMISSION_DENIED':
+      return {
+        kind: 'permission',
+        retryable: false,
+        hints: [
+          `Your credentials lack a permission on project ${project}: grant roles/tpu.admin (TPU Admin), and enable the API with \`gcloud services enable tpu.googleapis.com\`.`,
+        ],
+      }
+    case 'UNAUTHENTICATED':
+      return {
+        kind: 'auth',
+        retryable: false,
+        hints: ['Run `gcloud auth application-default login`, or point GOOGLE_APPLICATION_CREDENTIALS at a key file.'],
+      }
+    case 'NOT_FOUND':
+      return {
+        kind: 'not-found',
+        retryable: false,
+        hints: [
+          `Looked in projects/${project}/locations/${zone}. Check --project and --zone; \`xpk vm list\` shows what exists.`,
+        ],
+      }
+    case 'RESOURCE_EXHAUSTED':
+      if (RATE_LIMIT.test(failure.message)) {
+        return {kind: 'quota', retryable: true, hints: ['The TPU API rate limit was hit; xpk slows down and retries.']}
+      }
+      if (STOCKOUT.test(failure.message)) {
+        return {
+          kind: 'stockout',
+          retryable: false,
+          hints: [
+            `${zone} has no free TPU capacity of this type right now (a stockout). Try --reserved (with a reservation), --spot or --best-effort, another zone with --zone, or later.`,
+          ],
+        }
+      }
+      return {
+        kind: 'quota',
+        retryable: false,
+        hints: [
+          `Out of TPU quota in ${zone}: request more at https://console.cloud.google.com/iam-admin/quotas?project=${project} (filter by "TPU"), or use --spot / --best-effort, which use other quotas.`,
+        ],
+      }
+    case 'INVALID_ARGUMENT':
+      return {
+        kind: 'usage',
+        retryable: false,
+        hints: RUNTIME.test(failure.message)
+          ? ['Pick a runtime version for this TPU generation with --runtime-version (see `xpk vm create --help`).']
+          : ['The TPU API rejected the request; check --tpu-type, --runtime-version and --zone.'],
+      }
+    case 'ALREADY_EXISTS':
+      return {
+        kind: 'conflict',
+        retryable: false,
+        hints: ['Pick another --tpu-prefix / --queued-resource-id, or delete the old one with `xpk vm delete`.'],
+      }
+    case 'FAILED_PRECONDITION':
+    case 'ABORTED':
+      return {
+        kind: 'conflict',
+        retryable: status === 'ABORTED' || IN_PROGRESS.test(failure.message),
+        hints: ['The resource is in a state that does not allow this change; `xpk vm list` shows its state.'],
+      }
+    case 'UNAVAILABLE':
+    case 'DEADLINE_EXCEEDED':
+    case 'INTERNAL':
+    case 'UNKNOWN':
+      return {
+        kind: 'unavailable',
+        retryable: true,
+        hints: ['The TPU API did not answer or failed transiently; re-run the command.'],
+      }
+    case 'CANCELLED':
+      return {kind: 'interrupted', retryable: false, hints: []}
+    default:
+      return {kind: 'failed', retryable: false, hints: []}
+  }
+}
+
+/** Classifies a TPU API failure into an {@link ApiError} with hints. */
+export function tpuApiError(failure: TpuFailure, context: {action: string; project: string; zone: string}): ApiError {
+  const {kind, retryable, hints} = classify(failure, context.project, context.zone)
+  const status = GRPC_STATUS[failure.code] ?? `CODE_${failure.code}`
+  return new ApiError(kind, `Could not ${context.action}: ${failure.message || status} (${status}).`, {
+    status,
+    retryable,
+    hints,
+  })
+}

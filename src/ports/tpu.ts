@@ -1,0 +1,97 @@
+import type {ApiError} from '../core/errors.js'
+
+export type {ApiError}
+
+/** Where TPU VMs live: a project and a zone. */
+export interface TpuLocation {
+  readonly project: string
+  readonly zone: string
+}
+
+/** How a queued resource gets its capacity. */
+export type TpuCapacity = 'on-demand' | 'reserved' | 'spot' | 'best-effort'
+
+export type QueuedResourceState =
+  | 'CREATING'
+  | 'ACCEPTED'
+  | 'PROVISIONING'
+  | 'FAILED'
+  | 'DELETING'
+  | 'ACTIVE'
+  | 'SUSPENDING'
+  | 'SUSPENDED'
+  | 'WAITING_FOR_RESOURCES'
+  | 'STATE_UNSPECIFIED'
+
+/** One worker VM of a slice, from the node's network endpoints. */
+export interface TpuWorker {
+  readonly internalIp: string
+  /** Set when the node has external IPs. */
+  readonly externalIp?: string
+}
+
+/** A TPU node (one slice) as xpk needs it. */
+export interface TpuNode {
+  /** The node id (last segment of its name). */
+  readonly id: string
+  readonly acceleratorType: string
+  readonly runtimeVersion: string
+  /** CREATING, READY, DELETING, PREEMPTED, ... */
+  readonly state: string
+  /** The queued resource id that created it, if any. */
+  readonly queuedResource?: string
+  /** Workers in order: worker i is endpoint i. */
+  readonly workers: readonly TpuWorker[]
+  readonly metadata: Readonly<Record<string, string>>
+}
+
+/** A queued resource: a request for one or more slices. */
+export interface QueuedResource {
+  readonly id: string
+  readonly state: QueuedResourceState
+  /** Why it FAILED, as the API reports it (gRPC status code and message). */
+  readonly failure?: {readonly code: number; readonly message: string}
+  /** The node ids it creates (or created). */
+  readonly nodeIds: readonly string[]
+  readonly acceleratorType: string
+  readonly runtimeVersion: string
+  readonly capacity: TpuCapacity
+}
+
+/** What `xpk vm create` asks for. */
+export interface QueuedResourceRequest {
+  readonly id: string
+  readonly nodePrefix: string
+  readonly numSlices: number
+  readonly acceleratorType: string
+  readonly runtimeVersion: string
+  readonly capacity: TpuCapacity
+  /** Reservation to use with `reserved` capacity (full name or short name); the default reservation otherwise. */
+  readonly reservation?: string
+  readonly metadata?: Readonly<Record<string, string>>
+}
+
+/** A long-running operation of the TPU API. */
+export interface TpuOperation {
+  readonly name: string
+  readonly done: boolean
+  readonly error?: {readonly code: number; readonly message: string}
+}
+
+/**
+ * The Cloud TPU v2 API in xpk's terms. Implementations throw {@link ApiError} (classified, with hints) and resolve
+ * `undefined` from `get*` when the resource does not exist. No call retries by itself: services decide.
+ */
+export interface TpuClient {
+  listNodes(location: TpuLocation): Promise<TpuNode[]>
+  getNode(location: TpuLocation, id: string): Promise<TpuNode | undefined>
+  listQueuedResources(location: TpuLocation): Promise<QueuedResource[]>
+  getQueuedResource(location: TpuLocation, id: string): Promise<QueuedResource | undefined>
+  createQueuedResource(location: TpuLocation, request: QueuedResourceRequest): Promise<TpuOperation>
+  /** With `force`, also deletes the nodes the queued resource created. */
+  deleteQueuedResource(location: TpuLocation, id: string, force: boolean): Promise<TpuOperation>
+  /** Replaces the node's metadata with `metadata` (UpdateNode with update mask `metadata`). */
+  setNodeMetadata(location: TpuLocation, id: string, metadata: Readonly<Record<string, string>>): Promise<TpuOperation>
+  getOperation(name: string): Promise<TpuOperation>
+  close(): Promise<void>
+}
