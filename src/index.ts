@@ -14,6 +14,9 @@ import ConfigList from './commands/config/list.js'
 import ConfigSet from './commands/config/set.js'
 import ConfigUnset from './commands/config/unset.js'
 import Version from './commands/version.js'
+import VmCreate from './commands/vm/create.js'
+import VmDelete from './commands/vm/delete.js'
+import VmList from './commands/vm/list.js'
 import WorkloadCreate from './commands/workload/create.js'
 
 /** Every command, by oclif id (topic:verb). oclif reads this map instead of scanning a directory. */
@@ -29,18 +32,43 @@ export const COMMANDS = {
   'config:set': ConfigSet,
   'config:unset': ConfigUnset,
   version: Version,
+  'vm:create': VmCreate,
+  'vm:delete': VmDelete,
+  'vm:list': VmList,
   'workload:create': WorkloadCreate,
+}
+
+/**
+ * The conventional spellings of help that oclif does not know: `-h` anywhere before `--`, and `xpk help [COMMAND]`.
+ */
+export function normalizeHelp(argv: readonly string[]): string[] {
+  if (argv[0] === 'help') return [...argv.slice(1), '--help']
+  const end = argv.indexOf('--')
+  return argv.map((arg, i) => (arg === '-h' && (end < 0 || i < end) ? '--help' : arg))
 }
 
 /** Runs the CLI with the given arguments. */
 export async function run(argv: string[]): Promise<void> {
-  // `xpk accelerator list | head` closes the pipe early: stop quietly, as Unix tools do, instead of waiting for a
-  // drain that never comes (oclif's flush would leave the process hanging on an unsettled await, exit code 13).
+  handleOutputErrors()
+  await execute({args: normalizeHelp(argv), dir: import.meta.url})
+}
+
+/**
+ * Write errors on stdout or stderr end the command cleanly instead of with a stack trace. `xpk ... | head` closing
+ * the pipe early stops quietly with 0, as Unix tools do (oclif's flush would otherwise hang on a drain that never
+ * comes); any other failure to deliver the results (`> /dev/full`) is exit 1 with one line on stderr. stderr
+ * itself failing (closed, full) must not turn a result into a crash: what it would have said is dropped.
+ */
+function handleOutputErrors(): void {
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code === 'EPIPE') process.exit(0)
-    throw error
+    try {
+      process.stderr.write(`Error: could not write the results to standard output: ${error.code ?? error.message}\n`)
+    } finally {
+      process.exit(1)
+    }
   })
-  await execute({args: argv, dir: import.meta.url})
+  process.stderr.on('error', () => undefined)
 }
 
 /**
@@ -50,12 +78,24 @@ export async function run(argv: string[]): Promise<void> {
 export async function commandNotFound(options: {id: string; argv?: string[]; config: {commandIDs: string[]}}) {
   const {XpkError, errorToJson} = await import('./core/errors.js')
   const {closestMatches, orList} = await import('./core/suggest.js')
+  const {strayArgumentProblem} = await import('./cli/base-command.js')
   const typed = options.id.replaceAll(':', ' ')
   const known = options.config.commandIDs.map((id) => id.replaceAll(':', ' '))
+  // `xpk cluster delete demo` reaches here as the id cluster:delete:demo: a real command with a stray argument.
+  const parts = options.id.split(':')
+  const prefix = parts.findLastIndex((_, i) => options.config.commandIDs.includes(parts.slice(0, i + 1).join(':')))
+  const commandId = prefix < 0 ? undefined : parts.slice(0, prefix + 1).join(':')
   const suggestions = closestMatches(typed, known, 3).map((id) => `xpk ${id}`)
-  const error = new XpkError('usage', `"xpk ${typed}" is not a command. Did you mean ${orList(suggestions)}?`, {
-    hints: ['`xpk --help` lists the commands.'],
-  })
+  const error =
+    commandId === undefined
+      ? new XpkError('usage', `"xpk ${typed}" is not a command. Did you mean ${orList(suggestions)}?`, {
+          hints: ['`xpk --help` lists the commands.'],
+        })
+      : strayArgumentProblem(
+          parts.slice(prefix + 1).join(', '),
+          commandId,
+          COMMANDS[commandId as keyof typeof COMMANDS].flags ?? {},
+        )
   const json = (options.argv ?? []).includes('--json')
   if (json) process.stdout.write(`${JSON.stringify(errorToJson(error), null, 2)}\n`)
   else process.stderr.write(formatError(error, false))

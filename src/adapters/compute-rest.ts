@@ -4,10 +4,10 @@
  */
 
 import {type ApiContext, gkeApiError} from '../core/cluster/gke-errors.js'
-import {ApiError, XpkError} from '../core/errors.js'
+import {parseEndpoint} from '../core/endpoint.js'
+import {ApiError, UsageError, XpkError} from '../core/errors.js'
 import {pollDelay, type Backoff} from '../core/retry.js'
 import type {ComputeClient, ObservedWorkloadPolicy, WorkloadPolicySpec} from '../ports/compute.js'
-import {parseEndpoint} from './gke-container-api.js'
 
 /** How to reach the Compute Engine API. */
 export interface ComputeConnection {
@@ -51,22 +51,13 @@ export async function createComputeClient(connection: ComputeConnection = {}): P
   return new ComputeRestClient(base, authorize, connection.requestTimeoutMs ?? 60_000, connection.fetch ?? fetch)
 }
 
-/** The API root for an endpoint override, validated by the same rules as the GKE endpoint. */
+/** The API root for an endpoint override (rules in src/core/endpoint.ts); a bad one is a usage error naming the setting. */
 function computeBase(endpoint: string): {base: string; insecure: boolean} {
-  let insecure: boolean
-  try {
-    insecure = parseEndpoint(endpoint).insecure
-  } catch (error) {
-    // parseEndpoint words its errors for the GKE endpoint; say which setting is wrong.
-    if (!(error instanceof XpkError)) throw error
-    const message = error.message
-      .replace('GKE endpoint', 'Compute Engine endpoint')
-      .replace('https://us-central1-container.googleapis.com/', 'https://compute.googleapis.com/compute/v1/')
-    throw new XpkError(error.kind, message, {hints: error.hints, cause: error})
+  const parsed = parseEndpoint(endpoint)
+  if ('problem' in parsed) {
+    throw new UsageError(`--compute-endpoint "${endpoint}": ${parsed.problem}.`, {flag: '--compute-endpoint'})
   }
-  const url = new URL(endpoint.includes('://') ? endpoint : `https://${endpoint}`)
-  const path = url.pathname.replace(/\/*$/, '/')
-  return {base: `${url.protocol}//${url.host}${path === '/' ? '/compute/v1/' : path}`, insecure}
+  return {base: `${parsed.origin}${parsed.path === '/' ? '/compute/v1/' : parsed.path}`, insecure: parsed.insecure}
 }
 
 async function applicationDefaultCredentials(): Promise<Authorize> {

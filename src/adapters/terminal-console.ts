@@ -1,4 +1,5 @@
 import {UsageError, XpkError} from '../core/errors.js'
+import {escapeControl} from '../core/text.js'
 import type {Console, ProgressBoard, ProgressLine} from '../ports/console.js'
 
 /** Streams and switches for {@link TerminalConsole}; defaults are the process's own. */
@@ -49,8 +50,19 @@ export class TerminalConsole implements Console {
     if (this.options.verbose) this.writeErr(text)
   }
 
-  async confirm(question: string, options: {readonly default: boolean}): Promise<boolean> {
+  async confirm(rawQuestion: string, options: {readonly default: boolean}): Promise<boolean> {
     if (this.options.force) return true
+    const question = escapeControl(rawQuestion)
+    if (this.options.quiet) {
+      // Python xpk's --quiet also answered prompts with yes. Here it only quiets output, and a script moved over
+      // must neither hang on a question nobody sees nor go ahead with something destructive unasked.
+      throw new UsageError(`${question}\nThis needs your confirmation, and --quiet does not answer questions.`, {
+        flag: '--force',
+        hints: [
+          "Add --force to proceed without a prompt (Python xpk's --quiet did that), after checking with --dry-run.",
+        ],
+      })
+    }
     const stdin = this.options.stdin ?? process.stdin
     if (!stdin.isTTY) {
       throw new UsageError(`${question}\nThis needs your confirmation, but there is no terminal to ask on.`, {
@@ -100,7 +112,9 @@ export class TerminalConsole implements Console {
 
   private readonly now = (): Date => (this.options.now ? this.options.now() : new Date())
 
-  private writeErr(text: string): void {
+  // Everything on stderr may quote names, files and API messages: none of it may drive the terminal.
+  private writeErr(raw: string): void {
+    const text = escapeControl(raw)
     const line = text.endsWith('\n') ? text : `${text}\n`
     if (this.activeBoard?.isOpen) this.activeBoard.note(line.trimEnd())
     else this.stderr.write(line)
@@ -155,7 +169,7 @@ class LiveBoard implements ProgressBoard {
 
   note(text: string): void {
     this.clear()
-    this.out.write(`${text}\n`)
+    this.out.write(`${escapeControl(text)}\n`)
     this.draw()
   }
 
@@ -208,7 +222,7 @@ class LiveBoard implements ProgressBoard {
         columns - 1,
       )
     })
-    const text = [...lines, ...summary]
+    const text = [...lines, ...summary].map(escapeControl)
     this.clear()
     if (text.length > 0) this.out.write(`${text.join('\n')}\n`)
     this.drawnLines = text.length
@@ -238,11 +252,11 @@ class PlainBoard implements ProgressBoard {
       .toISOString()
       .replace(/\.\d{3}Z$/, 'Z')
     const detail = line.detail ? `  ${line.detail}` : ''
-    this.out.write(`${stamp}  ${line.label}  ${line.state}${detail}\n`)
+    this.out.write(escapeControl(`${stamp}  ${line.label}  ${line.state}${detail}`) + '\n')
   }
 
   note(text: string): void {
-    if (!this.silent) this.out.write(`${text}\n`)
+    if (!this.silent) this.out.write(`${escapeControl(text)}\n`)
   }
 
   close(): void {}

@@ -1,13 +1,20 @@
 import {Command} from '@oclif/core/command'
 import * as Errors from '@oclif/core/errors'
+import type {Input, ParserOutput} from '@oclif/core/interfaces'
 
 import {TerminalConsole} from '../adapters/terminal-console.js'
-import {errorToJson, UsageErrors, XpkError} from '../core/errors.js'
+import {errorToJson, throwIfProblems, UsageError, UsageErrors, XpkError} from '../core/errors.js'
 import {closestMatches, editDistance} from '../core/suggest.js'
+import {escapeControl} from '../core/text.js'
 import type {Console} from '../ports/console.js'
 import {globalFlags} from './flags.js'
 
 type AnyFlags = Record<string, unknown>
+// oclif's own constraint types for parse(), which its public entry points do not export.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type FlagOutput = Record<string, any>
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type ArgOutput = Record<string, any>
 
 /**
  * The base of every xpk command. It owns the global flags, builds the {@link Console} from them, turns every
@@ -54,6 +61,32 @@ export abstract class XpkCommand extends Command {
     process.on('SIGINT', this.onSigint)
   }
 
+  /**
+   * oclif's parse, plus the rules every command shares: a value given on the command line is what the user meant,
+   * so an empty or blank one is an error (never "use the default": `--cluster "$UNSET_VAR"` once deleted the saved
+   * cluster), and a stray argument says which flag it probably belongs to. These problems and oclif's own are
+   * reported together.
+   */
+  protected override async parse<F extends FlagOutput, B extends FlagOutput, A extends ArgOutput>(
+    options?: Input<F, B, A>,
+    argv: string[] = this.argv,
+  ): Promise<ParserOutput<F, B, A>> {
+    const definitions = {...this.ctor.baseFlags, ...(options?.flags ?? this.ctor.flags)} as FlagDefinitions
+    const problems = emptyValueProblems(argv, definitions)
+    try {
+      const parsed = await super.parse(options, argv)
+      throwIfProblems(problems)
+      return parsed
+    } catch (error) {
+      if (!(error instanceof Errors.CLIError) || (error.oclif?.exit ?? 2) !== 2) throw error
+      const typed = toXpkError(error, this.id ?? '', Object.keys(definitions))
+      const stray = /^Unexpected arguments?: (.+)$/m.exec(error.message)?.[1]
+      problems.push(stray ? strayArgumentProblem(stray, this.id ?? '', definitions) : new UsageError(typed.message))
+      throwIfProblems(problems.length === 1 && !stray ? [typed as UsageError] : problems)
+      throw error
+    }
+  }
+
   protected override async finally(error: Error | undefined): Promise<unknown> {
     process.off('SIGINT', this.onSigint)
     return super.finally(error)
@@ -74,6 +107,71 @@ export abstract class XpkCommand extends Command {
     }
     throw new Errors.ExitError(typed.exitCode)
   }
+}
+
+type FlagDefinitions = Record<
+  string,
+  {type: 'option' | 'boolean'; char?: string; aliases?: string[]; charAliases?: string[]; multiple?: boolean}
+>
+
+/**
+ * Finds option flags given an empty or blank value on the command line (`--cluster ""`, `--zone=`, `-x " "`),
+ * including each value of a repeatable flag. Reads argv as oclif does, up to a bare `--`.
+ */
+export function emptyValueProblems(argv: readonly string[], definitions: FlagDefinitions): UsageError[] {
+  const byName = new Map<string, string>()
+  const byChar = new Map<string, string>()
+  for (const [name, def] of Object.entries(definitions)) {
+    for (const alias of [name, ...(def.aliases ?? [])]) byName.set(alias, name)
+    for (const char of [def.char, ...(def.charAliases ?? [])]) if (char) byChar.set(char, name)
+  }
+  const empty = new Set<string>()
+  for (let i = 0; i < argv.length; i++) {
+    const token = argv[i]!
+    if (token === '--') break
+    let name: string | undefined
+    let inline: string | undefined
+    if (token.startsWith('--')) {
+      const eq = token.indexOf('=')
+      name = byName.get(eq < 0 ? token.slice(2) : token.slice(2, eq))
+      if (eq >= 0) inline = token.slice(eq + 1)
+    } else if (/^-[^-]/.test(token)) {
+      name = byChar.get(token[1]!)
+      if (token.length > 2) inline = token.slice(token[2] === '=' ? 3 : 2)
+    }
+    const def = name === undefined ? undefined : definitions[name]
+    if (name === undefined || def?.type !== 'option') continue
+    const values: string[] = []
+    if (inline !== undefined) values.push(inline)
+    else if (i + 1 < argv.length) values.push(argv[++i]!)
+    // oclif's repeatable flags are greedy: `--env A=1 B=2` gives both values to --env.
+    while (def.multiple && i + 1 < argv.length && !argv[i + 1]!.startsWith('-')) values.push(argv[++i]!)
+    if (values.some((v) => v.trim() === '')) empty.add(name)
+  }
+  return [...empty].map(
+    (name) =>
+      new UsageError(`--${name} was given an empty value. Give a value, or leave the flag out.`, {
+        flag: `--${name}`,
+        hints: ['An empty shell variable is the usual cause: check the variables your script passes to xpk.'],
+      }),
+  )
+}
+
+/** The flag a bare argument most likely belongs to: each topic's subject (`xpk cluster delete demo`). */
+const SUBJECT_FLAGS: Readonly<Record<string, string>> = {cluster: 'cluster', workload: 'workload', vm: 'tpu-prefix'}
+
+/** "unexpected argument "demo"; did you mean --cluster demo?" */
+export function strayArgumentProblem(listed: string, commandId: string, definitions: FlagDefinitions): UsageError {
+  const args = listed.split(/,\s*/)
+  const command = `xpk ${commandId.replaceAll(':', ' ')}`
+  const subject = SUBJECT_FLAGS[commandId.split(':')[0] ?? '']
+  const guess = subject !== undefined && subject in definitions && args.length === 1 ? subject : undefined
+  const shown = args.map((a) => `"${escapeControl(a)}"`).join(', ')
+  return new UsageError(
+    `Unexpected argument${args.length === 1 ? '' : 's'} ${shown}: ${command} takes flags only.` +
+      (guess ? ` Did you mean --${guess} ${args[0]}?` : ''),
+    {flag: guess ? `--${guess}` : undefined, hints: [`See \`${command} --help\` for flags and examples.`]},
+  )
 }
 
 /** Maps anything thrown into a typed error: oclif parse failures are usage errors, the rest are bugs. */
@@ -149,5 +247,6 @@ export function formatError(error: XpkError, verbose: boolean): string {
       cause = cause.cause
     }
   }
-  return `${lines.join('\n')}\n`
+  // Messages quote what users, files and APIs gave; none of it may drive the terminal.
+  return `${escapeControl(lines.join('\n'))}\n`
 }

@@ -44,10 +44,9 @@ function millis(name: string, fallback: number): number {
  * Apply tuning. XPK_POLL_INTERVAL_MS and XPK_RETRY_INTERVAL_MS set the first wait between operation polls and
  * between retries (they grow from there); the defaults suit real GKE.
  */
-export function applyTuning(maxParallel: number | undefined): Omit<ApplyOptions, 'signal'> {
+export function applyTuning(): Omit<ApplyOptions, 'signal'> {
   return {
     ...DEFAULT_APPLY_OPTIONS,
-    concurrency: maxParallel ?? DEFAULT_APPLY_OPTIONS.concurrency,
     poll: {
       ...DEFAULT_APPLY_OPTIONS.poll,
       initialMs: millis('XPK_POLL_INTERVAL_MS', DEFAULT_APPLY_OPTIONS.poll.initialMs),

@@ -1,5 +1,9 @@
 import * as Flags from '@oclif/core/flags'
 
+import {CLUSTER_DEFAULTS} from '../core/cluster/defaults.js'
+import {DEFAULT_APPLY_CONCURRENCY} from '../core/retry.js'
+import {integerFlag} from './flag-kinds.js'
+
 const capacity = ['on-demand', 'spot', 'reservation', 'flex']
 const others = (self: string) => capacity.filter((c) => c !== self)
 
@@ -9,10 +13,14 @@ export const clusterCreateFlags = {
     description: 'Compute Engine API endpoint, for workload placement policies. [env: XPK_COMPUTE_ENDPOINT]',
     helpGroup: 'TARGET',
   }),
-  'num-slices': Flags.integer({
-    description: 'Slices (TPU/CPU node pools) the cluster should have; 0 empties it. [default: 1]',
+  'num-slices': integerFlag('cluster:num-slices', {
+    description: 'Slices (TPU/CPU node pools) the cluster should have; 0 empties it.',
+    default: CLUSTER_DEFAULTS.numSlices,
   }),
-  'num-nodes': Flags.integer({description: 'GPU only: VMs in the GPU node pool. [default: 2]'}),
+  'num-nodes': integerFlag('cluster:num-nodes', {
+    description: 'GPU only: VMs in the GPU node pool.',
+    default: CLUSTER_DEFAULTS.gpuNumNodes,
+  }),
   'on-demand': Flags.boolean({
     description: 'Use on-demand VMs.',
     exclusive: others('on-demand'),
@@ -37,9 +45,14 @@ export const clusterCreateFlags = {
     description: 'Pin the GKE version (REGULAR channel, no auto-upgrade). [default: RAPID channel default]',
   }),
   'default-pool-cpu-machine-type': Flags.string({
-    description: 'Machine type of the default CPU pool. [default: e2-standard-16]',
+    description: `Machine type of the default CPU pool (old name: --cluster-cpu-machine-type). [default: ${CLUSTER_DEFAULTS.defaultPoolCpuMachineType}]`,
+    // The seed README's Troubleshooting section still documents Python xpk's old name.
+    aliases: ['cluster-cpu-machine-type'],
   }),
-  'default-pool-cpu-num-nodes': Flags.integer({description: 'Nodes in the default CPU pool. [default: 6]'}),
+  'default-pool-cpu-num-nodes': integerFlag('cluster:default-pool-cpu-num-nodes', {
+    description: 'Nodes in the default CPU pool.',
+    default: CLUSTER_DEFAULTS.defaultPoolCpuNumNodes,
+  }),
   network: Flags.string({description: 'VPC network for the cluster.', helpGroup: 'NETWORK'}),
   subnetwork: Flags.string({description: 'Subnetwork for the nodes.', helpGroup: 'NETWORK'}),
   private: Flags.boolean({description: 'Private nodes (no public IPs).', helpGroup: 'NETWORK'}),
@@ -60,8 +73,9 @@ export const clusterCreateFlags = {
     description: 'Reach the private endpoint from any region (implies --private).',
     helpGroup: 'NETWORK',
   }),
-  'max-pods-per-node': Flags.integer({
-    description: 'Pods per node on accelerator pools. [default: 15 on multi-host TPU pools]',
+  'max-pods-per-node': integerFlag('cluster:max-pods-per-node', {
+    description: 'Pods per node on accelerator pools.',
+    default: `${CLUSTER_DEFAULTS.multiHostTpuMaxPodsPerNode} on multi-host TPU pools`,
   }),
   'custom-nodepool-arguments': Flags.string({
     description:
@@ -70,5 +84,8 @@ export const clusterCreateFlags = {
   'custom-tpu-nodepool-arguments': Flags.string({
     description: 'Like --custom-nodepool-arguments, for multi-host TPU pools only.',
   }),
-  'max-parallel': Flags.integer({description: 'Node-pool operations in flight at once. [default: 100]', min: 1}),
+  'max-parallel': integerFlag('cluster:max-parallel', {
+    description: 'Node-pool operations in flight at once.',
+    default: DEFAULT_APPLY_CONCURRENCY,
+  }),
 }

@@ -5,7 +5,7 @@
  */
 import {GcloudConfigFiles} from '../adapters/gcloud-properties.js'
 import {SettingsFile} from '../adapters/settings-file.js'
-import {resolveSettings, type ResolvedSettings, type SettingKey} from '../core/settings.js'
+import {checkSettings, resolveSettings, type ResolvedSettings, type SettingKey} from '../core/settings.js'
 import type {Console} from '../ports/console.js'
 import type {ConfigDeps} from '../services/config.js'
 
@@ -15,7 +15,9 @@ export function configDeps(console: Console): ConfigDeps {
 
 /**
  * Resolves project, zone, cluster and the other settings for a command (flag > env > xpk config > gcloud) and,
- * with --verbose, says where each value came from. Reads only local files, so it is fine offline.
+ * with --verbose, says where each value came from. Every command checks every setting with the same rules here,
+ * whatever its source, before doing anything. Reads only local files, so it is fine offline.
+ * @throws UsageError or UsageErrors for empty XPK_* variables and values that break a setting's rule
  */
 export async function resolveCommandSettings(
   flags: Partial<Record<SettingKey, string>>,
@@ -24,6 +26,7 @@ export async function resolveCommandSettings(
   const deps = configDeps(console)
   const [config, gcloud] = await Promise.all([deps.store.read(), deps.gcloud.read()])
   const settings = resolveSettings({flags, env: process.env, config, gcloud})
+  checkSettings(settings)
   for (const [key, setting] of Object.entries(settings)) {
     if (setting.value !== undefined) console.debug(`${key} = ${setting.value} (from ${setting.origin})`)
   }

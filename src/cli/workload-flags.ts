@@ -1,26 +1,39 @@
 import * as Flags from '@oclif/core/flags'
 
-import {PRIORITY_NAMES} from '../core/workload/priority.js'
+import {WORKLOAD_DEFAULTS} from '../core/workload/defaults.js'
+import {DEFAULT_PRIORITY, PRIORITY_NAMES} from '../core/workload/priority.js'
+import {choiceFlag, integerFlag} from './flag-kinds.js'
 
 /** The flags of `xpk workload create`, grouped as in `--help`. Defaults are applied (and documented) in src/core. */
 export const workloadCreateFlags = {
   workload: Flags.string({description: 'Workload name: lowercase letters, digits and hyphens, at most 40 characters.'}),
   command: Flags.string({description: 'Command run in every container, e.g. "python3 train.py --steps=100".'}),
-  'num-slices': Flags.integer({description: 'TPU/CPU: number of slices (JobSet replicas). [default: 1]'}),
-  'num-nodes': Flags.integer({description: 'GPU only: number of VMs. [default: 1]'}),
-  priority: Flags.string({
-    description: 'Kueue scheduling priority; higher priorities preempt lower ones. [default: medium]',
-    options: [...PRIORITY_NAMES],
+  'num-slices': integerFlag('workload:num-slices', {
+    description: 'TPU/CPU: number of slices (JobSet replicas).',
+    default: WORKLOAD_DEFAULTS.numSlices,
   }),
-  'max-restarts': Flags.integer({description: 'Times the whole JobSet may restart after a failure. [default: 0]'}),
+  'num-nodes': integerFlag('workload:num-nodes', {
+    description: 'GPU only: number of VMs.',
+    default: WORKLOAD_DEFAULTS.numNodes,
+  }),
+  priority: choiceFlag(PRIORITY_NAMES, {
+    description: 'Kueue scheduling priority; higher priorities preempt lower ones.',
+    default: DEFAULT_PRIORITY,
+  }),
+  'max-restarts': integerFlag('workload:max-restarts', {
+    description: 'Times the whole JobSet may restart after a failure.',
+    default: WORKLOAD_DEFAULTS.maxRestarts,
+  }),
   'restart-on-exit-codes': Flags.string({
     description: 'Extra exit codes that restart instead of failing, e.g. "3,5-7" (42 and 127-255 always do).',
   }),
-  'ttl-seconds-after-finished': Flags.integer({
-    description: 'Delete the JobSet this long after it finishes. [default: 43200]',
+  'ttl-seconds-after-finished': integerFlag('workload:ttl-seconds-after-finished', {
+    description: 'Delete the JobSet this long after it finishes.',
+    default: WORKLOAD_DEFAULTS.ttlSecondsAfterFinished,
   }),
-  'termination-grace-period-seconds': Flags.integer({
-    description: 'Seconds between SIGTERM and SIGKILL. [default: 30]',
+  'termination-grace-period-seconds': integerFlag('workload:termination-grace-period-seconds', {
+    description: 'Seconds between SIGTERM and SIGKILL.',
+    default: WORKLOAD_DEFAULTS.terminationGracePeriodSeconds,
   }),
   env: Flags.string({
     description: 'Environment variable KEY=VALUE for the containers; repeat for more.',
@@ -46,7 +59,7 @@ export const workloadCreateFlags = {
     helpGroup: 'IMAGE',
   }),
   'base-docker-image': Flags.string({
-    description: 'Base image to layer --script-dir onto. [default: python:3.10]',
+    description: `Base image to layer --script-dir onto. [default: ${WORKLOAD_DEFAULTS.baseDockerImage}]`,
     helpGroup: 'IMAGE',
   }),
   'script-dir': Flags.string({
@@ -54,7 +67,7 @@ export const workloadCreateFlags = {
     helpGroup: 'IMAGE',
   }),
   'docker-name': Flags.string({
-    description: 'Name of the image and of its container. [default: jax-tpu]',
+    description: `Name of the image and of its container. [default: ${WORKLOAD_DEFAULTS.dockerName}]`,
     helpGroup: 'IMAGE',
   }),
   registry: Flags.string({

@@ -19,3 +19,6 @@ export function jitteredDelay(attempt: number, backoff: Backoff, random: number)
 export function pollDelay(poll: number, backoff: Backoff): number {
   return Math.min(backoff.maxMs, Math.round(backoff.initialMs * backoff.factor ** poll))
 }
+
+/** Node-pool operations in flight at once unless --max-parallel says otherwise. */
+export const DEFAULT_APPLY_CONCURRENCY = 100

@@ -1,5 +1,8 @@
-import {UsageError} from './errors.js'
+import {endpointProblem} from './endpoint.js'
+import {UsageError, UsageErrors} from './errors.js'
+import {tryParseImageReference} from './image/naming.js'
 import {closestMatches, orList} from './suggest.js'
+import {escapeControl} from './text.js'
 
 /**
  * Settings are the defaults a user can keep instead of repeating flags: where to act (project, zone, cluster)
@@ -25,10 +28,7 @@ export const SETTINGS = [
     env: 'XPK_PROJECT',
     gcloudProperty: 'core/project',
     description: 'Google Cloud project ID.',
-    validate: (v: string) =>
-      /^[a-z][-a-z0-9.:]{4,61}[a-z0-9]$/.test(v)
-        ? undefined
-        : 'a project ID is 6-63 lowercase letters, digits or hyphens',
+    validate: (v: string) => projectIdProblem(v),
   },
   {
     key: 'zone',
@@ -48,18 +48,21 @@ export const SETTINGS = [
     key: 'registry',
     env: 'XPK_REGISTRY',
     description: 'Where built images go, e.g. us-docker.pkg.dev/PROJECT/REPO (default gcr.io/PROJECT).',
+    validate: (v: string) => registryPrefixProblem(v),
   },
   {
     key: 'gke-endpoint',
     env: 'XPK_GKE_ENDPOINT',
     gcloudProperty: 'api_endpoint_overrides/container',
     description: 'GKE API endpoint override, e.g. https://REGION-container.googleapis.com/ for a regional endpoint.',
+    validate: (v: string) => endpointProblem(v),
   },
   {
     key: 'compute-endpoint',
     env: 'XPK_COMPUTE_ENDPOINT',
     gcloudProperty: 'api_endpoint_overrides/compute',
     description: 'Compute Engine API endpoint override (used for workload placement policies).',
+    validate: (v: string) => endpointProblem(v),
   },
 ] as const satisfies readonly SettingDefinition[]
 
@@ -110,7 +113,11 @@ export function settingDefinition(key: string): SettingDefinition & {key: Settin
   })
 }
 
-/** Resolves every setting with precedence flag > env > xpk config > gcloud. Empty strings count as unset. */
+/**
+ * Resolves every setting with precedence flag > env > xpk config > gcloud. A value given but empty is never "unset":
+ * an empty flag is refused before this runs, and an empty XPK_* variable resolves to '' from the variable, which
+ * {@link settingsProblems} reports. Only saved config and gcloud values that are blank are skipped.
+ */
 export function resolveSettings(sources: SettingSources): ResolvedSettings {
   const resolved = {} as Record<SettingKey, ResolvedSetting>
   for (const def of SETTINGS) resolved[def.key] = resolveOne(def, sources)
@@ -119,15 +126,64 @@ export function resolveSettings(sources: SettingSources): ResolvedSettings {
 
 function resolveOne(def: SettingDefinition & {key: SettingKey}, sources: SettingSources): ResolvedSetting {
   const nonEmpty = (v: string | undefined) => (v === undefined || v.trim() === '' ? undefined : v.trim())
-  const fromFlag = nonEmpty(sources.flags[def.key])
-  if (fromFlag) return {value: fromFlag, source: 'flag', origin: `--${def.key}`}
-  const fromEnv = nonEmpty(sources.env[def.env])
-  if (fromEnv) return {value: fromEnv, source: 'env', origin: def.env}
+  const fromFlag = sources.flags[def.key]
+  if (fromFlag !== undefined) return {value: fromFlag.trim(), source: 'flag', origin: `--${def.key}`}
+  const fromEnv = sources.env[def.env]
+  if (fromEnv !== undefined) return {value: fromEnv.trim(), source: 'env', origin: def.env}
   const fromConfig = nonEmpty(sources.config[def.key])
   if (fromConfig) return {value: fromConfig, source: 'config', origin: 'xpk config'}
   const fromGcloud = def.gcloudProperty ? nonEmpty(sources.gcloud[def.gcloudProperty]) : undefined
   if (fromGcloud) return {value: fromGcloud, source: 'gcloud', origin: `gcloud property ${def.gcloudProperty}`}
   return {value: undefined, source: 'unset', origin: 'not set'}
+}
+
+/**
+ * Every problem with the resolved settings, each naming where the value came from: a flag or XPK_* variable that is
+ * set but empty, or a value (from any source) that breaks the setting's rule. Commands check all of them before
+ * doing anything, so a bad saved value can never be silently ignored or sent.
+ */
+export function settingsProblems(settings: ResolvedSettings): UsageError[] {
+  const problems: UsageError[] = []
+  for (const def of SETTINGS as readonly (SettingDefinition & {key: SettingKey})[]) {
+    const setting = settings[def.key]
+    if (setting.value === undefined) continue
+    const flag = `--${def.key}`
+    if (setting.value === '') {
+      problems.push(
+        new UsageError(
+          setting.source === 'env'
+            ? `${def.env} is set but empty. Unset it (\`unset ${def.env}\`) or give it a value.`
+            : `${flag} is empty. Give a value or leave the flag out.`,
+          {flag},
+        ),
+      )
+      continue
+    }
+    const problem = def.validate?.(setting.value)
+    if (problem) problems.push(invalidSetting(def.key, setting, problem))
+  }
+  return problems
+}
+
+/** Throws {@link settingsProblems} together, if there are any. */
+export function checkSettings(settings: ResolvedSettings): void {
+  const problems = settingsProblems(settings)
+  if (problems.length === 1) throw problems[0]
+  if (problems.length > 1) throw new UsageErrors(problems)
+}
+
+function invalidSetting(key: SettingKey, setting: ResolvedSetting, problem: string): UsageError {
+  const from = setting.source === 'flag' ? '' : ` (from ${setting.origin})`
+  const fix =
+    setting.source === 'config'
+      ? [`Fix it with \`xpk config set ${key} VALUE\` or remove it with \`xpk config unset ${key}\`.`]
+      : setting.source === 'gcloud'
+        ? [`Pass --${key} to override the gcloud property, or fix the property.`]
+        : []
+  return new UsageError(`--${key} "${escapeControl(setting.value ?? '')}"${from}: ${problem}.`, {
+    flag: `--${key}`,
+    hints: fix,
+  })
 }
 
 /** Checks a value for a key; returns the problem or undefined. */
@@ -150,11 +206,44 @@ export function requireSetting(settings: ResolvedSettings, key: SettingKey, why?
       hints: [`Pass --${key}, set ${def.env}, run \`xpk config set ${key} VALUE\`${gcloud}.`],
     })
   }
+  if (setting.value === '') throw settingsProblems({...emptySettings(), [key]: setting})[0]
   const problem = settingValueProblem(key, setting.value)
-  if (problem) {
-    throw new UsageError(`Invalid ${key} "${setting.value}" (from ${setting.origin}): ${problem}.`, {flag: `--${key}`})
-  }
+  if (problem) throw invalidSetting(key, setting, problem)
   return setting.value
+}
+
+/** Like {@link requireSetting}, for a setting a command can do without: undefined when unset, checked when set. */
+export function optionalSetting(settings: ResolvedSettings, key: SettingKey): string | undefined {
+  return settings[key].value === undefined ? undefined : requireSetting(settings, key)
+}
+
+function emptySettings(): Record<SettingKey, ResolvedSetting> {
+  const unset: ResolvedSetting = {value: undefined, source: 'unset', origin: 'not set'}
+  return Object.fromEntries(SETTING_KEYS.map((k) => [k, unset])) as Record<SettingKey, ResolvedSetting>
+}
+
+/**
+ * GCP's project ID rule: 6-30 lowercase letters, digits and hyphens, starting with a letter and not ending with a
+ * hyphen; legacy domain-scoped projects (`example.com:my-project`) keep their domain prefix.
+ */
+export function projectIdProblem(id: string): string | undefined {
+  const match = /^(?:([a-z0-9][-a-z0-9.]*[a-z0-9]):)?(.*)$/.exec(id)
+  const bare = match?.[2] ?? id
+  if (/^[a-z][-a-z0-9]{4,28}[a-z0-9]$/.test(bare)) return undefined
+  return 'a project ID is 6-30 lowercase letters, digits and hyphens, starting with a letter and not ending with a hyphen'
+}
+
+/** Where built images go: a registry host with an optional path, no tag or digest (`us-docker.pkg.dev/P/REPO`). */
+export function registryPrefixProblem(prefix: string): string | undefined {
+  const trimmed = prefix.replace(/\/+$/, '')
+  const host = trimmed.split('/')[0] ?? ''
+  // Docker's rule: a first component is a registry host when it has a dot or a port, or is localhost.
+  const hasHost = /[.:]/.test(host) || host === 'localhost'
+  const parsed = tryParseImageReference(`${trimmed}/probe`)
+  if (!hasHost || parsed === null || parsed.tag !== null || parsed.digest !== null) {
+    return 'a registry is a host and an optional path in lowercase, e.g. us-docker.pkg.dev/PROJECT/REPO or 127.0.0.1:5001/xpk'
+  }
+  return undefined
 }
 
 /** The region of a zone (`us-central2-b` -> `us-central2`), or undefined when it is not a zone. */

@@ -1,7 +1,7 @@
 import type {NodePoolStep, PlacementPolicyStep, Plan, PlanStep} from '../core/cluster/plan.js'
 import type {ClusterSpec, NodePoolSpec, WorkloadPolicySpec} from '../core/cluster/spec.js'
 import {ApiError, XpkError} from '../core/errors.js'
-import {jitteredDelay, pollDelay, type Backoff} from '../core/retry.js'
+import {DEFAULT_APPLY_CONCURRENCY, jitteredDelay, pollDelay, type Backoff} from '../core/retry.js'
 import type {Console, ProgressBoard} from '../ports/console.js'
 import type {ComputeClient} from '../ports/compute.js'
 import type {ClusterRef, GkeClient, GkeOperation, ObservedNodePool} from '../ports/gke.js'
@@ -25,7 +25,7 @@ export interface ApplyOptions {
 }
 
 export const DEFAULT_APPLY_OPTIONS: Omit<ApplyOptions, 'signal'> = {
-  concurrency: 100,
+  concurrency: DEFAULT_APPLY_CONCURRENCY,
   poll: {initialMs: 250, maxMs: 10_000, factor: 1.5, fastForMs: 30_000},
   retry: {initialMs: 1000, maxMs: 30_000, factor: 2},
   attempts: 6,

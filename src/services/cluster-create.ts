@@ -93,7 +93,16 @@ export async function createCluster(
         })
       }
     }
-    const result = await applyClusterPlan(plan, desired.spec, {...deps, gke}, {...options.apply, signal: deps.signal})
+    const result = await applyClusterPlan(
+      plan,
+      desired.spec,
+      {...deps, gke},
+      {
+        ...options.apply,
+        concurrency: desired.maxParallel ?? options.apply.concurrency,
+        signal: deps.signal,
+      },
+    )
     report(plan, result.outcomes, result.poolsCreated, result.poolsWanted, console)
     if (result.interrupted) {
       const message = result.sentChanges

@@ -7,6 +7,7 @@ import {
   type SettingReport,
   type SettingKey,
 } from '../core/settings.js'
+import {escapeControl} from '../core/text.js'
 import type {Console} from '../ports/console.js'
 import type {GcloudProperties, SettingsStore} from '../ports/settings-store.js'
 
@@ -25,8 +26,13 @@ export interface ConfigValue {
 /** Saves a default after validating the key and the value. */
 export async function setConfig(key: string, value: string, deps: ConfigDeps): Promise<ConfigValue> {
   const def = settingDefinition(key)
+  if (value.trim() === '') {
+    throw new UsageError(`The value for ${def.key} is empty.`, {
+      hints: [`To remove the saved value, run \`xpk config unset ${def.key}\`.`],
+    })
+  }
   const problem = settingValueProblem(def.key, value)
-  if (problem) throw new UsageError(`Invalid value "${value}" for ${def.key}: ${problem}.`)
+  if (problem) throw new UsageError(`Invalid value "${escapeControl(value)}" for ${def.key}: ${problem}.`)
   const values = await deps.store.read()
   await deps.store.write({...values, [def.key]: value})
   deps.console.info(`Set ${def.key} = ${value} in ${deps.store.location}.`)

@@ -309,7 +309,7 @@ describe('transport', () => {
     const error = await failure(createComputeClient({endpoint}))
     expect([error.kind, error.exitCode]).toEqual(['usage', 2])
     expect(error.message).toContain(message)
-    expect(error.message).toContain('Compute Engine endpoint')
+    expect(error.message).toContain('--compute-endpoint')
   })
 
   it('sends the access token as a Bearer header over https, under the default path or the given one', async () => {

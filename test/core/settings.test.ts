@@ -36,14 +36,18 @@ describe('resolveSettings precedence: flag > env > xpk config > gcloud', () => {
     expect(only.cluster.value).toBe('gcloud-cluster')
   })
 
-  it('treats empty strings as unset', () => {
-    const s = resolveSettings({
-      flags: {project: ''},
-      env: {XPK_PROJECT: ' '},
-      config: {},
-      gcloud: {'core/project': 'p1'},
+  it('never falls back past a value that was given empty; blank saved or gcloud values are skipped', () => {
+    const fromEnv = resolveSettings({flags: {}, env: {XPK_PROJECT: ' '}, config: {project: 'p-config'}, gcloud: {}})
+    expect([fromEnv.project.value, fromEnv.project.origin]).toEqual(['', 'XPK_PROJECT'])
+    const fromFlag = resolveSettings({flags: {project: ''}, env: {XPK_PROJECT: 'p-env'}, config: {}, gcloud: {}})
+    expect([fromFlag.project.value, fromFlag.project.origin]).toEqual(['', '--project'])
+    const blankBelow = resolveSettings({
+      flags: {},
+      env: {},
+      config: {project: ' '},
+      gcloud: {'core/project': 'p-gcloud1'},
     })
-    expect(s.project.value).toBe('p1')
+    expect(blankBelow.project.value).toBe('p-gcloud1')
   })
 })
 
@@ -64,7 +68,7 @@ describe('requireSetting', () => {
 
   it('validates the value and says where the bad value came from', () => {
     const s = resolveSettings({flags: {}, env: {XPK_ZONE: 'uscentral'}, config: {}, gcloud: {}})
-    expect(() => requireSetting(s, 'zone')).toThrow(/Invalid zone "uscentral" \(from XPK_ZONE\)/)
+    expect(() => requireSetting(s, 'zone')).toThrow(/--zone "uscentral" \(from XPK_ZONE\): a zone looks like/)
   })
 })
 

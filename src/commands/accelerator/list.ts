@@ -1,6 +1,7 @@
 import * as Flags from '@oclif/core/flags'
 
 import {XpkCommand} from '../../cli/base-command.js'
+import {choiceFlag} from '../../cli/flag-kinds.js'
 
 export default class AcceleratorList extends XpkCommand {
   static override summary = 'List the TPU, GPU and CPU types xpk accepts.'
@@ -13,7 +14,7 @@ export default class AcceleratorList extends XpkCommand {
   ]
   static override flags = {
     family: Flags.string({description: 'Only this family, e.g. v5p, v5litepod (or v5e), v6e, tpu7x, h100-80gb.'}),
-    kind: Flags.string({description: 'Only this kind.', options: ['TPU', 'GPU', 'CPU']}),
+    kind: choiceFlag(['TPU', 'GPU', 'CPU'], {description: 'Only this kind.'}),
     aliases: Flags.boolean({description: 'Also list topology names (v5p-4x4x8, v4-8x4x4).'}),
   }
 
@@ -22,7 +23,7 @@ export default class AcceleratorList extends XpkCommand {
     const {listAccelerators, renderAcceleratorTable} = await import('../../cli/catalog-runtime.js')
     const accelerators = listAccelerators({
       family: flags.family,
-      kind: flags.kind as 'TPU' | 'GPU' | 'CPU' | undefined,
+      kind: flags.kind,
       aliases: flags.aliases,
     })
     this.console.result(() => renderAcceleratorTable(accelerators))

@@ -53,10 +53,11 @@ export default class ClusterCreate extends XpkCommand {
           maxPodsPerNode: flags['max-pods-per-node'],
           customNodepoolArguments: flags['custom-nodepool-arguments'],
           customTpuNodepoolArguments: flags['custom-tpu-nodepool-arguments'],
+          maxParallel: flags['max-parallel'],
         },
         dryRun: flags['dry-run'],
         offline: flags.offline,
-        apply: runtime.applyTuning(flags['max-parallel']),
+        apply: runtime.applyTuning(),
       },
       runtime.clusterCreateDeps(settings, this.console, this.signal),
     )

@@ -22,7 +22,7 @@ export default class ClusterDelete extends XpkCommand {
         zone: requireSetting(settings, 'zone'),
         cluster: requireSetting(settings, 'cluster'),
         dryRun: flags['dry-run'],
-        poll: runtime.applyTuning(undefined).poll,
+        poll: runtime.applyTuning().poll,
       },
       {gke: runtime.gkeConnector(settings), console: this.console, signal: this.signal, ...runtime.realTime},
     )

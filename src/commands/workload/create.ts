@@ -36,6 +36,7 @@ export default class WorkloadCreate extends XpkCommand {
           dockerName: flags['docker-name'],
           scheduler: flags.scheduler,
           imagePullSecret: flags['docker-image-pull-secret'],
+          dockerImage: flags['docker-image'],
           enableDebugLogs: flags['enable-debug-logs'],
           useParallelContainers: flags['use-parallel-containers'],
         },

@@ -1,6 +1,11 @@
 import {resolveAccelerator} from '../catalog/lookup.js'
 import type {Accelerator} from '../catalog/types.js'
 import {throwIfProblems, UsageError} from '../errors.js'
+import {tryParseImageReference} from '../image/naming.js'
+import {INTEGER_FLAGS, Problems} from '../input.js'
+import {WORKLOAD_DEFAULTS} from './defaults.js'
+import {clusterNameProblem} from '../settings.js'
+import {escapeControl} from '../text.js'
 import {DEFAULT_PRIORITY, PRIORITY_NAMES, type Priority} from './priority.js'
 import type {EnvVar, WorkloadSpec} from './spec.js'
 
@@ -11,18 +16,21 @@ export interface WorkloadFlags {
   readonly command?: string
   readonly tpuType?: string
   readonly deviceType?: string
-  readonly numSlices?: number
-  readonly numNodes?: number
+  /** Integers arrive as the text the user typed (parsed exactly here), or as numbers from in-process callers. */
+  readonly numSlices?: string | number
+  readonly numNodes?: string | number
   readonly priority?: string
-  readonly maxRestarts?: number
+  readonly maxRestarts?: string | number
   readonly restartOnExitCodes?: string
-  readonly ttlSecondsAfterFinished?: number
-  readonly terminationGracePeriodSeconds?: number
+  readonly ttlSecondsAfterFinished?: string | number
+  readonly terminationGracePeriodSeconds?: string | number
   readonly env?: readonly string[]
   readonly debugDumpGcs?: string
   readonly dockerName?: string
   readonly scheduler?: string
   readonly imagePullSecret?: string
+  /** `--docker-image`, checked here with the other flags; the service decides whether to build. */
+  readonly dockerImage?: string
   readonly enableDebugLogs?: boolean
   readonly useParallelContainers?: boolean
 }
@@ -36,17 +44,7 @@ export interface EnvFileInput {
 /** Everything of a {@link WorkloadSpec} except the image, which is built (or given) afterwards. */
 export type WorkloadInput = Omit<WorkloadSpec, 'image'>
 
-/** xpk's defaults for `workload create`. */
-export const WORKLOAD_DEFAULTS = {
-  dockerName: 'jax-tpu',
-  numSlices: 1,
-  numNodes: 1,
-  maxRestarts: 0,
-  ttlSecondsAfterFinished: 43_200,
-  terminationGracePeriodSeconds: 30,
-  scheduler: 'default-scheduler',
-  baseDockerImage: 'python:3.10',
-} as const
+export {WORKLOAD_DEFAULTS}
 
 /**
  * The longest workload name: JobSet and Kueue derive pod, Service and Workload names from it
@@ -91,7 +89,7 @@ export function parseExitCodes(text: string): number[] {
     const range = /^(\d+)\s*-\s*(\d+)$/.exec(item)
     const single = /^\d+$/.exec(item)
     if (!range && !single) {
-      throw new UsageError(`${flag}: "${item}" is not an exit code or a range like 5-7.`, {flag})
+      throw new UsageError(`${flag}: "${escapeControl(item)}" is not an exit code or a range like 5-7.`, {flag})
     }
     const [low, high] = range ? [Number(range[1]), Number(range[2])] : [Number(item), Number(item)]
     if (low > 255 || high > 255) throw new UsageError(`${flag}: exit codes go from 0 to 255 ("${item}").`, {flag})
@@ -103,7 +101,7 @@ export function parseExitCodes(text: string): number[] {
 }
 
 /**
- * Parses repeated `--env KEY=VALUE` values. Later assignments to the same name win.
+ * Parses repeated `--env KEY=VALUE` values. Later assignments to the same name win, in the place of the first.
  * @throws UsageError naming `--env`
  */
 export function parseEnvAssignments(assignments: readonly string[]): EnvVar[] {
@@ -112,10 +110,15 @@ export function parseEnvAssignments(assignments: readonly string[]): EnvVar[] {
     const eq = assignment.indexOf('=')
     const name = eq < 0 ? assignment : assignment.slice(0, eq)
     if (eq < 0 || !ENV_NAME.test(name)) {
-      throw new UsageError(`--env ${assignment}: expected KEY=VALUE with KEY made of letters, digits and _.`, {
-        flag: '--env',
-        hints: ['Repeat --env for each variable, e.g. --env LIBTPU_INIT_ARGS=--xla_enable_async=true --env STEPS=100.'],
-      })
+      throw new UsageError(
+        `--env "${escapeControl(assignment)}": expected KEY=VALUE with KEY made of letters, digits and _.`,
+        {
+          flag: '--env',
+          hints: [
+            'Repeat --env for each variable, e.g. --env LIBTPU_INIT_ARGS=--xla_enable_async=true --env STEPS=100.',
+          ],
+        },
+      )
     }
     vars.push({name, value: assignment.slice(eq + 1)})
   }
@@ -140,9 +143,12 @@ export function parseEnvFile(file: EnvFileInput, localEnv: Readonly<Record<strin
     const name = eq < 0 ? body : body.slice(0, eq)
     if (!ENV_NAME.test(name)) {
       problems.push(
-        new UsageError(`--env-file ${where}: "${raw.trim()}" is not KEY=VALUE (KEY: letters, digits and _).`, {
-          flag: '--env-file',
-        }),
+        new UsageError(
+          `--env-file ${escapeControl(where)}: "${escapeControl(raw.trim())}" is not KEY=VALUE (KEY: letters, digits and _).`,
+          {
+            flag: '--env-file',
+          },
+        ),
       )
       return
     }
@@ -153,7 +159,7 @@ export function parseEnvFile(file: EnvFileInput, localEnv: Readonly<Record<strin
     const inherited = localEnv[name]
     if (inherited === undefined) {
       problems.push(
-        new UsageError(`--env-file ${where}: ${name} has no value and is not set in your environment.`, {
+        new UsageError(`--env-file ${escapeControl(where)}: ${name} has no value and is not set in your environment.`, {
           flag: '--env-file',
           hints: [`Write ${name}=VALUE in the file, or export ${name} before running xpk.`],
         }),
@@ -166,19 +172,17 @@ export function parseEnvFile(file: EnvFileInput, localEnv: Readonly<Record<strin
   return dedupeEnv(vars)
 }
 
+// As Python xpk's dict: a repeated name keeps the position of its first occurrence and the value of its last.
 function dedupeEnv(vars: readonly EnvVar[]): EnvVar[] {
-  const last = new Map<string, EnvVar>()
-  for (const v of vars) {
-    last.delete(v.name)
-    last.set(v.name, v)
-  }
-  return [...last.values()]
+  const byName = new Map<string, EnvVar>()
+  for (const v of vars) byName.set(v.name, v)
+  return [...byName.values()]
 }
 
-function integerProblem(flag: string, value: number | undefined, min: number): UsageError | undefined {
-  if (value === undefined || (Number.isInteger(value) && value >= min)) return undefined
-  return new UsageError(`${flag} must be a whole number of at least ${min} (got ${value}).`, {flag})
-}
+/** A Kubernetes secret name is a DNS subdomain: at most 253 lowercase letters, digits, '-' and '.'. */
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/
+/** A Cloud Storage path passed to the container: a bucket name and a path without spaces or shell syntax. */
+const GCS_PATH = /^gs:\/\/[a-z0-9][-_.a-z0-9]{1,61}[a-z0-9](\/[\w.\-/=@+]*)?$/
 
 /**
  * Validates `workload create` flags and turns them into everything the JobSet needs except the image. Collects
@@ -190,79 +194,67 @@ export function workloadInputFromFlags(
   envFile: EnvFileInput | undefined,
   localEnv: Readonly<Record<string, string | undefined>>,
 ): WorkloadInput {
-  const problems: UsageError[] = []
-  const attempt = <T>(fn: () => T): T | undefined => {
-    try {
-      return fn()
-    } catch (error) {
-      if (error instanceof UsageError) problems.push(error)
-      else throw error
-      return undefined
-    }
-  }
+  const problems = new Problems()
+  const attempt = <T>(fn: () => T): T | undefined => problems.attempt(fn)
 
   if (flags.workload === undefined) {
-    problems.push(
-      new UsageError('Missing --workload: name the workload, e.g. --workload my-run-1.', {flag: '--workload'}),
-    )
+    problems.add('Missing --workload: name the workload, e.g. --workload my-run-1.', {flag: '--workload'})
   } else {
     const problem = workloadNameProblem(flags.workload)
-    if (problem) problems.push(new UsageError(`--workload "${flags.workload}": ${problem}.`, {flag: '--workload'}))
+    if (problem) problems.add(`--workload "${escapeControl(flags.workload)}": ${problem}.`, {flag: '--workload'})
   }
   if (flags.command === undefined || flags.command.trim() === '') {
-    problems.push(
-      new UsageError('Missing --command: what to run in each container, e.g. --command "python3 train.py".', {
-        flag: '--command',
-      }),
-    )
+    problems.add('Missing --command: what to run in each container, e.g. --command "python3 train.py".', {
+      flag: '--command',
+    })
   }
   if (flags.cluster === undefined) {
-    problems.push(
-      new UsageError('Missing --cluster: the cluster the workload is for.', {
-        flag: '--cluster',
-        hints: ['Pass --cluster, set XPK_CLUSTER, or run `xpk config set cluster NAME`.'],
-      }),
-    )
+    problems.add('Missing --cluster: the cluster the workload is for.', {
+      flag: '--cluster',
+      hints: ['Pass --cluster, set XPK_CLUSTER, or run `xpk config set cluster NAME`.'],
+    })
+  } else {
+    const problem = clusterNameProblem(flags.cluster)
+    if (problem) problems.add(`--cluster "${escapeControl(flags.cluster)}": ${problem}.`, {flag: '--cluster'})
   }
   const accelerator = attempt(() => resolveAccelerator({tpuType: flags.tpuType, deviceType: flags.deviceType}))
 
-  for (const [flag, value, min] of [
-    ['--num-slices', flags.numSlices, 1],
-    ['--num-nodes', flags.numNodes, 1],
-    ['--max-restarts', flags.maxRestarts, 0],
-    ['--ttl-seconds-after-finished', flags.ttlSecondsAfterFinished, 0],
-    ['--termination-grace-period-seconds', flags.terminationGracePeriodSeconds, 0],
-  ] as const) {
-    const problem = integerProblem(flag, value, min)
-    if (problem) problems.push(problem)
-  }
+  const numSlices = problems.integer('--num-slices', flags.numSlices, INTEGER_FLAGS['workload:num-slices'])
+  const numNodes = problems.integer('--num-nodes', flags.numNodes, INTEGER_FLAGS['workload:num-nodes'])
+  const maxRestarts = problems.integer('--max-restarts', flags.maxRestarts, INTEGER_FLAGS['workload:max-restarts'])
+  const ttlSecondsAfterFinished = problems.integer(
+    '--ttl-seconds-after-finished',
+    flags.ttlSecondsAfterFinished,
+    INTEGER_FLAGS['workload:ttl-seconds-after-finished'],
+  )
+  const terminationGracePeriodSeconds = problems.integer(
+    '--termination-grace-period-seconds',
+    flags.terminationGracePeriodSeconds,
+    INTEGER_FLAGS['workload:termination-grace-period-seconds'],
+  )
   if (accelerator && accelerator.kind !== 'GPU' && flags.numNodes !== undefined) {
     problems.push(numNodesProblem(accelerator))
   }
-  if (accelerator?.kind === 'GPU' && flags.numSlices !== undefined && flags.numSlices !== 1) {
-    problems.push(
-      new UsageError(`--num-slices applies to TPU and CPU types; scale ${accelerator.name} with --num-nodes.`, {
-        flag: '--num-slices',
-      }),
-    )
+  if (accelerator?.kind === 'GPU' && numSlices !== undefined && numSlices !== 1) {
+    problems.add(`--num-slices applies to TPU and CPU types; scale ${accelerator.name} with --num-nodes.`, {
+      flag: '--num-slices',
+    })
   }
 
-  const priority = flags.priority ?? DEFAULT_PRIORITY
+  const priority = (flags.priority ?? DEFAULT_PRIORITY).trim().toLowerCase()
   if (!PRIORITY_NAMES.includes(priority as Priority)) {
-    problems.push(
-      new UsageError(`--priority ${priority}: use one of ${PRIORITY_NAMES.join(', ')}.`, {flag: '--priority'}),
-    )
+    problems.add(`--priority "${escapeControl(flags.priority ?? '')}": use one of ${PRIORITY_NAMES.join(', ')}.`, {
+      flag: '--priority',
+    })
   }
 
   const userCodes =
     flags.restartOnExitCodes === undefined ? [] : (attempt(() => parseExitCodes(flags.restartOnExitCodes!)) ?? [])
   const allCodes = new Set([...BUILT_IN_RESTART_CODES, ...userCodes])
   if (allCodes.size > MAX_EXIT_CODE_VALUES) {
-    problems.push(
-      new UsageError(
-        `--restart-on-exit-codes: with the built-in 42 and 127-255 this makes ${allCodes.size} codes; Kubernetes allows ${MAX_EXIT_CODE_VALUES}.`,
-        {flag: '--restart-on-exit-codes', hints: ['List only the codes your program uses to ask for a restart.']},
-      ),
+    problems.add(
+      `--restart-on-exit-codes: with the built-in 42 and 127-255 this makes ${allCodes.size} codes; Kubernetes allows ${MAX_EXIT_CODE_VALUES}.`,
+      {flag: '--restart-on-exit-codes', hints: ['List only the codes your program uses to ask for a restart.']},
     )
   }
 
@@ -272,47 +264,53 @@ export function workloadInputFromFlags(
 
   const debugDumpGcs = flags.debugDumpGcs ?? null
   if (debugDumpGcs !== null) {
-    if (!/^gs:\/\/[a-z0-9][-_.a-z0-9]{1,61}[a-z0-9](\/.*)?$/.test(debugDumpGcs)) {
-      problems.push(
-        new UsageError(`--debug-dump-gcs ${debugDumpGcs}: expected a Cloud Storage path like gs://bucket/dir.`, {
-          flag: '--debug-dump-gcs',
-        }),
+    if (!GCS_PATH.test(debugDumpGcs)) {
+      problems.add(
+        `--debug-dump-gcs "${escapeControl(debugDumpGcs)}": expected a Cloud Storage path like gs://bucket/dir (letters, digits and _ . - / = @ + only).`,
+        {flag: '--debug-dump-gcs'},
       )
     }
     if (env.some((v) => v.name === 'XLA_FLAGS')) {
-      problems.push(
-        new UsageError('--debug-dump-gcs sets XLA_FLAGS=--xla_dump_to=/tmp/xla_dump/, but XLA_FLAGS is already set.', {
-          flag: '--debug-dump-gcs',
-          hints: [
-            'Add --xla_dump_to=/tmp/xla_dump/ to your own XLA_FLAGS and drop --debug-dump-gcs, or drop XLA_FLAGS.',
-          ],
-        }),
-      )
+      problems.add('--debug-dump-gcs sets XLA_FLAGS=--xla_dump_to=/tmp/xla_dump/, but XLA_FLAGS is already set.', {
+        flag: '--debug-dump-gcs',
+        hints: ['Add --xla_dump_to=/tmp/xla_dump/ to your own XLA_FLAGS and drop --debug-dump-gcs, or drop XLA_FLAGS.'],
+      })
     }
     env = [...env, {name: 'XLA_FLAGS', value: '--xla_dump_to=/tmp/xla_dump/'}]
   }
 
   const scheduler = flags.scheduler ?? WORKLOAD_DEFAULTS.scheduler
   if (accelerator?.kind === 'GPU' && !GPU_SCHEDULERS.includes(scheduler)) {
-    problems.push(
-      new UsageError(`--scheduler ${scheduler}: GPU workloads use ${GPU_SCHEDULERS.join(' or ')}.`, {
-        flag: '--scheduler',
-      }),
-    )
+    problems.add(`--scheduler "${escapeControl(scheduler)}": GPU workloads use ${GPU_SCHEDULERS.join(' or ')}.`, {
+      flag: '--scheduler',
+    })
+  } else if (!/^[a-z0-9]([-a-z0-9./]*[a-z0-9])?$/.test(scheduler) || scheduler.length > 253) {
+    problems.add(`--scheduler "${escapeControl(scheduler)}" is not a scheduler name like default-scheduler.`, {
+      flag: '--scheduler',
+    })
   }
   const dockerName = flags.dockerName ?? WORKLOAD_DEFAULTS.dockerName
   if (!RFC1123_LABEL.test(dockerName) || dockerName.length > 60) {
-    problems.push(
-      new UsageError(
-        `--docker-name ${dockerName}: a container name is a lowercase RFC 1123 label (at most 60 characters).`,
-        {
-          flag: '--docker-name',
-        },
-      ),
+    problems.add(
+      `--docker-name "${escapeControl(dockerName)}": a container name is a lowercase RFC 1123 label (at most 60 characters).`,
+      {flag: '--docker-name'},
+    )
+  }
+  const pullSecret = flags.imagePullSecret
+  if (pullSecret !== undefined && (!DNS_SUBDOMAIN.test(pullSecret) || pullSecret.length > 253)) {
+    problems.add(
+      `--docker-image-pull-secret "${escapeControl(pullSecret)}" is not a Kubernetes secret name (lowercase letters, digits, '-' and '.', at most 253).`,
+      {flag: '--docker-image-pull-secret'},
+    )
+  }
+  if (flags.dockerImage !== undefined && tryParseImageReference(flags.dockerImage) === null) {
+    problems.add(
+      `--docker-image "${escapeControl(flags.dockerImage)}" is not an image reference like us-docker.pkg.dev/PROJECT/REPO/IMAGE:TAG.`,
+      {flag: '--docker-image', hints: ['Use [HOST[:PORT]/]PATH[:TAG][@sha256:DIGEST] in lowercase, e.g. python:3.10.']},
     )
   }
 
-  throwIfProblems(problems)
+  problems.throwIfAny()
   const a = accelerator as Accelerator
   return {
     name: flags.workload as string,
@@ -320,14 +318,13 @@ export function workloadInputFromFlags(
     accelerator: a,
     command: flags.command as string,
     containerName: dockerName,
-    numSlices: a.kind === 'GPU' ? 1 : (flags.numSlices ?? WORKLOAD_DEFAULTS.numSlices),
-    numNodes: flags.numNodes ?? WORKLOAD_DEFAULTS.numNodes,
+    numSlices: a.kind === 'GPU' ? 1 : (numSlices ?? WORKLOAD_DEFAULTS.numSlices),
+    numNodes: numNodes ?? WORKLOAD_DEFAULTS.numNodes,
     priority: priority as Priority,
-    maxRestarts: flags.maxRestarts ?? WORKLOAD_DEFAULTS.maxRestarts,
+    maxRestarts: maxRestarts ?? WORKLOAD_DEFAULTS.maxRestarts,
     restartOnExitCodes: userCodes,
-    ttlSecondsAfterFinished: flags.ttlSecondsAfterFinished ?? WORKLOAD_DEFAULTS.ttlSecondsAfterFinished,
-    terminationGracePeriodSeconds:
-      flags.terminationGracePeriodSeconds ?? WORKLOAD_DEFAULTS.terminationGracePeriodSeconds,
+    ttlSecondsAfterFinished: ttlSecondsAfterFinished ?? WORKLOAD_DEFAULTS.ttlSecondsAfterFinished,
+    terminationGracePeriodSeconds: terminationGracePeriodSeconds ?? WORKLOAD_DEFAULTS.terminationGracePeriodSeconds,
     env,
     debugDumpGcs,
     scheduler,

@@ -51,16 +51,16 @@ describe('exit codes', () => {
 })
 
 describe('environment', () => {
-  it('keeps --env order and lets a later value win', () => {
+  it('keeps --env order: a repeated name stays where it first appeared and takes the later value', () => {
     expect(parseEnvAssignments(['A=1', 'B=x=y', 'A=2', 'EMPTY='])).toEqual([
-      {name: 'B', value: 'x=y'},
       {name: 'A', value: '2'},
+      {name: 'B', value: 'x=y'},
       {name: 'EMPTY', value: ''},
     ])
   })
 
   it('rejects --env without a value', () => {
-    expect(() => parseEnvAssignments(['A'])).toThrow(/--env A: expected KEY=VALUE/)
+    expect(() => parseEnvAssignments(['A'])).toThrow(/--env "A": expected KEY=VALUE/)
   })
 
   it('parses an env file: comments, export, literal values, inherited variables', () => {
@@ -142,7 +142,7 @@ describe('workloadInputFromFlags', () => {
   })
 
   it.each([
-    [{numSlices: -1}, '--num-slices', /at least 1 \(got -1\)/],
+    [{numSlices: -1}, '--num-slices', /-1 is out of range: use a whole number from 1 to 1000/],
     [{numNodes: 2}, '--num-nodes', /GPU types only: a TPU slice's VM count comes from its type/],
     [
       {deviceType: 'n2-standard-32-4', tpuType: undefined, numNodes: 2},
@@ -158,7 +158,7 @@ describe('workloadInputFromFlags', () => {
     [{debugDumpGcs: '/tmp/x'}, '--debug-dump-gcs', /gs:\/\/bucket\/dir/],
     [{debugDumpGcs: 'gs://bucket/d', env: ['XLA_FLAGS=--x']}, '--debug-dump-gcs', /XLA_FLAGS is already set/],
     [{dockerName: 'Jax'}, '--docker-name', /RFC 1123/],
-    [{maxRestarts: -2}, '--max-restarts', /at least 0/],
+    [{maxRestarts: -2}, '--max-restarts', /-2 is out of range: use a whole number from 0 to 2147483647/],
   ] as const)('rejects %j', (extra, flag, message) => {
     const problems = problemsOf({...valid, ...extra})
     expect(problems).toHaveLength(1)

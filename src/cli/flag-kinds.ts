@@ -1,0 +1,46 @@
+/**
+ * Flag kinds whose values are checked in src/core rather than by oclif. oclif stops at the first value it cannot
+ * parse (`--priority urgent` used to hide every other problem) and parses integers through a float
+ * (`99999999999999999999` became 1e20), so these flags hand over the text as typed; the core validators parse it
+ * exactly, hold it to the range of the API field it feeds, and report every problem at once. The help text is built
+ * from the same range and default constants the core uses, so the two cannot drift apart.
+ */
+import * as Flags from '@oclif/core/flags'
+
+import {INTEGER_FLAGS} from '../core/input.js'
+
+interface KindOptions {
+  readonly description: string
+  /** Shown as `[default: ...]`; pass the constant the core applies. */
+  readonly default?: string | number
+  readonly helpGroup?: string
+  readonly exclusive?: string[]
+}
+
+function helpText(options: KindOptions, range?: string): string {
+  const parts = [options.description]
+  if (range) parts.push(`(${range})`)
+  if (options.default !== undefined) parts.push(`[default: ${options.default}]`)
+  return parts.join(' ')
+}
+
+/** A whole-number flag, keyed by its entry in {@link INTEGER_FLAGS} (`<topic>:<flag>`). */
+export function integerFlag(key: keyof typeof INTEGER_FLAGS, options: KindOptions) {
+  const range = INTEGER_FLAGS[key]
+  return Flags.string({
+    description: helpText(options, `${range.min}-${range.max}`),
+    helpValue: '<n>',
+    helpGroup: options.helpGroup,
+    exclusive: options.exclusive,
+  })
+}
+
+/** A flag with a fixed set of values, matched case-insensitively by the core (which lists them on a mistake). */
+export function choiceFlag(values: readonly string[], options: KindOptions) {
+  return Flags.string({
+    description: helpText(options),
+    helpValue: values.join('|'),
+    helpGroup: options.helpGroup,
+    exclusive: options.exclusive,
+  })
+}

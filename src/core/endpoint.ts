@@ -1,0 +1,52 @@
+/**
+ * API endpoint overrides (`--gke-endpoint`, `--compute-endpoint`, like gcloud's api_endpoint_overrides). One rule
+ * for both, checked when a value is saved, resolved or used: https (plain http only on loopback, for local test
+ * servers), a host, no credentials (they would be printed by --verbose and sent in clear), no query or fragment.
+ */
+
+/** A checked endpoint override. */
+export interface Endpoint {
+  readonly host: string
+  readonly port: number
+  /** Plain http to a loopback test server. */
+  readonly insecure: boolean
+  /** `scheme://host[:port]` with no path. */
+  readonly origin: string
+  /** The path, always ending in `/`. */
+  readonly path: string
+}
+
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]', '::1'])
+
+/** Parses an endpoint override, or returns why it is not acceptable. A bare host means https. */
+export function parseEndpoint(text: string): Endpoint | {problem: string} {
+  if (text.trim() !== text || /\s/.test(text)) return {problem: 'it contains white space'}
+  let url: URL
+  try {
+    url = new URL(text.includes('://') ? text : `https://${text}`)
+  } catch {
+    return {problem: 'it is not a URL like https://us-central1-container.googleapis.com/'}
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    return {problem: 'it must use https:// (or http:// on 127.0.0.1 for local test servers)'}
+  }
+  if (url.username || url.password) {
+    return {problem: 'it contains credentials (user:password@); xpk authenticates with OAuth tokens instead'}
+  }
+  if (url.search || url.hash) return {problem: 'it has a query or fragment; give only scheme, host, port and path'}
+  const insecure = url.protocol === 'http:'
+  if (insecure && !LOOPBACK.has(url.hostname)) return {problem: 'plain http is only allowed on loopback; use https://'}
+  return {
+    host: url.hostname.replace(/^\[|\]$/g, ''),
+    port: Number(url.port || (insecure ? 80 : 443)),
+    insecure,
+    origin: `${url.protocol}//${url.host}`,
+    path: url.pathname.replace(/\/*$/, '/'),
+  }
+}
+
+/** Why an endpoint override is not acceptable, or undefined. */
+export function endpointProblem(text: string): string | undefined {
+  const parsed = parseEndpoint(text)
+  return 'problem' in parsed ? parsed.problem : undefined
+}
