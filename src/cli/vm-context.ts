@@ -1,0 +1,42 @@
+/**
+ * The composition root of the `vm` commands: the TPU API connects on first use (the adapter imports the SDK
+ * lazily), SSH is ssh2 behind the RemoteShell port, timers are real.
+ */
+import {DEFAULT_APPLY_OPTIONS} from '../executor/apply-cluster-plan.js'
+import type {Console} from '../ports/console.js'
+import type {TpuClient} from '../ports/tpu.js'
+import type {VmApiDeps, VmTiming} from '../services/vm-common.js'
+import {realTime} from './context.js'
+
+function millis(name: string, fallback: number): number {
+  const value = Number(process.env[name])
+  return Number.isFinite(value) && value > 0 ? value : fallback
+}
+
+/** Poll and retry waits: the cluster commands' defaults; XPK_POLL_INTERVAL_MS / XPK_RETRY_INTERVAL_MS set the first wait. */
+export function vmTiming(): VmTiming {
+  return {
+    poll: {
+      ...DEFAULT_APPLY_OPTIONS.poll,
+      initialMs: millis('XPK_POLL_INTERVAL_MS', DEFAULT_APPLY_OPTIONS.poll.initialMs),
+    },
+    retry: {
+      ...DEFAULT_APPLY_OPTIONS.retry,
+      initialMs: millis('XPK_RETRY_INTERVAL_MS', DEFAULT_APPLY_OPTIONS.retry.initialMs),
+    },
+    attempts: DEFAULT_APPLY_OPTIONS.attempts,
+  }
+}
+
+/** Connects to the TPU API (--tpu-endpoint, else XPK_TPU_ENDPOINT; XPK_ACCESS_TOKEN instead of ADC when set). */
+export function tpuConnector(endpointFlag: string | undefined): () => Promise<TpuClient> {
+  const endpoint = endpointFlag ?? (process.env.XPK_TPU_ENDPOINT || undefined)
+  return () =>
+    import('../adapters/tpu-api.js').then(({createTpuClient}) =>
+      createTpuClient({endpoint, accessToken: process.env.XPK_ACCESS_TOKEN || undefined}),
+    )
+}
+
+export function vmApiDeps(endpointFlag: string | undefined, console: Console, signal: AbortSignal): VmApiDeps {
+  return {tpu: tpuConnector(endpointFlag), console, signal, ...realTime}
+}

@@ -1,0 +1,80 @@
+import {throwIfProblems, UsageError} from '../errors.js'
+import type {TpuCapacity} from '../../ports/tpu.js'
+import {resolveTpuVmType, validateRuntimeVersion, type TpuVmType} from './catalog.js'
+import {idProblem} from './naming.js'
+
+/** `xpk vm create` input as typed. */
+export interface VmCreateInput {
+  readonly tpuPrefix: string
+  readonly queuedResourceId?: string
+  readonly tpuType: string
+  readonly numSlices: number
+  readonly runtimeVersion?: string
+  readonly capacity: TpuCapacity
+  readonly reservation?: string
+}
+
+/** Checked input. */
+export interface VmCreateRequest {
+  readonly tpuPrefix: string
+  readonly queuedResourceId: string
+  readonly type: TpuVmType
+  readonly numSlices: number
+  readonly runtimeVersion: string
+  readonly capacity: TpuCapacity
+  readonly reservation?: string
+}
+
+export const MAX_VM_SLICES = 256
+
+/** Validates `xpk vm create` input, reporting every problem at once. */
+export function checkVmCreateInput(input: VmCreateInput): VmCreateRequest {
+  const problems: UsageError[] = []
+  const suffix = input.numSlices > 1 ? `-${input.numSlices - 1}`.length : 0
+  const prefixProblem = idProblem(input.tpuPrefix, '--tpu-prefix', suffix)
+  if (prefixProblem) problems.push(prefixProblem)
+  const qrId = input.queuedResourceId ?? input.tpuPrefix
+  if (input.queuedResourceId !== undefined) {
+    const p = idProblem(input.queuedResourceId, '--queued-resource-id')
+    if (p) problems.push(p)
+  }
+  if (!Number.isInteger(input.numSlices) || input.numSlices < 1 || input.numSlices > MAX_VM_SLICES) {
+    problems.push(
+      new UsageError(`--num-slices=${input.numSlices}: use a whole number from 1 to ${MAX_VM_SLICES}.`, {
+        flag: '--num-slices',
+      }),
+    )
+  }
+  let type: TpuVmType | undefined
+  try {
+    type = resolveTpuVmType(input.tpuType)
+  } catch (error) {
+    problems.push(error as UsageError)
+  }
+  const runtimeVersion = input.runtimeVersion ?? type?.defaultRuntime ?? ''
+  if (type) {
+    try {
+      validateRuntimeVersion(runtimeVersion, type)
+    } catch (error) {
+      problems.push(error as UsageError)
+    }
+  }
+  if (input.reservation !== undefined && input.capacity !== 'reserved') {
+    problems.push(
+      new UsageError('--reservation needs --reserved.', {flag: '--reservation', hints: ['Add --reserved.']}),
+    )
+  }
+  if (input.reservation === '') {
+    problems.push(new UsageError('--reservation is empty: give a reservation name.', {flag: '--reservation'}))
+  }
+  throwIfProblems(problems)
+  return {
+    tpuPrefix: input.tpuPrefix,
+    queuedResourceId: qrId,
+    type: type!,
+    numSlices: input.numSlices,
+    runtimeVersion,
+    capacity: input.capacity,
+    ...(input.reservation ? {reservation: input.reservation} : {}),
+  }
+}

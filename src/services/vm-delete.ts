@@ -1,0 +1,71 @@
+import {XpkError} from '../core/errors.js'
+import type {TpuLocation} from '../ports/tpu.js'
+import {pollWait, usingTpu, withRetries, type VmApiDeps, type VmTiming} from './vm-common.js'
+
+export interface VmDeleteOptions extends TpuLocation {
+  readonly tpuPrefix: string
+  /** Defaults to the prefix. */
+  readonly queuedResourceId?: string
+  readonly async: boolean
+  readonly timing: VmTiming
+}
+
+export interface VmDeleteResult {
+  readonly queuedResource: string
+  readonly outcome: 'deleted' | 'deleting' | 'absent'
+  readonly nodes: readonly string[]
+}
+
+/**
+ * `xpk vm delete`: asks first (or --force), deletes the queued resource with its nodes and waits until both are
+ * gone (unless --async). A queued resource that does not exist is success.
+ */
+export async function deleteVms(options: VmDeleteOptions, deps: VmApiDeps): Promise<VmDeleteResult> {
+  const location = {project: options.project, zone: options.zone}
+  const id = options.queuedResourceId ?? options.tpuPrefix
+  return usingTpu(deps, async (tpu) => {
+    const found = await withRetries(() => tpu.getQueuedResource(location, id), options.timing, deps)
+    if (!found) {
+      deps.console.info(
+        `Queued resource ${id} does not exist in ${options.project}/${options.zone}: nothing to delete.`,
+      )
+      return {queuedResource: id, outcome: 'absent', nodes: []}
+    }
+    const nodes = found.nodeIds
+    const question = `Delete queued resource ${id} (${found.state}) and its TPU VMs ${nodes.join(', ') || '(none)'}? Anything running on them stops.`
+    if (!(await deps.console.confirm(question, {default: false}))) {
+      throw new XpkError('declined', 'Nothing was deleted.')
+    }
+    if (found.state !== 'DELETING') {
+      try {
+        await withRetries(() => tpu.deleteQueuedResource(location, id, true), options.timing, deps)
+      } catch (error) {
+        if (!(error instanceof XpkError && error.kind === 'not-found')) throw error
+      }
+    }
+    if (options.async) {
+      deps.console.info(`Deleting ${id} in the background (--async).`)
+      return {queuedResource: id, outcome: 'deleting', nodes}
+    }
+    const board = deps.console.progress(`Deleting queued resource ${id}:`)
+    const started = deps.now()
+    try {
+      for (let poll = 0; ; poll++) {
+        const now = await withRetries(() => tpu.getQueuedResource(location, id), options.timing, deps)
+        if (!now) break
+        board.update(id, {
+          label: id,
+          state: now.state.toLowerCase(),
+          status: 'running',
+          detail: `${Math.round((deps.now() - started) / 1000)}s`,
+        })
+        await pollWait(poll, options.timing, deps)
+      }
+      board.update(id, {label: id, state: 'deleted', status: 'done'})
+    } finally {
+      board.close()
+    }
+    deps.console.info(`Deleted queued resource ${id} and ${nodes.length} TPU VM slice${nodes.length === 1 ? '' : 's'}.`)
+    return {queuedResource: id, outcome: 'deleted', nodes}
+  })
+}

@@ -1,0 +1,182 @@
+import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest'
+
+import {FakeTpu} from '../fakes/fake-tpu.js'
+import {isolatedEnv, runCli} from '../helpers/cli.js'
+
+const PROJECT = 'vm-project'
+const ZONE = 'us-central2-b'
+let fake: FakeTpu
+const target = ['--project', PROJECT, '--zone', ZONE]
+const xpk = (...args: string[]) =>
+  runCli([...args, ...target], {env: isolatedEnv({XPK_TPU_ENDPOINT: `http://${fake.endpoint}`})})
+
+beforeAll(async () => {
+  fake = await FakeTpu.start({stepMs: 150, deleteMs: 30})
+})
+afterAll(async () => {
+  await fake.stop()
+})
+beforeEach(() => {
+  fake.calls.length = 0
+})
+
+describe('xpk vm create / list / delete against the fake TPU API', () => {
+  it('creates a 2-slice queued resource, reports each state, and lists its slices with workers and IPs', async () => {
+    const created = await xpk(
+      'vm',
+      'create',
+      '--tpu-prefix',
+      'demo',
+      '--tpu-type',
+      'v4-16',
+      '--num-slices',
+      '2',
+      '--json',
+    )
+    expect(created.code, created.stderr).toBe(0)
+    expect(JSON.parse(created.stdout)).toMatchObject({
+      queuedResource: 'demo',
+      state: 'ACTIVE',
+      outcome: 'created',
+      nodes: [
+        {id: 'demo-0', state: 'READY', workers: ['10.0.0.2', '10.0.0.3']},
+        {id: 'demo-1', state: 'READY', workers: ['10.1.0.2', '10.1.0.3']},
+      ],
+    })
+    expect(created.stderr).toMatch(/demo: ACCEPTED after \d+s/)
+    expect(created.stderr).toMatch(/demo: PROVISIONING after \d+s/)
+    expect(created.stderr).toMatch(/demo: ACTIVE after \d+s/)
+    const request = fake.calls.find((c) => c.method === 'CreateQueuedResource')!.request
+    expect(request).toMatchObject({
+      parent: `projects/${PROJECT}/locations/${ZONE}`,
+      queuedResourceId: 'demo',
+      queuedResource: {
+        tpu: {
+          nodeSpec: [
+            {
+              multisliceParams: {nodeCount: 2, nodeIdPrefix: 'demo'},
+              node: {acceleratorType: 'v4-16', runtimeVersion: 'tpu-ubuntu2204-base'},
+            },
+          ],
+        },
+      },
+    })
+
+    const listed = await xpk('vm', 'list', '--tpu-prefix', 'demo')
+    expect(listed.code, listed.stderr).toBe(0)
+    expect(listed.stdout).toMatch(/^QUEUED RESOURCE\s+STATE\s+TYPE/m)
+    expect(listed.stdout).toMatch(/^demo\s+ACTIVE\s+v4-16\s+2\s+on-demand\s+demo-0,demo-1$/m)
+    expect(listed.stdout).toMatch(/^demo-1\s+READY\s+v4-16\s+tpu-ubuntu2204-base\s+2\s+10\.1\.0\.2,10\.1\.0\.3/m)
+    const json = JSON.parse((await xpk('vm', 'list', '--json')).stdout)
+    expect(json.nodes.map((n: {id: string}) => n.id)).toEqual(expect.arrayContaining(['demo-0', 'demo-1']))
+
+    // Re-running the same request finds it and succeeds without a second create.
+    const again = await xpk(
+      'vm',
+      'create',
+      '--tpu-prefix',
+      'demo',
+      '--tpu-type',
+      'v4-16',
+      '--num-slices',
+      '2',
+      '--json',
+    )
+    expect(again.code, again.stderr).toBe(0)
+    expect(JSON.parse(again.stdout).outcome).toBe('existing')
+    expect(fake.calls.filter((c) => c.method === 'CreateQueuedResource')).toHaveLength(1)
+  })
+
+  it('rejects bad input all at once, with exit 2 and suggestions, before any request', async () => {
+    const result = await xpk(
+      'vm',
+      'create',
+      '--tpu-prefix',
+      'Bad_Name',
+      '--tpu-type',
+      'v4-9',
+      '--runtime-version',
+      'tpu-ubuntu2204-bas',
+    )
+    expect(result.code).toBe(2)
+    expect(result.stderr).toContain('--tpu-prefix "Bad_Name"')
+    expect(result.stderr).toMatch(/--tpu-type=v4-9: unknown TPU VM type\. Did you mean v4-8/)
+    expect(fake.calls).toEqual([])
+    const runtime = await xpk(
+      'vm',
+      'create',
+      '--tpu-prefix',
+      'x',
+      '--tpu-type',
+      'v4-8',
+      '--runtime-version',
+      'tpu-ubuntu2204-bas',
+    )
+    expect(runtime.code).toBe(2)
+    expect(runtime.stderr).toMatch(/unknown TPU runtime version\. Did you mean tpu-ubuntu2204-base/)
+    const wrongGen = await xpk(
+      'vm',
+      'create',
+      '--tpu-prefix',
+      'x',
+      '--tpu-type',
+      'v6e-8',
+      '--runtime-version',
+      'tpu-vm-v4-base',
+    )
+    expect(wrongGen.code).toBe(2)
+    expect(wrongGen.stderr).toContain('does not run on v6e TPUs')
+    expect(fake.calls).toEqual([])
+  })
+
+  it('reports a stockout with exit 5 and a hint', async () => {
+    fake.injectProvisioningFault({match: (id) => id === 'nocap'})
+    const result = await xpk('vm', 'create', '--tpu-prefix', 'nocap', '--tpu-type', 'v5litepod-16', '--spot')
+    expect(result.code).toBe(5)
+    expect(result.stderr).toMatch(/nocap: FAILED after/)
+    expect(result.stderr).toContain('no more capacity')
+    expect(result.stderr).toMatch(/Hint: .*stockout/)
+    expect(fake.queuedResource(PROJECT, ZONE, 'nocap')).toMatchObject({state: 'FAILED', data: {spot: {}}})
+  })
+
+  it('returns at once with --async', async () => {
+    const result = await xpk('vm', 'create', '--tpu-prefix', 'quick', '--tpu-type', 'v4-8', '--async', '--json')
+    expect(result.code, result.stderr).toBe(0)
+    expect(JSON.parse(result.stdout)).toMatchObject({queuedResource: 'quick', state: 'ACCEPTED', nodes: []})
+  })
+
+  it('deletes only with --force when there is no terminal, waits until gone, and treats gone as success', async () => {
+    await xpk('vm', 'create', '--tpu-prefix', 'bye', '--tpu-type', 'v4-8')
+    const refused = await xpk('vm', 'delete', '--tpu-prefix', 'bye')
+    expect(refused.code).toBe(2)
+    expect(refused.stderr).toContain('--force')
+    expect(fake.calls.some((c) => c.method === 'DeleteQueuedResource')).toBe(false)
+
+    const deleted = await xpk('vm', 'delete', '--tpu-prefix', 'bye', '--force', '--json')
+    expect(deleted.code, deleted.stderr).toBe(0)
+    expect(JSON.parse(deleted.stdout)).toEqual({queuedResource: 'bye', outcome: 'deleted', nodes: ['bye']})
+    expect(fake.queuedResource(PROJECT, ZONE, 'bye')).toBeUndefined()
+    expect(fake.node(PROJECT, ZONE, 'bye')).toBeUndefined()
+    expect(fake.calls.find((c) => c.method === 'DeleteQueuedResource')!.request).toMatchObject({force: true})
+
+    const again = await xpk('vm', 'delete', '--tpu-prefix', 'bye', '--force')
+    expect(again.code).toBe(0)
+    expect(again.stderr).toContain('nothing to delete')
+  })
+
+  it('retries a transient failure once per policy (gax does not retry on its own)', async () => {
+    fake.injectFault({method: 'ListQueuedResources', code: 14, message: 'unavailable', times: 2})
+    const result = await xpk('vm', 'list', '--json')
+    expect(result.code, result.stderr).toBe(0)
+    expect(fake.calls.filter((c) => c.method === 'ListQueuedResources').map((c) => c.code)).toEqual([14, 14, 0])
+  })
+
+  it('runs the offline --help examples of every vm command', async () => {
+    for (const verb of ['create', 'list', 'delete']) {
+      const help = await runCli(['vm', verb, '--help'])
+      expect(help.code).toBe(0)
+      expect(help.stdout).toContain('EXAMPLES')
+      expect(help.stdout).toContain(`xpk vm ${verb} --tpu-prefix`.replace('vm list --tpu-prefix', 'vm list'))
+    }
+  })
+})

@@ -1,0 +1,148 @@
+import {describe, expect, it} from 'vitest'
+
+import {XpkError} from '../../src/core/errors.js'
+import type {VmApiDeps, VmTiming} from '../../src/services/vm-common.js'
+import {createVms} from '../../src/services/vm-create.js'
+import {deleteVms} from '../../src/services/vm-delete.js'
+import {listVms} from '../../src/services/vm-list.js'
+import {MemoryTpu, unavailable} from '../fakes/memory-tpu.js'
+import {RecordingConsole, type PromptAnswer} from '../helpers/recording-console.js'
+
+const timing: VmTiming = {
+  poll: {initialMs: 100, maxMs: 1000, factor: 2},
+  retry: {initialMs: 50, maxMs: 500, factor: 2},
+  attempts: 3,
+}
+const where = {project: 'p', zone: 'us-central2-b'}
+
+function setup(answer: PromptAnswer = 'unexpected', signal = new AbortController().signal) {
+  const tpu = new MemoryTpu()
+  const console = new RecordingConsole(answer)
+  const sleeps: number[] = []
+  const deps: VmApiDeps = {
+    tpu: async () => tpu,
+    console,
+    signal,
+    sleep: async (ms) => {
+      sleeps.push(ms)
+      signal.throwIfAborted()
+    },
+    random: () => 0.5,
+    now: () => 1000 * sleeps.length,
+  }
+  return {tpu, console, deps, sleeps}
+}
+
+const create = (extra = {}) => ({
+  ...where,
+  tpuPrefix: 'demo',
+  tpuType: 'v4-16',
+  numSlices: 2,
+  capacity: 'on-demand' as const,
+  async: false,
+  timing,
+  ...extra,
+})
+
+describe('vm create', () => {
+  it('requests one queued resource, notes each state once, polls with growing waits and closes the client', async () => {
+    const {tpu, console, deps, sleeps} = setup()
+    tpu.script = ['ACCEPTED', 'WAITING_FOR_RESOURCES', 'WAITING_FOR_RESOURCES', 'PROVISIONING', 'ACTIVE']
+    const result = await createVms(create(), deps)
+    expect(result).toMatchObject({queuedResource: 'demo', state: 'ACTIVE', outcome: 'created'})
+    expect(result.nodes.map((n) => n.id)).toEqual(['demo-0', 'demo-1'])
+    const notes = console.boards[0].notes.map((n) => n.split(' after')[0])
+    expect(notes).toEqual(['demo: ACCEPTED', 'demo: WAITING_FOR_RESOURCES', 'demo: PROVISIONING', 'demo: ACTIVE'])
+    expect(sleeps).toEqual([100, 200, 400, 800])
+    expect(tpu.closed).toBe(1)
+    expect(console.boards[0].closed).toBe(true)
+  })
+
+  it('retries transient failures with jittered backoff, then gives up after the attempts', async () => {
+    const {tpu, deps, sleeps} = setup()
+    tpu.failures.set('createQueuedResource', [unavailable()])
+    await createVms(create({async: true}), deps)
+    expect(sleeps).toEqual([38])
+    const second = setup()
+    second.tpu.failures.set('getQueuedResource', [unavailable(), unavailable(), unavailable()])
+    await expect(createVms(create(), second.deps)).rejects.toMatchObject({kind: 'unavailable'})
+    expect(second.tpu.log.filter((m) => m === 'getQueuedResource')).toHaveLength(3)
+  })
+
+  it('turns a FAILED request into a classified error with hints', async () => {
+    const {tpu, deps} = setup()
+    tpu.script = ['ACCEPTED', 'FAILED']
+    const error = await createVms(create(), deps).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(XpkError)
+    expect(error).toMatchObject({kind: 'stockout'})
+    expect((error as XpkError).hints.join(' ')).toContain('xpk vm delete')
+  })
+
+  it('refuses an existing queued resource with a different request, before creating anything', async () => {
+    const {tpu, deps} = setup()
+    await createVms(create({tpuType: 'v4-8', numSlices: 1, async: true}), deps)
+    await expect(createVms(create(), deps)).rejects.toMatchObject({kind: 'conflict'})
+    expect(tpu.log.filter((m) => m === 'createQueuedResource')).toHaveLength(1)
+  })
+
+  it('stops waiting on Ctrl-C (the signal) with the abort reason', async () => {
+    const controller = new AbortController()
+    const {tpu, deps} = setup('unexpected', controller.signal)
+    tpu.script = ['ACCEPTED', 'WAITING_FOR_RESOURCES', 'WAITING_FOR_RESOURCES', 'ACTIVE']
+    const interrupted = new XpkError('interrupted', 'Interrupted.')
+    const sleep = deps.sleep
+    const aborting: VmApiDeps = {
+      ...deps,
+      sleep: async (ms, signal) => {
+        controller.abort(interrupted)
+        return sleep(ms, signal)
+      },
+    }
+    await expect(createVms(create(), aborting)).rejects.toBe(interrupted)
+    expect(tpu.closed).toBe(1)
+  })
+
+  it('validates before connecting', async () => {
+    const {tpu, deps} = setup()
+    await expect(createVms(create({tpuType: 'v4-7', numSlices: 0}), deps)).rejects.toMatchObject({
+      kind: 'usage',
+      problems: [{flag: '--num-slices'}, {flag: '--tpu-type'}],
+    })
+    expect(tpu.log).toEqual([])
+  })
+})
+
+describe('vm list and delete', () => {
+  it('lists only the slices of a prefix and their queued resource', async () => {
+    const {tpu, deps} = setup()
+    await createVms(create(), deps)
+    tpu.addNode('other', 'v4-8')
+    tpu.addNode('demo-x', 'v4-8')
+    const list = await listVms({...where, tpuPrefix: 'demo', timing}, deps)
+    expect(list.nodes.map((n) => n.id)).toEqual(['demo-0', 'demo-1'])
+    expect(list.queuedResources.map((q) => q.id)).toEqual(['demo'])
+  })
+
+  it('asks first; "no" deletes nothing; "yes" deletes and waits until gone', async () => {
+    const no = setup('no')
+    await createVms(create({async: true}), no.deps)
+    await expect(deleteVms({...where, tpuPrefix: 'demo', async: false, timing}, no.deps)).rejects.toMatchObject({
+      kind: 'declined',
+    })
+    expect(no.tpu.log).not.toContain('deleteQueuedResource')
+
+    const yes = setup('yes')
+    await createVms(create(), yes.deps)
+    const result = await deleteVms({...where, tpuPrefix: 'demo', async: false, timing}, yes.deps)
+    expect(result).toEqual({queuedResource: 'demo', outcome: 'deleted', nodes: ['demo-0', 'demo-1']})
+    expect(yes.console.questions[0]).toContain('demo-0, demo-1')
+    expect(yes.tpu.queued.has('demo')).toBe(false)
+  })
+
+  it('treats a queued resource that is gone as success, without asking', async () => {
+    const {deps, console} = setup()
+    const result = await deleteVms({...where, tpuPrefix: 'gone', async: false, timing}, deps)
+    expect(result.outcome).toBe('absent')
+    expect(console.questions).toEqual([])
+  })
+})
