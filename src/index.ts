@@ -60,6 +60,8 @@ export async function run(argv: string[]): Promise<void> {
  * itself failing (closed, full) must not turn a result into a crash: what it would have said is dropped.
  */
 function handleOutputErrors(): void {
+  // oclif installs a listener that rethrows anything but EPIPE, as an uncaught exception with a stack trace.
+  process.stdout.removeAllListeners('error')
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code === 'EPIPE') process.exit(0)
     try {

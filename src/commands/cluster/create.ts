@@ -10,7 +10,7 @@ export default class ClusterCreate extends XpkCommand {
     '<%= config.bin %> cluster create --cluster demo --tpu-type v5litepod-16 --num-slices 4 --spot',
     '<%= config.bin %> cluster create --cluster demo --tpu-type v5litepod-16 --num-slices 6 --spot --force',
     '<%= config.bin %> cluster create --cluster big --tpu-type v5p-256 --num-slices 8 --reservation my-res --dry-run',
-    '<%= config.bin %> cluster create --project p --zone us-central2-b --cluster demo --tpu-type v5p-8 --on-demand --dry-run --offline --json',
+    '<%= config.bin %> cluster create --project my-project --zone us-central2-b --cluster demo --tpu-type v5p-8 --on-demand --dry-run --offline --json',
   ]
   static override flags = {
     ...targetFlags,

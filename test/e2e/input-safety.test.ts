@@ -1,0 +1,207 @@
+// The CLI as a user meets it, for the rules of issue 7 that only show in a real process: every --help example runs,
+// help spellings, stray arguments, settings checked before any request, terminal safety and output errors, the
+// Node version check, and where the compile cache lives.
+import {spawnSync} from 'node:child_process'
+import {existsSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+
+import {COMMANDS} from '../../src/index.js'
+import {FakeGke} from '../fakes/fake-gke.js'
+import {isolatedEnv, REPO_ROOT, runCli} from '../helpers/cli.js'
+import {tempDir} from '../helpers/temp.js'
+
+const BIN = join(REPO_ROOT, 'bin/run.js')
+let fake: FakeGke
+
+beforeAll(async () => {
+  fake = await FakeGke.start()
+  fake.seedCluster({
+    project: 'my-project',
+    location: 'us-central2',
+    name: 'demo',
+    nodePools: [{name: 'default-pool', initialNodeCount: 6, config: {machineType: 'e2-standard-16'}}],
+  })
+})
+afterAll(async () => fake?.stop())
+
+const env = (extra: Record<string, string> = {}) =>
+  isolatedEnv({
+    XPK_GKE_ENDPOINT: `http://${fake.endpoint}`,
+    XPK_PROJECT: 'my-project',
+    XPK_ZONE: 'us-central2-b',
+    ...extra,
+  })
+
+/** Splits an example command line the way a POSIX shell would for plain words and double or single quotes. */
+function words(line: string): string[] {
+  return [...line.matchAll(/"([^"]*)"|'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2] ?? m[3]!)
+}
+
+type CommandId = keyof typeof COMMANDS
+const examples = (Object.keys(COMMANDS) as CommandId[])
+  .filter((id) => !id.startsWith('vm:'))
+  .flatMap((id) => {
+    const cmd = COMMANDS[id] as unknown as {examples?: string[]; flags?: Record<string, unknown>}
+    return (cmd.examples ?? []).map((example) => {
+      const argv = words(example.replace('<%= config.bin %> ', ''))
+      const flags = cmd.flags ?? {}
+      // Examples that change things run as dry runs: they must be valid, and the fakes stand in for the cloud.
+      if ('dry-run' in flags && !argv.includes('--dry-run')) argv.push('--dry-run')
+      return {id, example, argv}
+    })
+  })
+
+describe('every --help example runs', () => {
+  it('covers every command but vm (its examples need the TPU fake; see test/e2e/vm-*.test.ts)', () => {
+    const ids = new Set(examples.map((e) => e.id))
+    for (const id of Object.keys(COMMANDS).filter((i) => !i.startsWith('vm:'))) expect(ids).toContain(id)
+  })
+
+  it.each(examples)('$example', async ({argv}) => {
+    const result = await runCli(argv, {env: env(), cwd: tempDir('xpk-example-')})
+    expect(result.stderr).not.toMatch(/^Error/m)
+    expect(result.code).toBe(0)
+  })
+})
+
+describe('help and stray arguments', () => {
+  it.each([[['-h']], [['help']], [['help', 'cluster', 'create']], [['cluster', 'create', '-h']]])(
+    'xpk %j prints help on stdout with exit 0',
+    async (argv) => {
+      const result = await runCli(argv, {env: env()})
+      expect(result.code).toBe(0)
+      expect(result.stdout).toMatch(/USAGE/)
+      if (argv.includes('create')) expect(result.stdout).toContain('--num-slices')
+    },
+  )
+
+  it.each([
+    [['cluster', 'delete', 'demo'], 'Did you mean --cluster demo?'],
+    [['cluster', 'delete', '--force', 'demo'], 'Did you mean --cluster demo?'],
+    [['workload', 'create', 'run-1', '--dry-run'], 'Did you mean --workload run-1?'],
+  ])('xpk %j says which flag the argument belongs to, and deletes nothing', async (argv, hint) => {
+    const result = await runCli(argv, {env: env()})
+    expect(result.code).toBe(2)
+    expect(result.stderr).toContain(hint)
+    expect(fake.calls.filter((c) => c.method === 'DeleteCluster')).toEqual([])
+  })
+
+  it('accepts --cluster-cpu-machine-type, the old name in the seed README, for --default-pool-cpu-machine-type', async () => {
+    const result = await runCli(
+      [
+        ...['cluster', 'create', '--cluster', 'old-name', '--tpu-type', 'v5p-8', '--on-demand'],
+        ...['--cluster-cpu-machine-type', 'n2-standard-8', '--dry-run', '--offline', '--json'],
+      ],
+      {env: env()},
+    )
+    expect(result.code).toBe(0)
+    expect(result.stdout).toContain('"machineType": "n2-standard-8"')
+  })
+})
+
+describe('an empty value never falls back to a saved one', () => {
+  it('cluster delete --cluster "" --force deletes nothing, even with a saved cluster', async () => {
+    const config = tempDir('xpk-config-')
+    const saved = env({XDG_CONFIG_HOME: config})
+    expect((await runCli(['config', 'set', 'cluster', 'demo'], {env: saved})).code).toBe(0)
+    const result = await runCli(['cluster', 'delete', '--cluster', '', '--force'], {env: saved})
+    expect(result.code).toBe(2)
+    expect(result.stderr).toContain('--cluster was given an empty value')
+    expect(fake.calls.filter((c) => c.method === 'DeleteCluster')).toEqual([])
+  })
+
+  it.each(['XPK_CLUSTER', 'XPK_PROJECT', 'XPK_ZONE'])('%s="" is refused by name before any request', async (name) => {
+    const before = fake.calls.length
+    const result = await runCli(['cluster', 'delete', '--force'], {env: env({XPK_CLUSTER: 'demo', [name]: ''})})
+    expect(result.code).toBe(2)
+    expect(result.stderr).toContain(`${name} is set but empty`)
+    expect(fake.calls.length).toBe(before)
+  })
+
+  it('cluster list --zone US-CENTRAL2-B is refused at once instead of listing nothing', async () => {
+    const started = Date.now()
+    const result = await runCli(['cluster', 'list', '--zone', 'US-CENTRAL2-B'], {
+      env: env({XPK_GKE_ENDPOINT: 'http://127.0.0.1:9'}),
+    })
+    expect(result.code).toBe(2)
+    expect(result.stderr).toContain('--zone "US-CENTRAL2-B": a zone looks like us-central2-b')
+    expect(Date.now() - started).toBeLessThan(10_000)
+  })
+})
+
+describe('terminal safety', () => {
+  it('escapes control characters that users put in names', async () => {
+    const result = await runCli(['cluster', 'delete', '--cluster', '\u001b[2J\u001b]0;owned\u0007', '--force'], {
+      env: env(),
+    })
+    expect(result.code).toBe(2)
+    // eslint-disable-next-line no-control-regex
+    expect(result.stderr).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f]/)
+    expect(result.stderr).toContain('\\x1b[2J')
+  })
+
+  it('escapes them in --env-file lines it quotes', async () => {
+    const dir = tempDir('xpk-envfile-')
+    writeFileSync(join(dir, 'run.env'), 'GOOD=1\n\u001b[31mBAD LINE\n')
+    const result = await runCli(
+      [
+        'workload',
+        'create',
+        ...['--cluster', 'demo', '--workload', 'w', '--tpu-type', 'v5p-8', '--command', 'true'],
+      ].concat(['--docker-image', 'python:3.10', '--env-file', 'run.env', '--dry-run', '--offline']),
+      {env: env(), cwd: dir},
+    )
+    expect(result.code).toBe(2)
+    expect(result.stderr).not.toContain('\u001b')
+    expect(result.stderr).toContain('\\x1b[31mBAD LINE')
+  })
+
+  it.each([
+    [
+      'stdout to a full device',
+      'node "$BIN" accelerator list > /dev/full',
+      1,
+      /^Error: could not write the results to standard output: ENOSPC\n$/,
+    ],
+    [
+      'stdout closed early by the reader',
+      'node "$BIN" accelerator list | head -c 1 > /dev/null; exit ${PIPESTATUS[0]}',
+      0,
+      /^$/,
+    ],
+    ['stderr closed, bad input', 'node "$BIN" cluster delete demo 2>&-', 2, /^$/],
+    ['stderr closed, success', 'node "$BIN" accelerator list --family v5p 2>&- > /dev/null', 0, /^$/],
+    ['stderr to a full device', 'node "$BIN" cluster delete demo 2>/dev/full', 2, /^$/],
+  ])('%s ends cleanly with the right exit code', (_, script, code, stderr) => {
+    const result = spawnSync('bash', ['-c', script], {
+      env: {...env(), BIN, PATH: `${join(process.execPath, '..')}:${process.env.PATH}`},
+      encoding: 'utf8',
+    })
+    expect(result.status).toBe(code)
+    expect(result.stderr).toMatch(stderr)
+    expect(result.stderr).not.toContain('    at ')
+  })
+})
+
+describe('the process', () => {
+  it('refuses to run on a Node older than 22, saying so', () => {
+    const dir = tempDir('xpk-old-node-')
+    const pretend = join(dir, 'pretend-node-20.mjs')
+    writeFileSync(pretend, 'Object.defineProperty(process.versions, "node", {value: "20.11.1"})\n')
+    const result = spawnSync(process.execPath, ['--import', pretend, BIN, 'accelerator', 'list'], {
+      env: env(),
+      encoding: 'utf8',
+    })
+    expect(result.status).toBe(1)
+    expect(result.stdout).toBe('')
+    expect(result.stderr).toContain('xpk needs Node.js 22 or later; this is Node.js 20.11.1.')
+  })
+
+  it("keeps Node's compile cache in the user's own cache directory", async () => {
+    const cache = tempDir('xpk-cache-')
+    const result = await runCli(['accelerator', 'list', '--family', 'v5p'], {env: env({XDG_CACHE_HOME: cache})})
+    expect(result.code).toBe(0)
+    expect(existsSync(join(cache, 'xpk', 'compile-cache'))).toBe(true)
+  })
+})
