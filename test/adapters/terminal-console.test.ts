@@ -79,6 +79,17 @@ describe('TerminalConsole.confirm', () => {
     expect(stderr.text).toContain(fallback ? 'Continue? (Y/n): ' : 'Continue? (y/N): ')
   })
 
+  it('never answers under --quiet, even on a terminal: it refuses, naming --force (Python xpk scripts use --quiet)', async () => {
+    const {terminal, stderr} = consoleWith({stdin: ttyInput('y\n'), quiet: true})
+    const error = await terminal.confirm('Delete cluster demo?', {default: false}).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(UsageError)
+    expect((error as UsageError).flag).toBe('--force')
+    expect((error as UsageError).message).toContain('--quiet does not answer questions')
+    expect(stderr.text).toBe('')
+    const forced = consoleWith({quiet: true, force: true}).terminal
+    await expect(forced.confirm('Delete cluster demo?', {default: false})).resolves.toBe(true)
+  })
+
   it('takes the default when input ends without an answer (Ctrl-D)', async () => {
     const {terminal} = consoleWith({stdin: ttyInput('')})
     await expect(terminal.confirm('Delete?', {default: false})).resolves.toBe(false)
@@ -88,6 +99,27 @@ describe('TerminalConsole.confirm', () => {
     const {terminal, stderr} = consoleWith({stdin: ttyInput('maybe\nno\n')})
     await expect(terminal.confirm('Continue?', {default: true})).resolves.toBe(false)
     expect(stderr.text).toContain('Please answer yes or no (y/n).')
+  })
+})
+
+describe('TerminalConsole terminal safety', () => {
+  const hostile = 'name\u001b[2J\u001b]0;title\u0007\r\u009b\u202e'
+  const visible = 'name\\x1b[2J\\x1b]0;title\\x07\\r\\x9b\\u202e'
+
+  it.each([
+    ['info', (t: TerminalConsole) => t.info(hostile)],
+    ['warn', (t: TerminalConsole) => t.warn(hostile)],
+    ['debug', (t: TerminalConsole) => t.debug(hostile)],
+    [
+      'a progress line',
+      (t: TerminalConsole) => t.progress('Pools').update('p', {label: hostile, state: 'creating', status: 'running'}),
+    ],
+    ['a progress note', (t: TerminalConsole) => t.progress('Pools').note(hostile)],
+  ])('escapes control characters in %s', (_, write) => {
+    const {terminal, stderr} = consoleWith({verbose: true})
+    write(terminal)
+    expect(stderr.text).toContain(visible)
+    expect(stderr.text).not.toContain('\u001b[2J')
   })
 })
 
