@@ -209,7 +209,7 @@ class ContainerApiClient implements GkeClient {
           initialNodeCount: spec.defaultPool.nodeCount,
           config: {
             machineType: spec.defaultPool.machineType,
-            ...(spec.defaultPool.oauthScopes ? {oauthScopes: [...spec.defaultPool.oauthScopes]} : {}),
+            oauthScopes: [...spec.defaultPool.oauthScopes],
           },
           autoscaling: {
             enabled: true,

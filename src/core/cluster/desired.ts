@@ -82,11 +82,25 @@ export function placementPolicyName(accelerator: Accelerator): string {
   return `${accelerator.canonical}-${accelerator.topology}-placement-policy`
 }
 
+/**
+ * The workload placement policy a type's node pools are created with, or null when the type needs none: multi-host
+ * tpu7x/tpu7 and gb200 (GPUs other than gb200 have no AxB[xC] topology to place). Workloads select those nodes by
+ * this same name, so it depends on the accelerator alone.
+ */
+export function workloadPolicyName(accelerator: Accelerator): string | null {
+  if (!accelerator.requiresWorkloadPolicy || !isAcceleratorTopology(accelerator.topology)) return null
+  return placementPolicyName(accelerator)
+}
+
+function isAcceleratorTopology(topology: string | null): topology is string {
+  return topology !== null && /^\d+x\d+(x\d+)?$/.test(topology)
+}
+
 function placementFor(accelerator: Accelerator): PlacementPolicy | null {
   const topology = accelerator.topology
-  if (topology === null || !/^\d+x\d+(x\d+)?$/.test(topology)) return null
-  if (accelerator.requiresWorkloadPolicy)
-    return {type: 'workload-policy', name: placementPolicyName(accelerator), topology}
+  if (!isAcceleratorTopology(topology)) return null
+  const policy = workloadPolicyName(accelerator)
+  if (policy !== null) return {type: 'workload-policy', name: policy, topology}
   if (accelerator.kind === 'TPU' && accelerator.vmsPerSlice > 1) return {type: 'compact', tpuTopology: topology}
   return null
 }
@@ -299,7 +313,10 @@ export function desiredClusterFromFlags(flags: ClusterCreateFlags): DesiredClust
       nodeCount: defaultNodes,
       minNodes: 1,
       maxNodes: 1000,
-      oauthScopes: a.kind === 'GPU' ? null : [SCOPES.storageFull, ...SCOPES.gkeDefault],
+      // Python xpk passes --scopes=storage-full,gke-default except for GPUs, where gcloud's default, gke-default,
+      // applies. The API has no such default (without scopes nodes get at most logging and monitoring), so the
+      // GPU set is spelled out too.
+      oauthScopes: a.kind === 'GPU' ? [...SCOPES.gkeDefault] : [SCOPES.storageFull, ...SCOPES.gkeDefault],
     },
     network: flags.network ?? null,
     subnetwork: flags.subnetwork ?? null,

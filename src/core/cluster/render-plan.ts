@@ -1,4 +1,4 @@
-import type {NodePoolSpec} from './spec.js'
+import {SCOPES, type NodePoolSpec} from './spec.js'
 import {summarize, type Plan, type PlanAction, type PlanStep} from './plan.js'
 
 const SYMBOL: Record<PlanAction, string> = {create: '+', delete: '-', recreate: '-/+', none: '='}
@@ -19,12 +19,26 @@ export function describeNodePool(spec: NodePoolSpec): string {
   return parts.join(', ')
 }
 
+/** OAuth scopes as gcloud's `--scopes` spells them: `storage-full,gke-default` rather than eight URLs. */
+export function scopeNames(scopes: readonly string[]): string {
+  const gkeDefault: readonly string[] = SCOPES.gkeDefault
+  const hasGkeDefault = gkeDefault.every((scope) => scopes.includes(scope))
+  const names: string[] = []
+  for (const scope of scopes) {
+    if (hasGkeDefault && gkeDefault.includes(scope)) {
+      if (!names.includes('gke-default')) names.push('gke-default')
+    } else if (scope === SCOPES.storageFull) names.push('storage-full')
+    else names.push(scope.replace(/^https:\/\/www\.googleapis\.com\/auth\//, ''))
+  }
+  return names.length === 0 ? 'none' : names.join(',')
+}
+
 function stepDetail(step: PlanStep): string {
   if (step.resource === 'cluster') {
     if (step.action !== 'create' || !step.spec) return step.reason
     const s = step.spec
     const version = s.version ?? `${s.releaseChannel.toLowerCase()} channel default`
-    const pool = `default pool ${s.defaultPool.machineType} x${s.defaultPool.nodeCount}`
+    const pool = `default pool ${s.defaultPool.machineType} x${s.defaultPool.nodeCount} (scopes ${scopeNames(s.defaultPool.oauthScopes)})`
     return `${step.reason}: regional in ${s.region}, nodes in ${s.zone}, ${version}, ${pool}${s.private ? ', private nodes' : ''}`
   }
   if (step.resource === 'placementPolicy') {

@@ -108,7 +108,7 @@ export interface ClusterSpec {
     readonly nodeCount: number
     readonly minNodes: number
     readonly maxNodes: number
-    readonly oauthScopes: readonly string[] | null
+    readonly oauthScopes: readonly string[]
   }
   readonly network: string | null
   readonly subnetwork: string | null

@@ -25,10 +25,13 @@
  *      effective values are the same, minus the API server's duplicate-name warnings.
  *   5. Empty fields are left out instead of rendered as null/empty: `env`, `annotations`, CPU `nodeSelector` and
  *      `tolerations`, and `serviceAccountName: ''`.
- *   6. The wrapper script has no blank lines for optional steps that do not apply and no trailing
- *      newline/space (see container-script.ts); the commands are the same.
- *   7. Live cluster state is an input, not a lookup: the placement-policy and node-auto-provisioning selectors
- *      come in as `extraNodeSelector`, the A3/A4 Kueue topology annotation as `topologyAwareScheduling` (Python:
+ *   6. The wrapper script receives `--command` and `--debug-dump-gcs` as arguments and runs the command with
+ *      `bash -c "$1"` instead of splicing it into its text (see container-script.ts), so no command can break it;
+ *      `--enable-debug-logs` exports are wrapper lines; `$(date)` is written with backquotes; no blank lines for
+ *      steps that do not apply. `$` in the command (and in GPU pods' COMMAND variable) is escaped as `$$`, so
+ *      Kubernetes no longer expands `$(VAR)` in it: bash gets the command exactly as given.
+ *   7. Live cluster state is an input, not a lookup: the node-auto-provisioning selectors come in as
+ *      `extraNodeSelector` (the placement-policy selector follows from the accelerator, as in Python), the A3/A4 Kueue topology annotation as `topologyAwareScheduling` (Python:
  *      `is_GPU_TAS_possible`), and the tcpxo/rdma network names as `gpuNetworks` (Python: the cluster's
  *      GKENetworkParamSet names). Without `gpuNetworks` the names Cluster Toolkit gives those networks are derived
  *      from the cluster name.
@@ -42,7 +45,8 @@ import {KIND_TRAITS} from '../catalog/types.js'
 import {UsageError} from '../errors.js'
 import {JOBSET_API_VERSION, LOCAL_QUEUE_NAME} from '../versions.js'
 import type {WorkloadSpec} from '../workload/spec.js'
-import {XLA_DUMP_DIR, containerScript} from './container-script.js'
+import {workloadPolicyName} from '../cluster/desired.js'
+import {XLA_DUMP_DIR, containerCommand, kubernetesLiteral} from './container-script.js'
 import type {
   Affinity,
   Container,
@@ -82,8 +86,8 @@ export const BUILTIN_RESTART_EXIT_CODES: readonly number[] = [42, ...range(127, 
 /** Live cluster facts the builder cannot know offline; all optional. */
 export interface BuildJobSetOptions {
   /**
-   * More node labels the pods must match (placement policy `cloud.google.com/placement-policy-name`, node
-   * auto-provisioning capacity labels). Merged after the accelerator labels; a key given here wins.
+   * More node labels the pods must match (node auto-provisioning capacity labels). Merged after the accelerator and
+   * placement-policy labels; a key given here wins.
    */
   readonly extraNodeSelector?: Readonly<Record<string, string>>
   /**
@@ -188,7 +192,7 @@ function tpuOrCpuJobSet(spec: WorkloadSpec, options: BuildJobSetOptions): JobSet
           [traits.topologyLabel]: present(accelerator.topology, 'topology'),
         }
       : {}
-  const nodeSelector = {...acceleratorSelector, ...options.extraNodeSelector}
+  const nodeSelector = {...acceleratorSelector, ...placementSelector(accelerator), ...options.extraNodeSelector}
   const containers = mainContainers(spec, [{name: SHARED_MEMORY_VOLUME, mountPath: '/dev/shm'}])
   const pod: PodSpec = {
     schedulerName: spec.scheduler,
@@ -231,6 +235,7 @@ function genericGpuJobSet(spec: WorkloadSpec, options: BuildJobSetOptions): JobS
       },
       nodeSelector: {
         [KIND_TRAITS.GPU.acceleratorLabel]: present(accelerator.gkeAccelerator, 'gkeAccelerator'),
+        ...placementSelector(accelerator),
         ...options.extraNodeSelector,
       },
     }
@@ -238,7 +243,7 @@ function genericGpuJobSet(spec: WorkloadSpec, options: BuildJobSetOptions): JobS
     scheduling = {
       // GKE's topology-aware scheduler lifts this gate once it has placed all the pods together.
       schedulingGates: [{name: `${spec.scheduler}-${spec.name}`}],
-      ...nonEmpty('nodeSelector', {...options.extraNodeSelector}),
+      ...nonEmpty('nodeSelector', {...placementSelector(accelerator), ...options.extraNodeSelector}),
     }
   } else {
     throw new UsageError(
@@ -280,7 +285,7 @@ function a3GpuJobSet(spec: WorkloadSpec, options: BuildJobSetOptions): JobSet {
   const pod: PodSpec = {
     priorityClassName: spec.priority,
     restartPolicy: 'Never',
-    ...nonEmpty('nodeSelector', {...options.extraNodeSelector}),
+    ...nonEmpty('nodeSelector', {...placementSelector(spec.accelerator), ...options.extraNodeSelector}),
     ...imagePullSecrets(spec),
     dnsPolicy: 'ClusterFirstWithHostNet',
     terminationGracePeriodSeconds: spec.terminationGracePeriodSeconds,
@@ -360,7 +365,7 @@ function mainContainers(
 ): Container[] {
   const isGpu = spec.accelerator.kind === 'GPU'
   const env = mergeEnv([...mainContainerEnv(spec), ...extraEnv])
-  const script = containerScript({
+  const command = containerCommand({
     command: spec.command,
     enableDebugLogs: spec.enableDebugLogs,
     debugDumpGcs: spec.debugDumpGcs,
@@ -372,7 +377,7 @@ function mainContainers(
     ...(isGpu ? {imagePullPolicy: 'Always' as const} : {}),
     ...nonEmpty('env', env),
     securityContext: {privileged: true},
-    command: ['bash', '-c', script],
+    command,
     resources: {limits: mainContainerLimits(spec)},
     ...nonEmpty('volumeMounts', volumeMounts),
   }))
@@ -403,7 +408,8 @@ function defaultEnv(spec: WorkloadSpec): EnvVar[] {
         fieldEnv('NODE_RANK', 'batch.kubernetes.io/job-completion-index'),
         {name: 'USE_GPUDIRECT', value: accelerator.gpu?.gpuDirect ?? 'fastrak'},
         {name: 'GPUS_PER_NODE', value: String(accelerator.chipsPerVm)},
-        {name: 'COMMAND', value: spec.command},
+        // Kubernetes expands $(VAR) in env values too; escaped, the variable holds the command as given.
+        {name: 'COMMAND', value: kubernetesLiteral(spec.command)},
         {name: 'JAX_COORDINATOR_PORT', value: '6002'},
         {name: 'JAX_COORDINATOR_ADDRESS', value: COORDINATOR_ADDRESS},
       ]
@@ -438,6 +444,18 @@ function mergeEnv(entries: readonly EnvVar[]): EnvVar[] {
     merged.push(byName.get(name) as EnvVar)
   }
   return merged
+}
+
+/** Label GKE puts on nodes of pools created with a workload placement policy. */
+export const PLACEMENT_POLICY_LABEL = 'cloud.google.com/placement-policy-name'
+
+/**
+ * Types whose pools `cluster create` puts under a workload placement policy (multi-host tpu7x/tpu7, gb200) run on
+ * those nodes only: the policy name follows from the accelerator, as the cluster side names it.
+ */
+function placementSelector(accelerator: Accelerator): Record<string, string> {
+  const policy = workloadPolicyName(accelerator)
+  return policy === null ? {} : {[PLACEMENT_POLICY_LABEL]: policy}
 }
 
 function imagePullSecrets(spec: WorkloadSpec): Pick<PodSpec, 'imagePullSecrets'> {
@@ -505,7 +523,10 @@ function deviceList(paths: readonly string[]): string {
 
 /** The `networking.gke.io/interfaces` annotation value: eth0 on the default network, then one NIC per network. */
 function interfaces(networks: readonly string[]): string {
-  const entries = ['default', ...networks].map((network, i) => `    {"interfaceName":"eth${i}","network":"${network}"}`)
+  // Serialised, not templated: a network name cannot change the annotation's structure.
+  const entries = ['default', ...networks].map(
+    (network, i) => `    ${JSON.stringify({interfaceName: `eth${i}`, network})}`,
+  )
   return `[\n${entries.join(',\n')}\n]`
 }
 

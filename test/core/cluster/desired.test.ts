@@ -5,6 +5,7 @@ import {
   desiredClusterFromFlags,
   placementPolicyName,
   reservationPath,
+  workloadPolicyName,
   type ClusterCreateFlags,
   type NodePoolTemplate,
 } from '../../../src/core/cluster/desired.js'
@@ -72,8 +73,31 @@ describe('desiredClusterFromFlags defaults', () => {
     expect(desiredFor({deviceType: 'h100-80gb-8', numNodes: 5}).poolTemplate.nodeCount).toBe(5)
   })
 
-  it('leaves the default pool scopes to GKE for GPU clusters', () => {
-    expect(desiredFor({deviceType: 'a100-40gb-8'}).spec.defaultPool.oauthScopes).toBeNull()
+  // Python xpk: --scopes=storage-full,gke-default unless the type is a GPU, where gcloud's default (gke-default)
+  // applies. The API has no default, so each set is spelled out.
+  it.each<{flags: ClusterCreateFlags; scopes: readonly string[]}>([
+    {flags: {deviceType: 'a100-40gb-8'}, scopes: SCOPES.gkeDefault},
+    {flags: {deviceType: 'l4-4'}, scopes: SCOPES.gkeDefault},
+    {flags: {deviceType: 'h100-mega-80gb-8'}, scopes: SCOPES.gkeDefault},
+    {flags: {deviceType: 'gb200-4'}, scopes: SCOPES.gkeDefault},
+    {flags: {tpuType: 'v5p-16'}, scopes: [SCOPES.storageFull, ...SCOPES.gkeDefault]},
+    {flags: {tpuType: 'tpu7x-8'}, scopes: [SCOPES.storageFull, ...SCOPES.gkeDefault]},
+    {flags: {deviceType: 'n2-standard-32-4'}, scopes: [SCOPES.storageFull, ...SCOPES.gkeDefault]},
+  ])('default pool scopes for $flags', ({flags, scopes}) => {
+    expect(desiredFor(flags).spec.defaultPool.oauthScopes).toEqual(scopes)
+  })
+
+  it('gke-default is the six scopes gcloud expands it to', () => {
+    expect([...SCOPES.gkeDefault].sort()).toEqual(
+      [
+        'devstorage.read_only',
+        'logging.write',
+        'monitoring',
+        'service.management.readonly',
+        'servicecontrol',
+        'trace.append',
+      ].map((scope) => `https://www.googleapis.com/auth/${scope}`),
+    )
   })
 
   it('takes the default pool machine type and size from the flags', () => {
@@ -339,6 +363,21 @@ describe('desiredClusterFromFlags node pool template', () => {
   it('names workload policies <canonical>-<topology>-placement-policy', () => {
     expect(placementPolicyName(findAccelerator('tpu7x-4x4x4')!)).toBe('tpu7x-128-4x4x4-placement-policy')
     expect(placementPolicyName(findAccelerator('gb200-4')!)).toBe('gb200-4-1x72-placement-policy')
+  })
+
+  // Workloads select these nodes by the same name (manifests/jobset.ts), so it must follow from the type alone.
+  it.each<[string, string | null]>([
+    ['tpu7x-16', 'tpu7x-16-2x2x2-placement-policy'],
+    ['tpu7x-4x4x4', 'tpu7x-128-4x4x4-placement-policy'],
+    ['tpu7-16', 'tpu7-16-2x2x2-placement-policy'],
+    ['gb200-4', 'gb200-4-1x72-placement-policy'],
+    ['gb200-4-nolssd', 'gb200-4-1x72-placement-policy'],
+    ['tpu7x-8', null],
+    ['v5p-16', null],
+    ['h100-80gb-8', null],
+    ['n2-standard-32-4', null],
+  ])('workloadPolicyName(%s) = %s', (type, name) => {
+    expect(workloadPolicyName(findAccelerator(type)!)).toBe(name)
   })
 })
 

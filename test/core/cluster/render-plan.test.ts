@@ -5,7 +5,8 @@ import {describe, expect, it} from 'vitest'
 
 import type {ObservedCluster} from '../../../src/core/cluster/observed.js'
 import {planCluster, type Plan} from '../../../src/core/cluster/plan.js'
-import {describeNodePool, planToJson, renderPlan} from '../../../src/core/cluster/render-plan.js'
+import {describeNodePool, planToJson, renderPlan, scopeNames} from '../../../src/core/cluster/render-plan.js'
+import {SCOPES} from '../../../src/core/cluster/spec.js'
 import type {ClusterCreateFlags} from '../../../src/core/cluster/desired.js'
 import {aMatchingPool, anObservedCluster, anObservedPool, desiredFor} from '../../builders/observed.js'
 
@@ -297,5 +298,42 @@ describe('planToJson', () => {
     planToJson(fresh)
     expect(JSON.stringify(fresh)).toBe(before)
     expect(fresh.steps[1].spec).toMatchObject({placementPolicy: {type: 'compact', tpuTopology: '2x2x2'}})
+  })
+})
+
+describe('scopeNames', () => {
+  it.each<{scopes: readonly string[]; names: string}>([
+    {scopes: [SCOPES.storageFull, ...SCOPES.gkeDefault], names: 'storage-full,gke-default'},
+    {scopes: SCOPES.gkeDefault, names: 'gke-default'},
+    {
+      scopes: [SCOPES.storageFull, ...SCOPES.gkeDefault, SCOPES.cloudPlatform],
+      names: 'storage-full,gke-default,cloud-platform',
+    },
+    {scopes: [SCOPES.cloudPlatform], names: 'cloud-platform'},
+    {
+      scopes: SCOPES.gkeDefault.slice(1),
+      names: SCOPES.gkeDefault
+        .slice(1)
+        .map((s) => s.split('/').at(-1))
+        .join(','),
+    },
+    {scopes: [], names: 'none'},
+  ])('$names', ({scopes, names}) => {
+    expect(scopeNames(scopes)).toBe(names)
+  })
+
+  it('the plan shows the default pool scopes of a new cluster', () => {
+    expect(renderPlan(planCluster(desiredFor({deviceType: 'a100-40gb-8'}), undefined))).toContain(
+      'default pool e2-standard-16 x6 (scopes gke-default)',
+    )
+    expect(renderPlan(planCluster(desiredFor(), undefined))).toContain(
+      'default pool e2-standard-16 x6 (scopes storage-full,gke-default)',
+    )
+  })
+
+  it('--json carries the scopes themselves', () => {
+    const json = planToJson(planCluster(desiredFor({deviceType: 'a100-40gb-8'}), undefined))
+    const cluster = json.steps.find((s) => s.resource === 'cluster')
+    expect(cluster?.spec).toMatchObject({defaultPool: {oauthScopes: SCOPES.gkeDefault}})
   })
 })

@@ -1,100 +1,334 @@
-import {describe, expect, it} from 'vitest'
+import {spawn, spawnSync} from 'node:child_process'
+import {mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
 
-import type {ContainerScriptOptions} from '../../../src/core/manifests/container-script.js'
-import {containerScript, containerScriptLines, withDebugLogs} from '../../../src/core/manifests/container-script.js'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-const START = ['echo XPK Start: $(date);', '_sigterm() (kill -SIGTERM $! 2>/dev/null;);', 'trap _sigterm SIGTERM;']
+import type {ContainerScriptOptions, WrapperShape} from '../../../src/core/manifests/container-script.js'
+import {
+  containerCommand,
+  containerScript,
+  containerScriptLines,
+  GPU_TERMINATION_FILE,
+  kubernetesLiteral,
+  WRAPPER_NAME,
+} from '../../../src/core/manifests/container-script.js'
+import {buildJobSet} from '../../../src/core/manifests/jobset.js'
+import {aWorkloadSpec} from '../../builders/workload-spec.js'
+import type {WorkloadSpecOverrides} from '../../builders/workload-spec.js'
+import {envValues, kubernetesExpand} from './k8s-expansion.js'
+
+const START = ['echo XPK Start: `date`;', '_sigterm() (kill -SIGTERM $! 2>/dev/null;);', 'trap _sigterm SIGTERM;']
+const RUN = 'bash -c -- "$1" & PID=$!;'
 const WAIT = ['while kill -0 $PID 2>/dev/null;', '    do sleep 5;', 'done;', 'wait $PID;', 'EXIT_CODE=$?;']
-const END = ['echo XPK End: $(date);', 'echo EXIT_CODE=$EXIT_CODE;']
+const END = ['echo XPK End: `date`;', 'echo EXIT_CODE=$EXIT_CODE;']
 const GCLOUD_CHECK =
   'which gcloud >/dev/null 2>&1 || { echo >&2 "gcloud is required but not installed. Aborting"; exit 24;};'
+const UPLOAD = 'WORKER_ID=$HOSTNAME;gcloud storage cp --recursive /tmp/xla_dump/ "$2/$WORKER_ID";'
+const DEBUG_EXPORTS = [
+  'export TPU_STDERR_LOG_LEVEL=0;',
+  'export TPU_MIN_LOG_LEVEL=0;',
+  'export TF_CPP_MIN_LOG_LEVEL=0;',
+  'export TPU_VMODULE=real_program_continuator=1;',
+]
+const GPU_DONE = 'echo Main app is done > /usr/share/workload/workload_terminated;'
+
+/** Every wrapper shape there is: the three switches in all combinations. */
+const SHAPES: readonly WrapperShape[] = [false, true].flatMap((enableDebugLogs) =>
+  [null, 'gs://b/d'].flatMap((debugDumpGcs) =>
+    [false, true].map((signalGpuTermination) => ({enableDebugLogs, debugDumpGcs, signalGpuTermination})),
+  ),
+)
 
 describe('containerScriptLines', () => {
-  it.each<{name: string; options: ContainerScriptOptions; lines: string[]}>([
-    {
-      name: 'plain command',
-      options: {command: 'python3 train.py'},
-      lines: [...START, '(python3 train.py) & PID=$!;', ...WAIT, ...END, 'exit $EXIT_CODE'],
-    },
+  it.each<{name: string; shape: WrapperShape; lines: string[]}>([
+    {name: 'plain', shape: {}, lines: [...START, RUN, ...WAIT, ...END, 'exit $EXIT_CODE']},
     {
       name: 'debug dump upload',
-      options: {command: 'python3 train.py', debugDumpGcs: 'gs://bucket/dir'},
-      lines: [
-        ...START,
-        GCLOUD_CHECK,
-        '(python3 train.py) & PID=$!;',
-        ...WAIT,
-        'WORKER_ID=$HOSTNAME;gcloud storage cp --recursive /tmp/xla_dump/ gs://bucket/dir/$WORKER_ID;',
-        ...END,
-        'exit $EXIT_CODE',
-      ],
+      shape: {debugDumpGcs: 'gs://bucket/dir'},
+      lines: [...START, GCLOUD_CHECK, RUN, ...WAIT, UPLOAD, ...END, 'exit $EXIT_CODE'],
     },
     {
       name: 'GPU termination file',
-      options: {command: 'bash run.sh', signalGpuTermination: true},
-      lines: [
-        ...START,
-        '(bash run.sh) & PID=$!;',
-        ...WAIT,
-        ...END,
-        'echo Main app is done > /usr/share/workload/workload_terminated;',
-        'exit $EXIT_CODE',
-      ],
+      shape: {signalGpuTermination: true},
+      lines: [...START, RUN, ...WAIT, ...END, GPU_DONE, 'exit $EXIT_CODE'],
     },
     {
-      name: 'debug logs',
-      options: {command: 'python3 train.py', enableDebugLogs: true},
-      lines: [
-        ...START,
-        '(export TPU_STDERR_LOG_LEVEL=0 && export TPU_MIN_LOG_LEVEL=0 && export TF_CPP_MIN_LOG_LEVEL=0 && ' +
-          'export TPU_VMODULE=real_program_continuator=1 && python3 train.py) & PID=$!;',
-        ...WAIT,
-        ...END,
-        'exit $EXIT_CODE',
-      ],
+      name: 'debug logs: fixed export lines before the command starts',
+      shape: {enableDebugLogs: true},
+      lines: [...START, ...DEBUG_EXPORTS, RUN, ...WAIT, ...END, 'exit $EXIT_CODE'],
     },
     {
       name: 'everything at once, in order',
-      options: {command: 'x', enableDebugLogs: false, debugDumpGcs: 'gs://b', signalGpuTermination: true},
-      lines: [
-        ...START,
-        GCLOUD_CHECK,
-        '(x) & PID=$!;',
-        ...WAIT,
-        'WORKER_ID=$HOSTNAME;gcloud storage cp --recursive /tmp/xla_dump/ gs://b/$WORKER_ID;',
-        ...END,
-        'echo Main app is done > /usr/share/workload/workload_terminated;',
-        'exit $EXIT_CODE',
-      ],
+      shape: {enableDebugLogs: true, debugDumpGcs: 'gs://b', signalGpuTermination: true},
+      lines: [...START, GCLOUD_CHECK, ...DEBUG_EXPORTS, RUN, ...WAIT, UPLOAD, ...END, GPU_DONE, 'exit $EXIT_CODE'],
     },
-  ])('$name', ({options, lines}) => {
-    expect(containerScriptLines(options)).toEqual(lines)
+    {
+      name: 'a null debug dump is none',
+      shape: {debugDumpGcs: null},
+      lines: [...START, RUN, ...WAIT, ...END, 'exit $EXIT_CODE'],
+    },
+  ])('$name', ({shape, lines}) => {
+    expect(containerScriptLines(shape)).toEqual(lines)
+    expect(containerScript(shape)).toBe(lines.join('\n'))
   })
 
-  it('keeps the user command verbatim, including quotes and pipes', () => {
-    const command = `python3 -c 'print("hi")' | tee /tmp/out && echo "done $HOME"`
-    expect(containerScriptLines({command})).toContain(`(${command}) & PID=$!;`)
-  })
-
-  it('treats a null debug dump like none', () => {
-    expect(containerScriptLines({command: 'x', debugDumpGcs: null})).toEqual(containerScriptLines({command: 'x'}))
+  it.each(SHAPES)('%o: text Kubernetes leaves alone and bash parses', (shape) => {
+    const script = containerScript(shape)
+    // Kubernetes would rewrite $(NAME) and $$ in `command`; the wrapper must mean the same whatever the env.
+    expect(script).not.toContain('$(')
+    expect(script).not.toContain('$$')
+    expect(kubernetesExpand(script, {date: 'X', PID: 'X', EXIT_CODE: 'X', HOSTNAME: 'X', '1': 'X'})).toBe(script)
+    expect(bashSyntaxErrors(script)).toBe('')
+    expect(script).not.toMatch(/\n\n|\s$/)
   })
 })
 
-describe('containerScript', () => {
-  it('joins the lines with newlines and ends on the exit statement', () => {
-    const script = containerScript({command: 'python3 train.py'})
-    expect(script.split('\n')).toEqual(containerScriptLines({command: 'python3 train.py'}))
-    expect(script.endsWith('exit $EXIT_CODE')).toBe(true)
-    expect(script).not.toMatch(/\n\n/)
+describe('containerCommand', () => {
+  it.each<{name: string; options: ContainerScriptOptions; args: string[]}>([
+    {name: 'the command is $1', options: {command: 'python3 train.py'}, args: ['python3 train.py']},
+    {
+      name: 'the dump prefix is $2, without trailing slashes',
+      options: {command: 'x', debugDumpGcs: 'gs://b/d//'},
+      args: ['x', 'gs://b/d'],
+    },
+    {
+      name: '$ is doubled so Kubernetes hands it back unchanged',
+      options: {command: 'echo $(HOME) $$ ${X} $'},
+      args: ['echo $$(HOME) $$$$ $${X} $$'],
+    },
+    {name: 'debug logs add no argument', options: {command: 'x', enableDebugLogs: true}, args: ['x']},
+  ])('$name', ({options, args}) => {
+    expect(containerCommand(options)).toEqual(['bash', '-c', containerScript(options), WRAPPER_NAME, ...args])
+  })
+
+  it('never puts the command into the script text', () => {
+    const command = 'SENTINEL_7f3a; ) # ('
+    for (const shape of SHAPES) expect(containerCommand({...shape, command})[2]).not.toContain('SENTINEL_7f3a')
   })
 })
 
-describe('withDebugLogs', () => {
-  it('prefixes the TPU runtime log settings', () => {
-    expect(withDebugLogs('bash train.sh')).toBe(
-      'export TPU_STDERR_LOG_LEVEL=0 && export TPU_MIN_LOG_LEVEL=0 && export TF_CPP_MIN_LOG_LEVEL=0 && ' +
-        'export TPU_VMODULE=real_program_continuator=1 && bash train.sh',
-    )
+describe('kubernetesLiteral', () => {
+  it.each([
+    '',
+    'plain',
+    '$',
+    '$$',
+    '$(NAME)',
+    '$$(NAME)',
+    '$(',
+    'a $(NAME) b $$ c $X $(UNDEFINED) $((1+2)) ${NAME}',
+    'ends with $',
+    'héllo $(NAME) 🚀',
+  ])('%j survives Kubernetes expansion byte for byte', (text) => {
+    const env = {NAME: 'expanded', X: 'x'}
+    expect(kubernetesExpand(kubernetesLiteral(text), env)).toBe(text)
   })
 })
+
+// ---------------------------------------------------------------------------------------------------------------
+// The wrapper, run by bash as the container would run it.
+
+interface Hostile {
+  readonly name: string
+  readonly command: string
+  /** What the command prints, between the wrapper's start and end lines. */
+  readonly stdout: string
+  readonly exitCode: number
+  readonly spec?: WorkloadSpecOverrides
+}
+
+const HOSTILE: readonly Hostile[] = [
+  {name: 'a trailing comment', command: 'echo train  # run it', stdout: 'train\n', exitCode: 0},
+  {name: 'a comment then more text', command: 'echo a # ) ; exit 0', stdout: 'a\n', exitCode: 0},
+  {name: 'an unbalanced )', command: 'echo hi )', stdout: '', exitCode: 2},
+  {name: 'an unbalanced (', command: 'echo (hi', stdout: '', exitCode: 2},
+  {name: 'breaking out of a subshell', command: 'false); exit 0; (true', stdout: '', exitCode: 2},
+  {name: 'ending the wait loop early', command: 'exit 9; done; exit 0; while true', stdout: '', exitCode: 2},
+  {name: 'an unbalanced double quote', command: 'echo "oops', stdout: '', exitCode: 2},
+  {name: 'an unbalanced single quote', command: "echo it's", stdout: '', exitCode: 2},
+  {
+    name: 'balanced quotes of every kind',
+    command: `echo "a 'b'" 'c "d"' $'e\\tf'`,
+    stdout: `a 'b' c "d" e\tf\n`,
+    exitCode: 0,
+  },
+  {name: 'a heredoc', command: "cat <<'EOF'\n) ' \" $(x) `y`\nEOF", stdout: ') \' " $(x) `y`\n', exitCode: 0},
+  {name: 'an unterminated heredoc', command: 'cat <<EOF\nno end', stdout: 'no end\n', exitCode: 0},
+  {name: 'command substitution', command: 'echo $(echo sub) "$(echo quoted)"', stdout: 'sub quoted\n', exitCode: 0},
+  {name: 'backticks', command: 'echo `echo tick`', stdout: 'tick\n', exitCode: 0},
+  {name: 'newlines', command: 'echo one\necho two\n\nexit 4', stdout: 'one\ntwo\n', exitCode: 4},
+  {name: 'a trailing backslash', command: 'echo end \\', stdout: 'end \\\n', exitCode: 0},
+  {name: 'unicode', command: 'echo "héllo — 日本 🚀"', stdout: 'héllo — 日本 🚀\n', exitCode: 0},
+  {name: 'exit 7 is propagated', command: 'exit 7', stdout: '', exitCode: 7},
+  {name: 'a failing command', command: 'false', stdout: '', exitCode: 1},
+  {name: 'an unknown program', command: 'no-such-program-xpk', stdout: '', exitCode: 127},
+  {name: 'a leading dash is not a bash option', command: '-x', stdout: '', exitCode: 127},
+  {
+    name: 'the wrapper positional args are not the command’s',
+    command: 'echo "[$1][$2]"',
+    stdout: '[][]\n',
+    exitCode: 0,
+  },
+  {
+    name: '$(VAR) and $$ reach bash as typed, not expanded by Kubernetes',
+    command: `echo '$(GREETING)' '$$' "$GREETING"`,
+    stdout: '$(GREETING) $$ hello\n',
+    exitCode: 0,
+    spec: {env: [{name: 'GREETING', value: 'hello'}]},
+  },
+  {
+    name: 'debug logs are exported to the command',
+    command: 'echo $TPU_MIN_LOG_LEVEL $TPU_VMODULE',
+    stdout: '0 real_program_continuator=1\n',
+    exitCode: 0,
+    spec: {enableDebugLogs: true},
+  },
+  {
+    name: 'a GPU pod exits with the command’s code too',
+    command: 'exit 3',
+    stdout: '',
+    exitCode: 3,
+    spec: {type: 'l4-1'},
+  },
+]
+
+interface Run {
+  readonly code: number | null
+  readonly signal: NodeJS.Signals | null
+  readonly stdout: string
+  readonly stderr: string
+}
+
+let sandbox: string
+let tools: string
+
+beforeAll(() => {
+  sandbox = mkdtempSync(join(tmpdir(), 'xpk-wrapper-'))
+  // A PATH with only these, so the gcloud check does not depend on the machine.
+  tools = join(sandbox, 'tools')
+  mkdirSync(tools)
+  for (const tool of ['bash', 'sh', 'cat', 'date', 'sleep', 'which', 'false']) {
+    const found = spawnSync('bash', ['-c', 'command -v "$1"', '_', tool], {encoding: 'utf8'}).stdout.trim()
+    if (!found) throw new Error(`${tool} not found on PATH`)
+    symlinkSync(found, join(tools, tool))
+  }
+})
+
+afterAll(() => {
+  rmSync(sandbox, {recursive: true, force: true})
+})
+
+/** The main container's argv after Kubernetes' expansion, and its env. */
+function containerArgv(spec: WorkloadSpecOverrides): {argv: string[]; env: Record<string, string>} {
+  const container = buildJobSet(aWorkloadSpec(spec)).spec.replicatedJobs[0].template.spec.template.spec.containers[0]
+  const env = envValues(container.env)
+  return {argv: (container.command ?? []).map((arg) => kubernetesExpand(arg, env)), env}
+}
+
+function runWrapper(
+  spec: WorkloadSpecOverrides,
+  options: {path?: string; onStdout?: (text: string, stop: (s: NodeJS.Signals) => void) => void} = {},
+): Promise<Run> {
+  const {argv, env} = containerArgv(spec)
+  return new Promise((resolve, reject) => {
+    const child = spawn(argv[0], argv.slice(1), {
+      env: {...env, PATH: options.path ?? tools, HOSTNAME: 'host-0'},
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString('utf8')
+      options.onStdout?.(stdout, (signal) => child.kill(signal))
+    })
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')))
+    child.on('error', reject)
+    child.on('close', (code, signal) => resolve({code, signal, stdout, stderr}))
+  })
+}
+
+/** The lines the command printed: everything between the wrapper's start line and its end line. */
+function commandOutput(stdout: string): string {
+  const lines = stdout.split('\n')
+  expect(lines[0]).toMatch(/^XPK Start: \S/)
+  const end = lines.findIndex((line) => line.startsWith('XPK End: '))
+  expect(end, stdout).toBeGreaterThan(0)
+  const printed = lines.slice(1, end)
+  return printed.length === 0 ? '' : `${printed.join('\n')}\n`
+}
+
+describe('the wrapper run by bash, against hostile commands', () => {
+  // Every run spends 5 s or more in the wait loop, so all of them start at once and the cases check the results.
+  const runs = new Map<string, Promise<Run>>()
+  let sigterm: Promise<Run & {sent: boolean}>
+  let upload: Promise<Run & {gcloudArgs: string[]}>
+  // Validation rejects such a prefix; the wrapper must not depend on that.
+  const prefix = 'gs://b/x; touch "$(pwned)" `id` #'
+
+  beforeAll(() => {
+    for (const c of HOSTILE) runs.set(c.name, runWrapper({...c.spec, command: c.command}))
+
+    let sent = false
+    sigterm = runWrapper(
+      {command: "trap 'echo got SIGTERM; exit 3' TERM; echo ready; while true; do sleep 0.1; done"},
+      {
+        onStdout: (text, stop) => {
+          if (!sent && text.includes('ready\n')) {
+            sent = true
+            stop('SIGTERM')
+          }
+        },
+      },
+    ).then((run) => ({...run, sent}))
+
+    const bin = join(sandbox, 'fake-gcloud')
+    mkdirSync(bin)
+    const record = join(sandbox, 'gcloud-args')
+    writeFileSync(join(bin, 'gcloud'), `#!/bin/sh\nprintf '%s\\n' "$@" > '${record}'\n`, {mode: 0o755})
+    upload = runWrapper({command: 'exit 5', debugDumpGcs: prefix}, {path: `${bin}:${tools}`}).then((run) => ({
+      ...run,
+      gcloudArgs: readFileSync(record, 'utf8').split('\n'),
+    }))
+  })
+
+  it.each(HOSTILE)('$name', async (c) => {
+    const run = await (runs.get(c.name) as Promise<Run>)
+    expect(run.code, run.stderr).toBe(c.exitCode)
+    expect(commandOutput(run.stdout)).toBe(c.stdout)
+    const tail = run.stdout.split('\n').slice(-2)
+    expect(tail).toEqual([`EXIT_CODE=${c.exitCode}`, ''])
+    // Syntax errors are the command's own (bash names it "-c"), never the wrapper's. (No test machine has the
+    // GPU sidecars' shared directory, so writing the termination file fails here.)
+    const wrapperErrors = run.stderr.split('\n').filter((line) => !line.includes(GPU_TERMINATION_FILE))
+    expect(wrapperErrors.join('\n')).not.toContain(WRAPPER_NAME)
+  })
+
+  it('forwards SIGTERM to the command and exits with the code the command chose', async () => {
+    const run = await sigterm
+    expect(run.sent).toBe(true)
+    expect(run.signal).toBeNull()
+    expect(run.code, run.stderr).toBe(3)
+    expect(commandOutput(run.stdout)).toBe('ready\ngot SIGTERM\n')
+  })
+
+  it('passes the dump prefix to gcloud as one argument, whatever it contains', async () => {
+    const run = await upload
+    expect(run.code, run.stderr).toBe(5)
+    expect(run.gcloudArgs).toEqual(['storage', 'cp', '--recursive', '/tmp/xla_dump/', `${prefix}/host-0`, ''])
+  })
+
+  it('refuses to start the command when the dump cannot be uploaded (no gcloud)', async () => {
+    const run = await runWrapper({command: 'echo should-not-run', debugDumpGcs: 'gs://b/d'})
+    expect(run.code).toBe(24)
+    expect(run.stdout).not.toContain('should-not-run')
+    expect(run.stderr).toContain('gcloud is required but not installed')
+  })
+})
+
+/** bash's complaints about a script it was only asked to parse; empty when it parses. */
+function bashSyntaxErrors(script: string): string {
+  const result = spawnSync('bash', ['-n', '-c', script], {encoding: 'utf8'})
+  return result.status === 0 ? '' : result.stderr || `exit ${result.status}`
+}

@@ -1,3 +1,4 @@
+import {spawnSync} from 'node:child_process'
 import {existsSync, readFileSync, writeFileSync} from 'node:fs'
 import {fileURLToPath} from 'node:url'
 
@@ -6,6 +7,7 @@ import {describe, expect, it} from 'vitest'
 
 import type {BuildJobSetOptions} from '../../../src/core/manifests/jobset.js'
 import {buildJobSet} from '../../../src/core/manifests/jobset.js'
+import type {JobSet} from '../../../src/core/manifests/k8s-types.js'
 import {toYaml} from '../../../src/core/manifests/to-yaml.js'
 import {aWorkloadSpec} from '../../builders/workload-spec.js'
 import type {WorkloadSpecOverrides} from '../../builders/workload-spec.js'
@@ -21,6 +23,9 @@ interface GoldenCase {
   readonly spec: WorkloadSpecOverrides
   readonly options?: BuildJobSetOptions
 }
+
+/** A command that broke the wrapper when it was spliced into the script, and that Kubernetes would expand. */
+const HOSTILE_COMMAND = 'python3 train.py --name=\'$(GREETING)\' $$ # run it )\necho "done" `date`'
 
 const CASES: readonly GoldenCase[] = [
   {file: 'jobset-tpu-v5p-8.yaml', flags: '--tpu-type=v5p-8', spec: {type: 'v5p-8'}},
@@ -45,6 +50,11 @@ const CASES: readonly GoldenCase[] = [
     file: 'jobset-tpu-tpu7x-8.yaml',
     flags: '--tpu-type=tpu7x-8 --debug-dump-gcs=gs://test-bucket/dumps --enable-debug-logs',
     spec: {type: 'tpu7x-8', debugDumpGcs: 'gs://test-bucket/dumps', enableDebugLogs: true},
+  },
+  {
+    file: 'jobset-tpu-tpu7x-16-hostile-command.yaml',
+    flags: `--tpu-type=tpu7x-16 --command=${JSON.stringify(HOSTILE_COMMAND)} --env GREETING=hello`,
+    spec: {type: 'tpu7x-16', command: HOSTILE_COMMAND, env: [{name: 'GREETING', value: 'hello'}]},
   },
   {
     file: 'jobset-gpu-a100-40gb-8.yaml',
@@ -81,9 +91,8 @@ const CASES: readonly GoldenCase[] = [
   {file: 'jobset-gpu-b200-8.yaml', flags: '--device-type=b200-8 --num-nodes=2', spec: {type: 'b200-8', numNodes: 2}},
   {
     file: 'jobset-gpu-gb200-4.yaml',
-    flags: '--device-type=gb200-4 --num-nodes=2 (placement policy from the cluster)',
+    flags: '--device-type=gb200-4 --num-nodes=2',
     spec: {type: 'gb200-4', numNodes: 2},
-    options: {extraNodeSelector: {'cloud.google.com/placement-policy-name': 'gb200-4-1x72-placement-policy'}},
   },
   {
     file: 'jobset-cpu-n2-standard-32-4.yaml',
@@ -111,5 +120,19 @@ describe('JobSet goldens', () => {
 
   it.each(CASES)('$file is a valid JobSet v1alpha2', (c) => {
     expect(validateJobSet(load(readFileSync(goldenPath(c.file), 'utf8')))).toEqual([])
+  })
+
+  it.each(CASES)('$file: every bash script in it parses (bash -n)', (c) => {
+    const js = load(readFileSync(goldenPath(c.file), 'utf8')) as JobSet
+    const pod = js.spec.replicatedJobs[0].template.spec.template.spec
+    const scripts = [...(pod.initContainers ?? []), ...pod.containers]
+      .map((container) => [...(container.command ?? []), ...(container.args ?? [])])
+      .filter((argv) => /^(\/bin\/)?(ba)?sh$/.test(argv[0] ?? '') && argv[1] === '-c')
+      .map((argv) => argv[2] ?? '')
+    expect(scripts.length).toBeGreaterThan(0)
+    for (const script of scripts) {
+      const parsed = spawnSync('bash', ['-n', '-c', script], {encoding: 'utf8'})
+      expect(parsed.status, parsed.stderr).toBe(0)
+    }
   })
 })

@@ -1,6 +1,8 @@
+import {spawnSync} from 'node:child_process'
+
 import {describe, expect, it} from 'vitest'
 
-import {containerScript} from '../../../src/core/manifests/container-script.js'
+import {containerCommand} from '../../../src/core/manifests/container-script.js'
 import type {BuildJobSetOptions} from '../../../src/core/manifests/jobset.js'
 import {
   BUILTIN_RESTART_EXIT_CODES,
@@ -12,7 +14,9 @@ import {
 } from '../../../src/core/manifests/jobset.js'
 import type {Container, EnvVar, JobSet, PodSpec} from '../../../src/core/manifests/k8s-types.js'
 import {UsageError} from '../../../src/core/errors.js'
+import {acceleratorCatalog} from '../../../src/core/catalog/catalog.js'
 import {aWorkloadSpec} from '../../builders/workload-spec.js'
+import {desiredFor} from '../../builders/observed.js'
 import type {WorkloadSpecOverrides} from '../../builders/workload-spec.js'
 import {validateJobSet} from '../../helpers/jobset-schema.js'
 
@@ -128,11 +132,9 @@ describe('main containers and resources', () => {
     const gpu = spec.accelerator.kind === 'GPU'
     expect(main.image).toBe(spec.image)
     expect(main.securityContext).toEqual({privileged: true})
-    expect(main.command).toEqual([
-      'bash',
-      '-c',
-      containerScript({command: 'bash run.sh', debugDumpGcs: 'gs://b/d', signalGpuTermination: gpu}),
-    ])
+    expect(main.command).toEqual(
+      containerCommand({command: 'bash run.sh', debugDumpGcs: 'gs://b/d', signalGpuTermination: gpu}),
+    )
     expect(main.imagePullPolicy).toBe(gpu ? 'Always' : undefined)
   })
 
@@ -431,7 +433,10 @@ describe('A3/A4/A4X GPU pods', () => {
       value: 'true',
       effect: 'NoSchedule',
     })
-    expect(pod.nodeSelector).toBeUndefined()
+    // No accelerator label; gb200 adds its placement policy.
+    expect(Object.keys(pod.nodeSelector ?? {})).toEqual(
+      type.startsWith('gb200') ? ['cloud.google.com/placement-policy-name'] : [],
+    )
   })
 
   it.each([...A3_GPUS, ...GENERIC_GPUS, 'v5p-8', 'n2-standard-4-1'])('%s: every mounted volume exists', (type) => {
@@ -542,34 +547,109 @@ describe('A3/A4/A4X GPU pods', () => {
   })
 })
 
-describe('schema validity', () => {
-  const variants: {name: string; spec: WorkloadSpecOverrides; options?: BuildJobSetOptions}[] = [
-    ...ALL_TYPES.map((type) => ({name: type, spec: {type}})),
-    ...ALL_TYPES.map((type) => ({
-      name: `${type} with every option`,
-      spec: {
-        type,
-        numSlices: 2,
-        numNodes: 2,
-        env: [{name: 'A', value: 'true'}],
-        debugDumpGcs: 'gs://b/d',
-        enableDebugLogs: true,
-        imagePullSecret: 'regcred',
-        restartOnExitCodes: [1, 2, 3],
-        maxRestarts: 5,
-      },
-      options: {
-        extraNodeSelector: {'cloud.google.com/gke-spot': 'true'},
-        topologyAwareScheduling: true,
-        gpuNetworks: ['n1', 'n2'],
-      },
-    })),
-    {name: 'l4-4 with topology-aware-auto', spec: {type: 'l4-4', scheduler: 'gke.io/topology-aware-auto'}},
-    {name: 'tpu7x-8 without parallel containers', spec: {type: 'tpu7x-8', parallelContainers: 1}},
-    {name: 'v5p-8 with a 40-character name', spec: {type: 'v5p-8', name: 'a'.repeat(40)}},
-  ]
+/** Every type, bare and with every option. */
+const VARIANTS: {name: string; spec: WorkloadSpecOverrides; options?: BuildJobSetOptions}[] = [
+  ...ALL_TYPES.map((type) => ({name: type, spec: {type}})),
+  ...ALL_TYPES.map((type) => ({
+    name: `${type} with every option`,
+    spec: {
+      type,
+      numSlices: 2,
+      numNodes: 2,
+      env: [{name: 'A', value: 'true'}],
+      debugDumpGcs: 'gs://b/d',
+      enableDebugLogs: true,
+      imagePullSecret: 'regcred',
+      restartOnExitCodes: [1, 2, 3],
+      maxRestarts: 5,
+    },
+    options: {
+      extraNodeSelector: {'cloud.google.com/gke-spot': 'true'},
+      topologyAwareScheduling: true,
+      gpuNetworks: ['n1', 'n2'],
+    },
+  })),
+  {name: 'l4-4 with topology-aware-auto', spec: {type: 'l4-4', scheduler: 'gke.io/topology-aware-auto'}},
+  {name: 'tpu7x-8 without parallel containers', spec: {type: 'tpu7x-8', parallelContainers: 1}},
+  {name: 'v5p-8 with a 40-character name', spec: {type: 'v5p-8', name: 'a'.repeat(40)}},
+]
 
-  it.each(variants)('$name is a valid JobSet', ({spec, options}) => {
+describe('schema validity', () => {
+  it.each(VARIANTS)('$name is a valid JobSet', ({spec, options}) => {
     expect(validateJobSet(build(spec, options))).toEqual([])
+  })
+})
+
+describe('placement-policy selector (Python xpk: workloads on workload-policy pools select them by name)', () => {
+  const POLICY = 'cloud.google.com/placement-policy-name'
+
+  it.each<{type: string; policy: string | undefined}>([
+    {type: 'tpu7x-16', policy: 'tpu7x-16-2x2x2-placement-policy'},
+    {type: 'tpu7x-256', policy: 'tpu7x-256-4x4x8-placement-policy'},
+    {type: 'tpu7x-4x4x4', policy: 'tpu7x-128-4x4x4-placement-policy'},
+    {type: 'tpu7-16', policy: 'tpu7-16-2x2x2-placement-policy'},
+    {type: 'gb200-4', policy: 'gb200-4-1x72-placement-policy'},
+    {type: 'gb200-4-nolssd', policy: 'gb200-4-1x72-placement-policy'},
+    {type: 'tpu7x-8', policy: undefined},
+    {type: 'tpu7x-2', policy: undefined},
+    {type: 'v5p-16', policy: undefined},
+    {type: 'v6e-16', policy: undefined},
+    {type: 'b200-8', policy: undefined},
+    {type: 'h100-mega-80gb-8', policy: undefined},
+    {type: 'l4-4', policy: undefined},
+    {type: 'n2-standard-32-4', policy: undefined},
+  ])('$type: $policy', ({type, policy}) => {
+    expect(podOf(build({type})).nodeSelector?.[POLICY]).toBe(policy)
+  })
+
+  it('comes after the accelerator labels, and an extra selector still wins', () => {
+    expect(podOf(build({type: 'tpu7x-16'})).nodeSelector).toEqual({
+      'cloud.google.com/gke-tpu-accelerator': 'tpu7x',
+      'cloud.google.com/gke-tpu-topology': '2x2x2',
+      [POLICY]: 'tpu7x-16-2x2x2-placement-policy',
+    })
+    expect(podOf(build({type: 'gb200-4'}, {extraNodeSelector: {[POLICY]: 'p', a: 'b'}})).nodeSelector).toEqual({
+      [POLICY]: 'p',
+      a: 'b',
+    })
+  })
+
+  it('names the policy every cluster node pool of the type is created with, for every catalog entry', () => {
+    const mismatches: string[] = []
+    for (const [name, accelerator] of acceleratorCatalog()) {
+      const pool = desiredFor(accelerator.kind === 'TPU' ? {tpuType: name} : {deviceType: name}).poolTemplate
+        .placementPolicy
+      const expected = pool?.type === 'workload-policy' ? pool.name : undefined
+      const actual = podOf(buildJobSet(aWorkloadSpec({accelerator}))).nodeSelector?.[POLICY]
+      if (actual !== expected) mismatches.push(`${name}: workload ${actual}, node pool ${expected}`)
+    }
+    expect(mismatches).toEqual([])
+  })
+})
+
+describe('generated shell (rule: no value reaches shell text)', () => {
+  const SENTINEL = 'SENTINEL_c0ffee'
+  const HOSTILE_COMMAND = `${SENTINEL} ) # ' " $(x) \`y\` <<EOF\n`
+
+  /** Every `sh -c` / `bash -c` script in a JobSet, with where it is. */
+  function shellScripts(js: JobSet): {where: string; script: string}[] {
+    const pod = podOf(js)
+    return [...(pod.initContainers ?? []), ...pod.containers].flatMap((c) => {
+      const argv = [...(c.command ?? []), ...(c.args ?? [])]
+      const shell = ['bash', 'sh', '/bin/sh', '/bin/bash'].includes(argv[0] ?? '') && argv[1] === '-c'
+      return shell ? [{where: c.name, script: argv[2] ?? ''}] : []
+    })
+  }
+
+  it.each(VARIANTS)('$name: every script parses (bash -n) and holds no user value', ({spec, options}) => {
+    const js = build({...spec, command: HOSTILE_COMMAND}, options)
+    const scripts = shellScripts(js)
+    expect(scripts.length).toBeGreaterThan(0)
+    for (const {where, script} of scripts) {
+      const parsed = spawnSync('bash', ['-n', '-c', script], {encoding: 'utf8'})
+      expect(parsed.status, `${where}: ${parsed.stderr}`).toBe(0)
+      expect(script, where).not.toContain(SENTINEL)
+      expect(script, where).not.toContain('gs://')
+    }
   })
 })
