@@ -22,7 +22,7 @@ import {
   parseDockerignore,
   type IgnoreRules,
 } from '../core/image/dockerignore.js'
-import type {BuildContextSource, ScannedContext} from '../ports/images.js'
+import type {BuildContextSource, ScannedContext, ScanOptions} from '../ports/images.js'
 
 /** Options for {@link FsBuildContextSource}. */
 export interface FsBuildContextOptions {
@@ -58,19 +58,24 @@ export class FsBuildContextSource implements BuildContextSource {
 
   // Synchronous file system calls on purpose: for hundreds of small files they are several times faster than the
   // thread-pool round trips of fs/promises, and the command has nothing else to do meanwhile.
-  async scan(dir: string): Promise<ScannedContext | {readonly missing: 'absent' | 'not-a-directory'}> {
+  async scan(
+    dir: string,
+    options: ScanOptions = {},
+  ): Promise<ScannedContext | {readonly missing: 'absent' | 'not-a-directory'}> {
     try {
       if (!statSync(dir).isDirectory()) return {missing: 'not-a-directory'}
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {missing: 'absent'}
+      if (gone(error)) return {missing: 'absent'}
       throw unreadable(dir, error)
     }
     const rules = readIgnoreRules(dir)
     const found: Found[] = []
     const unsupported: string[] = []
-    walk(dir, '', rules, found, unsupported)
+    const vanished: string[] = []
+    if (!walk(dir, '', rules, {found, unsupported, vanished})) return {missing: 'absent'}
     found.sort((a, b) => compareContextPaths(a.path, b.path))
     unsupported.sort(compareContextPaths)
+    await options.beforeHashing?.({entries: found})
 
     let budget = this.keepInMemoryBytes
     const hasher = new Hasher()
@@ -92,13 +97,20 @@ export class FsBuildContextSource implements BuildContextSource {
           entries.push({...entry, ...(await hashStream(full))})
         }
       } catch (error) {
+        // Deleted between the listing and now (a build writing into the directory, an editor's swap file).
+        if (gone(error)) {
+          vanished.push(entry.path)
+          continue
+        }
         throw unreadable(full, error)
       }
     }
+    vanished.sort(compareContextPaths)
     return {
       entries: entries.map(({mtime: _mtime, content: _content, ...entry}) => entry),
       bytes: entries.reduce((sum, e) => sum + e.size, 0),
       unsupported,
+      vanished,
       pack: (options) => packContext(dir, entries, options),
     }
   }
@@ -116,11 +128,19 @@ function readIgnoreRules(dir: string): IgnoreRules {
   return parseDockerignore(text, path)
 }
 
-function walk(root: string, rel: string, rules: IgnoreRules, found: Found[], unsupported: string[]): void {
+interface WalkResults {
+  readonly found: Found[]
+  readonly unsupported: string[]
+  readonly vanished: string[]
+}
+
+/** Lists `rel` under `root` into `into`; false when the directory itself disappeared before it could be read. */
+function walk(root: string, rel: string, rules: IgnoreRules, into: WalkResults): boolean {
   let names: string[]
   try {
     names = readdirSync(join(root, rel))
   } catch (error) {
+    if (gone(error)) return false
     throw unreadable(join(root, rel), error)
   }
   for (const name of names) {
@@ -129,21 +149,35 @@ function walk(root: string, rel: string, rules: IgnoreRules, found: Found[], uns
     try {
       info = lstatSync(join(root, path))
     } catch (error) {
+      if (gone(error)) {
+        into.vanished.push(path)
+        continue
+      }
       throw unreadable(join(root, path), error)
     }
     const mode = info.mode & 0o7777
     if (info.isDirectory()) {
       if (canSkipDirectory(path, rules)) continue
+      if (!walk(root, path, rules, into)) {
+        into.vanished.push(path)
+        continue
+      }
       // An ignored directory is entered only for an exception below it, and is not sent itself (as Docker does).
-      if (!isIgnored(path, rules)) found.push({path, type: 'directory', mode, size: 0, mtime: info.mtime})
-      walk(root, path, rules, found, unsupported)
+      if (!isIgnored(path, rules)) into.found.push({path, type: 'directory', mode, size: 0, mtime: info.mtime})
       continue
     }
     if (isIgnored(path, rules)) continue
-    if (info.isFile()) found.push({path, type: 'file', mode, size: info.size, mtime: info.mtime})
-    else if (info.isSymbolicLink()) found.push({path, type: 'symlink', mode, size: 0, mtime: info.mtime})
-    else unsupported.push(path)
+    if (info.isFile()) into.found.push({path, type: 'file', mode, size: info.size, mtime: info.mtime})
+    else if (info.isSymbolicLink()) into.found.push({path, type: 'symlink', mode, size: 0, mtime: info.mtime})
+    else into.unsupported.push(path)
   }
+  return true
+}
+
+/** Whether an error says the path (or a directory on the way to it) no longer exists. */
+function gone(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException).code
+  return code === 'ENOENT' || code === 'ENOTDIR'
 }
 
 /**
@@ -220,7 +254,9 @@ async function fill(
 }
 
 async function addReadFile(pack: Pack, full: string, entry: ScannedFile, header: Header): Promise<void> {
-  const content = await readFile(full)
+  const content = await readFile(full).catch((error: unknown) => {
+    throw gone(error) ? changed(entry.path, 'was deleted') : error
+  })
   if (content.length !== entry.size || (await new Hasher().hex(content)) !== entry.sha256) throw changed(entry.path)
   await addEntry(pack, header, content)
 }
@@ -235,7 +271,13 @@ async function addStreamedFile(pack: Pack, full: string, entry: ScannedFile, hea
   sink.on('error', () => undefined)
   const hash = (await nodeCrypto()).createHash('sha256')
   let size = 0
-  for await (const chunk of createReadStream(full, {highWaterMark: SMALL_FILE_BYTES})) {
+  const stream = createReadStream(full, {highWaterMark: SMALL_FILE_BYTES})
+  const opened = await new Promise<unknown>((resolve) => {
+    stream.once('open', () => resolve(null))
+    stream.once('error', resolve)
+  })
+  if (opened !== null) throw gone(opened) ? changed(entry.path, 'was deleted') : opened
+  for await (const chunk of stream) {
     const bytes = chunk as Buffer
     size += bytes.length
     if (size > entry.size) throw changed(entry.path)
@@ -256,8 +298,8 @@ function addEntry(pack: Pack, header: Header, content?: Buffer): Promise<void> {
   })
 }
 
-function changed(path: string): XpkError {
-  return new XpkError('image', `${path} changed while the image was being built.`, {
+function changed(path: string, how = 'changed'): XpkError {
+  return new XpkError('image', `${path} ${how} while the image was being built.`, {
     hints: ['Wait until nothing writes to the script directory, then run the command again.'],
   })
 }

@@ -91,8 +91,15 @@ export class DockerAndGoogleCredentials implements RegistryCredentials {
     }
     if (result.kind === 'failed') {
       // Helpers answer "credentials not found" for registries they hold nothing for; that is not a problem.
-      const problem = /not found/i.test(result.output) ? undefined : `${program} failed: ${result.output.trim()}`
-      return problem ? {auth: null, source, problem} : {auth: null, source}
+      if (/not found/i.test(result.output)) return {auth: null, source}
+      // A helper's output is never shown: a failing one may still print the secret it holds.
+      return {
+        auth: null,
+        source,
+        problem:
+          `${program} failed (${result.reason}) when asked for the credentials of ${serverUrl}; its output is not ` +
+          `shown because it may contain secrets. To see it, run: echo ${serverUrl} | ${program} get`,
+      }
     }
     try {
       const parsed = JSON.parse(result.output) as {Username?: string; Secret?: string}
@@ -158,7 +165,7 @@ function decodeInlineAuth(entry: NonNullable<DockerConfig['auths']>[string]): Re
   return null
 }
 
-type HelperResult = {kind: 'ok'; output: string} | {kind: 'failed'; output: string} | {kind: 'missing'}
+type HelperResult = {kind: 'ok'; output: string} | {kind: 'failed'; output: string; reason: string} | {kind: 'missing'}
 
 async function runHelper(
   program: string,
@@ -175,10 +182,24 @@ async function runHelper(
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
     child.on('error', (error: NodeJS.ErrnoException) =>
-      resolve(error.code === 'ENOENT' ? {kind: 'missing'} : {kind: 'failed', output: error.message}),
+      resolve(
+        error.code === 'ENOENT'
+          ? {kind: 'missing'}
+          : {kind: 'failed', output: '', reason: `could not be run: ${error.code ?? 'error'}`},
+      ),
     )
-    child.on('close', (code) =>
-      resolve(code === 0 ? {kind: 'ok', output: stdout} : {kind: 'failed', output: stdout + stderr}),
+    child.on('close', (code, signal) =>
+      resolve(
+        code === 0
+          ? {kind: 'ok', output: stdout}
+          : {
+              kind: 'failed',
+              output: stdout + stderr,
+              reason: signal
+                ? `stopped by ${signal}${signal === 'SIGTERM' ? `, after the ${timeoutMs / 1000} s time limit` : ''}`
+                : `exit code ${code}`,
+            },
+      ),
     )
     child.stdin.on('error', () => undefined)
     child.stdin.end(serverUrl)

@@ -22,6 +22,8 @@ export interface ScannedContext {
   readonly bytes: number
   /** Paths left out because they are neither files, directories nor symlinks (sockets, devices). */
   readonly unsupported: readonly string[]
+  /** Paths left out because they disappeared while the directory was being read. */
+  readonly vanished: readonly string[]
   /**
    * An uncompressed tar stream: `dockerfile` as `Dockerfile` at the root and exactly {@link entries} under
    * `filesDir/`. The stream fails if a file no longer matches the hash taken when scanning.
@@ -29,10 +31,25 @@ export interface ScannedContext {
   pack(options: {readonly dockerfile: string; readonly filesDir: string}): AsyncIterable<Uint8Array>
 }
 
+/** What a script directory holds after `.dockerignore`, known before any file is read. */
+export interface ContextListing {
+  /** Every path that would be sent (sizes as listed; directories and symlinks count 0). */
+  readonly entries: readonly Pick<ContextEntry, 'path' | 'type' | 'size'>[]
+}
+
+/** Options for {@link BuildContextSource.scan}. */
+export interface ScanOptions {
+  /**
+   * Called once the directory is listed and before any file is read or hashed; throwing stops the scan. Lets the
+   * caller look at (and refuse) a huge context before paying for reading it.
+   */
+  readonly beforeHashing?: (listing: ContextListing) => Promise<void> | void
+}
+
 /** Reads script directories. */
 export interface BuildContextSource {
   /** Lists and hashes a directory, honouring its `.dockerignore`; tells when there is no directory to read. */
-  scan(dir: string): Promise<ScannedContext | {readonly missing: 'absent' | 'not-a-directory'}>
+  scan(dir: string, options?: ScanOptions): Promise<ScannedContext | {readonly missing: 'absent' | 'not-a-directory'}>
 }
 
 /** An image in the engine's local store. */

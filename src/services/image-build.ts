@@ -1,4 +1,11 @@
 import {UsageError, XpkError} from '../core/errors.js'
+import {
+  contextConcerns,
+  contextSize,
+  DEFAULT_SCRIPT_DIR_MAX_MB,
+  formatBytes,
+  SCRIPT_DIR_MAX_MB_VARIABLE,
+} from '../core/image/context-check.js'
 import {contextDigest} from '../core/image/context-digest.js'
 import {CONTEXT_FILES_DIR, layerDockerfile} from '../core/image/dockerfile.js'
 import {
@@ -13,6 +20,7 @@ import type {Console, ProgressBoard, ProgressLine} from '../ports/console.js'
 import type {
   BuildContextSource,
   BuildFailure,
+  ContextListing,
   ImageEngine,
   LayerPushState,
   RegistryAuth,
@@ -31,6 +39,10 @@ export interface ImageBuildOptions {
   readonly dryRun: boolean
   /** Make no network or engine call at all (implies no build); the tag may then differ from a real run's. */
   readonly offline: boolean
+  /** The user did not name the script directory (it is the current one), so say what is being packed. */
+  readonly scriptDirIsDefault?: boolean
+  /** Ask before packing more than this many bytes; null: no limit. @default 100 MB */
+  readonly maxContextBytes?: number | null
 }
 
 export interface ImageBuildResult {
@@ -89,7 +101,7 @@ export async function buildImage(options: ImageBuildOptions, deps: ImageBuildDep
     ? Promise.resolve(offlineBase(options.baseImage, base))
     : resolveBase(options, base, deps)
   resolving.catch(() => undefined)
-  const scanned = await scanScriptDir(options.scriptDir, deps)
+  const scanned = await scanScriptDir(options, deps)
   const resolved = await resolving
   const dockerfile = layerDockerfile(resolved.from)
   // The tag hashes the Dockerfile as the user named the base, not as pinned for this build: whether the digest came
@@ -133,7 +145,14 @@ export async function buildImage(options: ImageBuildOptions, deps: ImageBuildDep
     return result('offline', null)
   }
 
-  const targetAuth = once(async () => (await deps.credentials.forRegistry(target.registry)).auth)
+  // Looked up once, and its problem (a failing credential helper, say) told once, whichever call needs it first.
+  const targetCredential = once(async () => {
+    const credential = await deps.credentials.forRegistry(target.registry)
+    deps.console.debug(`Credentials for ${target.registry}: ${credential.source}.`)
+    if (credential.problem) deps.console.warn(credential.problem)
+    return credential
+  })
+  const targetAuth = async () => (await targetCredential()).auth
   const existing = await deps.registry.manifest(
     {registry: target.registry, repository: target.repository, reference: tag},
     targetAuth,
@@ -152,7 +171,7 @@ export async function buildImage(options: ImageBuildOptions, deps: ImageBuildDep
   }
 
   await build(local, scanned, dockerfile, options, resolved, deps)
-  const pushed = await push(target, tag, options.repository, deps)
+  const pushed = await push(target, tag, options.repository, (await targetCredential()).auth, deps)
   const digest =
     pushed.digest ??
     (await deps.registry
@@ -188,8 +207,9 @@ function parseBase(baseImage: string): ImageReference {
   return parsed
 }
 
-async function scanScriptDir(dir: string, deps: ImageBuildDeps): Promise<ScannedContext> {
-  const scanned = await deps.context.scan(dir)
+async function scanScriptDir(options: ImageBuildOptions, deps: ImageBuildDeps): Promise<ScannedContext> {
+  const dir = options.scriptDir
+  const scanned = await deps.context.scan(dir, {beforeHashing: (listing) => checkContext(listing, options, deps)})
   if ('missing' in scanned) {
     throw new UsageError(
       scanned.missing === 'absent' ? `The script directory ${dir} does not exist.` : `${dir} is not a directory.`,
@@ -203,7 +223,43 @@ async function scanScriptDir(dir: string, deps: ImageBuildDeps): Promise<Scanned
         '. List them in .dockerignore to silence this.',
     )
   }
+  if (scanned.vanished.length > 0) {
+    deps.console.warn(
+      `Disappeared while the script directory was being read, so left out of the image: ` +
+        `${scanned.vanished.slice(0, 5).join(', ')}` +
+        (scanned.vanished.length > 5 ? ` and ${scanned.vanished.length - 5} more` : '') +
+        '. If something is still writing into the directory, wait until it is done and run the command again.',
+    )
+  }
   return scanned
+}
+
+/**
+ * Says what the default script directory holds, and asks before packing one that looks like a whole repository
+ * (dependencies, history) or is very big: running from the wrong directory would otherwise silently send it all.
+ */
+async function checkContext(listing: ContextListing, options: ImageBuildOptions, deps: ImageBuildDeps): Promise<void> {
+  const dir = options.scriptDir
+  const {files, bytes} = contextSize(listing.entries)
+  if (options.scriptDirIsDefault) {
+    deps.console.info(
+      `Packing the current directory ${dir} (no --script-dir given): ${files} file${files === 1 ? '' : 's'}, ` +
+        `${formatBytes(bytes)} after .dockerignore.`,
+    )
+  }
+  const maxBytes =
+    options.maxContextBytes === undefined ? DEFAULT_SCRIPT_DIR_MAX_MB * 1_000_000 : options.maxContextBytes
+  const concerns = contextConcerns(listing.entries, maxBytes)
+  if (concerns.length === 0) return
+  const question =
+    `The script directory ${dir} ${concerns.join(' and ')}; all of it would be copied into the image. ` +
+    `Exclude what the workload does not need in ${dir}/.dockerignore, pass --script-dir with just your code, ` +
+    `or raise the limit with ${SCRIPT_DIR_MAX_MB_VARIABLE}=MB. Pack it anyway?`
+  if (!(await deps.console.confirm(question, {default: false}))) {
+    throw new XpkError('declined', 'Nothing was built.', {
+      hints: ['Narrow the script directory as above, or pass --force to pack it without asking.'],
+    })
+  }
 }
 
 function offlineBase(baseImage: string, base: ImageReference): ResolvedBase {
@@ -326,12 +382,9 @@ async function push(
   target: ImageReference,
   tag: string,
   repository: string,
+  auth: RegistryAuth | null,
   deps: ImageBuildDeps,
 ): Promise<{digest: string | null; layers: {pushed: number; skipped: number}}> {
-  const credential = await deps.credentials.forRegistry(target.registry)
-  deps.console.debug(`Credentials for ${target.registry}: ${credential.source}.`)
-  if (credential.problem) deps.console.warn(credential.problem)
-  const auth: RegistryAuth | null = credential.auth
   const board: ProgressBoard = deps.console.progress(`Pushing ${repository}:${tag}`)
   const states = new Map<string, LayerPushState>()
   let outcome

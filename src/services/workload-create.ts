@@ -1,3 +1,6 @@
+import {dirname, join, resolve} from 'node:path'
+
+import {DEFAULT_SCRIPT_DIR_MAX_MB, SCRIPT_DIR_MAX_MB_VARIABLE} from '../core/image/context-check.js'
 import {imageRepository} from '../core/image/naming.js'
 import {throwIfProblems, UsageError, UsageErrors, XpkError} from '../core/errors.js'
 import {buildJobSet} from '../core/manifests/jobset.js'
@@ -85,8 +88,13 @@ export async function createWorkload(
           }),
         )
       : undefined
+  const outputProblem = await checkOutputManifestFile(options.outputManifestFile, deps.files)
+  if (outputProblem) problems.push(outputProblem)
+  const scriptDir = options.dockerImage === undefined ? await checkScriptDir(options, deps) : undefined
+  if (Array.isArray(scriptDir)) problems.push(...scriptDir)
   throwIfProblems(problems)
   const input = parsed as NonNullable<typeof parsed>
+  const context = scriptDir as Exclude<typeof scriptDir, readonly UsageError[]>
 
   let image: WorkloadImage
   if (options.dockerImage !== undefined) {
@@ -94,7 +102,9 @@ export async function createWorkload(
   } else {
     const built = await deps.buildImage({
       baseImage: options.baseDockerImage ?? WORKLOAD_DEFAULTS.baseDockerImage,
-      scriptDir: options.scriptDir ?? deps.cwd,
+      scriptDir: context!.dir,
+      scriptDirIsDefault: context!.isDefault,
+      maxContextBytes: context!.maxBytes,
       platform: input.accelerator.dockerPlatform,
       repository: repository as string,
       dryRun: options.dryRun,
@@ -141,9 +151,136 @@ export async function createWorkload(
   )
 }
 
+/** Env files are a few lines; anything bigger is a mistake (a data file, a device) and is not read. */
+export const ENV_FILE_MAX_BYTES = 1 << 20
+
 async function readEnvFile(path: string, files: LocalFiles): Promise<{path: string; text: string} | UsageError> {
-  const text = await files.readText(path)
-  return text === undefined ? new UsageError(`--env-file ${path}: no such file.`, {flag: '--env-file'}) : {path, text}
+  const problem = (message: string, hints: readonly string[] = []) =>
+    new UsageError(`--env-file ${path}${message}`, {flag: '--env-file', hints})
+  if (path.trim() === '')
+    return new UsageError('--env-file is empty: give the path of a file of KEY=VALUE lines.', {flag: '--env-file'})
+  const read = await files.readText(path, {maxBytes: ENV_FILE_MAX_BYTES})
+  switch (read.kind) {
+    case 'text':
+      return {path, text: read.text}
+    case 'missing':
+      return problem(': no such file.')
+    case 'unreadable':
+      return problem(`: cannot read it (${read.message}).`)
+    case 'directory':
+      return problem(' is a directory; give a file of KEY=VALUE lines.')
+    case 'not-a-file':
+      return problem(' is not a regular file (a device, pipe or socket); give a file of KEY=VALUE lines.')
+    case 'too-large':
+      return problem(` is ${read.size} bytes; an env file may be at most ${ENV_FILE_MAX_BYTES} bytes (1 MiB).`, [
+        'Pass only the variables the workload needs; large data belongs in the image or in storage.',
+      ])
+    case 'binary':
+      return problem(` is not a text file (it contains ${read.reason}).`, [
+        'Give a UTF-8 text file of KEY=VALUE lines.',
+      ])
+  }
+}
+
+/**
+ * Checks --output-manifest-file before any work, so a long image build never ends in a write that was bound to
+ * fail. The directory must already exist: creating directories the user may have mistyped hides the mistake.
+ */
+async function checkOutputManifestFile(path: string | undefined, files: LocalFiles): Promise<UsageError | undefined> {
+  if (path === undefined) return undefined
+  const problem = (message: string, hint: string) =>
+    new UsageError(`--output-manifest-file ${message}`, {flag: '--output-manifest-file', hints: [hint]})
+  if (path.trim() === '') {
+    return problem('is empty.', 'Give the path of the YAML file to write, e.g. --output-manifest-file jobset.yaml.')
+  }
+  try {
+    const target = await files.stat(path)
+    if (target?.type === 'directory' || (target === undefined && /[/\\]$/.test(path))) {
+      return problem(
+        `${path} is a directory.`,
+        `Name a file in it, e.g. --output-manifest-file ${join(path, 'jobset.yaml')}.`,
+      )
+    }
+    if (target?.type === 'other') {
+      return problem(
+        `${path} is not a regular file (a device, pipe or socket), and it would be replaced.`,
+        'Name a regular file; to see the manifest on stdout, use --dry-run.',
+      )
+    }
+    const parent = dirname(resolve(path))
+    const folder = await files.stat(parent)
+    if (folder === undefined) {
+      return problem(
+        `${path}: the directory ${parent} does not exist.`,
+        `Create it first (mkdir -p ${parent}), or name a file in an existing directory.`,
+      )
+    }
+    if (folder.type !== 'directory') {
+      return problem(`${path}: ${parent} is not a directory.`, 'Name a file in an existing directory.')
+    }
+    if (!(await files.canWriteIn(parent))) {
+      return problem(
+        `${path}: no permission to create files in ${parent}.`,
+        'Name a file in a directory you can write to.',
+      )
+    }
+  } catch (error) {
+    if (!(error instanceof XpkError)) throw error
+    return problem(`${path}: ${error.message}`, 'Name a file in a directory you can write to.')
+  }
+  return undefined
+}
+
+// A terabyte: beyond it, the limit is surely a typo.
+const MAX_SCRIPT_DIR_MAX_MB = 1_000_000
+
+interface CheckedScriptDir {
+  readonly dir: string
+  readonly isDefault: boolean
+  readonly maxBytes: number | null
+}
+
+/** Checks --script-dir (and the size limit) before any work: it must be a directory. */
+async function checkScriptDir(
+  options: WorkloadCreateOptions,
+  deps: WorkloadCreateDeps,
+): Promise<CheckedScriptDir | readonly UsageError[]> {
+  const problems: UsageError[] = []
+  const hints = [
+    'Pass the directory holding your training code with --script-dir, or run a ready image with --docker-image.',
+  ]
+  const dir = options.scriptDir ?? deps.cwd
+  if (dir.trim() === '') {
+    problems.push(new UsageError('--script-dir is empty.', {flag: '--script-dir', hints}))
+  } else {
+    try {
+      const found = await deps.files.stat(dir)
+      if (found === undefined) {
+        problems.push(new UsageError(`--script-dir ${dir}: no such directory.`, {flag: '--script-dir', hints}))
+      } else if (found.type !== 'directory') {
+        problems.push(new UsageError(`--script-dir ${dir} is not a directory.`, {flag: '--script-dir', hints}))
+      }
+    } catch (error) {
+      if (!(error instanceof XpkError)) throw error
+      problems.push(new UsageError(`--script-dir ${dir}: ${error.message}`, {flag: '--script-dir', hints}))
+    }
+  }
+  const raw = deps.env[SCRIPT_DIR_MAX_MB_VARIABLE]
+  let maxMb = DEFAULT_SCRIPT_DIR_MAX_MB
+  if (raw !== undefined) {
+    if (/^\d+$/.test(raw.trim()) && Number(raw) <= MAX_SCRIPT_DIR_MAX_MB) {
+      maxMb = Number(raw)
+    } else {
+      problems.push(
+        new UsageError(
+          `${SCRIPT_DIR_MAX_MB_VARIABLE}=${JSON.stringify(raw)} is not a size in MB: use a whole number from 0 to ${MAX_SCRIPT_DIR_MAX_MB} (0: no size limit).`,
+          {hints: [`Unset ${SCRIPT_DIR_MAX_MB_VARIABLE} to use the default of ${DEFAULT_SCRIPT_DIR_MAX_MB} MB.`]},
+        ),
+      )
+    }
+  }
+  if (problems.length > 0) return problems
+  return {dir, isDefault: options.scriptDir === undefined, maxBytes: maxMb === 0 ? null : maxMb * 1_000_000}
 }
 
 function describeScale(kind: string, slices: number, nodes: number): string {

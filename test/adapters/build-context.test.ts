@@ -12,6 +12,7 @@ import {UsageError, XpkError} from '../../src/core/errors.js'
 import type {ScannedContext} from '../../src/ports/images.js'
 import {makeBaseImage} from '../helpers/base-image.js'
 import {dockerAvailable, explainDockerSkip, removeImages, runInImage, uniqueSuffix} from '../helpers/docker.js'
+import {tempDir} from '../helpers/temp.js'
 
 const dirs: string[] = []
 afterEach(async () => {
@@ -179,6 +180,67 @@ describe('ScannedContext.pack', () => {
   })
 })
 
+// Rule 5 of issue 7: a path that disappears while the directory is read is reported, never a crash.
+describe('FsBuildContextSource when paths disappear', () => {
+  const large = 'a'.repeat(2 << 20)
+
+  it.each([
+    ['a small file', {'train.py': '1', 'gone.txt': 'x'}, 'gone.txt', ['gone.txt']],
+    ['a large (streamed) file', {'train.py': '1', 'gone.bin': large}, 'gone.bin', ['gone.bin']],
+    ['a symlink', {'train.py': '1'}, 'link', ['link']],
+    ['a directory of files', {'train.py': '1', 'sub/a.txt': 'a', 'sub/b.txt': 'b'}, 'sub', ['sub/a.txt', 'sub/b.txt']],
+  ])('leaves out %s deleted between listing and hashing, and says so', async (_name, files, victim, vanished) => {
+    const dir = await scriptDir(files)
+    if (victim === 'link') await symlink('train.py', join(dir, 'link'))
+    const scanned = await new FsBuildContextSource().scan(dir, {
+      beforeHashing: () => rm(join(dir, victim), {recursive: true}),
+    })
+    if ('missing' in scanned) throw new Error(`unexpected: ${scanned.missing}`)
+    expect(scanned.vanished).toEqual(vanished)
+    expect(scanned.entries.map((e) => e.path)).not.toContain(vanished[0])
+    expect(scanned.entries.map((e) => e.path)).toContain('train.py')
+    // The context still packs: what vanished is simply not in it.
+    const names = (await untar(scanned.pack({dockerfile: 'FROM x\n', filesDir: 'app'}))).map((f) => f.name)
+    expect(names).toContain('app/train.py')
+    for (const path of vanished) expect(names).not.toContain(`app/${path}`)
+  })
+
+  it('says the directory is absent once it is gone', async () => {
+    const dir = await scriptDir({'train.py': '1'})
+    await rm(dir, {recursive: true})
+    expect(await new FsBuildContextSource().scan(dir)).toEqual({missing: 'absent'})
+  })
+
+  it.each([
+    ['a small file not kept in memory', 'small.txt', 'before'],
+    ['a large (streamed) file', 'large.bin', large],
+  ])('fails clearly when %s is deleted after scanning', async (_name, path, content) => {
+    const dir = await scriptDir({[path]: content})
+    const scanned = await scan(dir, 0)
+    await rm(join(dir, path))
+    const error = await untar(scanned.pack({dockerfile: 'FROM x\n', filesDir: 'app'})).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(XpkError)
+    expect((error as XpkError).kind).toBe('image')
+    expect((error as XpkError).message).toBe(`${path} was deleted while the image was being built.`)
+  })
+
+  it('stops before reading any file when the listing is refused', async () => {
+    const dir = await scriptDir({'train.py': '1'})
+    let listed: string[] = []
+    const refused = new Error('refused')
+    const error = await new FsBuildContextSource()
+      .scan(dir, {
+        beforeHashing: (listing) => {
+          listed = listing.entries.map((e) => `${e.path}:${e.type}:${e.size}`)
+          throw refused
+        },
+      })
+      .catch((e: unknown) => e)
+    expect(error).toBe(refused)
+    expect(listed).toEqual(['train.py:file:1'])
+  })
+})
+
 describe.skipIf(!dockerAvailable)('FsBuildContextSource against the Docker CLI', () => {
   explainDockerSkip('FsBuildContextSource against the Docker CLI')
 
@@ -217,7 +279,7 @@ describe.skipIf(!dockerAvailable)('FsBuildContextSource against the Docker CLI',
     })
     const base = await makeBaseImage()
     const image = `xpktest/ctx-${uniqueSuffix()}:1`
-    const dockerfile = join(await mkdtemp(join(tmpdir(), 'xpk-df-')), 'Dockerfile')
+    const dockerfile = join(tempDir('xpk-df-'), 'Dockerfile')
     dirs.push(join(dockerfile, '..'))
     await writeFile(dockerfile, `FROM ${base}\nCOPY . /ctx/\n`)
     try {

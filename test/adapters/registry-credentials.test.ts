@@ -225,3 +225,53 @@ describe('DockerAndGoogleCredentials for Google registries', () => {
     expect((error as XpkError).hints.join(' ')).toContain('gcloud auth application-default login')
   })
 })
+
+// Rule 7 of issue 7: a failing credential helper is named, with how it failed and how to look into it, but its
+// output is never repeated: it may hold the very secret it was asked for.
+describe('DockerAndGoogleCredentials with a failing credential helper', () => {
+  const SECRET = 'hunter2-do-not-print'
+  const leak = `{"ServerURL":"127.0.0.1:5001","Username":"u","Secret":"${SECRET}"}`
+
+  async function helper(body: string): Promise<string> {
+    const bin = await tempDir()
+    const script = join(bin, 'docker-credential-xpkleak')
+    await writeFile(script, `#!/bin/sh\nread url\n${body}\n`)
+    await chmod(script, 0o755)
+    return `${bin}:${process.env.PATH}`
+  }
+
+  it.each([
+    ['prints the secret on stdout and exits 1', `echo '${leak}'; exit 1`, /failed \(exit code 1\)/],
+    ['prints the secret on stderr and exits 2', `echo '${leak}' >&2; exit 2`, /failed \(exit code 2\)/],
+    ['prints the secret in an error message', `echo "error: bad key ${SECRET}"; exit 1`, /failed \(exit code 1\)/],
+    [
+      'prints the secret and hangs',
+      `echo '${leak}'; exec sleep 5`,
+      /failed \(stopped by SIGTERM, after the 0.3 s time limit\)/,
+    ],
+    [
+      'prints the secret as something that is not JSON',
+      `echo 'Secret=${SECRET}'`,
+      /printed something that is not JSON/,
+    ],
+  ])('%s: names the helper and never repeats its output', async (_name, body, how) => {
+    const dir = await dockerConfig({credHelpers: {'127.0.0.1:5001': 'xpkleak'}})
+    const credentials = new DockerAndGoogleCredentials({
+      env: {DOCKER_CONFIG: dir, PATH: await helper(body)},
+      helperTimeoutMs: 300,
+    })
+    const found = await credentials.forRegistry('127.0.0.1:5001')
+    expect(found.auth).toBeNull()
+    expect(found.problem).toMatch(how)
+    expect(found.problem).toContain('docker-credential-xpkleak')
+    expect(JSON.stringify(found)).not.toContain(SECRET)
+    expect(JSON.stringify(found)).not.toContain('hunter2')
+  })
+
+  it('says how to run the helper to see its output', async () => {
+    const dir = await dockerConfig({credHelpers: {'127.0.0.1:5001': 'xpkleak'}})
+    const PATH = await helper(`echo '${leak}'; exit 1`)
+    const found = await new DockerAndGoogleCredentials({env: {DOCKER_CONFIG: dir, PATH}}).forRegistry('127.0.0.1:5001')
+    expect(found.problem).toContain('echo 127.0.0.1:5001 | docker-credential-xpkleak get')
+  })
+})

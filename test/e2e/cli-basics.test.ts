@@ -1,9 +1,9 @@
-import {mkdirSync, mkdtempSync, readFileSync, writeFileSync} from 'node:fs'
-import {tmpdir} from 'node:os'
+import {mkdirSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 
 import {isolatedEnv, REPO_ROOT, runCli} from '../helpers/cli.js'
+import {tempDir} from '../helpers/temp.js'
 
 describe('xpk --help and version', () => {
   it('lists every topic and keeps stdout for help', async () => {
@@ -169,8 +169,8 @@ describe('xpk workload create --dry-run --offline', () => {
   })
 
   it('writes --output-manifest-file and returns the manifest under --json', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'xpk-manifest-'))
-    const file = join(dir, 'nested', 'jobset.yaml')
+    const dir = tempDir('xpk-manifest-')
+    const file = join(dir, 'jobset.yaml')
     const result = await runCli([
       ...base,
       '--workload',
@@ -195,7 +195,7 @@ describe('xpk workload create --dry-run --offline', () => {
   })
 
   it('computes a content-derived image tag from --script-dir without touching the network', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'xpk-script-'))
+    const dir = tempDir('xpk-script-')
     writeFileSync(join(dir, 'train.py'), 'print(1)\n')
     const imageFor = async () => {
       const args = ['--workload', 'w3', '--tpu-type', 'v5p-8', '--script-dir', dir, '--dry-run', '--offline', '--json']
@@ -208,7 +208,7 @@ describe('xpk workload create --dry-run --offline', () => {
   })
 
   it('passes --env-file through to the containers (Node must not take it for its own option)', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'xpk-env-'))
+    const dir = tempDir('xpk-env-')
     const envFile = join(dir, 'run.env')
     writeFileSync(envFile, '# training knobs\nSTEPS=100\nexport LR=0.1\n')
     const result = await runCli([
@@ -235,7 +235,7 @@ describe('xpk workload create --dry-run --offline', () => {
   })
 
   it('rejects bad input with every problem named, exit 2, and writes nothing', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'xpk-bad-'))
+    const dir = tempDir('xpk-bad-')
     const envFile = join(dir, 'bad.env')
     writeFileSync(envFile, 'OK=1\nNOT VALID\n')
     const file = join(dir, 'out.yaml')

@@ -1,12 +1,12 @@
 import {spawn} from 'node:child_process'
-import {mkdirSync, mkdtempSync, writeFileSync} from 'node:fs'
-import {tmpdir} from 'node:os'
+import {mkdirSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import * as grpc from '@grpc/grpc-js'
 import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest'
 
 import {FakeGke, type SeedNodePool} from '../fakes/fake-gke.js'
 import {isolatedEnv, REPO_ROOT, runCli} from '../helpers/cli.js'
+import {tempDir} from '../helpers/temp.js'
 
 const PROJECT = 'e2e-project'
 const ZONE = 'us-central2-b'
@@ -427,7 +427,7 @@ describe('prompts on a real terminal', () => {
 })
 
 describe('where project and zone come from', () => {
-  const emptyGcloud = () => mkdtempSync(join(tmpdir(), 'xpk-gcloud-empty-'))
+  const emptyGcloud = () => tempDir('xpk-gcloud-empty-')
 
   it('exits 2 naming --project when nothing sets the project, before any API call', async () => {
     const commands = [
@@ -455,7 +455,7 @@ describe('where project and zone come from', () => {
   })
 
   it('uses the active gcloud configuration and says so with --verbose', async () => {
-    const gcloud = mkdtempSync(join(tmpdir(), 'xpk-gcloud-'))
+    const gcloud = tempDir('xpk-gcloud-')
     writeFileSync(join(gcloud, 'active_config'), 'default\n')
     mkdirSync(join(gcloud, 'configurations'))
     writeFileSync(

@@ -1,11 +1,11 @@
 import {spawn, spawnSync} from 'node:child_process'
-import {chmodSync, mkdtempSync, readFileSync, writeFileSync} from 'node:fs'
-import {tmpdir} from 'node:os'
+import {chmodSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {FakeGke} from '../fakes/fake-gke.js'
 import {isolatedEnv, REPO_ROOT, runCli} from '../helpers/cli.js'
+import {tempDir} from '../helpers/temp.js'
 
 const GUIDE = join(REPO_ROOT, 'xpk-large-scale-guide.sh')
 const BIN = join(REPO_ROOT, 'bin/run.js')
@@ -142,7 +142,7 @@ describe('xpk-large-scale-guide.sh against the GKE fake', () => {
 
   /** A gcloud stand-in that logs its arguments and answers the guide's read-only questions. */
   function stubGcloud(): {dir: string; log: string} {
-    const dir = mkdtempSync(join(tmpdir(), 'xpk-guide-bin-'))
+    const dir = tempDir('xpk-guide-bin-')
     const log = join(dir, 'gcloud.log')
     writeFileSync(log, '')
     writeFileSync(

@@ -1,3 +1,4 @@
+import {chmodSync, mkdirSync, readdirSync, writeFileSync} from 'node:fs'
 import {mkdtemp, readFile, rm, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
@@ -7,6 +8,7 @@ import {isolatedEnv, runCli} from '../helpers/cli.js'
 import {makeBaseImage} from '../helpers/base-image.js'
 import {dockerAvailable, explainDockerSkip, removeImages, runInImage} from '../helpers/docker.js'
 import {startLocalRegistry, type LocalRegistry} from '../helpers/local-registry.js'
+import {tempDir} from '../helpers/temp.js'
 
 // The whole CLI (the bundled build, with its bundled dockerode) building and pushing a real image.
 describe.skipIf(!dockerAvailable)('xpk workload create with a real Docker engine and registry', () => {
@@ -85,5 +87,122 @@ describe.skipIf(!dockerAvailable)('xpk workload create with a real Docker engine
     const again = await create([])
     expect(again.stderr).toMatch(/already in the registry|exists/i)
     expect(again.stderr).not.toMatch(/Pushing|Pushed/)
+  })
+
+  it('never prints the output of a failing credential helper, which may hold a secret', async () => {
+    const secret = `s3cret-${Date.now()}`
+    const bin = tempDir('xpk-e2e-helper-')
+    const helper = join(bin, 'docker-credential-xpkleak')
+    writeFileSync(
+      helper,
+      `#!/bin/sh\nread url\necho '{"ServerURL":"'$url'","Username":"u","Secret":"${secret}"}'\necho "${secret}" >&2\nexit 1\n`,
+    )
+    chmodSync(helper, 0o755)
+    const config = tempDir('xpk-e2e-helper-config-')
+    writeFileSync(join(config, 'config.json'), JSON.stringify({credHelpers: {[registry.host]: 'xpkleak'}}))
+    const result = await runCli(
+      [
+        'workload',
+        'create',
+        '--project',
+        'e2e-project',
+        '--cluster',
+        'demo',
+        '--workload',
+        'img-2',
+        '--tpu-type',
+        'v5p-8',
+        '--command',
+        'python3 train.py',
+        '--script-dir',
+        scriptDir,
+        '--base-docker-image',
+        base,
+        '--registry',
+        `${registry.host}/xpk`,
+        '--docker-name',
+        'leak',
+        '--dry-run',
+      ],
+      {
+        env: isolatedEnv({
+          DOCKER_CONFIG: config,
+          PATH: `${bin}:${process.env.PATH}`,
+          DOCKER_HOST: process.env.DOCKER_HOST,
+        }),
+        timeoutMs: 120_000,
+      },
+    )
+    expect(result.stderr).toContain('docker-credential-xpkleak failed (exit code 1)')
+    expect(result.stderr).toContain(`docker-credential-xpkleak get`)
+    expect(result.code).toBe(3)
+    expect(result.stdout + result.stderr).not.toContain(secret)
+  })
+})
+
+// Rule 5 of issue 7 through the whole CLI: bad files are usage errors before any work, and a script directory that
+// looks like a whole repository is packed only with --force (there is no terminal to ask on here).
+describe('xpk workload create checks files and the script directory first', () => {
+  const args = (...extra: string[]) => [
+    'workload',
+    'create',
+    '--project',
+    'e2e-project',
+    '--cluster',
+    'demo',
+    '--workload',
+    'files-1',
+    '--tpu-type',
+    'v5p-8',
+    '--command',
+    'python3 train.py',
+    '--dry-run',
+    '--offline',
+    ...extra,
+  ]
+
+  it.each<[string, (dir: string) => string[], number, RegExp]>([
+    [
+      'a directory as --output-manifest-file',
+      (d) => ['--docker-image', 'i', '--output-manifest-file', d],
+      2,
+      /--output-manifest-file .* is a directory/,
+    ],
+    [
+      'a missing directory for --output-manifest-file',
+      (d) => ['--docker-image', 'i', '--output-manifest-file', join(d, 'missing', 'x.yaml')],
+      2,
+      /--output-manifest-file .*does not exist/,
+    ],
+    [
+      '/dev/zero as --env-file',
+      () => ['--docker-image', 'i', '--env-file', '/dev/zero'],
+      2,
+      /--env-file \/dev\/zero is not a regular file/,
+    ],
+    ['a file as --script-dir', (d) => ['--script-dir', join(d, 'train.py')], 2, /--script-dir .* is not a directory/],
+    [
+      'a default script directory holding node_modules, without --force',
+      () => [],
+      2,
+      /contains node_modules[\s\S]*--force/,
+    ],
+    [
+      'a default script directory holding node_modules, with --force',
+      () => ['--force'],
+      0,
+      /Packing the current directory/,
+    ],
+  ])('%s', async (_name, extra, code, stderr) => {
+    const dir = tempDir('xpk-e2e-files-')
+    writeFileSync(join(dir, 'train.py'), 'print(1)\n')
+    mkdirSync(join(dir, 'node_modules'))
+    writeFileSync(join(dir, 'node_modules', 'x.js'), '1\n')
+    const before = readdirSync(dir).sort()
+    const result = await runCli(args(...extra(dir)), {cwd: dir})
+    expect(result.stderr).toMatch(stderr)
+    expect(result.code).toBe(code)
+    if (code !== 0) expect(result.stdout).toBe('')
+    expect(readdirSync(dir).sort()).toEqual(before)
   })
 })

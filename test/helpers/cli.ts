@@ -1,8 +1,10 @@
 import {spawn, type ChildProcess} from 'node:child_process'
-import {existsSync, mkdtempSync} from 'node:fs'
+import {existsSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {dirname, join, resolve} from 'node:path'
 import {fileURLToPath} from 'node:url'
+
+import {tempDir} from './temp.js'
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
 const BIN = join(REPO_ROOT, 'bin/run.js')
@@ -27,8 +29,12 @@ export interface CliOptions {
 export function isolatedEnv(extra: Record<string, string | undefined> = {}): Record<string, string> {
   const env: Record<string, string | undefined> = {
     PATH: process.env.PATH,
-    HOME: mkdtempSync(join(tmpdir(), 'xpk-home-')),
-    XDG_CONFIG_HOME: mkdtempSync(join(tmpdir(), 'xpk-config-')),
+    HOME: tempDir('xpk-home-'),
+    XDG_CONFIG_HOME: tempDir('xpk-config-'),
+    // Shared by every run of the CLI in a test run (so its caches stay warm), and removed with the run's root.
+    XDG_CACHE_HOME: join(tmpdir(), '.cache'),
+    // Inside the run's temporary root (test/global-setup.ts), so whatever the CLI leaves there is found.
+    TMPDIR: tmpdir(),
     CLOUDSDK_CONFIG: join(tmpdir(), 'xpk-no-gcloud-config'),
     METADATA_SERVER_DETECTION: 'none',
     GCE_METADATA_HOST: '127.0.0.1:9',

@@ -1,4 +1,5 @@
 // A Console that records everything, for service tests.
+import {UsageError} from '../../src/core/errors.js'
 import type {Console, ProgressBoard, ProgressLine} from '../../src/ports/console.js'
 
 /** One progress display as the service drove it. */
@@ -9,9 +10,16 @@ export interface RecordedBoard {
   closed: boolean
 }
 
-/** Records results, messages and progress boards; refuses to prompt. */
+/**
+ * How a {@link RecordingConsole} answers prompts: refuse (a test that does not expect one fails), answer yes or
+ * no, or act as the terminal console does with no terminal and no --force.
+ */
+export type PromptAnswer = 'unexpected' | 'yes' | 'no' | 'no-terminal'
+
+/** Records results, messages, prompts and progress boards. */
 export class RecordingConsole implements Console {
   readonly results: string[] = []
+  readonly questions: string[] = []
   readonly infos: string[] = []
   readonly warnings: string[] = []
   readonly debugs: string[] = []
@@ -29,8 +37,24 @@ export class RecordingConsole implements Console {
   debug(text: string): void {
     this.debugs.push(text)
   }
+  private readonly answer: PromptAnswer
+
+  constructor(answer: PromptAnswer = 'unexpected') {
+    this.answer = answer
+  }
+
   confirm(question: string): Promise<boolean> {
-    return Promise.reject(new Error(`unexpected prompt: ${question}`))
+    this.questions.push(question)
+    switch (this.answer) {
+      case 'yes':
+        return Promise.resolve(true)
+      case 'no':
+        return Promise.resolve(false)
+      case 'no-terminal':
+        return Promise.reject(new UsageError(`${question}\nThere is no terminal to ask on.`, {flag: '--force'}))
+      case 'unexpected':
+        return Promise.reject(new Error(`unexpected prompt: ${question}`))
+    }
   }
   progress(title: string): ProgressBoard {
     const board: RecordedBoard = {title, updates: [], notes: [], closed: false}

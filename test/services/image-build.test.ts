@@ -7,7 +7,7 @@ import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 import {imageBuildDeps} from '../../src/adapters/image-build-deps.js'
 import {DockerEngine} from '../../src/adapters/docker-engine.js'
 import {UsageError, XpkError} from '../../src/core/errors.js'
-import type {ImageEngine, RegistryClient} from '../../src/ports/images.js'
+import type {BuildContextSource, ImageEngine, RegistryClient} from '../../src/ports/images.js'
 import {buildImage, type ImageBuildDeps, type ImageBuildOptions} from '../../src/services/image-build.js'
 import {makeBaseImage} from '../helpers/base-image.js'
 import {
@@ -20,7 +20,7 @@ import {
   uniqueSuffix,
 } from '../helpers/docker.js'
 import {startLocalRegistry, type LocalRegistry} from '../helpers/local-registry.js'
-import {RecordingConsole} from '../helpers/recording-console.js'
+import {RecordingConsole, type PromptAnswer} from '../helpers/recording-console.js'
 
 const dirs: string[] = []
 afterEach(async () => {
@@ -140,6 +140,131 @@ describe('buildImage without Docker', () => {
     expect(error).toBeInstanceOf(XpkError)
     expect((error as XpkError).kind).toBe('unavailable')
     expect((error as XpkError).hints.join(' ')).toMatch(/DOCKER_HOST/)
+  })
+})
+
+// Rule 5 of issue 7: the script directory is announced when it is the default, and one that looks like a whole
+// repository or is very big is packed only after the user agrees (or passed --force).
+describe('buildImage looks at the script directory before reading it', () => {
+  const refuse = () => Promise.reject(new Error('no engine or network call may happen'))
+  const offlineDeps = async (console: RecordingConsole): Promise<ImageBuildDeps> => ({
+    ...(await imageBuildDeps(console)),
+    engine: {inspectLocal: refuse, build: refuse, push: refuse},
+    registry: {manifest: refuse},
+    credentials: {forRegistry: refuse},
+  })
+  const options = (scriptDir: string, patch: Partial<ImageBuildOptions> = {}): ImageBuildOptions => ({
+    baseImage: 'python:3.10',
+    scriptDir,
+    platform: 'linux/amd64',
+    repository: 'gcr.io/my-project/jax-tpu',
+    dryRun: true,
+    offline: true,
+    ...patch,
+  })
+  const big = 'x'.repeat(2000)
+
+  // name, files, options, how the prompt is answered, the outcome, what the question (if any) must say.
+  type Case = [
+    string,
+    Record<string, string>,
+    Partial<ImageBuildOptions>,
+    PromptAnswer,
+    'built' | 'declined' | 'needs --force',
+    RegExp | null,
+  ]
+  const cases: Case[] = [
+    ['a small given directory', {'train.py': 'print(1)\n'}, {}, 'unexpected', 'built', null],
+    ['a small default directory', {'train.py': 'print(1)\n'}, {scriptDirIsDefault: true}, 'unexpected', 'built', null],
+    ['node_modules, answered yes', {'node_modules/x/i.js': '1'}, {}, 'yes', 'built', /contains node_modules/],
+    ['.git, answered no', {'.git/HEAD': 'ref'}, {}, 'no', 'declined', /contains \.git/],
+    ['.git with no terminal', {'.git/HEAD': 'ref'}, {}, 'no-terminal', 'needs --force', /contains \.git/],
+    ['a nested node_modules', {'web/node_modules/a.js': '1'}, {}, 'no', 'declined', /web\/node_modules/],
+    [
+      'node_modules and .git left out by .dockerignore',
+      {'.dockerignore': 'node_modules\n.git\n', 'node_modules/a.js': '1', '.git/HEAD': 'ref'},
+      {},
+      'unexpected',
+      'built',
+      null,
+    ],
+    [
+      'more than the limit',
+      {'data.bin': big},
+      {maxContextBytes: 1000},
+      'no',
+      'declined',
+      /2\.0 kB, more than the 1\.0 kB/,
+    ],
+    ['more than the limit, answered yes', {'data.bin': big}, {maxContextBytes: 1000}, 'yes', 'built', /limit/],
+    ['exactly the limit', {'data.bin': big}, {maxContextBytes: 2000}, 'unexpected', 'built', null],
+    ['no limit', {'data.bin': big}, {maxContextBytes: null}, 'unexpected', 'built', null],
+    [
+      'big files left out by .dockerignore',
+      {'.dockerignore': '*.bin\n', 'data.bin': big},
+      {maxContextBytes: 1000},
+      'unexpected',
+      'built',
+      null,
+    ],
+  ]
+
+  it.each(cases)('%s', async (_name, files, patch, answer, outcome, question) => {
+    const dir = await scriptDir(files)
+    const console = new RecordingConsole(answer)
+    const result = await buildImage(options(dir, patch), await offlineDeps(console)).catch((e: unknown) => e)
+    if (question) {
+      expect(console.questions).toHaveLength(1)
+      expect(console.questions[0]).toMatch(question)
+      expect(console.questions[0]).toContain(dir)
+      expect(console.questions[0]).toContain('.dockerignore')
+    } else {
+      expect(console.questions).toEqual([])
+    }
+    if (outcome === 'built') expect(result).toMatchObject({action: 'offline'})
+    if (outcome === 'declined') {
+      expect(result).toBeInstanceOf(XpkError)
+      expect((result as XpkError).kind).toBe('declined')
+      expect((result as XpkError).hints.join(' ')).toContain('--force')
+    }
+    if (outcome === 'needs --force') {
+      expect(result).toBeInstanceOf(UsageError)
+      expect((result as UsageError).flag).toBe('--force')
+    }
+    const announced = console.infos.filter((line) => line.startsWith('Packing the current directory'))
+    expect(announced).toHaveLength(patch.scriptDirIsDefault ? 1 : 0)
+  })
+
+  it('announces the default directory with its files and bytes after .dockerignore', async () => {
+    const dir = await scriptDir({'.dockerignore': 'skip.txt\n', 'train.py': 'print(1)\n', 'skip.txt': 'no'})
+    const console = new RecordingConsole()
+    await buildImage(options(dir, {scriptDirIsDefault: true}), await offlineDeps(console))
+    expect(console.infos).toContain(
+      `Packing the current directory ${dir} (no --script-dir given): 2 files, 18 bytes after .dockerignore.`,
+    )
+  })
+
+  it.each([
+    ['a file', 'gone.py'],
+    ['a directory', 'sub'],
+  ])('warns, naming it, when %s disappears between listing and reading', async (_name, victim) => {
+    const dir = await scriptDir({'train.py': 'print(1)\n', 'gone.py': 'x', 'sub/a.py': 'a'})
+    const console = new RecordingConsole()
+    const deps = await offlineDeps(console)
+    const context: BuildContextSource = {
+      scan: (path, scanOptions) =>
+        deps.context.scan(path, {
+          beforeHashing: async (listing) => {
+            await scanOptions?.beforeHashing?.(listing)
+            await rm(join(dir, victim), {recursive: true})
+          },
+        }),
+    }
+    const result = await buildImage(options(dir), {...deps, context})
+    expect(result.action).toBe('offline')
+    expect(console.warnings).toHaveLength(1)
+    expect(console.warnings[0]).toMatch(/^Disappeared while the script directory was being read/)
+    expect(console.warnings[0]).toContain(victim === 'sub' ? 'sub/a.py' : 'gone.py')
   })
 })
 
