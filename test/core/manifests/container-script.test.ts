@@ -1,9 +1,8 @@
 import {spawn, spawnSync} from 'node:child_process'
-import {mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync} from 'node:fs'
-import {tmpdir} from 'node:os'
+import {mkdirSync, readFileSync, symlinkSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 
-import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {beforeAll, describe, expect, it} from 'vitest'
 
 import type {ContainerScriptOptions, WrapperShape} from '../../../src/core/manifests/container-script.js'
 import {
@@ -17,6 +16,7 @@ import {
 import {buildJobSet} from '../../../src/core/manifests/jobset.js'
 import {aWorkloadSpec} from '../../builders/workload-spec.js'
 import type {WorkloadSpecOverrides} from '../../builders/workload-spec.js'
+import {tempDir} from '../../helpers/temp.js'
 import {envValues, kubernetesExpand} from './k8s-expansion.js'
 
 const START = ['echo XPK Start: `date`;', '_sigterm() (kill -SIGTERM $! 2>/dev/null;);', 'trap _sigterm SIGTERM;']
@@ -205,7 +205,7 @@ let sandbox: string
 let tools: string
 
 beforeAll(() => {
-  sandbox = mkdtempSync(join(tmpdir(), 'xpk-wrapper-'))
+  sandbox = tempDir('xpk-wrapper-')
   // A PATH with only these, so the gcloud check does not depend on the machine.
   tools = join(sandbox, 'tools')
   mkdirSync(tools)
@@ -214,10 +214,6 @@ beforeAll(() => {
     if (!found) throw new Error(`${tool} not found on PATH`)
     symlinkSync(found, join(tools, tool))
   }
-})
-
-afterAll(() => {
-  rmSync(sandbox, {recursive: true, force: true})
 })
 
 /** The main container's argv after Kubernetes' expansion, and its env. */
