@@ -17,6 +17,7 @@ import Version from './commands/version.js'
 import VmCreate from './commands/vm/create.js'
 import VmDelete from './commands/vm/delete.js'
 import VmList from './commands/vm/list.js'
+import VmRun from './commands/vm/run.js'
 import WorkloadCreate from './commands/workload/create.js'
 
 /** Every command, by oclif id (topic:verb). oclif reads this map instead of scanning a directory. */
@@ -35,6 +36,7 @@ export const COMMANDS = {
   'vm:create': VmCreate,
   'vm:delete': VmDelete,
   'vm:list': VmList,
+  'vm:run': VmRun,
   'workload:create': WorkloadCreate,
 }
 

@@ -72,6 +72,7 @@ function capacityOf(qr: ApiQueuedResource, node: ApiNode | undefined): TpuCapaci
 export function toNode(node: ApiNode): TpuNode {
   return {
     id: shortName(node.name ?? ''),
+    ...(node.id ? {uid: String(node.id)} : {}),
     acceleratorType: node.acceleratorType ?? '',
     runtimeVersion: node.runtimeVersion ?? '',
     state: enumName(node.state, 'STATE_UNSPECIFIED'),

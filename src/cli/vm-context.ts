@@ -6,6 +6,7 @@ import {DEFAULT_APPLY_OPTIONS} from '../executor/apply-cluster-plan.js'
 import type {Console} from '../ports/console.js'
 import type {TpuClient} from '../ports/tpu.js'
 import type {VmApiDeps, VmTiming} from '../services/vm-common.js'
+import type {VmRunDeps} from '../services/vm-run.js'
 import {realTime} from './context.js'
 
 function millis(name: string, fallback: number): number {
@@ -39,4 +40,42 @@ export function tpuConnector(endpointFlag: string | undefined): () => Promise<Tp
 
 export function vmApiDeps(endpointFlag: string | undefined, console: Console, signal: AbortSignal): VmApiDeps {
   return {tpu: tpuConnector(endpointFlag), console, signal, ...realTime}
+}
+
+/** Everything `xpk vm run` needs: the TPU API, the SSH key and known hosts, the packer and the run logs. */
+export async function vmRunDeps(
+  endpointFlag: string | undefined,
+  logDir: string | undefined,
+  json: boolean,
+  console: Console,
+  signal: AbortSignal,
+): Promise<VmRunDeps> {
+  const [{SshKeyFiles}, {RunLogFiles}, {homedir, tmpdir}, {join}, {readFile}] = await Promise.all([
+    import('../adapters/ssh-keys.js'),
+    import('../adapters/run-logs.js'),
+    import('node:os'),
+    import('node:path'),
+    import('node:fs/promises'),
+  ])
+  const configHome = process.env.XDG_CONFIG_HOME || join(homedir(), '.config')
+  return {
+    ...vmApiDeps(endpointFlag, console, signal),
+    keys: new SshKeyFiles(join(homedir(), '.ssh', 'google_compute_engine')),
+    shell: async (keys) => {
+      const {createSshShell} = await import('../adapters/ssh-client.js')
+      return createSshShell({
+        privateKey: await readFile(keys.privateKeyPath),
+        knownHostsPath: join(configHome, 'xpk', 'known_hosts'),
+      })
+    },
+    pack: async (dir) => (await import('../adapters/ssh-bundle.js')).packScriptDir(dir),
+    logs: new RunLogFiles(logDir ?? join(tmpdir(), 'xpk-runs')),
+    // Worker 0's output is the command's output; under --json stdout is for the result, so it goes to stderr.
+    output: (chunk) => void (json ? process.stderr : process.stdout).write(chunk),
+  }
+}
+
+/** The local user name, gcloud's default login on TPU VMs. */
+export function localUser(): string {
+  return process.env.USER || process.env.LOGNAME || 'root'
 }

@@ -27,6 +27,6 @@ export const queuedResourceIdFlag = Flags.string({
 export const asyncFlag = Flags.boolean({description: 'Return once the request is sent instead of waiting.'})
 
 export const forceFlag = Flags.boolean({
-  description: 'Do not ask for confirmation before deleting.',
+  description: 'Do not ask for confirmation (before deleting, or creating an SSH key).',
   helpGroup: 'GLOBAL',
 })

@@ -3,9 +3,10 @@
  * it, and the SDKs stay in the adapters, imported on first use.
  */
 export {resolveCommandSettings} from './context.js'
-export {vmApiDeps, vmTiming} from './vm-context.js'
+export {localUser, vmApiDeps, vmRunDeps, vmTiming} from './vm-context.js'
 export {requireSetting} from '../core/settings.js'
 export {renderVmList} from '../core/vm/render.js'
 export {createVms} from '../services/vm-create.js'
 export {deleteVms} from '../services/vm-delete.js'
 export {listVms} from '../services/vm-list.js'
+export {runOnVms} from '../services/vm-run.js'

@@ -34,6 +34,8 @@ export interface TpuWorker {
 export interface TpuNode {
   /** The node id (last segment of its name). */
   readonly id: string
+  /** The API's unique numeric id: differs when a node is deleted and created again under the same name. */
+  readonly uid?: string
   readonly acceleratorType: string
   readonly runtimeVersion: string
   /** CREATING, READY, DELETING, PREEMPTED, ... */

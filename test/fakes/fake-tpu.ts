@@ -37,6 +37,8 @@ export interface NodeState {
   multisliceNode?: boolean
   createTime: {seconds: string; nanos: number}
   health?: string
+  /** Unique numeric id (int64 as a string), new for every node created. */
+  id?: string
 }
 
 export interface QueuedResourceRecord {
@@ -130,6 +132,8 @@ export function workersOf(acceleratorType: string): number {
   if (size <= 8) return 1
   return m[1] === 'v5litepod' || m[1] === 'v6e' ? size / 4 : size / 8
 }
+
+let nodeCounter = 1000
 
 let cached: {tpu: grpc.ServiceDefinition; operations: grpc.ServiceDefinition} | undefined
 
@@ -248,6 +252,7 @@ export class FakeTpu {
       networkEndpoints: this.endpointsFor(id, 0, workersOf(node.acceleratorType)),
       metadata: {},
       createTime: timestamp(),
+      id: String(++nodeCounter),
       ...node,
     }
     this.nodeMap.set(name, state)
@@ -518,6 +523,7 @@ export class FakeTpu {
         multisliceNode: rec.nodeNames.length > 1,
         createTime: timestamp(),
         health: 'HEALTHY',
+        id: String(++nodeCounter),
       }
       this.nodeMap.set(nodeName, state)
       this.settings.onMetadata?.(id, metadata)

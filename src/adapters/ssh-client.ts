@@ -1,0 +1,165 @@
+/**
+ * The {@link RemoteShell} port over ssh2 (imported lazily, on first connection). Host keys are checked against
+ * xpk's own known-hosts file: learnt on first contact, and a changed key for the same machine is refused.
+ */
+import {mkdir, readFile, rename, writeFile} from 'node:fs/promises'
+import {dirname} from 'node:path'
+
+import type * as Ssh2 from 'ssh2'
+import type {Client, ClientChannel} from 'ssh2'
+
+import {XpkError} from '../core/errors.js'
+import type {RemoteExit, RemoteSession, RemoteShell, SshTarget} from '../ports/remote-shell.js'
+
+export interface SshClientOptions {
+  readonly privateKey: Buffer
+  /** xpk's known-hosts file. */
+  readonly knownHostsPath: string
+  readonly readyTimeoutMs?: number
+}
+
+interface KnownHost {
+  identity: string
+  key: string
+}
+
+/** xpk's known-hosts file: `<[host]:port> <identity> <base64 key blob>` per line. */
+class KnownHosts {
+  private entries: Map<string, KnownHost> | undefined
+  private writing: Promise<void> = Promise.resolve()
+
+  constructor(private readonly path: string) {}
+
+  private async load(): Promise<Map<string, KnownHost>> {
+    if (this.entries) return this.entries
+    const entries = new Map<string, KnownHost>()
+    try {
+      for (const line of (await readFile(this.path, 'utf8')).split('\n')) {
+        const [address, identity, key] = line.trim().split(/\s+/)
+        if (address && identity && key) entries.set(address, {identity, key})
+      }
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
+    }
+    this.entries ??= entries
+    return this.entries
+  }
+
+  /** 'known', 'learnt' or 'changed'. */
+  async check(address: string, identity: string, key: string): Promise<'known' | 'learnt' | 'changed'> {
+    const entries = await this.load()
+    const known = entries.get(address)
+    if (known && known.identity === identity) return known.key === key ? 'known' : 'changed'
+    entries.set(address, {identity, key})
+    const text = [...entries].map(([a, e]) => `${a} ${e.identity} ${e.key}\n`).join('')
+    this.writing = this.writing.then(async () => {
+      await mkdir(dirname(this.path), {recursive: true})
+      const temp = `${this.path}.${process.pid}.tmp`
+      await writeFile(temp, text, {mode: 0o600})
+      await rename(temp, this.path)
+    })
+    await this.writing
+    return 'learnt'
+  }
+}
+
+export function createSshShell(options: SshClientOptions): RemoteShell {
+  const knownHosts = new KnownHosts(options.knownHostsPath)
+  let ssh2: Promise<typeof Ssh2> | undefined
+  return {
+    async connect(target: SshTarget, signal: AbortSignal): Promise<RemoteSession> {
+      const {Client: SshClient} = await (ssh2 ??= import('ssh2').then((m) => (m.default ?? m) as typeof Ssh2))
+      const client = new SshClient()
+      const address = `[${target.host}]:${target.port}`
+      let hostKeyProblem: XpkError | undefined
+      await new Promise<void>((resolve, reject) => {
+        const onAbort = () => {
+          client.end()
+          reject(signal.reason)
+        }
+        if (signal.aborted) return onAbort()
+        signal.addEventListener('abort', onAbort, {once: true})
+        client.once('ready', () => {
+          signal.removeEventListener('abort', onAbort)
+          resolve()
+        })
+        client.once('error', (error: Error & {level?: string}) => {
+          signal.removeEventListener('abort', onAbort)
+          reject(hostKeyProblem ?? connectError(error, target))
+        })
+        client.connect({
+          host: target.host,
+          port: target.port,
+          username: target.user,
+          privateKey: options.privateKey,
+          readyTimeout: options.readyTimeoutMs ?? 20_000,
+          keepaliveInterval: 15_000,
+          hostVerifier: (key: Buffer, verify: (valid: boolean) => void) => {
+            knownHosts.check(address, target.identity, key.toString('base64')).then(
+              (verdict) => {
+                if (verdict === 'changed') {
+                  hostKeyProblem = new XpkError(
+                    'auth',
+                    `The SSH host key of ${target.host}:${target.port} (${target.identity}) has changed since xpk last connected.`,
+                    {
+                      hints: [
+                        `If the TPU VM was re-imaged on purpose, remove the line for ${address} from ${options.knownHostsPath}; otherwise someone may be intercepting the connection.`,
+                      ],
+                    },
+                  )
+                }
+                verify(verdict !== 'changed')
+              },
+              () => verify(false),
+            )
+          },
+        })
+      })
+      return new Ssh2Session(client)
+    },
+  }
+}
+
+function connectError(error: Error & {level?: string; code?: string}, target: SshTarget): XpkError {
+  const where = `${target.user}@${target.host}:${target.port}`
+  if (error.level === 'client-authentication') {
+    return new XpkError('auth', `SSH to ${where} refused the key (${error.message}).`, {
+      hints: ["The node's ssh-keys metadata may not have reached the VM yet; re-run in a minute."],
+      cause: error,
+    })
+  }
+  return new XpkError('unavailable', `Could not connect to ${where}: ${error.message}.`, {
+    hints: [
+      'From inside Google Cloud (another VM in the project), pass --internal-ip; from outside, the TPU VMs need external IPs and a firewall rule allowing SSH.',
+    ],
+    cause: error,
+  })
+}
+
+class Ssh2Session implements RemoteSession {
+  constructor(private readonly client: Client) {}
+
+  exec(
+    command: string,
+    options: {stdin?: Buffer; onOutput?: (chunk: Buffer, stream: 'stdout' | 'stderr') => void} = {},
+  ): Promise<RemoteExit> {
+    return new Promise((resolve, reject) => {
+      this.client.exec(command, (error: Error | undefined, channel: ClientChannel) => {
+        if (error) return reject(new XpkError('unavailable', `SSH exec failed: ${error.message}`, {cause: error}))
+        let exit: RemoteExit = {code: null, signal: 'connection lost'}
+        channel.on('exit', (code: number | null, signal?: string) => {
+          exit = code === null || code === undefined ? {code: null, signal: signal ?? 'unknown'} : {code}
+        })
+        channel.on('data', (chunk: Buffer) => options.onOutput?.(chunk, 'stdout'))
+        channel.stderr.on('data', (chunk: Buffer) => options.onOutput?.(chunk, 'stderr'))
+        channel.on('close', () => resolve(exit))
+        if (options.stdin) channel.end(options.stdin)
+        else channel.end()
+      })
+    })
+  }
+
+  close(): void {
+    this.client.end()
+  }
+}

@@ -1,0 +1,130 @@
+/**
+ * The shell scripts `xpk vm run` runs on each worker, as text. Kept pure so they can be read and tested: paths are
+ * relative to the worker's $HOME, every value from the user is single-quoted.
+ */
+
+/** Quotes a string for a POSIX shell. */
+export function shellQuote(value: string): string {
+  return `'${value.replaceAll("'", `'\\''`)}'`
+}
+
+/** The multislice environment of one worker, as multihost_runner sets it (coordinator = slice 0 worker 0). */
+export function workerEnv(input: {
+  tpuPrefix: string
+  numSlices: number
+  sliceId: number
+  workerId: number
+  coordinatorIp: string
+  runName: string
+}): Record<string, string> {
+  return {
+    TPU_PREFIX: input.tpuPrefix,
+    XPK_RUN_NAME: input.runName,
+    XPK_SLICE_ID: String(input.sliceId),
+    XPK_WORKER_ID: String(input.workerId),
+    MEGASCALE_COORDINATOR_ADDRESS: `${input.coordinatorIp}:8080`,
+    MEGASCALE_NUM_SLICES: String(input.numSlices),
+    MEGASCALE_PORT: '8080',
+    MEGASCALE_SLICE_ID: String(input.sliceId),
+  }
+}
+
+/** Where a run's process-group id is kept on the worker, relative to $HOME. */
+export const pgidFile = (runName: string) => `.xpk/runs/${runName}.pgid`
+
+/**
+ * Stops processes that still hold the TPU from an earlier run (anything with /dev/accel* or /dev/vfio/* open) and
+ * removes libtpu's lock file. Scans /proc only on machines that have TPU devices.
+ */
+export const CLEAR_TPU_HOLDERS = [
+  'if ls /dev/accel* /dev/vfio/[0-9]* >/dev/null 2>&1; then',
+  '  for p in /proc/[0-9]*; do',
+  '    pid=${p#/proc/}; [ "$pid" = "$$" ] && continue',
+  '    for fd in "$p"/fd/*; do',
+  '      case "$(readlink "$fd" 2>/dev/null)" in',
+  '        /dev/accel*|/dev/vfio/*) echo "xpk: stopping process $pid, which holds the TPU" >&2; kill -9 "$pid" 2>/dev/null; break ;;',
+  '      esac',
+  '    done',
+  '  done',
+  'fi',
+  'rm -f /tmp/libtpu_lockfile',
+].join('\n')
+
+/**
+ * Unpacks the script directory from stdin (unless reusing the copy there), clears TPU holders, and runs the command
+ * in its own session (setsid), recording its process-group id so that {@link killScript} can stop the whole tree.
+ * The script's exit status is the command's.
+ */
+export function runScript(input: {
+  remoteDir: string
+  ship: boolean
+  runName: string
+  env: Readonly<Record<string, string>>
+  command: string
+}): string {
+  const dir = `"$HOME"/${shellQuote(input.remoteDir)}`
+  const pgid = `"$HOME"/${shellQuote(pgidFile(input.runName))}`
+  const lines = [
+    'set -e',
+    input.ship
+      ? `rm -rf ${dir} && mkdir -p ${dir} && tar -xf - -C ${dir}`
+      : `[ -d ${dir} ] || { echo "xpk: ${input.remoteDir.replaceAll('"', '')} is not on this worker; run once without --use-existing-folder" >&2; exit 127; }`,
+    CLEAR_TPU_HOLDERS,
+    `mkdir -p "$HOME"/.xpk/runs && rm -f ${pgid}`,
+    `cd ${dir}`,
+    ...Object.entries(input.env).map(([k, v]) => `export ${k}=${shellQuote(v)}`),
+    'set +e',
+    // $1: where to record the process group; $2: the command. stdin is closed so nothing waits on it.
+    `exec setsid -w bash -c 'echo $$ > "$1"; exec bash -c "$2"' xpk-run ${pgid} ${shellQuote(input.command)} </dev/null`,
+  ]
+  return lines.join('\n')
+}
+
+/**
+ * Stops a run's process group: SIGTERM, then SIGKILL after `graceSeconds`. Waits briefly for the group id to be
+ * recorded, in case the run is only starting.
+ */
+export function killScript(runName: string, graceSeconds = 2): string {
+  const pgid = `"$HOME"/${shellQuote(pgidFile(runName))}`
+  const ticks = Math.max(1, Math.round(graceSeconds * 10))
+  return [
+    `f=${pgid}`,
+    'i=0; while [ ! -s "$f" ] && [ $i -lt 20 ]; do sleep 0.1; i=$((i+1)); done',
+    'pg=$(cat "$f" 2>/dev/null) || exit 0',
+    '[ -n "$pg" ] || exit 0',
+    'kill -TERM -- "-$pg" 2>/dev/null || exit 0',
+    `i=0; while kill -0 -- "-$pg" 2>/dev/null && [ $i -lt ${ticks} ]; do sleep 0.1; i=$((i+1)); done`,
+    'kill -KILL -- "-$pg" 2>/dev/null',
+    'exit 0',
+  ].join('\n')
+}
+
+/** An `ssh-keys` metadata entry for a user's public key (`USER:TYPE BASE64 COMMENT`). */
+export function sshKeyEntry(user: string, publicKey: string): string {
+  return `${user}:${publicKey.trim()}`
+}
+
+/** Whether the node's `ssh-keys` metadata already lets `user` in with this key (type and key compared). */
+export function hasSshKey(metadata: Readonly<Record<string, string>>, user: string, publicKey: string): boolean {
+  const [type, key] = publicKey.trim().split(/\s+/)
+  return (metadata['ssh-keys'] ?? '').split('\n').some((line) => {
+    const colon = line.indexOf(':')
+    if (colon < 0 || line.slice(0, colon).trim() !== user) return false
+    const [t, k] = line
+      .slice(colon + 1)
+      .trim()
+      .split(/\s+/)
+    return t === type && k === key
+  })
+}
+
+/** The node's metadata with the key added to `ssh-keys`, keeping every other entry. */
+export function withSshKey(
+  metadata: Readonly<Record<string, string>>,
+  user: string,
+  publicKey: string,
+): Record<string, string> {
+  const existing = (metadata['ssh-keys'] ?? '').trim()
+  const entry = sshKeyEntry(user, publicKey)
+  return {...metadata, 'ssh-keys': existing ? `${existing}\n${entry}` : entry}
+}

@@ -1,0 +1,67 @@
+/** One SSH endpoint: a TPU VM worker. */
+export interface SshTarget {
+  readonly host: string
+  readonly port: number
+  readonly user: string
+  /**
+   * Who the machine is, for host-key checking: the TPU node's unique id and worker index. A known key for the same
+   * address but another identity (the node was deleted and created again) is learnt anew; a different key for the
+   * same identity is refused.
+   */
+  readonly identity: string
+}
+
+/** The result of a remote command. */
+export interface RemoteExit {
+  /** Exit status, or null when the process was killed by a signal or the connection dropped. */
+  readonly code: number | null
+  readonly signal?: string
+}
+
+/** An open SSH connection to one worker. */
+export interface RemoteSession {
+  /**
+   * Runs `command` (a shell script for the remote login shell). `stdin` is written and then closed; output is
+   * passed on as it arrives.
+   */
+  exec(
+    command: string,
+    options?: {
+      readonly stdin?: Buffer
+      readonly onOutput?: (chunk: Buffer, stream: 'stdout' | 'stderr') => void
+    },
+  ): Promise<RemoteExit>
+  close(): void
+}
+
+/** Opens SSH connections with one private key, checking host keys against xpk's known-hosts file. */
+export interface RemoteShell {
+  connect(target: SshTarget, signal: AbortSignal): Promise<RemoteSession>
+}
+
+/** The user's SSH key pair, gcloud's `~/.ssh/google_compute_engine`. */
+export interface SshKeyPair {
+  readonly privateKeyPath: string
+  /** The public key line: `<type> <base64> <comment>`. */
+  readonly publicKey: string
+}
+
+/** Finds or creates the key pair. */
+export interface SshKeyStore {
+  /** The key pair at the path, or undefined when there is none. */
+  read(): Promise<SshKeyPair | undefined>
+  /** Creates a new key pair (no passphrase) at the path. */
+  create(comment: string): Promise<SshKeyPair>
+}
+
+/** Where per-worker logs of a run go. */
+export interface RunLogs {
+  /** Creates the run directory and returns its path. */
+  open(runName: string): Promise<string>
+  /** Opens one log file for appending. */
+  writer(path: string): {write(chunk: Buffer): void; close(): Promise<void>}
+  /** Writes a whole file (the run summary). */
+  writeFile(path: string, text: string): Promise<void>
+  /** The last `lines` lines of a log. */
+  tail(path: string, lines: number): Promise<string[]>
+}

@@ -1,0 +1,357 @@
+import {XpkError} from '../core/errors.js'
+import {pollDelay} from '../core/retry.js'
+import {defaultRunName} from '../core/vm/naming.js'
+import {checkRunInput, planWorkers, progressLine, type RunWorker} from '../core/vm/run-plan.js'
+import {hasSshKey, killScript, runScript, withSshKey, workerEnv} from '../core/vm/remote-scripts.js'
+import type {RemoteSession, RemoteShell, RunLogs, SshKeyPair, SshKeyStore} from '../ports/remote-shell.js'
+import type {TpuClient, TpuLocation, TpuNode} from '../ports/tpu.js'
+import {pollWait, usingTpu, withRetries, type VmApiDeps, type VmTiming} from './vm-common.js'
+
+export interface VmRunOptions extends TpuLocation {
+  readonly tpuPrefix: string
+  readonly command: string
+  readonly scriptDir: string
+  /** Names the log directory; default run-<UTC timestamp>. */
+  readonly runName?: string
+  /** Connect to internal IPs (from inside Google Cloud). */
+  readonly internalIp: boolean
+  /** Run in the copy already on the workers instead of shipping the script directory. */
+  readonly useExistingFolder: boolean
+  readonly sshUser: string
+  readonly sshPort: number
+  /** Where the script directory goes on each worker, relative to the login's home. */
+  readonly remoteDir: string
+  readonly timing: VmTiming
+  /** How long SSH may keep refusing after xpk added the key to the nodes' metadata (the VMs pick it up). */
+  readonly keyPropagationMs: number
+}
+
+export interface VmRunDeps extends VmApiDeps {
+  readonly keys: SshKeyStore
+  readonly shell: (keys: SshKeyPair) => Promise<RemoteShell>
+  readonly pack: (dir: string) => Promise<{tar: Buffer; files: number; bytes: number}>
+  readonly logs: RunLogs
+  /** Where worker 0's output is streamed. */
+  readonly output: (chunk: Buffer) => void
+}
+
+export interface WorkerResult {
+  readonly slice: number
+  readonly worker: number
+  readonly host: string
+  /** Exit status; null when killed by a signal or the connection dropped. */
+  readonly exitCode: number | null
+  /** Stopped by xpk because another worker failed, or on Ctrl-C. */
+  readonly stopped: boolean
+  readonly seconds: number
+  readonly log: string
+}
+
+export interface VmRunResult {
+  readonly runName: string
+  readonly logDir: string
+  readonly seconds: number
+  readonly shipped: {readonly files: number; readonly bytes: number} | null
+  readonly workers: readonly WorkerResult[]
+}
+
+/** An exit status for ordering: a signal or a lost connection counts as 255, like ssh. */
+const statusOf = (r: WorkerResult) => r.exitCode ?? 255
+
+/**
+ * `xpk vm run` (MaxText's multihost_runner without gcloud): finds the slices, makes sure the user's key is in their
+ * ssh-keys metadata, ships the script directory to every worker over one SSH connection each, and runs the command
+ * everywhere with the multislice environment. Fails fast: the first failing worker stops the others (their whole
+ * process group); Ctrl-C does the same.
+ */
+export async function runOnVms(input: VmRunOptions, deps: VmRunDeps): Promise<VmRunResult> {
+  const options = {...input, runName: input.runName ?? defaultRunName(new Date(deps.now()))}
+  checkRunInput(options)
+  const started = deps.now()
+  const location = {project: options.project, zone: options.zone}
+  const keys = await ensureKeyPair(deps)
+  let packing: ReturnType<VmRunDeps['pack']> | undefined
+  const {plan, addedKeys} = await usingTpu(deps, async (tpu) => {
+    const nodes = await withRetries(() => tpu.listNodes(location), options.timing, deps)
+    const plan = planWorkers(options.tpuPrefix, nodes, options.internalIp)
+    // Packing overlaps the metadata updates; it is awaited below, so an early failure must not go unhandled.
+    packing = options.useExistingFolder ? undefined : deps.pack(options.scriptDir)
+    packing?.catch(() => {})
+    const mine = nodes.filter((n) => plan.workers.some((w) => w.nodeId === n.id))
+    const addedKeys = await ensureKeyOnNodes(tpu, location, mine, options, keys, deps)
+    return {plan, addedKeys}
+  })
+  if (plan.usedInternal && !options.internalIp) {
+    deps.console.debug('Some workers have no external IP: connecting to their internal IPs.')
+  }
+  const bundle = packing ? await packing : undefined
+  const {workers, numSlices} = plan
+  deps.console.info(
+    `Running on ${workers.length} worker${workers.length === 1 ? '' : 's'} of ${numSlices} slice${numSlices === 1 ? '' : 's'}` +
+      (bundle
+        ? ` after copying ${bundle.files} files (${formatBytes(bundle.tar.length)}) to each`
+        : ' in the existing folder') +
+      `: ${options.command}`,
+  )
+  const logDir = await deps.logs.open(options.runName)
+  const shell = await deps.shell(keys)
+  const sessions = await connectAll(shell, workers, options, addedKeys, deps)
+  try {
+    const results = await runEverywhere(sessions, workers, numSlices, bundle?.tar, logDir, options, deps)
+    const result: VmRunResult = {
+      runName: options.runName,
+      logDir,
+      seconds: round((deps.now() - started) / 1000),
+      shipped: bundle ? {files: bundle.files, bytes: bundle.bytes} : null,
+      workers: results,
+    }
+    await deps.logs.writeFile(`${logDir}/summary.json`, `${JSON.stringify(result, null, 2)}\n`)
+    deps.signal.throwIfAborted()
+    const failed = results.filter((r) => r.exitCode !== 0 && !r.stopped)
+    if (failed.length > 0) throw await failure(failed, results, logDir, deps)
+    deps.console.info(`All ${results.length} workers succeeded in ${result.seconds} s. Logs: ${logDir}`)
+    return result
+  } finally {
+    for (const s of sessions) s.close()
+  }
+}
+
+async function ensureKeyPair(deps: VmRunDeps): Promise<SshKeyPair> {
+  const found = await deps.keys.read()
+  if (found) return found
+  const ok = await deps.console.confirm(
+    'There is no SSH key for Google Cloud (~/.ssh/google_compute_engine, as gcloud makes it). Create one now (no passphrase)?',
+    {default: true},
+  )
+  if (!ok) {
+    throw new XpkError('declined', 'No SSH key, so xpk cannot reach the TPU VMs.', {
+      hints: ['Create one with `ssh-keygen -f ~/.ssh/google_compute_engine`, then re-run.'],
+    })
+  }
+  const created = await deps.keys.create('xpk')
+  deps.console.info(`Created ${created.privateKeyPath}.`)
+  return created
+}
+
+/** Adds the key to the ssh-keys metadata of the nodes that lack it, and waits for the updates. */
+async function ensureKeyOnNodes(
+  tpu: TpuClient,
+  location: TpuLocation,
+  nodes: readonly TpuNode[],
+  options: VmRunOptions,
+  keys: SshKeyPair,
+  deps: VmRunDeps,
+): Promise<boolean> {
+  const lacking = nodes.filter((n) => !hasSshKey(n.metadata, options.sshUser, keys.publicKey))
+  if (lacking.length === 0) return false
+  deps.console.info(
+    `Adding your SSH key (${options.sshUser}) to the ssh-keys metadata of ${lacking.map((n) => n.id).join(', ')}.`,
+  )
+  await Promise.all(
+    lacking.map(async (node) => {
+      const op = await withRetries(
+        () => tpu.setNodeMetadata(location, node.id, withSshKey(node.metadata, options.sshUser, keys.publicKey)),
+        options.timing,
+        deps,
+      )
+      for (let poll = 0, current = op; !current.done; poll++) {
+        await pollWait(poll, options.timing, deps)
+        current = await withRetries(() => tpu.getOperation(op.name), options.timing, deps)
+        if (current.error) {
+          throw new XpkError('failed', `Could not add the SSH key to ${node.id}: ${current.error.message}`)
+        }
+      }
+    }),
+  )
+  return true
+}
+
+/** One connection per worker, in parallel. Right after a key was added, refusals are retried for a while. */
+async function connectAll(
+  shell: RemoteShell,
+  workers: readonly RunWorker[],
+  options: VmRunOptions,
+  addedKeys: boolean,
+  deps: VmRunDeps,
+): Promise<RemoteSession[]> {
+  const deadline = deps.now() + (addedKeys ? options.keyPropagationMs : 0)
+  const settled = await Promise.allSettled(
+    workers.map(async (w) => {
+      for (let attempt = 0; ; attempt++) {
+        try {
+          return await shell.connect(
+            {host: w.host, port: options.sshPort, user: options.sshUser, identity: w.identity},
+            deps.signal,
+          )
+        } catch (error) {
+          const transient = error instanceof XpkError && (error.kind === 'unavailable' || error.kind === 'auth')
+          const changedKey = error instanceof XpkError && /host key/.test(error.message)
+          const budgetLeft = attempt + 1 < options.timing.attempts || deps.now() < deadline
+          if (!transient || changedKey || !budgetLeft || deps.signal.aborted) throw error
+          await deps.sleep(pollDelay(attempt, options.timing.retry), deps.signal)
+        }
+      }
+    }),
+  )
+  const failedAt = settled.findIndex((s) => s.status === 'rejected')
+  if (failedAt >= 0) {
+    for (const s of settled) if (s.status === 'fulfilled') s.value.close()
+    const w = workers[failedAt]
+    const reason = (settled[failedAt] as PromiseRejectedResult).reason
+    if (reason instanceof XpkError && reason.kind !== 'interrupted') {
+      throw new XpkError(reason.kind, `Slice ${w.slice} worker ${w.worker} (${w.nodeId}): ${reason.message}`, {
+        hints: reason.hints,
+        cause: reason,
+      })
+    }
+    throw reason
+  }
+  return settled.map((s) => (s as PromiseFulfilledResult<RemoteSession>).value)
+}
+
+async function runEverywhere(
+  sessions: readonly RemoteSession[],
+  workers: readonly RunWorker[],
+  numSlices: number,
+  tar: Buffer | undefined,
+  logDir: string,
+  options: VmRunOptions & {readonly runName: string},
+  deps: VmRunDeps,
+): Promise<WorkerResult[]> {
+  const started = deps.now()
+  const coordinator = workers[0].internalIp
+  const running = new Set(workers.map((_, i) => i))
+  const stopped = new Set<number>()
+  let stopping = false
+  const board = deps.console.progress(`Run ${options.runName}:`)
+  const update = () =>
+    board.update('run', {
+      label: options.runName,
+      state: progressLine(
+        workers.length - running.size,
+        workers.length,
+        [...running].map((i) => workers[i]),
+        Math.round((deps.now() - started) / 1000),
+      ),
+      status: running.size === 0 ? 'done' : 'running',
+    })
+
+  /** Kills the process group of every worker still running (through its own connection). */
+  const stopOthers = (why: string) => {
+    if (stopping) return
+    stopping = true
+    if (running.size > 0) board.note(`Stopping ${running.size} running worker${running.size === 1 ? '' : 's'}: ${why}.`)
+    for (const i of running) {
+      stopped.add(i)
+      sessions[i].exec(killScript(options.runName)).catch(() => {})
+    }
+  }
+  const onAbort = () => stopOthers('interrupted')
+  deps.signal.addEventListener('abort', onAbort, {once: true})
+
+  const ticker = new AbortController()
+  const ticking = (async () => {
+    try {
+      for (;;) {
+        await deps.sleep(1000, ticker.signal)
+        update()
+      }
+    } catch {
+      // stopped
+    }
+  })()
+
+  try {
+    update()
+    return await Promise.all(
+      workers.map(async (w, i): Promise<WorkerResult> => {
+        const log = `${logDir}/slice-${w.slice}-worker-${w.worker}.log`
+        const writer = deps.logs.writer(log)
+        const env = workerEnv({
+          tpuPrefix: options.tpuPrefix,
+          numSlices,
+          sliceId: w.slice,
+          workerId: w.worker,
+          coordinatorIp: coordinator,
+          runName: options.runName,
+        })
+        const script = runScript({
+          remoteDir: options.remoteDir,
+          ship: tar !== undefined,
+          runName: options.runName,
+          env,
+          command: options.command,
+        })
+        const t0 = deps.now()
+        let exitCode: number | null
+        try {
+          const exit = await sessions[i].exec(script, {
+            ...(tar ? {stdin: tar} : {}),
+            onOutput: (chunk) => {
+              writer.write(chunk)
+              if (i === 0) deps.output(chunk)
+            },
+          })
+          exitCode = exit.code
+        } catch {
+          exitCode = null
+        } finally {
+          await writer.close()
+        }
+        running.delete(i)
+        const result: WorkerResult = {
+          slice: w.slice,
+          worker: w.worker,
+          host: w.host,
+          exitCode,
+          stopped: stopped.has(i),
+          seconds: round((deps.now() - t0) / 1000),
+          log,
+        }
+        if (exitCode !== 0 && !result.stopped) {
+          board.note(`Slice ${w.slice} worker ${w.worker} failed with ${describeExit(exitCode)}.`)
+          stopOthers(`slice ${w.slice} worker ${w.worker} failed`)
+        }
+        update()
+        return result
+      }),
+    )
+  } finally {
+    deps.signal.removeEventListener('abort', onAbort)
+    ticker.abort()
+    await ticking
+    board.close()
+  }
+}
+
+async function failure(
+  failed: readonly WorkerResult[],
+  all: readonly WorkerResult[],
+  logDir: string,
+  deps: VmRunDeps,
+): Promise<XpkError> {
+  const first = failed[0]
+  const highest = Math.max(...all.map(statusOf))
+  const tail = await deps.logs.tail(first.log, 10)
+  const lines = [
+    `The command failed on slice ${first.slice} worker ${first.worker} with ${describeExit(first.exitCode)}` +
+      (failed.length > 1 ? ` (and on ${failed.length - 1} more worker${failed.length > 2 ? 's' : ''})` : '') +
+      `; highest worker exit code ${highest}.`,
+    ...(tail.length > 0 ? [`Last lines of ${first.log}:`, ...tail.map((l) => `  | ${l}`)] : []),
+  ]
+  return new XpkError('unsuccessful', lines.join('\n'), {
+    hints: [`Every worker's log and summary.json (exit codes, durations) are in ${logDir}.`],
+  })
+}
+
+function describeExit(code: number | null): string {
+  return code === null ? 'a lost connection or a signal' : `exit code ${code}`
+}
+
+function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`
+  if (bytes < 1024 * 1024) return `${round(bytes / 1024)} KiB`
+  return `${round(bytes / 1024 / 1024)} MiB`
+}
+
+const round = (n: number) => Math.round(n * 10) / 10

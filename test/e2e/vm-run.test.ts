@@ -1,0 +1,228 @@
+// `xpk vm run` end to end: the built CLI, the fake TPU API over gRPC, and real OpenSSH servers on loopback (one per
+// simulated worker). Skipped only when sshd is not installed (CI installs it with .ci/setup-ssh, so CI never skips).
+import {spawnSync} from 'node:child_process'
+import {existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+
+import {FakeTpu} from '../fakes/fake-tpu.js'
+import {isolatedEnv, runCli, startCli} from '../helpers/cli.js'
+import {sshdMissing, SshWorkers} from '../helpers/sshd.js'
+
+const PROJECT = 'run-project'
+const ZONE = 'us-central2-b'
+const missing = sshdMissing()
+if (missing) console.warn(`SKIPPING xpk vm run tests: ${missing}.`)
+
+let fake: FakeTpu
+let ssh: SshWorkers
+let home: string
+let logs: string
+let scriptDir: string
+const temps: string[] = []
+
+/** 2 slices of v4-16 (2 workers each): slice s worker w is SSH server 2s+w. */
+function seedSlices(prefix: string) {
+  for (const slice of [0, 1]) {
+    fake.seedNode(PROJECT, ZONE, `${prefix}-${slice}`, {
+      acceleratorType: 'v4-16',
+      networkEndpoints: [0, 1].map((w) => ({ipAddress: ssh.workers[slice * 2 + w].host, port: 8470})),
+      metadata: {'ssh-keys': 'someone:ssh-rsa AAAAB3Nza someone', 'startup-script': 'echo hi'},
+    })
+  }
+}
+
+const env = (extra: Record<string, string> = {}) =>
+  isolatedEnv({
+    XPK_TPU_ENDPOINT: `http://${fake.endpoint}`,
+    HOME: home,
+    XDG_CONFIG_HOME: join(home, 'xdg'),
+    USER: ssh.user,
+    ...extra,
+  })
+const runArgs = (...args: string[]) => [
+  'vm',
+  'run',
+  '--project',
+  PROJECT,
+  '--zone',
+  ZONE,
+  '--ssh-port',
+  String(ssh.port),
+  '--log-dir',
+  logs,
+  ...args,
+]
+const xpk = (...args: string[]) => runCli(runArgs(...args), {env: env(), timeoutMs: 60_000})
+const temp = (prefix: string) => {
+  const dir = mkdtempSync(join(tmpdir(), prefix))
+  temps.push(dir)
+  return dir
+}
+
+async function eventually(check: () => boolean, ms = 10_000): Promise<void> {
+  const end = Date.now() + ms
+  while (!check()) {
+    if (Date.now() > end) throw new Error('condition not reached in time')
+    await new Promise((r) => setTimeout(r, 50))
+  }
+}
+
+describe.skipIf(missing)('xpk vm run against real sshd workers and the fake TPU API', () => {
+  beforeAll(async () => {
+    ssh = await SshWorkers.start(4)
+    fake = await FakeTpu.start({
+      onMetadata: (nodeId, metadata) => {
+        const slice = Number(nodeId.split('-').at(-1))
+        ssh.authorize([slice * 2, slice * 2 + 1], metadata['ssh-keys'] ?? '')
+      },
+    })
+    home = temp('xpk-run-home-')
+    logs = temp('xpk-run-logs-')
+    scriptDir = temp('xpk-run-script-')
+    writeFileSync(join(scriptDir, 'train.sh'), 'echo "training on slice $MEGASCALE_SLICE_ID"\n')
+    mkdirSync(join(scriptDir, 'pkg'))
+    writeFileSync(join(scriptDir, 'pkg', 'model.py'), 'print(1)\n')
+    writeFileSync(join(scriptDir, 'secret.txt'), 'not shipped\n')
+    writeFileSync(join(scriptDir, '.xpkignore'), 'secret.txt\n')
+    seedSlices('demo')
+  }, 60_000)
+
+  afterAll(async () => {
+    await fake?.stop()
+    await ssh?.stop()
+    for (const dir of temps) rmSync(dir, {recursive: true, force: true})
+  })
+
+  it('without a key and a terminal, refuses and names --force; nothing is sent', async () => {
+    const result = await xpk('--tpu-prefix', 'demo', '--command', 'true', '--script-dir', scriptDir)
+    expect(result.code).toBe(2)
+    expect(result.stderr).toContain('--force')
+    expect(existsSync(join(home, '.ssh', 'google_compute_engine'))).toBe(false)
+    expect(fake.calls.some((c) => c.method === 'UpdateNode')).toBe(false)
+  })
+
+  it('creates the key, adds it to ssh-keys, ships the folder and runs everywhere with the multislice environment', async () => {
+    const command =
+      'bash train.sh; echo "slice=$MEGASCALE_SLICE_ID worker=$XPK_WORKER_ID n=$MEGASCALE_NUM_SLICES coord=$MEGASCALE_COORDINATOR_ADDRESS prefix=$TPU_PREFIX"; ls -a | tr "\\n" " "'
+    const result = await xpk(
+      '--tpu-prefix',
+      'demo',
+      '--command',
+      command,
+      '--script-dir',
+      scriptDir,
+      '--run-name',
+      'first',
+      '--force',
+      '--json',
+    )
+    expect(result.code, result.stderr).toBe(0)
+    const json = JSON.parse(result.stdout)
+    expect(json).toMatchObject({runName: 'first', logDir: join(logs, 'first'), shipped: {files: 3}})
+    expect(
+      json.workers.map((w: {slice: number; worker: number; exitCode: number}) => [w.slice, w.worker, w.exitCode]),
+    ).toEqual([
+      [0, 0, 0],
+      [0, 1, 0],
+      [1, 0, 0],
+      [1, 1, 0],
+    ])
+    // Worker 0's output is streamed (to stderr under --json); every worker has its log.
+    expect(result.stderr).toContain('training on slice 0')
+    const coordinator = `${ssh.workers[0].host}:8080`
+    for (const [i, [slice, worker]] of [
+      [0, 0],
+      [0, 1],
+      [1, 0],
+      [1, 1],
+    ].entries()) {
+      const log = readFileSync(join(logs, 'first', `slice-${slice}-worker-${worker}.log`), 'utf8')
+      expect(log).toContain(`slice=${slice} worker=${worker} n=2 coord=${coordinator} prefix=demo`)
+      expect(log).toMatch(/\btrain\.sh\b/)
+      expect(log).not.toContain('secret.txt')
+      expect(readdirSync(join(ssh.workers[i].home, 'xpk-demo')).sort()).toEqual(['.xpkignore', 'pkg', 'train.sh'])
+    }
+    // The key was created and put in each node's metadata, keeping the other entries.
+    const publicKey = readFileSync(join(home, '.ssh', 'google_compute_engine.pub'), 'utf8').trim()
+    expect(fake.node(PROJECT, ZONE, 'demo-1')!.metadata).toEqual({
+      'ssh-keys': `someone:ssh-rsa AAAAB3Nza someone\n${ssh.user}:${publicKey}`,
+      'startup-script': 'echo hi',
+    })
+    expect(fake.calls.filter((c) => c.method === 'UpdateNode')).toHaveLength(2)
+    // Host keys were learnt, one per worker, with the node's identity.
+    const known = readFileSync(join(home, 'xdg', 'xpk', 'known_hosts'), 'utf8')
+      .trim()
+      .split('\n')
+      .sort()
+    expect(known).toHaveLength(4)
+    expect(known[0]).toBe(
+      `[${ssh.workers[0].host}]:${ssh.port} demo-0/${fake.node(PROJECT, ZONE, 'demo-0')!.id}/0 ${ssh.workers[0].hostKey.split(' ')[1]}`,
+    )
+  })
+
+  it('re-runs in the existing folder without copying or touching metadata, and streams worker 0 to stdout', async () => {
+    fake.calls.length = 0
+    const result = await xpk('--tpu-prefix', 'demo', '--command', 'cat train.sh', '--use-existing-folder')
+    expect(result.code, result.stderr).toBe(0)
+    expect(result.stdout).toBe('echo "training on slice $MEGASCALE_SLICE_ID"\n')
+    expect(result.stderr).toContain('in the existing folder')
+    expect(fake.calls.map((c) => c.method)).toEqual(['ListNodes'])
+  })
+
+  it('fails fast: the first failing worker stops the others (no process left anywhere), exit 125 with its log', async () => {
+    const marker = 'sleep 9871'
+    const command = `echo started; if [ "$XPK_SLICE_ID$XPK_WORKER_ID" = 11 ]; then sleep 0.5; echo boom >&2; exit 3; fi; ${marker}`
+    const started = Date.now()
+    const result = await xpk('--tpu-prefix', 'demo', '--command', command, '--use-existing-folder', '--run-name', 'ff')
+    expect(result.code).toBe(125)
+    expect(Date.now() - started).toBeLessThan(20_000)
+    expect(result.stderr).toContain('The command failed on slice 1 worker 1 with exit code 3')
+    expect(result.stderr).toContain('| boom')
+    expect(result.stderr).toContain(join(logs, 'ff'))
+    const summary = JSON.parse(readFileSync(join(logs, 'ff', 'summary.json'), 'utf8'))
+    expect(summary.workers.filter((w: {stopped: boolean}) => w.stopped)).toHaveLength(3)
+    await eventually(() => SshWorkers.processesMatching(`^${marker}`).length === 0, 5000)
+  })
+
+  it('Ctrl-C stops every worker process and exits 130', async () => {
+    const marker = 'sleep 9872'
+    const {child, done} = startCli(
+      runArgs(
+        '--tpu-prefix',
+        'demo',
+        '--command',
+        `touch "$HOME/started-$XPK_SLICE_ID$XPK_WORKER_ID"; ${marker}`,
+        '--use-existing-folder',
+      ),
+      {env: env(), timeoutMs: 60_000},
+    )
+    await eventually(() => ssh.workers.every((w) => readdirSync(w.home).some((f) => f.startsWith('started-'))))
+    await eventually(() => SshWorkers.processesMatching(`^${marker}`).length === 4, 5000)
+    child.kill('SIGINT')
+    const result = await done
+    expect(result.code).toBe(130)
+    await eventually(() => SshWorkers.processesMatching(`^${marker}`).length === 0, 5000)
+  })
+
+  it('refuses a worker whose host key changed', async () => {
+    const knownHosts = join(home, 'xdg', 'xpk', 'known_hosts')
+    const text = readFileSync(knownHosts, 'utf8')
+    const address = `[${ssh.workers[2].host}]:${ssh.port}`
+    const line = text.split('\n').find((l) => l.startsWith(address))!
+    const forged = line.replace(/\S+$/, Buffer.from('forged').toString('base64'))
+    writeFileSync(knownHosts, text.replace(line, forged))
+    const result = await xpk('--tpu-prefix', 'demo', '--command', 'true', '--use-existing-folder')
+    expect(result.code).toBe(3)
+    expect(result.stderr).toMatch(/Slice 1 worker 0 \(demo-1\): The SSH host key of .* has changed/)
+    writeFileSync(knownHosts, text)
+  })
+
+  it('names the slices it could not find', async () => {
+    const result = await xpk('--tpu-prefix', 'nothing', '--command', 'true')
+    expect(result.code).toBe(4)
+    expect(result.stderr).toContain('No TPU VMs named nothing or nothing-<n>')
+    expect(spawnSync('true').status).toBe(0)
+  })
+})
