@@ -3,7 +3,8 @@ import type {ClusterManagerClient as ClusterManagerClientType, protos} from '@go
 import {gkeApiError} from '../core/cluster/gke-errors.js'
 import type {ClusterStatus, NodePoolStatus} from '../core/cluster/observed.js'
 import type {Capacity, ClusterSpec, NodePoolSpec} from '../core/cluster/spec.js'
-import {XpkError} from '../core/errors.js'
+import {parseEndpoint, type Endpoint} from '../core/endpoint.js'
+import {UsageError, XpkError} from '../core/errors.js'
 import type {
   ClusterRef,
   GkeClient,
@@ -28,27 +29,13 @@ export interface GkeConnection {
   readonly accessToken?: string
 }
 
-const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]', '::1'])
-
-/** Parses an endpoint override; throws a usage error for anything but http(s) URLs (http only on loopback). */
-export function parseEndpoint(endpoint: string): {host: string; port: number; insecure: boolean} {
-  let url: URL
-  try {
-    url = new URL(endpoint.includes('://') ? endpoint : `https://${endpoint}`)
-  } catch {
-    throw new XpkError(
-      'usage',
-      `GKE endpoint "${endpoint}" is not a URL like https://us-central1-container.googleapis.com/.`,
-    )
+/** Parses the GKE endpoint override (rules in src/core/endpoint.ts); a bad one is a usage error naming the setting. */
+export function gkeEndpoint(endpoint: string): Endpoint {
+  const parsed = parseEndpoint(endpoint)
+  if ('problem' in parsed) {
+    throw new UsageError(`--gke-endpoint "${endpoint}": ${parsed.problem}.`, {flag: '--gke-endpoint'})
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new XpkError('usage', `GKE endpoint "${endpoint}" must use https:// (or http:// on 127.0.0.1 for tests).`)
-  }
-  const insecure = url.protocol === 'http:'
-  if (insecure && !LOOPBACK.has(url.hostname)) {
-    throw new XpkError('usage', `GKE endpoint "${endpoint}": plain http is only allowed on loopback; use https://.`)
-  }
-  return {host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port || (insecure ? 80 : 443)), insecure}
+  return parsed
 }
 
 /**
@@ -73,7 +60,7 @@ export async function createGkeClient(connection: GkeConnection = {}): Promise<G
   }
   const options: Record<string, string | number | object> = {}
   if (connection.endpoint) {
-    const {host, port, insecure} = parseEndpoint(connection.endpoint)
+    const {host, port, insecure} = gkeEndpoint(connection.endpoint)
     Object.assign(options, {apiEndpoint: host, port})
     // Without an explicit universe domain the client asks ADC for one, which probes the GCE metadata server.
     options.universeDomain = 'googleapis.com'

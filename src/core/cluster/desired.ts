@@ -1,7 +1,10 @@
 import {resolveAccelerator} from '../catalog/lookup.js'
 import type {Accelerator} from '../catalog/types.js'
-import {throwIfProblems, UsageError} from '../errors.js'
-import {clusterNameProblem, zoneToRegion} from '../settings.js'
+import {UsageError} from '../errors.js'
+import {INTEGER_FLAGS, MAX_SLICES, Problems} from '../input.js'
+import {CLUSTER_DEFAULTS} from './defaults.js'
+import {clusterNameProblem, projectIdProblem, zoneToRegion} from '../settings.js'
+import {escapeControl} from '../text.js'
 import {mergeCustomFields, parseCustomNodePoolArguments} from './custom-args.js'
 import {releaseChannelFor} from './versions.js'
 import {SCOPES, type Capacity, type ClusterSpec, type NodePoolSpec, type PlacementPolicy} from './spec.js'
@@ -13,15 +16,16 @@ export interface ClusterCreateFlags {
   readonly zone?: string
   readonly tpuType?: string
   readonly deviceType?: string
-  readonly numSlices?: number
-  readonly numNodes?: number
+  /** Integers arrive as the text the user typed (parsed exactly here), or as numbers from in-process callers. */
+  readonly numSlices?: string | number
+  readonly numNodes?: string | number
   readonly onDemand?: boolean
   readonly spot?: boolean
   readonly reservation?: string
   readonly flex?: boolean
   readonly gkeVersion?: string
   readonly defaultPoolCpuMachineType?: string
-  readonly defaultPoolCpuNumNodes?: number
+  readonly defaultPoolCpuNumNodes?: string | number
   readonly network?: string
   readonly subnetwork?: string
   readonly private?: boolean
@@ -29,24 +33,18 @@ export interface ClusterCreateFlags {
   readonly enablePrivateEndpoint?: boolean
   readonly privateEndpointSubnetwork?: string
   readonly enableMasterGlobalAccess?: boolean
-  readonly maxPodsPerNode?: number
+  readonly maxPodsPerNode?: string | number
   readonly customNodepoolArguments?: string
   readonly customTpuNodepoolArguments?: string
+  /** `--max-parallel`: node-pool operations in flight at once. */
+  readonly maxParallel?: string | number
 }
 
-/** Defaults of `cluster create`, as Python xpk. */
-export const CLUSTER_DEFAULTS = {
-  numSlices: 1,
-  gpuNumNodes: 2,
-  defaultPoolCpuMachineType: 'e2-standard-16',
-  defaultPoolCpuNumNodes: 6,
-  multiHostTpuMaxPodsPerNode: 15,
-} as const
+export {CLUSTER_DEFAULTS}
 
 /** GKE allows 40 characters in a node-pool name, and xpk names pools `<cluster>-np-<index>`. */
 const MAX_NODE_POOL_NAME = 40
-/** GKE's limit of node pools per cluster; more slices cannot exist anyway. */
-export const MAX_SLICES = 1000
+export {MAX_SLICES}
 
 /** The shape every desired node pool shares; names and reservations are assigned by the planner. */
 export type NodePoolTemplate = Omit<NodePoolSpec, 'name' | 'reservation'>
@@ -60,6 +58,8 @@ export interface DesiredCluster {
   readonly poolTemplate: NodePoolTemplate
   /** Reservations new pools may use, as API paths; empty unless capacity is reservation. */
   readonly reservations: readonly string[]
+  /** `--max-parallel`, when given: how many node-pool operations may be in flight at once. */
+  readonly maxParallel: number | undefined
 }
 
 const CIDR = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})\/(\d{1,2})$/
@@ -111,61 +111,38 @@ function placementFor(accelerator: Accelerator): PlacementPolicy | null {
  * @throws UsageError or UsageErrors
  */
 export function desiredClusterFromFlags(flags: ClusterCreateFlags): DesiredCluster {
-  const problems: UsageError[] = []
-  const attempt = <T>(fn: () => T): T | undefined => {
-    try {
-      return fn()
-    } catch (error) {
-      if (!(error instanceof UsageError)) throw error
-      problems.push(error)
-      return undefined
-    }
-  }
+  const problems = new Problems()
+  const attempt = <T>(fn: () => T): T | undefined => problems.attempt(fn)
   const need = (value: string | undefined, flag: string, example: string) => {
     if (value === undefined) {
-      problems.push(
-        new UsageError(`Missing ${flag}, e.g. ${flag} ${example}.`, {
-          flag,
-          hints: [
-            `Pass ${flag}, set XPK_${flag.slice(2).toUpperCase()}, or run \`xpk config set ${flag.slice(2)} VALUE\`.`,
-          ],
-        }),
-      )
+      problems.add(`Missing ${flag}, e.g. ${flag} ${example}.`, {
+        flag,
+        hints: [
+          `Pass ${flag}, set XPK_${flag.slice(2).toUpperCase()}, or run \`xpk config set ${flag.slice(2)} VALUE\`.`,
+        ],
+      })
     }
     return value
   }
 
   const name = need(flags.cluster, '--cluster', 'my-cluster')
   const nameProblem = name === undefined ? undefined : clusterNameProblem(name)
-  if (nameProblem) problems.push(new UsageError(`--cluster "${name}": ${nameProblem}.`, {flag: '--cluster'}))
+  if (nameProblem) problems.add(`--cluster "${escapeControl(name ?? '')}": ${nameProblem}.`, {flag: '--cluster'})
   const project = need(flags.project, '--project', 'my-project')
-  if (project !== undefined && !/^[a-z][-a-z0-9.:]{4,61}[a-z0-9]$/.test(project)) {
-    problems.push(
-      new UsageError(`--project "${project}" is not a project ID (6-30 lowercase letters, digits, hyphens).`, {
-        flag: '--project',
-      }),
-    )
-  }
+  const projectProblem = project === undefined ? undefined : projectIdProblem(project)
+  if (projectProblem)
+    problems.add(`--project "${escapeControl(project ?? '')}": ${projectProblem}.`, {flag: '--project'})
   const zone = need(flags.zone, '--zone', 'us-central2-b')
   const region = zone === undefined ? undefined : zoneToRegion(zone)
   if (zone !== undefined && region === undefined) {
-    problems.push(
-      new UsageError(`--zone "${zone}" is not a zone; zones look like us-central2-b (a region plus a letter).`, {
-        flag: '--zone',
-      }),
-    )
+    problems.add(`--zone "${escapeControl(zone)}": a zone looks like us-central2-b (region plus a letter).`, {
+      flag: '--zone',
+    })
   }
   const accelerator = attempt(() => resolveAccelerator({tpuType: flags.tpuType, deviceType: flags.deviceType}))
 
-  const numSlices = flags.numSlices ?? CLUSTER_DEFAULTS.numSlices
-  if (!Number.isInteger(numSlices) || numSlices < 0 || numSlices > MAX_SLICES) {
-    problems.push(
-      new UsageError(
-        `--num-slices must be between 0 and ${MAX_SLICES} (got ${numSlices}); 0 keeps the cluster with no slices.`,
-        {flag: '--num-slices'},
-      ),
-    )
-  }
+  const numSlices =
+    problems.integer('--num-slices', flags.numSlices, INTEGER_FLAGS['cluster:num-slices']) ?? CLUSTER_DEFAULTS.numSlices
   const longestPool = name === undefined ? '' : `${name}-np-${Math.max(0, Math.min(numSlices, MAX_SLICES) - 1)}`
   if (name !== undefined && !nameProblem && longestPool.length > MAX_NODE_POOL_NAME) {
     problems.push(
@@ -175,10 +152,9 @@ export function desiredClusterFromFlags(flags: ClusterCreateFlags): DesiredClust
       ),
     )
   }
-  const numNodes = flags.numNodes ?? CLUSTER_DEFAULTS.gpuNumNodes
-  if (flags.numNodes !== undefined && (!Number.isInteger(numNodes) || numNodes < 1)) {
-    problems.push(new UsageError(`--num-nodes must be at least 1 (got ${flags.numNodes}).`, {flag: '--num-nodes'}))
-  } else if (flags.numNodes !== undefined && accelerator && accelerator.kind !== 'GPU') {
+  const numNodes =
+    problems.integer('--num-nodes', flags.numNodes, INTEGER_FLAGS['cluster:num-nodes']) ?? CLUSTER_DEFAULTS.gpuNumNodes
+  if (flags.numNodes !== undefined && !problems.has('--num-nodes') && accelerator && accelerator.kind !== 'GPU') {
     problems.push(
       new UsageError(
         `--num-nodes applies to GPU types; ${accelerator.name} has ${accelerator.vmsPerSlice} VM(s) per slice. Use --num-slices.`,
@@ -186,7 +162,7 @@ export function desiredClusterFromFlags(flags: ClusterCreateFlags): DesiredClust
       ),
     )
   }
-  if (accelerator?.kind === 'GPU' && flags.numSlices !== undefined && flags.numSlices > 1) {
+  if (accelerator?.kind === 'GPU' && flags.numSlices !== undefined && numSlices > 1) {
     problems.push(
       new UsageError(`--num-slices applies to TPU and CPU types; a GPU cluster has one pool of --num-nodes VMs.`, {
         flag: '--num-slices',
@@ -252,17 +228,16 @@ export function desiredClusterFromFlags(flags: ClusterCreateFlags): DesiredClust
       }),
     )
   }
-  const defaultNodes = flags.defaultPoolCpuNumNodes ?? CLUSTER_DEFAULTS.defaultPoolCpuNumNodes
-  if (!Number.isInteger(defaultNodes) || defaultNodes < 1 || defaultNodes > 1000) {
-    problems.push(
-      new UsageError(`--default-pool-cpu-num-nodes must be between 1 and 1000 (got ${defaultNodes}).`, {
-        flag: '--default-pool-cpu-num-nodes',
-      }),
-    )
-  }
+  const defaultNodes =
+    problems.integer(
+      '--default-pool-cpu-num-nodes',
+      flags.defaultPoolCpuNumNodes,
+      INTEGER_FLAGS['cluster:default-pool-cpu-num-nodes'],
+    ) ?? CLUSTER_DEFAULTS.defaultPoolCpuNumNodes
   for (const [flag, value] of [
     ['--network', flags.network],
     ['--subnetwork', flags.subnetwork],
+    ['--private-endpoint-subnetwork', flags.privateEndpointSubnetwork],
   ] as const) {
     if (value !== undefined && !RESOURCE_NAME.test(value.split('/').at(-1) ?? '')) {
       problems.push(new UsageError(`${flag} "${value}" is not a network resource name.`, {flag}))
@@ -278,12 +253,11 @@ export function desiredClusterFromFlags(flags: ClusterCreateFlags): DesiredClust
       )
     }
   }
-  const maxPods = flags.maxPodsPerNode
-  if (maxPods !== undefined && (!Number.isInteger(maxPods) || maxPods < 8 || maxPods > 256)) {
-    problems.push(
-      new UsageError(`--max-pods-per-node must be between 8 and 256 (got ${maxPods}).`, {flag: '--max-pods-per-node'}),
-    )
-  }
+  const maxPods = problems.integer(
+    '--max-pods-per-node',
+    flags.maxPodsPerNode,
+    INTEGER_FLAGS['cluster:max-pods-per-node'],
+  )
   const general = attempt(() =>
     parseCustomNodePoolArguments(flags.customNodepoolArguments, '--custom-nodepool-arguments'),
   )
@@ -291,7 +265,9 @@ export function desiredClusterFromFlags(flags: ClusterCreateFlags): DesiredClust
     parseCustomNodePoolArguments(flags.customTpuNodepoolArguments, '--custom-tpu-nodepool-arguments'),
   )
 
-  throwIfProblems(problems)
+  const maxParallel = problems.integer('--max-parallel', flags.maxParallel, INTEGER_FLAGS['cluster:max-parallel'])
+
+  problems.throwIfAny()
   const a = accelerator as Accelerator
   const isPrivate =
     Boolean(flags.private) ||
@@ -365,5 +341,6 @@ export function desiredClusterFromFlags(flags: ClusterCreateFlags): DesiredClust
     poolCount: a.kind === 'GPU' ? Math.min(numSlices, 1) : numSlices,
     poolTemplate,
     reservations,
+    maxParallel,
   }
 }
