@@ -269,7 +269,7 @@ describe('xpk workload create --dry-run --offline', () => {
       /--workload "Way_Too_Long_Name_For_A_Workload_Of_Ours_1": it is 42 characters long; the limit is 40 because/,
     )
     expect(result.stderr).toContain('--tpu-type=v5p-9: unknown accelerator type. Did you mean v5p-8')
-    expect(result.stderr).toContain('--num-slices must be a whole number of at least 1 (got 0)')
+    expect(result.stderr).toContain('--num-slices: 0 is out of range: use a whole number from 1 to 1000')
     expect(result.stderr).toContain(`--env-file ${envFile}:2: "NOT VALID" is not KEY=VALUE`)
     expect(() => readFileSync(file)).toThrow()
   })
