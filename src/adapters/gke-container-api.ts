@@ -90,6 +90,13 @@ function withoutV1beta1<T>(json: T): T {
   } as T
 }
 
+/**
+ * Options of every call: the library's own retries are off (it would retry reads and deletes for up to 600 s,
+ * stacked under xpk's retry policy and deaf to Ctrl-C), so src/executor/retry.ts is the only retry policy. The
+ * timeout bounds one attempt.
+ */
+const CALL = {retry: null, timeout: 60_000} as const
+
 const path = {
   location: (project: string, location: string) => `projects/${project}/locations/${location}`,
   cluster: (ref: ClusterRef) => `projects/${ref.project}/locations/${ref.location}/clusters/${ref.name}`,
@@ -154,7 +161,7 @@ class ContainerApiClient implements GkeClient {
 
   async getServerConfig(project: string, location: string): Promise<ServerConfig> {
     const [config] = await this.call('read the GKE server config', project, location, () =>
-      this.client.getServerConfig({name: path.location(project, location)}),
+      this.client.getServerConfig({name: path.location(project, location)}, CALL),
     )
     const channels: Record<string, {defaultVersion: string; validVersions: string[]}> = {}
     for (const c of config.channels ?? []) {
@@ -171,14 +178,14 @@ class ContainerApiClient implements GkeClient {
 
   async listClusters(project: string, location?: string): Promise<ObservedCluster[]> {
     const [response] = await this.call('list clusters', project, location ?? '-', () =>
-      this.client.listClusters({parent: path.location(project, location ?? '-')}),
+      this.client.listClusters({parent: path.location(project, location ?? '-')}, CALL),
     )
     return (response.clusters ?? []).map((c) => this.toCluster(project, c))
   }
 
   async getCluster(ref: ClusterRef): Promise<ObservedCluster | undefined> {
     const result = await this.callOrMissing(`read cluster ${ref.name}`, ref.project, ref.location, () =>
-      this.client.getCluster({name: path.cluster(ref)}),
+      this.client.getCluster({name: path.cluster(ref)}, CALL),
     )
     return result && this.toCluster(ref.project, result[0])
   }
@@ -231,54 +238,56 @@ class ContainerApiClient implements GkeClient {
         : {}),
     }
     const [operation] = await this.call(`create cluster ${spec.name}`, spec.project, spec.region, () =>
-      this.client.createCluster({parent: path.location(spec.project, spec.region), cluster}),
+      this.client.createCluster({parent: path.location(spec.project, spec.region), cluster}, CALL),
     )
     return this.toOperation(spec.project, spec.region, operation)
   }
 
   async deleteCluster(ref: ClusterRef): Promise<GkeOperation> {
     const [operation] = await this.call(`delete cluster ${ref.name}`, ref.project, ref.location, () =>
-      this.client.deleteCluster({name: path.cluster(ref)}),
+      this.client.deleteCluster({name: path.cluster(ref)}, CALL),
     )
     return this.toOperation(ref.project, ref.location, operation)
   }
 
   async listNodePools(ref: ClusterRef): Promise<ObservedNodePool[]> {
     const [response] = await this.call(`list node pools of ${ref.name}`, ref.project, ref.location, () =>
-      this.client.listNodePools({parent: path.cluster(ref)}),
+      this.client.listNodePools({parent: path.cluster(ref)}, CALL),
     )
     return (response.nodePools ?? []).map((p) => this.toNodePool(p))
   }
 
   async getNodePool(ref: ClusterRef, name: string): Promise<ObservedNodePool | undefined> {
     const result = await this.callOrMissing(`read node pool ${name}`, ref.project, ref.location, () =>
-      this.client.getNodePool({name: path.pool(ref, name)}),
+      this.client.getNodePool({name: path.pool(ref, name)}, CALL),
     )
     return result && this.toNodePool(result[0])
   }
 
   async createNodePool(ref: ClusterRef, spec: NodePoolSpec): Promise<GkeOperation> {
     const [operation] = await this.call(`create node pool ${spec.name}`, ref.project, ref.location, () =>
-      this.client.createNodePool({parent: path.cluster(ref), nodePool: toApiNodePool(spec)}),
+      this.client.createNodePool({parent: path.cluster(ref), nodePool: toApiNodePool(spec)}, CALL),
     )
     return this.toOperation(ref.project, ref.location, operation)
   }
 
   async deleteNodePool(ref: ClusterRef, name: string): Promise<GkeOperation> {
     const [operation] = await this.call(`delete node pool ${name}`, ref.project, ref.location, () =>
-      this.client.deleteNodePool({name: path.pool(ref, name)}),
+      this.client.deleteNodePool({name: path.pool(ref, name)}, CALL),
     )
     return this.toOperation(ref.project, ref.location, operation)
   }
 
   async getOperation(project: string, location: string, name: string): Promise<GkeOperation> {
-    const [operation] = await this.call('check an operation', project, location, () => this.client.getOperation({name}))
+    const [operation] = await this.call('check an operation', project, location, () =>
+      this.client.getOperation({name}, CALL),
+    )
     return this.toOperation(project, location, operation)
   }
 
   async listOperations(project: string, location: string): Promise<GkeOperation[]> {
     const [response] = await this.call('list operations', project, location, () =>
-      this.client.listOperations({parent: path.location(project, location)}),
+      this.client.listOperations({parent: path.location(project, location)}, CALL),
     )
     return (response.operations ?? []).map((op) => this.toOperation(project, location, op))
   }
