@@ -5,7 +5,7 @@ import type {ComputeClient} from '../ports/compute.js'
 import type {Console} from '../ports/console.js'
 import type {GkeClient} from '../ports/gke.js'
 import type {ClusterCreateDeps} from '../services/cluster-create.js'
-import {realTime} from './context.js'
+import {pollTuning, realTime, retryTuning} from './context.js'
 
 /** Connects to GKE with the resolved endpoint override (gke-endpoint) and XPK_ACCESS_TOKEN, if set. */
 export function gkeConnector(settings: ResolvedSettings): () => Promise<GkeClient> {
@@ -35,25 +35,10 @@ export function clusterCreateDeps(
   return {gke: gkeConnector(settings), compute: computeConnector(settings), console, signal, ...realTime}
 }
 
-function millis(name: string, fallback: number): number {
-  const value = Number(process.env[name])
-  return Number.isFinite(value) && value > 0 ? value : fallback
-}
-
 /**
  * Apply tuning. XPK_POLL_INTERVAL_MS and XPK_RETRY_INTERVAL_MS set the first wait between operation polls and
  * between retries (they grow from there); the defaults suit real GKE.
  */
 export function applyTuning(): Omit<ApplyOptions, 'signal'> {
-  return {
-    ...DEFAULT_APPLY_OPTIONS,
-    poll: {
-      ...DEFAULT_APPLY_OPTIONS.poll,
-      initialMs: millis('XPK_POLL_INTERVAL_MS', DEFAULT_APPLY_OPTIONS.poll.initialMs),
-    },
-    retry: {
-      ...DEFAULT_APPLY_OPTIONS.retry,
-      initialMs: millis('XPK_RETRY_INTERVAL_MS', DEFAULT_APPLY_OPTIONS.retry.initialMs),
-    },
-  }
+  return {...DEFAULT_APPLY_OPTIONS, poll: pollTuning(DEFAULT_APPLY_OPTIONS.poll), retry: retryTuning()}
 }

@@ -7,6 +7,8 @@ import {GcloudConfigFiles} from '../adapters/gcloud-properties.js'
 import {SettingsFile} from '../adapters/settings-file.js'
 import {checkSettings, resolveSettings, type ResolvedSettings, type SettingKey} from '../core/settings.js'
 import type {Console} from '../ports/console.js'
+import type {Backoff} from '../core/retry.js'
+import {DEFAULT_RETRY_POLICY, type RetryPolicy} from '../executor/retry.js'
 import type {ConfigDeps} from '../services/config.js'
 
 export function configDeps(console: Console): ConfigDeps {
@@ -50,4 +52,20 @@ export const realTime = {
     }),
   random: Math.random,
   now: Date.now,
+}
+
+function millis(name: string, fallback: number): number {
+  const value = Number(process.env[name])
+  return Number.isFinite(value) && value > 0 ? value : fallback
+}
+
+/** The retry policy, with XPK_RETRY_INTERVAL_MS as its first wait (tests shorten it; the default suits real APIs). */
+export function retryTuning(): RetryPolicy {
+  const backoff = DEFAULT_RETRY_POLICY.backoff
+  return {...DEFAULT_RETRY_POLICY, backoff: {...backoff, initialMs: millis('XPK_RETRY_INTERVAL_MS', backoff.initialMs)}}
+}
+
+/** A poll backoff with XPK_POLL_INTERVAL_MS as its first interval. */
+export function pollTuning<T extends Backoff>(poll: T): T {
+  return {...poll, initialMs: millis('XPK_POLL_INTERVAL_MS', poll.initialMs)}
 }

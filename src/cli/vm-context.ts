@@ -7,7 +7,7 @@ import type {Console} from '../ports/console.js'
 import type {TpuClient} from '../ports/tpu.js'
 import type {VmApiDeps, VmTiming} from '../services/vm-common.js'
 import type {VmRunDeps} from '../services/vm-run.js'
-import {realTime} from './context.js'
+import {realTime, retryTuning} from './context.js'
 
 function millis(name: string, fallback: number): number {
   const value = Number(process.env[name])
@@ -21,11 +21,8 @@ export function vmTiming(): VmTiming {
       ...DEFAULT_APPLY_OPTIONS.poll,
       initialMs: millis('XPK_POLL_INTERVAL_MS', DEFAULT_APPLY_OPTIONS.poll.initialMs),
     },
-    retry: {
-      ...DEFAULT_APPLY_OPTIONS.retry,
-      initialMs: millis('XPK_RETRY_INTERVAL_MS', DEFAULT_APPLY_OPTIONS.retry.initialMs),
-    },
-    attempts: DEFAULT_APPLY_OPTIONS.attempts,
+    retry: retryTuning().backoff,
+    attempts: retryTuning().attempts,
   }
 }
 

@@ -1,10 +1,18 @@
 import type {NodePoolStep, PlacementPolicyStep, Plan, PlanStep} from '../core/cluster/plan.js'
 import type {ClusterSpec, NodePoolSpec, WorkloadPolicySpec} from '../core/cluster/spec.js'
-import {ApiError, XpkError} from '../core/errors.js'
-import {DEFAULT_APPLY_CONCURRENCY, jitteredDelay, pollDelay, type Backoff} from '../core/retry.js'
+import {XpkError} from '../core/errors.js'
+import {DEFAULT_APPLY_CONCURRENCY, pollDelay, type Backoff} from '../core/retry.js'
 import type {Console, ProgressBoard} from '../ports/console.js'
 import type {ComputeClient} from '../ports/compute.js'
 import type {ClusterRef, GkeClient, GkeOperation, ObservedNodePool} from '../ports/gke.js'
+import {
+  DEFAULT_RETRY_POLICY,
+  pollUntil,
+  withRetries,
+  withRetriesIdempotent,
+  type RetryOptions,
+  type RetryPolicy,
+} from './retry.js'
 
 /** Tuning of the apply; the defaults suit real GKE, tests shorten the waits. */
 export interface ApplyOptions {
@@ -15,21 +23,15 @@ export interface ApplyOptions {
    * come every `initialMs` for the first `fastForMs` (quick operations finish with little lag), then back off.
    */
   readonly poll: Backoff & {readonly fastForMs: number}
-  /** Retries of calls that failed transiently. */
-  readonly retry: Backoff
-  /** Attempts per call for transient failures (UNAVAILABLE, rate limits). */
-  readonly attempts: number
-  /** Give up retrying "another operation is running" after this long. */
-  readonly conflictBudgetMs: number
+  /** Retries of calls that failed transiently: the one policy of src/executor/retry.ts. */
+  readonly retry: RetryPolicy
   readonly signal: AbortSignal
 }
 
 export const DEFAULT_APPLY_OPTIONS: Omit<ApplyOptions, 'signal'> = {
   concurrency: DEFAULT_APPLY_CONCURRENCY,
   poll: {initialMs: 250, maxMs: 10_000, factor: 1.5, fastForMs: 30_000},
-  retry: {initialMs: 1000, maxMs: 30_000, factor: 2},
-  attempts: 6,
-  conflictBudgetMs: 30 * 60_000,
+  retry: DEFAULT_RETRY_POLICY,
 }
 
 export interface ApplyDeps {
@@ -379,42 +381,34 @@ class Runner {
     }
   }
 
-  /** Polls `check` with the poll backoff until it returns true. Transient read failures are retried. */
+  /** Polls `check` with the poll backoff until it returns true; each check goes through the retry policy. */
   private async until(name: string, check: () => Promise<boolean>): Promise<void> {
-    for (let polls = 0; !(await this.retrying(name, check)); polls++) {
-      await this.deps.sleep(pollDelay(polls, this.options.poll), this.options.signal)
-    }
+    await pollUntil(check, {...this.retryOptions(name), poll: this.options.poll})
   }
 
   /**
-   * Calls the API, retrying retryable failures with jittered backoff: up to `attempts` times, or for as long as
-   * the conflict budget lasts when another operation holds the cluster. A failure whose status is `alreadyDone`
-   * (ALREADY_EXISTS for creates, NOT_FOUND for deletes) means an earlier attempt or run got there: it resolves
-   * undefined.
+   * Calls the API through the retry policy. With `alreadyDone` (ALREADY_EXISTS for creates, NOT_FOUND for
+   * deletes), a failure with that status means an earlier attempt or run got there: it resolves undefined.
    */
   private async retrying<T>(
     name: string | undefined,
     call: () => Promise<T>,
-    options: {alreadyDone?: string} = {},
+    options: {alreadyDone?: 'ALREADY_EXISTS' | 'NOT_FOUND'} = {},
   ): Promise<T | undefined> {
-    const started = this.deps.now()
-    for (let attempt = 0; ; attempt++) {
-      if (this.options.signal.aborted) throw this.options.signal.reason
-      try {
-        return await call()
-      } catch (error) {
-        if (!(error instanceof ApiError)) throw error
-        if (options.alreadyDone !== undefined && error.status === options.alreadyDone) return undefined
-        const conflict = error.kind === 'conflict' && error.retryable
-        const withinBudget = conflict
-          ? this.deps.now() - started < this.options.conflictBudgetMs
-          : error.retryable && attempt + 1 < this.options.attempts
-        if (!withinBudget) throw error
-        const delay = jitteredDelay(conflict ? Math.min(attempt, 4) : attempt, this.options.retry, this.deps.random())
-        if (name !== undefined)
-          this.progress(name, 'retrying', `${error.status}, again in ${(delay / 1000).toFixed(1)}s`)
-        await this.deps.sleep(delay, this.options.signal)
-      }
+    const retry = this.retryOptions(name)
+    return options.alreadyDone ? withRetriesIdempotent(call, options.alreadyDone, retry) : withRetries(call, retry)
+  }
+
+  private retryOptions(name: string | undefined): RetryOptions {
+    return {
+      policy: this.options.retry,
+      clock: this.deps,
+      signal: this.options.signal,
+      onRetry:
+        name === undefined
+          ? undefined
+          : (error, delay) =>
+              this.progress(name, 'retrying', `${error.status}, again in ${(delay / 1000).toFixed(1)}s`),
     }
   }
 }

@@ -209,7 +209,7 @@ describe('applyClusterPlan', () => {
       if (spec.name === 'demo-np-2') throw busy()
       return create(ref, spec)
     }
-    const result = await apply(gke, {conflictBudgetMs: 60_000})
+    const result = await apply(gke, {retry: {...DEFAULT_APPLY_OPTIONS.retry, conflictBudgetMs: 60_000}})
     expect(result.poolsCreated).toBe(3)
     const failed = result.outcomes.filter((o) => o.status === 'failed')
     expect(failed.map((o) => o.name)).toEqual(['demo-np-2'])

@@ -1,0 +1,121 @@
+import {describe, expect, it} from 'vitest'
+
+import {gkeApiError} from '../../src/core/cluster/gke-errors.js'
+import {ApiError, XpkError} from '../../src/core/errors.js'
+import {DEFAULT_RETRY_POLICY, pollUntil, withRetries, withRetriesIdempotent} from '../../src/executor/retry.js'
+import {virtualClock} from '../helpers/virtual-clock.js'
+
+const context = {action: 'read cluster c', project: 'p', location: 'us-central2'}
+const fault = {
+  unavailable: () => gkeApiError({code: 14, message: 'connection reset'}, context),
+  deadline: () => gkeApiError({code: 4, message: 'deadline'}, context),
+  rateLimit: () => gkeApiError({code: 8, message: 'Too many requests per minute'}, context),
+  tooManyOperations: () => gkeApiError({code: 8, message: 'Too many operations in progress'}, context),
+  busy: () => gkeApiError({code: 9, message: 'Cluster is running incompatible operation operation-1.'}, context),
+  notFound: () => gkeApiError({code: 5, message: 'not found'}, context),
+  alreadyExists: () => gkeApiError({code: 6, message: 'already exists'}, context),
+  permission: () => gkeApiError({code: 7, message: 'denied'}, context),
+}
+
+function failing(errors: Array<() => Error>, result = 'ok') {
+  let calls = 0
+  return {
+    call: async () => {
+      const next = errors[calls++]
+      if (next) throw next()
+      return result
+    },
+    calls: () => calls,
+  }
+}
+
+const options = (clock = virtualClock(), signal = new AbortController().signal) => ({
+  policy: DEFAULT_RETRY_POLICY,
+  clock,
+  signal,
+})
+
+describe('withRetries: the one retry policy', () => {
+  it.each([['unavailable'], ['deadline'], ['rateLimit'], ['tooManyOperations'], ['busy']] as const)(
+    'retries a transient %s and then succeeds',
+    async (kind) => {
+      const clock = virtualClock()
+      const seq = failing([fault[kind], fault[kind]])
+      await expect(withRetries(seq.call, options(clock))).resolves.toBe('ok')
+      expect(seq.calls()).toBe(3)
+      expect(clock.sleeps).toHaveLength(2)
+    },
+  )
+
+  it.each([['notFound'], ['alreadyExists'], ['permission']] as const)('does not retry %s', async (kind) => {
+    const seq = failing([fault[kind]])
+    await expect(withRetries(seq.call, options())).rejects.toBeInstanceOf(ApiError)
+    expect(seq.calls()).toBe(1)
+  })
+
+  it.each([['unavailable'], ['deadline'], ['rateLimit']] as const)(
+    'ends a %s that outlasts the attempts as "unavailable" (exit 7), however it started',
+    async (kind) => {
+      const seq = failing(Array(10).fill(fault[kind]))
+      const error = (await withRetries(seq.call, options()).catch((e: unknown) => e)) as ApiError
+      expect(seq.calls()).toBe(DEFAULT_RETRY_POLICY.attempts)
+      expect([error.kind, error.exitCode, error.retryable]).toEqual(['unavailable', 7, false])
+      expect(error.message).toMatch(/still failing after 6 attempts over \d+s/)
+      expect(error.hints.join(' ')).not.toContain('xpk waits and retries')
+    },
+  )
+
+  it('retries a busy cluster for the conflict budget, not the attempt count, then says it stayed busy (exit 6)', async () => {
+    const clock = virtualClock()
+    const seq = failing(Array(1000).fill(fault.busy))
+    const error = (await withRetries(seq.call, options(clock)).catch((e: unknown) => e)) as ApiError
+    expect(seq.calls()).toBeGreaterThan(DEFAULT_RETRY_POLICY.attempts)
+    expect(clock.now()).toBeGreaterThanOrEqual(DEFAULT_RETRY_POLICY.conflictBudgetMs)
+    expect([error.kind, error.exitCode]).toEqual(['conflict', 6])
+  })
+
+  it('waits with jittered exponential backoff, capped', async () => {
+    const clock = virtualClock(1)
+    await withRetries(failing(Array(5).fill(fault.unavailable)).call, options(clock))
+    expect(clock.sleeps).toEqual([1000, 2000, 4000, 8000, 16000])
+  })
+
+  it('stops at once when the signal aborts, during a call or a wait, with the abort reason', async () => {
+    const controller = new AbortController()
+    const reason = new XpkError('interrupted', 'Interrupted.')
+    const clock = virtualClock()
+    let calls = 0
+    const call = async () => {
+      calls++
+      controller.abort(reason)
+      throw fault.unavailable()
+    }
+    await expect(withRetries(call, options(clock, controller.signal))).rejects.toBe(reason)
+    expect([calls, clock.sleeps.length]).toEqual([1, 0])
+  })
+
+  it('treats ALREADY_EXISTS or NOT_FOUND after a lost response as done', async () => {
+    const create = failing([fault.unavailable, fault.alreadyExists])
+    await expect(withRetriesIdempotent(create.call, 'ALREADY_EXISTS', options())).resolves.toBeUndefined()
+    const remove = failing([fault.notFound])
+    await expect(withRetriesIdempotent(remove.call, 'NOT_FOUND', options())).resolves.toBeUndefined()
+    const other = failing([fault.notFound])
+    await expect(withRetriesIdempotent(other.call, 'ALREADY_EXISTS', options())).rejects.toBeInstanceOf(ApiError)
+  })
+})
+
+describe('pollUntil', () => {
+  it('polls with growing intervals and rides out transient read failures', async () => {
+    const clock = virtualClock()
+    const answers = [false, false, true]
+    let reads = 0
+    const check = async () => {
+      reads++
+      if (reads === 2) throw fault.unavailable()
+      return answers.shift()!
+    }
+    await pollUntil(check, {...options(clock), poll: {initialMs: 100, maxMs: 1000, factor: 2}})
+    expect(reads).toBe(4)
+    expect(clock.sleeps).toEqual([100, 750, 200])
+  })
+})
