@@ -63,7 +63,8 @@ export const workloadCreateFlags = {
     helpGroup: 'IMAGE',
   }),
   'script-dir': Flags.string({
-    description: 'Directory copied to /app in the image (honours .dockerignore). [default: current directory]',
+    description:
+      'Directory copied to /app in the image (honours .dockerignore). Asks first when it holds node_modules or .git, or more than XPK_SCRIPT_DIR_MAX_MB (default 100, 0: no limit) MB; --force packs it without asking. [default: current directory]',
     helpGroup: 'IMAGE',
   }),
   'docker-name': Flags.string({
