@@ -94,7 +94,8 @@ export async function createWorkload(
   if (Array.isArray(scriptDir)) problems.push(...scriptDir)
   throwIfProblems(problems)
   const input = parsed as NonNullable<typeof parsed>
-  const context = scriptDir as Exclude<typeof scriptDir, readonly UsageError[]>
+  // Checked above whenever there is an image to build.
+  const context = scriptDir as CheckedScriptDir
 
   let image: WorkloadImage
   if (options.dockerImage !== undefined) {
@@ -102,9 +103,9 @@ export async function createWorkload(
   } else {
     const built = await deps.buildImage({
       baseImage: options.baseDockerImage ?? WORKLOAD_DEFAULTS.baseDockerImage,
-      scriptDir: context!.dir,
-      scriptDirIsDefault: context!.isDefault,
-      maxContextBytes: context!.maxBytes,
+      scriptDir: context.dir,
+      scriptDirIsDefault: context.isDefault,
+      maxContextBytes: context.maxBytes,
       platform: input.accelerator.dockerPlatform,
       repository: repository as string,
       dryRun: options.dryRun,
