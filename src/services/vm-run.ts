@@ -2,7 +2,7 @@ import {XpkError} from '../core/errors.js'
 import {pollDelay} from '../core/retry.js'
 import {defaultRunName} from '../core/vm/naming.js'
 import {checkRunInput, planWorkers, progressLine, type RunWorker} from '../core/vm/run-plan.js'
-import {hasSshKey, killScript, runScript, withSshKey, workerEnv} from '../core/vm/remote-scripts.js'
+import {hasSshKey, killScript, runScript, shipScript, withSshKey, workerEnv} from '../core/vm/remote-scripts.js'
 import type {RemoteSession, RemoteShell, RunLogs, SshKeyPair, SshKeyStore} from '../ports/remote-shell.js'
 import type {TpuClient, TpuLocation, TpuNode} from '../ports/tpu.js'
 import {pollWait, usingTpu, withRetries, type VmApiDeps, type VmTiming} from './vm-common.js'
@@ -70,6 +70,9 @@ export async function runOnVms(input: VmRunOptions, deps: VmRunDeps): Promise<Vm
   const started = deps.now()
   const location = {project: options.project, zone: options.zone}
   const keys = await ensureKeyPair(deps)
+  // Loading the SSH client overlaps the TPU API calls.
+  const shellReady = deps.shell(keys)
+  shellReady.catch(() => {})
   let packing: ReturnType<VmRunDeps['pack']> | undefined
   const {plan, addedKeys} = await usingTpu(deps, async (tpu) => {
     const nodes = await withRetries(() => tpu.listNodes(location), options.timing, deps)
@@ -94,10 +97,14 @@ export async function runOnVms(input: VmRunOptions, deps: VmRunDeps): Promise<Vm
       `: ${options.command}`,
   )
   const logDir = await deps.logs.open(options.runName)
-  const shell = await deps.shell(keys)
+  deps.console.debug(`Found ${workers.length} workers in ${Math.round(deps.now() - started)} ms.`)
+  const shell = await shellReady
   const sessions = await connectAll(shell, workers, options, addedKeys, deps)
+  deps.console.debug(`Connected to every worker after ${Math.round(deps.now() - started)} ms.`)
   try {
-    const results = await runEverywhere(sessions, workers, numSlices, bundle?.tar, logDir, options, deps)
+    if (bundle) await shipEverywhere(sessions, workers, bundle.tar, options, deps)
+    deps.console.debug(`Ready to start after ${Math.round(deps.now() - started)} ms.`)
+    const results = await runEverywhere(sessions, workers, numSlices, logDir, options, deps)
     const result: VmRunResult = {
       runName: options.runName,
       logDir,
@@ -209,11 +216,49 @@ async function connectAll(
   return settled.map((s) => (s as PromiseFulfilledResult<RemoteSession>).value)
 }
 
+/**
+ * Copies the tar to every worker at once, one stream per connection. Every worker has its copy before any command
+ * starts, so the commands start together (multislice jobs wait for their slowest member anyway).
+ */
+async function shipEverywhere(
+  sessions: readonly RemoteSession[],
+  workers: readonly RunWorker[],
+  tar: Buffer,
+  options: VmRunOptions,
+  deps: VmRunDeps,
+): Promise<void> {
+  const board = deps.console.progress('Copying the script directory:')
+  let copied = 0
+  try {
+    await Promise.all(
+      sessions.map(async (session, i) => {
+        const w = workers[i]
+        const errors: Buffer[] = []
+        const exit = await session.exec(shipScript(options.remoteDir), {
+          stdin: tar,
+          onOutput: (chunk, stream) => void (stream === 'stderr' && errors.push(chunk)),
+        })
+        if (exit.code !== 0) {
+          throw new XpkError(
+            'failed',
+            `Copying the script directory to slice ${w.slice} worker ${w.worker} (${w.host}) failed with ${describeExit(exit.code)}: ${Buffer.concat(errors).toString().trim() || 'no message'}`,
+            {hints: ['Check the free disk space of the worker, and that tar is installed.']},
+          )
+        }
+        copied++
+        board.update('copy', {label: 'copy', state: `${copied}/${workers.length} workers`, status: 'running'})
+      }),
+    )
+    board.update('copy', {label: 'copy', state: `${copied}/${workers.length} workers`, status: 'done'})
+  } finally {
+    board.close()
+  }
+}
+
 async function runEverywhere(
   sessions: readonly RemoteSession[],
   workers: readonly RunWorker[],
   numSlices: number,
-  tar: Buffer | undefined,
   logDir: string,
   options: VmRunOptions & {readonly runName: string},
   deps: VmRunDeps,
@@ -277,7 +322,7 @@ async function runEverywhere(
         })
         const script = runScript({
           remoteDir: options.remoteDir,
-          ship: tar !== undefined,
+          ship: false,
           runName: options.runName,
           env,
           command: options.command,
@@ -286,7 +331,6 @@ async function runEverywhere(
         let exitCode: number | null
         try {
           const exit = await sessions[i].exec(script, {
-            ...(tar ? {stdin: tar} : {}),
             onOutput: (chunk) => {
               writer.write(chunk)
               if (i === 0) deps.output(chunk)

@@ -90,6 +90,7 @@ export class SshWorkers {
               'MaxSessions 50',
               'MaxStartups 100',
               'LogLevel ERROR',
+              'Subsystem sftp internal-sftp',
               `SetEnv HOME=${home}`,
               '',
             ].join('\n'),

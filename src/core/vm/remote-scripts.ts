@@ -37,7 +37,8 @@ export const pgidFile = (runName: string) => `.xpk/runs/${runName}.pgid`
  * removes libtpu's lock file. Scans /proc only on machines that have TPU devices.
  */
 export const CLEAR_TPU_HOLDERS = [
-  'if ls /dev/accel* /dev/vfio/[0-9]* >/dev/null 2>&1; then',
+  'tpu=; for d in /dev/accel* /dev/vfio/[0-9]*; do [ -e "$d" ] && tpu=1 && break; done',
+  'if [ -n "$tpu" ]; then',
   '  for p in /proc/[0-9]*; do',
   '    pid=${p#/proc/}; [ "$pid" = "$$" ] && continue',
   '    for fd in "$p"/fd/*; do',
@@ -49,6 +50,12 @@ export const CLEAR_TPU_HOLDERS = [
   'fi',
   'rm -f /tmp/libtpu_lockfile',
 ].join('\n')
+
+/** Replaces the worker's copy of the script directory with the tar on stdin. */
+export function shipScript(remoteDir: string): string {
+  const dir = `"$HOME"/${shellQuote(remoteDir)}`
+  return `set -e\nrm -rf ${dir} && mkdir -p ${dir} && tar -xf - -C ${dir}`
+}
 
 /**
  * Unpacks the script directory from stdin (unless reusing the copy there), clears TPU holders, and runs the command
@@ -70,7 +77,9 @@ export function runScript(input: {
       ? `rm -rf ${dir} && mkdir -p ${dir} && tar -xf - -C ${dir}`
       : `[ -d ${dir} ] || { echo "xpk: ${input.remoteDir.replaceAll('"', '')} is not on this worker; run once without --use-existing-folder" >&2; exit 127; }`,
     CLEAR_TPU_HOLDERS,
-    `mkdir -p "$HOME"/.xpk/runs && rm -f ${pgid}`,
+    '[ -d "$HOME"/.xpk/runs ] || mkdir -p "$HOME"/.xpk/runs',
+    // Emptied (a builtin, no process) so that a stop request never acts on a group id left by an earlier run.
+    `: > ${pgid}`,
     `cd ${dir}`,
     ...Object.entries(input.env).map(([k, v]) => `export ${k}=${shellQuote(v)}`),
     'set +e',
