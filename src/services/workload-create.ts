@@ -196,7 +196,7 @@ async function checkOutputManifestFile(path: string | undefined, files: LocalFil
   }
   try {
     const target = await files.stat(path)
-    if (target?.type === 'directory' || (target === undefined && /[/\\]$/.test(path))) {
+    if (target?.type === 'directory' || (target === undefined && path.endsWith('/'))) {
       return problem(
         `${path} is a directory.`,
         `Name a file in it, e.g. --output-manifest-file ${join(path, 'jobset.yaml')}.`,
