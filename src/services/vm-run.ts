@@ -115,7 +115,7 @@ export async function runOnVms(input: VmRunOptions, deps: VmRunDeps): Promise<Vm
     await deps.logs.writeFile(`${logDir}/summary.json`, `${JSON.stringify(result, null, 2)}\n`)
     deps.signal.throwIfAborted()
     const failed = results.filter((r) => r.exitCode !== 0 && !r.stopped)
-    if (failed.length > 0) throw await failure(failed, results, logDir, deps)
+    if (failed.length > 0) throw await failure(failed, logDir, deps)
     deps.console.info(`All ${results.length} workers succeeded in ${result.seconds} s. Logs: ${logDir}`)
     return result
   } finally {
@@ -368,19 +368,15 @@ async function runEverywhere(
   }
 }
 
-async function failure(
-  failed: readonly WorkerResult[],
-  all: readonly WorkerResult[],
-  logDir: string,
-  deps: VmRunDeps,
-): Promise<XpkError> {
+async function failure(failed: readonly WorkerResult[], logDir: string, deps: VmRunDeps): Promise<XpkError> {
   const first = failed[0]
-  const highest = Math.max(...all.map(statusOf))
+  // Workers xpk stopped exit 143 or so: the failures themselves decide the reported code.
+  const highest = Math.max(...failed.map(statusOf))
   const tail = await deps.logs.tail(first.log, 10)
   const lines = [
     `The command failed on slice ${first.slice} worker ${first.worker} with ${describeExit(first.exitCode)}` +
       (failed.length > 1 ? ` (and on ${failed.length - 1} more worker${failed.length > 2 ? 's' : ''})` : '') +
-      `; highest worker exit code ${highest}.`,
+      `; highest exit code of the failed workers: ${highest}.`,
     ...(tail.length > 0 ? [`Last lines of ${first.log}:`, ...tail.map((l) => `  | ${l}`)] : []),
   ]
   return new XpkError('unsuccessful', lines.join('\n'), {
