@@ -1,0 +1,117 @@
+// The ssh2 adapter, key files and script-dir packing against a real OpenSSH server on loopback (skipped only when
+// sshd is not installed; CI installs it).
+import {spawnSync} from 'node:child_process'
+import {mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+
+import {packScriptDir} from '../../src/adapters/ssh-bundle.js'
+import {createSshShell} from '../../src/adapters/ssh-client.js'
+import {SshKeyFiles} from '../../src/adapters/ssh-keys.js'
+import {sshdMissing, SshWorkers} from '../helpers/sshd.js'
+
+const missing = sshdMissing()
+if (missing) console.warn(`SKIPPING ssh adapter tests: ${missing}.`)
+const dirs: string[] = []
+const temp = (prefix: string) => {
+  const dir = mkdtempSync(join(tmpdir(), prefix))
+  dirs.push(dir)
+  return dir
+}
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, {recursive: true, force: true})
+})
+
+describe.skipIf(missing)('ssh2 adapter against a real sshd', () => {
+  let ssh: SshWorkers
+  let privateKey: Buffer
+  let knownHostsPath: string
+  const signal = new AbortController().signal
+
+  beforeAll(async () => {
+    ssh = await SshWorkers.start(1, {base: 4})
+    const keyDir = temp('xpk-key-')
+    const pair = await new SshKeyFiles(join(keyDir, '.ssh', 'google_compute_engine')).create('test')
+    expect(statSync(pair.privateKeyPath).mode & 0o777).toBe(0o600)
+    expect(pair.publicKey).toMatch(/^ssh-ed25519 \S+ test$/)
+    privateKey = readFileSync(pair.privateKeyPath)
+    ssh.authorize([0], `${ssh.user}:${pair.publicKey}`)
+    knownHostsPath = join(keyDir, 'xpk', 'known_hosts')
+  }, 30_000)
+  afterAll(async () => {
+    await ssh?.stop()
+  })
+
+  const target = (identity = 'node/1/0') => ({host: ssh.workers[0].host, port: ssh.port, user: ssh.user, identity})
+
+  it('runs commands with stdin, separate stdout/stderr and exit codes, and learns the host key', async () => {
+    const shell = createSshShell({privateKey, knownHostsPath})
+    const session = await shell.connect(target(), signal)
+    try {
+      const out: string[] = []
+      const exit = await session.exec('wc -c; echo err >&2; exit 5', {
+        stdin: Buffer.alloc(100_000, 'x'),
+        onOutput: (chunk, stream) => out.push(`${stream}:${chunk.toString().trim()}`),
+      })
+      expect(exit).toEqual({code: 5})
+      expect(out.sort()).toEqual(['stderr:err', 'stdout:100000'])
+      expect(await session.exec('kill -9 $$')).toEqual({code: null, signal: 'SIGKILL'})
+    } finally {
+      session.close()
+    }
+    const known = readFileSync(knownHostsPath, 'utf8')
+    expect(known).toBe(`[${ssh.workers[0].host}]:${ssh.port} node/1/0 ${ssh.workers[0].hostKey.split(' ')[1]}\n`)
+  })
+
+  it('refuses a changed host key for the same node, and learns anew for a re-created node', async () => {
+    const original = readFileSync(knownHostsPath, 'utf8')
+    writeFileSync(knownHostsPath, original.replace(/\S+\n$/, `${Buffer.from('other').toString('base64')}\n`))
+    const error = await createSshShell({privateKey, knownHostsPath})
+      .connect(target(), signal)
+      .catch((e: unknown) => e)
+    expect(error).toMatchObject({kind: 'auth', message: expect.stringContaining('host key')})
+    const session = await createSshShell({privateKey, knownHostsPath}).connect(target('node/2/0'), signal)
+    session.close()
+    expect(readFileSync(knownHostsPath, 'utf8')).toContain(' node/2/0 ')
+  })
+
+  it('reports a refused key as an auth error and a closed port as unavailable', async () => {
+    const otherKey = temp('xpk-key2-')
+    spawnSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', join(otherKey, 'k')])
+    const refused = await createSshShell({privateKey: readFileSync(join(otherKey, 'k')), knownHostsPath})
+      .connect(target(), signal)
+      .catch((e: unknown) => e)
+    expect(refused).toMatchObject({kind: 'auth'})
+    const closed = await createSshShell({privateKey, knownHostsPath})
+      .connect({...target(), port: 9}, signal)
+      .catch((e: unknown) => e)
+    expect(closed).toMatchObject({kind: 'unavailable'})
+  })
+})
+
+describe('script directory packing', () => {
+  it('honours .dockerignore and .xpkignore, keeps modes and symlinks', async () => {
+    const dir = temp('xpk-pack-')
+    writeFileSync(join(dir, 'run.sh'), '#!/bin/sh\n', {mode: 0o755})
+    mkdirSync(join(dir, 'data'))
+    writeFileSync(join(dir, 'data', 'big.bin'), 'x')
+    writeFileSync(join(dir, 'notes.tmp'), 'x')
+    writeFileSync(join(dir, '.dockerignore'), '*.tmp\n')
+    writeFileSync(join(dir, '.xpkignore'), 'data\n')
+    symlinkSync('run.sh', join(dir, 'link'))
+    const {tar, files} = await packScriptDir(dir)
+    expect(files).toBe(3)
+    const out = temp('xpk-unpack-')
+    expect(spawnSync('tar', ['-xf', '-', '-C', out], {input: tar}).status).toBe(0)
+    const listing = spawnSync('tar', ['-tvf', '-'], {input: tar, encoding: 'utf8'}).stdout
+    expect(listing).toMatch(/^-rwxr-xr-x .* run\.sh$/m)
+    expect(listing).toMatch(/^l.* link -> run\.sh$/m)
+    expect(listing).not.toMatch(/notes\.tmp|data/)
+    expect(readFileSync(join(out, 'link'), 'utf8')).toBe('#!/bin/sh\n')
+  })
+
+  it('names --script-dir when the directory is missing', async () => {
+    await expect(packScriptDir('/nonexistent/xpk')).rejects.toMatchObject({kind: 'usage', flag: '--script-dir'})
+  })
+})
