@@ -41,6 +41,8 @@ export const INTEGER_FLAGS = {
     max: INT64_JSON_MAX,
     limit: "the pod's int64 terminationGracePeriodSeconds, as far as JSON carries it exactly",
   },
+  'vm:num-slices': {min: 1, max: 256, limit: 'slices of one queued resource xpk requests'},
+  'vm:ssh-port': {min: 1, max: 65_535, limit: 'TCP ports'},
 } as const satisfies Record<string, IntegerRange>
 
 /**

@@ -18,7 +18,8 @@ export interface VmRunOptions extends TpuLocation {
   /** Run in the copy already on the workers instead of shipping the script directory. */
   readonly useExistingFolder: boolean
   readonly sshUser: string
-  readonly sshPort: number
+  /** As typed (checked exactly) or a number. */
+  readonly sshPort: number | string
   /** Where the script directory goes on each worker, relative to the login's home. */
   readonly remoteDir: string
   readonly timing: VmTiming
@@ -65,8 +66,8 @@ const statusOf = (r: WorkerResult) => r.exitCode ?? 255
  * process group); Ctrl-C does the same.
  */
 export async function runOnVms(input: VmRunOptions, deps: VmRunDeps): Promise<VmRunResult> {
-  const options = {...input, runName: input.runName ?? defaultRunName(new Date(deps.now()))}
-  checkRunInput(options)
+  const named = {...input, runName: input.runName ?? defaultRunName(new Date(deps.now()))}
+  const options = {...named, ...checkRunInput(named)}
   const started = deps.now()
   const location = {project: options.project, zone: options.zone}
   const keys = await ensureKeyPair(deps)
@@ -177,7 +178,7 @@ async function ensureKeyOnNodes(
 async function connectAll(
   shell: RemoteShell,
   workers: readonly RunWorker[],
-  options: VmRunOptions,
+  options: VmRunOptions & {readonly sshPort: number},
   addedKeys: boolean,
   deps: VmRunDeps,
 ): Promise<RemoteSession[]> {

@@ -1,6 +1,7 @@
 import * as Flags from '@oclif/core/flags'
 
 import {XpkCommand} from '../../cli/base-command.js'
+import {integerFlag} from '../../cli/flag-kinds.js'
 import {asyncFlag, queuedResourceIdFlag, tpuPrefixFlag, vmTargetFlags} from '../../cli/vm-flags.js'
 
 export default class VmCreate extends XpkCommand {
@@ -16,7 +17,7 @@ export default class VmCreate extends XpkCommand {
     ...vmTargetFlags,
     'tpu-prefix': tpuPrefixFlag,
     'tpu-type': Flags.string({description: 'TPU VM type, e.g. v4-8, v5litepod-16, v5p-8, v6e-8.', required: true}),
-    'num-slices': Flags.integer({description: 'Slices (nodes) to request.', default: 1}),
+    'num-slices': integerFlag('vm:num-slices', {description: 'Slices (nodes) to request.', default: 1}),
     'runtime-version': Flags.string({description: 'TPU software version. [default: the type generation’s base image]'}),
     'queued-resource-id': queuedResourceIdFlag,
     reserved: Flags.boolean({description: 'Use reserved capacity.', exclusive: ['spot', 'best-effort']}),
@@ -40,7 +41,7 @@ export default class VmCreate extends XpkCommand {
         tpuPrefix: flags['tpu-prefix'],
         queuedResourceId: flags['queued-resource-id'],
         tpuType: flags['tpu-type'],
-        numSlices: flags['num-slices'],
+        numSlices: flags['num-slices'] ?? 1,
         runtimeVersion: flags['runtime-version'],
         capacity: flags.reserved
           ? 'reserved'

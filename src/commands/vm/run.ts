@@ -1,6 +1,7 @@
 import * as Flags from '@oclif/core/flags'
 
 import {XpkCommand} from '../../cli/base-command.js'
+import {integerFlag} from '../../cli/flag-kinds.js'
 import {forceFlag, tpuPrefixFlag, vmTargetFlags} from '../../cli/vm-flags.js'
 
 export default class VmRun extends XpkCommand {
@@ -24,7 +25,7 @@ export default class VmRun extends XpkCommand {
     'internal-ip': Flags.boolean({description: 'Connect to internal IPs (when running inside Google Cloud).'}),
     'use-existing-folder': Flags.boolean({description: 'Re-run in the copy already on the workers; copy nothing.'}),
     'ssh-user': Flags.string({description: 'Login on the workers. [default: your local user name]'}),
-    'ssh-port': Flags.integer({description: 'SSH port of the workers.', default: 22}),
+    'ssh-port': integerFlag('vm:ssh-port', {description: 'SSH port of the workers.', default: 22}),
     'log-dir': Flags.string({
       description: 'Where run directories with per-worker logs go. [default: $TMPDIR/xpk-runs]',
     }),
@@ -46,7 +47,7 @@ export default class VmRun extends XpkCommand {
         internalIp: flags['internal-ip'],
         useExistingFolder: flags['use-existing-folder'],
         sshUser: flags['ssh-user'] ?? runtime.localUser(),
-        sshPort: flags['ssh-port'],
+        sshPort: flags['ssh-port'] ?? 22,
         remoteDir: `xpk-${flags['tpu-prefix']}`,
         timing: runtime.vmTiming(),
         keyPropagationMs: 90_000,

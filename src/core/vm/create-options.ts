@@ -1,4 +1,5 @@
 import {throwIfProblems, UsageError} from '../errors.js'
+import {INTEGER_FLAGS, parseInteger} from '../input.js'
 import type {TpuCapacity} from '../../ports/tpu.js'
 import {resolveTpuVmType, validateRuntimeVersion, type TpuVmType} from './catalog.js'
 import {idProblem} from './naming.js'
@@ -8,7 +9,8 @@ export interface VmCreateInput {
   readonly tpuPrefix: string
   readonly queuedResourceId?: string
   readonly tpuType: string
-  readonly numSlices: number
+  /** As typed (checked exactly here) or as a number from in-process callers. */
+  readonly numSlices: number | string
   readonly runtimeVersion?: string
   readonly capacity: TpuCapacity
   readonly reservation?: string
@@ -25,25 +27,23 @@ export interface VmCreateRequest {
   readonly reservation?: string
 }
 
-export const MAX_VM_SLICES = 256
+export const MAX_VM_SLICES = INTEGER_FLAGS['vm:num-slices'].max
 
 /** Validates `xpk vm create` input, reporting every problem at once. */
 export function checkVmCreateInput(input: VmCreateInput): VmCreateRequest {
   const problems: UsageError[] = []
-  const suffix = input.numSlices > 1 ? `-${input.numSlices - 1}`.length : 0
+  const parsed = parseInteger(String(input.numSlices), INTEGER_FLAGS['vm:num-slices'])
+  const numSlices = 'value' in parsed ? parsed.value : 1
+  if ('problem' in parsed) {
+    problems.push(new UsageError(`--num-slices: ${parsed.problem}.`, {flag: '--num-slices'}))
+  }
+  const suffix = numSlices > 1 ? `-${numSlices - 1}`.length : 0
   const prefixProblem = idProblem(input.tpuPrefix, '--tpu-prefix', suffix)
   if (prefixProblem) problems.push(prefixProblem)
   const qrId = input.queuedResourceId ?? input.tpuPrefix
   if (input.queuedResourceId !== undefined) {
     const p = idProblem(input.queuedResourceId, '--queued-resource-id')
     if (p) problems.push(p)
-  }
-  if (!Number.isInteger(input.numSlices) || input.numSlices < 1 || input.numSlices > MAX_VM_SLICES) {
-    problems.push(
-      new UsageError(`--num-slices=${input.numSlices}: use a whole number from 1 to ${MAX_VM_SLICES}.`, {
-        flag: '--num-slices',
-      }),
-    )
   }
   let type: TpuVmType | undefined
   try {
@@ -72,7 +72,7 @@ export function checkVmCreateInput(input: VmCreateInput): VmCreateRequest {
     tpuPrefix: input.tpuPrefix,
     queuedResourceId: qrId,
     type: type!,
-    numSlices: input.numSlices,
+    numSlices,
     runtimeVersion,
     capacity: input.capacity,
     ...(input.reservation ? {reservation: input.reservation} : {}),

@@ -1,4 +1,5 @@
 import {UsageError, XpkError, throwIfProblems} from '../errors.js'
+import {INTEGER_FLAGS, parseInteger} from '../input.js'
 import type {TpuNode} from '../../ports/tpu.js'
 import {idProblem, runNameProblem, sliceIndex} from './naming.js'
 
@@ -14,7 +15,9 @@ export interface RunWorker {
 }
 
 /** Validates `xpk vm run` input, reporting every problem at once. */
-export function checkRunInput(input: {tpuPrefix: string; command: string; runName: string; sshPort: number}): void {
+export function checkRunInput(input: {tpuPrefix: string; command: string; runName: string; sshPort: number | string}): {
+  sshPort: number
+} {
   const problems: UsageError[] = []
   const prefix = idProblem(input.tpuPrefix, '--tpu-prefix')
   if (prefix) problems.push(prefix)
@@ -28,10 +31,10 @@ export function checkRunInput(input: {tpuPrefix: string; command: string; runNam
   }
   const run = runNameProblem(input.runName)
   if (run) problems.push(run)
-  if (!Number.isInteger(input.sshPort) || input.sshPort < 1 || input.sshPort > 65535) {
-    problems.push(new UsageError(`--ssh-port=${input.sshPort}: use a port from 1 to 65535.`, {flag: '--ssh-port'}))
-  }
+  const port = parseInteger(String(input.sshPort), INTEGER_FLAGS['vm:ssh-port'])
+  if ('problem' in port) problems.push(new UsageError(`--ssh-port: ${port.problem}.`, {flag: '--ssh-port'}))
   throwIfProblems(problems)
+  return {sshPort: 'value' in port ? port.value : 22}
 }
 
 /**

@@ -54,7 +54,9 @@ describe('names', () => {
   it('reports every create problem at once', () => {
     expect(() =>
       checkVmCreateInput({tpuPrefix: '-x', tpuType: 'v4-8', numSlices: 300, capacity: 'spot', reservation: 'r'}),
-    ).toThrow(/--tpu-prefix "-x"[\s\S]*--num-slices=300[\s\S]*--reservation needs --reserved/)
+    ).toThrow(
+      /--num-slices: 300 is out of range: use a whole number from 1 to 256[\s\S]*--tpu-prefix "-x"[\s\S]*--reservation needs --reserved/,
+    )
     expect(checkVmCreateInput({tpuPrefix: 'x', tpuType: 'v5p-8', numSlices: 2, capacity: 'reserved'})).toMatchObject({
       queuedResourceId: 'x',
       runtimeVersion: 'v2-alpha-tpuv5',
