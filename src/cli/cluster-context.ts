@@ -5,6 +5,8 @@ import type {ComputeClient} from '../ports/compute.js'
 import type {Console} from '../ports/console.js'
 import type {GkeClient} from '../ports/gke.js'
 import type {ClusterCreateDeps} from '../services/cluster-create.js'
+import type {ClusterDeleteDeps} from '../services/cluster-delete.js'
+import type {ClusterReadDeps} from '../services/cluster-read.js'
 import {pollTuning, realTime, retryTuning} from './context.js'
 
 /** Connects to GKE with the resolved endpoint override (gke-endpoint) and XPK_ACCESS_TOKEN, if set. */
@@ -33,6 +35,20 @@ export function clusterCreateDeps(
   signal: AbortSignal,
 ): ClusterCreateDeps {
   return {gke: gkeConnector(settings), compute: computeConnector(settings), console, signal, ...realTime}
+}
+
+/** What `cluster list` and `cluster describe` need: GKE on first use, the retry policy, real timers. */
+export function clusterReadDeps(settings: ResolvedSettings, signal: AbortSignal): ClusterReadDeps {
+  return {gke: gkeConnector(settings), retry: retryTuning(), signal, ...realTime}
+}
+
+/** What `cluster delete` needs: GKE on first use, real timers. */
+export function clusterDeleteDeps(
+  settings: ResolvedSettings,
+  console: Console,
+  signal: AbortSignal,
+): ClusterDeleteDeps {
+  return {gke: gkeConnector(settings), console, signal, ...realTime}
 }
 
 /**

@@ -72,13 +72,8 @@ export interface ApplyResult {
  * are retried with jittered backoff; a failing pool does not stop the others. Idempotent by construction: a
  * create that finds the pool already there, or a delete that finds it gone, counts as done.
  */
-export async function applyClusterPlan(
-  plan: Plan,
-  cluster: ClusterSpec,
-  deps: ApplyDeps,
-  options: ApplyOptions,
-): Promise<ApplyResult> {
-  const runner = new Runner(plan, cluster, deps, options)
+export async function applyClusterPlan(plan: Plan, deps: ApplyDeps, options: ApplyOptions): Promise<ApplyResult> {
+  const runner = new Runner(plan, deps, options)
   return runner.run()
 }
 
@@ -93,7 +88,6 @@ class Runner {
 
   constructor(
     private readonly plan: Plan,
-    private readonly cluster: ClusterSpec,
     private readonly deps: ApplyDeps,
     private readonly options: ApplyOptions,
   ) {
@@ -111,9 +105,13 @@ class Runner {
     )
     this.board = this.deps.console.progress(`Applying the plan to cluster ${this.plan.cluster}:`)
     try {
+      if (clusterStep?.action === 'delete') {
+        await this.track('cluster', clusterStep.name, 'delete', () => this.deleteCluster(clusterStep.wait))
+        return this.result(0)
+      }
       if (clusterStep && (clusterStep.action === 'create' || clusterStep.wait)) {
         const ok = await this.track('cluster', clusterStep.name, clusterStep.action, () =>
-          this.ensureCluster(clusterStep.action === 'create'),
+          this.ensureCluster(clusterStep.action === 'create' ? clusterStep.spec : null),
         )
         if (!ok) {
           for (const s of poolSteps.filter((p) => p.action !== 'none')) this.skip(s, 'the cluster is not ready')
@@ -247,17 +245,18 @@ class Runner {
     await Promise.all(Array.from({length: Math.min(this.options.concurrency, items.length)}, worker))
   }
 
-  private async ensureCluster(create: boolean): Promise<void> {
+  /** Creates the cluster when `create` (the plan step's spec) is given, then waits until it is RUNNING. */
+  private async ensureCluster(create: ClusterSpec | null): Promise<void> {
     const name = this.plan.cluster
     const current = await this.retrying(name, () => this.deps.gke.getCluster(this.ref))
     if (current?.status === 'STOPPING') {
       this.progress(name, 'waiting for deletion')
       await this.until(name, async () => (await this.deps.gke.getCluster(this.ref)) === undefined)
     }
-    if (create && (current === undefined || current.status === 'STOPPING')) {
+    if (create !== null && (current === undefined || current.status === 'STOPPING')) {
       this.progress(name, 'creating')
       this.sentChanges = true
-      const operation = await this.retrying(name, () => this.deps.gke.createCluster(this.cluster), {
+      const operation = await this.retrying(name, () => this.deps.gke.createCluster(create), {
         alreadyDone: 'ALREADY_EXISTS',
       })
       if (operation) await this.waitFor(operation)
@@ -286,8 +285,36 @@ class Runner {
     )
   }
 
+  /**
+   * Deletes the cluster (or, when GKE is already at it, only waits) until GKE no longer has it. A cluster that
+   * stops being deleted without going away (GKE gave up) is a failure.
+   */
+  private async deleteCluster(alreadyDeleting: boolean): Promise<void> {
+    const name = this.plan.cluster
+    this.progress(name, alreadyDeleting ? 'waiting for deletion' : 'deleting')
+    if (!alreadyDeleting) {
+      this.sentChanges = true
+      const operation = await this.retrying(name, () => this.deps.gke.deleteCluster(this.ref), {
+        alreadyDone: 'NOT_FOUND',
+      })
+      if (operation) await this.waitFor(operation)
+    }
+    let status = 'GONE'
+    await this.until(name, async () => {
+      const cluster = await this.deps.gke.getCluster(this.ref)
+      status = cluster?.status ?? 'GONE'
+      return status !== 'STOPPING'
+    })
+    if (status !== 'GONE') {
+      throw new XpkError('failed', `Cluster ${name} is ${status}, not deleted.`, {
+        hints: ['Run `xpk cluster delete` again, or look at the cluster in the Cloud Console.'],
+      })
+    }
+  }
+
   private async deletePool(name: string, forRecreate: boolean): Promise<void> {
     this.progress(name, forRecreate ? 'deleting (to recreate)' : 'deleting')
+    this.sentChanges = true
     const operation = await this.retrying(name, () => this.deps.gke.deleteNodePool(this.ref, name), {
       alreadyDone: 'NOT_FOUND',
     })

@@ -7,6 +7,7 @@ import {XpkError, type ErrorKind} from '../core/errors.js'
 import type {Console} from '../ports/console.js'
 import type {GkeClient} from '../ports/gke.js'
 import {applyClusterPlan, type ApplyDeps, type ApplyOptions, type StepOutcome} from '../executor/apply-cluster-plan.js'
+import {withRetries, type RetryOptions} from '../executor/retry.js'
 import {findCluster} from './cluster-lookup.js'
 
 export interface ClusterCreateOptions {
@@ -50,18 +51,20 @@ export async function createCluster(
   }
 
   const gke = await deps.gke()
+  // The reads that planning needs go through the same retry policy as every change: one 429 is no reason to stop.
+  const retry: RetryOptions = {policy: options.apply.retry, clock: deps, signal: deps.signal}
   try {
     const spec = desired.spec
     console.info(`Reading cluster ${spec.name} and GKE versions in ${spec.region}...`)
     const [observed, serverConfig] = await Promise.all([
-      findCluster(gke, spec.project, spec.zone, spec.name),
-      gke.getServerConfig(spec.project, spec.region),
+      withRetries(() => findCluster(gke, spec.project, spec.zone, spec.name), retry),
+      withRetries(() => gke.getServerConfig(spec.project, spec.region), retry),
     ])
     desired = withVersions(desired, observed, serverConfig)
     let plan = planCluster(desired, observed)
     // Only a plan that creates pools naming a workload policy needs to know whether that policy exists.
     if (plan.steps.some((s) => s.resource === 'placementPolicy')) {
-      plan = planCluster(desired, observed, await lookUpPlacementPolicy(desired, deps))
+      plan = planCluster(desired, observed, await lookUpPlacementPolicy(desired, deps, retry))
     }
 
     if (options.dryRun) {
@@ -95,7 +98,6 @@ export async function createCluster(
     }
     const result = await applyClusterPlan(
       plan,
-      desired.spec,
       {...deps, gke},
       {
         ...options.apply,
@@ -121,12 +123,16 @@ export async function createCluster(
 }
 
 /** Whether the workload policy the pools name exists and is usable; a different policy under its name is an error. */
-async function lookUpPlacementPolicy(desired: DesiredCluster, deps: ClusterCreateDeps): Promise<PlacementPolicyState> {
+async function lookUpPlacementPolicy(
+  desired: DesiredCluster,
+  deps: ClusterCreateDeps,
+  retry: RetryOptions,
+): Promise<PlacementPolicyState> {
   const placement = desired.poolTemplate.placementPolicy
   if (placement?.type !== 'workload-policy') return undefined
   const {project, region} = desired.spec
   const compute = await deps.compute()
-  const found = await compute.getWorkloadPolicy(project, region, placement.name)
+  const found = await withRetries(() => compute.getWorkloadPolicy(project, region, placement.name), retry)
   if (found === undefined) return 'missing'
   const problems = [
     found.acceleratorTopology && found.acceleratorTopology !== placement.topology

@@ -1,8 +1,12 @@
-import {ApiError, XpkError} from '../core/errors.js'
-import {pollDelay, type Backoff} from '../core/retry.js'
+import {planClusterDelete} from '../core/cluster/plan.js'
+import {planToJson, renderPlan, type PlanJson} from '../core/cluster/render-plan.js'
+import {XpkError} from '../core/errors.js'
 import {zoneToRegion} from '../core/settings.js'
+import {applyClusterPlan, type ApplyOptions} from '../executor/apply-cluster-plan.js'
+import {withRetries, type Clock} from '../executor/retry.js'
+import type {ComputeClient} from '../ports/compute.js'
 import type {Console} from '../ports/console.js'
-import type {GkeClient, GkeOperation} from '../ports/gke.js'
+import type {GkeClient} from '../ports/gke.js'
 import {findCluster} from './cluster-lookup.js'
 
 export interface ClusterDeleteOptions {
@@ -10,125 +14,85 @@ export interface ClusterDeleteOptions {
   readonly zone: string
   readonly cluster: string
   readonly dryRun: boolean
-  readonly poll: Backoff
+  readonly apply: Omit<ApplyOptions, 'signal'>
 }
 
-export interface ClusterDeleteDeps {
+export interface ClusterDeleteDeps extends Clock {
   readonly gke: () => Promise<GkeClient>
   readonly console: Console
-  readonly sleep: (ms: number, signal: AbortSignal) => Promise<void>
-  readonly now: () => number
   readonly signal: AbortSignal
 }
 
-export interface ClusterDeleteResult {
-  readonly cluster: string
-  readonly location: string | null
+export interface ClusterDeleteResult extends PlanJson {
   /** `deleted`, `absent` (nothing to do) or `planned` (dry run). */
   readonly outcome: 'deleted' | 'absent' | 'planned'
   readonly nodePools: readonly string[]
 }
 
-const ATTEMPTS = 6
-
-/** Sends the delete, retrying transient failures; a cluster already gone (NOT_FOUND) needs no operation. */
-async function deleteWithRetries(
-  gke: GkeClient,
-  ref: {project: string; location: string; name: string},
-  options: ClusterDeleteOptions,
-  deps: ClusterDeleteDeps,
-): Promise<GkeOperation | undefined> {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await gke.deleteCluster(ref)
-    } catch (error) {
-      if (error instanceof XpkError && error.kind === 'not-found') return undefined
-      if (!(error instanceof ApiError && error.retryable) || attempt + 1 >= ATTEMPTS) throw error
-      await deps.sleep(pollDelay(attempt, options.poll), deps.signal)
-    }
-  }
-}
-
-/** A read that rides out transient failures: they are no reason to give up on a deletion GKE is carrying out. */
-async function readWithRetries<T>(
-  read: () => Promise<T>,
-  options: ClusterDeleteOptions,
-  deps: ClusterDeleteDeps,
-): Promise<T> {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await read()
-    } catch (error) {
-      if (!(error instanceof ApiError && error.retryable) || attempt + 1 >= ATTEMPTS) throw error
-      await deps.sleep(pollDelay(attempt, options.poll), deps.signal)
-    }
-  }
+const noCompute = async (): Promise<ComputeClient> => {
+  throw new Error('deleting a cluster never needs Compute Engine')
 }
 
 /**
- * `xpk cluster delete`: asks for confirmation (or --force), deletes the cluster and waits for GKE to finish,
- * with progress. A cluster that is already gone is success, with a note.
+ * `xpk cluster delete`: reads the cluster, plans its deletion (one step), shows the plan, asks (or --force), and
+ * applies it with the executor `cluster create` uses: the same retries, operation watching, progress and Ctrl-C.
+ * A cluster that is already gone is success, with a note.
  */
 export async function deleteCluster(
   options: ClusterDeleteOptions,
   deps: ClusterDeleteDeps,
 ): Promise<ClusterDeleteResult> {
+  const {project, zone, cluster} = options
+  const retry = {policy: options.apply.retry, clock: deps, signal: deps.signal}
   const gke = await deps.gke()
   try {
-    const {project, zone, cluster} = options
-    const found = await findCluster(gke, project, zone, cluster)
-    if (!found) {
+    const found = await withRetries(() => findCluster(gke, project, zone, cluster), retry)
+    const plan = planClusterDelete({project, location: zoneToRegion(zone) ?? zone, name: cluster}, found)
+    const nodePools = found?.nodePools.map((p) => p.name) ?? []
+    const json = planToJson(plan)
+    if (found === undefined) {
       deps.console.info(
         `Cluster ${cluster} does not exist in project ${project} (${zoneToRegion(zone) ?? zone} or ${zone}): nothing to delete.`,
       )
-      return {cluster, location: null, outcome: 'absent', nodePools: []}
+      return {...json, outcome: 'absent', nodePools}
     }
-    const pools = found.nodePools.map((p) => p.name)
-    const summary = `Delete cluster ${cluster} in ${found.location} with its ${pools.length} node pool${pools.length === 1 ? '' : 's'} (${pools.join(', ') || 'none'}) and every workload on it.`
     if (options.dryRun) {
-      deps.console.result(`Plan: ${summary}`)
+      deps.console.result(renderPlan(plan))
       deps.console.info('Dry run: nothing was changed.')
-      return {cluster, location: found.location, outcome: 'planned', nodePools: pools}
+      return {...json, outcome: 'planned', nodePools}
     }
-    if (!(await deps.console.confirm(`${summary} This cannot be undone. Continue?`, {default: false}))) {
-      throw new XpkError('declined', 'Nothing was deleted.')
-    }
-    const ref = {project, location: found.location, name: cluster}
-    const board = deps.console.progress(`Deleting cluster ${cluster}:`)
-    const started = deps.now()
-    try {
-      board.update(cluster, {label: cluster, state: 'deleting', status: 'running'})
-      const operation = found.status === 'STOPPING' ? undefined : await deleteWithRetries(gke, ref, options, deps)
-      // Until the cluster is gone, or stops being deleted (GKE gave up, or the operation failed).
-      for (let poll = 0; ; poll++) {
-        const current = await readWithRetries(() => gke.getCluster(ref), options, deps)
-        if (current === undefined) break
-        const failed = operation
-          ? await readWithRetries(() => gke.getOperation(project, found.location, operation.name), options, deps)
-          : undefined
-        if (failed?.status === 'DONE' && failed.error) throw failed.error
-        if (current.status !== 'STOPPING' && (failed === undefined || failed.status === 'DONE')) {
-          throw new XpkError(
-            'failed',
-            `Cluster ${cluster} is ${current.status}, not deleted${current.statusMessage ? `: ${current.statusMessage}` : ''}.`,
-            {
-              hints: ['Run `xpk cluster delete` again, or look at the cluster in the Cloud Console.'],
-            },
-          )
-        }
-        await deps.sleep(pollDelay(poll, options.poll), deps.signal)
-        board.update(cluster, {label: cluster, state: 'deleting', status: 'running'})
+    deps.console.info(renderPlan(plan))
+    if (found.status !== 'STOPPING') {
+      const pools = `${nodePools.length} node pool${nodePools.length === 1 ? '' : 's'} (${nodePools.join(', ') || 'none'})`
+      const question = `Delete cluster ${cluster} in ${found.location} with its ${pools} and every workload on it. This cannot be undone. Continue?`
+      if (!(await deps.console.confirm(question, {default: false}))) {
+        throw new XpkError('declined', 'Nothing was deleted.')
       }
-      board.update(cluster, {label: cluster, state: 'deleted', status: 'done'})
-    } catch (error) {
-      board.update(cluster, {label: cluster, state: 'failed', status: 'failed', detail: (error as Error).message})
-      throw error
-    } finally {
-      board.close()
     }
+    const started = deps.now()
+    const result = await applyClusterPlan(
+      plan,
+      {gke, compute: noCompute, console: deps.console, ...pickClock(deps)},
+      {...options.apply, signal: deps.signal},
+    )
+    if (result.interrupted) {
+      throw new XpkError(
+        'interrupted',
+        result.sentChanges
+          ? `Interrupted: GKE keeps deleting cluster ${cluster}.`
+          : 'Interrupted before the deletion was sent to GKE.',
+        {hints: ['Re-run the same command: it waits for a deletion in progress, or starts it.']},
+      )
+    }
+    const failure = result.outcomes.find((o) => o.status === 'failed')
+    if (failure?.error) throw failure.error
     deps.console.info(`Deleted cluster ${cluster} in ${Math.round((deps.now() - started) / 1000)}s.`)
-    return {cluster, location: found.location, outcome: 'deleted', nodePools: pools}
+    return {...json, outcome: 'deleted', nodePools}
   } finally {
     await gke.close()
   }
+}
+
+function pickClock(clock: Clock): Clock {
+  return {sleep: clock.sleep, random: clock.random, now: clock.now}
 }

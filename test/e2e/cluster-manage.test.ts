@@ -112,8 +112,19 @@ describe('cluster delete', () => {
     // No settling allowed: the CLI itself must have waited for the deletion to finish.
     expect(fake.cluster(PROJECT, REGION, 'doomed')).toBeUndefined()
     expect(JSON.parse(result.stdout)).toEqual({
+      project: PROJECT,
       cluster: 'doomed',
       location: REGION,
+      warnings: [],
+      steps: [
+        {
+          action: 'delete',
+          resource: 'cluster',
+          name: 'doomed',
+          reason: 'with its 2 node pools (default-pool, doomed-np-0) and every workload on them',
+          spec: null,
+        },
+      ],
       outcome: 'deleted',
       nodePools: ['default-pool', 'doomed-np-0'],
     })
@@ -122,8 +133,10 @@ describe('cluster delete', () => {
     expect(deletes.map((c) => [c.method, c.request.name])).toEqual([
       ['DeleteCluster', `projects/${PROJECT}/locations/${REGION}/clusters/doomed`],
     ])
+    // The operation is watched (one ListOperations per tick), then the cluster is read once more: gone.
+    expect(fake.calls.filter((c) => c.method === 'ListOperations' && c.at >= deletes[0].at).length).toBeGreaterThan(0)
     const polls = fake.calls.filter((c) => c.method === 'GetCluster' && c.at >= deletes[0].at)
-    expect(polls.length).toBeGreaterThanOrEqual(2)
+    expect(polls.length).toBeGreaterThanOrEqual(1)
     expect(polls.at(-1)!.at - deletes[0].at).toBeGreaterThanOrEqual(390)
     expect(polls.at(-1)!.code).toBe(grpc.status.NOT_FOUND)
   })
@@ -134,7 +147,12 @@ describe('cluster delete', () => {
     expect(result.stderr).toContain(
       'Cluster ghost does not exist in project e2e-project (us-central2 or us-central2-b): nothing to delete.',
     )
-    expect(JSON.parse(result.stdout)).toEqual({cluster: 'ghost', location: null, outcome: 'absent', nodePools: []})
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      cluster: 'ghost',
+      outcome: 'absent',
+      nodePools: [],
+      steps: [{action: 'none', resource: 'cluster', name: 'ghost', reason: 'does not exist: nothing to delete'}],
+    })
     expect(fake.mutatingCalls()).toEqual([])
     // Both places a cluster of that name could be were looked at.
     expect(fake.calls.filter((c) => c.method === 'GetCluster').map((c) => c.request.name)).toEqual([
@@ -148,7 +166,11 @@ describe('cluster delete', () => {
     const result = await xpk('cluster', 'delete', ...target, '--cluster', 'planned', '--dry-run')
     expect(result.code).toBe(0)
     expect(result.stdout.trim()).toBe(
-      'Plan: Delete cluster planned in us-central2 with its 3 node pools (default-pool, planned-np-0, planned-np-1) and every workload on it.',
+      [
+        'Plan for cluster planned (project e2e-project, us-central2):',
+        '  -   delete   cluster  planned  with its 3 node pools (default-pool, planned-np-0, planned-np-1) and every workload on them',
+        'Summary: 1 to delete, 0 unchanged.',
+      ].join('\n'),
     )
     expect(result.stderr).toContain('Dry run: nothing was changed.')
 

@@ -1,120 +1,18 @@
 import {describe, expect, it} from 'vitest'
 
-import type {ObservedNodePool} from '../../src/core/cluster/observed.js'
 import {planCluster} from '../../src/core/cluster/plan.js'
-import type {ClusterSpec, NodePoolSpec, WorkloadPolicySpec} from '../../src/core/cluster/spec.js'
 import {gkeApiError} from '../../src/core/cluster/gke-errors.js'
 import {ApiError} from '../../src/core/errors.js'
 import {applyClusterPlan, DEFAULT_APPLY_OPTIONS, type ApplyOptions} from '../../src/executor/apply-cluster-plan.js'
 import type {ComputeClient} from '../../src/ports/compute.js'
-import type {ClusterRef, GkeClient, GkeOperation} from '../../src/ports/gke.js'
 import {anObservedCluster, desiredFor, observedPoolFrom} from '../builders/observed.js'
+import {MemoryCompute} from '../fakes/memory-compute.js'
+import {MemoryGke} from '../fakes/memory-gke.js'
 import {RecordingConsole} from '../helpers/recording-console.js'
 
 const context = {action: 'x', project: 'test-project', location: 'us-central2'}
 const unavailable = () => gkeApiError({code: 14, message: 'connection reset'}, context)
 const busy = () => gkeApiError({code: 9, message: 'Cluster is running incompatible operation operation-1.'}, context)
-
-/**
- * A GKE client in memory: operations finish after `ticks` reads of them; every call is counted. Methods can be
- * replaced per test to inject failures.
- */
-class MemoryGke implements GkeClient {
-  readonly pools = new Map<string, ObservedNodePool>()
-  readonly ops = new Map<string, {op: GkeOperation; reads: number; finish: () => void}>()
-  readonly calls: string[] = []
-  inFlight = 0
-  maxInFlight = 0
-  ticks = 2
-  private next = 0
-
-  constructor(existing: readonly ObservedNodePool[] = []) {
-    for (const p of existing) this.pools.set(p.name, p)
-  }
-
-  private operation(type: string, finish: () => void): GkeOperation {
-    const op: GkeOperation = {
-      name: `projects/test-project/locations/us-central2/operations/op-${this.next++}`,
-      type,
-      status: 'RUNNING',
-      error: null,
-    }
-    this.inFlight++
-    this.maxInFlight = Math.max(this.maxInFlight, this.inFlight)
-    this.ops.set(op.name, {op, reads: 0, finish})
-    return op
-  }
-
-  private read(name: string): GkeOperation {
-    const entry = this.ops.get(name)!
-    if (entry.op.status !== 'DONE' && ++entry.reads >= this.ticks) {
-      entry.op = {...entry.op, status: 'DONE'}
-      this.inFlight--
-      entry.finish()
-    }
-    return entry.op
-  }
-
-  async getServerConfig(): Promise<never> {
-    throw new Error('not used')
-  }
-  async listClusters(): Promise<never> {
-    throw new Error('not used')
-  }
-  async getCluster() {
-    this.calls.push('getCluster')
-    return anObservedCluster({nodePools: [...this.pools.values()]})
-  }
-  async createCluster(): Promise<GkeOperation> {
-    throw new Error('not used')
-  }
-  async deleteCluster(): Promise<GkeOperation> {
-    throw new Error('not used')
-  }
-  async listNodePools() {
-    return [...this.pools.values()]
-  }
-  async getNodePool(_ref: ClusterRef, name: string) {
-    this.calls.push(`getNodePool ${name}`)
-    return this.pools.get(name)
-  }
-  async createNodePool(_ref: ClusterRef, spec: NodePoolSpec) {
-    this.calls.push(`createNodePool ${spec.name}`)
-    this.pools.set(spec.name, {...observedPoolFrom(spec), status: 'PROVISIONING'})
-    return this.operation('CREATE_NODE_POOL', () =>
-      this.pools.set(spec.name, {...this.pools.get(spec.name)!, status: 'RUNNING'}),
-    )
-  }
-  async deleteNodePool(_ref: ClusterRef, name: string) {
-    this.calls.push(`deleteNodePool ${name}`)
-    this.pools.set(name, {...this.pools.get(name)!, status: 'STOPPING'})
-    return this.operation('DELETE_NODE_POOL', () => this.pools.delete(name))
-  }
-  async getOperation(_p: string, _l: string, name: string) {
-    this.calls.push('getOperation')
-    return this.read(name)
-  }
-  async listOperations() {
-    this.calls.push('listOperations')
-    return [...this.ops.keys()].map((name) => this.read(name))
-  }
-  async close() {}
-}
-
-/** Compute Engine in memory: records the policies created, in order with the GKE calls when given their log. */
-class MemoryCompute implements ComputeClient {
-  readonly created: WorkloadPolicySpec[] = []
-  failWith: ApiError | undefined
-  constructor(private readonly log: string[] = []) {}
-  async getWorkloadPolicy() {
-    return undefined
-  }
-  async createWorkloadPolicy(spec: WorkloadPolicySpec) {
-    this.log.push(`createWorkloadPolicy ${spec.name}`)
-    if (this.failWith) throw this.failWith
-    this.created.push(spec)
-  }
-}
 
 const unusedCompute = async (): Promise<ComputeClient> => {
   throw new Error('this plan needs no placement policy')
@@ -142,12 +40,7 @@ const options = (overrides: Partial<ApplyOptions> = {}): ApplyOptions => ({
 
 async function apply(gke: MemoryGke, overrides: Partial<ApplyOptions> = {}, console = new RecordingConsole()) {
   const plan = planCluster(desired, anObservedCluster({nodePools: [...gke.pools.values()]}))
-  return applyClusterPlan(
-    plan,
-    desired.spec as ClusterSpec,
-    {gke, compute: unusedCompute, console, ...virtualTime()},
-    options(overrides),
-  )
+  return applyClusterPlan(plan, {gke, compute: unusedCompute, console, ...virtualTime()}, options(overrides))
 }
 
 describe('applyClusterPlan', () => {
@@ -238,7 +131,6 @@ describe('applyClusterPlan', () => {
     const plan = planCluster(desired, anObservedCluster({nodePools: []}))
     const result = await applyClusterPlan(
       plan,
-      desired.spec as ClusterSpec,
       {
         gke,
         compute: unusedCompute,
@@ -277,7 +169,7 @@ describe('applyClusterPlan', () => {
     async function applyWithPolicy(gke: MemoryGke, compute: MemoryCompute, existing: 'exists' | 'missing') {
       const plan = planCluster(tpu7x, anObservedCluster({nodePools: [...gke.pools.values()]}), existing)
       const deps = {gke, compute: async () => compute, console: new RecordingConsole(), ...virtualTime()}
-      return applyClusterPlan(plan, tpu7x.spec as ClusterSpec, deps, options())
+      return applyClusterPlan(plan, deps, options())
     }
 
     it('creates the missing policy before any pool that names it', async () => {
@@ -349,7 +241,7 @@ describe('applyClusterPlan', () => {
       const plan = planCluster(shrinkAndRetype, anObservedCluster({nodePools: existing}), 'missing')
       expect(plan.steps.filter((s) => s.action === 'recreate').map((s) => s.name)).toEqual(['demo-np-0', 'demo-np-1'])
       const deps = {gke, compute: async () => compute, console: new RecordingConsole(), ...virtualTime()}
-      const result = await applyClusterPlan(plan, shrinkAndRetype.spec as ClusterSpec, deps, options())
+      const result = await applyClusterPlan(plan, deps, options())
       expect(gke.calls.filter((c) => c.startsWith('deleteNodePool'))).toEqual(['deleteNodePool demo-np-2'])
       expect([...gke.pools.keys()]).toEqual(['demo-np-0', 'demo-np-1'])
       expect(result.outcomes.filter((o) => o.status === 'skipped').map((o) => o.error?.message)).toEqual([

@@ -22,9 +22,9 @@ export default class ClusterDelete extends XpkCommand {
         zone: requireSetting(settings, 'zone'),
         cluster: requireSetting(settings, 'cluster'),
         dryRun: flags['dry-run'],
-        poll: runtime.applyTuning().poll,
+        apply: runtime.applyTuning(),
       },
-      {gke: runtime.gkeConnector(settings), console: this.console, signal: this.signal, ...runtime.realTime},
+      runtime.clusterDeleteDeps(settings, this.console, this.signal),
     )
   }
 }

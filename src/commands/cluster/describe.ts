@@ -20,7 +20,7 @@ export default class ClusterDescribe extends XpkCommand {
         zone: requireSetting(settings, 'zone'),
         cluster: requireSetting(settings, 'cluster'),
       },
-      {gke: runtime.gkeConnector(settings)},
+      runtime.clusterReadDeps(settings, this.signal),
     )
     this.console.result(() => renderClusterDetails(cluster))
     return cluster

@@ -18,7 +18,7 @@ export default class ClusterList extends XpkCommand {
     const settings = await runtime.resolveCommandSettings(flags, this.console)
     const clusters = await listClusters(
       {project: requireSetting(settings, 'project'), zone: flags.zone},
-      {gke: runtime.gkeConnector(settings)},
+      runtime.clusterReadDeps(settings, this.signal),
     )
     this.console.result(() => renderClusterList(clusters))
     return clusters

@@ -373,3 +373,43 @@ export function differencesFrom(
   }
   return out
 }
+
+/**
+ * The plan of `xpk cluster delete`: one step on the cluster, with the node pools (and so the workloads) it takes
+ * along, applied by the same executor as `cluster create`. A cluster GKE is already deleting gets a delete step that
+ * only waits; one that does not exist gets none.
+ */
+export function planClusterDelete(
+  target: {readonly project: string; readonly location: string; readonly name: string},
+  observed: ObservedCluster | undefined,
+): Plan {
+  const pools = observed?.nodePools.map((p) => p.name) ?? []
+  const step: ClusterStep =
+    observed === undefined
+      ? {
+          action: 'none',
+          resource: 'cluster',
+          name: target.name,
+          reason: 'does not exist: nothing to delete',
+          spec: null,
+          wait: false,
+        }
+      : {
+          action: 'delete',
+          resource: 'cluster',
+          name: target.name,
+          reason:
+            observed.status === 'STOPPING'
+              ? 'is already being deleted; waits until GKE has finished'
+              : `with its ${pools.length} node pool${pools.length === 1 ? '' : 's'} (${pools.join(', ') || 'none'}) and every workload on them`,
+          spec: null,
+          wait: observed.status === 'STOPPING',
+        }
+  return {
+    project: target.project,
+    location: observed?.location ?? target.location,
+    cluster: target.name,
+    steps: [step],
+    warnings: [],
+  }
+}

@@ -1,0 +1,122 @@
+// `xpk cluster delete` in process, over the in-memory GKE port: a plan with one step, applied by the executor that
+// `cluster create` uses (same retries, operation watching, Ctrl-C), with confirmation and every outcome.
+import {describe, expect, it} from 'vitest'
+
+import {gkeApiError} from '../../src/core/cluster/gke-errors.js'
+import {XpkError} from '../../src/core/errors.js'
+import {DEFAULT_APPLY_OPTIONS} from '../../src/executor/apply-cluster-plan.js'
+import {deleteCluster, type ClusterDeleteOptions} from '../../src/services/cluster-delete.js'
+import {observedPoolFrom, desiredFor} from '../builders/observed.js'
+import {MemoryGke} from '../fakes/memory-gke.js'
+import {RecordingConsole} from '../helpers/recording-console.js'
+import {virtualClock} from '../helpers/virtual-clock.js'
+
+const options: ClusterDeleteOptions = {
+  project: 'test-project',
+  zone: 'us-central2-b',
+  cluster: 'demo',
+  dryRun: false,
+  apply: DEFAULT_APPLY_OPTIONS,
+}
+const pool = observedPoolFrom({...desiredFor({tpuType: 'v5p-8'}).poolTemplate, name: 'demo-np-0', reservation: null})
+
+function run(
+  gke: MemoryGke,
+  answer: 'yes' | 'no' | 'no-terminal' = 'yes',
+  overrides: Partial<ClusterDeleteOptions> = {},
+  signal = new AbortController().signal,
+) {
+  const console = new RecordingConsole(answer)
+  const done = deleteCluster({...options, ...overrides}, {gke: async () => gke, console, signal, ...virtualClock()})
+  return {console, done}
+}
+
+describe('deleteCluster', () => {
+  it('asks, deletes through the executor, and returns only once the cluster is gone', async () => {
+    const gke = new MemoryGke([pool])
+    const {console, done} = run(gke)
+    const result = await done
+    expect(result).toMatchObject({
+      outcome: 'deleted',
+      nodePools: ['demo-np-0'],
+      steps: [{action: 'delete', resource: 'cluster'}],
+    })
+    expect(console.questions).toEqual([
+      'Delete cluster demo in us-central2 with its 1 node pool (demo-np-0) and every workload on it. This cannot be undone. Continue?',
+    ])
+    expect(gke.cluster).toBe('gone')
+    expect(gke.calls.filter((c) => c === 'deleteCluster')).toHaveLength(1)
+    expect(gke.calls).toContain('listOperations')
+  })
+
+  it.each([
+    ['no', 'declined', 'Nothing was deleted.'],
+    ['no-terminal', 'usage', 'There is no terminal to ask on.'],
+  ] as const)('answered %s changes nothing (%s)', async (answer, kind, message) => {
+    const gke = new MemoryGke([pool])
+    const error = (await run(gke, answer).done.catch((e: unknown) => e)) as XpkError
+    expect([error.kind, error.message.split('\n').at(-1)]).toEqual([kind, message])
+    expect(gke.calls).not.toContain('deleteCluster')
+    expect(gke.cluster).toBe('RUNNING')
+  })
+
+  it('plans without changing anything on --dry-run', async () => {
+    const gke = new MemoryGke([pool])
+    const {console, done} = run(gke, 'no-terminal', {dryRun: true})
+    await expect(done).resolves.toMatchObject({outcome: 'planned'})
+    expect(console.results.join('\n')).toContain('-   delete   cluster  demo')
+    expect(gke.calls).not.toContain('deleteCluster')
+  })
+
+  it('a cluster already gone is success with a note, and no delete is sent', async () => {
+    const gke = new MemoryGke()
+    gke.cluster = 'gone'
+    const {console, done} = run(gke, 'no-terminal')
+    await expect(done).resolves.toMatchObject({outcome: 'absent', steps: [{action: 'none'}]})
+    expect(console.infos.join('\n')).toContain('nothing to delete')
+    expect(gke.calls).not.toContain('deleteCluster')
+  })
+
+  it('a cluster GKE is already deleting is waited for, without a question or a second delete', async () => {
+    const gke = new MemoryGke([pool])
+    gke.cluster = 'STOPPING'
+    const {console, done} = run(gke, 'no-terminal')
+    const getCluster = gke.getCluster.bind(gke)
+    let reads = 0
+    gke.getCluster = async () => (++reads >= 3 ? ((gke.cluster = 'gone'), getCluster()) : getCluster())
+    await expect(done).resolves.toMatchObject({outcome: 'deleted'})
+    expect(console.questions).toEqual([])
+    expect(gke.calls).not.toContain('deleteCluster')
+  })
+
+  it('rides out transient failures of the reads before planning and of the delete itself', async () => {
+    const gke = new MemoryGke([pool])
+    const context = {action: 'x', project: 'test-project', location: 'us-central2'}
+    const unavailable = () => gkeApiError({code: 14, message: 'connection reset'}, context)
+    const getCluster = gke.getCluster.bind(gke)
+    const deleteOnce = gke.deleteCluster.bind(gke)
+    let reads = 0
+    let deletes = 0
+    gke.getCluster = async () => (++reads === 1 ? Promise.reject(unavailable()) : getCluster())
+    gke.deleteCluster = async () => (++deletes === 1 ? Promise.reject(unavailable()) : deleteOnce())
+    await expect(run(gke).done).resolves.toMatchObject({outcome: 'deleted'})
+    expect(deletes).toBe(2)
+  })
+
+  it('stops on Ctrl-C after the delete was sent, and says GKE keeps deleting', async () => {
+    const gke = new MemoryGke([pool])
+    const controller = new AbortController()
+    const deleteOnce = gke.deleteCluster.bind(gke)
+    gke.deleteCluster = async () => {
+      const op = await deleteOnce()
+      controller.abort(new XpkError('interrupted', 'Interrupted.'))
+      return op
+    }
+    const error = (await run(gke, 'yes', {}, controller.signal).done.catch((e: unknown) => e)) as XpkError
+    expect([error.kind, error.exitCode, error.message]).toEqual([
+      'interrupted',
+      130,
+      'Interrupted: GKE keeps deleting cluster demo.',
+    ])
+  })
+})
