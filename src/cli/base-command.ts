@@ -10,6 +10,7 @@ import type {Console} from '../ports/console.js'
 import {globalFlags} from './flags.js'
 
 type AnyFlags = Record<string, unknown>
+const STOP_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP']
 // oclif's own constraint types for parse(), which its public entry points do not export.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type FlagOutput = Record<string, any>
@@ -29,14 +30,18 @@ export abstract class XpkCommand extends Command {
   private parsedFlags: AnyFlags = {}
   private terminal: TerminalConsole | undefined
   private readonly abortController = new AbortController()
-  private readonly onSigint = (): void => {
+  /**
+   * Ctrl-C, SIGTERM (a job scheduler, `kill`) and SIGHUP (a closed terminal) all stop the command the same way:
+   * every wait ends, the command says what was already sent and how to resume, and exits 130. A second signal
+   * exits at once.
+   */
+  private readonly onSignal = (signal: NodeJS.Signals): void => {
     if (this.abortController.signal.aborted) process.exit(130)
-    this.abortController.abort(
-      new XpkError('interrupted', 'Interrupted.', {hints: ['Re-run the same command to resume.']}),
-    )
+    const what = signal === 'SIGINT' ? 'Interrupted.' : `Stopped by ${signal}.`
+    this.abortController.abort(new XpkError('interrupted', what, {hints: ['Re-run the same command to resume.']}))
   }
 
-  /** Aborted on the first Ctrl-C (a second one exits at once). */
+  /** Aborted on the first Ctrl-C, SIGTERM or SIGHUP (a second one exits at once). */
   protected get signal(): AbortSignal {
     return this.abortController.signal
   }
@@ -58,7 +63,7 @@ export abstract class XpkCommand extends Command {
     // The console is needed before (and even without) a successful parse, e.g. to report a parse error verbosely.
     const given = (...names: string[]) => this.argv.some((arg) => names.includes(arg))
     this.parsedFlags = {quiet: given('--quiet', '-q'), verbose: given('--verbose', '-v'), force: given('--force')}
-    process.on('SIGINT', this.onSigint)
+    for (const signal of STOP_SIGNALS) process.on(signal, this.onSignal)
   }
 
   /**
@@ -88,7 +93,7 @@ export abstract class XpkCommand extends Command {
   }
 
   protected override async finally(error: Error | undefined): Promise<unknown> {
-    process.off('SIGINT', this.onSigint)
+    for (const signal of STOP_SIGNALS) process.off(signal, this.onSignal)
     return super.finally(error)
   }
 

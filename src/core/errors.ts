@@ -70,6 +70,16 @@ export function exitCodeFor(kind: ErrorKind): number {
   return codeByKind.get(kind) ?? 1
 }
 
+/**
+ * The kind that stands for several failures at once: their common exit code decides, so a stockout in one pool and
+ * a quota error in another (both exit 5, "no capacity") stay exit 5; failures with different codes are exit 1.
+ */
+export function combinedKind(kinds: readonly ErrorKind[]): ErrorKind {
+  const [first] = kinds
+  if (first === undefined) return 'failed'
+  return kinds.every((k) => exitCodeFor(k) === exitCodeFor(first)) ? first : 'failed'
+}
+
 /** Options shared by all typed errors. */
 export interface XpkErrorOptions {
   /** Next steps for the user, one sentence each. */

@@ -3,7 +3,7 @@ import type {ObservedCluster} from '../core/cluster/observed.js'
 import {isDestructive, planCluster, summarize, type PlacementPolicyState, type Plan} from '../core/cluster/plan.js'
 import {planToJson, renderPlan, type PlanJson} from '../core/cluster/render-plan.js'
 import {chooseControlPlaneVersion, chooseNodeVersion} from '../core/cluster/versions.js'
-import {XpkError, type ErrorKind} from '../core/errors.js'
+import {combinedKind, XpkError} from '../core/errors.js'
 import type {Console} from '../ports/console.js'
 import type {GkeClient} from '../ports/gke.js'
 import {applyClusterPlan, type ApplyDeps, type ApplyOptions, type StepOutcome} from '../executor/apply-cluster-plan.js'
@@ -195,8 +195,7 @@ function report(plan: Plan, outcomes: readonly StepOutcome[], created: number, w
 function failureError(failures: readonly StepOutcome[], created: number, wanted: number): XpkError {
   // Skipped steps are consequences: the exit code follows the failures that caused them.
   const causes = failures.filter((f) => f.status === 'failed')
-  const kinds = new Set((causes.length > 0 ? causes : failures).map((f) => f.error?.kind ?? 'failed'))
-  const kind: ErrorKind = kinds.size === 1 ? ([...kinds][0] as ErrorKind) : 'failed'
+  const kind = combinedKind((causes.length > 0 ? causes : failures).map((f) => f.error?.kind ?? 'failed'))
   const lines = failures.map((f) => `  ${f.name}: ${f.error?.message ?? 'failed'}`)
   const hints = [...new Set(failures.flatMap((f) => f.error?.hints ?? []))]
   return new XpkError(

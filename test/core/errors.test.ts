@@ -4,6 +4,7 @@ import {describe, expect, it} from 'vitest'
 
 import {
   ApiError,
+  combinedKind,
   errorToJson,
   EXIT_CODE_TABLE,
   exitCodeFor,
@@ -97,5 +98,21 @@ describe('typed errors', () => {
     expect(errorToJson(error)).toEqual({
       error: {kind: 'stockout', exitCode: 5, message: 'no capacity', hints: ['try --spot']},
     })
+  })
+})
+
+describe('combinedKind: the exit code of several failures', () => {
+  it.each([
+    [[], 'failed', 1],
+    [['stockout'], 'stockout', 5],
+    [['stockout', 'quota'], 'stockout', 5],
+    [['quota', 'stockout', 'quota'], 'quota', 5],
+    [['auth', 'permission'], 'auth', 3],
+    [['stockout', 'unavailable'], 'failed', 1],
+    [['conflict', 'conflict'], 'conflict', 6],
+    [['interrupted', 'stockout'], 'failed', 1],
+  ] as const)('%j -> %s (exit %d)', (kinds, kind, code) => {
+    expect(combinedKind(kinds)).toBe(kind)
+    expect(exitCodeFor(combinedKind(kinds))).toBe(code)
   })
 })

@@ -231,6 +231,28 @@ describe('cluster create against the GKE API', () => {
     expect(fake.mutatingCalls().filter((c) => c.method === 'CreateNodePool')).toHaveLength(3)
   })
 
+  it.each(['SIGTERM', 'SIGHUP'] as const)(
+    'stops on %s like Ctrl-C: exit 130, says what was sent, and a re-run finishes',
+    async (signal) => {
+      const name = signal.toLowerCase()
+      fake.settings.operationMs = 1500
+      const run = startCli(createArgs(name, '--tpu-type', 'v5litepod-16', '--num-slices', '2', '--spot'), {env: env()})
+      for (let i = 0; i < 500 && fake.calls.filter((c) => c.method === 'CreateNodePool').length < 2; i++) {
+        await new Promise((r) => setTimeout(r, 10))
+      }
+      run.child.kill(signal)
+      const stopped = await run.done
+      expect([stopped.code, stopped.signal]).toEqual([130, null])
+      expect(stopped.stderr).toContain('Interrupted: operations already sent to GKE')
+      expect(stopped.stderr).toContain('Re-run the same command')
+
+      fake.settings.operationMs = 30
+      const resumed = await create(name, '--tpu-type', 'v5litepod-16', '--num-slices', '2', '--spot')
+      expect(resumed.code).toBe(0)
+      expect(ownPools(name)).toEqual([`${name}-np-0`, `${name}-np-1`])
+    },
+  )
+
   it('never touches pools it does not own', async () => {
     fake.seedCluster({
       project: PROJECT,
