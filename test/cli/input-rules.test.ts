@@ -6,6 +6,8 @@ import {emptyValueProblems, strayArgumentProblem} from '../../src/cli/base-comma
 import {desiredClusterFromFlags, type ClusterCreateFlags} from '../../src/core/cluster/desired.js'
 import {UsageError, UsageErrors} from '../../src/core/errors.js'
 import {INTEGER_FLAGS} from '../../src/core/input.js'
+import {checkVmCreateInput} from '../../src/core/vm/create-options.js'
+import {checkRunInput} from '../../src/core/vm/run-plan.js'
 import {workloadInputFromFlags, type WorkloadFlags} from '../../src/core/workload/options.js'
 import {COMMANDS} from '../../src/index.js'
 
@@ -110,6 +112,9 @@ describe('rule 3: every number has the bounds of the field it ends up in', () =>
     const kind = flag === 'num-nodes' ? 'GPU' : 'TPU'
     try {
       if (topic === 'cluster') desiredClusterFromFlags({...base[kind]!.cluster, [camel(flag)]: text})
+      else if (topic === 'vm' && flag === 'num-slices')
+        checkVmCreateInput({tpuPrefix: 'p', tpuType: 'v4-8', capacity: 'on-demand', numSlices: text})
+      else if (topic === 'vm') checkRunInput({tpuPrefix: 'p', command: 'true', runName: 'r', sshPort: text})
       else workloadInputFromFlags({...base[kind]!.workload, [camel(flag)]: text}, undefined, {})
       return []
     } catch (error) {
