@@ -230,8 +230,19 @@ async function shipEverywhere(
 ): Promise<void> {
   const board = deps.console.progress('Copying the script directory:')
   let copied = 0
+  // Ctrl-C while copying: closing the connections ends every transfer (tar sees the end of its input and exits).
+  let onAbort = () => {}
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => {
+      for (const s of sessions) s.close()
+      reject(deps.signal.reason)
+    }
+    if (deps.signal.aborted) onAbort()
+    else deps.signal.addEventListener('abort', onAbort, {once: true})
+  })
+  aborted.catch(() => {})
   try {
-    await Promise.all(
+    const copies = Promise.all(
       sessions.map(async (session, i) => {
         const w = workers[i]
         const errors: Buffer[] = []
@@ -250,8 +261,10 @@ async function shipEverywhere(
         board.update('copy', {label: 'copy', state: `${copied}/${workers.length} workers`, status: 'running'})
       }),
     )
+    await Promise.race([copies, aborted])
     board.update('copy', {label: 'copy', state: `${copied}/${workers.length} workers`, status: 'done'})
   } finally {
+    deps.signal.removeEventListener('abort', onAbort)
     board.close()
   }
 }
@@ -269,6 +282,7 @@ async function runEverywhere(
   const running = new Set(workers.map((_, i) => i))
   const stopped = new Set<number>()
   let stopping = false
+  deps.signal.throwIfAborted()
   const board = deps.console.progress(`Run ${options.runName}:`)
   const update = () =>
     board.update('run', {

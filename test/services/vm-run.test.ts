@@ -207,3 +207,26 @@ describe('vm run (in-process, in-memory TPU and workers)', () => {
     expect(bad.tpu.log).toEqual([])
   })
 })
+
+describe('vm run interrupted while copying', () => {
+  it('closes the connections, never starts the command and rethrows the reason', async () => {
+    const {workers, deps, controller} = setup(() => ({code: 0}))
+    const interrupted = new XpkError('interrupted', 'Interrupted.')
+    const closed: string[] = []
+    const slowShip: RemoteShell = {
+      connect: async (target) => {
+        const session = await workers.connect(target)
+        return {
+          exec: (script, opts) =>
+            script.includes('tar -xf')
+              ? new Promise<RemoteExit>(() => controller.abort(interrupted))
+              : session.exec(script, opts),
+          close: () => void closed.push(target.host),
+        }
+      },
+    }
+    await expect(runOnVms(options(), {...deps, shell: async () => slowShip})).rejects.toBe(interrupted)
+    expect(workers.scripts.filter((s) => s.kind === 'run')).toEqual([])
+    expect(closed.length).toBeGreaterThanOrEqual(4)
+  })
+})

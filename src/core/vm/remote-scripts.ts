@@ -83,8 +83,9 @@ export function runScript(input: {
     `cd ${dir}`,
     ...Object.entries(input.env).map(([k, v]) => `export ${k}=${shellQuote(v)}`),
     'set +e',
-    // $1: where to record the process group; $2: the command. stdin is closed so nothing waits on it.
-    `exec setsid -w bash -c 'echo $$ > "$1"; exec bash -c "$2"' xpk-run ${pgid} ${shellQuote(input.command)} </dev/null`,
+    // $1: where to record the process group; $2: the command, run by the same bash (the group leader). stdin is
+    // closed so nothing waits on it.
+    `exec setsid -w bash -c 'echo $$ > "$1"; c=$2; shift 2; eval "$c"' xpk-run ${pgid} ${shellQuote(input.command)} </dev/null`,
   ]
   return lines.join('\n')
 }
