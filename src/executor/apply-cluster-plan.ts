@@ -160,7 +160,7 @@ class Runner {
       }
       await this.eachConcurrently([...creatable, ...toAwait], (step) =>
         this.track('nodePool', step.name, step.action === 'none' ? 'wait' : 'create', () =>
-          step.action === 'none' ? this.awaitPool(step.name) : this.createPool(step.spec as NodePoolSpec),
+          step.action === 'none' ? this.awaitPool(step.name) : this.createPool(step),
         ).then(() => undefined),
       )
       return this.result(toCreate.length)
@@ -322,8 +322,13 @@ class Runner {
     await this.until(name, async () => (await this.deps.gke.getNodePool(this.ref, name)) === undefined)
   }
 
-  private async createPool(spec: NodePoolSpec): Promise<void> {
+  private async createPool(step: NodePoolStep): Promise<void> {
+    const spec = step.spec as NodePoolSpec
     const name = spec.name
+    if (step.afterDeletion) {
+      this.progress(name, 'waiting for the old pool to be deleted')
+      await this.until(name, async () => (await this.deps.gke.getNodePool(this.ref, name)) === undefined)
+    }
     this.progress(name, 'creating')
     this.sentChanges = true
     const operation = await this.retrying(name, () => this.deps.gke.createNodePool(this.ref, spec), {

@@ -1,6 +1,13 @@
 import {desiredClusterFromFlags, type ClusterCreateFlags, type DesiredCluster} from '../core/cluster/desired.js'
 import type {ObservedCluster} from '../core/cluster/observed.js'
-import {isDestructive, planCluster, summarize, type PlacementPolicyState, type Plan} from '../core/cluster/plan.js'
+import {
+  destructiveSteps,
+  isDestructive,
+  planCluster,
+  summarize,
+  type PlacementPolicyState,
+  type Plan,
+} from '../core/cluster/plan.js'
 import {planToJson, renderPlan, type PlanJson} from '../core/cluster/render-plan.js'
 import {chooseControlPlaneVersion, chooseNodeVersion} from '../core/cluster/versions.js'
 import {combinedKind, XpkError} from '../core/errors.js'
@@ -88,7 +95,7 @@ export async function createCluster(
       })
     }
     if (isDestructive(plan)) {
-      const lost = plan.steps.filter((s) => s.action === 'delete' || s.action === 'recreate').map((s) => s.name)
+      const lost = destructiveSteps(plan).map((s) => s.name)
       const question = `This deletes ${lost.length} node pool${lost.length === 1 ? '' : 's'} (${lost.join(', ')}) and the workloads running on them. Continue?`
       if (!(await console.confirm(question, {default: false}))) {
         throw new XpkError('declined', 'Nothing was changed.', {
@@ -198,9 +205,14 @@ function failureError(failures: readonly StepOutcome[], created: number, wanted:
   const kind = combinedKind((causes.length > 0 ? causes : failures).map((f) => f.error?.kind ?? 'failed'))
   const lines = failures.map((f) => `  ${f.name}: ${f.error?.message ?? 'failed'}`)
   const hints = [...new Set(failures.flatMap((f) => f.error?.hints ?? []))]
+  // One story for what a re-run does, told the same way the re-run's plan will tell it.
+  const clusterFailed = causes.some((f) => f.resource === 'cluster')
+  const rerun = clusterFailed
+    ? 'The cluster itself did not come up, so a re-run cannot repair it: `xpk cluster delete` it, then run the same `xpk cluster create` again.'
+    : 'Re-run the same command: it creates the pools that are missing and replaces those in ERROR (a pool whose creation failed for capacity had no nodes, so that asks nothing); pools that are ready are kept.'
   return new XpkError(
     kind,
     `${failures.length} step${failures.length === 1 ? '' : 's'} failed (created ${created}/${wanted} node pools):\n${lines.join('\n')}`,
-    {hints: [...hints, 'Re-running the same command retries only what is missing.']},
+    {hints: [...hints, rerun]},
   )
 }

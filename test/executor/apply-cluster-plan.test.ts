@@ -44,6 +44,43 @@ async function apply(gke: MemoryGke, overrides: Partial<ApplyOptions> = {}, cons
 }
 
 describe('applyClusterPlan', () => {
+  it('creates a pool under the name of one still being deleted only once it is gone, keeping canonical names', async () => {
+    const stopping = {
+      ...observedPoolFrom({...desired.poolTemplate, name: 'demo-np-0', reservation: null}),
+      status: 'STOPPING' as const,
+    }
+    const gke = new MemoryGke([stopping])
+    const getNodePool = gke.getNodePool.bind(gke)
+    let reads = 0
+    gke.getNodePool = async (ref, name) => {
+      if (name === 'demo-np-0' && gke.pools.get(name)?.status === 'STOPPING' && ++reads >= 3) gke.pools.delete(name)
+      return getNodePool(ref, name)
+    }
+    const result = await apply(gke)
+    expect(result.poolsCreated).toBe(4)
+    expect([...gke.pools.keys()].sort()).toEqual(['demo-np-0', 'demo-np-1', 'demo-np-2', 'demo-np-3'])
+    const create0 = gke.calls.indexOf('createNodePool demo-np-0')
+    expect(create0).toBeGreaterThan(gke.calls.lastIndexOf('getNodePool demo-np-0', create0))
+    expect(reads).toBeGreaterThanOrEqual(3)
+  })
+
+  it('says changes were sent when it was interrupted during deletions', async () => {
+    const gke = new MemoryGke(
+      ['demo-np-0', 'demo-np-1', 'demo-np-2', 'demo-np-3', 'demo-np-4'].map((name) =>
+        observedPoolFrom({...desired.poolTemplate, name, reservation: null}),
+      ),
+    )
+    const controller = new AbortController()
+    const deletePool = gke.deleteNodePool.bind(gke)
+    gke.deleteNodePool = async (ref, name) => {
+      const op = await deletePool(ref, name)
+      controller.abort(new Error('Ctrl-C'))
+      return op
+    }
+    const result = await apply(gke, {signal: controller.signal})
+    expect([result.interrupted, result.sentChanges]).toEqual([true, true])
+  })
+
   it('creates every missing pool and watches all operations with one list call per tick', async () => {
     const gke = new MemoryGke()
     const result = await apply(gke)

@@ -1,5 +1,13 @@
 import {ApiError, type ErrorKind} from '../errors.js'
 
+/**
+ * Whether a pool's ERROR message says its creation failed for capacity (a stockout or a quota), so that no node
+ * was ever provisioned: replacing such a pool destroys nothing and needs no confirmation.
+ */
+export function creationFailedForCapacity(statusMessage: string): boolean {
+  return STOCKOUT.test(statusMessage) || CREATE_QUOTA.test(statusMessage)
+}
+
 /** A failure as the API reports it: a gRPC status code and message (from an RPC or a finished operation). */
 export interface ApiFailure {
   readonly code: number
@@ -37,6 +45,8 @@ export const GRPC_STATUS = [
 
 const STOCKOUT =
   /does not have enough resources|lack of capacity|ZONE_RESOURCE_POOL_EXHAUSTED|stockout|resource pool exhausted|Requested resource is exhausted|out of capacity/i
+// Creation failures of this kind leave a pool in ERROR with no node ever provisioned.
+const CREATE_QUOTA = /quota[^.]* exceeded|exceeded[^.]* quota|insufficient[^.]* quota|QUOTA_EXCEEDED/i
 const RATE_LIMIT = /rate limit|per minute|per second|too many requests|quota metric '?[\w.]*requests/i
 // GKE caps concurrent operations per cluster and answers the excess with RESOURCE_EXHAUSTED, e.g. "Too many
 // operations: cluster "c" hits the concurrent operations quota 5, please try again later".
@@ -95,7 +105,7 @@ function classify(failure: ApiFailure, context: ApiContext): Classified {
           kind: 'stockout',
           retryable: false,
           hints: [
-            `The zone has no free capacity for this machine type right now (a stockout), not a quota problem. Use a reservation (--reservation NAME), --spot or --flex, try another zone with --zone, or re-run later: xpk keeps what was created and only retries the rest.`,
+            `The zone has no free capacity for this machine type right now (a stockout), not a quota problem. Use a reservation (--reservation NAME), --spot or --flex, try another zone with --zone, or re-run the same command later.`,
           ],
         }
       }

@@ -1,5 +1,6 @@
 import type {DesiredCluster, NodePoolTemplate} from './desired.js'
 import type {ClusterStatus, ObservedCluster, ObservedNodePool} from './observed.js'
+import {creationFailedForCapacity} from './gke-errors.js'
 import type {ClusterSpec, NodePoolSpec, PlacementPolicy, WorkloadPolicySpec} from './spec.js'
 
 /**
@@ -31,6 +32,13 @@ export interface NodePoolStep {
   readonly managed: boolean
   /** The apply waits for the pool to become RUNNING (it is still provisioning). */
   readonly wait: boolean
+  /**
+   * Create steps: a pool of this name is still being deleted (an interrupted run's recreate, say); the apply waits
+   * until it is gone, so pools keep their canonical names instead of moving to new indexes.
+   */
+  readonly afterDeletion?: boolean
+  /** Recreate steps of pools whose creation failed for capacity: no node was ever provisioned, nothing is lost. */
+  readonly nothingToLose?: boolean
 }
 
 /**
@@ -67,9 +75,19 @@ export interface Plan {
   readonly warnings: readonly string[]
 }
 
-/** True when applying the plan loses something: a node pool (or a cluster) is deleted or recreated. */
+/**
+ * True when applying the plan loses something: a node pool (or a cluster) is deleted or recreated. Replacing a pool
+ * whose creation failed for capacity loses nothing (it never had a node), so a re-run after a stockout asks nothing.
+ */
 export function isDestructive(plan: Plan): boolean {
-  return plan.steps.some((s) => s.action === 'delete' || s.action === 'recreate')
+  return destructiveSteps(plan).length > 0
+}
+
+/** The steps that lose something, as {@link isDestructive} counts them. */
+export function destructiveSteps(plan: Plan): PlanStep[] {
+  return plan.steps.filter(
+    (s) => s.action === 'delete' || (s.action === 'recreate' && !(s.resource === 'nodePool' && s.nothingToLose)),
+  )
 }
 
 /** Counts of steps by action. */
@@ -219,7 +237,11 @@ export function planNodePools(desired: DesiredCluster, observed: readonly Observ
   const template = desired.poolTemplate
   const candidates: Candidate[] = []
   const steps: NodePoolStep[] = []
-  const taken = new Set(observed.map((p) => p.name))
+  // A pool still being deleted frees its name: new pools take it (after the deletion) so names stay canonical.
+  const stopping = new Set(
+    observed.filter((p) => p.status === 'STOPPING' && ownPoolIndex(cluster, p.name) !== undefined).map((p) => p.name),
+  )
+  const taken = new Set(observed.map((p) => p.name).filter((n) => !stopping.has(n)))
 
   for (const pool of observed) {
     const index = ownPoolIndex(cluster, pool.name)
@@ -234,15 +256,7 @@ export function planNodePools(desired: DesiredCluster, observed: readonly Observ
         wait: false,
       })
     } else if (pool.status === 'STOPPING') {
-      steps.push({
-        action: 'none',
-        resource: 'nodePool',
-        name: pool.name,
-        reason: 'is being deleted already',
-        spec: null,
-        managed: true,
-        wait: false,
-      })
+      continue
     } else {
       candidates.push({pool, index, differences: differencesFrom(template, desired.reservations, pool)})
     }
@@ -283,7 +297,12 @@ export function planNodePools(desired: DesiredCluster, observed: readonly Observ
   for (const c of kept) {
     const pool = c.pool
     if (pool.status === 'ERROR') {
-      steps.push(change('recreate', pool.name, `in ERROR state${pool.statusMessage ? `: ${pool.statusMessage}` : ''}`))
+      const failed = creationFailedForCapacity(pool.statusMessage)
+      const reason = `in ERROR state${pool.statusMessage ? `: ${pool.statusMessage}` : ''}`
+      steps.push({
+        ...change('recreate', pool.name, failed ? `${reason} (never provisioned: nothing is lost)` : reason),
+        ...(failed ? {nothingToLose: true} : {}),
+      })
     } else if (c.differences.length > 0) {
       steps.push(change('recreate', pool.name, `differs from the request: ${c.differences.join('; ')}`))
     } else {
@@ -307,7 +326,23 @@ export function planNodePools(desired: DesiredCluster, observed: readonly Observ
     while (taken.has(`${cluster}-np-${next}`)) next++
     const name = `${cluster}-np-${next}`
     taken.add(name)
-    steps.push(change('create', name, 'new slice'))
+    if (stopping.delete(name)) {
+      steps.push({
+        ...change('create', name, 'new slice, once GKE has finished deleting the earlier pool of this name'),
+        afterDeletion: true,
+      })
+    } else steps.push(change('create', name, 'new slice'))
+  }
+  for (const name of stopping) {
+    steps.push({
+      action: 'none',
+      resource: 'nodePool',
+      name,
+      reason: 'is being deleted already',
+      spec: null,
+      managed: true,
+      wait: false,
+    })
   }
 
   function change(action: 'create' | 'recreate', name: string, reason: string): NodePoolStep {

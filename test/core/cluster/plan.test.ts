@@ -224,13 +224,21 @@ const CASES: readonly PoolCase[] = [
     steps: [['recreate', 'demo-np-0', 'in ERROR state: GCE_STOCKOUT']],
   },
   {
-    case: 'a STOPPING pool is left alone and its name is not reused',
+    case: 'a STOPPING pool keeps its name: the new slice takes it once the deletion finishes',
     desired: d2,
     pools: [aMatchingPool(d2, 'demo-np-0', {status: 'STOPPING'}), aMatchingPool(d2, 'demo-np-1')],
     steps: [
-      ['none', 'demo-np-0', 'is being deleted already'],
+      ['create', 'demo-np-0', 'new slice, once GKE has finished deleting the earlier pool of this name'],
       ['none', 'demo-np-1', 'matches'],
-      ['create', 'demo-np-2', 'new slice'],
+    ],
+  },
+  {
+    case: 'a STOPPING pool that is not needed is left to finish',
+    desired: d1,
+    pools: [aMatchingPool(d1, 'demo-np-0'), aMatchingPool(d1, 'demo-np-1', {status: 'STOPPING'})],
+    steps: [
+      ['none', 'demo-np-0', 'matches'],
+      ['none', 'demo-np-1', 'is being deleted already'],
     ],
   },
   {
@@ -299,11 +307,31 @@ describe('planNodePools', () => {
     {status: 'RUNNING_WITH_ERROR', wait: false},
     {status: 'PROVISIONING', wait: true},
     {status: 'RECONCILING', wait: true},
-    {status: 'STOPPING', wait: false},
   ])('waits for a matching $status pool: $wait', ({status, wait}) => {
     const [step] = planNodePools(d1, [aMatchingPool(d1, 'demo-np-0', {status})])
     expect(step.action).toBe('none')
     expect(step.wait).toBe(wait)
+  })
+
+  it('creates a pool again under the name of one still being deleted, once it is gone (an interrupted recreate)', () => {
+    const [step] = planNodePools(d1, [aMatchingPool(d1, 'demo-np-0', {status: 'STOPPING'})])
+    expect(step).toMatchObject({action: 'create', name: 'demo-np-0', afterDeletion: true})
+  })
+
+  it.each([
+    ['Instance could not be created: ZONE_RESOURCE_POOL_EXHAUSTED', true],
+    ['The zone does not have enough resources available to fulfill the request.', true],
+    ["Quota 'TPUS_PER_PROJECT_PER_ZONE' exceeded. Limit: 8.0 in zone us-central2-b.", true],
+    ['Node pool is unhealthy: 3 nodes are NotReady', false],
+    ['', false],
+  ])('replacing a pool in ERROR with %j loses nothing: %s', (statusMessage, nothingToLose) => {
+    const plan = planCluster(
+      d1,
+      anObservedCluster({nodePools: [aMatchingPool(d1, 'demo-np-0', {status: 'ERROR', statusMessage})]}),
+    )
+    const step = plan.steps.find((s) => s.name === 'demo-np-0')
+    expect(step).toMatchObject({action: 'recreate'})
+    expect(isDestructive(plan)).toBe(!nothingToLose)
   })
 
   it('never waits on changes', () => {
@@ -715,17 +743,29 @@ describe('planNodePools properties (200 seeded random clusters)', () => {
       expect(s).toMatchObject({action: 'none', managed: false, spec: null})
     }
 
-    // STOPPING pools of ours are left to finish.
-    for (const p of pools.filter((p) => isOwn(p.name) && p.status === 'STOPPING')) {
-      expect(steps.find((s) => s.name === p.name)).toMatchObject({action: 'none', spec: null})
+    // STOPPING pools of ours are left to finish, or their name is taken by a new pool once they are gone.
+    const stopping = new Set(pools.filter((p) => isOwn(p.name) && p.status === 'STOPPING').map((p) => p.name))
+    for (const name of stopping) {
+      const step = steps.find((s) => s.name === name)!
+      if (step.action === 'create') expect(step.afterDeletion).toBe(true)
+      else expect(step).toMatchObject({action: 'none', spec: null})
     }
 
-    // Created pools get fresh, unique, numbered names.
+    // Created pools get unique, numbered names: fresh ones, or those of pools still being deleted.
     const created = steps.filter((s) => s.action === 'create').map((s) => s.name)
     expect(new Set(created).size).toBe(created.length)
     for (const name of created) {
-      expect(observedNames.has(name)).toBe(false)
+      expect(observedNames.has(name) && !stopping.has(name)).toBe(false)
       expect(name).toMatch(/^demo-np-\d+$/)
+    }
+    // The lowest indexes are used first: no created pool's index is above a free one (canonical names).
+    const indexOf = (n: string) => Number(n.slice('demo-np-'.length))
+    const used = new Set(steps.filter((s) => s.spec !== null).map((s) => s.name))
+    for (const name of created) {
+      for (let i = 0; i < indexOf(name); i++) {
+        const lower = `demo-np-${i}`
+        expect(used.has(lower) || (observedNames.has(lower) && !stopping.has(lower))).toBe(true)
+      }
     }
 
     // Deletions and recreations only ever touch our own pools that exist and are not already stopping.
@@ -749,7 +789,7 @@ describe('planNodePools properties (200 seeded random clusters)', () => {
     // Applying the plan and planning again changes nothing.
     const after: ObservedNodePool[] = [
       ...remaining.map((s) => observedPoolFrom(s.spec!)),
-      ...pools.filter((p) => !isOwn(p.name) || p.status === 'STOPPING'),
+      ...pools.filter((p) => !isOwn(p.name) || (p.status === 'STOPPING' && !created.includes(p.name))),
     ]
     const replanned = planNodePools(desired, after)
     expect(replanned.filter((s) => s.action !== 'none')).toEqual([])
