@@ -16,6 +16,8 @@ export interface SshClientOptions {
   /** xpk's known-hosts file. */
   readonly knownHostsPath: string
   readonly readyTimeoutMs?: number
+  /** ssh-agent socket for keys with a passphrase; default SSH_AUTH_SOCK. */
+  readonly agentSocket?: string
 }
 
 interface KnownHost {
@@ -68,7 +70,8 @@ export function createSshShell(options: SshClientOptions): RemoteShell {
   let ssh2: Promise<typeof Ssh2> | undefined
   return {
     async connect(target: SshTarget, signal: AbortSignal): Promise<RemoteSession> {
-      const {Client: SshClient} = await (ssh2 ??= import('ssh2').then((m) => (m.default ?? m) as typeof Ssh2))
+      const {Client: SshClient, utils} = await (ssh2 ??= import('ssh2').then((m) => (m.default ?? m) as typeof Ssh2))
+      const auth = credentials(options, utils)
       const client = new SshClient()
       const address = `[${target.host}]:${target.port}`
       let hostKeyProblem: XpkError | undefined
@@ -91,7 +94,7 @@ export function createSshShell(options: SshClientOptions): RemoteShell {
           host: target.host,
           port: target.port,
           username: target.user,
-          privateKey: options.privateKey,
+          ...auth,
           readyTimeout: options.readyTimeoutMs ?? 20_000,
           keepaliveInterval: 15_000,
           hostVerifier: (key: Buffer, verify: (valid: boolean) => void) => {
@@ -118,6 +121,24 @@ export function createSshShell(options: SshClientOptions): RemoteShell {
       return new Ssh2Session(client)
     },
   }
+}
+
+/**
+ * The key to log in with: the private key file, or ssh-agent (SSH_AUTH_SOCK) when the file has a passphrase (xpk
+ * never asks for passphrases).
+ */
+function credentials(options: SshClientOptions, utils: typeof Ssh2.utils): {privateKey: Buffer} | {agent: string} {
+  const parsed = utils.parseKey(options.privateKey)
+  if (!(parsed instanceof Error)) return {privateKey: options.privateKey}
+  const agent = options.agentSocket ?? process.env.SSH_AUTH_SOCK
+  if (/encrypted|passphrase/i.test(parsed.message) && agent) return {agent}
+  throw new XpkError('auth', `The SSH private key cannot be used: ${parsed.message}.`, {
+    hints: /encrypted|passphrase/i.test(parsed.message)
+      ? [
+          'It has a passphrase: load it into ssh-agent (`ssh-add ~/.ssh/google_compute_engine`) so SSH_AUTH_SOCK is set.',
+        ]
+      : ['Create a new key with `ssh-keygen -f ~/.ssh/google_compute_engine` (move the old one away first).'],
+  })
 }
 
 function connectError(error: Error & {level?: string; code?: string}, target: SshTarget): XpkError {

@@ -193,7 +193,8 @@ async function connectAll(
           )
         } catch (error) {
           const transient = error instanceof XpkError && (error.kind === 'unavailable' || error.kind === 'auth')
-          const changedKey = error instanceof XpkError && /host key/.test(error.message)
+          // A changed host key or an unusable private key will not get better by retrying.
+          const changedKey = error instanceof XpkError && /host key|private key/.test(error.message)
           const budgetLeft = attempt + 1 < options.timing.attempts || deps.now() < deadline
           if (!transient || changedKey || !budgetLeft || deps.signal.aborted) throw error
           await deps.sleep(pollDelay(attempt, options.timing.retry), deps.signal)

@@ -115,3 +115,29 @@ describe('script directory packing', () => {
     await expect(packScriptDir('/nonexistent/xpk')).rejects.toMatchObject({kind: 'usage', flag: '--script-dir'})
   })
 })
+
+describe('unusable private keys', () => {
+  it('turns a passphrase-protected key without ssh-agent, or garbage, into an auth error with a hint', async () => {
+    const dir = temp('xpk-enc-')
+    spawnSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', 'secret', '-f', join(dir, 'k')])
+    const shell = createSshShell({
+      privateKey: readFileSync(join(dir, 'k')),
+      knownHostsPath: join(dir, 'kh'),
+      agentSocket: '',
+    })
+    const previous = process.env.SSH_AUTH_SOCK
+    delete process.env.SSH_AUTH_SOCK
+    try {
+      const error = await shell
+        .connect({host: '127.0.0.1', port: 9, user: 'u', identity: 'x'}, new AbortController().signal)
+        .catch((e: unknown) => e)
+      expect(error).toMatchObject({kind: 'auth', hints: [expect.stringContaining('ssh-add')]})
+      const garbage = await createSshShell({privateKey: Buffer.from('nonsense'), knownHostsPath: join(dir, 'kh')})
+        .connect({host: '127.0.0.1', port: 9, user: 'u', identity: 'x'}, new AbortController().signal)
+        .catch((e: unknown) => e)
+      expect(garbage).toMatchObject({kind: 'auth', hints: [expect.stringContaining('ssh-keygen')]})
+    } finally {
+      if (previous !== undefined) process.env.SSH_AUTH_SOCK = previous
+    }
+  })
+})
