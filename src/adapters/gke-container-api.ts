@@ -191,52 +191,7 @@ class ContainerApiClient implements GkeClient {
   }
 
   async createCluster(spec: ClusterSpec): Promise<GkeOperation> {
-    const cluster: ApiCluster = {
-      name: spec.name,
-      initialClusterVersion: spec.version ?? '',
-      releaseChannel: {channel: spec.releaseChannel},
-      locations: [spec.zone],
-      resourceLabels: {...spec.labels},
-      nodePools: [
-        {
-          name: 'default-pool',
-          initialNodeCount: spec.defaultPool.nodeCount,
-          config: {
-            machineType: spec.defaultPool.machineType,
-            oauthScopes: [...spec.defaultPool.oauthScopes],
-          },
-          autoscaling: {
-            enabled: true,
-            totalMinNodeCount: spec.defaultPool.minNodes,
-            totalMaxNodeCount: spec.defaultPool.maxNodes,
-            locationPolicy: 'BALANCED',
-          },
-          management: {autoUpgrade: spec.autoUpgrade, autoRepair: true},
-        },
-      ],
-      autoscaling: {autoscalingProfile: 'OPTIMIZE_UTILIZATION'},
-      ipAllocationPolicy: {useIpAliases: true},
-      networkConfig: {datapathProvider: 'ADVANCED_DATAPATH', enableMultiNetworking: true},
-      ...(spec.network ? {network: spec.network} : {}),
-      ...(spec.subnetwork ? {subnetwork: spec.subnetwork} : {}),
-      controlPlaneEndpointsConfig: {dnsEndpointConfig: {allowExternalTraffic: spec.dnsEndpoint}},
-      ...(spec.private
-        ? {
-            privateClusterConfig: {
-              enablePrivateNodes: spec.private.enablePrivateNodes,
-              enablePrivateEndpoint: spec.private.enablePrivateEndpoint,
-              ...(spec.private.privateEndpointSubnetwork
-                ? {privateEndpointSubnetwork: spec.private.privateEndpointSubnetwork}
-                : {}),
-              masterGlobalAccessConfig: {enabled: spec.private.masterGlobalAccess},
-            },
-            masterAuthorizedNetworksConfig: {
-              enabled: true,
-              cidrBlocks: spec.private.authorizedNetworks.map((cidrBlock) => ({cidrBlock})),
-            },
-          }
-        : {}),
-    }
+    const cluster = toApiCluster(spec)
     const [operation] = await this.call(`create cluster ${spec.name}`, spec.project, spec.region, () =>
       this.client.createCluster({parent: path.location(spec.project, spec.region), cluster}, CALL),
     )
@@ -371,7 +326,7 @@ class ContainerApiClient implements GkeClient {
   }
 }
 
-/** Maps a desired node pool to the API message. */
+/** Maps a desired node pool to the API message: a pure mapping, every value decided in the core's spec. */
 export function toApiNodePool(spec: NodePoolSpec): ApiNodePool {
   const custom = spec.custom
   const flex = spec.capacity === 'flex'
@@ -403,7 +358,7 @@ export function toApiNodePool(spec: NodePoolSpec): ApiNodePool {
               {
                 acceleratorType: spec.gpu.type,
                 acceleratorCount: spec.gpu.count,
-                gpuDriverInstallationConfig: {gpuDriverVersion: 'LATEST'},
+                gpuDriverInstallationConfig: {gpuDriverVersion: spec.gpu.driverVersion},
               },
             ],
           }
@@ -423,13 +378,73 @@ export function toApiNodePool(spec: NodePoolSpec): ApiNodePool {
     ...(placement?.type === 'compact' ? {placementPolicy: {type: 'COMPACT', tpuTopology: placement.tpuTopology}} : {}),
     ...(placement?.type === 'workload-policy' ? {placementPolicy: {policyName: placement.name}} : {}),
     ...(spec.maxPodsPerNode ? {maxPodsConstraint: {maxPodsPerNode: spec.maxPodsPerNode}} : {}),
-    ...(flex
-      ? {autoscaling: {enabled: true, minNodeCount: 0, maxNodeCount: spec.flexMaxNodes ?? 0, locationPolicy: 'ANY'}}
+    ...(spec.flexMaxNodes !== null
+      ? {
+          autoscaling: {
+            enabled: true,
+            minNodeCount: 0,
+            maxNodeCount: spec.flexMaxNodes,
+            locationPolicy: spec.autoscalingLocationPolicy ?? 'ANY',
+          },
+        }
       : {}),
-    management: {autoRepair: custom.autoRepair ?? !flex, autoUpgrade: custom.autoUpgrade ?? true},
+    management: {autoRepair: spec.management.autoRepair, autoUpgrade: spec.management.autoUpgrade},
     ...(spec.queuedProvisioning ? {queuedProvisioning: {enabled: true}} : {}),
     ...(spec.acceleratorNetworkProfile
       ? {networkConfig: {acceleratorNetworkProfile: spec.acceleratorNetworkProfile}}
+      : {}),
+  }
+}
+
+/** Maps the desired cluster to the API message: a pure mapping, every value decided in the core's spec. */
+export function toApiCluster(spec: ClusterSpec): ApiCluster {
+  return {
+    name: spec.name,
+    initialClusterVersion: spec.version ?? '',
+    releaseChannel: {channel: spec.releaseChannel},
+    locations: [spec.zone],
+    resourceLabels: {...spec.labels},
+    nodePools: [
+      {
+        name: 'default-pool',
+        initialNodeCount: spec.defaultPool.nodeCount,
+        config: {
+          machineType: spec.defaultPool.machineType,
+          oauthScopes: [...spec.defaultPool.oauthScopes],
+        },
+        autoscaling: {
+          enabled: true,
+          totalMinNodeCount: spec.defaultPool.minNodes,
+          totalMaxNodeCount: spec.defaultPool.maxNodes,
+          locationPolicy: spec.defaultPool.locationPolicy,
+        },
+        management: {autoUpgrade: spec.autoUpgrade, autoRepair: spec.defaultPool.autoRepair},
+      },
+    ],
+    autoscaling: {autoscalingProfile: spec.autoscalingProfile},
+    ipAllocationPolicy: {useIpAliases: spec.networking.ipAliases},
+    networkConfig: {
+      datapathProvider: spec.networking.dataplaneV2 ? 'ADVANCED_DATAPATH' : 'LEGACY_DATAPATH',
+      enableMultiNetworking: spec.networking.multiNetworking,
+    },
+    ...(spec.network ? {network: spec.network} : {}),
+    ...(spec.subnetwork ? {subnetwork: spec.subnetwork} : {}),
+    controlPlaneEndpointsConfig: {dnsEndpointConfig: {allowExternalTraffic: spec.dnsEndpoint}},
+    ...(spec.private
+      ? {
+          privateClusterConfig: {
+            enablePrivateNodes: spec.private.enablePrivateNodes,
+            enablePrivateEndpoint: spec.private.enablePrivateEndpoint,
+            ...(spec.private.privateEndpointSubnetwork
+              ? {privateEndpointSubnetwork: spec.private.privateEndpointSubnetwork}
+              : {}),
+            masterGlobalAccessConfig: {enabled: spec.private.masterGlobalAccess},
+          },
+          masterAuthorizedNetworksConfig: {
+            enabled: true,
+            cidrBlocks: spec.private.authorizedNetworks.map((cidrBlock) => ({cidrBlock})),
+          },
+        }
       : {}),
   }
 }

@@ -289,6 +289,8 @@ export function desiredClusterFromFlags(flags: ClusterCreateFlags): DesiredClust
       nodeCount: defaultNodes,
       minNodes: 1,
       maxNodes: 1000,
+      locationPolicy: 'BALANCED',
+      autoRepair: true,
       // Python xpk passes --scopes=storage-full,gke-default except for GPUs, where gcloud's default, gke-default,
       // applies. The API has no such default (without scopes nodes get at most logging and monitoring), so the
       // GPU set is spelled out too.
@@ -305,6 +307,8 @@ export function desiredClusterFromFlags(flags: ClusterCreateFlags): DesiredClust
           authorizedNetworks: [...(flags.authorizedNetworks ?? [])],
         }
       : null,
+    networking: {ipAliases: true, dataplaneV2: true, multiNetworking: true},
+    autoscalingProfile: 'OPTIMIZE_UTILIZATION',
     dnsEndpoint: !privateEndpoint,
     labels: {gke_product_type: 'xpk'},
   }
@@ -318,7 +322,10 @@ export function desiredClusterFromFlags(flags: ClusterCreateFlags): DesiredClust
     tpuTopology: a.kind === 'TPU' ? a.topology : null,
     capacity,
     placementPolicy: placementFor(a),
-    gpu: a.kind === 'GPU' && a.gkeAccelerator ? {type: a.gkeAccelerator, count: a.chipsPerVm} : null,
+    gpu:
+      a.kind === 'GPU' && a.gkeAccelerator
+        ? {type: a.gkeAccelerator, count: a.chipsPerVm, driverVersion: 'LATEST'}
+        : null,
     locations: [zone as string],
     oauthScopes:
       a.kind === 'GPU' ? [SCOPES.cloudPlatform] : [SCOPES.storageFull, ...SCOPES.gkeDefault, SCOPES.cloudPlatform],
@@ -331,6 +338,8 @@ export function desiredClusterFromFlags(flags: ClusterCreateFlags): DesiredClust
       ...custom.labels,
     },
     flexMaxNodes: flex ? (a.kind === 'TPU' ? a.vmsPerSlice : 1000) : null,
+    autoscalingLocationPolicy: flex ? 'ANY' : null,
+    management: {autoRepair: custom.autoRepair ?? !flex, autoUpgrade: custom.autoUpgrade ?? true},
     queuedProvisioning: flex && a.kind === 'GPU',
     version: null,
     custom,

@@ -63,8 +63,8 @@ export interface NodePoolSpec {
   /** Reservation path (`name` or `projects/P/reservations/NAME[/reservationBlocks/B]`), when capacity is reservation. */
   readonly reservation: string | null
   readonly placementPolicy: PlacementPolicy | null
-  /** GPU: accelerator type and count per VM. */
-  readonly gpu: {readonly type: string; readonly count: number} | null
+  /** GPU: accelerator type and count per VM, and the driver GKE installs (xpk asks for the latest). */
+  readonly gpu: {readonly type: string; readonly count: number; readonly driverVersion: 'LATEST' | 'DEFAULT'} | null
   /** The zone(s) the nodes run in. */
   readonly locations: readonly string[]
   readonly oauthScopes: readonly string[]
@@ -75,6 +75,10 @@ export interface NodePoolSpec {
   readonly labels: Readonly<Record<string, string>>
   /** Flex-start: autoscaling from 0 up to this many nodes. */
   readonly flexMaxNodes: number | null
+  /** Where the autoscaler of a flex-start pool may put nodes (ANY zone of the pool's locations). */
+  readonly autoscalingLocationPolicy: 'ANY' | 'BALANCED' | null
+  /** Node auto-repair and auto-upgrade: on, except auto-repair of flex-start pools (nodes come and go anyway). */
+  readonly management: {readonly autoRepair: boolean; readonly autoUpgrade: boolean}
   /** Single-slice GPU flex pools use queued provisioning (Dynamic Workload Scheduler). */
   readonly queuedProvisioning: boolean
   /** GKE node version; null means "decided at apply time from the control plane version". */
@@ -108,8 +112,18 @@ export interface ClusterSpec {
     readonly nodeCount: number
     readonly minNodes: number
     readonly maxNodes: number
+    /** Spread autoscaled nodes evenly over the zones (only one today, but kept when more are added). */
+    readonly locationPolicy: 'BALANCED' | 'ANY'
+    readonly autoRepair: boolean
     readonly oauthScopes: readonly string[]
   }
+  /**
+   * Networking as Python xpk sets it: VPC-native (IP aliases), Dataplane V2 (ADVANCED_DATAPATH) and
+   * multi-networking, which the accelerator network profiles of newer TPUs and GPUs need.
+   */
+  readonly networking: {readonly ipAliases: boolean; readonly dataplaneV2: boolean; readonly multiNetworking: boolean}
+  /** The cluster autoscaler's profile: remove idle nodes quickly (accelerators are expensive). */
+  readonly autoscalingProfile: 'OPTIMIZE_UTILIZATION' | 'BALANCED'
   readonly network: string | null
   readonly subnetwork: string | null
   readonly private: PrivateClusterSpec | null

@@ -118,6 +118,16 @@ describe('renderPlan goldens', () => {
   })
 })
 
+describe('plan JSON goldens: every field xpk will send, for review', () => {
+  it.each(CASES)('$file (as JSON) matches', (c) => {
+    const path = goldenPath(c.file.replace(/\.txt$/, '.json'))
+    const actual = `${JSON.stringify(planToJson(c.plan()), null, 2)}\n`
+    if (UPDATE) writeFileSync(path, actual)
+    expect(existsSync(path), `${path} is missing; run with UPDATE_GOLDENS=1`).toBe(true)
+    expect(actual).toBe(readFileSync(path, 'utf8'))
+  })
+})
+
 describe('renderPlan', () => {
   it('aligns the step columns to the longest name', () => {
     const longest = 'a-much-longer-pool'
