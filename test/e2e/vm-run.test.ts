@@ -73,6 +73,10 @@ describe.skipIf(missing)('xpk vm run against real sshd workers and the fake TPU 
   beforeAll(async () => {
     ssh = await SshWorkers.start(4)
     fake = await FakeTpu.start({
+      stepMs: 50,
+      // Slices created through `xpk vm create` land on the same SSH servers: slice s worker w is server 2s+w.
+      endpoints: (_nodeId, slice, count) =>
+        Array.from({length: count}, (_, w) => ({ipAddress: ssh.workers[slice * 2 + w].host, port: 8470})),
       onMetadata: (nodeId, metadata) => {
         const slice = Number(nodeId.split('-').at(-1))
         ssh.authorize([slice * 2, slice * 2 + 1], metadata['ssh-keys'] ?? '')
@@ -217,6 +221,29 @@ describe.skipIf(missing)('xpk vm run against real sshd workers and the fake TPU 
     expect(result.code).toBe(3)
     expect(result.stderr).toMatch(/Slice 1 worker 0 \(demo-1\): The SSH host key of .* has changed/)
     writeFileSync(knownHosts, text)
+  })
+
+  it('runs the whole workflow: vm create, vm run on what it made, vm delete', async () => {
+    const target = ['--project', PROJECT, '--zone', ZONE]
+    const cli = (...args: string[]) => runCli([...args, ...target], {env: env(), timeoutMs: 60_000})
+    const created = await cli('vm', 'create', '--tpu-prefix', 'wf', '--tpu-type', 'v4-16', '--num-slices', '2')
+    expect(created.code, created.stderr).toBe(0)
+    expect(created.stderr).toContain('Queued resource wf is ACTIVE: wf-0 (2 workers), wf-1 (2 workers).')
+    const ran = await xpk(
+      '--tpu-prefix',
+      'wf',
+      '--command',
+      'echo "$TPU_PREFIX $MEGASCALE_SLICE_ID/$MEGASCALE_NUM_SLICES"',
+      '--script-dir',
+      scriptDir,
+      '--json',
+    )
+    expect(ran.code, ran.stderr).toBe(0)
+    expect(ran.stderr).toContain('wf 0/2')
+    expect(JSON.parse(ran.stdout).workers).toHaveLength(4)
+    const deleted = await cli('vm', 'delete', '--tpu-prefix', 'wf', '--force')
+    expect(deleted.code, deleted.stderr).toBe(0)
+    expect(fake.node(PROJECT, ZONE, 'wf-0')).toBeUndefined()
   })
 
   it('names the slices it could not find', async () => {
