@@ -405,6 +405,8 @@ describe('FakeGke fault injection', () => {
 
 describe('FakeGke operations, call log and server config', () => {
   it('serves GetOperation by name and by the deprecated projectId/zone/operationId fields', async () => {
+    // Long enough that the operation cannot finish between the two reads on a loaded machine.
+    fake.settings.operationMs = 60_000
     fake.seedCluster({project: P, location: L, name: 'c1'})
     const op = await createPool('c1', {name: 'np1'})
     const [byName] = await client.getOperation({name: op.name})
