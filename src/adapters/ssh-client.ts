@@ -162,7 +162,11 @@ class Ssh2Session implements RemoteSession {
 
   exec(
     command: string,
-    options: {stdin?: Buffer; onOutput?: (chunk: Buffer, stream: 'stdout' | 'stderr') => void} = {},
+    options: {
+      stdin?: Buffer
+      gate?: Promise<string>
+      onOutput?: (chunk: Buffer, stream: 'stdout' | 'stderr') => void
+    } = {},
   ): Promise<RemoteExit> {
     return new Promise((resolve, reject) => {
       this.client.exec(command, (error: Error | undefined, channel: ClientChannel) => {
@@ -174,7 +178,12 @@ class Ssh2Session implements RemoteSession {
         channel.on('data', (chunk: Buffer) => options.onOutput?.(chunk, 'stdout'))
         channel.stderr.on('data', (chunk: Buffer) => options.onOutput?.(chunk, 'stderr'))
         channel.on('close', () => resolve(exit))
-        if (options.stdin) channel.end(options.stdin)
+        if (options.gate) {
+          options.gate.then(
+            (answer) => channel.end(`${answer}\n`),
+            () => channel.end(),
+          )
+        } else if (options.stdin) channel.end(options.stdin)
         else channel.end()
       })
     })

@@ -21,13 +21,15 @@ export interface RemoteExit {
 /** An open SSH connection to one worker. */
 export interface RemoteSession {
   /**
-   * Runs `command` (a shell script for the remote login shell). `stdin` is written and then closed; output is
-   * passed on as it arrives.
+   * Runs `command` (a shell script for the remote login shell). `stdin` is written and then closed (or `gate`'s
+   * answer, once it has one); output is passed on as it arrives.
    */
   exec(
     command: string,
     options?: {
       readonly stdin?: Buffer
+      /** Holds stdin open until it settles, then writes its text and a newline and closes stdin. */
+      readonly gate?: Promise<string>
       readonly onOutput?: (chunk: Buffer, stream: 'stdout' | 'stderr') => void
     },
   ): Promise<RemoteExit>

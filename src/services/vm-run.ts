@@ -2,7 +2,15 @@ import {XpkError} from '../core/errors.js'
 import {pollDelay} from '../core/retry.js'
 import {defaultRunName} from '../core/vm/naming.js'
 import {checkRunInput, planWorkers, progressLine, type RunWorker} from '../core/vm/run-plan.js'
-import {hasSshKey, killScript, runScript, shipScript, withSshKey, workerEnv} from '../core/vm/remote-scripts.js'
+import {
+  hasSshKey,
+  killScript,
+  READY_MARKER,
+  runScript,
+  shipScript,
+  withSshKey,
+  workerEnv,
+} from '../core/vm/remote-scripts.js'
 import type {RemoteSession, RemoteShell, RunLogs, SshKeyPair, SshKeyStore} from '../ports/remote-shell.js'
 import type {TpuClient, TpuLocation, TpuNode} from '../ports/tpu.js'
 import {pollWait, usingTpu, withRetries, type VmApiDeps, type VmTiming} from './vm-common.js'
@@ -58,6 +66,8 @@ export interface VmRunResult {
 
 /** An exit status for ordering: a signal or a lost connection counts as 255, like ssh. */
 const statusOf = (r: WorkerResult) => r.exitCode ?? 255
+
+const READY_LINE = Buffer.from(`${READY_MARKER}\n`)
 
 /**
  * `xpk vm run` (MaxText's multihost_runner without gcloud): finds the slices, makes sure the user's key is in their
@@ -297,10 +307,16 @@ async function runEverywhere(
       status: running.size === 0 ? 'done' : 'running',
     })
 
+  // Every worker says when it is ready; "go" goes to all of them at once, so the commands start together.
+  let answer: (text: 'go' | 'stop') => void = () => {}
+  const gate = new Promise<'go' | 'stop'>((resolve) => (answer = resolve))
+  let ready = 0
+
   /** Kills the process group of every worker still running (through its own connection). */
   const stopOthers = (why: string) => {
     if (stopping) return
     stopping = true
+    answer('stop')
     if (running.size > 0) board.note(`Stopping ${running.size} running worker${running.size === 1 ? '' : 's'}: ${why}.`)
     for (const i of running) {
       stopped.add(i)
@@ -342,20 +358,37 @@ async function runEverywhere(
           runName: options.runName,
           env,
           command: options.command,
+          gated: true,
         })
         const t0 = deps.now()
+        const emit = (chunk: Buffer) => {
+          if (chunk.length === 0) return
+          writer.write(chunk)
+          if (i === 0) deps.output(chunk)
+        }
+        // stderr is held until the ready line arrives (it may come in pieces), which is then cut out.
+        let early: Buffer | undefined = Buffer.alloc(0)
         let exitCode: number | null
         try {
           const exit = await sessions[i].exec(script, {
-            onOutput: (chunk) => {
-              writer.write(chunk)
-              if (i === 0) deps.output(chunk)
+            gate,
+            onOutput: (chunk, stream) => {
+              if (early === undefined || stream !== 'stderr') return emit(chunk)
+              early = Buffer.concat([early, chunk])
+              const at = early.indexOf(READY_LINE)
+              if (at < 0) return
+              const held = early
+              early = undefined
+              emit(held.subarray(0, at))
+              emit(held.subarray(at + READY_LINE.length))
+              if (++ready === workers.length) answer('go')
             },
           })
           exitCode = exit.code
         } catch {
           exitCode = null
         } finally {
+          if (early) emit(early)
           await writer.close()
         }
         running.delete(i)

@@ -10,6 +10,7 @@ import type {
   SshKeyStore,
   SshTarget,
 } from '../../src/ports/remote-shell.js'
+import {READY_MARKER} from '../../src/core/vm/remote-scripts.js'
 import type {VmTiming} from '../../src/services/vm-common.js'
 import {runOnVms, type VmRunDeps, type VmRunOptions} from '../../src/services/vm-run.js'
 import {MemoryTpu} from '../fakes/memory-tpu.js'
@@ -29,6 +30,7 @@ type Behaviour = {code: number; output?: string} | 'hang'
 class FakeWorkers implements RemoteShell {
   readonly scripts: {host: string; kind: 'ship' | 'run' | 'kill'; stdin?: number}[] = []
   readonly refusals = new Map<string, number>()
+  readonly started: string[] = []
   private readonly pending = new Map<string, (exit: RemoteExit) => void>()
   constructor(private readonly behave: (host: string) => Behaviour) {}
 
@@ -47,6 +49,13 @@ class FakeWorkers implements RemoteShell {
           return {code: 0}
         }
         if (kind === 'ship') return {code: 0}
+        if (options.gate) {
+          // Ready in two pieces, as a network may deliver it.
+          options.onOutput?.(Buffer.from(`warming up\n${READY_MARKER.slice(0, 5)}`), 'stderr')
+          options.onOutput?.(Buffer.from(`${READY_MARKER.slice(5)}\n`), 'stderr')
+          if ((await options.gate) !== 'go') return {code: 143}
+        }
+        this.started.push(target.host)
         const behaviour = this.behave(target.host)
         if (behaviour === 'hang') return new Promise((resolve) => this.pending.set(target.host, resolve))
         await new Promise((r) => setTimeout(r, 1))
@@ -147,8 +156,9 @@ describe('vm run (in-process, in-memory TPU and workers)', () => {
     expect(kinds.slice(0, 4)).toEqual(['ship', 'ship', 'ship', 'ship'])
     expect(kinds.slice(4)).toEqual(['run', 'run', 'run', 'run'])
     expect(workers.scripts[0].stdin).toBe(1000)
-    expect(output).toEqual([`hello from ${result.workers[0].host}\n`])
-    expect(logs.files.get('/logs/r1/slice-1-worker-1.log')).toBe(`hello from ${result.workers[3].host}\n`)
+    expect(output.join('')).toBe(`warming up\nhello from ${result.workers[0].host}\n`)
+    expect(logs.files.get('/logs/r1/slice-1-worker-1.log')).toBe(`warming up\nhello from ${result.workers[3].host}\n`)
+    expect(workers.started).toHaveLength(4)
     expect(JSON.parse(logs.files.get('/logs/r1/summary.json')!).workers).toHaveLength(4)
   })
 
@@ -228,5 +238,29 @@ describe('vm run interrupted while copying', () => {
     await expect(runOnVms(options(), {...deps, shell: async () => slowShip})).rejects.toBe(interrupted)
     expect(workers.scripts.filter((s) => s.kind === 'run')).toEqual([])
     expect(closed.length).toBeGreaterThanOrEqual(4)
+  })
+})
+
+describe('vm run start gate', () => {
+  it('starts no command when a worker fails before every worker is ready', async () => {
+    const {workers, deps} = setup(() => ({code: 0}))
+    const failing: RemoteShell = {
+      connect: async (target) => {
+        const session = await workers.connect(target)
+        const first = target.host
+        return {
+          ...session,
+          exec: (script, opts) =>
+            first.endsWith('.0.2') && !script.startsWith('f=') && !script.includes('tar -xf')
+              ? Promise.resolve({code: 127})
+              : session.exec(script, opts),
+        }
+      },
+    }
+    const error = await runOnVms(options({useExistingFolder: true}), {...deps, shell: async () => failing}).catch(
+      (e: unknown) => e,
+    )
+    expect(error).toMatchObject({kind: 'unsuccessful', message: expect.stringContaining('exit code 127')})
+    expect(workers.started).toEqual([])
   })
 })

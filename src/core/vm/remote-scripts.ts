@@ -29,6 +29,9 @@ export function workerEnv(input: {
   }
 }
 
+/** The line a gated run script prints on stderr when it is ready to start the command. */
+export const READY_MARKER = 'xpk-ready-to-start'
+
 /** Where a run's process-group id is kept on the worker, relative to $HOME. */
 export const pgidFile = (runName: string) => `.xpk/runs/${runName}.pgid`
 
@@ -68,6 +71,8 @@ export function runScript(input: {
   runName: string
   env: Readonly<Record<string, string>>
   command: string
+  /** Wait for "go" on stdin before starting (see {@link READY_MARKER}). */
+  gated?: boolean
 }): string {
   const dir = `"$HOME"/${shellQuote(input.remoteDir)}`
   const pgid = `"$HOME"/${shellQuote(pgidFile(input.runName))}`
@@ -83,6 +88,13 @@ export function runScript(input: {
     `cd ${dir}`,
     ...Object.entries(input.env).map(([k, v]) => `export ${k}=${shellQuote(v)}`),
     'set +e',
+    ...(input.gated
+      ? [
+          // Start together: say ready on stderr, then wait for "go" on stdin (anything else, or its end, stops here).
+          `echo ${READY_MARKER} >&2`,
+          'read -r xpk_go; [ "$xpk_go" = go ] || exit 143',
+        ]
+      : []),
     // $1: where to record the process group; $2: the command, run by the same bash (the group leader). stdin is
     // closed so nothing waits on it.
     `exec setsid -w bash -c 'echo $$ > "$1"; c=$2; shift 2; eval "$c"' xpk-run ${pgid} ${shellQuote(input.command)} </dev/null`,

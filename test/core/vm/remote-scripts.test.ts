@@ -7,6 +7,7 @@ import {afterAll, describe, expect, it} from 'vitest'
 import {
   hasSshKey,
   killScript,
+  READY_MARKER,
   runScript,
   shellQuote,
   shipScript,
@@ -47,6 +48,23 @@ describe('remote scripts, run by a real shell', () => {
     expect(result.stdout).toBe('A 1 3 10.0.0.2:8080\na.txt\n')
     expect(result.status).toBe(7)
     expect(readFileSync(join(home, '.xpk/runs/r.pgid'), 'utf8')).toMatch(/^\d+\n$/)
+  })
+
+  it('with a gate, says it is ready and starts only on "go"', () => {
+    const script = runScript({
+      remoteDir: 'code',
+      ship: false,
+      runName: 'g',
+      env: {},
+      command: 'echo started',
+      gated: true,
+    })
+    const go = sh(script, Buffer.from('go\n'))
+    expect([go.status, go.stdout, go.stderr]).toEqual([0, 'started\n', `${READY_MARKER}\n`])
+    const stop = sh(script, Buffer.from('stop\n'))
+    expect([stop.status, stop.stdout]).toEqual([143, ''])
+    const closed = sh(script, Buffer.from(''))
+    expect([closed.status, closed.stdout]).toEqual([143, ''])
   })
 
   it('refuses to run without the folder when not shipping', () => {
