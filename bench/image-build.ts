@@ -13,7 +13,7 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {promisify} from 'node:util'
 
-import {imageBuildDeps} from '../src/adapters/image-build-deps.js'
+import {imageBuildDeps} from '../src/cli/image-build-deps.js'
 import type {Console, ProgressBoard} from '../src/ports/console.js'
 import {buildImage, type ImageBuildOptions, type ImageBuildResult} from '../src/services/image-build.js'
 import {makeBaseImage} from '../test/helpers/base-image.js'

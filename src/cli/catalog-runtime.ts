@@ -4,3 +4,4 @@
  */
 export {describeAccelerator, listAccelerators} from '../services/accelerators.js'
 export {renderAcceleratorDetails, renderAcceleratorTable} from '../core/render/accelerators.js'
+export {versionReport} from '../services/version.js'

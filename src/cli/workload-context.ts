@@ -1,4 +1,4 @@
-import {imageBuildDeps} from '../adapters/image-build-deps.js'
+import {imageBuildDeps} from './image-build-deps.js'
 import {NodeFiles} from '../adapters/local-files.js'
 import type {Console} from '../ports/console.js'
 import {buildImage} from '../services/image-build.js'

@@ -1,5 +1,4 @@
 import {XpkCommand} from '../cli/base-command.js'
-import {JOBSET_VERSION, KUEUE_VERSION} from '../core/versions.js'
 
 export default class Version extends XpkCommand {
   static override summary = 'Print the xpk version and the JobSet and Kueue versions it installs.'
@@ -7,8 +6,9 @@ export default class Version extends XpkCommand {
 
   async run() {
     await this.parse(Version)
-    const result = {xpk: this.config.version, jobset: JOBSET_VERSION, kueue: KUEUE_VERSION, node: process.version}
-    this.console.result(`xpk ${result.xpk}\nJobSet ${result.jobset}\nKueue ${result.kueue}\nNode.js ${result.node}`)
-    return result
+    const {versionReport} = await import('../cli/catalog-runtime.js')
+    const {report, text} = versionReport(this.config.version, process.version)
+    this.console.result(text)
+    return report
   }
 }

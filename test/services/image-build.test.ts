@@ -4,7 +4,7 @@ import {join} from 'node:path'
 
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 
-import {imageBuildDeps} from '../../src/adapters/image-build-deps.js'
+import {imageBuildDeps} from '../../src/cli/image-build-deps.js'
 import {DockerEngine} from '../../src/adapters/docker-engine.js'
 import {UsageError, XpkError} from '../../src/core/errors.js'
 import type {BuildContextSource, ImageEngine, RegistryClient} from '../../src/ports/images.js'

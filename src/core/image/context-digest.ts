@@ -3,7 +3,7 @@
  * the same tag on every machine and a changed input always gives a new one.
  */
 
-import {Sha256} from '../sha256.js'
+import {createHash} from 'node:crypto'
 
 /** One path of a build context, as hashed and as sent to the engine. */
 export interface ContextEntry {
@@ -45,7 +45,7 @@ export function sortContextEntries(entries: readonly ContextEntry[]): ContextEnt
 
 /** The digest of a build context (`sha256:<64 hex>`); entry order does not matter, modes and contents do. */
 export function contextDigest(input: ContextDigestInput): string {
-  const hash = new Sha256()
+  const hash = createHash('sha256')
   // JSON lines keep fields unambiguous whatever characters a path contains.
   const line = (value: unknown) => hash.update(`${JSON.stringify(value)}\n`)
   line([FORMAT, input.platform, input.baseDigest ?? 'unresolved'])
@@ -53,5 +53,5 @@ export function contextDigest(input: ContextDigestInput): string {
   for (const e of sortContextEntries(input.entries)) {
     line([e.type, (e.mode & 0o7777).toString(8), e.path, e.sha256, e.linkTarget ?? ''])
   }
-  return `sha256:${hash.hex()}`
+  return `sha256:${hash.digest('hex')}`
 }

@@ -1,6 +1,6 @@
 import {throwIfProblems, UsageError} from '../errors.js'
 import {INTEGER_FLAGS, parseInteger} from '../input.js'
-import type {TpuCapacity} from '../../ports/tpu.js'
+import type {TpuCapacity} from './types.js'
 import {resolveTpuVmType, validateRuntimeVersion, type TpuVmType} from './catalog.js'
 import {idProblem} from './naming.js'
 
@@ -25,6 +25,13 @@ export interface VmCreateRequest {
   readonly runtimeVersion: string
   readonly capacity: TpuCapacity
   readonly reservation?: string
+}
+
+/** The capacity chosen by --reserved, --spot or --best-effort (the parser lets at most one through); on-demand otherwise. */
+export function capacityFromFlags(flags: {reserved?: boolean; spot?: boolean; 'best-effort'?: boolean}): TpuCapacity {
+  if (flags.reserved) return 'reserved'
+  if (flags.spot) return 'spot'
+  return flags['best-effort'] ? 'best-effort' : 'on-demand'
 }
 
 export const MAX_VM_SLICES = INTEGER_FLAGS['vm:num-slices'].max

@@ -1,4 +1,4 @@
-import type {QueuedResource, QueuedResourceState, TpuNode} from '../../ports/tpu.js'
+import type {QueuedResource, QueuedResourceState, TpuNode} from './types.js'
 import {renderTable} from '../render/table.js'
 
 /** What each queued resource state means for the person waiting. */

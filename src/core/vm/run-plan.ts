@@ -1,6 +1,6 @@
 import {UsageError, XpkError, throwIfProblems} from '../errors.js'
 import {INTEGER_FLAGS, parseInteger} from '../input.js'
-import type {TpuNode} from '../../ports/tpu.js'
+import type {TpuNode} from './types.js'
 import {idProblem, runNameProblem, sliceIndex} from './naming.js'
 
 /** One worker of a run: which slice, which worker, and where to reach it. */

@@ -218,7 +218,8 @@ describe('gkeApiError hints', () => {
   it('stockout: says it is not quota and offers reservation, spot, flex, another zone or a later re-run', () => {
     const hints = hintsOf('RESOURCE_EXHAUSTED', 'does not have enough resources available to fulfill the request')
     expect(hints).toContain('not a quota problem')
-    for (const next of ['--reservation', '--spot', '--flex', '--zone', 're-run the same command later']) expect(hints).toContain(next)
+    for (const next of ['--reservation', '--spot', '--flex', '--zone', 're-run the same command later'])
+      expect(hints).toContain(next)
   })
 
   it('quota: links the quota page of the project and names the location', () => {

@@ -2,10 +2,10 @@
 
 import type {Console} from '../ports/console.js'
 import type {ImageBuildDeps} from '../services/image-build.js'
-import {FsBuildContextSource} from './build-context.js'
-import {DockerEngine, type DockerEngineOptions} from './docker-engine.js'
-import {DockerAndGoogleCredentials, type RegistryCredentialOptions} from './registry-credentials.js'
-import {RegistryHttpClient, type RegistryHttpOptions} from './registry-http.js'
+import {FsBuildContextSource} from '../adapters/build-context.js'
+import {DockerEngine, type DockerEngineOptions} from '../adapters/docker-engine.js'
+import {DockerAndGoogleCredentials, type RegistryCredentialOptions} from '../adapters/registry-credentials.js'
+import {RegistryHttpClient, type RegistryHttpOptions} from '../adapters/registry-http.js'
 
 /** Overrides for {@link imageBuildDeps}; everything defaults to the local machine's own setup. */
 export interface ImageBuildDepsOptions {
