@@ -2,7 +2,7 @@
 // help spellings, stray arguments, settings checked before any request, terminal safety and output errors, the
 // Node version check, and where the compile cache lives.
 import {spawnSync} from 'node:child_process'
-import {existsSync, writeFileSync} from 'node:fs'
+import {existsSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
@@ -58,12 +58,41 @@ describe('every --help example runs', () => {
     for (const id of Object.keys(COMMANDS).filter((i) => !i.startsWith('vm:'))) expect(ids).toContain(id)
   })
 
-  it.each(examples)('$example', async ({argv}) => {
+  const shapes: Record<string, unknown> = {}
+  it.each(examples)('$example', async ({example, argv}) => {
     const result = await runCli(argv, {env: env(), cwd: tempDir('xpk-example-')})
     expect(result.stderr).not.toMatch(/^Error/m)
     expect(result.code).toBe(0)
+    if (argv.includes('--json'))
+      shapes[example.replace('<%= config.bin %> ', 'xpk ')] = shapeOf(JSON.parse(result.stdout))
+  })
+
+  // The JSON each --json example prints, as a shape (keys and value types), is a contract: scripts read it.
+  it('keeps the --json shapes of test/golden/contract/json-shapes.json (UPDATE_GOLDENS=1 to accept a change)', () => {
+    const golden = join(REPO_ROOT, 'test/golden/contract/json-shapes.json')
+    const actual = `${JSON.stringify(Object.fromEntries(Object.entries(shapes).sort()), null, 2)}\n`
+    expect(Object.keys(shapes).length).toBeGreaterThanOrEqual(8)
+    if (process.env.UPDATE_GOLDENS) writeFileSync(golden, actual)
+    expect(actual).toBe(readFileSync(golden, 'utf8'))
   })
 })
+
+/** Keys and value types of a JSON value; arrays by the shapes their elements take. */
+function shapeOf(value: unknown): unknown {
+  if (value === null) return 'null'
+  if (Array.isArray(value)) {
+    const kinds = [...new Map(value.map((v) => [JSON.stringify(shapeOf(v)), shapeOf(v)])).values()]
+    return kinds.length === 0 ? '[]' : kinds.length === 1 ? [kinds[0]] : kinds
+  }
+  if (typeof value === 'object') {
+    return Object.fromEntries(
+      Object.keys(value as object)
+        .sort()
+        .map((k) => [k, shapeOf((value as Record<string, unknown>)[k])]),
+    )
+  }
+  return typeof value
+}
 
 describe('help and stray arguments', () => {
   it.each([[['-h']], [['help']], [['help', 'cluster', 'create']], [['cluster', 'create', '-h']]])(
