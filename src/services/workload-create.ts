@@ -2,7 +2,8 @@ import {dirname, join, resolve} from 'node:path'
 
 import {DEFAULT_SCRIPT_DIR_MAX_MB, SCRIPT_DIR_MAX_MB_VARIABLE} from '../core/image/context-check.js'
 import {imageRepository} from '../core/image/naming.js'
-import {throwIfProblems, UsageError, UsageErrors, XpkError} from '../core/errors.js'
+import {UsageError, XpkError} from '../core/errors.js'
+import {Problems} from '../core/input.js'
 import {buildJobSet} from '../core/manifests/jobset.js'
 import type {JobSet} from '../core/manifests/k8s-types.js'
 import {type ResolvedSettings} from '../core/settings.js'
@@ -60,17 +61,8 @@ export async function createWorkload(
   deps: WorkloadCreateDeps,
 ): Promise<WorkloadCreateResult> {
   // Every problem with the input is reported at once, before anything is built or sent.
-  const problems: UsageError[] = []
-  const collect = <T>(check: () => T): T | undefined => {
-    try {
-      return check()
-    } catch (error) {
-      if (error instanceof UsageErrors) problems.push(...error.problems)
-      else if (error instanceof UsageError) problems.push(error)
-      else throw error
-      return undefined
-    }
-  }
+  const problems = new Problems()
+  const collect = <T>(check: () => T): T | undefined => problems.attempt(check)
   const envFile = options.envFile === undefined ? undefined : await readEnvFile(options.envFile, deps.files)
   if (envFile instanceof UsageError) problems.push(envFile)
   const flags = {...options.flags, cluster: options.settings.cluster.value}
@@ -91,8 +83,8 @@ export async function createWorkload(
   const outputProblem = await checkOutputManifestFile(options.outputManifestFile, deps.files)
   if (outputProblem) problems.push(outputProblem)
   const scriptDir = options.dockerImage === undefined ? await checkScriptDir(options, deps) : undefined
-  if (Array.isArray(scriptDir)) problems.push(...scriptDir)
-  throwIfProblems(problems)
+  if (Array.isArray(scriptDir)) for (const problem of scriptDir) problems.push(problem)
+  problems.throwIfAny()
   const input = parsed as NonNullable<typeof parsed>
   // Checked above whenever there is an image to build.
   const context = scriptDir as CheckedScriptDir
