@@ -5,6 +5,7 @@
 export {resolveCommandSettings} from './context.js'
 export {localUser, vmApiDeps, vmRunDeps, vmTiming} from './vm-context.js'
 export {requireSetting} from '../core/settings.js'
+export {capacityFromFlags} from '../core/vm/create-options.js'
 export {renderVmList} from '../core/vm/render.js'
 export {createVms} from '../services/vm-create.js'
 export {deleteVms} from '../services/vm-delete.js'

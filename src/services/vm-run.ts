@@ -29,10 +29,20 @@ export interface VmRunOptions extends TpuLocation {
   /** As typed (checked exactly) or a number. */
   readonly sshPort: number | string
   /** Where the script directory goes on each worker, relative to the login's home. */
-  readonly remoteDir: string
+  /** Default `xpk-<tpu-prefix>`. */
+  readonly remoteDir?: string
   readonly timing: VmTiming
   /** How long SSH may keep refusing after xpk added the key to the nodes' metadata (the VMs pick it up). */
+  /** Default 90 s. */
+  readonly keyPropagationMs?: number
+}
+
+/** Options with every default applied and every value checked. */
+type Resolved = VmRunOptions & {
+  readonly runName: string
+  readonly remoteDir: string
   readonly keyPropagationMs: number
+  readonly sshPort: number
 }
 
 export interface VmRunDeps extends VmApiDeps {
@@ -67,6 +77,9 @@ export interface VmRunResult {
 /** An exit status for ordering: a signal or a lost connection counts as 255, like ssh. */
 const statusOf = (r: WorkerResult) => r.exitCode ?? 255
 
+/** How long SSH refusals are retried after xpk added the key to the nodes' metadata. */
+const KEY_PROPAGATION_MS = 90_000
+
 const READY_LINE = Buffer.from(`${READY_MARKER}\n`)
 
 /**
@@ -76,7 +89,12 @@ const READY_LINE = Buffer.from(`${READY_MARKER}\n`)
  * process group); Ctrl-C does the same.
  */
 export async function runOnVms(input: VmRunOptions, deps: VmRunDeps): Promise<VmRunResult> {
-  const named = {...input, runName: input.runName ?? defaultRunName(new Date(deps.now()))}
+  const named = {
+    ...input,
+    runName: input.runName ?? defaultRunName(new Date(deps.now())),
+    remoteDir: input.remoteDir ?? `xpk-${input.tpuPrefix}`,
+    keyPropagationMs: input.keyPropagationMs ?? KEY_PROPAGATION_MS,
+  }
   const options = {...named, ...checkRunInput(named)}
   const started = deps.now()
   const location = {project: options.project, zone: options.zone}
@@ -188,7 +206,7 @@ async function ensureKeyOnNodes(
 async function connectAll(
   shell: RemoteShell,
   workers: readonly RunWorker[],
-  options: VmRunOptions & {readonly sshPort: number},
+  options: Resolved,
   addedKeys: boolean,
   deps: VmRunDeps,
 ): Promise<RemoteSession[]> {
@@ -236,7 +254,7 @@ async function shipEverywhere(
   sessions: readonly RemoteSession[],
   workers: readonly RunWorker[],
   tar: Buffer,
-  options: VmRunOptions,
+  options: Resolved,
   deps: VmRunDeps,
 ): Promise<void> {
   const board = deps.console.progress('Copying the script directory:')
@@ -285,7 +303,7 @@ async function runEverywhere(
   workers: readonly RunWorker[],
   numSlices: number,
   logDir: string,
-  options: VmRunOptions & {readonly runName: string},
+  options: Resolved,
   deps: VmRunDeps,
 ): Promise<WorkerResult[]> {
   const started = deps.now()

@@ -43,13 +43,7 @@ export default class VmCreate extends XpkCommand {
         tpuType: flags['tpu-type'],
         numSlices: flags['num-slices'] ?? 1,
         runtimeVersion: flags['runtime-version'],
-        capacity: flags.reserved
-          ? 'reserved'
-          : flags.spot
-            ? 'spot'
-            : flags['best-effort']
-              ? 'best-effort'
-              : 'on-demand',
+        capacity: runtime.capacityFromFlags(flags),
         reservation: flags.reservation,
         async: flags.async,
         timing: runtime.vmTiming(),

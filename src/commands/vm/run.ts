@@ -48,9 +48,7 @@ export default class VmRun extends XpkCommand {
         useExistingFolder: flags['use-existing-folder'],
         sshUser: flags['ssh-user'] ?? runtime.localUser(),
         sshPort: flags['ssh-port'] ?? 22,
-        remoteDir: `xpk-${flags['tpu-prefix']}`,
         timing: runtime.vmTiming(),
-        keyPropagationMs: 90_000,
       },
       await runtime.vmRunDeps(flags['tpu-endpoint'], flags['log-dir'], this.jsonEnabled(), this.console, this.signal),
     )

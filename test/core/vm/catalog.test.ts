@@ -2,7 +2,7 @@ import {describe, expect, it} from 'vitest'
 
 import {UsageError} from '../../../src/core/errors.js'
 import {resolveTpuVmType, validateRuntimeVersion} from '../../../src/core/vm/catalog.js'
-import {checkVmCreateInput} from '../../../src/core/vm/create-options.js'
+import {capacityFromFlags, checkVmCreateInput} from '../../../src/core/vm/create-options.js'
 import {defaultRunName, idProblem, runNameProblem, sliceIndex, sliceNodeIds} from '../../../src/core/vm/naming.js'
 
 describe('TPU VM types', () => {
@@ -61,5 +61,14 @@ describe('names', () => {
       queuedResourceId: 'x',
       runtimeVersion: 'v2-alpha-tpuv5',
     })
+  })
+
+  it('maps the capacity flags', () => {
+    expect([{}, {reserved: true}, {spot: true}, {'best-effort': true}].map((f) => capacityFromFlags(f))).toEqual([
+      'on-demand',
+      'reserved',
+      'spot',
+      'best-effort',
+    ])
   })
 })
