@@ -15,7 +15,7 @@ export class RunLogFiles implements RunLogs {
   }
 
   writer(path: string): {write(chunk: Buffer): void; close(): Promise<void>} {
-    const stream = createWriteStream(path, {flags: 'a'})
+    const stream = createWriteStream(path)
     return {
       write: (chunk) => void stream.write(chunk),
       close: () => new Promise<void>((resolve) => stream.end(resolve)),

@@ -60,7 +60,7 @@ export interface SshKeyStore {
 export interface RunLogs {
   /** Creates the run directory and returns its path. */
   open(runName: string): Promise<string>
-  /** Opens one log file for appending. */
+  /** Opens one log file, replacing an earlier one of the same run name. */
   writer(path: string): {write(chunk: Buffer): void; close(): Promise<void>}
   /** Writes a whole file (the run summary). */
   writeFile(path: string, text: string): Promise<void>

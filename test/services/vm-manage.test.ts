@@ -146,3 +146,15 @@ describe('vm list and delete', () => {
     expect(console.questions).toEqual([])
   })
 })
+
+describe('vm delete --async', () => {
+  it('sends the delete and returns without waiting', async () => {
+    const {tpu, deps, sleeps} = setup('yes')
+    await createVms(create(), deps)
+    const before = sleeps.length
+    const result = await deleteVms({...where, tpuPrefix: 'demo', async: true, timing}, deps)
+    expect(result).toEqual({queuedResource: 'demo', outcome: 'deleting', nodes: ['demo-0', 'demo-1']})
+    expect(sleeps.length).toBe(before)
+    expect(tpu.queued.get('demo')!.state).toBe('DELETING')
+  })
+})
