@@ -1,5 +1,5 @@
-import {ApiError} from '../core/errors.js'
-import {jitteredDelay, pollDelay, type Backoff} from '../core/retry.js'
+import {pollDelay, type Backoff} from '../core/retry.js'
+import {DEFAULT_RETRY_POLICY, withRetries as retryCall} from '../executor/retry.js'
 import type {Console} from '../ports/console.js'
 import type {TpuClient} from '../ports/tpu.js'
 
@@ -22,18 +22,18 @@ export interface VmApiDeps {
   readonly signal: AbortSignal
 }
 
-/** Runs an API call, retrying transient failures (ApiError.retryable) with jittered backoff. */
-export async function withRetries<T>(call: () => Promise<T>, timing: VmTiming, deps: VmApiDeps): Promise<T> {
-  for (let attempt = 0; ; attempt++) {
-    deps.signal.throwIfAborted()
-    try {
-      return await call()
-    } catch (error) {
-      if (!(error instanceof ApiError && error.retryable) || attempt + 1 >= timing.attempts) throw error
-      deps.console.debug(`Retrying after ${error.status}: ${error.message}`)
-      await deps.sleep(jitteredDelay(attempt, timing.retry, deps.random()), deps.signal)
-    }
-  }
+/**
+ * Runs an API call under xpk's one retry policy (src/executor/retry.ts): transient failures retried with jittered
+ * backoff, a busy resource within the conflict budget, every wait ended by the abort signal.
+ */
+export function withRetries<T>(call: () => Promise<T>, timing: VmTiming, deps: VmApiDeps): Promise<T> {
+  return retryCall(call, {
+    policy: {...DEFAULT_RETRY_POLICY, attempts: timing.attempts, backoff: timing.retry},
+    clock: deps,
+    signal: deps.signal,
+    onRetry: (error, delayMs) =>
+      deps.console.debug(`Retrying in ${delayMs} ms after ${error.status}: ${error.message}`),
+  })
 }
 
 /** The wait before poll number `poll` of a long operation. */
