@@ -1,10 +1,10 @@
 // buildImage against a real Docker engine and registry (skipped, with a message, when no engine can be reached).
 // The in-process behaviour of the service, over fakes, is in test/services/image-build.test.ts.
-import {mkdir, mkdtemp, rm, writeFile} from 'node:fs/promises'
+import {mkdtemp, rm, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
-import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {imageBuildDeps} from '../../src/cli/image-build-deps.js'
 import {XpkError} from '../../src/core/errors.js'
@@ -21,31 +21,9 @@ import {
   uniqueSuffix,
 } from '../helpers/docker.js'
 import {startLocalRegistry, type LocalRegistry} from '../helpers/local-registry.js'
+import {scriptDir, writeFiles} from '../helpers/script-dir.js'
+import {tempDir} from '../helpers/temp.js'
 import {RecordingConsole} from '../helpers/recording-console.js'
-
-const dirs: string[] = []
-afterEach(async () => {
-  await Promise.all(dirs.splice(0).map((d) => rm(d, {recursive: true, force: true})))
-})
-
-async function tempDir(prefix: string): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), prefix))
-  dirs.push(dir)
-  return dir
-}
-
-async function scriptDir(files: Record<string, string>): Promise<string> {
-  const dir = await tempDir('xpk-script-')
-  await writeFiles(dir, files)
-  return dir
-}
-
-async function writeFiles(dir: string, files: Record<string, string>): Promise<void> {
-  for (const [path, content] of Object.entries(files)) {
-    await mkdir(join(dir, path, '..'), {recursive: true})
-    await writeFile(join(dir, path), content)
-  }
-}
 
 /** Counts the calls that reach the engine and the registry. */
 function counted(deps: ImageBuildDeps) {

@@ -1,48 +1,26 @@
-import {mkdir, mkdtemp, rm, writeFile} from 'node:fs/promises'
-import {tmpdir} from 'node:os'
+import {rm} from 'node:fs/promises'
 import {join} from 'node:path'
 
-import {afterEach, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 
 import {imageBuildDeps} from '../../src/cli/image-build-deps.js'
 import {DockerEngine} from '../../src/adapters/docker-engine.js'
 import {UsageError, XpkError} from '../../src/core/errors.js'
 import type {BuildContextSource} from '../../src/ports/images.js'
 import {buildImage, type ImageBuildDeps, type ImageBuildOptions} from '../../src/services/image-build.js'
+import {scriptDir} from '../helpers/script-dir.js'
 import {RecordingConsole, type PromptAnswer} from '../helpers/recording-console.js'
 
-const dirs: string[] = []
-afterEach(async () => {
-  await Promise.all(dirs.splice(0).map((d) => rm(d, {recursive: true, force: true})))
+/** The real wiring with every engine, registry and credential call refused: nothing may leave the process. */
+const refuse = () => Promise.reject(new Error('no engine or network call may happen'))
+const offlineDeps = async (console: RecordingConsole): Promise<ImageBuildDeps> => ({
+  ...(await imageBuildDeps(console)),
+  engine: {inspectLocal: refuse, build: refuse, push: refuse},
+  registry: {manifest: refuse},
+  credentials: {forRegistry: refuse},
 })
 
-async function tempDir(prefix: string): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), prefix))
-  dirs.push(dir)
-  return dir
-}
-
-async function scriptDir(files: Record<string, string>): Promise<string> {
-  const dir = await tempDir('xpk-script-')
-  await writeFiles(dir, files)
-  return dir
-}
-
-async function writeFiles(dir: string, files: Record<string, string>): Promise<void> {
-  for (const [path, content] of Object.entries(files)) {
-    await mkdir(join(dir, path, '..'), {recursive: true})
-    await writeFile(join(dir, path), content)
-  }
-}
-
 describe('buildImage without Docker', () => {
-  const refuse = () => Promise.reject(new Error('no engine or network call may happen'))
-  const offlineDeps = async (console: RecordingConsole): Promise<ImageBuildDeps> => ({
-    ...(await imageBuildDeps(console)),
-    engine: {inspectLocal: refuse, build: refuse, push: refuse},
-    registry: {manifest: refuse},
-    credentials: {forRegistry: refuse},
-  })
   const options = (scriptDir: string): ImageBuildOptions => ({
     baseImage: 'python:3.10',
     scriptDir,
@@ -121,13 +99,6 @@ describe('buildImage without Docker', () => {
 // Rule 5 of issue 7: the script directory is announced when it is the default, and one that looks like a whole
 // repository or is very big is packed only after the user agrees (or passed --force).
 describe('buildImage looks at the script directory before reading it', () => {
-  const refuse = () => Promise.reject(new Error('no engine or network call may happen'))
-  const offlineDeps = async (console: RecordingConsole): Promise<ImageBuildDeps> => ({
-    ...(await imageBuildDeps(console)),
-    engine: {inspectLocal: refuse, build: refuse, push: refuse},
-    registry: {manifest: refuse},
-    credentials: {forRegistry: refuse},
-  })
   const options = (scriptDir: string, patch: Partial<ImageBuildOptions> = {}): ImageBuildOptions => ({
     baseImage: 'python:3.10',
     scriptDir,
