@@ -60,6 +60,8 @@ export interface ApplyResult {
   /** Node pools this run had to create (create and recreate steps), and how many it did. */
   readonly poolsWanted: number
   readonly poolsCreated: number
+  /** Of those, pools whose first create request found them made already (by a concurrent or an earlier run). */
+  readonly poolsFound: number
   readonly interrupted: boolean
   /** Whether any create or delete request reached GKE. */
   readonly sentChanges: boolean
@@ -85,6 +87,8 @@ class Runner {
   private readonly waiters = new Map<string, {resolve: (op: GkeOperation | null) => void}>()
   private watching: Promise<void> | undefined
   private sentChanges = false
+  /** Pools a create found already there on its first request. */
+  private readonly found = new Set<string>()
 
   constructor(
     private readonly plan: Plan,
@@ -176,7 +180,8 @@ class Runner {
     return {
       outcomes: this.outcomes,
       poolsWanted,
-      poolsCreated: created.length,
+      poolsCreated: created.filter((o) => !this.found.has(o.name)).length,
+      poolsFound: created.filter((o) => this.found.has(o.name)).length,
       interrupted: this.options.signal.aborted,
       sentChanges: this.sentChanges,
     }
@@ -331,9 +336,11 @@ class Runner {
     }
     this.progress(name, 'creating')
     this.sentChanges = true
-    const operation = await this.retrying(name, () => this.deps.gke.createNodePool(this.ref, spec), {
-      alreadyDone: 'ALREADY_EXISTS',
-    })
+    let attempts = 0
+    const create = () => (attempts++, this.deps.gke.createNodePool(this.ref, spec))
+    const operation = await this.retrying(name, create, {alreadyDone: 'ALREADY_EXISTS'})
+    // ALREADY_EXISTS on a retry is most likely our own lost response; on the first request, someone else's work.
+    if (operation === undefined && attempts === 1) this.found.add(name)
     if (operation) await this.waitFor(operation)
     await this.awaitPool(name)
   }

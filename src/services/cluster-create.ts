@@ -13,7 +13,13 @@ import {chooseControlPlaneVersion, chooseNodeVersion} from '../core/cluster/vers
 import {combinedKind, XpkError} from '../core/errors.js'
 import type {Console} from '../ports/console.js'
 import type {GkeClient} from '../ports/gke.js'
-import {applyClusterPlan, type ApplyDeps, type ApplyOptions, type StepOutcome} from '../executor/apply-cluster-plan.js'
+import {
+  applyClusterPlan,
+  type ApplyDeps,
+  type ApplyOptions,
+  type ApplyResult,
+  type StepOutcome,
+} from '../executor/apply-cluster-plan.js'
 import {withRetries, type RetryOptions} from '../executor/retry.js'
 import {findCluster} from './cluster-lookup.js'
 
@@ -112,7 +118,7 @@ export async function createCluster(
         signal: deps.signal,
       },
     )
-    report(plan, result.outcomes, result.poolsCreated, result.poolsWanted, console)
+    report(plan, result, console)
     if (result.interrupted) {
       const message = result.sentChanges
         ? 'Interrupted: operations already sent to GKE (and Compute Engine) keep running.'
@@ -185,16 +191,21 @@ function withVersions(
   }
 }
 
-function report(plan: Plan, outcomes: readonly StepOutcome[], created: number, wanted: number, console: Console): void {
+function report(plan: Plan, result: ApplyResult, console: Console): void {
+  const {outcomes, poolsCreated, poolsFound, poolsWanted} = result
   const deleted = outcomes.filter(
     (o) => o.resource === 'nodePool' && o.action === 'delete' && o.status === 'done',
   ).length
-  const parts = [`created ${created}/${wanted} node pools`]
-  if (deleted > 0) parts.push(`deleted ${deleted}`)
-  if (outcomes.some((o) => o.resource === 'placementPolicy' && o.status === 'done'))
-    parts.unshift('created the placement policy')
+  const parts: string[] = []
   if (outcomes.some((o) => o.resource === 'cluster' && o.action === 'create' && o.status === 'done'))
-    parts.unshift('created the cluster')
+    parts.push('created the cluster')
+  if (outcomes.some((o) => o.resource === 'placementPolicy' && o.status === 'done'))
+    parts.push('created the placement policy')
+  // Counts say what this run did: nothing to create is not "created 0/0", and pools another run made are not ours.
+  if (poolsWanted > 0) parts.push(`created ${poolsCreated}/${poolsWanted} node pools`)
+  if (poolsFound > 0) parts.push(`found ${poolsFound} already made by another run`)
+  if (deleted > 0) parts.push(`deleted ${deleted} node pool${deleted === 1 ? '' : 's'}`)
+  if (parts.length === 0) parts.push('waited for the node pools to be ready')
   console.info(`Cluster ${plan.cluster}: ${parts.join(', ')}.`)
 }
 

@@ -64,6 +64,20 @@ describe('applyClusterPlan', () => {
     expect(reads).toBeGreaterThanOrEqual(3)
   })
 
+  it('counts pools another run made as found, not as created (every create answered ALREADY_EXISTS)', async () => {
+    const gke = new MemoryGke()
+    const create = gke.createNodePool.bind(gke)
+    gke.createNodePool = async (ref, spec) => {
+      await create(ref, spec)
+      for (const entry of gke.ops.values()) entry.finish()
+      gke.pools.set(spec.name, {...gke.pools.get(spec.name)!, status: 'RUNNING'})
+      throw gkeApiError({code: 6, message: `node pool ${spec.name} already exists`}, context)
+    }
+    const result = await apply(gke)
+    expect([result.poolsWanted, result.poolsCreated, result.poolsFound]).toEqual([4, 0, 4])
+    expect(result.outcomes.every((o) => o.status === 'done')).toBe(true)
+  })
+
   it('says changes were sent when it was interrupted during deletions', async () => {
     const gke = new MemoryGke(
       ['demo-np-0', 'demo-np-1', 'demo-np-2', 'demo-np-3', 'demo-np-4'].map((name) =>
