@@ -37,7 +37,8 @@ export const changeFlags = {
     helpGroup: 'GLOBAL',
   }),
   force: Flags.boolean({
-    description: 'Do not ask for confirmation: before deleting or recreating anything, or packing a large --script-dir.',
+    description:
+      'Do not ask for confirmation: before deleting or recreating anything, or packing a large --script-dir.',
     helpGroup: 'GLOBAL',
   }),
 }
