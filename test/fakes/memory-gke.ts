@@ -1,7 +1,7 @@
 // In-memory doubles of the GkeClient port for executor and service tests: real state, operations that finish after
 // a number of reads, every call recorded. Methods can be replaced per test to inject failures.
 import {gkeApiError} from '../../src/core/cluster/gke-errors.js'
-import type {ClusterStatus, ObservedNodePool} from '../../src/core/cluster/observed.js'
+import type {ClusterStatus, ObservedNodePool, ServerConfig} from '../../src/core/cluster/observed.js'
 import type {NodePoolSpec} from '../../src/core/cluster/spec.js'
 import type {ClusterRef, GkeClient, GkeOperation} from '../../src/ports/gke.js'
 import {anObservedCluster, observedPoolFrom} from '../builders/observed.js'
@@ -50,11 +50,21 @@ export class MemoryGke implements GkeClient {
     return entry.op
   }
 
-  async getServerConfig(): Promise<never> {
-    throw new Error('not used')
+  async getServerConfig(): Promise<ServerConfig> {
+    this.calls.push('getServerConfig')
+    const version = '1.35.1-gke.1000000'
+    const channel = {defaultVersion: version, validVersions: [version]}
+    return {
+      defaultVersion: version,
+      validMasterVersions: [version],
+      validNodeVersions: [version],
+      channels: {RAPID: channel, REGULAR: channel, STABLE: channel},
+    }
   }
-  async listClusters(): Promise<never> {
-    throw new Error('not used')
+  async listClusters() {
+    this.calls.push('listClusters')
+    const cluster = await this.getCluster()
+    return cluster ? [cluster] : []
   }
   async getCluster() {
     this.calls.push('getCluster')
@@ -62,7 +72,9 @@ export class MemoryGke implements GkeClient {
     return anObservedCluster({status: this.cluster, nodePools: [...this.pools.values()]})
   }
   async createCluster(): Promise<GkeOperation> {
-    throw new Error('not used')
+    this.calls.push('createCluster')
+    this.cluster = 'PROVISIONING'
+    return this.operation('CREATE_CLUSTER', () => (this.cluster = 'RUNNING'))
   }
   async deleteCluster(): Promise<GkeOperation> {
     this.calls.push('deleteCluster')

@@ -1,0 +1,120 @@
+// `xpk cluster create` in process, over the in-memory GKE and Compute ports: validation before any call, reads
+// through the retry policy, plan, confirmation, apply and the summary, without a build or a subprocess.
+import {describe, expect, it} from 'vitest'
+
+import {gkeApiError} from '../../src/core/cluster/gke-errors.js'
+import type {XpkError} from '../../src/core/errors.js'
+import {UsageErrors} from '../../src/core/errors.js'
+import {DEFAULT_APPLY_OPTIONS} from '../../src/executor/apply-cluster-plan.js'
+import {createCluster, type ClusterCreateOptions} from '../../src/services/cluster-create.js'
+import {desiredFor, observedPoolFrom} from '../builders/observed.js'
+import {MemoryCompute} from '../fakes/memory-compute.js'
+import {MemoryGke} from '../fakes/memory-gke.js'
+import {RecordingConsole, type PromptAnswer} from '../helpers/recording-console.js'
+import {virtualClock} from '../helpers/virtual-clock.js'
+
+const flags = {cluster: 'demo', project: 'test-project', zone: 'us-central2-b', tpuType: 'v5p-16', spot: true}
+const context = {action: 'x', project: 'test-project', location: 'us-central2'}
+
+function run(gke: MemoryGke, overrides: Partial<ClusterCreateOptions> = {}, answer: PromptAnswer = 'unexpected') {
+  const console = new RecordingConsole(answer)
+  const options: ClusterCreateOptions = {
+    flags: {...flags, numSlices: '2'},
+    dryRun: false,
+    offline: false,
+    apply: DEFAULT_APPLY_OPTIONS,
+    ...overrides,
+  }
+  const compute = new MemoryCompute()
+  const done = createCluster(options, {
+    gke: async () => gke,
+    compute: async () => compute,
+    console,
+    signal: new AbortController().signal,
+    ...virtualClock(),
+  })
+  return {console, done}
+}
+
+const pool = (name: string, extra = {}) => ({
+  ...observedPoolFrom({...desiredFor({tpuType: 'v5p-16'}).poolTemplate, name, reservation: null}),
+  ...extra,
+})
+
+describe('createCluster', () => {
+  it('reports every bad flag before connecting to GKE', async () => {
+    let connected = false
+    const console = new RecordingConsole()
+    const error = await createCluster(
+      {flags: {...flags, numSlices: 'many', zone: 'US'}, dryRun: false, offline: false, apply: DEFAULT_APPLY_OPTIONS},
+      {
+        gke: async () => ((connected = true), new MemoryGke()),
+        compute: async () => new MemoryCompute(),
+        console,
+        signal: new AbortController().signal,
+        ...virtualClock(),
+      },
+    ).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(UsageErrors)
+    expect((error as UsageErrors).problems.map((p) => p.flag)).toEqual(['--zone', '--num-slices'])
+    expect(connected).toBe(false)
+  })
+
+  it('creates the cluster and its slices, and says what it did', async () => {
+    const gke = new MemoryGke()
+    gke.cluster = 'gone'
+    const {console, done} = run(gke)
+    const result = await done
+    expect(result.applied).toBe(true)
+    expect(gke.calls.filter((c) => c.startsWith('create'))).toEqual([
+      'createCluster',
+      'createNodePool demo-np-0',
+      'createNodePool demo-np-1',
+    ])
+    expect(console.infos.at(-1)).toBe('Cluster demo: created the cluster, created 2/2 node pools.')
+  })
+
+  it('rides out a transient failure of the reads made before planning', async () => {
+    const gke = new MemoryGke([pool('demo-np-0'), pool('demo-np-1')])
+    const read = gke.getServerConfig.bind(gke)
+    let reads = 0
+    gke.getServerConfig = async () => {
+      if (++reads === 1) throw gkeApiError({code: 8, message: 'Too many requests per minute'}, context)
+      return read()
+    }
+    await expect(run(gke).done).resolves.toMatchObject({applied: true, outcomes: []})
+    expect(reads).toBe(2)
+  })
+
+  it('asks before deleting slices, and changes nothing when told no', async () => {
+    const gke = new MemoryGke([pool('demo-np-0'), pool('demo-np-1'), pool('demo-np-2')])
+    const {console, done} = run(gke, {}, 'no')
+    const error = (await done.catch((e: unknown) => e)) as XpkError
+    expect(error.kind).toBe('declined')
+    expect(console.questions).toEqual([
+      'This deletes 1 node pool (demo-np-2) and the workloads running on them. Continue?',
+    ])
+    expect(gke.calls.some((c) => c.startsWith('delete'))).toBe(false)
+  })
+
+  it('replaces a slice whose creation failed for capacity without asking (nothing to lose)', async () => {
+    const stockout = 'The zone does not have enough resources available to fulfill the request.'
+    const gke = new MemoryGke([pool('demo-np-0'), pool('demo-np-1', {status: 'ERROR', statusMessage: stockout})])
+    const {console, done} = run(gke)
+    await expect(done).resolves.toMatchObject({applied: true})
+    expect(console.questions).toEqual([])
+    expect(gke.calls).toContain('deleteNodePool demo-np-1')
+    expect(gke.calls).toContain('createNodePool demo-np-1')
+  })
+
+  it('plans without changing anything on --dry-run, and without any call offline', async () => {
+    const gke = new MemoryGke()
+    const dry = run(gke, {dryRun: true})
+    await expect(dry.done).resolves.toMatchObject({dryRun: true, applied: false})
+    expect(gke.calls.filter((c) => /^(create|delete)/.test(c))).toEqual([])
+    const offline = run(gke, {dryRun: true, offline: true})
+    const before = gke.calls.length
+    await expect(offline.done).resolves.toMatchObject({steps: [{action: 'create', resource: 'cluster'}, {}, {}]})
+    expect(gke.calls.length).toBe(before)
+  })
+})
