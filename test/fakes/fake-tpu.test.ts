@@ -1,7 +1,9 @@
 import * as grpc from '@grpc/grpc-js'
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 
-import {createTpuClient} from '../../src/adapters/tpu-api.js'
+import {createRequire} from 'node:module'
+
+import {createTpuClient, onlyTpuV2} from '../../src/adapters/tpu-api.js'
 import {ApiError} from '../../src/core/errors.js'
 import type {TpuClient} from '../../src/ports/tpu.js'
 import {FakeTpu, workersOf} from './fake-tpu.js'
@@ -158,6 +160,15 @@ describe('fake TPU API through the production client', () => {
       await c.close()
       await held.stop()
     }
+  })
+
+  it('the client parses only the v2 protos of the package (every RPC above went through them)', () => {
+    const protos = createRequire(import.meta.url)('@google-cloud/tpu/build/protos/protos.json')
+    const tpu = (j: {nested: {google: {nested: {cloud: {nested: {tpu: {nested: object}}}}}}}) =>
+      Object.keys(j.nested.google.nested.cloud.nested.tpu.nested)
+    expect(tpu(protos).sort()).toEqual(['v1', 'v2', 'v2alpha1'])
+    expect(tpu(onlyTpuV2(protos))).toEqual(['v2'])
+    expect(tpu(protos).sort()).toEqual(['v1', 'v2', 'v2alpha1'])
   })
 
   it('counts workers per slice like the TPU API', () => {
