@@ -18,7 +18,7 @@ import {acceleratorCatalog} from '../../../src/core/catalog/catalog.js'
 import {aWorkloadSpec} from '../../builders/workload-spec.js'
 import {desiredFor} from '../../builders/observed.js'
 import type {WorkloadSpecOverrides} from '../../builders/workload-spec.js'
-import {validateJobSet} from '../../helpers/jobset-schema.js'
+import {SKIP_CRD_TESTS, validateJobSet} from '../../helpers/jobset-schema.js'
 
 function build(overrides: WorkloadSpecOverrides = {}, options?: BuildJobSetOptions): JobSet {
   return buildJobSet(aWorkloadSpec(overrides), options)
@@ -574,7 +574,7 @@ const VARIANTS: {name: string; spec: WorkloadSpecOverrides; options?: BuildJobSe
   {name: 'v5p-8 with a 40-character name', spec: {type: 'v5p-8', name: 'a'.repeat(40)}},
 ]
 
-describe('schema validity', () => {
+describe.skipIf(SKIP_CRD_TESTS)('schema validity (the JobSet CRD from ../shared)', () => {
   it.each(VARIANTS)('$name is a valid JobSet', ({spec, options}) => {
     expect(validateJobSet(build(spec, options))).toEqual([])
   })
