@@ -22,5 +22,9 @@ if (major < MIN_NODE_MAJOR) {
 // directory: Node's default is a shared, world-writable temporary directory that another user could prepare.
 const cacheHome = process.env.XDG_CACHE_HOME || join(homedir(), '.cache')
 module.enableCompileCache?.(join(cacheHome, 'xpk', 'compile-cache'))
+// --verbose prints stack traces of errors: point them at src/ through the bundle's source maps. Only then, since
+// reading the maps costs start-up time.
+const args = process.argv.slice(2)
+if (args.includes('--verbose') || args.includes('-v')) process.setSourceMapsEnabled(true)
 const {run} = await import('../dist/xpk.js')
-await run(process.argv.slice(2))
+await run(args)

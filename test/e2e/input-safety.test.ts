@@ -227,6 +227,16 @@ describe('the process', () => {
     expect(result.stderr).toContain('xpk needs Node.js 22 or later; this is Node.js 20.11.1.')
   })
 
+  it('points stack traces at src/ under --verbose (source maps), and prints none without it', async () => {
+    const args = ['cluster', 'list', '--gke-endpoint', 'http://127.0.0.1:9']
+    const verbose = await runCli([...args, '--verbose'], {env: env()})
+    expect(verbose.code).toBe(7)
+    expect(verbose.stderr).toMatch(/at \S+ \(\S*\/src\/adapters\/gke-container-api\.ts:\d+:\d+\)/)
+    const plain = await runCli(args, {env: env()})
+    expect(plain.code).toBe(7)
+    expect(plain.stderr).not.toContain('    at ')
+  })
+
   it("keeps Node's compile cache in the user's own cache directory", async () => {
     const cache = tempDir('xpk-cache-')
     const result = await runCli(['accelerator', 'list', '--family', 'v5p'], {env: env({XDG_CACHE_HOME: cache})})
