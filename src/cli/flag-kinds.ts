@@ -44,3 +44,22 @@ export function choiceFlag(values: readonly string[], options: KindOptions) {
     exclusive: options.exclusive,
   })
 }
+
+/** `num-slices` -> `numSlices`, as a type. */
+export type CamelCase<S extends string> = S extends `${infer Head}-${infer Tail}`
+  ? `${Head}${Capitalize<CamelCase<Tail>>}`
+  : S
+
+/**
+ * Parsed flags keyed the way services name options (`--num-slices` -> `numSlices`): the one typed place where
+ * kebab-case flags become options, so commands do not list every flag twice.
+ */
+export function camelCaseFlags<T extends Record<string, unknown>>(
+  flags: T,
+): {[K in keyof T as CamelCase<K & string>]: T[K]} {
+  const out: Record<string, unknown> = {}
+  for (const [name, value] of Object.entries(flags)) {
+    out[name.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase())] = value
+  }
+  return out as {[K in keyof T as CamelCase<K & string>]: T[K]}
+}

@@ -1,5 +1,6 @@
 import {XpkCommand} from '../../cli/base-command.js'
 import {clusterCreateFlags} from '../../cli/cluster-flags.js'
+import {camelCaseFlags} from '../../cli/flag-kinds.js'
 import {acceleratorFlags, changeFlags, gkeEndpointFlag, offlineFlag, targetFlags} from '../../cli/flags.js'
 
 export default class ClusterCreate extends XpkCommand {
@@ -28,32 +29,12 @@ export default class ClusterCreate extends XpkCommand {
     const settings = await runtime.resolveCommandSettings(flags, this.console)
     return createCluster(
       {
+        // Project, zone and cluster as resolved (flag > env > xpk config > gcloud); the rest as given.
         flags: {
+          ...camelCaseFlags(flags),
           cluster: settings.cluster.value,
           project: settings.project.value,
           zone: settings.zone.value,
-          tpuType: flags['tpu-type'],
-          deviceType: flags['device-type'],
-          numSlices: flags['num-slices'],
-          numNodes: flags['num-nodes'],
-          onDemand: flags['on-demand'],
-          spot: flags.spot,
-          reservation: flags.reservation,
-          flex: flags.flex,
-          gkeVersion: flags['gke-version'],
-          defaultPoolCpuMachineType: flags['default-pool-cpu-machine-type'],
-          defaultPoolCpuNumNodes: flags['default-pool-cpu-num-nodes'],
-          network: flags.network,
-          subnetwork: flags.subnetwork,
-          private: flags.private,
-          authorizedNetworks: flags['authorized-networks'],
-          enablePrivateEndpoint: flags['enable-private-endpoint'],
-          privateEndpointSubnetwork: flags['private-endpoint-subnetwork'],
-          enableMasterGlobalAccess: flags['enable-master-global-access'],
-          maxPodsPerNode: flags['max-pods-per-node'],
-          customNodepoolArguments: flags['custom-nodepool-arguments'],
-          customTpuNodepoolArguments: flags['custom-tpu-nodepool-arguments'],
-          maxParallel: flags['max-parallel'],
         },
         dryRun: flags['dry-run'],
         offline: flags.offline,

@@ -1,5 +1,6 @@
 import {XpkCommand} from '../../cli/base-command.js'
 import {acceleratorFlags, changeFlags, offlineFlag, targetFlags} from '../../cli/flags.js'
+import {camelCaseFlags} from '../../cli/flag-kinds.js'
 import {workloadCreateFlags} from '../../cli/workload-flags.js'
 
 export default class WorkloadCreate extends XpkCommand {
@@ -19,27 +20,7 @@ export default class WorkloadCreate extends XpkCommand {
     const settings = await resolveCommandSettings(flags, this.console)
     return createWorkload(
       {
-        flags: {
-          workload: flags.workload,
-          command: flags.command,
-          tpuType: flags['tpu-type'],
-          deviceType: flags['device-type'],
-          numSlices: flags['num-slices'],
-          numNodes: flags['num-nodes'],
-          priority: flags.priority,
-          maxRestarts: flags['max-restarts'],
-          restartOnExitCodes: flags['restart-on-exit-codes'],
-          ttlSecondsAfterFinished: flags['ttl-seconds-after-finished'],
-          terminationGracePeriodSeconds: flags['termination-grace-period-seconds'],
-          env: flags.env,
-          debugDumpGcs: flags['debug-dump-gcs'],
-          dockerName: flags['docker-name'],
-          scheduler: flags.scheduler,
-          imagePullSecret: flags['docker-image-pull-secret'],
-          dockerImage: flags['docker-image'],
-          enableDebugLogs: flags['enable-debug-logs'],
-          useParallelContainers: flags['use-parallel-containers'],
-        },
+        flags: {...camelCaseFlags(flags), imagePullSecret: flags['docker-image-pull-secret']},
         envFile: flags['env-file'],
         dockerImage: flags['docker-image'],
         baseDockerImage: flags['base-docker-image'],

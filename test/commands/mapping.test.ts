@@ -1,0 +1,133 @@
+// Command tests check only what a command does: map its flags to the options of one service call. The runtime
+// modules the commands import lazily are replaced, so no service, adapter or network runs here.
+import {beforeEach, describe, expect, it, vi} from 'vitest'
+
+import {COMMANDS} from '../../src/index.js'
+
+const calls: Array<{service: string; options: unknown}> = []
+const settings = {
+  project: {value: 'settings-project'},
+  zone: {value: 'us-central2-b'},
+  cluster: {value: 'settings-cluster'},
+  registry: {value: undefined},
+}
+
+vi.mock('../../src/cli/runtime.js', () => ({
+  resolveCommandSettings: async () => settings,
+  applyTuning: () => ({tuning: true}),
+  clusterCreateDeps: () => ({deps: true}),
+  createCluster: async (options: unknown) => (calls.push({service: 'createCluster', options}), {}),
+}))
+vi.mock('../../src/cli/workload-runtime.js', () => ({
+  resolveCommandSettings: async () => settings,
+  workloadCreateDeps: () => ({deps: true}),
+  createWorkload: async (options: unknown) => (calls.push({service: 'createWorkload', options}), {}),
+}))
+
+const STUB_CONFIG = {
+  bin: 'xpk',
+  runHook: async () => ({successes: [], failures: []}),
+  scopedEnvVar: () => undefined,
+  scopedEnvVarTrue: () => false,
+  findCommand: () => undefined,
+}
+
+async function run(id: keyof typeof COMMANDS, argv: string[]) {
+  const Cmd = COMMANDS[id] as unknown as new (argv: string[], config: unknown) => {id: string; run(): Promise<unknown>}
+  const command = new Cmd(argv, STUB_CONFIG)
+  command.id = id
+  await command.run()
+  return calls.at(-1)
+}
+
+beforeEach(() => {
+  calls.length = 0
+})
+
+describe('command flag mapping', () => {
+  it('cluster create: every flag reaches its option; project, zone and cluster come from the resolved settings', async () => {
+    const call = await run('cluster:create', [
+      ...['--tpu-type', 'v5p-16', '--num-slices', '4', '--spot', '--gke-version', '1.35.1-gke.1000000'],
+      ...['--default-pool-cpu-machine-type', 'n2-standard-8', '--default-pool-cpu-num-nodes', '3'],
+      ...['--network', 'net', '--subnetwork', 'sub', '--private', '--authorized-networks', '10.0.0.0/8'],
+      ...['--private-endpoint-subnetwork', 'pe', '--enable-master-global-access', '--max-pods-per-node', '32'],
+      ...['--custom-nodepool-arguments', '--disk-size=200', '--custom-tpu-nodepool-arguments', '--tags=a'],
+      ...['--max-parallel', '8', '--dry-run', '--cluster', 'from-flag'],
+    ])
+    expect(call?.service).toBe('createCluster')
+    expect(call?.options).toMatchObject({
+      flags: {
+        cluster: 'settings-cluster',
+        project: 'settings-project',
+        zone: 'us-central2-b',
+        tpuType: 'v5p-16',
+        numSlices: '4',
+        spot: true,
+        gkeVersion: '1.35.1-gke.1000000',
+        defaultPoolCpuMachineType: 'n2-standard-8',
+        defaultPoolCpuNumNodes: '3',
+        network: 'net',
+        subnetwork: 'sub',
+        private: true,
+        authorizedNetworks: ['10.0.0.0/8'],
+        privateEndpointSubnetwork: 'pe',
+        enableMasterGlobalAccess: true,
+        maxPodsPerNode: '32',
+        customNodepoolArguments: '--disk-size=200',
+        customTpuNodepoolArguments: '--tags=a',
+        maxParallel: '8',
+      },
+      dryRun: true,
+      apply: {tuning: true},
+    })
+  })
+
+  it('cluster create: the old --cluster-cpu-machine-type reaches defaultPoolCpuMachineType', async () => {
+    const call = await run('cluster:create', [
+      '--tpu-type',
+      'v5p-8',
+      '--on-demand',
+      '--cluster-cpu-machine-type',
+      'n2-standard-4',
+    ])
+    expect(call?.options).toMatchObject({flags: {defaultPoolCpuMachineType: 'n2-standard-4', onDemand: true}})
+  })
+
+  it('workload create: every flag reaches its option', async () => {
+    const call = await run('workload:create', [
+      ...['--workload', 'w', '--command', 'python3 train.py', '--device-type', 'h100-80gb-8', '--num-nodes', '2'],
+      ...['--priority', 'high', '--max-restarts', '3', '--restart-on-exit-codes', '3,5-7'],
+      ...['--ttl-seconds-after-finished', '60', '--termination-grace-period-seconds', '10', '--env', 'A=1'],
+      ...['--debug-dump-gcs', 'gs://b/d', '--enable-debug-logs', '--scheduler', 'default-scheduler'],
+      ...['--no-use-parallel-containers', '--docker-image', 'python:3.10', '--docker-name', 'img'],
+      ...['--docker-image-pull-secret', 'pull', '--output-manifest-file', 'out.yaml', '--dry-run', '--offline'],
+    ])
+    expect(call?.service).toBe('createWorkload')
+    expect(call?.options).toMatchObject({
+      flags: {
+        workload: 'w',
+        command: 'python3 train.py',
+        deviceType: 'h100-80gb-8',
+        numNodes: '2',
+        priority: 'high',
+        maxRestarts: '3',
+        restartOnExitCodes: '3,5-7',
+        ttlSecondsAfterFinished: '60',
+        terminationGracePeriodSeconds: '10',
+        env: ['A=1'],
+        debugDumpGcs: 'gs://b/d',
+        enableDebugLogs: true,
+        scheduler: 'default-scheduler',
+        useParallelContainers: false,
+        dockerImage: 'python:3.10',
+        dockerName: 'img',
+        imagePullSecret: 'pull',
+      },
+      dockerImage: 'python:3.10',
+      outputManifestFile: 'out.yaml',
+      dryRun: true,
+      offline: true,
+      settings,
+    })
+  })
+})
