@@ -1,7 +1,7 @@
 import type {NodePoolStep, PlacementPolicyStep, Plan, PlanStep} from '../core/cluster/plan.js'
 import type {ClusterSpec, NodePoolSpec, WorkloadPolicySpec} from '../core/cluster/spec.js'
 import {XpkError} from '../core/errors.js'
-import {DEFAULT_APPLY_CONCURRENCY, pollDelay, type Backoff} from '../core/retry.js'
+import {DEFAULT_APPLY_CONCURRENCY, type Backoff} from '../core/retry.js'
 import type {Console, ProgressBoard} from '../ports/console.js'
 import type {ComputeClient} from '../ports/compute.js'
 import type {ClusterRef, GkeClient, GkeOperation, ObservedNodePool} from '../ports/gke.js'
@@ -13,6 +13,7 @@ import {
   type RetryOptions,
   type RetryPolicy,
 } from './retry.js'
+import {OperationWatcher} from './operation-watcher.js'
 
 /** Tuning of the apply; the defaults suit real GKE, tests shorten the waits. */
 export interface ApplyOptions {
@@ -84,8 +85,8 @@ class Runner {
   private readonly outcomes: StepOutcome[] = []
   private board: ProgressBoard | undefined
   /** Operations being waited for, by full name. */
-  private readonly waiters = new Map<string, {resolve: (op: GkeOperation | null) => void}>()
-  private watching: Promise<void> | undefined
+  /** Every GKE operation in flight, watched with one ListOperations call per tick. */
+  private readonly watcher: OperationWatcher<GkeOperation>
   private sentChanges = false
   /** Pools a create found already there on its first request. */
   private readonly found = new Set<string>()
@@ -96,6 +97,21 @@ class Runner {
     private readonly options: ApplyOptions,
   ) {
     this.ref = {project: plan.project, location: plan.location, name: plan.cluster}
+    const {project, location} = plan
+    this.watcher = new OperationWatcher(
+      {
+        list: () => deps.gke.listOperations(project, location),
+        get: (name) => deps.gke.getOperation(project, location, name),
+        name: (op) => op.name,
+        isDone: (op) => op.status === 'DONE',
+      },
+      {
+        ...this.retryOptions(undefined),
+        poll: options.poll,
+        onWatchFailure: (error) =>
+          deps.console.debug(`Watching GKE operations failed (${error.message}); checking resources instead.`),
+      },
+    )
   }
 
   async run(): Promise<ApplyResult> {
@@ -370,54 +386,8 @@ class Runner {
    * resource itself (the pool's or cluster's status), so one failing watch call never fails every step.
    */
   private async waitFor(operation: GkeOperation): Promise<void> {
-    let done: GkeOperation | null = operation
-    if (operation.status !== 'DONE') {
-      done = await new Promise<GkeOperation | null>((resolve) => {
-        this.waiters.set(operation.name, {resolve})
-        this.watching ??= this.watch().finally(() => (this.watching = undefined))
-      })
-    }
-    if (this.options.signal.aborted) throw this.options.signal.reason
+    const done = await this.watcher.wait(operation)
     if (done?.error) throw done.error
-  }
-
-  /**
-   * Watches every operation in flight with one ListOperations call per tick, so the cost of waiting does not grow
-   * with the number of node pools. An operation GKE no longer lists is asked for directly.
-   */
-  private async watch(): Promise<void> {
-    const started = this.deps.now()
-    const {poll} = this.options
-    let slowTicks = 0
-    while (this.waiters.size > 0) {
-      try {
-        const fast = this.deps.now() - started < poll.fastForMs
-        await this.deps.sleep(fast ? poll.initialMs : pollDelay(slowTicks++, poll), this.options.signal)
-        const listed = await this.retrying(undefined, () =>
-          this.deps.gke.listOperations(this.plan.project, this.plan.location),
-        )
-        const byName = new Map((listed ?? []).map((op) => [op.name, op]))
-        for (const [name, waiter] of [...this.waiters]) {
-          const op =
-            byName.get(name) ??
-            (await this.retrying(undefined, () =>
-              this.deps.gke.getOperation(this.plan.project, this.plan.location, name),
-            ))
-          if (op?.status === 'DONE') {
-            this.waiters.delete(name)
-            waiter.resolve(op)
-          }
-        }
-      } catch (error) {
-        if (!this.options.signal.aborted) {
-          this.deps.console.debug(
-            `Watching GKE operations failed (${(error as Error).message}); checking resources instead.`,
-          )
-        }
-        for (const waiter of this.waiters.values()) waiter.resolve(null)
-        this.waiters.clear()
-      }
-    }
   }
 
   /** Polls `check` with the poll backoff until it returns true; each check goes through the retry policy. */
