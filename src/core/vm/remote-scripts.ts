@@ -88,16 +88,14 @@ export function runScript(input: {
     `cd ${dir}`,
     ...Object.entries(input.env).map(([k, v]) => `export ${k}=${shellQuote(v)}`),
     'set +e',
-    ...(input.gated
-      ? [
-          // Start together: say ready on stderr, then wait for "go" on stdin (anything else, or its end, stops here).
-          `echo ${READY_MARKER} >&2`,
-          'read -r xpk_go; [ "$xpk_go" = go ] || exit 143',
-        ]
-      : []),
-    // $1: where to record the process group; $2: the command, run by the same bash (the group leader). stdin is
-    // closed so nothing waits on it.
-    `exec setsid -w bash -c 'echo $$ > "$1"; c=$2; shift 2; eval "$c"' xpk-run ${pgid} ${shellQuote(input.command)} </dev/null`,
+    // In its own session (setsid), the group leader's bash records its id ($1), then (gated) says it is ready on
+    // stderr and waits for "go" on stdin (anything else, or the end of stdin, stops it: exit 143), and runs the
+    // command ($2) itself with stdin closed. Waiting this late keeps the work between "go" and the command tiny.
+    `exec setsid -w bash -c ${shellQuote(
+      input.gated
+        ? `echo $$ > "$1"; c=$2; shift 2; echo ${READY_MARKER} >&2; read -r go; [ "$go" = go ] || exit 143; exec </dev/null; eval "$c"`
+        : 'echo $$ > "$1"; c=$2; shift 2; exec </dev/null; eval "$c"',
+    )} xpk-run ${pgid} ${shellQuote(input.command)}`,
   ]
   return lines.join('\n')
 }
