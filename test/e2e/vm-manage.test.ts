@@ -1,17 +1,39 @@
 import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest'
 
 import {FakeTpu} from '../fakes/fake-tpu.js'
-import {isolatedEnv, runCli} from '../helpers/cli.js'
+import {isolatedEnv, runCli, startCli, type CliResult} from '../helpers/cli.js'
 
 const PROJECT = 'vm-project'
 const ZONE = 'us-central2-b'
 let fake: FakeTpu
 const target = ['--project', PROJECT, '--zone', ZONE]
-const xpk = (...args: string[]) =>
-  runCli([...args, ...target], {env: isolatedEnv({XPK_TPU_ENDPOINT: `http://${fake.endpoint}`})})
+const env = () => isolatedEnv({XPK_TPU_ENDPOINT: `http://${fake.endpoint}`})
+const xpk = (...args: string[]) => runCli([...args, ...target], {env: env()})
+
+/**
+ * Runs `xpk vm create` while moving queued resource `id` one state forward each time the CLI has read it, so every
+ * state is seen however slow the machine is (the fake holds each state: stepMs Infinity).
+ */
+async function createDriven(id: string, ...args: string[]): Promise<CliResult> {
+  const {done} = startCli(['vm', 'create', ...args, ...target], {env: env()})
+  let finished = false
+  void done.then(() => (finished = true))
+  let seen = 0
+  while (!finished) {
+    const reads = fake.calls.filter(
+      (c) => c.method === 'GetQueuedResource' && c.code === 0 && String(c.request.name).endsWith(`/${id}`),
+    ).length
+    if (reads > seen && fake.queuedResource(PROJECT, ZONE, id)) {
+      seen = reads
+      fake.advance(PROJECT, ZONE, id)
+    }
+    await new Promise((r) => setTimeout(r, 10))
+  }
+  return done
+}
 
 beforeAll(async () => {
-  fake = await FakeTpu.start({stepMs: 150, deleteMs: 30})
+  fake = await FakeTpu.start({stepMs: Infinity, waitForResources: true, deleteMs: 30})
 })
 afterAll(async () => {
   await fake.stop()
@@ -22,9 +44,8 @@ beforeEach(() => {
 
 describe('xpk vm create / list / delete against the fake TPU API', () => {
   it('creates a 2-slice queued resource, reports each state, and lists its slices with workers and IPs', async () => {
-    const created = await xpk(
-      'vm',
-      'create',
+    const created = await createDriven(
+      'demo',
       '--tpu-prefix',
       'demo',
       '--tpu-type',
@@ -44,6 +65,7 @@ describe('xpk vm create / list / delete against the fake TPU API', () => {
       ],
     })
     expect(created.stderr).toMatch(/demo: ACCEPTED after \d+s/)
+    expect(created.stderr).toMatch(/demo: WAITING_FOR_RESOURCES after \d+s: waiting for capacity/)
     expect(created.stderr).toMatch(/demo: PROVISIONING after \d+s/)
     expect(created.stderr).toMatch(/demo: ACTIVE after \d+s/)
     const request = fake.calls.find((c) => c.method === 'CreateQueuedResource')!.request
@@ -131,7 +153,7 @@ describe('xpk vm create / list / delete against the fake TPU API', () => {
 
   it('reports a stockout with exit 5 and a hint', async () => {
     fake.injectProvisioningFault({match: (id) => id === 'nocap'})
-    const result = await xpk('vm', 'create', '--tpu-prefix', 'nocap', '--tpu-type', 'v5litepod-16', '--spot')
+    const result = await createDriven('nocap', '--tpu-prefix', 'nocap', '--tpu-type', 'v5litepod-16', '--spot')
     expect(result.code).toBe(5)
     expect(result.stderr).toMatch(/nocap: FAILED after/)
     expect(result.stderr).toContain('no more capacity')
@@ -146,7 +168,7 @@ describe('xpk vm create / list / delete against the fake TPU API', () => {
   })
 
   it('deletes only with --force when there is no terminal, waits until gone, and treats gone as success', async () => {
-    await xpk('vm', 'create', '--tpu-prefix', 'bye', '--tpu-type', 'v4-8')
+    expect((await createDriven('bye', '--tpu-prefix', 'bye', '--tpu-type', 'v4-8')).code).toBe(0)
     const refused = await xpk('vm', 'delete', '--tpu-prefix', 'bye')
     expect(refused.code).toBe(2)
     expect(refused.stderr).toContain('--force')

@@ -95,16 +95,25 @@ describe('fake TPU API through the production client', () => {
   })
 
   it('deletes with force: DELETING, then the queued resource and its nodes are gone; without force it refuses', async () => {
-    await client.createQueuedResource(LOC, request('gone', 2))
-    await until(async () => (await client.getQueuedResource(LOC, 'gone'))!.state === 'ACTIVE')
-    const refused = await client.deleteQueuedResource(LOC, 'gone', false).catch((e) => e)
-    expect(refused).toMatchObject({kind: 'conflict', status: 'FAILED_PRECONDITION'})
-    const op = await client.deleteQueuedResource(LOC, 'gone', true)
-    expect((await client.getQueuedResource(LOC, 'gone'))!.state).toBe('DELETING')
-    expect((await client.getNode(LOC, 'gone-0'))!.state).toBe('DELETING')
-    await until(async () => (await client.getOperation(op.name)).done)
-    expect(await client.getQueuedResource(LOC, 'gone')).toBeUndefined()
-    expect(await client.getNode(LOC, 'gone-1')).toBeUndefined()
+    const held = await FakeTpu.start({stepMs: 5, deleteMs: Infinity})
+    const c = await createTpuClient({endpoint: `http://${held.endpoint}`})
+    try {
+      await c.createQueuedResource(LOC, request('gone', 2))
+      await until(async () => (await c.getQueuedResource(LOC, 'gone'))!.state === 'ACTIVE')
+      const refused = await c.deleteQueuedResource(LOC, 'gone', false).catch((e) => e)
+      expect(refused).toMatchObject({kind: 'conflict', status: 'FAILED_PRECONDITION'})
+      const op = await c.deleteQueuedResource(LOC, 'gone', true)
+      expect((await c.getQueuedResource(LOC, 'gone'))!.state).toBe('DELETING')
+      expect((await c.getNode(LOC, 'gone-0'))!.state).toBe('DELETING')
+      expect((await c.getOperation(op.name)).done).toBe(false)
+      held.completeOperations()
+      expect((await c.getOperation(op.name)).done).toBe(true)
+      expect(await c.getQueuedResource(LOC, 'gone')).toBeUndefined()
+      expect(await c.getNode(LOC, 'gone-1')).toBeUndefined()
+    } finally {
+      await c.close()
+      await held.stop()
+    }
   })
 
   it('updates metadata through UpdateNode and tells the test through onMetadata', async () => {

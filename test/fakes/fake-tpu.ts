@@ -96,9 +96,9 @@ export interface FakeTpuOptions {
   stepMs?: number
   /** Spend one step in WAITING_FOR_RESOURCES between ACCEPTED and PROVISIONING. */
   waitForResources?: boolean
-  /** How long deletes take (DELETING, then gone). */
+  /** How long deletes take (DELETING, then gone). Infinity: until completeOperations(). */
   deleteMs?: number
-  /** How long UpdateNode's operation runs before the metadata is applied. */
+  /** How long UpdateNode's operation runs before the metadata is applied. Infinity: until completeOperations(). */
   updateMs?: number
   /** Network endpoints of each node, by node id and slice index; default 10.<slice>.0.<worker+2>. */
   endpoints?: (nodeId: string, sliceIndex: number, workers: number) => Endpoint[]
@@ -180,6 +180,8 @@ export class FakeTpu {
   private readonly faults: RpcFault[] = []
   private readonly provisioningFaults: ProvisioningFault[] = []
   private opCounter = 0
+  /** Operations held by an infinite duration, finished by completeOperations(). */
+  private readonly held: (() => void)[] = []
   private stopped = false
   readonly settings: Settings
 
@@ -287,6 +289,11 @@ export class FakeTpu {
     if (!rec) throw new Error(`fake-tpu: no queued resource ${id}`)
     this.step(rec)
     return rec.state
+  }
+
+  /** Finishes every operation held by `deleteMs` / `updateMs` Infinity. */
+  completeOperations(): void {
+    for (const finish of this.held.splice(0)) finish()
   }
 
   /** Preempts a node now: the node becomes PREEMPTED and its queued resource SUSPENDED. */
@@ -428,6 +435,7 @@ export class FakeTpu {
       op.done = true
     }
     if (ms <= 0) finish()
+    else if (!Number.isFinite(ms)) this.held.push(finish)
     else this.later(ms, finish)
     return this.renderOperation(op)
   }
