@@ -90,10 +90,10 @@ describe('remote scripts, run by a real shell', () => {
       spawnSync('pgrep', ['-f', `^${marker}`], {encoding: 'utf8'})
         .stdout.split('\n')
         .filter(Boolean).length
-    for (let i = 0; i < 50 && count() < 2; i++) await new Promise((r) => setTimeout(r, 50))
+    for (let i = 0; i < 200 && count() < 2; i++) await new Promise((r) => setTimeout(r, 50))
     expect(count()).toBe(2)
     expect(sh(killScript('k', 1)).status).toBe(0)
-    for (let i = 0; i < 50 && count() > 0; i++) await new Promise((r) => setTimeout(r, 50))
+    for (let i = 0; i < 200 && count() > 0; i++) await new Promise((r) => setTimeout(r, 50))
     expect(count()).toBe(0)
   })
 })
