@@ -6,8 +6,12 @@
 import {type ApiContext, gkeApiError} from '../core/cluster/gke-errors.js'
 import {parseEndpoint} from '../core/endpoint.js'
 import {ApiError, UsageError, XpkError} from '../core/errors.js'
-import {pollDelay, type Backoff} from '../core/retry.js'
-import type {ComputeClient, ObservedWorkloadPolicy, WorkloadPolicySpec} from '../ports/compute.js'
+import type {
+  ComputeClient,
+  ComputeOperation as PortOperation,
+  ObservedWorkloadPolicy,
+  WorkloadPolicySpec,
+} from '../ports/compute.js'
 
 /** How to reach the Compute Engine API. */
 export interface ComputeConnection {
@@ -92,6 +96,8 @@ interface GoogleErrorBody {
 interface ComputeOperation {
   readonly name?: string
   readonly status?: string
+  readonly operationType?: string
+  readonly targetLink?: string
   readonly error?: {readonly errors?: readonly {readonly code?: string; readonly message?: string}[]}
   readonly httpErrorStatusCode?: number
   readonly httpErrorMessage?: string
@@ -106,7 +112,6 @@ interface ComputeFailure {
   readonly rateLimited?: boolean
 }
 
-const GRPC_ALREADY_EXISTS = 6
 const RATE_LIMIT_REASONS = new Set(['rateLimitExceeded', 'userRateLimitExceeded', 'RATE_LIMIT_EXCEEDED'])
 const QUOTA_REASONS = new Set([...RATE_LIMIT_REASONS, 'quotaExceeded', 'dailyLimitExceeded', 'QUOTA_EXCEEDED'])
 const API_DISABLED_REASONS = new Set(['accessNotConfigured', 'SERVICE_DISABLED'])
@@ -236,20 +241,11 @@ function operationFailure(op: ComputeOperation): ComputeFailure | undefined {
   return {code, message, reasons, rateLimited: reasons.has('RATE_LIMIT_EXCEEDED')}
 }
 
-/** Waits `ms`, or rejects with the signal's reason as soon as it is aborted. */
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason)
-    const onAbort = () => {
-      clearTimeout(timer)
-      reject(signal.reason)
-    }
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort)
-      resolve()
-    }, ms)
-    signal.addEventListener('abort', onAbort, {once: true})
-  })
+/** The port's view of an operation: its name, whether it is done, and its failure classified. */
+function toPortOperation(op: ComputeOperation, context: ApiContext): PortOperation {
+  if (!op.name) throw computeApiError({code: 13, message: 'the answer named no operation', reasons: new Set()}, context)
+  const failure = operationFailure(op)
+  return {name: op.name, done: op.status === 'DONE', error: failure ? computeApiError(failure, context) : null}
 }
 
 const segment = encodeURIComponent
@@ -285,9 +281,7 @@ class ComputeRestClient implements ComputeClient {
     }
   }
 
-  async createWorkloadPolicy(spec: WorkloadPolicySpec, options: {signal: AbortSignal; poll: Backoff}): Promise<void> {
-    const {signal, poll} = options
-    signal.throwIfAborted()
+  async insertWorkloadPolicy(spec: WorkloadPolicySpec): Promise<PortOperation | 'exists'> {
     const context = {action: `create workload policy ${spec.name}`, project: spec.project, location: spec.region}
     const body = {
       name: spec.name,
@@ -295,54 +289,20 @@ class ComputeRestClient implements ComputeClient {
     }
     const reply = await this.request('POST', `${regionPath(spec.project, spec.region)}/resourcePolicies`, context, {
       body,
-      signal,
       answers: [409],
     })
-    // Someone (an earlier run, a parallel one, or the user with gcloud) made it already: that is what we wanted, once
-    // it is READY (an insert still running elsewhere, or our own whose answer was lost, leaves it CREATING).
-    if (reply.status === 409) return this.awaitReady(spec, context, options)
-    let op = this.json<ComputeOperation>(reply, context)
-    for (let polls = 0; op.status !== 'DONE'; polls++) {
-      if (!op.name) {
-        throw computeApiError({code: 13, message: 'the answer named no operation', reasons: new Set()}, context)
-      }
-      await sleep(pollDelay(polls, poll), signal)
-      const path = `${regionPath(spec.project, spec.region)}/operations/${segment(op.name)}`
-      op = this.json<ComputeOperation>(await this.request('GET', path, context, {signal}), context)
-    }
-    const failure = operationFailure(op)
-    // Lost a race with another creator between the insert and its operation: the policy exists, as wanted.
-    if (failure?.code === GRPC_ALREADY_EXISTS) return this.awaitReady(spec, context, options)
-    if (failure) throw computeApiError(failure, context)
+    if (reply.status === 409) return 'exists'
+    return toPortOperation(this.json<ComputeOperation>(reply, context), context)
   }
 
-  /** Polls an existing policy until it is READY; one that vanished (its creator's insert failed) may be retried. */
-  private async awaitReady(
-    spec: WorkloadPolicySpec,
-    context: ApiContext,
-    options: {signal: AbortSignal; poll: Backoff},
-  ): Promise<void> {
-    for (let polls = 0; ; polls++) {
-      const policy = await this.getWorkloadPolicy(spec.project, spec.region, spec.name)
-      if (policy === undefined) {
-        throw new ApiError('conflict', `Workload policy ${spec.name} disappeared while another request created it.`, {
-          status: 'ABORTED',
-          retryable: true,
-          hints: ['Re-run the same command: it creates the policy again.'],
-        })
-      }
-      if (policy.status === null || policy.status === 'READY') return
-      if (policy.status !== 'CREATING') {
-        throw new ApiError('conflict', `Workload policy ${spec.name} is ${policy.status}, so pools cannot use it.`, {
-          status: 'FAILED_PRECONDITION',
-          retryable: false,
-          hints: [
-            `Delete it (\`gcloud compute resource-policies delete ${spec.name} --project=${spec.project} --region=${spec.region}\`) once no node pool uses it, and re-run.`,
-          ],
-        })
-      }
-      await sleep(pollDelay(polls, options.poll), options.signal)
-    }
+  async getRegionOperation(project: string, region: string, name: string): Promise<PortOperation> {
+    const path = `${regionPath(project, region)}/operations/${segment(name)}`
+    const reading = {action: `check operation ${name}`, project, location: region}
+    const op = this.json<ComputeOperation>(await this.request('GET', path, reading), reading)
+    // Its failure is told as what the operation did, e.g. "create workload policy NAME", like the insert's own.
+    const policy = /\/resourcePolicies\/([^/]+)$/.exec(op.targetLink ?? '')?.[1]
+    const action = policy && op.operationType === 'insert' ? `create workload policy ${policy}` : reading.action
+    return toPortOperation(op, {...reading, action})
   }
 
   /** One HTTP request: resolves 2xx replies and the `answers` statuses the caller handles, throws the rest classified. */

@@ -1,4 +1,4 @@
-import type {NodePoolStep, PlacementPolicyStep, Plan, PlanStep} from '../core/cluster/plan.js'
+import {type NodePoolStep, type PlacementPolicyStep, type Plan, type PlanStep} from '../core/cluster/plan.js'
 import type {ClusterSpec, NodePoolSpec, WorkloadPolicySpec} from '../core/cluster/spec.js'
 import {XpkError} from '../core/errors.js'
 import {DEFAULT_APPLY_CONCURRENCY, type Backoff} from '../core/retry.js'
@@ -14,6 +14,7 @@ import {
   type RetryPolicy,
 } from './retry.js'
 import {OperationWatcher} from './operation-watcher.js'
+import {createWorkloadPolicy} from './workload-policy.js'
 
 /** Tuning of the apply; the defaults suit real GKE, tests shorten the waits. */
 export interface ApplyOptions {
@@ -296,14 +297,12 @@ class Runner {
     }
   }
 
-  /** Creates the workload policy and waits for Compute Engine to finish; one that already exists counts as made. */
+  /** Creates the workload policy and waits until pools may name it (src/executor/workload-policy.ts). */
   private async createPolicy(spec: WorkloadPolicySpec): Promise<void> {
     this.progress(spec.name, 'creating')
     const compute = await this.deps.compute()
     this.sentChanges = true
-    await this.retrying(spec.name, () =>
-      compute.createWorkloadPolicy(spec, {signal: this.options.signal, poll: this.options.poll}),
-    )
+    await createWorkloadPolicy(compute, spec, {...this.retryOptions(spec.name), poll: this.options.poll})
   }
 
   /**

@@ -1,7 +1,16 @@
 import type {WorkloadPolicySpec} from '../core/cluster/spec.js'
-import type {Backoff} from '../core/retry.js'
+import type {ApiError} from '../core/errors.js'
 
 export type {WorkloadPolicySpec}
+
+/** A regional Compute Engine operation. */
+export interface ComputeOperation {
+  /** The operation's name in its region. */
+  readonly name: string
+  readonly done: boolean
+  /** How it failed, classified (a policy of that name made meanwhile by someone else is ALREADY_EXISTS). */
+  readonly error: ApiError | null
+}
 
 /** A workload policy as Compute Engine reports it; `null` for fields it left out. */
 export interface ObservedWorkloadPolicy {
@@ -21,9 +30,9 @@ export interface ComputeClient {
   /** Resolves `undefined` when the policy does not exist. */
   getWorkloadPolicy(project: string, region: string, name: string): Promise<ObservedWorkloadPolicy | undefined>
   /**
-   * Creates it and waits until it is READY. One that already exists (409, an earlier or parallel run, gcloud)
-   * counts as made once it is READY, so a retry after a lost answer is safe. Aborting `signal` rejects with
-   * `signal.reason` (the policy may still be created); `poll` spaces the checks (see core/retry.ts pollDelay).
+   * Sends the insert of a HIGH_THROUGHPUT workload policy. Resolves its operation, or `exists` when a policy of
+   * that name exists already (409: an earlier or parallel run, gcloud). Waiting is the executor's job.
    */
-  createWorkloadPolicy(spec: WorkloadPolicySpec, options: {signal: AbortSignal; poll: Backoff}): Promise<void>
+  insertWorkloadPolicy(spec: WorkloadPolicySpec): Promise<ComputeOperation | 'exists'>
+  getRegionOperation(project: string, region: string, name: string): Promise<ComputeOperation>
 }

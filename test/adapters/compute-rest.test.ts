@@ -7,7 +7,7 @@ import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest'
 
 import {createComputeClient} from '../../src/adapters/compute-rest.js'
 import {ApiError, XpkError} from '../../src/core/errors.js'
-import type {ComputeClient, WorkloadPolicySpec} from '../../src/ports/compute.js'
+import type {ComputeClient, ComputeOperation, WorkloadPolicySpec} from '../../src/ports/compute.js'
 import {computeErrors, FakeCompute} from '../fakes/fake-compute.js'
 
 const P = 'p1'
@@ -15,9 +15,6 @@ const R = 'us-east5'
 const NAME = 'tpu7x-16-2x2x2-placement-policy'
 const SPEC: WorkloadPolicySpec = {project: P, region: R, name: NAME, acceleratorTopology: '2x2x2'}
 const policiesPath = `projects/${P}/regions/${R}/resourcePolicies`
-/** Checks `ms` apart at first, then growing by half each time (like the CLI's own polling). */
-const pollEvery = (ms: number) => ({initialMs: ms, maxMs: 10_000, factor: 1.5})
-const wait = () => ({signal: new AbortController().signal, poll: pollEvery(5)})
 
 let fake: FakeCompute
 let compute: ComputeClient
@@ -87,72 +84,47 @@ describe('getWorkloadPolicy', () => {
   })
 })
 
-describe('createWorkloadPolicy', () => {
-  it('posts a HIGH_THROUGHPUT workload policy and polls the region operation until DONE', async () => {
+/** Reads an operation until it is done, as the executor's watcher would (the adapter itself never waits). */
+async function finished(op: ComputeOperation | 'exists'): Promise<ComputeOperation> {
+  if (op === 'exists') throw new Error('expected an operation, got exists')
+  let current = op
+  for (let i = 0; i < 500 && !current.done; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 5))
+    current = await compute.getRegionOperation(P, R, current.name)
+  }
+  return current
+}
+
+describe('insertWorkloadPolicy and getRegionOperation', () => {
+  it('posts a HIGH_THROUGHPUT workload policy and returns its region operation, read until DONE', async () => {
     fake.settings.operationMs = 60
-    await compute.createWorkloadPolicy(SPEC, wait())
+    const op = await compute.insertWorkloadPolicy(SPEC)
+    expect(op).toEqual({name: 'operation-1', done: false, error: null})
     expect(fake.mutatingCalls().map((c) => [c.path, c.body])).toEqual([
       [policiesPath, {name: NAME, workloadPolicy: {type: 'HIGH_THROUGHPUT', acceleratorTopology: '2x2x2'}}],
     ])
-    const polls = fake.calls.filter((c) => c.method === 'GET')
-    expect(polls.length).toBeGreaterThan(1)
-    expect(new Set(polls.map((c) => c.path))).toEqual(new Set([`projects/${P}/regions/${R}/operations/operation-1`]))
-    // It returned only after the operation finished, so the policy is usable by a node pool.
+    expect(await finished(op)).toEqual({name: 'operation-1', done: true, error: null})
+    expect(new Set(fake.calls.filter((c) => c.method === 'GET').map((c) => c.path))).toEqual(
+      new Set([`projects/${P}/regions/${R}/operations/operation-1`]),
+    )
     expect(fake.policy(P, R, NAME)?.status).toBe('READY')
-    expect(fake.operation('operation-1')?.status).toBe('DONE')
   })
 
-  it('treats 409 ALREADY_EXISTS as success once the existing policy is READY', async () => {
+  it("answers 'exists' for 409 ALREADY_EXISTS, without waiting", async () => {
     fake.seedPolicy({project: P, region: R, name: NAME, acceleratorTopology: '2x2x2'})
-    await compute.createWorkloadPolicy(SPEC, wait())
-    expect(fake.calls.map((c) => [c.method, c.path, c.status])).toEqual([
-      ['POST', policiesPath, 409],
-      ['GET', `${policiesPath}/${NAME}`, 200],
-    ])
+    await expect(compute.insertWorkloadPolicy(SPEC)).resolves.toBe('exists')
+    expect(fake.calls.map((c) => [c.method, c.path, c.status])).toEqual([['POST', policiesPath, 409]])
   })
 
-  it('after a 409 waits while the policy is CREATING (a lost answer, a parallel run), then returns', async () => {
-    fake.seedPolicy({project: P, region: R, name: NAME, acceleratorTopology: '2x2x2', status: 'CREATING'})
-    let settled = false
-    const creating = compute.createWorkloadPolicy(SPEC, wait()).then(() => (settled = true))
-    await new Promise((resolve) => setTimeout(resolve, 60))
-    expect(settled).toBe(false)
-    fake.setPolicyStatus(P, R, NAME, 'READY')
-    await creating
-    expect(fake.calls.filter((c) => c.method === 'GET').length).toBeGreaterThan(1)
-  })
-
-  it('after a 409 fails retryably when the policy vanishes, and for good when it is being deleted', async () => {
-    fake.seedPolicy({project: P, region: R, name: NAME, acceleratorTopology: '2x2x2', status: 'CREATING'})
-    const vanishing = failure(compute.createWorkloadPolicy(SPEC, wait()))
-    await new Promise((resolve) => setTimeout(resolve, 20))
-    fake.setPolicyStatus(P, R, NAME, undefined)
-    expect(await vanishing).toMatchObject({kind: 'conflict', retryable: true})
-
-    fake.seedPolicy({project: P, region: R, name: NAME, acceleratorTopology: '2x2x2', status: 'DELETING'})
-    const deleting = await failure(compute.createWorkloadPolicy(SPEC, wait()))
-    expect(deleting).toMatchObject({kind: 'conflict', retryable: false, message: expect.stringContaining('DELETING')})
-  })
-
-  it('treats an operation that ends RESOURCE_ALREADY_EXISTS as success once the winner is READY', async () => {
+  it('classifies an operation that ends RESOURCE_ALREADY_EXISTS as ALREADY_EXISTS (another creator won)', async () => {
     fake.failOperations({errors: [{code: 'RESOURCE_ALREADY_EXISTS', message: `The resource '${NAME}' already exists`}]})
-    await compute.createWorkloadPolicy(SPEC, wait())
-    expect(fake.operation('operation-1')?.httpErrorStatusCode).toBe(409)
-    expect(fake.calls.at(-1)).toMatchObject({method: 'GET', path: `${policiesPath}/${NAME}`, status: 200})
-  })
-
-  it('polls a long operation with growing waits', async () => {
-    fake.settings.operationMs = 400
-    await compute.createWorkloadPolicy(SPEC, {signal: new AbortController().signal, poll: pollEvery(10)})
-    const polls = fake.calls.filter((c) => c.method === 'GET').length
-    // 10 ms apart throughout would be ~40 polls; growing by half each time it is under ten.
-    expect(polls).toBeGreaterThan(3)
-    expect(polls).toBeLessThan(12)
+    const done = await finished(await compute.insertWorkloadPolicy(SPEC))
+    expect(done.error?.status).toBe('ALREADY_EXISTS')
   })
 
   it('maps 403 to a permission error (exit code 3) with a Compute Engine IAM hint', async () => {
     fake.faults.push(computeErrors.permissionDenied('compute.resourcePolicies.create', `projects/${P}`))
-    const error = await failure(compute.createWorkloadPolicy(SPEC, wait()))
+    const error = await failure(compute.insertWorkloadPolicy(SPEC))
     expect(error).toBeInstanceOf(ApiError)
     expect(error.message).toBe(
       `Could not create workload policy ${NAME}: Required 'compute.resourcePolicies.create' permission for 'projects/${P}'`,
@@ -178,11 +150,11 @@ describe('createWorkloadPolicy', () => {
 
   it('maps 403 rateLimitExceeded to a retryable quota error and 403 quotaExceeded to a final one', async () => {
     fake.faults.push(computeErrors.rateLimited())
-    const rate = await failure(compute.createWorkloadPolicy(SPEC, wait()))
+    const rate = await failure(compute.insertWorkloadPolicy(SPEC))
     expect([rate.kind, rate.status, rate.retryable]).toEqual(['quota', 'RESOURCE_EXHAUSTED', true])
 
     fake.faults.push(computeErrors.quotaExceeded('RESOURCE_POLICIES', R))
-    const quota = await failure(compute.createWorkloadPolicy(SPEC, wait()))
+    const quota = await failure(compute.insertWorkloadPolicy(SPEC))
     expect([quota.kind, quota.exitCode, quota.retryable]).toEqual(['quota', 5, false])
     expect(quota.message).toContain("Quota 'RESOURCE_POLICIES' exceeded")
   })
@@ -194,7 +166,7 @@ describe('createWorkloadPolicy', () => {
     [504, 'Deadline exceeded.', 'unavailable', 'DEADLINE_EXCEEDED'],
   ])('maps HTTP %i to a retryable ApiError', async (status, message, kind, grpcStatus) => {
     fake.faults.push({status, message, method: 'POST'})
-    const error = await failure(compute.createWorkloadPolicy(SPEC, wait()))
+    const error = await failure(compute.insertWorkloadPolicy(SPEC))
     expect(error).toBeInstanceOf(ApiError)
     expect([error.kind, error.status, error.retryable]).toEqual([kind, grpcStatus, true])
     expect(error.message).toBe(`Could not create workload policy ${NAME}: ${message}`)
@@ -207,7 +179,7 @@ describe('createWorkloadPolicy', () => {
     [404, 'not-found', 'NOT_FOUND', 4],
   ])('maps HTTP %i to a final %s error', async (status, kind, grpcStatus, exitCode) => {
     fake.faults.push({status, method: 'POST'})
-    const error = await failure(compute.createWorkloadPolicy(SPEC, wait()))
+    const error = await failure(compute.insertWorkloadPolicy(SPEC))
     expect([error.kind, error.status, error.retryable, error.exitCode]).toEqual([kind, grpcStatus, false, exitCode])
     expect(error.hints.join(' ')).not.toMatch(/GKE|locations\//)
   })
@@ -223,62 +195,25 @@ describe('createWorkloadPolicy', () => {
     fake.failOperations({
       errors: [{code: 'QUOTA_EXCEEDED', message: `Quota 'RESOURCE_POLICIES' exceeded.  Limit: 10.0 in region ${R}.`}],
     })
-    const quota = await failure(compute.createWorkloadPolicy(SPEC, wait()))
+    const quota = (await finished(await compute.insertWorkloadPolicy(SPEC))).error!
     expect([quota.kind, quota.retryable]).toEqual(['quota', false])
     expect(quota.message).toBe(
       `Could not create workload policy ${NAME}: Quota 'RESOURCE_POLICIES' exceeded.  Limit: 10.0 in region ${R}.`,
     )
 
+    fake.reset()
     fake.failOperations({})
-    const internal = await failure(compute.createWorkloadPolicy(SPEC, wait()))
+    const internal = (await finished(await compute.insertWorkloadPolicy(SPEC))).error!
     expect([internal.kind, internal.status, internal.retryable]).toEqual(['unavailable', 'INTERNAL', true])
 
+    fake.reset()
     fake.failOperations({errors: [{code: 'SOMETHING_NEW', message: 'odd'}], httpErrorStatusCode: 400})
-    const unknown = await failure(compute.createWorkloadPolicy(SPEC, wait()))
+    const unknown = (await finished(await compute.insertWorkloadPolicy(SPEC))).error!
     expect([unknown.kind, unknown.status, unknown.message]).toEqual([
       'failed',
       'INVALID_ARGUMENT',
       `Could not create workload policy ${NAME}: odd`,
     ])
-  })
-
-  it('rejects with the signal reason as soon as it is aborted between polls, and stops polling', async () => {
-    fake.settings.operationMs = Infinity
-    const controller = new AbortController()
-    const reason = new Error('user pressed Ctrl-C')
-    // A long poll interval: only an abort that interrupts the wait settles this quickly.
-    const created = compute.createWorkloadPolicy(SPEC, {signal: controller.signal, poll: pollEvery(5_000)})
-    for (let i = 0; i < 200 && fake.calls[0]?.status === undefined; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 5))
-    }
-    expect(fake.calls.map((c) => [c.method, c.status])).toEqual([['POST', 200]])
-    const abortedAt = Date.now()
-    controller.abort(reason)
-    await expect(created).rejects.toBe(reason)
-    expect(Date.now() - abortedAt).toBeLessThan(1_000)
-    await new Promise((resolve) => setTimeout(resolve, 50))
-    expect(fake.calls).toHaveLength(1)
-  })
-
-  it('rejects with the signal reason when aborted during a poll request', async () => {
-    fake.settings.operationMs = Infinity
-    fake.faults.push({path: '/operations/', delayMs: 5_000})
-    const controller = new AbortController()
-    const reason = new Error('stop')
-    const created = compute.createWorkloadPolicy(SPEC, {signal: controller.signal, poll: pollEvery(1)})
-    for (let i = 0; i < 200 && fake.calls.length < 2; i++) await new Promise((resolve) => setTimeout(resolve, 5))
-    const abortedAt = Date.now()
-    controller.abort(reason)
-    await expect(created).rejects.toBe(reason)
-    expect(Date.now() - abortedAt).toBeLessThan(1_000)
-  })
-
-  it('rejects with the signal reason before sending anything when already aborted', async () => {
-    const reason = new Error('already gone')
-    await expect(
-      compute.createWorkloadPolicy(SPEC, {signal: AbortSignal.abort(reason), poll: pollEvery(5)}),
-    ).rejects.toBe(reason)
-    expect(fake.calls).toEqual([])
   })
 })
 
@@ -338,7 +273,7 @@ describe('transport', () => {
 
   it('sends no credentials to a loopback http endpoint, even when given a token', async () => {
     const loopback = await createComputeClient({endpoint: fake.endpoint, accessToken: 'do-not-leak'})
-    await loopback.createWorkloadPolicy(SPEC, wait())
+    await loopback.insertWorkloadPolicy(SPEC)
     expect(fake.calls.length).toBeGreaterThan(0)
     expect(fake.calls.map((c) => c.authorization)).toEqual(fake.calls.map(() => undefined))
   })
@@ -387,7 +322,7 @@ describe('metadata server', () => {
   it('is never asked anything when the endpoint is loopback http', async () => {
     const loopback = await createComputeClient({endpoint: fake.endpoint})
     expect(await loopback.getWorkloadPolicy(P, R, NAME)).toBeUndefined()
-    await loopback.createWorkloadPolicy(SPEC, wait())
+    await loopback.insertWorkloadPolicy(SPEC)
     expect(await loopback.getWorkloadPolicy(P, R, NAME)).toMatchObject({acceleratorTopology: '2x2x2'})
     expect(probes).toEqual([])
   })

@@ -268,8 +268,8 @@ describe('applyClusterPlan', () => {
 
       const flaky = new MemoryCompute(gke.calls)
       let failures = 0
-      const create = flaky.createWorkloadPolicy.bind(flaky)
-      flaky.createWorkloadPolicy = async (spec) => {
+      const create = flaky.insertWorkloadPolicy.bind(flaky)
+      flaky.insertWorkloadPolicy = async (spec) => {
         if (failures++ < 2) throw unavailable()
         return create(spec)
       }

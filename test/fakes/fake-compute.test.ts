@@ -1,7 +1,10 @@
 import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest'
 
 import {createComputeClient} from '../../src/adapters/compute-rest.js'
+import {realTime} from '../../src/cli/context.js'
 import {ApiError} from '../../src/core/errors.js'
+import {DEFAULT_RETRY_POLICY} from '../../src/executor/retry.js'
+import {createWorkloadPolicy} from '../../src/executor/workload-policy.js'
 import type {ComputeClient, WorkloadPolicySpec} from '../../src/ports/compute.js'
 import {computeErrors, FakeCompute} from './fake-compute.js'
 
@@ -14,9 +17,14 @@ const spec = (name = 'tpu7x-16-2x2x2-placement-policy', acceleratorTopology = '2
   name,
   acceleratorTopology,
 })
-/** Checks `ms` apart at first, then growing by half each time (like the CLI's own polling). */
-const pollEvery = (ms: number) => ({initialMs: ms, maxMs: 10_000, factor: 1.5})
-const wait = {signal: new AbortController().signal, poll: pollEvery(5)}
+/** Creates a policy as the CLI does (the executor's createWorkloadPolicy), with short real waits. */
+const create = (policy: WorkloadPolicySpec, signal = new AbortController().signal) =>
+  createWorkloadPolicy(compute, policy, {
+    policy: {...DEFAULT_RETRY_POLICY, backoff: {initialMs: 1, maxMs: 5, factor: 2}},
+    clock: realTime,
+    signal,
+    poll: {initialMs: 5, maxMs: 50, factor: 1.5, fastForMs: 0},
+  })
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 let fake: FakeCompute
@@ -52,7 +60,7 @@ async function until(check: () => boolean) {
 describe('FakeCompute workload policies', () => {
   it('keeps an inserted policy CREATING until its operation is DONE, then READY', async () => {
     fake.settings.operationMs = Infinity
-    const created = compute.createWorkloadPolicy(spec(), wait)
+    const created = create(spec())
     await until(() => fake.calls.some((c) => c.path.includes('/operations/')))
 
     expect(fake.policy(P, R, 'tpu7x-16-2x2x2-placement-policy')).toMatchObject({
@@ -79,8 +87,12 @@ describe('FakeCompute workload policies', () => {
 
   it('answers an insert already DONE when operationMs is 0, so nothing is polled', async () => {
     fake.settings.operationMs = 0
-    await compute.createWorkloadPolicy(spec(), wait)
-    expect(fake.calls.map((c) => [c.method, c.path, c.status])).toEqual([['POST', policiesPath, 200]])
+    await create(spec())
+    // No operation poll: only the READY check of the policy follows the insert.
+    expect(fake.calls.map((c) => [c.method, c.path, c.status])).toEqual([
+      ['POST', policiesPath, 200],
+      ['GET', `${policiesPath}/tpu7x-16-2x2x2-placement-policy`, 200],
+    ])
     expect(fake.policy(P, R, 'tpu7x-16-2x2x2-placement-policy')?.status).toBe('READY')
   })
 
@@ -129,7 +141,7 @@ describe('FakeCompute workload policies', () => {
     ['a bad topology', spec('ok', '2by2'), "Invalid value for field 'resource.workloadPolicy.acceleratorTopology'"],
     ['a zone as region', {...spec(), region: 'us-central1-a'}, "Invalid value for field 'region': 'us-central1-a'"],
   ])('rejects an insert with %s as 400 and stores nothing', async (_what, bad, message) => {
-    const error = await compute.createWorkloadPolicy(bad, wait).catch((e: unknown) => e)
+    const error = await create(bad).catch((e: unknown) => e)
     expect(error).toBeInstanceOf(ApiError)
     expect((error as ApiError).message).toContain(message)
     expect(fake.calls.at(-1)?.status).toBe(400)
@@ -194,12 +206,9 @@ describe('FakeCompute faults', () => {
   it('consumes an HTTP fault `times` times, only for the method and path it names', async () => {
     fake.faults.push({status: 503, method: 'POST', path: '/resourcePolicies', times: 2})
     expect(await compute.getWorkloadPolicy(P, R, 'np')).toBeUndefined()
-    for (let i = 0; i < 2; i++) {
-      const error = (await compute.createWorkloadPolicy(spec(), wait).catch((e: unknown) => e)) as ApiError
-      expect([error.kind, error.retryable]).toEqual(['unavailable', true])
-    }
+    // The CLI's retry policy rides out both faults in one create.
+    await create(spec())
     expect(fake.faults).toEqual([])
-    await compute.createWorkloadPolicy(spec(), wait)
     expect(fake.calls.filter((c) => c.method === 'POST').map((c) => c.status)).toEqual([503, 503, 200])
     expect(fake.policies()).toHaveLength(1)
   })
@@ -244,8 +253,8 @@ describe('FakeCompute faults', () => {
         {code: 'QUOTA_EXCEEDED', message: "Quota 'RESOURCE_POLICIES' exceeded.  Limit: 10.0 in region us-central1."},
       ],
     })
-    await compute.createWorkloadPolicy(spec('fine'), wait)
-    const error = (await compute.createWorkloadPolicy(spec('doomed'), wait).catch((e: unknown) => e)) as ApiError
+    await create(spec('fine'))
+    const error = (await create(spec('doomed')).catch((e: unknown) => e)) as ApiError
     expect(error.kind).toBe('quota')
     expect(fake.operation('operation-2')).toMatchObject({
       status: 'DONE',
@@ -260,7 +269,7 @@ describe('FakeCompute faults', () => {
 
   it('keeps the policy READY when an operation fails RESOURCE_ALREADY_EXISTS (a race another creator won)', async () => {
     fake.failOperations({errors: [{code: 'RESOURCE_ALREADY_EXISTS', message: "The resource 'raced' already exists"}]})
-    const error = await compute.createWorkloadPolicy(spec('raced'), wait).catch((e: unknown) => e)
+    const error = await create(spec('raced')).catch((e: unknown) => e)
     expect(error).toBeUndefined()
     expect(fake.operation('operation-1')?.httpErrorStatusCode).toBe(409)
     expect(fake.policy(P, R, 'raced')?.status).toBe('READY')
@@ -277,7 +286,7 @@ describe('FakeCompute faults', () => {
 
   it('reset() forgets policies, operations, calls, faults and setting changes', async () => {
     fake.settings.operationMs = 0
-    await compute.createWorkloadPolicy(spec(), wait)
+    await create(spec())
     fake.faults.push({status: 500})
     fake.failOperations({})
     fake.reset()
@@ -291,9 +300,7 @@ describe('FakeCompute faults', () => {
     expect(fake.settings.operationMs).toBe(20)
     fake.settings.operationMs = Infinity
     const stop = new AbortController()
-    const pending = compute
-      .createWorkloadPolicy(spec(), {signal: stop.signal, poll: pollEvery(5)})
-      .catch(() => undefined)
+    const pending = create(spec(), stop.signal).catch(() => undefined)
     await until(() => fake.operations().length === 1)
     expect(fake.operations()[0]?.name).toBe('operation-1')
     stop.abort()

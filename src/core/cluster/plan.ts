@@ -1,5 +1,6 @@
 import type {DesiredCluster, NodePoolTemplate} from './desired.js'
 import type {ClusterStatus, ObservedCluster, ObservedNodePool} from './observed.js'
+import {ApiError} from '../errors.js'
 import {creationFailedForCapacity} from './gke-errors.js'
 import type {ClusterSpec, NodePoolSpec, PlacementPolicy, WorkloadPolicySpec} from './spec.js'
 
@@ -447,4 +448,33 @@ export function planClusterDelete(
     steps: [step],
     warnings: [],
   }
+}
+
+/**
+ * Whether a workload policy that was just created (or found) can be named by node pools: true when READY, false
+ * while CREATING. One that vanished (its creator's insert failed) or is in any other state is an error.
+ * @throws ApiError conflict: retryable for a vanished policy (a re-run creates it), final for a bad state
+ */
+export function workloadPolicyReady(spec: WorkloadPolicySpec, found: ObservedWorkloadPolicyState | undefined): boolean {
+  if (found === undefined) {
+    throw new ApiError('conflict', `Workload policy ${spec.name} disappeared while another request created it.`, {
+      status: 'ABORTED',
+      retryable: true,
+      hints: ['Re-run the same command: it creates the policy again.'],
+    })
+  }
+  if (found.status === null || found.status === 'READY') return true
+  if (found.status === 'CREATING') return false
+  throw new ApiError('conflict', `Workload policy ${spec.name} is ${found.status}, so pools cannot use it.`, {
+    status: 'FAILED_PRECONDITION',
+    retryable: false,
+    hints: [
+      `Delete it (\`gcloud compute resource-policies delete ${spec.name} --project=${spec.project} --region=${spec.region}\`) once no node pool uses it, and re-run.`,
+    ],
+  })
+}
+
+/** What {@link workloadPolicyReady} needs to know of an observed policy. */
+export interface ObservedWorkloadPolicyState {
+  readonly status: string | null
 }
