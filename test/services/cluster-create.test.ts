@@ -74,6 +74,23 @@ describe('createCluster', () => {
     expect(console.infos.at(-1)).toBe('Cluster demo: created the cluster, created 2/2 node pools.')
   })
 
+  it('tells one story when the cluster itself does not come up: delete it and create again', async () => {
+    const gke = new MemoryGke()
+    gke.cluster = 'gone'
+    const createCluster = gke.createCluster.bind(gke)
+    gke.createCluster = async () => {
+      const op = await createCluster()
+      gke.ops.get(op.name)!.finish = () => (gke.cluster = 'ERROR')
+      return op
+    }
+    const error = (await run(gke).done.catch((e: unknown) => e)) as XpkError
+    expect(error.message).toContain('Cluster demo is ERROR instead of RUNNING')
+    expect(error.hints.at(-1)).toBe(
+      'The cluster itself did not come up, so a re-run cannot repair it: `xpk cluster delete` it, then run the same `xpk cluster create` again.',
+    )
+    expect(error.hints.join(' ')).not.toContain('replaces those in ERROR')
+  })
+
   it('rides out a transient failure of the reads made before planning', async () => {
     const gke = new MemoryGke([pool('demo-np-0'), pool('demo-np-1')])
     const read = gke.getServerConfig.bind(gke)
