@@ -21,6 +21,8 @@ const options = (signal = new AbortController().signal) => ({
   signal,
   poll: {initialMs: 100, maxMs: 1000, factor: 2, fastForMs: 0},
 })
+/** The policy as Compute Engine would report it, in a given state. */
+const policy = (status: string) => ({name: SPEC.name, acceleratorTopology: '2x2x2', type: 'HIGH_THROUGHPUT', status})
 const failure = (promise: Promise<unknown>) =>
   promise.then(
     () => undefined,
@@ -38,12 +40,7 @@ describe('createWorkloadPolicy', () => {
 
   it('takes a policy that exists already (409) once it is READY, without a second insert', async () => {
     const compute = new MemoryCompute()
-    compute.policies.set(SPEC.name, {
-      name: SPEC.name,
-      acceleratorTopology: '2x2x2',
-      type: 'HIGH_THROUGHPUT',
-      status: 'CREATING',
-    })
+    compute.policies.set(SPEC.name, policy('CREATING'))
     await createWorkloadPolicy(compute, SPEC, options())
     expect(compute.created).toEqual([])
     expect(compute.policies.get(SPEC.name)?.status).toBe('READY')
@@ -52,22 +49,12 @@ describe('createWorkloadPolicy', () => {
   it('takes an operation that ended ALREADY_EXISTS (another creator won the race) as made', async () => {
     const compute = new MemoryCompute()
     compute.operationError = new ApiError('conflict', 'already exists', {status: 'ALREADY_EXISTS', retryable: false})
-    compute.policies.set(SPEC.name, {
-      name: SPEC.name,
-      acceleratorTopology: '2x2x2',
-      type: 'HIGH_THROUGHPUT',
-      status: 'READY',
-    })
+    compute.policies.set(SPEC.name, policy('READY'))
     const insert = compute.insertWorkloadPolicy.bind(compute)
     // The race: our insert is accepted, and the winner's policy is what the READY check finds.
     compute.insertWorkloadPolicy = async (spec) =>
       (compute.policies.delete(spec.name), insert(spec)).then((op) => {
-        compute.policies.set(SPEC.name, {
-          name: SPEC.name,
-          acceleratorTopology: '2x2x2',
-          type: 'HIGH_THROUGHPUT',
-          status: 'READY',
-        })
+        compute.policies.set(SPEC.name, policy('READY'))
         return op
       })
     await expect(createWorkloadPolicy(compute, SPEC, options())).resolves.toBeUndefined()
@@ -85,12 +72,7 @@ describe('createWorkloadPolicy', () => {
 
   it('fails for good on a policy in a state pools cannot use, naming the state', async () => {
     const compute = new MemoryCompute()
-    compute.policies.set(SPEC.name, {
-      name: SPEC.name,
-      acceleratorTopology: '2x2x2',
-      type: 'HIGH_THROUGHPUT',
-      status: 'DELETING',
-    })
+    compute.policies.set(SPEC.name, policy('DELETING'))
     const error = await failure(createWorkloadPolicy(compute, SPEC, options()))
     expect(error).toMatchObject({kind: 'conflict', retryable: false})
     expect(error?.message).toContain('DELETING')
@@ -98,12 +80,7 @@ describe('createWorkloadPolicy', () => {
 
   it('keeps checking a policy that vanished (its creator failed) within the conflict budget, then says so', async () => {
     const compute = new MemoryCompute()
-    compute.policies.set(SPEC.name, {
-      name: SPEC.name,
-      acceleratorTopology: '2x2x2',
-      type: 'HIGH_THROUGHPUT',
-      status: 'CREATING',
-    })
+    compute.policies.set(SPEC.name, policy('CREATING'))
     const get = compute.getWorkloadPolicy.bind(compute)
     compute.getWorkloadPolicy = async (...args) => (compute.policies.delete(SPEC.name), get(...args))
     const error = await failure(createWorkloadPolicy(compute, SPEC, options()))
