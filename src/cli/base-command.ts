@@ -86,7 +86,11 @@ export abstract class XpkCommand extends Command {
       if (!(error instanceof Errors.CLIError) || (error.oclif?.exit ?? 2) !== 2) throw error
       const typed = toXpkError(error, this.id ?? '', Object.keys(definitions))
       const stray = /^Unexpected arguments?: (.+)$/m.exec(error.message)?.[1]
-      problems.push(stray ? strayArgumentProblem(stray, this.id ?? '', definitions) : new UsageError(typed.message))
+      problems.push(
+        stray
+          ? strayArgumentProblem(stray, this.id ?? '', definitions)
+          : new UsageError(typed.message, {hints: typed.hints}),
+      )
       throwIfProblems(problems.length === 1 && !stray ? [typed as UsageError] : problems)
       throw error
     }
