@@ -243,4 +243,10 @@ describe('the process', () => {
     expect(result.code).toBe(0)
     expect(existsSync(join(cache, 'xpk', 'compile-cache'))).toBe(true)
   })
+
+  it('runs without the compile cache when its directory cannot be made (Node would spin)', async () => {
+    const result = await runCli(['version'], {env: env({XDG_CACHE_HOME: '/proc/xpk-cannot-exist'}), timeoutMs: 20_000})
+    expect([result.code, result.signal]).toEqual([0, null])
+    expect(result.stdout).toContain('xpk ')
+  })
 })

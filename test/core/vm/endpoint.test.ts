@@ -1,0 +1,31 @@
+import {describe, expect, it} from 'vitest'
+
+import {UsageError} from '../../../src/core/errors.js'
+import {parseTpuEndpoint} from '../../../src/core/vm/endpoint.js'
+
+describe('parseTpuEndpoint: the rule of every endpoint override, naming --tpu-endpoint', () => {
+  it.each([
+    ['https://tpu.googleapis.com/', {host: 'tpu.googleapis.com', port: 443, insecure: false}],
+    ['tpu.example.com:8443', {host: 'tpu.example.com', port: 8443, insecure: false}],
+    ['http://127.0.0.1:9000', {host: '127.0.0.1', port: 9000, insecure: true}],
+  ])('%s is accepted', (text, parsed) => expect(parseTpuEndpoint(text)).toEqual(parsed))
+
+  it.each([
+    ['http://tpu.example.com', 'plain http is only allowed on loopback'],
+    ['https://user:secret@tpu.example.com', 'contains credentials'],
+    ['ftp://127.0.0.1', 'must use https://'],
+    ['https://tpu.example.com/?key=1', 'query or fragment'],
+    ['tpu example', 'white space'],
+  ])('%s is refused: %s', (text, problem) => {
+    const error = (() => {
+      try {
+        parseTpuEndpoint(text)
+      } catch (e) {
+        return e
+      }
+    })() as UsageError
+    expect(error).toBeInstanceOf(UsageError)
+    expect(error.flag).toBe('--tpu-endpoint')
+    expect(error.message).toContain(problem)
+  })
+})
