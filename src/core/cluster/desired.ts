@@ -1,6 +1,5 @@
 import {resolveAccelerator} from '../catalog/lookup.js'
 import type {Accelerator} from '../catalog/types.js'
-import {UsageError} from '../errors.js'
 import {INTEGER_FLAGS, MAX_SLICES, Problems} from '../input.js'
 import {CLUSTER_DEFAULTS} from './defaults.js'
 import {clusterNameProblem, projectIdProblem, zoneToRegion} from '../settings.js'
@@ -111,162 +110,16 @@ function placementFor(accelerator: Accelerator): PlacementPolicy | null {
  * @throws UsageError or UsageErrors
  */
 export function desiredClusterFromFlags(flags: ClusterCreateFlags): DesiredCluster {
+  // One collector for every concern, so all problems are reported together, in flag order.
   const problems = new Problems()
-  const attempt = <T>(fn: () => T): T | undefined => problems.attempt(fn)
-  const need = (value: string | undefined, flag: string, example: string) => {
-    if (value === undefined) {
-      problems.add(`Missing ${flag}, e.g. ${flag} ${example}.`, {
-        flag,
-        hints: [
-          `Pass ${flag}, set XPK_${flag.slice(2).toUpperCase()}, or run \`xpk config set ${flag.slice(2)} VALUE\`.`,
-        ],
-      })
-    }
-    return value
-  }
-
-  const name = need(flags.cluster, '--cluster', 'my-cluster')
-  const nameProblem = name === undefined ? undefined : clusterNameProblem(name)
-  if (nameProblem) problems.add(`--cluster "${escapeControl(name ?? '')}": ${nameProblem}.`, {flag: '--cluster'})
-  const project = need(flags.project, '--project', 'my-project')
-  const projectProblem = project === undefined ? undefined : projectIdProblem(project)
-  if (projectProblem)
-    problems.add(`--project "${escapeControl(project ?? '')}": ${projectProblem}.`, {flag: '--project'})
-  const zone = need(flags.zone, '--zone', 'us-central2-b')
-  const region = zone === undefined ? undefined : zoneToRegion(zone)
-  if (zone !== undefined && region === undefined) {
-    problems.add(`--zone "${escapeControl(zone)}": a zone looks like us-central2-b (region plus a letter).`, {
-      flag: '--zone',
-    })
-  }
-  const accelerator = attempt(() => resolveAccelerator({tpuType: flags.tpuType, deviceType: flags.deviceType}))
-
-  const numSlices =
-    problems.integer('--num-slices', flags.numSlices, INTEGER_FLAGS['cluster:num-slices']) ?? CLUSTER_DEFAULTS.numSlices
-  const longestPool = name === undefined ? '' : `${name}-np-${Math.max(0, Math.min(numSlices, MAX_SLICES) - 1)}`
-  if (name !== undefined && !nameProblem && longestPool.length > MAX_NODE_POOL_NAME) {
-    problems.push(
-      new UsageError(
-        `--cluster "${name}" is too long for its node pools: they are named ${longestPool} and GKE allows ${MAX_NODE_POOL_NAME} characters. Use at most ${MAX_NODE_POOL_NAME - (longestPool.length - name.length)} characters.`,
-        {flag: '--cluster'},
-      ),
-    )
-  }
-  const numNodes =
-    problems.integer('--num-nodes', flags.numNodes, INTEGER_FLAGS['cluster:num-nodes']) ?? CLUSTER_DEFAULTS.gpuNumNodes
-  if (flags.numNodes !== undefined && !problems.has('--num-nodes') && accelerator && accelerator.kind !== 'GPU') {
-    problems.push(
-      new UsageError(
-        `--num-nodes applies to GPU types; ${accelerator.name} has ${accelerator.vmsPerSlice} VM(s) per slice. Use --num-slices.`,
-        {flag: '--num-nodes'},
-      ),
-    )
-  }
-  if (accelerator?.kind === 'GPU' && flags.numSlices !== undefined && numSlices > 1) {
-    problems.push(
-      new UsageError(`--num-slices applies to TPU and CPU types; a GPU cluster has one pool of --num-nodes VMs.`, {
-        flag: '--num-slices',
-        hints: [`Scale ${accelerator.name} with --num-nodes (default ${CLUSTER_DEFAULTS.gpuNumNodes}).`],
-      }),
-    )
-  }
-
-  const chosen = (
-    [
-      ['--on-demand', flags.onDemand, 'on-demand'],
-      ['--spot', flags.spot, 'spot'],
-      ['--reservation', flags.reservation !== undefined, 'reservation'],
-      ['--flex', flags.flex, 'flex'],
-    ] as const
-  ).filter(([, set]) => set)
-  let capacity: Capacity = 'on-demand'
-  if (chosen.length === 0) {
-    problems.push(
-      new UsageError('Say how to get the VMs: --on-demand, --spot, --reservation NAME or --flex.', {
-        flag: '--on-demand',
-        hints: [
-          'Reserved capacity needs --reservation; without one, --spot or --flex (Dynamic Workload Scheduler) often find TPUs sooner than --on-demand.',
-        ],
-      }),
-    )
-  } else if (chosen.length > 1) {
-    problems.push(
-      new UsageError(`Pick one capacity flag, not ${chosen.map(([f]) => f).join(' and ')}.`, {flag: chosen[0][0]}),
-    )
-  } else {
-    capacity = chosen[0][2]
-  }
-
-  const reservations: string[] = []
-  if (flags.reservation !== undefined && project !== undefined) {
-    for (const item of flags.reservation.split(',').map((s) => s.trim())) {
-      const path = reservationPath(item, project)
-      if (path === undefined) {
-        problems.push(
-          new UsageError(
-            `--reservation "${item}": expected NAME, projects/PROJECT/reservations/NAME, optionally with /reservationBlocks/BLOCK[/reservationSubBlocks/SUB].`,
-            {flag: '--reservation'},
-          ),
-        )
-      } else if (!reservations.includes(path)) reservations.push(path)
-    }
-  }
-
-  const gkeVersion = flags.gkeVersion
-  if (gkeVersion !== undefined && !/^\d+\.\d+(\.\d+(-gke\.\d+)?)?$/.test(gkeVersion)) {
-    problems.push(
-      new UsageError(`--gke-version "${gkeVersion}" is not a GKE version like 1.35.1-gke.1000000.`, {
-        flag: '--gke-version',
-      }),
-    )
-  }
-  const defaultMachine = flags.defaultPoolCpuMachineType ?? CLUSTER_DEFAULTS.defaultPoolCpuMachineType
-  if (!MACHINE_TYPE.test(defaultMachine)) {
-    problems.push(
-      new UsageError(`--default-pool-cpu-machine-type "${defaultMachine}" is not a machine type like e2-standard-16.`, {
-        flag: '--default-pool-cpu-machine-type',
-      }),
-    )
-  }
-  const defaultNodes =
-    problems.integer(
-      '--default-pool-cpu-num-nodes',
-      flags.defaultPoolCpuNumNodes,
-      INTEGER_FLAGS['cluster:default-pool-cpu-num-nodes'],
-    ) ?? CLUSTER_DEFAULTS.defaultPoolCpuNumNodes
-  for (const [flag, value] of [
-    ['--network', flags.network],
-    ['--subnetwork', flags.subnetwork],
-    ['--private-endpoint-subnetwork', flags.privateEndpointSubnetwork],
-  ] as const) {
-    if (value !== undefined && !RESOURCE_NAME.test(value.split('/').at(-1) ?? '')) {
-      problems.push(new UsageError(`${flag} "${value}" is not a network resource name.`, {flag}))
-    }
-  }
-  for (const cidr of flags.authorizedNetworks ?? []) {
-    const match = CIDR.exec(cidr)
-    if (!match || match.slice(1, 5).some((o) => Number(o) > 255) || Number(match[5]) > 32) {
-      problems.push(
-        new UsageError(`--authorized-networks "${cidr}" is not an IPv4 CIDR like 203.0.113.0/24.`, {
-          flag: '--authorized-networks',
-        }),
-      )
-    }
-  }
-  const maxPods = problems.integer(
-    '--max-pods-per-node',
-    flags.maxPodsPerNode,
-    INTEGER_FLAGS['cluster:max-pods-per-node'],
-  )
-  const general = attempt(() =>
-    parseCustomNodePoolArguments(flags.customNodepoolArguments, '--custom-nodepool-arguments'),
-  )
-  const tpuOnly = attempt(() =>
-    parseCustomNodePoolArguments(flags.customTpuNodepoolArguments, '--custom-tpu-nodepool-arguments'),
-  )
-
+  const {name, nameProblem, project, zone, region} = checkTarget(flags, problems)
+  const accelerator = problems.attempt(() => resolveAccelerator({tpuType: flags.tpuType, deviceType: flags.deviceType}))
+  const {numSlices, numNodes} = checkScale(flags, problems, accelerator, name, nameProblem)
+  const {capacity, reservations} = checkCapacity(flags, problems, project)
+  const {gkeVersion, defaultMachine, defaultNodes} = checkVersionAndDefaultPool(flags, problems)
+  checkNetworking(flags, problems)
+  const {maxPods, general, tpuOnly} = checkNodePoolExtras(flags, problems)
   const maxParallel = problems.integer('--max-parallel', flags.maxParallel, INTEGER_FLAGS['cluster:max-parallel'])
-
   problems.throwIfAny()
   const a = accelerator as Accelerator
   const isPrivate =
@@ -352,4 +205,167 @@ export function desiredClusterFromFlags(flags: ClusterCreateFlags): DesiredClust
     reservations,
     maxParallel,
   }
+}
+
+/** Where the cluster goes: --cluster, --project and --zone (already resolved from flags, env, config or gcloud). */
+function checkTarget(flags: ClusterCreateFlags, problems: Problems) {
+  const need = (value: string | undefined, flag: string, example: string) => {
+    if (value === undefined) {
+      problems.add(`Missing ${flag}, e.g. ${flag} ${example}.`, {
+        flag,
+        hints: [
+          `Pass ${flag}, set XPK_${flag.slice(2).toUpperCase()}, or run \`xpk config set ${flag.slice(2)} VALUE\`.`,
+        ],
+      })
+    }
+    return value
+  }
+  const name = need(flags.cluster, '--cluster', 'my-cluster')
+  const nameProblem = name === undefined ? undefined : clusterNameProblem(name)
+  if (nameProblem) problems.add(`--cluster "${escapeControl(name ?? '')}": ${nameProblem}.`, {flag: '--cluster'})
+  const project = need(flags.project, '--project', 'my-project')
+  const projectProblem = project === undefined ? undefined : projectIdProblem(project)
+  if (projectProblem) {
+    problems.add(`--project "${escapeControl(project ?? '')}": ${projectProblem}.`, {flag: '--project'})
+  }
+  const zone = need(flags.zone, '--zone', 'us-central2-b')
+  const region = zone === undefined ? undefined : zoneToRegion(zone)
+  if (zone !== undefined && region === undefined) {
+    problems.add(`--zone "${escapeControl(zone)}": a zone looks like us-central2-b (region plus a letter).`, {
+      flag: '--zone',
+    })
+  }
+  return {name, nameProblem, project, zone, region}
+}
+
+/** How many slices or GPU nodes, and whether the pool names they give fit GKE's limit. */
+function checkScale(
+  flags: ClusterCreateFlags,
+  problems: Problems,
+  accelerator: Accelerator | undefined,
+  name: string | undefined,
+  nameProblem: string | undefined,
+) {
+  const numSlices =
+    problems.integer('--num-slices', flags.numSlices, INTEGER_FLAGS['cluster:num-slices']) ?? CLUSTER_DEFAULTS.numSlices
+  const longestPool = name === undefined ? '' : `${name}-np-${Math.max(0, Math.min(numSlices, MAX_SLICES) - 1)}`
+  if (name !== undefined && !nameProblem && longestPool.length > MAX_NODE_POOL_NAME) {
+    problems.add(
+      `--cluster "${name}" is too long for its node pools: they are named ${longestPool} and GKE allows ${MAX_NODE_POOL_NAME} characters. Use at most ${MAX_NODE_POOL_NAME - (longestPool.length - name.length)} characters.`,
+      {flag: '--cluster'},
+    )
+  }
+  const numNodes =
+    problems.integer('--num-nodes', flags.numNodes, INTEGER_FLAGS['cluster:num-nodes']) ?? CLUSTER_DEFAULTS.gpuNumNodes
+  if (flags.numNodes !== undefined && !problems.has('--num-nodes') && accelerator && accelerator.kind !== 'GPU') {
+    problems.add(
+      `--num-nodes applies to GPU types; ${accelerator.name} has ${accelerator.vmsPerSlice} VM(s) per slice. Use --num-slices.`,
+      {flag: '--num-nodes'},
+    )
+  }
+  if (accelerator?.kind === 'GPU' && flags.numSlices !== undefined && numSlices > 1) {
+    problems.add(`--num-slices applies to TPU and CPU types; a GPU cluster has one pool of --num-nodes VMs.`, {
+      flag: '--num-slices',
+      hints: [`Scale ${accelerator.name} with --num-nodes (default ${CLUSTER_DEFAULTS.gpuNumNodes}).`],
+    })
+  }
+  return {numSlices, numNodes}
+}
+
+/** Exactly one of --on-demand, --spot, --reservation and --flex, and the reservations as API paths. */
+function checkCapacity(flags: ClusterCreateFlags, problems: Problems, project: string | undefined) {
+  const chosen = (
+    [
+      ['--on-demand', flags.onDemand, 'on-demand'],
+      ['--spot', flags.spot, 'spot'],
+      ['--reservation', flags.reservation !== undefined, 'reservation'],
+      ['--flex', flags.flex, 'flex'],
+    ] as const
+  ).filter(([, set]) => set)
+  let capacity: Capacity = 'on-demand'
+  if (chosen.length === 0) {
+    problems.add('Say how to get the VMs: --on-demand, --spot, --reservation NAME or --flex.', {
+      flag: '--on-demand',
+      hints: [
+        'Reserved capacity needs --reservation; without one, --spot or --flex (Dynamic Workload Scheduler) often find TPUs sooner than --on-demand.',
+      ],
+    })
+  } else if (chosen.length > 1) {
+    problems.add(`Pick one capacity flag, not ${chosen.map(([f]) => f).join(' and ')}.`, {flag: chosen[0][0]})
+  } else {
+    capacity = chosen[0][2]
+  }
+  const reservations: string[] = []
+  if (flags.reservation !== undefined && project !== undefined) {
+    for (const item of flags.reservation.split(',').map((s) => s.trim())) {
+      const path = reservationPath(item, project)
+      if (path === undefined) {
+        problems.add(
+          `--reservation "${item}": expected NAME, projects/PROJECT/reservations/NAME, optionally with /reservationBlocks/BLOCK[/reservationSubBlocks/SUB].`,
+          {flag: '--reservation'},
+        )
+      } else if (!reservations.includes(path)) reservations.push(path)
+    }
+  }
+  return {capacity, reservations}
+}
+
+/** --gke-version and the default CPU pool. */
+function checkVersionAndDefaultPool(flags: ClusterCreateFlags, problems: Problems) {
+  const gkeVersion = flags.gkeVersion
+  if (gkeVersion !== undefined && !/^\d+\.\d+(\.\d+(-gke\.\d+)?)?$/.test(gkeVersion)) {
+    problems.add(`--gke-version "${gkeVersion}" is not a GKE version like 1.35.1-gke.1000000.`, {
+      flag: '--gke-version',
+    })
+  }
+  const defaultMachine = flags.defaultPoolCpuMachineType ?? CLUSTER_DEFAULTS.defaultPoolCpuMachineType
+  if (!MACHINE_TYPE.test(defaultMachine)) {
+    problems.add(`--default-pool-cpu-machine-type "${defaultMachine}" is not a machine type like e2-standard-16.`, {
+      flag: '--default-pool-cpu-machine-type',
+    })
+  }
+  const defaultNodes =
+    problems.integer(
+      '--default-pool-cpu-num-nodes',
+      flags.defaultPoolCpuNumNodes,
+      INTEGER_FLAGS['cluster:default-pool-cpu-num-nodes'],
+    ) ?? CLUSTER_DEFAULTS.defaultPoolCpuNumNodes
+  return {gkeVersion, defaultMachine, defaultNodes}
+}
+
+/** Network names and the CIDRs allowed to reach the control plane. */
+function checkNetworking(flags: ClusterCreateFlags, problems: Problems): void {
+  for (const [flag, value] of [
+    ['--network', flags.network],
+    ['--subnetwork', flags.subnetwork],
+    ['--private-endpoint-subnetwork', flags.privateEndpointSubnetwork],
+  ] as const) {
+    if (value !== undefined && !RESOURCE_NAME.test(value.split('/').at(-1) ?? '')) {
+      problems.add(`${flag} "${value}" is not a network resource name.`, {flag})
+    }
+  }
+  for (const cidr of flags.authorizedNetworks ?? []) {
+    const match = CIDR.exec(cidr)
+    if (!match || match.slice(1, 5).some((o) => Number(o) > 255) || Number(match[5]) > 32) {
+      problems.add(`--authorized-networks "${cidr}" is not an IPv4 CIDR like 203.0.113.0/24.`, {
+        flag: '--authorized-networks',
+      })
+    }
+  }
+}
+
+/** Pods per node and the gcloud-style node-pool arguments. */
+function checkNodePoolExtras(flags: ClusterCreateFlags, problems: Problems) {
+  const maxPods = problems.integer(
+    '--max-pods-per-node',
+    flags.maxPodsPerNode,
+    INTEGER_FLAGS['cluster:max-pods-per-node'],
+  )
+  const general = problems.attempt(() =>
+    parseCustomNodePoolArguments(flags.customNodepoolArguments, '--custom-nodepool-arguments'),
+  )
+  const tpuOnly = problems.attempt(() =>
+    parseCustomNodePoolArguments(flags.customTpuNodepoolArguments, '--custom-tpu-nodepool-arguments'),
+  )
+  return {maxPods, general, tpuOnly}
 }
