@@ -194,121 +194,19 @@ export function workloadInputFromFlags(
   envFile: EnvFileInput | undefined,
   localEnv: Readonly<Record<string, string | undefined>>,
 ): WorkloadInput {
+  // One collector for every concern, so all problems are reported together, in flag order.
   const problems = new Problems()
-  const attempt = <T>(fn: () => T): T | undefined => problems.attempt(fn)
-
-  if (flags.workload === undefined) {
-    problems.add('Missing --workload: name the workload, e.g. --workload my-run-1.', {flag: '--workload'})
-  } else {
-    const problem = workloadNameProblem(flags.workload)
-    if (problem) problems.add(`--workload "${escapeControl(flags.workload)}": ${problem}.`, {flag: '--workload'})
-  }
-  if (flags.command === undefined || flags.command.trim() === '') {
-    problems.add('Missing --command: what to run in each container, e.g. --command "python3 train.py".', {
-      flag: '--command',
-    })
-  }
-  if (flags.cluster === undefined) {
-    problems.add('Missing --cluster: the cluster the workload is for.', {
-      flag: '--cluster',
-      hints: ['Pass --cluster, set XPK_CLUSTER, or run `xpk config set cluster NAME`.'],
-    })
-  } else {
-    const problem = clusterNameProblem(flags.cluster)
-    if (problem) problems.add(`--cluster "${escapeControl(flags.cluster)}": ${problem}.`, {flag: '--cluster'})
-  }
-  const accelerator = attempt(() => resolveAccelerator({tpuType: flags.tpuType, deviceType: flags.deviceType}))
-
-  const numSlices = problems.integer('--num-slices', flags.numSlices, INTEGER_FLAGS['workload:num-slices'])
-  const numNodes = problems.integer('--num-nodes', flags.numNodes, INTEGER_FLAGS['workload:num-nodes'])
-  const maxRestarts = problems.integer('--max-restarts', flags.maxRestarts, INTEGER_FLAGS['workload:max-restarts'])
-  const ttlSecondsAfterFinished = problems.integer(
-    '--ttl-seconds-after-finished',
-    flags.ttlSecondsAfterFinished,
-    INTEGER_FLAGS['workload:ttl-seconds-after-finished'],
+  checkIdentity(flags, problems)
+  const accelerator = problems.attempt(() => resolveAccelerator({tpuType: flags.tpuType, deviceType: flags.deviceType}))
+  const {numSlices, numNodes, maxRestarts, ttlSecondsAfterFinished, terminationGracePeriodSeconds} = checkNumbers(
+    flags,
+    problems,
+    accelerator,
   )
-  const terminationGracePeriodSeconds = problems.integer(
-    '--termination-grace-period-seconds',
-    flags.terminationGracePeriodSeconds,
-    INTEGER_FLAGS['workload:termination-grace-period-seconds'],
-  )
-  if (accelerator && accelerator.kind !== 'GPU' && flags.numNodes !== undefined) {
-    problems.push(numNodesProblem(accelerator))
-  }
-  if (accelerator?.kind === 'GPU' && numSlices !== undefined && numSlices !== 1) {
-    problems.add(`--num-slices applies to TPU and CPU types; scale ${accelerator.name} with --num-nodes.`, {
-      flag: '--num-slices',
-    })
-  }
-
-  const priority = (flags.priority ?? DEFAULT_PRIORITY).trim().toLowerCase()
-  if (!PRIORITY_NAMES.includes(priority as Priority)) {
-    problems.add(`--priority "${escapeControl(flags.priority ?? '')}": use one of ${PRIORITY_NAMES.join(', ')}.`, {
-      flag: '--priority',
-    })
-  }
-
-  const userCodes =
-    flags.restartOnExitCodes === undefined ? [] : (attempt(() => parseExitCodes(flags.restartOnExitCodes!)) ?? [])
-  const allCodes = new Set([...BUILT_IN_RESTART_CODES, ...userCodes])
-  if (allCodes.size > MAX_EXIT_CODE_VALUES) {
-    problems.add(
-      `--restart-on-exit-codes: with the built-in 42 and 127-255 this makes ${allCodes.size} codes; Kubernetes allows ${MAX_EXIT_CODE_VALUES}.`,
-      {flag: '--restart-on-exit-codes', hints: ['List only the codes your program uses to ask for a restart.']},
-    )
-  }
-
-  const fromFlags = attempt(() => parseEnvAssignments(flags.env ?? [])) ?? []
-  const fromFile = envFile ? (attempt(() => parseEnvFile(envFile, localEnv)) ?? []) : []
-  let env = [...fromFile, ...fromFlags]
-
-  const debugDumpGcs = flags.debugDumpGcs ?? null
-  if (debugDumpGcs !== null) {
-    if (!GCS_PATH.test(debugDumpGcs)) {
-      problems.add(
-        `--debug-dump-gcs "${escapeControl(debugDumpGcs)}": expected a Cloud Storage path like gs://bucket/dir (letters, digits and _ . - / = @ + only).`,
-        {flag: '--debug-dump-gcs'},
-      )
-    }
-    if (env.some((v) => v.name === 'XLA_FLAGS')) {
-      problems.add('--debug-dump-gcs sets XLA_FLAGS=--xla_dump_to=/tmp/xla_dump/, but XLA_FLAGS is already set.', {
-        flag: '--debug-dump-gcs',
-        hints: ['Add --xla_dump_to=/tmp/xla_dump/ to your own XLA_FLAGS and drop --debug-dump-gcs, or drop XLA_FLAGS.'],
-      })
-    }
-    env = [...env, {name: 'XLA_FLAGS', value: '--xla_dump_to=/tmp/xla_dump/'}]
-  }
-
-  const scheduler = flags.scheduler ?? WORKLOAD_DEFAULTS.scheduler
-  if (accelerator?.kind === 'GPU' && !GPU_SCHEDULERS.includes(scheduler)) {
-    problems.add(`--scheduler "${escapeControl(scheduler)}": GPU workloads use ${GPU_SCHEDULERS.join(' or ')}.`, {
-      flag: '--scheduler',
-    })
-  } else if (!/^[a-z0-9]([-a-z0-9./]*[a-z0-9])?$/.test(scheduler) || scheduler.length > 253) {
-    problems.add(`--scheduler "${escapeControl(scheduler)}" is not a scheduler name like default-scheduler.`, {
-      flag: '--scheduler',
-    })
-  }
-  const dockerName = flags.dockerName ?? WORKLOAD_DEFAULTS.dockerName
-  if (!RFC1123_LABEL.test(dockerName) || dockerName.length > 60) {
-    problems.add(
-      `--docker-name "${escapeControl(dockerName)}": a container name is a lowercase RFC 1123 label (at most 60 characters).`,
-      {flag: '--docker-name'},
-    )
-  }
-  const pullSecret = flags.imagePullSecret
-  if (pullSecret !== undefined && (!DNS_SUBDOMAIN.test(pullSecret) || pullSecret.length > 253)) {
-    problems.add(
-      `--docker-image-pull-secret "${escapeControl(pullSecret)}" is not a Kubernetes secret name (lowercase letters, digits, '-' and '.', at most 253).`,
-      {flag: '--docker-image-pull-secret'},
-    )
-  }
-  if (flags.dockerImage !== undefined && tryParseImageReference(flags.dockerImage) === null) {
-    problems.add(
-      `--docker-image "${escapeControl(flags.dockerImage)}" is not an image reference like us-docker.pkg.dev/PROJECT/REPO/IMAGE:TAG.`,
-      {flag: '--docker-image', hints: ['Use [HOST[:PORT]/]PATH[:TAG][@sha256:DIGEST] in lowercase, e.g. python:3.10.']},
-    )
-  }
+  const priority = checkPriority(flags, problems)
+  const userCodes = checkRestartCodes(flags, problems)
+  const {env, debugDumpGcs} = checkEnvironment(flags, problems, envFile, localEnv)
+  const {scheduler, dockerName} = checkContainer(flags, problems, accelerator)
 
   problems.throwIfAny()
   const a = accelerator as Accelerator
@@ -342,4 +240,146 @@ function numNodesProblem(accelerator: Accelerator): UsageError {
   return new UsageError(`--num-nodes applies to GPU types only: ${detail}. Use --num-slices to run more slices.`, {
     flag: '--num-nodes',
   })
+}
+
+/** --workload, --command and --cluster. */
+function checkIdentity(flags: WorkloadFlags, problems: Problems): void {
+  if (flags.workload === undefined) {
+    problems.add('Missing --workload: name the workload, e.g. --workload my-run-1.', {flag: '--workload'})
+  } else {
+    const problem = workloadNameProblem(flags.workload)
+    if (problem) problems.add(`--workload "${escapeControl(flags.workload)}": ${problem}.`, {flag: '--workload'})
+  }
+  if (flags.command === undefined || flags.command.trim() === '') {
+    problems.add('Missing --command: what to run in each container, e.g. --command "python3 train.py".', {
+      flag: '--command',
+    })
+  }
+  if (flags.cluster === undefined) {
+    problems.add('Missing --cluster: the cluster the workload is for.', {
+      flag: '--cluster',
+      hints: ['Pass --cluster, set XPK_CLUSTER, or run `xpk config set cluster NAME`.'],
+    })
+  } else {
+    const problem = clusterNameProblem(flags.cluster)
+    if (problem) problems.add(`--cluster "${escapeControl(flags.cluster)}": ${problem}.`, {flag: '--cluster'})
+  }
+}
+
+/** Slices, nodes, restarts and timings: each parsed exactly within its API field's range. */
+function checkNumbers(flags: WorkloadFlags, problems: Problems, accelerator: Accelerator | undefined) {
+  const numSlices = problems.integer('--num-slices', flags.numSlices, INTEGER_FLAGS['workload:num-slices'])
+  const numNodes = problems.integer('--num-nodes', flags.numNodes, INTEGER_FLAGS['workload:num-nodes'])
+  const maxRestarts = problems.integer('--max-restarts', flags.maxRestarts, INTEGER_FLAGS['workload:max-restarts'])
+  const ttlSecondsAfterFinished = problems.integer(
+    '--ttl-seconds-after-finished',
+    flags.ttlSecondsAfterFinished,
+    INTEGER_FLAGS['workload:ttl-seconds-after-finished'],
+  )
+  const terminationGracePeriodSeconds = problems.integer(
+    '--termination-grace-period-seconds',
+    flags.terminationGracePeriodSeconds,
+    INTEGER_FLAGS['workload:termination-grace-period-seconds'],
+  )
+  if (accelerator && accelerator.kind !== 'GPU' && flags.numNodes !== undefined) {
+    problems.push(numNodesProblem(accelerator))
+  }
+  if (accelerator?.kind === 'GPU' && numSlices !== undefined && numSlices !== 1) {
+    problems.add(`--num-slices applies to TPU and CPU types; scale ${accelerator.name} with --num-nodes.`, {
+      flag: '--num-slices',
+    })
+  }
+  return {numSlices, numNodes, maxRestarts, ttlSecondsAfterFinished, terminationGracePeriodSeconds}
+}
+
+/** --priority, in any case. */
+function checkPriority(flags: WorkloadFlags, problems: Problems): string {
+  const priority = (flags.priority ?? DEFAULT_PRIORITY).trim().toLowerCase()
+  if (!PRIORITY_NAMES.includes(priority as Priority)) {
+    problems.add(`--priority "${escapeControl(flags.priority ?? '')}": use one of ${PRIORITY_NAMES.join(', ')}.`, {
+      flag: '--priority',
+    })
+  }
+  return priority
+}
+
+/** --restart-on-exit-codes, within Kubernetes' limit once the built-in codes are added. */
+function checkRestartCodes(flags: WorkloadFlags, problems: Problems): number[] {
+  const userCodes =
+    flags.restartOnExitCodes === undefined
+      ? []
+      : (problems.attempt(() => parseExitCodes(flags.restartOnExitCodes!)) ?? [])
+  const allCodes = new Set([...BUILT_IN_RESTART_CODES, ...userCodes])
+  if (allCodes.size > MAX_EXIT_CODE_VALUES) {
+    problems.add(
+      `--restart-on-exit-codes: with the built-in 42 and 127-255 this makes ${allCodes.size} codes; Kubernetes allows ${MAX_EXIT_CODE_VALUES}.`,
+      {flag: '--restart-on-exit-codes', hints: ['List only the codes your program uses to ask for a restart.']},
+    )
+  }
+  return userCodes
+}
+
+/** --env, --env-file and the XLA_FLAGS that --debug-dump-gcs sets. */
+function checkEnvironment(
+  flags: WorkloadFlags,
+  problems: Problems,
+  envFile: EnvFileInput | undefined,
+  localEnv: Readonly<Record<string, string | undefined>>,
+) {
+  const fromFlags = problems.attempt(() => parseEnvAssignments(flags.env ?? [])) ?? []
+  const fromFile = envFile ? (problems.attempt(() => parseEnvFile(envFile, localEnv)) ?? []) : []
+  let env = [...fromFile, ...fromFlags]
+
+  const debugDumpGcs = flags.debugDumpGcs ?? null
+  if (debugDumpGcs !== null) {
+    if (!GCS_PATH.test(debugDumpGcs)) {
+      problems.add(
+        `--debug-dump-gcs "${escapeControl(debugDumpGcs)}": expected a Cloud Storage path like gs://bucket/dir (letters, digits and _ . - / = @ + only).`,
+        {flag: '--debug-dump-gcs'},
+      )
+    }
+    if (env.some((v) => v.name === 'XLA_FLAGS')) {
+      problems.add('--debug-dump-gcs sets XLA_FLAGS=--xla_dump_to=/tmp/xla_dump/, but XLA_FLAGS is already set.', {
+        flag: '--debug-dump-gcs',
+        hints: ['Add --xla_dump_to=/tmp/xla_dump/ to your own XLA_FLAGS and drop --debug-dump-gcs, or drop XLA_FLAGS.'],
+      })
+    }
+    env = [...env, {name: 'XLA_FLAGS', value: '--xla_dump_to=/tmp/xla_dump/'}]
+  }
+  return {env, debugDumpGcs}
+}
+
+/** The scheduler, the container's name, the pull secret and a given image. */
+function checkContainer(flags: WorkloadFlags, problems: Problems, accelerator: Accelerator | undefined) {
+  const scheduler = flags.scheduler ?? WORKLOAD_DEFAULTS.scheduler
+  if (accelerator?.kind === 'GPU' && !GPU_SCHEDULERS.includes(scheduler)) {
+    problems.add(`--scheduler "${escapeControl(scheduler)}": GPU workloads use ${GPU_SCHEDULERS.join(' or ')}.`, {
+      flag: '--scheduler',
+    })
+  } else if (!/^[a-z0-9]([-a-z0-9./]*[a-z0-9])?$/.test(scheduler) || scheduler.length > 253) {
+    problems.add(`--scheduler "${escapeControl(scheduler)}" is not a scheduler name like default-scheduler.`, {
+      flag: '--scheduler',
+    })
+  }
+  const dockerName = flags.dockerName ?? WORKLOAD_DEFAULTS.dockerName
+  if (!RFC1123_LABEL.test(dockerName) || dockerName.length > 60) {
+    problems.add(
+      `--docker-name "${escapeControl(dockerName)}": a container name is a lowercase RFC 1123 label (at most 60 characters).`,
+      {flag: '--docker-name'},
+    )
+  }
+  const pullSecret = flags.imagePullSecret
+  if (pullSecret !== undefined && (!DNS_SUBDOMAIN.test(pullSecret) || pullSecret.length > 253)) {
+    problems.add(
+      `--docker-image-pull-secret "${escapeControl(pullSecret)}" is not a Kubernetes secret name (lowercase letters, digits, '-' and '.', at most 253).`,
+      {flag: '--docker-image-pull-secret'},
+    )
+  }
+  if (flags.dockerImage !== undefined && tryParseImageReference(flags.dockerImage) === null) {
+    problems.add(
+      `--docker-image "${escapeControl(flags.dockerImage)}" is not an image reference like us-docker.pkg.dev/PROJECT/REPO/IMAGE:TAG.`,
+      {flag: '--docker-image', hints: ['Use [HOST[:PORT]/]PATH[:TAG][@sha256:DIGEST] in lowercase, e.g. python:3.10.']},
+    )
+  }
+  return {scheduler, dockerName}
 }
