@@ -4,6 +4,8 @@
 import {createRequire} from 'node:module'
 import path from 'node:path'
 import * as grpc from '@grpc/grpc-js'
+
+import {routeUnary, startGrpcServer} from './grpc-server.js'
 import * as protoLoader from '@grpc/proto-loader'
 import type {protos} from '@google-cloud/container'
 
@@ -356,22 +358,9 @@ export class FakeGke {
 
   static async start(options: FakeGkeOptions = {}): Promise<FakeGke> {
     const service = loadService()
-    const server = new grpc.Server()
-    const port = await new Promise<number>((resolve, reject) =>
-      server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (err, bound) =>
-        err ? reject(err) : resolve(bound),
-      ),
-    )
+    const {server, port} = await startGrpcServer()
     const fake = new FakeGke(server, port, options)
-    const implementation: grpc.UntypedServiceImplementation = {}
-    for (const [method, definition] of Object.entries(service)) {
-      if (definition.requestStream || definition.responseStream) continue
-      implementation[method] = (
-        call: grpc.ServerUnaryCall<Record<string, unknown>, object>,
-        callback: grpc.sendUnaryData<object>,
-      ) => fake.serve(method, call.request, callback)
-    }
-    server.addService(service, implementation)
+    routeUnary(server, [service], (method, request, callback) => fake.serve(method, request, callback))
     return fake
   }
 

@@ -6,6 +6,8 @@ import path from 'node:path'
 import * as grpc from '@grpc/grpc-js'
 import * as protoLoader from '@grpc/proto-loader'
 
+import {routeUnary, startGrpcServer} from './grpc-server.js'
+
 export type QueuedResourceStateName =
   | 'CREATING'
   | 'ACCEPTED'
@@ -203,24 +205,11 @@ export class FakeTpu {
 
   static async start(options: FakeTpuOptions = {}): Promise<FakeTpu> {
     const services = loadServices()
-    const server = new grpc.Server()
-    const port = await new Promise<number>((resolve, reject) =>
-      server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (err, bound) =>
-        err ? reject(err) : resolve(bound),
-      ),
-    )
+    const {server, port} = await startGrpcServer()
     const fake = new FakeTpu(server, port, options)
-    for (const service of [services.tpu, services.operations]) {
-      const implementation: grpc.UntypedServiceImplementation = {}
-      for (const [method, definition] of Object.entries(service)) {
-        if (definition.requestStream || definition.responseStream) continue
-        implementation[method] = (
-          call: grpc.ServerUnaryCall<Record<string, unknown>, object>,
-          callback: grpc.sendUnaryData<object>,
-        ) => fake.serve(method, call.request, callback)
-      }
-      server.addService(service, implementation)
-    }
+    routeUnary(server, [services.tpu, services.operations], (method, request, callback) =>
+      fake.serve(method, request, callback),
+    )
     return fake
   }
 
