@@ -36,32 +36,22 @@ describe.skipIf(!dockerAvailable)('xpk workload create with a real Docker engine
     await rm(dockerConfig, {recursive: true, force: true})
   })
 
-  const create = (extra: string[]) =>
+  /** `workload create` building from scriptDir onto the base and pushing to the local registry. */
+  const create = (
+    extra: string[],
+    options: {workload?: string; dockerName?: string; env?: Record<string, string | undefined>} = {},
+  ) =>
     runCli(
       [
-        'workload',
-        'create',
-        '--project',
-        'e2e-project',
-        '--cluster',
-        'demo',
-        '--workload',
-        'img-1',
-        '--tpu-type',
-        'v5p-8',
-        '--command',
-        'python3 train.py',
-        '--script-dir',
-        scriptDir,
-        '--base-docker-image',
-        base,
-        '--registry',
-        `${registry.host}/xpk`,
-        '--docker-name',
-        'trainer',
-        ...extra,
+        ...['workload', 'create', '--project', 'e2e-project', '--cluster', 'demo'],
+        ...['--workload', options.workload ?? 'img-1', '--tpu-type', 'v5p-8', '--command', 'python3 train.py'],
+        ...['--script-dir', scriptDir, '--base-docker-image', base, '--registry', `${registry.host}/xpk`],
+        ...['--docker-name', options.dockerName ?? 'trainer', ...extra],
       ],
-      {env: isolatedEnv({DOCKER_CONFIG: dockerConfig, DOCKER_HOST: process.env.DOCKER_HOST}), timeoutMs: 120_000},
+      {
+        env: isolatedEnv({DOCKER_CONFIG: dockerConfig, DOCKER_HOST: process.env.DOCKER_HOST, ...options.env}),
+        timeoutMs: 120_000,
+      },
     )
 
   it('builds and pushes the image, references it by digest in the manifest, and says submission is not built yet', async () => {
@@ -100,39 +90,11 @@ describe.skipIf(!dockerAvailable)('xpk workload create with a real Docker engine
     chmodSync(helper, 0o755)
     const config = tempDir('xpk-e2e-helper-config-')
     writeFileSync(join(config, 'config.json'), JSON.stringify({credHelpers: {[registry.host]: 'xpkleak'}}))
-    const result = await runCli(
-      [
-        'workload',
-        'create',
-        '--project',
-        'e2e-project',
-        '--cluster',
-        'demo',
-        '--workload',
-        'img-2',
-        '--tpu-type',
-        'v5p-8',
-        '--command',
-        'python3 train.py',
-        '--script-dir',
-        scriptDir,
-        '--base-docker-image',
-        base,
-        '--registry',
-        `${registry.host}/xpk`,
-        '--docker-name',
-        'leak',
-        '--dry-run',
-      ],
-      {
-        env: isolatedEnv({
-          DOCKER_CONFIG: config,
-          PATH: `${bin}:${process.env.PATH}`,
-          DOCKER_HOST: process.env.DOCKER_HOST,
-        }),
-        timeoutMs: 120_000,
-      },
-    )
+    const result = await create(['--dry-run'], {
+      workload: 'img-2',
+      dockerName: 'leak',
+      env: {DOCKER_CONFIG: config, PATH: `${bin}:${process.env.PATH}`},
+    })
     expect(result.stderr).toContain('docker-credential-xpkleak failed (exit code 1)')
     expect(result.stderr).toContain(`docker-credential-xpkleak get`)
     expect(result.code).toBe(3)
