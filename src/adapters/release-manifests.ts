@@ -1,0 +1,282 @@
+import {mkdir} from 'node:fs/promises'
+import {homedir} from 'node:os'
+import {join, resolve} from 'node:path'
+import {fileURLToPath} from 'node:url'
+
+import {UsageError, XpkError} from '../core/errors.js'
+import type {ErrorKind} from '../core/errors.js'
+import {findControllerDeployment, parseManifest, RELEASES} from '../core/kube/release-manifest.js'
+import type {KubeObject, Release, ReleaseComponent} from '../core/kube/release-manifest.js'
+import type {
+  LoadReleaseManifestOptions,
+  ReleaseManifest,
+  ReleaseManifestOrigin,
+  ReleaseManifestSource,
+} from '../ports/release-manifests.js'
+import {NodeFiles} from './local-files.js'
+
+/** Options for {@link HttpReleaseManifests}. */
+export interface HttpReleaseManifestsOptions {
+  /** Where downloaded manifests are kept. @default {@link defaultManifestCacheDir}() */
+  readonly cacheDir?: string
+  /** Replaces a release's own URL (tests). */
+  readonly urls?: Partial<Record<ReleaseComponent, string>>
+  /** Limit for one download, the whole body included, in milliseconds. @default 120000 */
+  readonly timeoutMs?: number
+  /** Largest manifest accepted, in bytes; the Kueue release manifest is a few MB. @default 64 MiB */
+  readonly maxBytes?: number
+}
+
+const DEFAULT_TIMEOUT_MS = 120_000
+const DEFAULT_MAX_BYTES = 64 * 1024 * 1024
+
+/**
+ * `$XDG_CACHE_HOME/xpk/manifests`, or `~/.cache/xpk/manifests` when XDG_CACHE_HOME is unset or relative (the XDG
+ * specification says to ignore a relative one), as bin/run.js does for the compile cache.
+ */
+export function defaultManifestCacheDir(env: NodeJS.ProcessEnv = process.env, home: string = homedir()): string {
+  const cacheHome = env.XDG_CACHE_HOME?.startsWith('/') ? env.XDG_CACHE_HOME : join(home, '.cache')
+  return join(cacheHome, 'xpk', 'manifests')
+}
+
+/** The cached copy of a component's release manifest: one file per version, so an upgrade downloads afresh. */
+export function releaseManifestCachePath(cacheDir: string, component: ReleaseComponent): string {
+  const {version} = RELEASES[component]
+  return join(cacheDir, `${component}-${version}.yaml`)
+}
+
+/**
+ * {@link ReleaseManifestSource} over HTTPS with a cache in the user's cache directory: each release is
+ * downloaded once, checked, then written atomically, so a failed or partial download never leaves a file behind.
+ */
+export class HttpReleaseManifests implements ReleaseManifestSource {
+  readonly cacheDir: string
+  private readonly urls: Partial<Record<ReleaseComponent, string>>
+  private readonly timeoutMs: number
+  private readonly maxBytes: number
+  private readonly files = new NodeFiles()
+
+  constructor(options: HttpReleaseManifestsOptions = {}) {
+    this.cacheDir = options.cacheDir ?? defaultManifestCacheDir()
+    this.urls = options.urls ?? {}
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS
+    this.maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES
+  }
+
+  async load(component: ReleaseComponent, options: LoadReleaseManifestOptions = {}): Promise<ReleaseManifest> {
+    const release = RELEASES[component]
+    if (options.override !== undefined) return this.loadOverride(release, options.override, options.signal)
+
+    const cachePath = releaseManifestCachePath(this.cacheDir, component)
+    const cached = await this.readCached(release, cachePath)
+    if (cached !== undefined) return cached
+
+    const url = this.urls[component] ?? release.url
+    const hints = downloadHints(release, cachePath)
+    const text = await this.download(release, url, options.signal, hints)
+    let objects: readonly KubeObject[]
+    try {
+      objects = checkRelease(release, text, url)
+    } catch (error) {
+      throw new XpkError(
+        'failed',
+        `${url} did not return the ${describeRelease(release)} release manifest: ${(error as Error).message}`,
+        {
+          hints,
+          cause: error,
+        },
+      )
+    }
+    await this.writeCache(cachePath, text)
+    return {text, objects, source: url, origin: 'download'}
+  }
+
+  /** A cached copy that still passes the checks, else undefined (a damaged copy is downloaded again). */
+  private async readCached(release: Release, path: string): Promise<ReleaseManifest | undefined> {
+    const read = await this.files.readText(path, {maxBytes: this.maxBytes})
+    if (read.kind !== 'text') return undefined
+    try {
+      return {text: read.text, objects: checkRelease(release, read.text, path), source: path, origin: 'cache'}
+    } catch {
+      return undefined
+    }
+  }
+
+  private async loadOverride(
+    release: Release,
+    override: string,
+    signal: AbortSignal | undefined,
+  ): Promise<ReleaseManifest> {
+    const flag = release.overrideFlag
+    let text: string
+    let origin: ReleaseManifestOrigin
+    if (/^https?:\/\//i.test(override)) {
+      const hints = [`Check the URL given to ${flag}, or download the manifest and pass the file: ${flag} <file>.`]
+      text = await this.download(release, override, signal, hints)
+      origin = 'override-url'
+    } else {
+      text = await this.readOverrideFile(flag, override.startsWith('file:') ? fileURLToPath(override) : override)
+      origin = 'override-file'
+    }
+    try {
+      return {text, objects: checkRelease(release, text, override), source: override, origin}
+    } catch (error) {
+      throw new UsageError(`${flag}: ${(error as Error).message}`, {flag, cause: error})
+    }
+  }
+
+  private async readOverrideFile(flag: string, path: string): Promise<string> {
+    const read = await this.files.readText(resolve(path), {maxBytes: this.maxBytes})
+    switch (read.kind) {
+      case 'text':
+        return read.text
+      case 'missing':
+        throw new UsageError(`${flag}: ${path} does not exist.`, {flag})
+      case 'directory':
+        throw new UsageError(`${flag}: ${path} is a directory, not a manifest file.`, {flag})
+      case 'not-a-file':
+        throw new UsageError(`${flag}: ${path} is not a regular file.`, {flag})
+      case 'too-large':
+        throw new UsageError(`${flag}: ${path} is larger than ${this.maxBytes} bytes; not a release manifest.`, {flag})
+      case 'binary':
+        throw new UsageError(`${flag}: ${path} is not a text file (${read.reason}).`, {flag})
+      case 'unreadable':
+        throw new UsageError(`${flag}: cannot read ${path}: ${read.message}`, {flag})
+    }
+  }
+
+  /** The whole body of `url` as UTF-8 text; any failure is an XpkError saying which URL and why. */
+  private async download(
+    release: Release,
+    url: string,
+    signal: AbortSignal | undefined,
+    hints: readonly string[],
+  ): Promise<string> {
+    const what = `the ${describeRelease(release)} release manifest from ${url}`
+    const timeout = AbortSignal.timeout(this.timeoutMs)
+    const combined = signal === undefined ? timeout : AbortSignal.any([signal, timeout])
+    const fail = (kind: ErrorKind, why: string, cause?: unknown): XpkError =>
+      new XpkError(kind, `Cannot download ${what}: ${why}.`, {hints, cause})
+    try {
+      const response = await fetch(url, {signal: combined, redirect: 'follow'})
+      if (!response.ok) {
+        await response.body?.cancel().catch(() => undefined)
+        throw fail(
+          statusKind(response.status),
+          `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`,
+        )
+      }
+      const bytes = await readBody(response, this.maxBytes)
+      if (bytes === undefined) throw fail('failed', `the file is larger than ${this.maxBytes} bytes`)
+      const declared = Number(response.headers.get('content-length') ?? Number.NaN)
+      // fetch decompresses, so only an unencoded body's length can be held against Content-Length.
+      const encoded = (response.headers.get('content-encoding') ?? 'identity') !== 'identity'
+      if (!encoded && Number.isFinite(declared) && declared !== bytes.length) {
+        throw fail('unavailable', `the download was cut short (${bytes.length} of ${declared} bytes)`)
+      }
+      try {
+        return new TextDecoder('utf-8', {fatal: true}).decode(bytes)
+      } catch (error) {
+        throw fail('failed', 'the file is not UTF-8 text', error)
+      }
+    } catch (error) {
+      if (error instanceof XpkError) throw error
+      if (signal?.aborted) throw new XpkError('interrupted', `Stopped downloading ${what}.`, {cause: error})
+      if (timeout.aborted) {
+        throw fail('unavailable', `no complete answer within ${Math.round(this.timeoutMs / 1000)} s`, error)
+      }
+      throw fail('unavailable', networkReason(error), error)
+    }
+  }
+
+  /** Best effort: a cache directory that cannot be made or written only means downloading again next time. */
+  private async writeCache(path: string, text: string): Promise<void> {
+    if (!(await makeDirectory(this.cacheDir))) return
+    await this.files.writeText(path, text).catch(() => undefined)
+  }
+}
+
+/**
+ * Parses a release manifest and checks that it is the component's: a manifest without the controller Deployment
+ * (an HTML error page that parses as YAML, another component's file) would install nothing that works.
+ */
+function checkRelease(release: Release, text: string, source: string): KubeObject[] {
+  const objects = parseManifest(text, source)
+  if (findControllerDeployment(objects, release.component) === undefined) {
+    const {namespace, name} = release.controller
+    throw new XpkError(
+      'usage',
+      `${source} is not a ${release.title} release manifest: it has no Deployment ${namespace}/${name}.`,
+    )
+  }
+  return objects
+}
+
+function describeRelease(release: Release): string {
+  return `${release.title} ${release.version}`
+}
+
+function downloadHints(release: Release, cachePath: string): string[] {
+  const flag = release.overrideFlag
+  return [
+    `Where GitHub cannot be reached, download ${release.url} elsewhere and pass it with ${flag} <file>, or pass a mirror with ${flag} <https URL>.`,
+    `Or put the file at ${cachePath}, where xpk looks before downloading.`,
+  ]
+}
+
+function statusKind(status: number): ErrorKind {
+  if (status === 404 || status === 410) return 'not-found'
+  if (status === 408 || status === 429 || status >= 500) return 'unavailable'
+  return 'failed'
+}
+
+/** fetch reports network failures as "fetch failed" with the system error as its cause; that cause is the news. */
+function networkReason(error: unknown): string {
+  const cause = (error as {cause?: unknown}).cause ?? error
+  const code = (cause as NodeJS.ErrnoException).code
+  const reasons: Record<string, string> = {
+    ECONNREFUSED: 'connection refused',
+    ECONNRESET: 'the connection was reset',
+    ENOTFOUND: 'the host name does not resolve',
+    EAI_AGAIN: 'the host name could not be resolved (DNS failure)',
+    ETIMEDOUT: 'the connection timed out',
+    EHOSTUNREACH: 'the host is unreachable',
+    ENETUNREACH: 'the network is unreachable',
+  }
+  const message = (cause as Error).message ?? String(cause)
+  if (code !== undefined && reasons[code] !== undefined) return `${reasons[code]} (${code})`
+  return code === undefined ? message : `${message} (${code})`
+}
+
+/** The body, or undefined once it exceeds `maxBytes` (the rest is not read). */
+async function readBody(response: Response, maxBytes: number): Promise<Uint8Array | undefined> {
+  if (response.body === null) return new Uint8Array()
+  const chunks: Uint8Array[] = []
+  let length = 0
+  const reader = response.body.getReader()
+  for (;;) {
+    const {done, value} = await reader.read()
+    if (done) break
+    length += value.length
+    if (length > maxBytes) {
+      await reader.cancel().catch(() => undefined)
+      return undefined
+    }
+    chunks.push(value)
+  }
+  return Buffer.concat(chunks, length)
+}
+
+/** mkdir -p, one level at a time: Node's recursive mkdir spins forever on some unwritable paths (see bin/run.js). */
+async function makeDirectory(path: string): Promise<boolean> {
+  let at = ''
+  for (const part of resolve(path).split('/').filter(Boolean)) {
+    at += `/${part}`
+    try {
+      await mkdir(at, {mode: 0o700})
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') return false
+    }
+  }
+  return true
+}

@@ -1,0 +1,190 @@
+/**
+ * Finds the real CRDs of the JobSet and Kueue versions xpk installs, for the schema tests (crd-schema.ts), without
+ * ever copying them into the repository. Looked for, per component, in this order:
+ *
+ * 1. `$CRDS_DIR` (set by hand): CRD or release-manifest YAML files in `<dir>/<component>-<version>/` or `<dir>/`.
+ *    Not XPK_-prefixed on purpose: test/setup.ts clears every XPK_ variable before the tests run.
+ * 2. `../shared/crds/<component>-<version>/` beside the checkout (CI and the development machines have it).
+ * 3. The release manifests in the user's cache (`$XDG_CACHE_HOME/xpk/manifests/`, where xpk itself caches them):
+ *    the CRDs are documents inside them.
+ * 4. Downloading the release manifests into that cache, with a short timeout.
+ *
+ * When none works the schema tests are skipped with one line saying why and how to provide the CRDs, except
+ * under CI, where they run and fail. Run directly (`node --import ./bench/ts-resolve.mjs test/helpers/crds.ts`), it
+ * prints where each component's CRDs come from and exits 1 when any is missing (the check in .ci/run).
+ */
+
+import {existsSync, readdirSync, readFileSync, statSync} from 'node:fs'
+import {join} from 'node:path'
+import {fileURLToPath, pathToFileURL} from 'node:url'
+
+import {
+  defaultManifestCacheDir,
+  HttpReleaseManifests,
+  releaseManifestCachePath,
+} from '../../src/adapters/release-manifests.js'
+import {isCrd, parseManifest, RELEASE_COMPONENTS, RELEASES} from '../../src/core/kube/release-manifest.js'
+import type {KubeObject, ReleaseComponent} from '../../src/core/kube/release-manifest.js'
+
+/** Where to look for the CRDs (see the module comment for the order). */
+export interface CrdSearch {
+  /** `$CRDS_DIR`, when set. */
+  readonly crdsDir?: string
+  /** `../shared/crds` beside the checkout. */
+  readonly sharedDir: string
+  /** The release-manifest cache xpk uses. */
+  readonly cacheDir: string
+  /** Download into {@link cacheDir} when nothing else has them; `false` to stay offline. */
+  readonly download: false | {readonly timeoutMs: number; readonly urls?: Partial<Record<ReleaseComponent, string>>}
+}
+
+/** The CRDs of one component and where they were found. */
+export interface ComponentCrds {
+  readonly component: ReleaseComponent
+  readonly source: string
+  readonly crds: readonly KubeObject[]
+}
+
+/** The outcome of {@link findCrds}: every component's CRDs, or one line saying what is missing and what to do. */
+export type CrdLookup =
+  | {readonly found: true; readonly components: readonly ComponentCrds[]}
+  | {readonly found: false; readonly components: readonly ComponentCrds[]; readonly reason: string}
+
+/** How long the schema tests wait for GitHub before skipping: long enough for a real download, short if offline. */
+const DOWNLOAD_TIMEOUT_MS = 10_000
+
+/** The search the tests use: the environment, ../shared beside the checkout, the user's cache, then GitHub. */
+export function defaultCrdSearch(env: NodeJS.ProcessEnv = process.env): CrdSearch {
+  return {
+    crdsDir: env.CRDS_DIR || undefined,
+    sharedDir: fileURLToPath(new URL('../../../shared/crds', import.meta.url)),
+    cacheDir: defaultManifestCacheDir(env),
+    download: {timeoutMs: DOWNLOAD_TIMEOUT_MS},
+  }
+}
+
+/** Looks for each component's CRDs in the places of `search`, in order; the first place that has any wins. */
+export async function findCrds(search: CrdSearch): Promise<CrdLookup> {
+  const components: ComponentCrds[] = []
+  const missing: string[] = []
+  for (const component of RELEASE_COMPONENTS) {
+    const result = await findComponent(search, component)
+    if ('crds' in result) components.push(result)
+    else missing.push(result.why)
+  }
+  if (missing.length === 0) return {found: true, components}
+  const cacheFiles = RELEASE_COMPONENTS.map((c) => releaseManifestCachePath(search.cacheDir, c).split('/').pop())
+  const reason =
+    `Skipping the CRD schema tests: ${missing.join('; ')}. To run them, put the CRDs in ${search.sharedDir}/ ` +
+    `(<component>-<version>/*.yaml), or the release manifests in ${search.cacheDir}/ (${cacheFiles.join(', ')}), ` +
+    'or set CRDS_DIR to a directory of CRD or release-manifest YAML files.'
+  return {found: false, components, reason}
+}
+
+async function findComponent(
+  search: CrdSearch,
+  component: ReleaseComponent,
+): Promise<ComponentCrds | {readonly why: string}> {
+  const {title, version, group} = RELEASES[component]
+  const tried: string[] = []
+  const fromDir = (dir: string): ComponentCrds | undefined => {
+    const files = [join(dir, `${component}-${version}`), dir].flatMap(yamlFiles)
+    const crds = files.flatMap((file) => {
+      try {
+        return crdsOf(readFileSync(file, 'utf8'), file, group)
+      } catch (error) {
+        tried.push(`unreadable ${file}: ${(error as Error).message.split('\n')[0]}`)
+        return []
+      }
+    })
+    tried.push(`not in ${dir}`)
+    return crds.length > 0 ? {component, source: dir, crds} : undefined
+  }
+  const found =
+    (search.crdsDir === undefined ? undefined : fromDir(search.crdsDir)) ??
+    (existsSync(search.sharedDir) ? fromDir(join(search.sharedDir, `${component}-${version}`)) : undefined)
+  if (found !== undefined) return found
+  if (!existsSync(search.sharedDir)) tried.push(`no ${search.sharedDir}`)
+
+  const cachePath = releaseManifestCachePath(search.cacheDir, component)
+  if (search.download === false) {
+    if (existsSync(cachePath)) {
+      const crds = crdsOf(readFileSync(cachePath, 'utf8'), cachePath, group)
+      if (crds.length > 0) return {component, source: cachePath, crds}
+    }
+    tried.push(`not cached at ${cachePath}`)
+  } else {
+    const source = new HttpReleaseManifests({
+      cacheDir: search.cacheDir,
+      timeoutMs: search.download.timeoutMs,
+      urls: search.download.urls,
+    })
+    try {
+      const manifest = await source.load(component)
+      const crds = manifest.objects.filter((o) => isCrdOf(o, group))
+      if (crds.length > 0) return {component, source: manifest.source, crds}
+      tried.push(`${manifest.source} has no ${group} CRDs`)
+    } catch (error) {
+      tried.push(`not cached at ${cachePath}, and ${lowerFirst((error as Error).message).replace(/\.$/, '')}`)
+    }
+  }
+  return {why: `no ${title} ${version} CRDs (${tried.join(', ')})`}
+}
+
+/** YAML files directly in `dir` (none when it does not exist). */
+function yamlFiles(dir: string): string[] {
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) return []
+  return readdirSync(dir)
+    .filter((name) => /\.ya?ml$/.test(name))
+    .sort()
+    .map((name) => join(dir, name))
+    .filter((path) => statSync(path).isFile())
+}
+
+function crdsOf(text: string, source: string, group: string): KubeObject[] {
+  return parseManifest(text, source).filter((o) => isCrdOf(o, group))
+}
+
+function isCrdOf(object: KubeObject, group: string): boolean {
+  return isCrd(object) && (object.spec as {group?: unknown} | undefined)?.group === group
+}
+
+function lowerFirst(text: string): string {
+  return text.charAt(0).toLowerCase() + text.slice(1)
+}
+
+const invokedDirectly = process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href
+
+/** The CRDs for this test run, looked up once per module graph. */
+export const CRDS: CrdLookup = await findCrds(defaultCrdSearch())
+
+/**
+ * Whether the schema tests skip: only when the CRDs cannot be found and this is not CI (under CI they run, and
+ * fail with {@link CRDS}' reason).
+ */
+export const SKIP_CRD_TESTS = !CRDS.found && !process.env.CI
+
+if (SKIP_CRD_TESTS && !invokedDirectly && !CRDS.found) process.stderr.write(`${CRDS.reason}\n`)
+
+/** Every CRD found, or an error with the reason they are missing (what a CI run fails with). */
+export function allCrds(): readonly KubeObject[] {
+  if (!CRDS.found)
+    throw new Error(CRDS.reason.replace(/^Skipping the CRD schema tests: /, 'The CRD schema tests cannot run: '))
+  return CRDS.components.flatMap((c) => c.crds)
+}
+
+/** Where the CRDs of an API group were found, for messages. */
+export function crdSourceOf(apiGroup: string): string | undefined {
+  return CRDS.components.find((c) => RELEASES[c.component].group === apiGroup)?.source
+}
+
+if (invokedDirectly) {
+  for (const c of CRDS.components)
+    process.stdout.write(`${RELEASES[c.component].title}: ${c.crds.length} CRDs from ${c.source}\n`)
+  if (!CRDS.found) {
+    process.stderr.write(
+      `${CRDS.reason.replace(/^Skipping the CRD schema tests: /, 'The CRD schema tests would be skipped: ')}\n`,
+    )
+    process.exitCode = 1
+  }
+}
