@@ -8,8 +8,9 @@
 import {Ajv} from 'ajv'
 import type {ErrorObject, SchemaValidateFunction, ValidateFunction} from 'ajv'
 
-import {splitApiVersion, summarizeCrd} from '../../src/core/kube/release-manifest.js'
-import {allCrds, crdSourceOf, SKIP_CRD_TESTS} from './crds.js'
+import {RELEASE_COMPONENTS, RELEASES, splitApiVersion, summarizeCrd} from '../../src/core/kube/release-manifest.js'
+import {CRDS, SKIP_CRD_TESTS} from './crds.js'
+import type {CrdLookup} from './crds.js'
 
 export {SKIP_CRD_TESTS}
 
@@ -38,6 +39,9 @@ const LABEL_NAMED_KINDS = new Set([
   'jobset.x-k8s.io/JobSet',
 ])
 
+/** Validates one manifest; see {@link validateAgainstCrd}. */
+export type CrdValidator = (manifest: unknown, options?: CrdValidationOptions) => string[]
+
 /**
  * Problems the API server (with the CRDs crds.ts found installed) would have with `manifest`, one line each
  * (`/json/pointer: message`); empty when it is valid. The CRD is chosen by the apiVersion's group and the kind, and
@@ -50,32 +54,36 @@ const LABEL_NAMED_KINDS = new Set([
  * values), and uniqueness of list-set items and list-map keys (e.g. two env vars with one name). CEL rules
  * (`x-kubernetes-validations`) are not evaluated.
  *
- * Throws when the CRDs could not be found (see crds.ts), which under CI is how a missing CRD fails the run.
+ * Throws when the CRDs of the manifest's component could not be found (see crds.ts), which under CI is how a
+ * missing CRD fails the run.
  */
-export function validateAgainstCrd(manifest: unknown, options: CrdValidationOptions = {}): string[] {
-  if (manifest === null || typeof manifest !== 'object' || Array.isArray(manifest)) return ['/: must be an object']
-  const root = manifest as SchemaNode
-  const problems: string[] = []
-  if (options.as !== undefined) {
-    if (root.apiVersion !== options.as.apiVersion) problems.push(`/apiVersion: must be ${options.as.apiVersion}`)
-    if (root.kind !== options.as.kind) problems.push(`/kind: must be ${options.as.kind}`)
-  } else {
-    if (typeof root.apiVersion !== 'string') problems.push('/: missing required field "apiVersion"')
-    if (typeof root.kind !== 'string') problems.push('/: missing required field "kind"')
-    if (problems.length > 0) return problems
-  }
-  const apiVersion = options.as?.apiVersion ?? (root.apiVersion as string)
-  const kind = options.as?.kind ?? (root.kind as string)
+export const validateAgainstCrd: CrdValidator = createCrdValidator(CRDS)
 
-  const chosen = chooseSchema(apiVersion, kind, options.allowDeprecated ?? false)
-  if ('problem' in chosen) return [...problems, chosen.problem]
-  const validate = chosen.validate
-  const schemaProblems = validate(manifest) ? [] : (validate.errors ?? []).map(describe)
-  return [
-    ...schemaProblems,
-    ...problems,
-    ...checkIdentity(root, chosen, `${splitApiVersion(apiVersion).group}/${kind}`),
-  ]
+/** A validator over the CRDs of `lookup` (tests of this module use small CRDs of their own). */
+export function createCrdValidator(lookup: CrdLookup): CrdValidator {
+  const compiled = new Map<string, ChosenSchema>()
+  return (manifest, options = {}) => {
+    if (manifest === null || typeof manifest !== 'object' || Array.isArray(manifest)) return ['/: must be an object']
+    const root = manifest as SchemaNode
+    const problems: string[] = []
+    if (options.as !== undefined) {
+      if (root.apiVersion !== options.as.apiVersion) problems.push(`/apiVersion: must be ${options.as.apiVersion}`)
+      if (root.kind !== options.as.kind) problems.push(`/kind: must be ${options.as.kind}`)
+    } else {
+      if (typeof root.apiVersion !== 'string') problems.push('/: missing required field "apiVersion"')
+      if (typeof root.kind !== 'string') problems.push('/: missing required field "kind"')
+      if (problems.length > 0) return problems
+    }
+    const apiVersion = options.as?.apiVersion ?? (root.apiVersion as string)
+    const kind = options.as?.kind ?? (root.kind as string)
+
+    const chosen = chooseSchema(lookup, compiled, apiVersion, kind, options.allowDeprecated ?? false)
+    if ('problem' in chosen) return [...problems, chosen.problem]
+    const {validate} = chosen
+    const schemaProblems = validate(manifest) ? [] : (validate.errors ?? []).map(describe)
+    const groupKind = `${splitApiVersion(apiVersion).group}/${kind}`
+    return [...schemaProblems, ...problems, ...checkIdentity(root, chosen, groupKind)]
+  }
 }
 
 interface ChosenSchema {
@@ -83,31 +91,27 @@ interface ChosenSchema {
   readonly namespaced: boolean
 }
 
-const compiled = new Map<string, ChosenSchema>()
-
 function chooseSchema(
+  lookup: CrdLookup,
+  compiled: Map<string, ChosenSchema>,
   apiVersion: string,
   kind: string,
   allowDeprecated: boolean,
 ): ChosenSchema | {readonly problem: string} {
   const {group, version} = splitApiVersion(apiVersion)
-  const crds = allCrds()
-  const crd = crds.find((c) => {
-    const summary = summarizeCrd(c)
-    return summary.group === group && summary.kind === kind
-  })
-  if (crd === undefined) {
-    const kinds = crds
-      .map(summarizeCrd)
-      .filter((s) => s.group === group)
-      .map((s) => s.kind)
-    const where = crdSourceOf(group)
-    return {
-      problem:
-        kinds.length === 0
-          ? `/apiVersion: no CRDs of API group "${group}" were found (only ${[...new Set(crds.map((c) => summarizeCrd(c).group))].join(', ')})`
-          : `/kind: no CRD defines ${kind} in ${group} (${where} has ${kinds.sort().join(', ')})`,
+  const component = lookup.components.find((c) => RELEASES[c.component].group === group)
+  if (component === undefined) {
+    if (!lookup.found && RELEASE_COMPONENTS.some((c) => RELEASES[c].group === group)) {
+      throw new Error(lookup.reason.replace(/^Skipping the CRD schema tests: /, 'The CRD schema tests cannot run: '))
     }
+    const groups = lookup.components.map((c) => RELEASES[c.component].group)
+    return {problem: `/apiVersion: no CRDs of API group "${group}" (only of ${groups.join(', ')})`}
+  }
+  const crds = component.crds()
+  const crd = crds.find((c) => summarizeCrd(c).kind === kind)
+  if (crd === undefined) {
+    const kinds = crds.map((c) => summarizeCrd(c).kind).sort()
+    return {problem: `/kind: no CRD defines ${kind} in ${group} (${component.source} has ${kinds.join(', ')})`}
   }
   const summary = summarizeCrd(crd)
   const served = summary.versions.filter((v) => v.served).map((v) => v.name)
@@ -120,16 +124,14 @@ function chooseSchema(
       problem: `/apiVersion: ${apiVersion} is deprecated for ${kind} (storage version: ${summary.storageVersion})`,
     }
   }
-  const key = `${group}/${version}/${kind}`
+  const key = `${version}/${kind}`
   let chosen = compiled.get(key)
   if (chosen === undefined) {
     const versions = (crd.spec as {versions: SchemaNode[]}).versions
     const schema = (versions.find((v) => v.name === version)?.schema as SchemaNode | undefined)?.openAPIV3Schema
     if (schema === undefined) return {problem: `/apiVersion: the ${kind} CRD has no schema for ${version}`}
-    chosen = {
-      validate: ajv().compile(closeObjects(structuredClone(schema as SchemaNode))),
-      namespaced: summary.scope === 'Namespaced',
-    }
+    const validate = ajv().compile(closeObjects(structuredClone(schema as SchemaNode)))
+    chosen = {validate, namespaced: summary.scope === 'Namespaced'}
     compiled.set(key, chosen)
   }
   return chosen

@@ -15,7 +15,7 @@
  */
 
 import {existsSync, readdirSync, readFileSync, statSync} from 'node:fs'
-import {join} from 'node:path'
+import {basename, join} from 'node:path'
 import {fileURLToPath, pathToFileURL} from 'node:url'
 
 import {
@@ -41,8 +41,10 @@ export interface CrdSearch {
 /** The CRDs of one component and where they were found. */
 export interface ComponentCrds {
   readonly component: ReleaseComponent
+  /** The directory, file or URL they came from. */
   readonly source: string
-  readonly crds: readonly KubeObject[]
+  /** The CRD objects, parsed on first use: the Kueue CRDs take half a second, which JobSet tests need not pay. */
+  readonly crds: () => readonly KubeObject[]
 }
 
 /** The outcome of {@link findCrds}: every component's CRDs, or one line saying what is missing and what to do. */
@@ -50,7 +52,7 @@ export type CrdLookup =
   | {readonly found: true; readonly components: readonly ComponentCrds[]}
   | {readonly found: false; readonly components: readonly ComponentCrds[]; readonly reason: string}
 
-/** How long the schema tests wait for GitHub before skipping: long enough for a real download, short if offline. */
+/** How long the schema tests wait for GitHub before skipping: enough for a real download, short when offline. */
 const DOWNLOAD_TIMEOUT_MS = 10_000
 
 /** The search the tests use: the environment, ../shared beside the checkout, the user's cache, then GitHub. */
@@ -73,12 +75,32 @@ export async function findCrds(search: CrdSearch): Promise<CrdLookup> {
     else missing.push(result.why)
   }
   if (missing.length === 0) return {found: true, components}
-  const cacheFiles = RELEASE_COMPONENTS.map((c) => releaseManifestCachePath(search.cacheDir, c).split('/').pop())
+  const cacheFiles = RELEASE_COMPONENTS.map((c) => basename(releaseManifestCachePath(search.cacheDir, c)))
   const reason =
-    `Skipping the CRD schema tests: ${missing.join('; ')}. To run them, put the CRDs in ${search.sharedDir}/ ` +
-    `(<component>-<version>/*.yaml), or the release manifests in ${search.cacheDir}/ (${cacheFiles.join(', ')}), ` +
+    `Skipping the CRD schema tests: ${missing.join('; ')}. To run them, put the CRDs in ${search.sharedDir}/` +
+    `<component>-<version>/, or the release manifests in ${search.cacheDir}/ (${cacheFiles.join(', ')}), ` +
     'or set CRDS_DIR to a directory of CRD or release-manifest YAML files.'
   return {found: false, components, reason}
+}
+
+/** Whether schema tests skip: only when CRDs are missing outside CI (under CI they run, and fail saying why). */
+export function skipCrdTests(lookup: CrdLookup, env: NodeJS.ProcessEnv = process.env): boolean {
+  return !lookup.found && !env.CI
+}
+
+/** What the CI check (this file run directly) prints, and its exit code. */
+export function crdReport(lookup: CrdLookup): {
+  readonly stdout: string
+  readonly stderr: string
+  readonly exitCode: number
+} {
+  const stdout = lookup.components.map((c) => `${RELEASES[c.component].title} CRDs: ${c.source}\n`).join('')
+  if (lookup.found) return {stdout, stderr: '', exitCode: 0}
+  return {
+    stdout,
+    stderr: `${lookup.reason.replace(/^Skipping the CRD schema tests: /, 'The CRD schema tests cannot run: ')}\n`,
+    exitCode: 1,
+  }
 }
 
 async function findComponent(
@@ -87,51 +109,66 @@ async function findComponent(
 ): Promise<ComponentCrds | {readonly why: string}> {
   const {title, version, group} = RELEASES[component]
   const tried: string[] = []
-  const fromDir = (dir: string): ComponentCrds | undefined => {
-    const files = [join(dir, `${component}-${version}`), dir].flatMap(yamlFiles)
-    const crds = files.flatMap((file) => {
-      try {
-        return crdsOf(readFileSync(file, 'utf8'), file, group)
-      } catch (error) {
-        tried.push(`unreadable ${file}: ${(error as Error).message.split('\n')[0]}`)
-        return []
-      }
-    })
+  const dirs = [
+    ...(search.crdsDir === undefined ? [] : [search.crdsDir]),
+    ...(existsSync(search.sharedDir) ? [join(search.sharedDir, `${component}-${version}`)] : []),
+  ]
+  for (const dir of dirs) {
+    const found = fromDir(dir, component)
+    if (found !== undefined) return found
     tried.push(`not in ${dir}`)
-    return crds.length > 0 ? {component, source: dir, crds} : undefined
   }
-  const found =
-    (search.crdsDir === undefined ? undefined : fromDir(search.crdsDir)) ??
-    (existsSync(search.sharedDir) ? fromDir(join(search.sharedDir, `${component}-${version}`)) : undefined)
-  if (found !== undefined) return found
   if (!existsSync(search.sharedDir)) tried.push(`no ${search.sharedDir}`)
 
   const cachePath = releaseManifestCachePath(search.cacheDir, component)
   if (search.download === false) {
-    if (existsSync(cachePath)) {
-      const crds = crdsOf(readFileSync(cachePath, 'utf8'), cachePath, group)
-      if (crds.length > 0) return {component, source: cachePath, crds}
+    if (existsSync(cachePath) && looksLikeCrdsOf(readFileSync(cachePath, 'utf8'), group)) {
+      return {component, source: cachePath, crds: once(() => crdsIn([cachePath], group))}
     }
     tried.push(`not cached at ${cachePath}`)
-  } else {
-    const source = new HttpReleaseManifests({
-      cacheDir: search.cacheDir,
-      timeoutMs: search.download.timeoutMs,
-      urls: search.download.urls,
-    })
-    try {
-      const manifest = await source.load(component)
-      const crds = manifest.objects.filter((o) => isCrdOf(o, group))
-      if (crds.length > 0) return {component, source: manifest.source, crds}
-      tried.push(`${manifest.source} has no ${group} CRDs`)
-    } catch (error) {
-      tried.push(`not cached at ${cachePath}, and ${lowerFirst((error as Error).message).replace(/\.$/, '')}`)
-    }
+    return {why: `no ${title} ${version} CRDs (${tried.join('; ')})`}
   }
-  return {why: `no ${title} ${version} CRDs (${tried.join(', ')})`}
+  const source = new HttpReleaseManifests({
+    cacheDir: search.cacheDir,
+    timeoutMs: search.download.timeoutMs,
+    urls: search.download.urls,
+  })
+  try {
+    const manifest = await source.load(component)
+    const crds = manifest.objects.filter((o) => isCrdOf(o, group))
+    if (crds.length > 0) return {component, source: manifest.source, crds: () => crds}
+    tried.push(`${manifest.source} has no ${group} CRDs`)
+  } catch (error) {
+    tried.push(`not cached at ${cachePath}`, lowerFirst((error as Error).message).replace(/\.$/, ''))
+  }
+  return {why: `no ${title} ${version} CRDs (${tried.join('; ')})`}
 }
 
-/** YAML files directly in `dir` (none when it does not exist). */
+/** The component's CRDs in `<dir>/<component>-<version>/` or `<dir>/`, if any file there looks like one. */
+function fromDir(dir: string, component: ReleaseComponent): ComponentCrds | undefined {
+  const {version, group} = RELEASES[component]
+  const files = [join(dir, `${component}-${version}`), dir]
+    .flatMap(yamlFiles)
+    .filter((file) => looksLikeCrdsOf(readFileSync(file, 'utf8'), group))
+  return files.length === 0 ? undefined : {component, source: dir, crds: once(() => crdsIn(files, group))}
+}
+
+/** A cheap look for a CRD of `group`, so that finding the files costs no YAML parsing. */
+function looksLikeCrdsOf(text: string, group: string): boolean {
+  const escaped = group.replaceAll('.', '\\.')
+  return (
+    /^kind: *CustomResourceDefinition *$/m.test(text) &&
+    new RegExp(`^ +group: *["']?${escaped}["']? *$`, 'm').test(text)
+  )
+}
+
+function crdsIn(files: readonly string[], group: string): KubeObject[] {
+  const crds = files.flatMap((file) => parseManifest(readFileSync(file, 'utf8'), file).filter((o) => isCrdOf(o, group)))
+  if (crds.length === 0) throw new Error(`No ${group} CRDs in ${files.join(', ')}.`)
+  return crds
+}
+
+/** YAML files directly in `dir`, sorted (none when it does not exist). */
 function yamlFiles(dir: string): string[] {
   if (!existsSync(dir) || !statSync(dir).isDirectory()) return []
   return readdirSync(dir)
@@ -141,12 +178,13 @@ function yamlFiles(dir: string): string[] {
     .filter((path) => statSync(path).isFile())
 }
 
-function crdsOf(text: string, source: string, group: string): KubeObject[] {
-  return parseManifest(text, source).filter((o) => isCrdOf(o, group))
-}
-
 function isCrdOf(object: KubeObject, group: string): boolean {
   return isCrd(object) && (object.spec as {group?: unknown} | undefined)?.group === group
+}
+
+function once<T>(make: () => T): () => T {
+  let made: {value: T} | undefined
+  return () => (made ??= {value: make()}).value
 }
 
 function lowerFirst(text: string): string {
@@ -158,33 +196,14 @@ const invokedDirectly = process.argv[1] !== undefined && import.meta.url === pat
 /** The CRDs for this test run, looked up once per module graph. */
 export const CRDS: CrdLookup = await findCrds(defaultCrdSearch())
 
-/**
- * Whether the schema tests skip: only when the CRDs cannot be found and this is not CI (under CI they run, and
- * fail with {@link CRDS}' reason).
- */
-export const SKIP_CRD_TESTS = !CRDS.found && !process.env.CI
+/** Whether the schema tests skip (see {@link skipCrdTests}); when they do, one line on stderr says why. */
+export const SKIP_CRD_TESTS = skipCrdTests(CRDS)
 
 if (SKIP_CRD_TESTS && !invokedDirectly && !CRDS.found) process.stderr.write(`${CRDS.reason}\n`)
 
-/** Every CRD found, or an error with the reason they are missing (what a CI run fails with). */
-export function allCrds(): readonly KubeObject[] {
-  if (!CRDS.found)
-    throw new Error(CRDS.reason.replace(/^Skipping the CRD schema tests: /, 'The CRD schema tests cannot run: '))
-  return CRDS.components.flatMap((c) => c.crds)
-}
-
-/** Where the CRDs of an API group were found, for messages. */
-export function crdSourceOf(apiGroup: string): string | undefined {
-  return CRDS.components.find((c) => RELEASES[c.component].group === apiGroup)?.source
-}
-
 if (invokedDirectly) {
-  for (const c of CRDS.components)
-    process.stdout.write(`${RELEASES[c.component].title}: ${c.crds.length} CRDs from ${c.source}\n`)
-  if (!CRDS.found) {
-    process.stderr.write(
-      `${CRDS.reason.replace(/^Skipping the CRD schema tests: /, 'The CRD schema tests would be skipped: ')}\n`,
-    )
-    process.exitCode = 1
-  }
+  const report = crdReport(CRDS)
+  process.stdout.write(report.stdout)
+  process.stderr.write(report.stderr)
+  process.exitCode = report.exitCode
 }
