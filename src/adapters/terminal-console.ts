@@ -1,4 +1,5 @@
-import {UsageError, XpkError} from '../core/errors.js'
+import {XpkError} from '../core/errors.js'
+import type {Answer, Message, Question} from '../core/messages.js'
 import {escapeControl} from '../core/text.js'
 import type {Console, ProgressBoard, ProgressLine} from '../ports/console.js'
 
@@ -37,39 +38,28 @@ export class TerminalConsole implements Console {
     this.stdout.write(text.endsWith('\n') ? text : `${text}\n`)
   }
 
-  info(text: string): void {
+  info(message: Message): void {
     if (this.options.quiet) return
-    this.writeErr(text)
+    this.writeErr(message.text)
   }
 
-  warn(text: string): void {
-    this.writeErr(`Warning: ${text}`)
+  warn(message: Message): void {
+    this.writeErr(`Warning: ${message.text}`)
   }
 
   debug(text: string): void {
     if (this.options.verbose) this.writeErr(text)
   }
 
-  async confirm(rawQuestion: string, options: {readonly default: boolean}): Promise<boolean> {
-    if (this.options.force) return true
-    const question = escapeControl(rawQuestion)
-    if (this.options.quiet) {
-      // Python xpk's --quiet also answered prompts with yes. Here it only quiets output, and a script moved over
-      // must neither hang on a question nobody sees nor go ahead with something destructive unasked.
-      throw new UsageError(`${question}\nThis needs your confirmation, and --quiet does not answer questions.`, {
-        flag: '--force',
-        hints: [
-          "Add --force to proceed without a prompt (Python xpk's --quiet did that), after checking with --dry-run.",
-        ],
-      })
-    }
+  async confirm(asked: Question): Promise<Answer> {
+    if (this.options.force) return {yes: true, by: 'force'}
+    // Python xpk's --quiet also answered prompts with yes. Here it only quiets output: a script moved over must
+    // neither hang on a question nobody sees nor go ahead with something destructive unasked, so the host answers
+    // the question's default (no, for anything destructive).
+    if (this.options.quiet) return {yes: asked.default, by: 'default', why: 'quiet'}
     const stdin = this.options.stdin ?? process.stdin
-    if (!stdin.isTTY) {
-      throw new UsageError(`${question}\nThis needs your confirmation, but there is no terminal to ask on.`, {
-        flag: '--force',
-        hints: ['Re-run with --force to proceed without a prompt (after checking the plan with --dry-run).'],
-      })
-    }
+    if (!stdin.isTTY) return {yes: asked.default, by: 'default', why: 'no-terminal'}
+    const question = escapeControl(asked.text)
     // Lines are read as a stream so answers typed ahead (or piped through a pty) are not lost between questions.
     const {createInterface} = await import('node:readline')
     const rl = createInterface({input: stdin, terminal: false})
@@ -83,14 +73,14 @@ export class TerminalConsole implements Console {
     interrupted.catch(() => undefined)
     try {
       for (;;) {
-        this.stderr.write(`${question} ${options.default ? '(Y/n)' : '(y/N)'}: `)
+        this.stderr.write(`${question} ${asked.default ? '(Y/n)' : '(y/N)'}: `)
         const next = await Promise.race([lines.next(), interrupted])
         // End of input (Ctrl-D) takes the default, which is "no" for anything destructive.
-        if (next.done) return options.default
+        if (next.done) return {yes: asked.default, by: 'person'}
         const answer = String(next.value).trim().toLowerCase()
-        if (answer === '') return options.default
-        if (answer === 'y' || answer === 'yes') return true
-        if (answer === 'n' || answer === 'no') return false
+        if (answer === '') return {yes: asked.default, by: 'person'}
+        if (answer === 'y' || answer === 'yes') return {yes: true, by: 'person'}
+        if (answer === 'n' || answer === 'no') return {yes: false, by: 'person'}
         this.stderr.write('Please answer yes or no (y/n).\n')
       }
     } finally {
@@ -116,7 +106,7 @@ export class TerminalConsole implements Console {
   private writeErr(raw: string): void {
     const text = escapeControl(raw)
     const line = text.endsWith('\n') ? text : `${text}\n`
-    if (this.activeBoard?.isOpen) this.activeBoard.note(line.trimEnd())
+    if (this.activeBoard?.isOpen) this.activeBoard.writeAbove(line.trimEnd())
     else this.stderr.write(line)
   }
 }
@@ -167,7 +157,11 @@ class LiveBoard implements ProgressBoard {
     }
   }
 
-  note(text: string): void {
+  note(message: Message): void {
+    this.writeAbove(message.text)
+  }
+
+  writeAbove(text: string): void {
     this.clear()
     this.out.write(`${escapeControl(text)}\n`)
     this.draw()
@@ -255,8 +249,8 @@ class PlainBoard implements ProgressBoard {
     this.out.write(escapeControl(`${stamp}  ${line.label}  ${line.state}${detail}`) + '\n')
   }
 
-  note(text: string): void {
-    if (!this.silent) this.out.write(`${escapeControl(text)}\n`)
+  note(message: Message): void {
+    if (!this.silent) this.out.write(`${escapeControl(message.text)}\n`)
   }
 
   close(): void {}

@@ -1,3 +1,5 @@
+import type {Answer, Message, Question} from '../core/messages.js'
+
 /**
  * How services talk to the person at the terminal. Results go to stdout; everything else (progress, notes,
  * warnings, prompts) goes to stderr so that stdout stays clean for pipes and `--json`.
@@ -9,16 +11,17 @@ export interface Console {
    */
   result(text: string | (() => string)): void
   /** Prints a progress note (stderr). Suppressed by `--quiet`. */
-  info(text: string): void
+  info(message: Message): void
   /** Prints a warning (stderr). Never suppressed. */
-  warn(text: string): void
+  warn(message: Message): void
   /** Prints a detail only shown with `--verbose` (stderr). */
   debug(text: string): void
   /**
-   * Asks a yes/no question. Resolves true without asking when the user passed `--force`.
-   * Rejects with a usage error naming `--force` when there is no terminal to ask on.
+   * Asks a yes/no question. `--force` answers yes without asking; when nobody can be asked (no terminal, or
+   * `--quiet`), the host answers the question's default and says so in the answer. Services go through
+   * `confirmOrStop` (services/confirm.ts), which turns a "no" into the right error.
    */
-  confirm(question: string, options: {readonly default: boolean}): Promise<boolean>
+  confirm(question: Question): Promise<Answer>
   /** Starts a live progress display for long work; close it when done. */
   progress(title: string): ProgressBoard
 }
@@ -42,7 +45,7 @@ export interface ProgressBoard {
   /** Adds or updates the line with this id. */
   update(id: string, line: ProgressLine): void
   /** Prints a one-off message above the live lines. */
-  note(text: string): void
+  note(message: Message): void
   /** Stops redrawing and leaves the final state on screen. */
   close(): void
 }

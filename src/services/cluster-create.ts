@@ -22,6 +22,8 @@ import {
 } from '../executor/apply-cluster-plan.js'
 import {withRetries, type RetryOptions} from '../executor/retry.js'
 import {findCluster} from './cluster-lookup.js'
+import {message, question} from '../core/messages.js'
+import {confirmOrStop} from './confirm.js'
 
 export interface ClusterCreateOptions {
   readonly flags: ClusterCreateFlags
@@ -58,7 +60,10 @@ export async function createCluster(
     const plan = planCluster(desired, undefined)
     console.result(renderPlan(plan))
     console.info(
-      'Offline dry run: planned as if nothing exists; versions are chosen from the server config when applied.',
+      message(
+        'cluster.create.offline-plan',
+        'Offline dry run: planned as if nothing exists; versions are chosen from the server config when applied.',
+      ),
     )
     return {...planToJson(plan), dryRun: true, applied: false, outcomes: []}
   }
@@ -68,7 +73,9 @@ export async function createCluster(
   const retry: RetryOptions = {policy: options.apply.retry, clock: deps, signal: deps.signal}
   try {
     const spec = desired.spec
-    console.info(`Reading cluster ${spec.name} and GKE versions in ${spec.region}...`)
+    console.info(
+      message('cluster.create.reading', `Reading cluster ${spec.name} and GKE versions in ${spec.region}...`),
+    )
     const [observed, serverConfig] = await Promise.all([
       withRetries(() => findCluster(gke, spec.project, spec.zone, spec.name), retry),
       withRetries(() => gke.getServerConfig(spec.project, spec.region), retry),
@@ -82,16 +89,16 @@ export async function createCluster(
 
     if (options.dryRun) {
       console.result(renderPlan(plan))
-      console.info('Dry run: nothing was changed.')
+      console.info(message('cluster.create.dry-run', 'Dry run: nothing was changed.'))
       return {...planToJson(plan), dryRun: true, applied: false, outcomes: []}
     }
     const counts = summarize(plan)
     const waits = plan.steps.some((s) => s.wait)
     if (counts.create + counts.recreate + counts.delete === 0 && !waits) {
-      console.info(renderPlan(plan))
+      console.info(message('cluster.create.plan', renderPlan(plan)))
       return {...planToJson(plan), dryRun: false, applied: true, outcomes: []}
     }
-    console.info(renderPlan(plan))
+    console.info(message('cluster.create.plan', renderPlan(plan)))
     if (observed?.status === 'ERROR') {
       throw new XpkError('conflict', `Cluster ${observed.name} is in ERROR, so its node pools cannot be changed.`, {
         hints: [
@@ -102,12 +109,16 @@ export async function createCluster(
     }
     if (isDestructive(plan)) {
       const lost = destructiveSteps(plan).map((s) => s.name)
-      const question = `This deletes ${lost.length} node pool${lost.length === 1 ? '' : 's'} (${lost.join(', ')}) and the workloads running on them. Continue?`
-      if (!(await console.confirm(question, {default: false}))) {
-        throw new XpkError('declined', 'Nothing was changed.', {
-          hints: ['Adjust --num-slices or the type, or re-run with --force.'],
-        })
-      }
+      await confirmOrStop(
+        console,
+        question(
+          'cluster.create.confirm-delete-pools',
+          `This deletes ${lost.length} node pool${lost.length === 1 ? '' : 's'} (${lost.join(', ')}) and the workloads running on them. Continue?`,
+          false,
+          {nodePools: lost},
+        ),
+        {nothingDone: 'Nothing was changed.', hints: ['Adjust --num-slices or the type, or re-run with --force.']},
+      )
     }
     const result = await applyClusterPlan(
       plan,
@@ -206,7 +217,15 @@ function report(plan: Plan, result: ApplyResult, console: Console): void {
   if (poolsFound > 0) parts.push(`found ${poolsFound} already made by another run`)
   if (deleted > 0) parts.push(`deleted ${deleted} node pool${deleted === 1 ? '' : 's'}`)
   if (parts.length === 0) parts.push('waited for the node pools to be ready')
-  console.info(`Cluster ${plan.cluster}: ${parts.join(', ')}.`)
+  console.info(
+    message('cluster.create.summary', `Cluster ${plan.cluster}: ${parts.join(', ')}.`, {
+      cluster: plan.cluster,
+      poolsCreated,
+      poolsWanted,
+      poolsFound,
+      poolsDeleted: deleted,
+    }),
+  )
 }
 
 /** One error for all failed steps: each failure's cause listed, hints merged, and the causes' shared kind's exit code. */

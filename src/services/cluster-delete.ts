@@ -8,6 +8,8 @@ import type {ComputeClient} from '../ports/compute.js'
 import type {Console} from '../ports/console.js'
 import type {GkeClient} from '../ports/gke.js'
 import {findCluster} from './cluster-lookup.js'
+import {message, question} from '../core/messages.js'
+import {confirmOrStop} from './confirm.js'
 
 export interface ClusterDeleteOptions {
   readonly project: string
@@ -52,22 +54,31 @@ export async function deleteCluster(
     const json = planToJson(plan)
     if (found === undefined) {
       deps.console.info(
-        `Cluster ${cluster} does not exist in project ${project} (${zoneToRegion(zone) ?? zone} or ${zone}): nothing to delete.`,
+        message(
+          'cluster.delete.absent',
+          `Cluster ${cluster} does not exist in project ${project} (${zoneToRegion(zone) ?? zone} or ${zone}): nothing to delete.`,
+        ),
       )
       return {...json, outcome: 'absent', nodePools}
     }
     if (options.dryRun) {
       deps.console.result(renderPlan(plan))
-      deps.console.info('Dry run: nothing was changed.')
+      deps.console.info(message('cluster.delete.dry-run', 'Dry run: nothing was changed.'))
       return {...json, outcome: 'planned', nodePools}
     }
-    deps.console.info(renderPlan(plan))
+    deps.console.info(message('cluster.delete.plan', renderPlan(plan)))
     if (found.status !== 'STOPPING') {
       const pools = `${nodePools.length} node pool${nodePools.length === 1 ? '' : 's'} (${nodePools.join(', ') || 'none'})`
-      const question = `Delete cluster ${cluster} in ${found.location} with its ${pools} and every workload on it. This cannot be undone. Continue?`
-      if (!(await deps.console.confirm(question, {default: false}))) {
-        throw new XpkError('declined', 'Nothing was deleted.')
-      }
+      await confirmOrStop(
+        deps.console,
+        question(
+          'cluster.delete.confirm',
+          `Delete cluster ${cluster} in ${found.location} with its ${pools} and every workload on it. This cannot be undone. Continue?`,
+          false,
+          {cluster, location: found.location, nodePools},
+        ),
+        {nothingDone: 'Nothing was deleted.'},
+      )
     }
     const started = deps.now()
     const result = await applyClusterPlan(
@@ -86,7 +97,9 @@ export async function deleteCluster(
     }
     const failure = result.outcomes.find((o) => o.status === 'failed')
     if (failure?.error) throw failure.error
-    deps.console.info(`Deleted cluster ${cluster} in ${Math.round((deps.now() - started) / 1000)}s.`)
+    deps.console.info(
+      message('cluster.delete.done', `Deleted cluster ${cluster} in ${Math.round((deps.now() - started) / 1000)}s.`),
+    )
     return {...json, outcome: 'deleted', nodePools}
   } finally {
     await gke.close()

@@ -10,6 +10,7 @@ import {
 import {escapeControl} from '../core/text.js'
 import type {Console} from '../ports/console.js'
 import type {GcloudProperties, SettingsStore} from '../ports/settings-store.js'
+import {message} from '../core/messages.js'
 
 export interface ConfigDeps {
   readonly store: SettingsStore
@@ -35,7 +36,7 @@ export async function setConfig(key: string, value: string, deps: ConfigDeps): P
   if (problem) throw new UsageError(`Invalid value "${escapeControl(value)}" for ${def.key}: ${problem}.`)
   const values = await deps.store.read()
   await deps.store.write({...values, [def.key]: value})
-  deps.console.info(`Set ${def.key} = ${value} in ${deps.store.location}.`)
+  deps.console.info(message('config.set', `Set ${def.key} = ${value} in ${deps.store.location}.`))
   return {key: def.key, value}
 }
 
@@ -43,7 +44,7 @@ export async function setConfig(key: string, value: string, deps: ConfigDeps): P
 export async function getConfig(key: string, deps: ConfigDeps): Promise<ConfigValue> {
   const def = settingDefinition(key)
   const value = (await deps.store.read())[def.key] ?? null
-  if (value === null) deps.console.info(`${def.key} is not set in ${deps.store.location}.`)
+  if (value === null) deps.console.info(message('config.not-set', `${def.key} is not set in ${deps.store.location}.`))
   return {key: def.key, value}
 }
 
@@ -53,7 +54,7 @@ export async function unsetConfig(key: string, deps: ConfigDeps): Promise<Config
   const values = await deps.store.read()
   const {[def.key]: _removed, ...rest} = values
   await deps.store.write(rest)
-  deps.console.info(`Unset ${def.key} in ${deps.store.location}.`)
+  deps.console.info(message('config.unset', `Unset ${def.key} in ${deps.store.location}.`))
   return {key: def.key, value: null}
 }
 
@@ -61,6 +62,6 @@ export async function unsetConfig(key: string, deps: ConfigDeps): Promise<Config
 export async function listConfig(deps: ConfigDeps): Promise<SettingReport[]> {
   const [config, gcloud] = await Promise.all([deps.store.read(), deps.gcloud.read()])
   const resolved = resolveSettings({flags: {}, env: deps.env, config, gcloud})
-  deps.console.info(`xpk config file: ${deps.store.location}`)
+  deps.console.info(message('config.file', `xpk config file: ${deps.store.location}`))
   return SETTINGS.map((def) => ({key: def.key, env: def.env, description: def.description, ...resolved[def.key]}))
 }

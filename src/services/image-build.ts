@@ -28,6 +28,8 @@ import type {
   RegistryCredentials,
   ScannedContext,
 } from '../ports/images.js'
+import {message, question} from '../core/messages.js'
+import {confirmOrStop} from './confirm.js'
 
 export interface ImageBuildOptions {
   readonly baseImage: string
@@ -139,8 +141,12 @@ export async function buildImage(options: ImageBuildOptions, deps: ImageBuildDep
 
   if (options.offline) {
     deps.console.info(
-      `Offline: the image would be ${local}; the registry was not asked whether it exists.` +
-        (resolved.digest ? '' : ' The base image digest is unknown offline, so the real tag may differ.'),
+      message(
+        'image.offline',
+        `Offline: the image would be ${local}; the registry was not asked whether it exists.` +
+          (resolved.digest ? '' : ' The base image digest is unknown offline, so the real tag may differ.'),
+        {reference: local, baseDigestKnown: Boolean(resolved.digest)},
+      ),
     )
     return result('offline', null)
   }
@@ -149,7 +155,7 @@ export async function buildImage(options: ImageBuildOptions, deps: ImageBuildDep
   const targetCredential = once(async () => {
     const credential = await deps.credentials.forRegistry(target.registry)
     deps.console.debug(`Credentials for ${target.registry}: ${credential.source}.`)
-    if (credential.problem) deps.console.warn(credential.problem)
+    if (credential.problem) deps.console.warn(message('image.credential-problem', credential.problem))
     return credential
   })
   const targetAuth = async () => (await targetCredential()).auth
@@ -159,14 +165,19 @@ export async function buildImage(options: ImageBuildOptions, deps: ImageBuildDep
   )
   if (existing.exists) {
     deps.console.info(
-      options.dryRun
-        ? `Dry run: ${local} is already in the registry; a real run would skip the build and push.`
-        : `${local} is already in the registry (nothing changed): skipped the build and push.`,
+      message(
+        'image.exists',
+        options.dryRun
+          ? `Dry run: ${local} is already in the registry; a real run would skip the build and push.`
+          : `${local} is already in the registry (nothing changed): skipped the build and push.`,
+      ),
     )
     return result(options.dryRun ? 'would-skip' : 'exists', existing.digest)
   }
   if (options.dryRun) {
-    deps.console.info(`Dry run: ${local} is not in the registry yet; a real run would build and push it.`)
+    deps.console.info(
+      message('image.would-build', `Dry run: ${local} is not in the registry yet; a real run would build and push it.`),
+    )
     return result('would-build', null)
   }
 
@@ -179,8 +190,11 @@ export async function buildImage(options: ImageBuildOptions, deps: ImageBuildDep
       .then((found) => (found.exists ? found.digest : null)))
   const done = result('pushed', digest, pushed.layers)
   deps.console.info(
-    `Pushed ${done.reference} (${pushed.layers.pushed} new layer(s), ${pushed.layers.skipped} already in the registry)` +
-      ` in ${done.seconds.toFixed(1)} s.`,
+    message(
+      'image.pushed',
+      `Pushed ${done.reference} (${pushed.layers.pushed} new layer(s), ${pushed.layers.skipped} already in the registry)` +
+        ` in ${done.seconds.toFixed(1)} s.`,
+    ),
   )
   return done
 }
@@ -218,17 +232,25 @@ async function scanScriptDir(options: ImageBuildOptions, deps: ImageBuildDeps): 
   }
   if (scanned.unsupported.length > 0) {
     deps.console.warn(
-      `Left out of the image (neither file, directory nor symlink): ${scanned.unsupported.slice(0, 5).join(', ')}` +
-        (scanned.unsupported.length > 5 ? ` and ${scanned.unsupported.length - 5} more` : '') +
-        '. List them in .dockerignore to silence this.',
+      message(
+        'image.unsupported-files',
+        `Left out of the image (neither file, directory nor symlink): ${scanned.unsupported.slice(0, 5).join(', ')}` +
+          (scanned.unsupported.length > 5 ? ` and ${scanned.unsupported.length - 5} more` : '') +
+          '. List them in .dockerignore to silence this.',
+        {files: scanned.unsupported},
+      ),
     )
   }
   if (scanned.vanished.length > 0) {
     deps.console.warn(
-      `Disappeared while the script directory was being read, so left out of the image: ` +
-        `${scanned.vanished.slice(0, 5).join(', ')}` +
-        (scanned.vanished.length > 5 ? ` and ${scanned.vanished.length - 5} more` : '') +
-        '. If something is still writing into the directory, wait until it is done and run the command again.',
+      message(
+        'image.vanished-files',
+        `Disappeared while the script directory was being read, so left out of the image: ` +
+          `${scanned.vanished.slice(0, 5).join(', ')}` +
+          (scanned.vanished.length > 5 ? ` and ${scanned.vanished.length - 5} more` : '') +
+          '. If something is still writing into the directory, wait until it is done and run the command again.',
+        {files: scanned.vanished},
+      ),
     )
   }
   return scanned
@@ -243,23 +265,26 @@ async function checkContext(listing: ContextListing, options: ImageBuildOptions,
   const {files, bytes} = contextSize(listing.entries)
   if (options.scriptDirIsDefault) {
     deps.console.info(
-      `Packing the current directory ${dir} (no --script-dir given): ${files} file${files === 1 ? '' : 's'}, ` +
-        `${formatBytes(bytes)} after .dockerignore.`,
+      message(
+        'image.default-script-dir',
+        `Packing the current directory ${dir} (no --script-dir given): ${files} file${files === 1 ? '' : 's'}, ` +
+          `${formatBytes(bytes)} after .dockerignore.`,
+        {dir, files, bytes},
+      ),
     )
   }
   const maxBytes =
     options.maxContextBytes === undefined ? DEFAULT_SCRIPT_DIR_MAX_MB * 1_000_000 : options.maxContextBytes
   const concerns = contextConcerns(listing.entries, maxBytes)
   if (concerns.length === 0) return
-  const question =
+  const text =
     `The script directory ${dir} ${concerns.join(' and ')}; all of it would be copied into the image. ` +
     `Exclude what the workload does not need in ${dir}/.dockerignore, pass --script-dir with just your code, ` +
     `or raise the limit with ${SCRIPT_DIR_MAX_MB_VARIABLE}=MB. Pack it anyway?`
-  if (!(await deps.console.confirm(question, {default: false}))) {
-    throw new XpkError('declined', 'Nothing was built.', {
-      hints: ['Narrow the script directory as above, or pass --force to pack it without asking.'],
-    })
-  }
+  await confirmOrStop(deps.console, question('image.confirm-large-script-dir', text, false, {dir, concerns}), {
+    nothingDone: 'Nothing was built.',
+    hints: ['Narrow the script directory as above, or pass --force to pack it without asking.'],
+  })
 }
 
 function offlineBase(baseImage: string, base: ImageReference): ResolvedBase {
@@ -284,14 +309,24 @@ async function resolveBase(
   } catch (error) {
     const engineDown = error instanceof XpkError && (error.kind === 'unavailable' || error.kind === 'permission')
     if (!options.dryRun || !engineDown) throw error
-    deps.console.warn(`${error.message} The dry run asks the registry for the base image instead; the tag may differ.`)
+    deps.console.warn(
+      message(
+        'image.base-lookup-fallback',
+        `${error.message} The dry run asks the registry for the base image instead; the tag may differ.`,
+      ),
+    )
   }
   if (local && local.platform === options.platform) {
     const repoDigest = local.repoDigests.map(tryParseImageReference).find((d) => d && sameRepository(d, base))
     return {digest: repoDigest?.digest ?? local.id, source: 'engine', from: options.baseImage, pull: false}
   }
   if (local) {
-    deps.console.warn(`The local copy of ${options.baseImage} is ${local.platform}; using the ${options.platform} one.`)
+    deps.console.warn(
+      message(
+        'image.base-platform-mismatch',
+        `The local copy of ${options.baseImage} is ${local.platform}; using the ${options.platform} one.`,
+      ),
+    )
   }
   const found = await deps.registry
     .manifest({registry: base.registry, repository: base.repository, reference: base.tag ?? 'latest'}, async () => {

@@ -5,6 +5,7 @@ import {STATE_NOTES} from '../core/vm/render.js'
 import {tpuApiError} from '../core/vm/tpu-errors.js'
 import type {QueuedResource, TpuLocation, TpuNode} from '../ports/tpu.js'
 import {pollWait, usingTpu, withRetries, type VmApiDeps, type VmTiming} from './vm-common.js'
+import {message} from '../core/messages.js'
 
 export interface VmCreateOptions extends VmCreateInput, TpuLocation {
   /** Return once the request is accepted instead of waiting until ACTIVE. */
@@ -49,10 +50,15 @@ export async function createVms(options: VmCreateOptions, deps: VmApiDeps): Prom
         )
       }
       outcome = 'existing'
-      deps.console.info(`Queued resource ${id} exists already with the same request (${existing.state}).`)
+      deps.console.info(
+        message('vm.create.exists', `Queued resource ${id} exists already with the same request (${existing.state}).`),
+      )
     } else {
       deps.console.info(
-        `Requesting ${request.numSlices} x ${request.type.name} (${request.type.hosts} worker${request.type.hosts === 1 ? '' : 's'} each, ${request.runtimeVersion}, ${request.capacity}) as queued resource ${id}: ${nodeIds.join(', ')}.`,
+        message(
+          'vm.create.requesting',
+          `Requesting ${request.numSlices} x ${request.type.name} (${request.type.hosts} worker${request.type.hosts === 1 ? '' : 's'} each, ${request.runtimeVersion}, ${request.capacity}) as queued resource ${id}: ${nodeIds.join(', ')}.`,
+        ),
       )
       try {
         await withRetries(
@@ -83,7 +89,12 @@ export async function createVms(options: VmCreateOptions, deps: VmApiDeps): Prom
       }
     }
     if (options.async) {
-      deps.console.info(`Not waiting (--async). Follow it with \`xpk vm list --tpu-prefix ${request.tpuPrefix}\`.`)
+      deps.console.info(
+        message(
+          'vm.create.async',
+          `Not waiting (--async). Follow it with \`xpk vm list --tpu-prefix ${request.tpuPrefix}\`.`,
+        ),
+      )
       const now = await tpu.getQueuedResource(location, id)
       return {queuedResource: id, state: now?.state ?? 'CREATING', outcome, nodes: []}
     }
@@ -92,7 +103,10 @@ export async function createVms(options: VmCreateOptions, deps: VmApiDeps): Prom
       await Promise.all(nodeIds.map((n) => withRetries(() => tpu.getNode(location, n), options.timing, deps)))
     ).filter((n): n is TpuNode => n !== undefined)
     deps.console.info(
-      `Queued resource ${id} is ACTIVE: ${nodes.map((n) => `${n.id} (${n.workers.length} worker${n.workers.length === 1 ? '' : 's'})`).join(', ')}.`,
+      message(
+        'vm.create.active',
+        `Queued resource ${id} is ACTIVE: ${nodes.map((n) => `${n.id} (${n.workers.length} worker${n.workers.length === 1 ? '' : 's'})`).join(', ')}.`,
+      ),
     )
     deps.console.result(
       nodes
@@ -129,7 +143,13 @@ async function waitUntilActive(
       const seconds = Math.round((deps.now() - started) / 1000)
       if (qr.state !== last) {
         last = qr.state
-        board.note(`${id}: ${qr.state} after ${seconds}s: ${STATE_NOTES[qr.state] ?? qr.state}`)
+        board.note(
+          message('vm.create.state', `${id}: ${qr.state} after ${seconds}s: ${STATE_NOTES[qr.state] ?? qr.state}`, {
+            queuedResource: id,
+            state: qr.state,
+            seconds,
+          }),
+        )
       }
       board.update(id, {
         label: id,

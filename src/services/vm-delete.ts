@@ -1,6 +1,8 @@
 import {XpkError} from '../core/errors.js'
 import type {TpuLocation} from '../ports/tpu.js'
 import {pollWait, usingTpu, withRetries, type VmApiDeps, type VmTiming} from './vm-common.js'
+import {message, question} from '../core/messages.js'
+import {confirmOrStop} from './confirm.js'
 
 export interface VmDeleteOptions extends TpuLocation {
   readonly tpuPrefix: string
@@ -27,15 +29,24 @@ export async function deleteVms(options: VmDeleteOptions, deps: VmApiDeps): Prom
     const found = await withRetries(() => tpu.getQueuedResource(location, id), options.timing, deps)
     if (!found) {
       deps.console.info(
-        `Queued resource ${id} does not exist in ${options.project}/${options.zone}: nothing to delete.`,
+        message(
+          'vm.delete.absent',
+          `Queued resource ${id} does not exist in ${options.project}/${options.zone}: nothing to delete.`,
+        ),
       )
       return {queuedResource: id, outcome: 'absent', nodes: []}
     }
     const nodes = found.nodeIds
-    const question = `Delete queued resource ${id} (${found.state}) and its TPU VMs ${nodes.join(', ') || '(none)'}? Anything running on them stops.`
-    if (!(await deps.console.confirm(question, {default: false}))) {
-      throw new XpkError('declined', 'Nothing was deleted.')
-    }
+    await confirmOrStop(
+      deps.console,
+      question(
+        'vm.delete.confirm',
+        `Delete queued resource ${id} (${found.state}) and its TPU VMs ${nodes.join(', ') || '(none)'}? Anything running on them stops.`,
+        false,
+        {queuedResource: id, state: found.state, nodes},
+      ),
+      {nothingDone: 'Nothing was deleted.'},
+    )
     if (found.state !== 'DELETING') {
       try {
         await withRetries(() => tpu.deleteQueuedResource(location, id, true), options.timing, deps)
@@ -44,7 +55,7 @@ export async function deleteVms(options: VmDeleteOptions, deps: VmApiDeps): Prom
       }
     }
     if (options.async) {
-      deps.console.info(`Deleting ${id} in the background (--async).`)
+      deps.console.info(message('vm.delete.async', `Deleting ${id} in the background (--async).`))
       return {queuedResource: id, outcome: 'deleting', nodes}
     }
     const board = deps.console.progress(`Deleting queued resource ${id}:`)
@@ -65,7 +76,12 @@ export async function deleteVms(options: VmDeleteOptions, deps: VmApiDeps): Prom
     } finally {
       board.close()
     }
-    deps.console.info(`Deleted queued resource ${id} and ${nodes.length} TPU VM slice${nodes.length === 1 ? '' : 's'}.`)
+    deps.console.info(
+      message(
+        'vm.delete.done',
+        `Deleted queued resource ${id} and ${nodes.length} TPU VM slice${nodes.length === 1 ? '' : 's'}.`,
+      ),
+    )
     return {queuedResource: id, outcome: 'deleted', nodes}
   })
 }

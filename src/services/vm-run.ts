@@ -14,6 +14,8 @@ import {
 import type {RemoteSession, RemoteShell, RunLogs, SshKeyPair, SshKeyStore} from '../ports/remote-shell.js'
 import type {TpuClient, TpuLocation, TpuNode} from '../ports/tpu.js'
 import {pollWait, usingTpu, withRetries, type VmApiDeps, type VmTiming} from './vm-common.js'
+import {message, question} from '../core/messages.js'
+import {confirmOrStop} from './confirm.js'
 
 export interface VmRunOptions extends TpuLocation {
   readonly tpuPrefix: string
@@ -119,11 +121,14 @@ export async function runOnVms(input: VmRunOptions, deps: VmRunDeps): Promise<Vm
   const bundle = packing ? await packing : undefined
   const {workers, numSlices} = plan
   deps.console.info(
-    `Running on ${workers.length} worker${workers.length === 1 ? '' : 's'} of ${numSlices} slice${numSlices === 1 ? '' : 's'}` +
-      (bundle
-        ? ` after copying ${bundle.files} files (${formatBytes(bundle.tar.length)}) to each`
-        : ' in the existing folder') +
-      `: ${options.command}`,
+    message(
+      'vm.run.starting',
+      `Running on ${workers.length} worker${workers.length === 1 ? '' : 's'} of ${numSlices} slice${numSlices === 1 ? '' : 's'}` +
+        (bundle
+          ? ` after copying ${bundle.files} files (${formatBytes(bundle.tar.length)}) to each`
+          : ' in the existing folder') +
+        `: ${options.command}`,
+    ),
   )
   const logDir = await deps.logs.open(options.runName)
   deps.console.debug(`Found ${workers.length} workers in ${Math.round(deps.now() - started)} ms.`)
@@ -145,7 +150,9 @@ export async function runOnVms(input: VmRunOptions, deps: VmRunDeps): Promise<Vm
     deps.signal.throwIfAborted()
     const failed = results.filter((r) => r.exitCode !== 0 && !r.stopped)
     if (failed.length > 0) throw await failure(failed, logDir, deps)
-    deps.console.info(`All ${results.length} workers succeeded in ${result.seconds} s. Logs: ${logDir}`)
+    deps.console.info(
+      message('vm.run.succeeded', `All ${results.length} workers succeeded in ${result.seconds} s. Logs: ${logDir}`),
+    )
     return result
   } finally {
     for (const s of sessions) s.close()
@@ -155,17 +162,21 @@ export async function runOnVms(input: VmRunOptions, deps: VmRunDeps): Promise<Vm
 async function ensureKeyPair(deps: VmRunDeps): Promise<SshKeyPair> {
   const found = await deps.keys.read()
   if (found) return found
-  const ok = await deps.console.confirm(
-    'There is no SSH key for Google Cloud (~/.ssh/google_compute_engine, as gcloud makes it). Create one now (no passphrase)?',
-    {default: true},
-  )
-  if (!ok) {
-    throw new XpkError('declined', 'No SSH key, so xpk cannot reach the TPU VMs.', {
+  // Creating a key destroys nothing, so with nobody to ask the host's default answer (yes) lets scripts go on.
+  await confirmOrStop(
+    deps.console,
+    question(
+      'vm.run.confirm-create-key',
+      'There is no SSH key for Google Cloud (~/.ssh/google_compute_engine, as gcloud makes it). Create one now (no passphrase)?',
+      true,
+    ),
+    {
+      nothingDone: 'No SSH key, so xpk cannot reach the TPU VMs.',
       hints: ['Create one with `ssh-keygen -f ~/.ssh/google_compute_engine`, then re-run.'],
-    })
-  }
+    },
+  )
   const created = await deps.keys.create('xpk')
-  deps.console.info(`Created ${created.privateKeyPath}.`)
+  deps.console.info(message('vm.run.key-created', `Created ${created.privateKeyPath}.`))
   return created
 }
 
@@ -181,7 +192,10 @@ async function ensureKeyOnNodes(
   const lacking = nodes.filter((n) => !hasSshKey(n.metadata, options.sshUser, keys.publicKey))
   if (lacking.length === 0) return false
   deps.console.info(
-    `Adding your SSH key (${options.sshUser}) to the ssh-keys metadata of ${lacking.map((n) => n.id).join(', ')}.`,
+    message(
+      'vm.run.adding-key',
+      `Adding your SSH key (${options.sshUser}) to the ssh-keys metadata of ${lacking.map((n) => n.id).join(', ')}.`,
+    ),
   )
   await Promise.all(
     lacking.map(async (node) => {
@@ -335,7 +349,10 @@ async function runEverywhere(
     if (stopping) return
     stopping = true
     answer('stop')
-    if (running.size > 0) board.note(`Stopping ${running.size} running worker${running.size === 1 ? '' : 's'}: ${why}.`)
+    if (running.size > 0)
+      board.note(
+        message('vm.run.stopping', `Stopping ${running.size} running worker${running.size === 1 ? '' : 's'}: ${why}.`),
+      )
     for (const i of running) {
       stopped.add(i)
       sessions[i].exec(killScript(options.runName)).catch(() => {})
@@ -420,7 +437,12 @@ async function runEverywhere(
           log,
         }
         if (exitCode !== 0 && !result.stopped) {
-          board.note(`Slice ${w.slice} worker ${w.worker} failed with ${describeExit(exitCode)}.`)
+          board.note(
+            message(
+              'vm.run.worker-failed',
+              `Slice ${w.slice} worker ${w.worker} failed with ${describeExit(exitCode)}.`,
+            ),
+          )
           stopOthers(`slice ${w.slice} worker ${w.worker} failed`)
         }
         update()

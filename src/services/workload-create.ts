@@ -11,6 +11,7 @@ import {WORKLOAD_DEFAULTS, workloadInputFromFlags, type WorkloadFlags} from '../
 import type {Console} from '../ports/console.js'
 import type {LocalFiles} from '../ports/files.js'
 import type {ImageBuildOptions, ImageBuildResult} from './image-build.js'
+import {message} from '../core/messages.js'
 
 export interface WorkloadCreateOptions {
   readonly flags: WorkloadFlags
@@ -112,7 +113,12 @@ export async function createWorkload(
   const yaml = toYaml(manifest)
   if (options.outputManifestFile !== undefined) {
     await deps.files.writeText(options.outputManifestFile, yaml)
-    deps.console.info(`Wrote the JobSet manifest of ${input.name} to ${options.outputManifestFile}.`)
+    deps.console.info(
+      message(
+        'workload.manifest-written',
+        `Wrote the JobSet manifest of ${input.name} to ${options.outputManifestFile}.`,
+      ),
+    )
   }
 
   const result: WorkloadCreateResult = {
@@ -128,8 +134,11 @@ export async function createWorkload(
   if (options.dryRun) {
     deps.console.result(yaml)
     deps.console.info(
-      `Dry run: nothing was submitted. Workload ${input.name} would run on cluster ${input.cluster} ` +
-        `(${input.accelerator.name}, ${describeScale(input.accelerator.kind, input.numSlices, input.numNodes)}, priority ${input.priority}).`,
+      message(
+        'workload.dry-run',
+        `Dry run: nothing was submitted. Workload ${input.name} would run on cluster ${input.cluster} ` +
+          `(${input.accelerator.name}, ${describeScale(input.accelerator.kind, input.numSlices, input.numNodes)}, priority ${input.priority}).`,
+      ),
     )
     return result
   }

@@ -2,7 +2,7 @@ import {PassThrough, Writable} from 'node:stream'
 import {describe, expect, it} from 'vitest'
 
 import {TerminalConsole, type TerminalConsoleOptions} from '../../src/adapters/terminal-console.js'
-import {UsageError} from '../../src/core/errors.js'
+import {message, question, type Question} from '../../src/core/messages.js'
 
 class Capture extends Writable {
   text = ''
@@ -14,6 +14,8 @@ class Capture extends Writable {
     done()
   }
 }
+
+const ask = (text: string, fallback: boolean): Question => question('cluster.delete.confirm', text, fallback)
 
 function consoleWith(options: TerminalConsoleOptions = {}) {
   const stdout = new Capture()
@@ -33,8 +35,8 @@ describe('TerminalConsole output discipline', () => {
   it('puts results on stdout and everything else on stderr', () => {
     const {terminal, stdout, stderr} = consoleWith({verbose: true})
     terminal.result('RESULT')
-    terminal.info('note')
-    terminal.warn('careful')
+    terminal.info(message('config.file', 'note'))
+    terminal.warn(message('image.vanished-files', 'careful'))
     terminal.debug('detail')
     expect(stdout.text).toBe('RESULT\n')
     expect(stderr.text).toBe('note\nWarning: careful\ndetail\n')
@@ -43,9 +45,9 @@ describe('TerminalConsole output discipline', () => {
   it('drops results under --json, notes under --quiet and details without --verbose', () => {
     const {terminal, stdout, stderr} = consoleWith({json: true, quiet: true})
     terminal.result('RESULT')
-    terminal.info('note')
+    terminal.info(message('config.file', 'note'))
     terminal.debug('detail')
-    terminal.warn('careful')
+    terminal.warn(message('image.vanished-files', 'careful'))
     expect(stdout.text).toBe('')
     expect(stderr.text).toBe('Warning: careful\n')
   })
@@ -54,18 +56,23 @@ describe('TerminalConsole output discipline', () => {
 describe('TerminalConsole.confirm', () => {
   it('says yes without asking under --force', async () => {
     const {terminal, stderr} = consoleWith({force: true, stdin: ttyInput('')})
-    await expect(terminal.confirm('Delete?', {default: false})).resolves.toBe(true)
+    await expect(terminal.confirm(ask('Delete?', false))).resolves.toEqual({yes: true, by: 'force'})
     expect(stderr.text).toBe('')
   })
 
-  it('refuses without a terminal, naming --force', async () => {
-    const stdin = new PassThrough() as PassThrough & {isTTY?: boolean}
-    const {terminal} = consoleWith({stdin})
-    const error = await terminal.confirm('Delete 2 node pools?', {default: false}).catch((e: unknown) => e)
-    expect(error).toBeInstanceOf(UsageError)
-    expect((error as UsageError).flag).toBe('--force')
-    expect((error as UsageError).message).toContain('Delete 2 node pools?')
-  })
+  it.each([false, true])(
+    'answers the default (%s) itself without a terminal, saying nobody was asked',
+    async (fallback) => {
+      const stdin = new PassThrough() as PassThrough & {isTTY?: boolean}
+      const {terminal, stderr} = consoleWith({stdin})
+      await expect(terminal.confirm(ask('Delete 2 node pools?', fallback))).resolves.toEqual({
+        yes: fallback,
+        by: 'default',
+        why: 'no-terminal',
+      })
+      expect(stderr.text).toBe('')
+    },
+  )
 
   it.each([
     ['y\n', false, true],
@@ -75,29 +82,30 @@ describe('TerminalConsole.confirm', () => {
     ['\n', true, true],
   ])('answer %j with default %s gives %s', async (answer, fallback, expected) => {
     const {terminal, stderr} = consoleWith({stdin: ttyInput(answer)})
-    await expect(terminal.confirm('Continue?', {default: fallback})).resolves.toBe(expected)
+    await expect(terminal.confirm(ask('Continue?', fallback))).resolves.toEqual({yes: expected, by: 'person'})
     expect(stderr.text).toContain(fallback ? 'Continue? (Y/n): ' : 'Continue? (y/N): ')
   })
 
-  it('never answers under --quiet, even on a terminal: it refuses, naming --force (Python xpk scripts use --quiet)', async () => {
+  it('never asks under --quiet, even on a terminal: the host answers the default (Python xpk scripts use --quiet)', async () => {
     const {terminal, stderr} = consoleWith({stdin: ttyInput('y\n'), quiet: true})
-    const error = await terminal.confirm('Delete cluster demo?', {default: false}).catch((e: unknown) => e)
-    expect(error).toBeInstanceOf(UsageError)
-    expect((error as UsageError).flag).toBe('--force')
-    expect((error as UsageError).message).toContain('--quiet does not answer questions')
+    await expect(terminal.confirm(ask('Delete cluster demo?', false))).resolves.toEqual({
+      yes: false,
+      by: 'default',
+      why: 'quiet',
+    })
     expect(stderr.text).toBe('')
     const forced = consoleWith({quiet: true, force: true}).terminal
-    await expect(forced.confirm('Delete cluster demo?', {default: false})).resolves.toBe(true)
+    await expect(forced.confirm(ask('Delete cluster demo?', false))).resolves.toEqual({yes: true, by: 'force'})
   })
 
   it('takes the default when input ends without an answer (Ctrl-D)', async () => {
     const {terminal} = consoleWith({stdin: ttyInput('')})
-    await expect(terminal.confirm('Delete?', {default: false})).resolves.toBe(false)
+    await expect(terminal.confirm(ask('Delete?', false))).resolves.toEqual({yes: false, by: 'person'})
   })
 
   it('asks again after an answer that is neither yes nor no', async () => {
     const {terminal, stderr} = consoleWith({stdin: ttyInput('maybe\nno\n')})
-    await expect(terminal.confirm('Continue?', {default: true})).resolves.toBe(false)
+    await expect(terminal.confirm(ask('Continue?', true))).resolves.toEqual({yes: false, by: 'person'})
     expect(stderr.text).toContain('Please answer yes or no (y/n).')
   })
 })
@@ -107,17 +115,24 @@ describe('TerminalConsole terminal safety', () => {
   const visible = 'name\\x1b[2J\\x1b]0;title\\x07\\r\\x9b\\u202e'
 
   it.each([
-    ['info', (t: TerminalConsole) => t.info(hostile)],
-    ['warn', (t: TerminalConsole) => t.warn(hostile)],
+    ['info', (t: TerminalConsole) => t.info(message('config.file', hostile))],
+    ['warn', (t: TerminalConsole) => t.warn(message('image.vanished-files', hostile))],
     ['debug', (t: TerminalConsole) => t.debug(hostile)],
     [
       'a progress line',
       (t: TerminalConsole) => t.progress('Pools').update('p', {label: hostile, state: 'creating', status: 'running'}),
     ],
-    ['a progress note', (t: TerminalConsole) => t.progress('Pools').note(hostile)],
+    ['a progress note', (t: TerminalConsole) => t.progress('Pools').note(message('vm.run.stopping', hostile))],
   ])('escapes control characters in %s', (_, write) => {
     const {terminal, stderr} = consoleWith({verbose: true})
     write(terminal)
+    expect(stderr.text).toContain(visible)
+    expect(stderr.text).not.toContain('\u001b[2J')
+  })
+
+  it('escapes control characters in a question', async () => {
+    const {terminal, stderr} = consoleWith({stdin: ttyInput('n\n')})
+    await terminal.confirm(ask(hostile, false))
     expect(stderr.text).toContain(visible)
     expect(stderr.text).not.toContain('\u001b[2J')
   })

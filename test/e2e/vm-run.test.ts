@@ -99,15 +99,8 @@ describe.skipIf(missing)('xpk vm run against real sshd workers and the fake TPU 
     for (const dir of temps) rmSync(dir, {recursive: true, force: true})
   })
 
-  it('without a key and a terminal, refuses and names --force; nothing is sent', async () => {
-    const result = await xpk('--tpu-prefix', 'demo', '--command', 'true', '--script-dir', scriptDir)
-    expect(result.code).toBe(2)
-    expect(result.stderr).toContain('--force')
+  it('creates the key without a terminal (the question defaults to yes: it destroys nothing), adds it to ssh-keys, ships the folder and runs everywhere with the multislice environment', async () => {
     expect(existsSync(join(home, '.ssh', 'google_compute_engine'))).toBe(false)
-    expect(fake.calls.some((c) => c.method === 'UpdateNode')).toBe(false)
-  })
-
-  it('creates the key, adds it to ssh-keys, ships the folder and runs everywhere with the multislice environment', async () => {
     const command =
       'bash train.sh; echo "slice=$MEGASCALE_SLICE_ID worker=$XPK_WORKER_ID n=$MEGASCALE_NUM_SLICES coord=$MEGASCALE_COORDINATOR_ADDRESS prefix=$TPU_PREFIX"; ls -a | tr "\\n" " "'
     const result = await xpk(
@@ -119,10 +112,11 @@ describe.skipIf(missing)('xpk vm run against real sshd workers and the fake TPU 
       scriptDir,
       '--run-name',
       'first',
-      '--force',
       '--json',
     )
     expect(result.code, result.stderr).toBe(0)
+    expect(result.stderr).toContain(`Created ${join(home, '.ssh', 'google_compute_engine')}`)
+    expect(fake.calls.some((c) => c.method === 'UpdateNode')).toBe(true)
     const json = JSON.parse(result.stdout)
     expect(json).toMatchObject({runName: 'first', logDir: join(logs, 'first'), shipped: {files: 3}})
     expect(

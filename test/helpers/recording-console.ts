@@ -1,59 +1,77 @@
 // A Console that records everything, for service tests.
-import {UsageError} from '../../src/core/errors.js'
+import {MESSAGES, type Answer, type Message, type MessageCode, type Question} from '../../src/core/messages.js'
 import type {Console, ProgressBoard, ProgressLine} from '../../src/ports/console.js'
 
 /** One progress display as the service drove it. */
 export interface RecordedBoard {
   readonly title: string
   readonly updates: Array<{id: string; line: ProgressLine}>
-  readonly notes: string[]
+  readonly notes: Message[]
   closed: boolean
 }
 
 /**
- * How a {@link RecordingConsole} answers prompts: refuse (a test that does not expect one fails), answer yes or
- * no, or act as the terminal console does with no terminal and no --force.
+ * How a {@link RecordingConsole} answers prompts: refuse (a test that does not expect one fails), answer as a
+ * person would (yes or no), or act as the terminal host does when nobody can be asked (no terminal, --quiet): it
+ * answers the question's default.
  */
-export type PromptAnswer = 'unexpected' | 'yes' | 'no' | 'no-terminal'
+export type PromptAnswer = 'unexpected' | 'yes' | 'no' | 'no-terminal' | 'quiet'
 
-/** Records results, messages, prompts and progress boards. */
+/**
+ * Records results, coded messages, questions and progress boards. A message whose code is registered for another
+ * level (a warning code passed to `info`, say) fails the test, so the registry in src/core/messages.ts stays true.
+ */
 export class RecordingConsole implements Console {
   readonly results: string[] = []
-  readonly questions: string[] = []
-  readonly infos: string[] = []
-  readonly warnings: string[] = []
+  readonly messages: Array<Message & {level: 'info' | 'warn'}> = []
+  readonly questions: Question[] = []
   readonly debugs: string[] = []
   readonly boards: RecordedBoard[] = []
-
-  result(text: string): void {
-    this.results.push(text)
-  }
-  info(text: string): void {
-    this.infos.push(text)
-  }
-  warn(text: string): void {
-    this.warnings.push(text)
-  }
-  debug(text: string): void {
-    this.debugs.push(text)
-  }
   private readonly answer: PromptAnswer
 
   constructor(answer: PromptAnswer = 'unexpected') {
     this.answer = answer
   }
 
-  confirm(question: string): Promise<boolean> {
-    this.questions.push(question)
+  result(text: string | (() => string)): void {
+    this.results.push(typeof text === 'function' ? text() : text)
+  }
+  info(message: Message): void {
+    this.messages.push({...checkLevel(message, 'info'), level: 'info'})
+  }
+  warn(message: Message): void {
+    this.messages.push({...checkLevel(message, 'warn'), level: 'warn'})
+  }
+  debug(text: string): void {
+    this.debugs.push(text)
+  }
+
+  /** Codes of the notes and warnings, in order (optionally of one level). */
+  codes(level?: 'info' | 'warn'): MessageCode[] {
+    return this.messages.filter((m) => level === undefined || m.level === level).map((m) => m.code)
+  }
+
+  /** The one message with this code; fails when there is none or more than one. */
+  the(code: MessageCode): Message {
+    const found = [...this.messages, ...this.boards.flatMap((b) => b.notes)].filter((m) => m.code === code)
+    if (found.length !== 1) throw new Error(`expected one ${code} message, got ${found.length}: ${this.codes()}`)
+    return found[0]
+  }
+
+  confirm(asked: Question): Promise<Answer> {
+    checkLevel(asked, 'question')
+    this.questions.push(asked)
     switch (this.answer) {
       case 'yes':
-        return Promise.resolve(true)
+        return Promise.resolve({yes: true, by: 'person'})
       case 'no':
-        return Promise.resolve(false)
+        return Promise.resolve({yes: false, by: 'person'})
       case 'no-terminal':
-        return Promise.reject(new UsageError(`${question}\nThere is no terminal to ask on.`, {flag: '--force'}))
+        return Promise.resolve({yes: asked.default, by: 'default', why: 'no-terminal'})
+      case 'quiet':
+        return Promise.resolve({yes: asked.default, by: 'default', why: 'quiet'})
       case 'unexpected':
-        return Promise.reject(new Error(`unexpected prompt: ${question}`))
+        return Promise.reject(new Error(`unexpected prompt ${asked.code}: ${asked.text}`))
     }
   }
   progress(title: string): ProgressBoard {
@@ -61,7 +79,7 @@ export class RecordingConsole implements Console {
     this.boards.push(board)
     return {
       update: (id, line) => board.updates.push({id, line}),
-      note: (text) => board.notes.push(text),
+      note: (message) => board.notes.push(checkLevel(message, 'info')),
       close: () => (board.closed = true),
     }
   }
@@ -72,4 +90,12 @@ export class RecordingConsole implements Console {
     if (!board) throw new Error(`no progress board titled "${prefix}..."; boards: ${this.boards.map((b) => b.title)}`)
     return new Map(board.updates.map(({id, line}) => [id, line]))
   }
+}
+
+function checkLevel<M extends Message>(message: M, level: 'info' | 'warn' | 'question'): M {
+  const registered = MESSAGES[message.code]?.level
+  if (registered !== level) {
+    throw new Error(`message ${message.code} is registered as ${registered ?? 'nothing'} but was sent as ${level}`)
+  }
+  return message
 }

@@ -71,7 +71,14 @@ describe('createCluster', () => {
       'createNodePool demo-np-0',
       'createNodePool demo-np-1',
     ])
-    expect(console.infos.at(-1)).toBe('Cluster demo: created the cluster, created 2/2 node pools.')
+    expect(console.codes().at(-1)).toBe('cluster.create.summary')
+    expect(console.the('cluster.create.summary').data).toEqual({
+      cluster: 'demo',
+      poolsCreated: 2,
+      poolsWanted: 2,
+      poolsFound: 0,
+      poolsDeleted: 0,
+    })
   })
 
   it('tells one story when the cluster itself does not come up: delete it and create again', async () => {
@@ -108,8 +115,8 @@ describe('createCluster', () => {
     const {console, done} = run(gke, {}, 'no')
     const error = (await done.catch((e: unknown) => e)) as XpkError
     expect(error.kind).toBe('declined')
-    expect(console.questions).toEqual([
-      'This deletes 1 node pool (demo-np-2) and the workloads running on them. Continue?',
+    expect(console.questions).toMatchObject([
+      {code: 'cluster.create.confirm-delete-pools', default: false, data: {nodePools: ['demo-np-2']}},
     ])
     expect(gke.calls.some((c) => c.startsWith('delete'))).toBe(false)
   })

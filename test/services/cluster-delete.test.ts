@@ -8,7 +8,7 @@ import {DEFAULT_APPLY_OPTIONS} from '../../src/executor/apply-cluster-plan.js'
 import {deleteCluster, type ClusterDeleteOptions} from '../../src/services/cluster-delete.js'
 import {observedPoolFrom, desiredFor} from '../builders/observed.js'
 import {MemoryGke} from '../fakes/memory-gke.js'
-import {RecordingConsole} from '../helpers/recording-console.js'
+import {RecordingConsole, type PromptAnswer} from '../helpers/recording-console.js'
 import {virtualClock} from '../helpers/virtual-clock.js'
 
 const options: ClusterDeleteOptions = {
@@ -22,7 +22,7 @@ const pool = observedPoolFrom({...desiredFor({tpuType: 'v5p-8'}).poolTemplate, n
 
 function run(
   gke: MemoryGke,
-  answer: 'yes' | 'no' | 'no-terminal' = 'yes',
+  answer: PromptAnswer = 'yes',
   overrides: Partial<ClusterDeleteOptions> = {},
   signal = new AbortController().signal,
 ) {
@@ -41,8 +41,8 @@ describe('deleteCluster', () => {
       nodePools: ['demo-np-0'],
       steps: [{action: 'delete', resource: 'cluster'}],
     })
-    expect(console.questions).toEqual([
-      'Delete cluster demo in us-central2 with its 1 node pool (demo-np-0) and every workload on it. This cannot be undone. Continue?',
+    expect(console.questions).toMatchObject([
+      {code: 'cluster.delete.confirm', default: false, data: {cluster: 'demo', nodePools: ['demo-np-0']}},
     ])
     expect(gke.cluster).toBe('gone')
     expect(gke.calls.filter((c) => c === 'deleteCluster')).toHaveLength(1)
@@ -51,7 +51,8 @@ describe('deleteCluster', () => {
 
   it.each([
     ['no', 'declined', 'Nothing was deleted.'],
-    ['no-terminal', 'usage', 'There is no terminal to ask on.'],
+    ['no-terminal', 'usage', 'This needs your confirmation, but there is no terminal to ask on.'],
+    ['quiet', 'usage', 'This needs your confirmation, and --quiet does not answer questions.'],
   ] as const)('answered %s changes nothing (%s)', async (answer, kind, message) => {
     const gke = new MemoryGke([pool])
     const error = (await run(gke, answer).done.catch((e: unknown) => e)) as XpkError
@@ -73,7 +74,7 @@ describe('deleteCluster', () => {
     gke.cluster = 'gone'
     const {console, done} = run(gke, 'no-terminal')
     await expect(done).resolves.toMatchObject({outcome: 'absent', steps: [{action: 'none'}]})
-    expect(console.infos.join('\n')).toContain('nothing to delete')
+    expect(console.codes()).toEqual(['cluster.delete.absent'])
     expect(gke.calls).not.toContain('deleteCluster')
   })
 

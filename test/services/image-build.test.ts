@@ -45,7 +45,7 @@ describe('buildImage without Docker', () => {
       layersPushed: 0,
     })
     expect(first.reference).toBe(`gcr.io/my-project/jax-tpu:${first.tag}`)
-    expect(console.infos.join('\n')).toMatch(/real tag may differ/)
+    expect(console.the('image.offline').data).toMatchObject({baseDigestKnown: false})
     const again = await buildImage(options(dir), await offlineDeps(new RecordingConsole()))
     expect(again.tag).toBe(first.tag)
     const arm = await buildImage({...options(dir), platform: 'linux/arm64'}, await offlineDeps(new RecordingConsole()))
@@ -160,10 +160,9 @@ describe('buildImage looks at the script directory before reading it', () => {
     const console = new RecordingConsole(answer)
     const result = await buildImage(options(dir, patch), await offlineDeps(console)).catch((e: unknown) => e)
     if (question) {
-      expect(console.questions).toHaveLength(1)
-      expect(console.questions[0]).toMatch(question)
-      expect(console.questions[0]).toContain(dir)
-      expect(console.questions[0]).toContain('.dockerignore')
+      expect(console.questions).toMatchObject([{code: 'image.confirm-large-script-dir', default: false, data: {dir}}])
+      expect(console.questions[0].text).toMatch(question)
+      expect(console.questions[0].text).toContain('.dockerignore')
     } else {
       expect(console.questions).toEqual([])
     }
@@ -177,7 +176,7 @@ describe('buildImage looks at the script directory before reading it', () => {
       expect(result).toBeInstanceOf(UsageError)
       expect((result as UsageError).flag).toBe('--force')
     }
-    const announced = console.infos.filter((line) => line.startsWith('Packing the current directory'))
+    const announced = console.codes().filter((code) => code === 'image.default-script-dir')
     expect(announced).toHaveLength(patch.scriptDirIsDefault ? 1 : 0)
   })
 
@@ -185,9 +184,7 @@ describe('buildImage looks at the script directory before reading it', () => {
     const dir = await scriptDir({'.dockerignore': 'skip.txt\n', 'train.py': 'print(1)\n', 'skip.txt': 'no'})
     const console = new RecordingConsole()
     await buildImage(options(dir, {scriptDirIsDefault: true}), await offlineDeps(console))
-    expect(console.infos).toContain(
-      `Packing the current directory ${dir} (no --script-dir given): 2 files, 18 bytes after .dockerignore.`,
-    )
+    expect(console.the('image.default-script-dir').data).toEqual({dir, files: 2, bytes: 18})
   })
 
   it.each([
@@ -208,8 +205,7 @@ describe('buildImage looks at the script directory before reading it', () => {
     }
     const result = await buildImage(options(dir), {...deps, context})
     expect(result.action).toBe('offline')
-    expect(console.warnings).toHaveLength(1)
-    expect(console.warnings[0]).toMatch(/^Disappeared while the script directory was being read/)
-    expect(console.warnings[0]).toContain(victim === 'sub' ? 'sub/a.py' : 'gone.py')
+    expect(console.codes('warn')).toEqual(['image.vanished-files'])
+    expect(console.the('image.vanished-files').data).toEqual({files: [victim === 'sub' ? 'sub/a.py' : 'gone.py']})
   })
 })

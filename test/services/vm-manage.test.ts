@@ -51,8 +51,13 @@ describe('vm create', () => {
     const result = await createVms(create(), deps)
     expect(result).toMatchObject({queuedResource: 'demo', state: 'ACTIVE', outcome: 'created'})
     expect(result.nodes.map((n) => n.id)).toEqual(['demo-0', 'demo-1'])
-    const notes = console.boards[0].notes.map((n) => n.split(' after')[0])
-    expect(notes).toEqual(['demo: ACCEPTED', 'demo: WAITING_FOR_RESOURCES', 'demo: PROVISIONING', 'demo: ACTIVE'])
+    const notes = console.boards[0].notes.map((n) => [n.code, n.data?.state])
+    expect(notes).toEqual([
+      ['vm.create.state', 'ACCEPTED'],
+      ['vm.create.state', 'WAITING_FOR_RESOURCES'],
+      ['vm.create.state', 'PROVISIONING'],
+      ['vm.create.state', 'ACTIVE'],
+    ])
     expect(sleeps).toEqual([100, 200, 400, 800])
     expect(tpu.closed).toBe(1)
     expect(console.boards[0].closed).toBe(true)
@@ -135,7 +140,9 @@ describe('vm list and delete', () => {
     await createVms(create(), yes.deps)
     const result = await deleteVms({...where, tpuPrefix: 'demo', async: false, timing}, yes.deps)
     expect(result).toEqual({queuedResource: 'demo', outcome: 'deleted', nodes: ['demo-0', 'demo-1']})
-    expect(yes.console.questions[0]).toContain('demo-0, demo-1')
+    expect(yes.console.questions.map((q) => [q.code, q.data?.nodes])).toEqual([
+      ['vm.delete.confirm', ['demo-0', 'demo-1']],
+    ])
     expect(yes.tpu.queued.has('demo')).toBe(false)
   })
 

@@ -193,6 +193,16 @@ describe('vm run (in-process, in-memory TPU and workers)', () => {
     expect(yes.created).toEqual(['xpk'])
   })
 
+  it.each(['no-terminal', 'quiet'] as const)(
+    "creates the key with nobody to ask (%s): the host answers the question's default, yes",
+    async (answer) => {
+      const {deps, created, console} = setup(() => ({code: 0}), {answer, key: false})
+      await runOnVms(options(), deps)
+      expect(console.questions.map((q) => [q.code, q.default])).toEqual([['vm.run.confirm-create-key', true]])
+      expect(created).toEqual(['xpk'])
+    },
+  )
+
   it('retries refused connections while a freshly added key propagates', async () => {
     const {workers, deps, tpu} = setup(() => ({code: 0}))
     const host = tpu.nodes.get('demo-0')!.workers[0].internalIp

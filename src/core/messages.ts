@@ -1,0 +1,117 @@
+/**
+ * Every note, warning and question xpk prints besides its results carries a stable code from this table, the way
+ * aws-cdk's I/O host does. The English text may be reworded at any time; the code and its data may not change
+ * meaning. Tests assert on codes, and a host that is not a terminal (a test, a wrapper) can react to them.
+ *
+ * The table is also a contract snapshot (test/golden/contract/messages.json): adding, removing or re-levelling a
+ * code is a visible diff.
+ */
+export const MESSAGES = {
+  // cluster create
+  'cluster.create.offline-plan': {level: 'info', summary: 'An offline dry run planned as if nothing exists.'},
+  'cluster.create.reading': {level: 'info', summary: 'Reading the live cluster and GKE versions before planning.'},
+  'cluster.create.plan': {level: 'info', summary: 'The plan about to be applied (or shown by --dry-run).'},
+  'cluster.create.dry-run': {level: 'info', summary: 'A dry run ended without changing anything.'},
+  'cluster.create.summary': {level: 'info', summary: 'What the applied plan did, in counts.'},
+  'cluster.create.confirm-delete-pools': {
+    level: 'question',
+    summary: 'Asked before the plan deletes node pools that have nodes.',
+  },
+  // cluster delete
+  'cluster.delete.absent': {level: 'info', summary: 'The cluster to delete does not exist: nothing to do.'},
+  'cluster.delete.plan': {level: 'info', summary: 'The deletion plan about to be applied.'},
+  'cluster.delete.dry-run': {level: 'info', summary: 'A dry run ended without deleting anything.'},
+  'cluster.delete.confirm': {level: 'question', summary: 'Asked before a cluster and its node pools are deleted.'},
+  'cluster.delete.done': {level: 'info', summary: 'The cluster was deleted.'},
+  // config
+  'config.set': {level: 'info', summary: 'A default was saved.'},
+  'config.unset': {level: 'info', summary: 'A default was removed.'},
+  'config.not-set': {level: 'info', summary: 'The asked-for default is not saved.'},
+  'config.file': {level: 'info', summary: 'Where the config file lives.'},
+  // image build
+  'image.offline': {level: 'info', summary: 'Offline: the registry was not asked whether the image exists.'},
+  'image.credential-problem': {level: 'warn', summary: 'Registry credentials could not be found or read.'},
+  'image.exists': {level: 'info', summary: 'The image is already in the registry: nothing to build or push.'},
+  'image.would-build': {level: 'info', summary: 'A dry run found the image missing: a real run would build it.'},
+  'image.pushed': {level: 'info', summary: 'The image was built and pushed.'},
+  'image.unsupported-files': {level: 'warn', summary: 'Entries of the script directory that cannot be packed.'},
+  'image.vanished-files': {level: 'warn', summary: 'Files that disappeared while the script directory was read.'},
+  'image.default-script-dir': {level: 'info', summary: 'No --script-dir: the current directory is packed.'},
+  'image.confirm-large-script-dir': {
+    level: 'question',
+    summary: 'Asked before packing a script directory that looks too big or holds node_modules/.git.',
+  },
+  'image.base-lookup-fallback': {level: 'warn', summary: 'The local engine could not say the base image digest.'},
+  'image.base-platform-mismatch': {level: 'warn', summary: 'The local base image is for another platform.'},
+  // workload create
+  'workload.manifest-written': {level: 'info', summary: 'The JobSet manifest was written to a file.'},
+  'workload.dry-run': {level: 'info', summary: 'A dry run ended without submitting anything.'},
+  // vm create / delete / run
+  'vm.create.exists': {level: 'info', summary: 'The queued resource exists already with the same request.'},
+  'vm.create.requesting': {level: 'info', summary: 'The queued resource is being requested.'},
+  'vm.create.async': {level: 'info', summary: '--async: not waiting for the queued resource.'},
+  'vm.create.state': {level: 'info', summary: 'The queued resource changed state while being waited on.'},
+  'vm.create.active': {level: 'info', summary: 'The queued resource is ACTIVE, with its nodes.'},
+  'vm.delete.absent': {level: 'info', summary: 'The queued resource to delete does not exist: nothing to do.'},
+  'vm.delete.confirm': {level: 'question', summary: 'Asked before a queued resource and its TPU VMs are deleted.'},
+  'vm.delete.async': {level: 'info', summary: '--async: the deletion goes on in the background.'},
+  'vm.delete.done': {level: 'info', summary: 'The queued resource and its TPU VMs were deleted.'},
+  'vm.run.starting': {level: 'info', summary: 'The command starts on every worker.'},
+  'vm.run.succeeded': {level: 'info', summary: 'Every worker succeeded.'},
+  'vm.run.worker-failed': {level: 'info', summary: 'A worker failed; the others are being stopped.'},
+  'vm.run.stopping': {level: 'info', summary: 'Running workers are being stopped.'},
+  'vm.run.confirm-create-key': {
+    level: 'question',
+    summary: 'Asked before creating ~/.ssh/google_compute_engine (answered yes when nobody can be asked).',
+  },
+  'vm.run.key-created': {level: 'info', summary: 'An SSH key was created.'},
+  'vm.run.adding-key': {level: 'info', summary: "The SSH key is being added to the nodes' ssh-keys metadata."},
+} as const satisfies Record<string, MessageDefinition>
+
+export interface MessageDefinition {
+  /** Where the message goes: a note (hidden by --quiet), a warning (always shown), or a yes/no question. */
+  readonly level: 'info' | 'warn' | 'question'
+  /** What the message is about, for the contract snapshot and for hosts that react to codes. */
+  readonly summary: string
+}
+
+export type MessageCode = keyof typeof MESSAGES
+
+/** A note or warning: a stable code, the English text, and the values the text was made from. */
+export interface Message {
+  readonly code: MessageCode
+  readonly text: string
+  readonly data?: Readonly<Record<string, unknown>>
+}
+
+/**
+ * A yes/no question. `default` is the answer to Enter or end of input, and the answer the host gives on its own
+ * when nobody can be asked (no terminal, --quiet): destructive questions default to no, so there they stop the
+ * command with a hint to re-run with --force.
+ */
+export interface Question extends Message {
+  readonly default: boolean
+}
+
+/**
+ * The answer to a {@link Question} and who gave it: the person at the terminal, `--force`, or the host itself with
+ * the question's default because nobody could be asked (`why` says which).
+ */
+export type Answer =
+  | {readonly yes: boolean; readonly by: 'person' | 'force'}
+  | {readonly yes: boolean; readonly by: 'default'; readonly why: 'no-terminal' | 'quiet'}
+
+/** Builds a message; `data` holds the values behind the text, for hosts and tests. */
+export function message(code: MessageCode, text: string, data?: Readonly<Record<string, unknown>>): Message {
+  return data === undefined ? {code, text} : {code, text, data}
+}
+
+/** Builds a question with its default answer. */
+export function question(
+  code: MessageCode,
+  text: string,
+  defaultAnswer: boolean,
+  data?: Readonly<Record<string, unknown>>,
+): Question {
+  return {...message(code, text, data), default: defaultAnswer}
+}

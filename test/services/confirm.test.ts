@@ -1,0 +1,46 @@
+import {describe, expect, it} from 'vitest'
+
+import {UsageError, XpkError} from '../../src/core/errors.js'
+import {question} from '../../src/core/messages.js'
+import {confirmOrStop} from '../../src/services/confirm.js'
+import {RecordingConsole, type PromptAnswer} from '../helpers/recording-console.js'
+
+const destructive = question('cluster.delete.confirm', 'Delete cluster demo?', false)
+const harmless = question('vm.run.confirm-create-key', 'Create a key?', true)
+
+describe('confirmOrStop: who answered decides what a "no" means', () => {
+  it.each<[string, PromptAnswer, typeof destructive, string]>([
+    ['a person says yes', 'yes', destructive, 'go on'],
+    ['a person says no', 'no', destructive, 'declined (exit 1)'],
+    ['nobody to ask, destructive (default no)', 'no-terminal', destructive, 'usage naming --force (exit 2)'],
+    ['--quiet, destructive (default no)', 'quiet', destructive, 'usage naming --force (exit 2)'],
+    ['nobody to ask, harmless (default yes)', 'no-terminal', harmless, 'go on'],
+    ['--quiet, harmless (default yes)', 'quiet', harmless, 'go on'],
+  ])('%s: %s', async (_name, answer, asked, expected) => {
+    const console = new RecordingConsole(answer)
+    const outcome = await confirmOrStop(console, asked, {nothingDone: 'Nothing was deleted.', hints: ['Try X.']})
+      .then(() => 'go on')
+      .catch((error: unknown) => {
+        if (error instanceof UsageError) {
+          expect(error.message.split('\n')[0]).toBe(asked.text)
+          return `usage naming ${error.flag} (exit ${error.exitCode})`
+        }
+        if (error instanceof XpkError && error.kind === 'declined') {
+          expect([error.message, error.hints]).toEqual(['Nothing was deleted.', ['Try X.']])
+          return `declined (exit ${error.exitCode})`
+        }
+        throw error
+      })
+    expect(outcome).toBe(expected)
+    expect(console.questions).toEqual([asked])
+  })
+
+  it('tells --quiet apart from a missing terminal in its hint', async () => {
+    const quiet = await confirmOrStop(new RecordingConsole('quiet'), destructive, {nothingDone: ''}).catch((e) => e)
+    const piped = await confirmOrStop(new RecordingConsole('no-terminal'), destructive, {nothingDone: ''}).catch(
+      (e) => e,
+    )
+    expect((quiet as UsageError).message).toContain('--quiet does not answer questions')
+    expect((piped as UsageError).message).toContain('no terminal to ask on')
+  })
+})
