@@ -5,13 +5,14 @@
 
 import {type ApiContext, gkeApiError} from '../core/cluster/gke-errors.js'
 import {parseEndpoint} from '../core/endpoint.js'
-import {ApiError, UsageError, XpkError} from '../core/errors.js'
+import {ApiError, UsageError} from '../core/errors.js'
 import type {
   ComputeClient,
   ComputeOperation as PortOperation,
   ObservedWorkloadPolicy,
   WorkloadPolicySpec,
 } from '../ports/compute.js'
+import {authorizer, GoogleRest, grpcCodeForHttp, type RestFailure} from './google-rest.js'
 
 /** How to reach the Compute Engine API. */
 export interface ComputeConnection {
@@ -30,9 +31,6 @@ export interface ComputeConnection {
 }
 
 const DEFAULT_BASE = 'https://compute.googleapis.com/compute/v1/'
-const CLOUD_PLATFORM_SCOPE = 'https://www.googleapis.com/auth/cloud-platform'
-
-type Authorize = (url: string, context: ApiContext) => Promise<Record<string, string>>
 
 /**
  * Creates the real Compute Engine client. google-auth-library is imported only when Application Default
@@ -42,17 +40,15 @@ export async function createComputeClient(connection: ComputeConnection = {}): P
   const {base, insecure} = connection.endpoint
     ? computeBase(connection.endpoint)
     : {base: DEFAULT_BASE, insecure: false}
-  let authorize: Authorize
-  if (insecure) {
-    // A loopback test server: never send a token to it, and never let ADC probe the metadata server for one.
-    authorize = async () => ({})
-  } else if (connection.accessToken) {
-    const header = {authorization: `Bearer ${connection.accessToken}`}
-    authorize = async () => header
-  } else {
-    authorize = await applicationDefaultCredentials()
-  }
-  return new ComputeRestClient(base, authorize, connection.requestTimeoutMs ?? 60_000, connection.fetch ?? fetch)
+  const authorize = await authorizer({insecure, accessToken: connection.accessToken})
+  const rest = new GoogleRest(
+    base,
+    authorize,
+    connection.requestTimeoutMs ?? 60_000,
+    connection.fetch ?? fetch,
+    (failure, context) => computeApiError(computeFailure(failure), context),
+  )
+  return new ComputeRestClient(rest)
 }
 
 /** The API root for an endpoint override (rules in src/core/endpoint.ts); a bad one is a usage error naming the setting. */
@@ -62,34 +58,6 @@ function computeBase(endpoint: string): {base: string; insecure: boolean} {
     throw new UsageError(`--compute-endpoint "${endpoint}": ${parsed.problem}.`, {flag: '--compute-endpoint'})
   }
   return {base: `${parsed.origin}${parsed.path === '/' ? '/compute/v1/' : parsed.path}`, insecure: parsed.insecure}
-}
-
-async function applicationDefaultCredentials(): Promise<Authorize> {
-  const {GoogleAuth} = await import('google-auth-library')
-  // A token needs no project; naming one stops the library from looking it up (gcloud, metadata server).
-  const auth = new GoogleAuth({scopes: [CLOUD_PLATFORM_SCOPE], projectId: 'xpk-unused'})
-  return async (url, context) => {
-    try {
-      // Headers, not just the token: user credentials may carry a quota project (x-goog-user-project).
-      return Object.fromEntries(await auth.getRequestHeaders(url))
-    } catch (error) {
-      throw new XpkError('auth', `No Google credentials to ${context.action}: ${(error as Error).message}`, {
-        hints: [
-          'Run `gcloud auth application-default login`, or point GOOGLE_APPLICATION_CREDENTIALS at a service-account key.',
-        ],
-        cause: error,
-      })
-    }
-  }
-}
-
-/** A Google JSON error body: `{error: {code, message, errors: [{reason}], status, details: [{reason}]}}`. */
-interface GoogleErrorBody {
-  readonly error?: {
-    readonly message?: unknown
-    readonly errors?: readonly {readonly reason?: unknown}[]
-    readonly details?: readonly {readonly reason?: unknown}[]
-  }
 }
 
 /** The subset of a compute#operation that matters here. */
@@ -116,39 +84,9 @@ const RATE_LIMIT_REASONS = new Set(['rateLimitExceeded', 'userRateLimitExceeded'
 const QUOTA_REASONS = new Set([...RATE_LIMIT_REASONS, 'quotaExceeded', 'dailyLimitExceeded', 'QUOTA_EXCEEDED'])
 const API_DISABLED_REASONS = new Set(['accessNotConfigured', 'SERVICE_DISABLED'])
 
-/** The gRPC code for an HTTP status, as Google maps them (google.rpc.Code), so gkeApiError can classify it. */
-function grpcCodeForHttp(status: number, reasons: ReadonlySet<string>): number {
-  switch (status) {
-    case 400:
-      return 3
-    case 401:
-      return 16
-    case 403:
-      // Compute reports quota and rate limits as 403 with a reason.
-      return [...reasons].some((r) => QUOTA_REASONS.has(r)) ? 8 : 7
-    case 404:
-      return 5
-    case 408:
-      return 4
-    case 409:
-      return 6
-    case 412:
-      return 9
-    case 429:
-      return 8
-    case 499:
-      return 1
-    case 500:
-      return 13
-    case 501:
-      return 12
-    case 503:
-      return 14
-    case 504:
-      return 4
-    default:
-      return status >= 500 ? 14 : 3
-  }
+/** The gRPC code for an HTTP status; Compute reports quota and rate limits as 403 with a reason. */
+function computeCodeForHttp(status: number, reasons: ReadonlySet<string>): number {
+  return status === 403 && [...reasons].some((r) => QUOTA_REASONS.has(r)) ? 8 : grpcCodeForHttp(status)
 }
 
 /** Compute operation error codes by gRPC code; the operation's HTTP status is the fallback. */
@@ -201,26 +139,21 @@ function computeApiError(failure: ComputeFailure, context: ApiContext): ApiError
   return new ApiError(kind, classified.message, {status: classified.status, retryable, hints})
 }
 
-/** Reads a failed HTTP response into a failure; bodies that are not Google JSON still give a message. */
-function httpFailure(status: number, text: string): ComputeFailure {
-  let body: GoogleErrorBody | undefined
-  try {
-    body = JSON.parse(text) as GoogleErrorBody
-  } catch {
-    body = undefined
+/** A failed request as Compute reports it: the HTTP status decides the code (its error bodies may name no status). */
+function computeFailure(failure: RestFailure): ComputeFailure {
+  const {message, reasons} = failure
+  switch (failure.kind) {
+    case 'timeout':
+      return {code: 4, message, reasons}
+    case 'unreachable':
+      return {code: 14, message, reasons}
+    case 'malformed':
+      return {code: 13, message, reasons}
+    case 'answer': {
+      const rateLimited = failure.httpStatus === 429 || [...reasons].some((r) => RATE_LIMIT_REASONS.has(r))
+      return {code: computeCodeForHttp(failure.httpStatus, reasons), message, reasons, rateLimited}
+    }
   }
-  const error = typeof body === 'object' && body !== null ? body.error : undefined
-  const reasons = new Set(
-    [...(error?.errors ?? []), ...(error?.details ?? [])]
-      .map((e) => e?.reason)
-      .filter((r): r is string => typeof r === 'string'),
-  )
-  const message =
-    typeof error?.message === 'string' && error.message
-      ? error.message
-      : text.trim().slice(0, 300) || `HTTP status ${status}`
-  const rateLimited = status === 429 || [...reasons].some((r) => RATE_LIMIT_REASONS.has(r))
-  return {code: grpcCodeForHttp(status, reasons), message, reasons, rateLimited}
 }
 
 /** The failure of a finished operation, or undefined when it succeeded. */
@@ -230,7 +163,7 @@ function operationFailure(op: ComputeOperation): ComputeFailure | undefined {
   const reasons = new Set(errors.map((e) => e.code).filter((c): c is string => typeof c === 'string'))
   const known = [...reasons].map((c) => OPERATION_ERROR_CODES[c]).find((c) => c !== undefined)
   const httpStatus = op.httpErrorStatusCode
-  const code = known ?? (httpStatus ? grpcCodeForHttp(httpStatus, reasons) : 2)
+  const code = known ?? (httpStatus ? computeCodeForHttp(httpStatus, reasons) : 2)
   const message =
     errors
       .map((e) => e.message ?? e.code ?? '')
@@ -250,25 +183,15 @@ function toPortOperation(op: ComputeOperation, context: ApiContext): PortOperati
 
 const segment = encodeURIComponent
 
-interface Reply {
-  readonly status: number
-  readonly text: string
-}
-
 class ComputeRestClient implements ComputeClient {
-  constructor(
-    private readonly base: string,
-    private readonly authorize: Authorize,
-    private readonly timeoutMs: number,
-    private readonly fetch: typeof globalThis.fetch,
-  ) {}
+  constructor(private readonly rest: GoogleRest) {}
 
   async getWorkloadPolicy(project: string, region: string, name: string): Promise<ObservedWorkloadPolicy | undefined> {
     const context = {action: `read workload policy ${name}`, project, location: region}
     const path = `${regionPath(project, region)}/resourcePolicies/${segment(name)}`
-    const reply = await this.request('GET', path, context, {answers: [404]})
+    const reply = await this.rest.request('GET', path, context, {answers: [404]})
     if (reply.status === 404) return undefined
-    const policy = this.json<{
+    const policy = this.rest.json<{
       name?: string
       status?: string
       workloadPolicy?: {type?: string; acceleratorTopology?: string}
@@ -287,81 +210,30 @@ class ComputeRestClient implements ComputeClient {
       name: spec.name,
       workloadPolicy: {type: 'HIGH_THROUGHPUT', acceleratorTopology: spec.acceleratorTopology},
     }
-    const reply = await this.request('POST', `${regionPath(spec.project, spec.region)}/resourcePolicies`, context, {
-      body,
-      answers: [409],
-    })
+    const reply = await this.rest.request(
+      'POST',
+      `${regionPath(spec.project, spec.region)}/resourcePolicies`,
+      context,
+      {
+        body,
+        answers: [409],
+      },
+    )
     if (reply.status === 409) return 'exists'
-    return toPortOperation(this.json<ComputeOperation>(reply, context), context)
+    return toPortOperation(this.rest.json<ComputeOperation>(reply, context), context)
   }
 
   async getRegionOperation(project: string, region: string, name: string): Promise<PortOperation> {
     const path = `${regionPath(project, region)}/operations/${segment(name)}`
     const reading = {action: `check operation ${name}`, project, location: region}
-    const op = this.json<ComputeOperation>(await this.request('GET', path, reading), reading)
+    const op = this.rest.json<ComputeOperation>(await this.rest.request('GET', path, reading), reading)
     // Its failure is told as what the operation did, e.g. "create workload policy NAME", like the insert's own.
     const policy = /\/resourcePolicies\/([^/]+)$/.exec(op.targetLink ?? '')?.[1]
     const action = policy && op.operationType === 'insert' ? `create workload policy ${policy}` : reading.action
     return toPortOperation(op, {...reading, action})
   }
-
-  /** One HTTP request: resolves 2xx replies and the `answers` statuses the caller handles, throws the rest classified. */
-  private async request(
-    method: 'GET' | 'POST',
-    path: string,
-    context: ApiContext,
-    options: {body?: unknown; signal?: AbortSignal; answers?: readonly number[]} = {},
-  ): Promise<Reply> {
-    const url = this.base + path
-    const headers: Record<string, string> = {accept: 'application/json', ...(await this.authorize(url, context))}
-    if (options.body !== undefined) headers['content-type'] = 'application/json'
-    const timeout = AbortSignal.timeout(this.timeoutMs)
-    const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout
-    let reply: Reply
-    try {
-      const response = await this.fetch(url, {
-        method,
-        headers,
-        ...(options.body === undefined ? {} : {body: JSON.stringify(options.body)}),
-        signal,
-      })
-      reply = {status: response.status, text: await response.text()}
-    } catch (error) {
-      if (options.signal?.aborted) throw options.signal.reason
-      const message = timeout.aborted
-        ? `no answer from ${new URL(url).host} within ${this.timeoutMs} ms`
-        : `cannot reach ${new URL(url).host} (${networkCode(error)})`
-      throw computeApiError({code: timeout.aborted ? 4 : 14, message, reasons: new Set()}, context)
-    }
-    if ((reply.status >= 200 && reply.status < 300) || options.answers?.includes(reply.status)) return reply
-    throw computeApiError(httpFailure(reply.status, reply.text), context)
-  }
-
-  private json<T>(reply: Reply, context: ApiContext): T {
-    try {
-      const value = JSON.parse(reply.text) as unknown
-      if (typeof value === 'object' && value !== null) return value as T
-    } catch {
-      // Fall through: a proxy or a broken server answered.
-    }
-    throw computeApiError(
-      {code: 13, message: `the answer was not JSON: ${reply.text.slice(0, 200)}`, reasons: new Set()},
-      context,
-    )
-  }
 }
 
 function regionPath(project: string, region: string): string {
   return `projects/${segment(project)}/regions/${segment(region)}`
-}
-
-/** The system error code of a failed fetch (ECONNREFUSED, ENOTFOUND, ...), for the message. */
-function networkCode(error: unknown): string {
-  let current: unknown = error
-  for (let depth = 0; depth < 5 && typeof current === 'object' && current !== null; depth++) {
-    const code = (current as {code?: unknown}).code
-    if (typeof code === 'string') return code
-    current = (current as {cause?: unknown}).cause
-  }
-  return error instanceof Error ? error.message : String(error)
 }

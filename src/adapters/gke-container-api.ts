@@ -1,10 +1,16 @@
-import type {ClusterManagerClient as ClusterManagerClientType, protos} from '@google-cloud/container'
+/**
+ * The {@link GkeClient} port over the GKE REST API v1 (container.googleapis.com/v1) with `fetch`. The message
+ * types are @google-cloud/container's (types only); its client is not used because loading it costs start-up
+ * time every command that reaches GKE pays before its first request: google-gax with gRPC (about 0.5 s, proto
+ * parsing and grpc-js) or with its REST transport (about 0.3 s). `npm run bench:gke-transports` measures the three.
+ */
+import type {protos} from '@google-cloud/container'
 
-import {gkeApiError} from '../core/cluster/gke-errors.js'
+import {type ApiContext, gkeApiError, GRPC_STATUS} from '../core/cluster/gke-errors.js'
 import type {ClusterStatus, NodePoolStatus} from '../core/cluster/observed.js'
 import type {Capacity, ClusterSpec, NodePoolSpec} from '../core/cluster/spec.js'
 import {parseEndpoint, type Endpoint} from '../core/endpoint.js'
-import {UsageError, XpkError} from '../core/errors.js'
+import {UsageError} from '../core/errors.js'
 import type {
   ClusterRef,
   GkeClient,
@@ -13,10 +19,12 @@ import type {
   ObservedNodePool,
   ServerConfig,
 } from '../ports/gke.js'
+import {authorizer, GoogleRest, grpcCodeForHttp, type RestFailure} from './google-rest.js'
 
 type ApiCluster = protos.google.container.v1.ICluster
 type ApiNodePool = protos.google.container.v1.INodePool
 type ApiOperation = protos.google.container.v1.IOperation
+type ApiServerConfig = protos.google.container.v1.IServerConfig
 
 /** How to reach the GKE API. */
 export interface GkeConnection {
@@ -27,7 +35,13 @@ export interface GkeConnection {
   readonly endpoint?: string
   /** A static OAuth access token; used instead of Application Default Credentials (no metadata lookups). */
   readonly accessToken?: string
+  /** How long one HTTP request may take, in milliseconds. @default 60000 */
+  readonly requestTimeoutMs?: number
+  /** @default globalThis.fetch */
+  readonly fetch?: typeof fetch
 }
+
+const DEFAULT_BASE = 'https://container.googleapis.com/v1/'
 
 /** Parses the GKE endpoint override (rules in src/core/endpoint.ts); a bad one is a usage error naming the setting. */
 export function gkeEndpoint(endpoint: string): Endpoint {
@@ -39,71 +53,54 @@ export function gkeEndpoint(endpoint: string): Endpoint {
 }
 
 /**
- * Creates the real GKE client. The SDK is imported here, lazily, so other commands never load it. Two things
- * halve its start-up cost (about 600 ms to 300 ms): the v1 client module is imported on its own (the package index
- * also loads v1beta1), and the client is given a gax whose proto loader drops the v1beta1 half of the bundled
- * protos before parsing them (passed as the constructor's documented `gaxInstance` argument).
+ * Creates the real GKE client. Plain http (a loopback test server) sends no credentials; a static token is sent as
+ * it is; otherwise google-auth-library is imported for Application Default Credentials.
  */
 export async function createGkeClient(connection: GkeConnection = {}): Promise<GkeClient> {
-  const [{ClusterManagerClient}, gax] = await Promise.all([
-    // Deep import: the package has no "exports" map, and its index would also load v1beta1 and the 80 ms protos.js.
-    import('@google-cloud/container/build/src/v1/cluster_manager_client.js'),
-    import('google-gax'),
-  ])
-  class V1OnlyGrpcClient extends gax.GrpcClient {
-    override loadProtoJSON(
-      json: Parameters<InstanceType<typeof gax.GrpcClient>['loadProtoJSON']>[0],
-      ignoreCache = false,
-    ) {
-      return super.loadProtoJSON(withoutV1beta1(json), ignoreCache)
-    }
-  }
-  const options: Record<string, string | number | object> = {}
-  if (connection.endpoint) {
-    const {host, port, insecure} = gkeEndpoint(connection.endpoint)
-    Object.assign(options, {apiEndpoint: host, port})
-    // Without an explicit universe domain the client asks ADC for one, which probes the GCE metadata server.
-    options.universeDomain = 'googleapis.com'
-    if (insecure) options.sslCreds = gax.grpc.credentials.createInsecure()
-  }
-  if (connection.accessToken) {
-    const auth = new gax.googleAuthLibrary.OAuth2Client()
-    auth.setCredentials({access_token: connection.accessToken})
-    Object.assign(options, {authClient: auth, universeDomain: 'googleapis.com'})
-  }
-  return new ContainerApiClient(new ClusterManagerClient(options, {...gax, GrpcClient: V1OnlyGrpcClient}))
+  const {base, insecure} = connection.endpoint ? gkeBase(connection.endpoint) : {base: DEFAULT_BASE, insecure: false}
+  const authorize = await authorizer({insecure, accessToken: connection.accessToken})
+  const rest = new GoogleRest(
+    base,
+    authorize,
+    connection.requestTimeoutMs ?? 60_000,
+    connection.fetch ?? fetch,
+    (failure, context) => gkeApiError({code: gkeCode(failure), message: failure.message}, context),
+  )
+  return new ContainerApiClient(rest)
 }
 
-/** The bundled protos minus google.container.v1beta1, which the v1 client never uses. */
-function withoutV1beta1<T>(json: T): T {
-  const container = (json as {nested?: {google?: {nested?: {container?: {nested?: Record<string, unknown>}}}}}).nested
-    ?.google?.nested?.container
-  if (!container?.nested?.v1beta1) return json
-  const {v1beta1: _dropped, ...rest} = container.nested
-  const google = (json as {nested: {google: {nested: Record<string, unknown>}}}).nested.google
-  return {
-    ...json,
-    nested: {
-      ...(json as {nested: object}).nested,
-      google: {...google, nested: {...google.nested, container: {...container, nested: rest}}},
-    },
-  } as T
+/** The API root for an endpoint override: `v1/` under its host, or the path it gives (e.g. a proxy's). */
+function gkeBase(endpoint: string): {base: string; insecure: boolean} {
+  const {origin, path, insecure} = gkeEndpoint(endpoint)
+  return {base: `${origin}${path === '/' ? '/v1/' : path}`, insecure}
 }
 
 /**
- * Options of every call: the library's own retries are off (it would retry reads and deletes for up to 600 s,
- * stacked under xpk's retry policy and deaf to Ctrl-C), so src/executor/retry.ts is the only retry policy. The
- * timeout bounds one attempt.
+ * The gRPC code of a failure, which the classification works on. GKE names it in the error body's `status`; the
+ * HTTP status alone would not do, since FAILED_PRECONDITION ("another operation is running", retried) and
+ * INVALID_ARGUMENT (not retried) are both 400.
  */
-const CALL = {retry: null, timeout: 60_000} as const
-
-const path = {
-  location: (project: string, location: string) => `projects/${project}/locations/${location}`,
-  cluster: (ref: ClusterRef) => `projects/${ref.project}/locations/${ref.location}/clusters/${ref.name}`,
-  pool: (ref: ClusterRef, pool: string) => `${path.cluster(ref)}/nodePools/${pool}`,
+function gkeCode(failure: RestFailure): number {
+  switch (failure.kind) {
+    case 'timeout':
+      return GRPC_STATUS.indexOf('DEADLINE_EXCEEDED')
+    case 'unreachable':
+      return GRPC_STATUS.indexOf('UNAVAILABLE')
+    case 'malformed':
+      return GRPC_STATUS.indexOf('INTERNAL')
+    case 'answer':
+      return failure.statusName ? GRPC_STATUS.indexOf(failure.statusName) : grpcCodeForHttp(failure.httpStatus)
+  }
 }
 
-/** gax decodes enums as their names (proto-loader `enums: String`); absent values get the fallback. */
+const segment = encodeURIComponent
+const path = {
+  location: (project: string, location: string) => `projects/${segment(project)}/locations/${segment(location)}`,
+  cluster: (ref: ClusterRef) => `${path.location(ref.project, ref.location)}/clusters/${segment(ref.name)}`,
+  pool: (ref: ClusterRef, pool: string) => `${path.cluster(ref)}/nodePools/${segment(pool)}`,
+}
+
+/** The REST API sends enums by name and leaves out default values; absent values get the fallback. */
 function enumName(value: unknown, fallback: string): string {
   return typeof value === 'string' && value !== '' ? value : fallback
 }
@@ -114,55 +111,34 @@ const TAINT_EFFECT = {
   NoExecute: 'NO_EXECUTE',
 } as const
 
+/**
+ * The library's own retries are gone with the library: src/executor/retry.ts is the only retry policy. The
+ * request timeout (GoogleRest) bounds one attempt.
+ */
 class ContainerApiClient implements GkeClient {
-  constructor(private readonly client: ClusterManagerClientType) {}
+  constructor(private readonly rest: GoogleRest) {}
 
-  private async call<T>(action: string, project: string, location: string, run: () => Promise<T>): Promise<T> {
-    try {
-      return await run()
-    } catch (error) {
-      const e = error as {code?: unknown; details?: string; message?: string}
-      if (typeof e.code === 'number') {
-        throw gkeApiError({code: e.code, message: e.details || e.message || ''}, {action, project, location})
-      }
-      if (
-        /default credentials|could not refresh access token|invalid_grant|unable to detect a project/i.test(
-          e.message ?? '',
-        )
-      ) {
-        throw new XpkError(
-          'auth',
-          `Could not ${action}: no usable Google Cloud credentials (${e.message?.split('\n')[0]}).`,
-          {
-            hints: [
-              'Run `gcloud auth application-default login`, or point GOOGLE_APPLICATION_CREDENTIALS at a service-account key.',
-            ],
-            cause: error,
-          },
-        )
-      }
-      throw error
-    }
+  private async get<T>(resource: string, context: ApiContext): Promise<T> {
+    return this.rest.json<T>(await this.rest.request('GET', resource, context), context)
   }
 
-  private async callOrMissing<T>(
-    action: string,
-    project: string,
-    location: string,
-    run: () => Promise<T>,
-  ): Promise<T | undefined> {
-    try {
-      return await this.call(action, project, location, run)
-    } catch (error) {
-      if (error instanceof XpkError && error.kind === 'not-found') return undefined
-      throw error
-    }
+  /** GET of one resource; undefined when it does not exist. */
+  private async getOrMissing<T>(resource: string, context: ApiContext): Promise<T | undefined> {
+    const reply = await this.rest.request('GET', resource, context, {answers: [404]})
+    return reply.status === 404 ? undefined : this.rest.json<T>(reply, context)
+  }
+
+  private async send(method: 'POST' | 'DELETE', resource: string, context: ApiContext, body?: object) {
+    const reply = await this.rest.request(method, resource, context, body ? {body} : {})
+    return this.rest.json<ApiOperation>(reply, context)
   }
 
   async getServerConfig(project: string, location: string): Promise<ServerConfig> {
-    const [config] = await this.call('read the GKE server config', project, location, () =>
-      this.client.getServerConfig({name: path.location(project, location)}, CALL),
-    )
+    const config = await this.get<ApiServerConfig>(`${path.location(project, location)}/serverConfig`, {
+      action: 'read the GKE server config',
+      project,
+      location,
+    })
     const channels: Record<string, {defaultVersion: string; validVersions: string[]}> = {}
     for (const c of config.channels ?? []) {
       const name = enumName(c.channel, 'UNSPECIFIED')
@@ -177,78 +153,78 @@ class ContainerApiClient implements GkeClient {
   }
 
   async listClusters(project: string, location?: string): Promise<ObservedCluster[]> {
-    const [response] = await this.call('list clusters', project, location ?? '-', () =>
-      this.client.listClusters({parent: path.location(project, location ?? '-')}, CALL),
-    )
+    const response = await this.get<{clusters?: ApiCluster[]}>(`${path.location(project, location ?? '-')}/clusters`, {
+      action: 'list clusters',
+      project,
+      location: location ?? '-',
+    })
     return (response.clusters ?? []).map((c) => this.toCluster(project, c))
   }
 
   async getCluster(ref: ClusterRef): Promise<ObservedCluster | undefined> {
-    const result = await this.callOrMissing(`read cluster ${ref.name}`, ref.project, ref.location, () =>
-      this.client.getCluster({name: path.cluster(ref)}, CALL),
-    )
-    return result && this.toCluster(ref.project, result[0])
+    const context = {action: `read cluster ${ref.name}`, project: ref.project, location: ref.location}
+    const cluster = await this.getOrMissing<ApiCluster>(path.cluster(ref), context)
+    return cluster && this.toCluster(ref.project, cluster)
   }
 
   async createCluster(spec: ClusterSpec): Promise<GkeOperation> {
     const cluster = toApiCluster(spec)
-    const [operation] = await this.call(`create cluster ${spec.name}`, spec.project, spec.region, () =>
-      this.client.createCluster({parent: path.location(spec.project, spec.region), cluster}, CALL),
-    )
+    const context = {action: `create cluster ${spec.name}`, project: spec.project, location: spec.region}
+    const operation = await this.send('POST', `${path.location(spec.project, spec.region)}/clusters`, context, {
+      cluster,
+    })
     return this.toOperation(spec.project, spec.region, operation)
   }
 
   async deleteCluster(ref: ClusterRef): Promise<GkeOperation> {
-    const [operation] = await this.call(`delete cluster ${ref.name}`, ref.project, ref.location, () =>
-      this.client.deleteCluster({name: path.cluster(ref)}, CALL),
-    )
+    const context = {action: `delete cluster ${ref.name}`, project: ref.project, location: ref.location}
+    const operation = await this.send('DELETE', path.cluster(ref), context)
     return this.toOperation(ref.project, ref.location, operation)
   }
 
   async listNodePools(ref: ClusterRef): Promise<ObservedNodePool[]> {
-    const [response] = await this.call(`list node pools of ${ref.name}`, ref.project, ref.location, () =>
-      this.client.listNodePools({parent: path.cluster(ref)}, CALL),
-    )
+    const context = {action: `list node pools of ${ref.name}`, project: ref.project, location: ref.location}
+    const response = await this.get<{nodePools?: ApiNodePool[]}>(`${path.cluster(ref)}/nodePools`, context)
     return (response.nodePools ?? []).map((p) => this.toNodePool(p))
   }
 
   async getNodePool(ref: ClusterRef, name: string): Promise<ObservedNodePool | undefined> {
-    const result = await this.callOrMissing(`read node pool ${name}`, ref.project, ref.location, () =>
-      this.client.getNodePool({name: path.pool(ref, name)}, CALL),
-    )
-    return result && this.toNodePool(result[0])
+    const context = {action: `read node pool ${name}`, project: ref.project, location: ref.location}
+    const pool = await this.getOrMissing<ApiNodePool>(path.pool(ref, name), context)
+    return pool && this.toNodePool(pool)
   }
 
   async createNodePool(ref: ClusterRef, spec: NodePoolSpec): Promise<GkeOperation> {
-    const [operation] = await this.call(`create node pool ${spec.name}`, ref.project, ref.location, () =>
-      this.client.createNodePool({parent: path.cluster(ref), nodePool: toApiNodePool(spec)}, CALL),
-    )
+    const context = {action: `create node pool ${spec.name}`, project: ref.project, location: ref.location}
+    const operation = await this.send('POST', `${path.cluster(ref)}/nodePools`, context, {
+      nodePool: toApiNodePool(spec),
+    })
     return this.toOperation(ref.project, ref.location, operation)
   }
 
   async deleteNodePool(ref: ClusterRef, name: string): Promise<GkeOperation> {
-    const [operation] = await this.call(`delete node pool ${name}`, ref.project, ref.location, () =>
-      this.client.deleteNodePool({name: path.pool(ref, name)}, CALL),
-    )
+    const context = {action: `delete node pool ${name}`, project: ref.project, location: ref.location}
+    const operation = await this.send('DELETE', path.pool(ref, name), context)
     return this.toOperation(ref.project, ref.location, operation)
   }
 
   async getOperation(project: string, location: string, name: string): Promise<GkeOperation> {
-    const [operation] = await this.call('check an operation', project, location, () =>
-      this.client.getOperation({name}, CALL),
-    )
+    // `name` is the operation's full resource name, as toOperation gives it.
+    const operation = await this.get<ApiOperation>(name, {action: 'check an operation', project, location})
     return this.toOperation(project, location, operation)
   }
 
   async listOperations(project: string, location: string): Promise<GkeOperation[]> {
-    const [response] = await this.call('list operations', project, location, () =>
-      this.client.listOperations({parent: path.location(project, location)}, CALL),
-    )
+    const response = await this.get<{operations?: ApiOperation[]}>(`${path.location(project, location)}/operations`, {
+      action: 'list operations',
+      project,
+      location,
+    })
     return (response.operations ?? []).map((op) => this.toOperation(project, location, op))
   }
 
   async close(): Promise<void> {
-    await this.client.close()
+    // Nothing to release: fetch's idle keep-alive connections do not hold the process open.
   }
 
   private toOperation(project: string, location: string, op: ApiOperation): GkeOperation {

@@ -3,9 +3,10 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {createGkeClient, toApiCluster, toApiNodePool} from '../../src/adapters/gke-container-api.js'
 import type {ClusterSpec, NodePoolSpec} from '../../src/core/cluster/spec.js'
-import {ApiError} from '../../src/core/errors.js'
+import {ApiError, XpkError} from '../../src/core/errors.js'
 import {desiredFor} from '../builders/observed.js'
 import {FakeGke} from '../fakes/fake-gke.js'
+import {tempDir} from '../helpers/temp.js'
 
 let fake: FakeGke
 beforeAll(async () => {
@@ -14,8 +15,8 @@ beforeAll(async () => {
 afterAll(async () => fake?.stop())
 
 describe('the GKE adapter', () => {
-  // The library's own policy retries reads and deletes on UNAVAILABLE/DEADLINE_EXCEEDED for up to 600 s, under
-  // xpk's policy and deaf to Ctrl-C; xpk's executor must be the only one that retries.
+  // xpk's executor must be the only one that retries (the client library this adapter replaced retried reads and
+  // deletes for up to 600 s on its own, under xpk's policy and deaf to Ctrl-C): one failure, one request.
   it.each([
     ['GetCluster', grpc.status.UNAVAILABLE],
     ['ListClusters', grpc.status.UNAVAILABLE],
@@ -40,6 +41,162 @@ describe('the GKE adapter', () => {
     expect(error).toBeInstanceOf(ApiError)
     expect((error as ApiError).retryable).toBe(true)
     expect(fake.calls.filter((c) => c.method === method).length - before).toBe(1)
+  })
+})
+
+/** A fetch that sends requests for https://container.example.test to the fake over http, recording URL and token. */
+function redirectingFetch(seen: [string, string | undefined][]): typeof fetch {
+  return (input, init) => {
+    const url = String(input)
+    seen.push([url, new Headers(init?.headers).get('authorization') ?? undefined])
+    return fetch(url.replace(/^https:\/\/container\.example\.test(:\d+)?/, `http://${fake.endpoint}`), init)
+  }
+}
+
+/** The error a promise rejects with (fails the test if it resolves). */
+async function failure(promise: Promise<unknown>): Promise<ApiError> {
+  const outcome = await promise.then(
+    () => undefined,
+    (error: unknown) => error,
+  )
+  expect(outcome).toBeInstanceOf(XpkError)
+  return outcome as ApiError
+}
+
+describe('the GKE adapter over REST', () => {
+  const ref = {project: 'rest-project', location: 'us-central2', name: 'rest'}
+
+  // FAILED_PRECONDITION and INVALID_ARGUMENT are both HTTP 400: only the status GKE names tells "another operation
+  // is running" (wait and retry) from a bad request (stop).
+  it.each([
+    [
+      grpc.status.FAILED_PRECONDITION,
+      'Cluster is running incompatible operation operation-7.',
+      'FAILED_PRECONDITION',
+      true,
+    ],
+    [grpc.status.INVALID_ARGUMENT, 'Invalid value for field "node_pool.name".', 'INVALID_ARGUMENT', false],
+    [
+      grpc.status.RESOURCE_EXHAUSTED,
+      'Too many operations: cluster "rest" hits the concurrent operations quota 5.',
+      'RESOURCE_EXHAUSTED',
+      true,
+    ],
+  ])('classifies a failure by the status GKE names (%s)', async (code, message, status, retryable) => {
+    const gke = await createGkeClient({endpoint: `http://${fake.endpoint}`})
+    fake.faults.push({method: 'GetCluster', code, message})
+    const error = await failure(gke.getCluster(ref))
+    expect([error.status, error.retryable]).toEqual([status, retryable])
+    expect(error.message).toBe(`Could not read cluster rest: ${message}`)
+  })
+
+  it('reads a missing cluster or pool as undefined, and other reads as the port says', async () => {
+    fake.reset()
+    const gke = await createGkeClient({endpoint: `http://${fake.endpoint}`})
+    expect(await gke.getCluster(ref)).toBeUndefined()
+    expect(await gke.getNodePool(ref, 'np')).toBeUndefined()
+    fake.seedCluster({
+      project: ref.project,
+      location: ref.location,
+      name: ref.name,
+      nodePools: [{name: 'default-pool'}],
+    })
+    expect(await gke.getCluster(ref)).toMatchObject({name: 'rest', status: 'RUNNING', location: 'us-central2'})
+    expect((await gke.listNodePools(ref)).map((p) => p.name)).toEqual(['default-pool'])
+    expect(fake.calls.map((c) => [c.method, c.request, c.code])).toEqual([
+      ['GetCluster', {name: 'projects/rest-project/locations/us-central2/clusters/rest'}, grpc.status.NOT_FOUND],
+      [
+        'GetNodePool',
+        {name: 'projects/rest-project/locations/us-central2/clusters/rest/nodePools/np'},
+        grpc.status.NOT_FOUND,
+      ],
+      ['GetCluster', {name: 'projects/rest-project/locations/us-central2/clusters/rest'}, grpc.status.OK],
+      ['ListNodePools', {parent: 'projects/rest-project/locations/us-central2/clusters/rest'}, grpc.status.OK],
+    ])
+  })
+
+  it('sends the token as a Bearer header over https, under v1/ or the path the endpoint gives', async () => {
+    fake.reset()
+    const seen: [string, string | undefined][] = []
+    const bare = await createGkeClient({
+      endpoint: 'https://container.example.test:8443',
+      accessToken: 'tok-123',
+      fetch: redirectingFetch(seen),
+    })
+    await bare.listClusters('rest-project')
+    const pathed = await createGkeClient({
+      endpoint: 'https://container.example.test/v1/',
+      accessToken: 'tok-123',
+      fetch: redirectingFetch(seen),
+    })
+    await pathed.listOperations('rest-project', 'us-central2')
+    expect(seen).toEqual([
+      ['https://container.example.test:8443/v1/projects/rest-project/locations/-/clusters', 'Bearer tok-123'],
+      ['https://container.example.test/v1/projects/rest-project/locations/us-central2/operations', 'Bearer tok-123'],
+    ])
+  })
+
+  it('sends no credentials to a loopback http endpoint, even when given a token', async () => {
+    const seen: [string, string | undefined][] = []
+    const loopback = await createGkeClient({
+      endpoint: `http://${fake.endpoint}`,
+      accessToken: 'do-not-leak',
+      fetch: (input, init) => {
+        seen.push([String(input), new Headers(init?.headers).get('authorization') ?? undefined])
+        return fetch(input, init)
+      },
+    })
+    await loopback.listClusters('rest-project')
+    expect(seen).toEqual([[`http://${fake.endpoint}/v1/projects/rest-project/locations/-/clusters`, undefined]])
+  })
+
+  it('falls back to Application Default Credentials over https, and says how to log in when there are none', async () => {
+    const seen: [string, string | undefined][] = []
+    const saved = process.env.CLOUDSDK_CONFIG
+    // An empty gcloud config dir: Application Default Credentials find no credential file on this machine.
+    process.env.CLOUDSDK_CONFIG = tempDir('xpk-gke-adc-')
+    try {
+      const adc = await createGkeClient({endpoint: 'https://container.example.test/', fetch: redirectingFetch(seen)})
+      const error = await failure(adc.listClusters('rest-project'))
+      expect([error.kind, error.exitCode]).toEqual(['auth', 3])
+      expect(error.message).toContain('No Google credentials to list clusters')
+      expect(error.hints.join(' ')).toContain('gcloud auth application-default login')
+    } finally {
+      if (saved === undefined) delete process.env.CLOUDSDK_CONFIG
+      else process.env.CLOUDSDK_CONFIG = saved
+    }
+    expect(seen).toEqual([])
+  })
+
+  it('gives up on a request that takes longer than requestTimeoutMs, as a retryable error', async () => {
+    const gke = await createGkeClient({endpoint: `http://${fake.endpoint}`, requestTimeoutMs: 50})
+    fake.faults.push({method: 'ListClusters', delayMs: 1_000})
+    const error = await failure(gke.listClusters('rest-project'))
+    expect([error.status, error.retryable]).toEqual(['DEADLINE_EXCEEDED', true])
+    expect(error.message).toContain('within 50 ms')
+  })
+
+  it('sends what the spec says: the created pool is echoed back with its API values', async () => {
+    fake.reset()
+    fake.seedCluster({project: ref.project, location: ref.location, name: ref.name})
+    const gke = await createGkeClient({endpoint: `http://${fake.endpoint}`})
+    const desired = desiredFor({tpuType: 'v5p-16'})
+    const operation = await gke.createNodePool(ref, {...desired.poolTemplate, name: 'rest-np-0', reservation: null})
+    expect(operation).toMatchObject({type: 'CREATE_NODE_POOL', status: 'RUNNING', error: null})
+    // int64 and enum fields travel as proto3 JSON and reach the server as the message gRPC would carry: enums by
+    // name, int64 as decimal strings (the fake decodes them so), everything else as sent.
+    const sent = toApiNodePool({...desired.poolTemplate, name: 'rest-np-0', reservation: null})
+    expect(fake.calls.at(-1)?.request).toMatchObject({
+      parent: 'projects/rest-project/locations/us-central2/clusters/rest',
+      nodePool: {
+        name: 'rest-np-0',
+        initialNodeCount: sent.initialNodeCount,
+        config: {machineType: 'ct5p-hightpu-4t', oauthScopes: sent.config?.oauthScopes, gvnic: {enabled: true}},
+        placementPolicy: {type: 'COMPACT', tpuTopology: '2x2x2'},
+        maxPodsConstraint: {maxPodsPerNode: '15'},
+        management: {autoRepair: true, autoUpgrade: true},
+      },
+    })
   })
 })
 

@@ -1,11 +1,13 @@
 // A test double of the GKE ClusterManager v1 API, served over real gRPC from the .proto files that ship with
-// @google-cloud/container, so the production ClusterManagerClient runs against it unmodified.
+// @google-cloud/container, so the production ClusterManagerClient runs against it unmodified, and over the REST
+// mapping of the same protos (rest-front.ts), which is how xpk itself talks to GKE.
 // Behaviour spec: fake-gke.md next to this file.
 import {createRequire} from 'node:module'
 import path from 'node:path'
 import * as grpc from '@grpc/grpc-js'
 
 import {routeUnary, startGrpcServer} from './grpc-server.js'
+import {startRestFront, type DecodeOptions, type RestFront} from './rest-front.js'
 import * as protoLoader from '@grpc/proto-loader'
 import type {protos} from '@google-cloud/container'
 
@@ -209,6 +211,15 @@ interface OpRecord {
 
 let cachedService: grpc.ServiceDefinition | undefined
 
+/** How requests reach `serve`, over gRPC and REST alike. */
+const DECODE: DecodeOptions = {
+  longs: String,
+  enums: String,
+  // Without defaults the request shows exactly what the client sent, which is what the state echoes back.
+  defaults: false,
+  oneofs: false,
+}
+
 function loadService(): grpc.ServiceDefinition {
   if (cachedService) return cachedService
   const require = createRequire(import.meta.url)
@@ -222,11 +233,7 @@ function loadService(): grpc.ServiceDefinition {
   const definition = protoLoader.loadSync('google/container/v1/cluster_service.proto', {
     includeDirs: [containerProtos, gaxProtos],
     keepCase: false,
-    longs: String,
-    enums: String,
-    // Without defaults the request shows exactly what the client sent, which is what the state echoes back.
-    defaults: false,
-    oneofs: false,
+    ...DECODE,
   })
   const loaded = grpc.loadPackageDefinition(definition) as unknown as {
     google: {container: {v1: {ClusterManager: {service: grpc.ServiceDefinition}}}}
@@ -347,6 +354,7 @@ export class FakeGke {
   private opCounter = 0
   private idCounter = 0
   private stopped = false
+  private rest: RestFront | undefined
 
   private constructor(
     private readonly server: grpc.Server,
@@ -361,11 +369,25 @@ export class FakeGke {
     const {server, port} = await startGrpcServer()
     const fake = new FakeGke(server, port, options)
     routeUnary(server, [service], (method, request, callback) => fake.serve(method, request, callback))
+    const require = createRequire(import.meta.url)
+    fake.rest = await startRestFront(
+      require('@google-cloud/container/build/protos/protos.json') as object,
+      'google.container.v1.ClusterManager',
+      DECODE,
+      (method, request, callback) => fake.serve(method, request, callback),
+    )
     return fake
   }
 
+  /** `127.0.0.1:PORT` of the REST front, which xpk talks to (`XPK_GKE_ENDPOINT=http://<endpoint>`). */
   get endpoint(): string {
-    return `127.0.0.1:${this.port}`
+    return `127.0.0.1:${this.restPort}`
+  }
+
+  /** The REST front's port; `port` is the gRPC one. */
+  get restPort(): number {
+    if (!this.rest) throw new Error('fake-gke: not started')
+    return this.rest.port
   }
 
   async stop(): Promise<void> {
@@ -375,6 +397,7 @@ export class FakeGke {
     for (const timer of this.delayed) clearTimeout(timer)
     this.delayed.clear()
     this.server.forceShutdown()
+    await this.rest?.close()
     this.notifySettled(true)
   }
 

@@ -1,0 +1,214 @@
+/**
+ * The HTTP side shared by xpk's clients of Google REST APIs (GKE, Compute Engine): credentials, one JSON request
+ * with a timeout, and Google's JSON error body read into a gRPC-style failure that the caller classifies. Only
+ * `fetch` and Node built-ins: google-auth-library is imported only when Application Default Credentials are needed,
+ * because loading it costs about 100 ms of start-up.
+ */
+
+import type {ApiContext} from '../core/cluster/gke-errors.js'
+import {GRPC_STATUS} from '../core/cluster/gke-errors.js'
+import {XpkError} from '../core/errors.js'
+
+const CLOUD_PLATFORM_SCOPE = 'https://www.googleapis.com/auth/cloud-platform'
+
+/** The headers that authorise a request to `url`. */
+export type Authorize = (url: string, context: ApiContext) => Promise<Record<string, string>>
+
+/** A failed request before classification: HTTP status, Google's canonical status name, message and reasons. */
+export interface RestFailure {
+  /** An error answer; no answer in time; no connection; or a 2xx answer that is not a JSON object. */
+  readonly kind: 'answer' | 'timeout' | 'unreachable' | 'malformed'
+  /** The HTTP status; 0 when no answer came. */
+  readonly httpStatus: number
+  /** `error.status` of Google's error body (`NOT_FOUND`, `FAILED_PRECONDITION`, ...) when it names one. */
+  readonly statusName?: (typeof GRPC_STATUS)[number]
+  readonly message: string
+  /** `reason` of `error.errors[]` and `error.details[]`. */
+  readonly reasons: ReadonlySet<string>
+}
+
+/**
+ * Credentials for an endpoint: none for plain http (a loopback test server must never see a token, and ADC must
+ * never probe the metadata server for one), a static token when given, else Application Default Credentials.
+ */
+export async function authorizer(options: {insecure: boolean; accessToken?: string | undefined}): Promise<Authorize> {
+  if (options.insecure) return async () => ({})
+  if (options.accessToken) {
+    const header = {authorization: `Bearer ${options.accessToken}`}
+    return async () => header
+  }
+  const {GoogleAuth} = await import('google-auth-library')
+  // A token needs no project; naming one stops the library from looking it up (gcloud, metadata server).
+  const auth = new GoogleAuth({scopes: [CLOUD_PLATFORM_SCOPE], projectId: 'xpk-unused'})
+  return async (url, context) => {
+    try {
+      // Headers, not just the token: user credentials may carry a quota project (x-goog-user-project).
+      return Object.fromEntries(await auth.getRequestHeaders(url))
+    } catch (error) {
+      throw new XpkError('auth', `No Google credentials to ${context.action}: ${(error as Error).message}`, {
+        hints: [
+          'Run `gcloud auth application-default login`, or point GOOGLE_APPLICATION_CREDENTIALS at a service-account key.',
+        ],
+        cause: error,
+      })
+    }
+  }
+}
+
+/** A Google JSON error body: `{error: {code, message, status, errors: [{reason}], details: [{reason}]}}`. */
+interface GoogleErrorBody {
+  readonly error?: {
+    readonly message?: unknown
+    readonly status?: unknown
+    readonly errors?: readonly {readonly reason?: unknown}[]
+    readonly details?: readonly {readonly reason?: unknown}[]
+  }
+}
+
+/** Reads a failed HTTP response into a failure; bodies that are not Google JSON still give a message. */
+export function httpFailure(httpStatus: number, text: string): RestFailure {
+  let body: GoogleErrorBody | undefined
+  try {
+    body = JSON.parse(text) as GoogleErrorBody
+  } catch {
+    body = undefined
+  }
+  const error = typeof body === 'object' && body !== null ? body.error : undefined
+  const reasons = new Set(
+    [...(error?.errors ?? []), ...(error?.details ?? [])]
+      .map((e) => e?.reason)
+      .filter((r): r is string => typeof r === 'string'),
+  )
+  const message =
+    typeof error?.message === 'string' && error.message
+      ? error.message
+      : text.trim().slice(0, 300) || `HTTP status ${httpStatus}`
+  const statusName = GRPC_STATUS.find((name) => name === error?.status && name !== 'OK')
+  return {kind: 'answer', httpStatus, message, reasons, ...(statusName ? {statusName} : {})}
+}
+
+/** The gRPC code for an HTTP status, as Google maps them (google.rpc.Code), for errors that name no status. */
+export function grpcCodeForHttp(status: number): number {
+  switch (status) {
+    case 400:
+      return 3
+    case 401:
+      return 16
+    case 403:
+      return 7
+    case 404:
+      return 5
+    case 408:
+      return 4
+    case 409:
+      return 6
+    case 412:
+      return 9
+    case 429:
+      return 8
+    case 499:
+      return 1
+    case 500:
+      return 13
+    case 501:
+      return 12
+    case 503:
+      return 14
+    case 504:
+      return 4
+    default:
+      return status >= 500 ? 14 : 3
+  }
+}
+
+/** A reply the caller reads: any 2xx, or a status it asked to handle itself. */
+export interface Reply {
+  readonly status: number
+  readonly text: string
+}
+
+export interface RequestOptions {
+  readonly body?: unknown
+  readonly signal?: AbortSignal
+  /** Non-2xx statuses the caller handles (e.g. 404 for "missing"); every other one throws. */
+  readonly answers?: readonly number[]
+}
+
+/** JSON over HTTP to one API root, every failure turned into the caller's classified error. */
+export class GoogleRest {
+  constructor(
+    private readonly base: string,
+    private readonly authorize: Authorize,
+    private readonly timeoutMs: number,
+    private readonly fetch: typeof globalThis.fetch,
+    private readonly classify: (failure: RestFailure, context: ApiContext) => Error,
+  ) {}
+
+  /** One HTTP request to `base + path`. */
+  async request(method: string, path: string, context: ApiContext, options: RequestOptions = {}): Promise<Reply> {
+    const url = this.base + path
+    const headers: Record<string, string> = {accept: 'application/json', ...(await this.authorize(url, context))}
+    if (options.body !== undefined) headers['content-type'] = 'application/json'
+    const timeout = AbortSignal.timeout(this.timeoutMs)
+    const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout
+    let reply: Reply
+    try {
+      const response = await this.fetch(url, {
+        method,
+        headers,
+        ...(options.body === undefined ? {} : {body: JSON.stringify(options.body)}),
+        signal,
+      })
+      reply = {status: response.status, text: await response.text()}
+    } catch (error) {
+      if (options.signal?.aborted) throw options.signal.reason
+      const host = new URL(url).host
+      const failure: RestFailure = timeout.aborted
+        ? {
+            kind: 'timeout',
+            httpStatus: 0,
+            message: `no answer from ${host} within ${this.timeoutMs} ms`,
+            reasons: new Set(),
+          }
+        : {
+            kind: 'unreachable',
+            httpStatus: 0,
+            message: `cannot reach ${host} (${networkCode(error)})`,
+            reasons: new Set(),
+          }
+      throw this.classify(failure, context)
+    }
+    if ((reply.status >= 200 && reply.status < 300) || options.answers?.includes(reply.status)) return reply
+    throw this.classify(httpFailure(reply.status, reply.text), context)
+  }
+
+  /** The reply's JSON object; anything else (a proxy's HTML page, a truncated body) is an INTERNAL failure. */
+  json<T>(reply: Reply, context: ApiContext): T {
+    try {
+      const value = JSON.parse(reply.text) as unknown
+      if (typeof value === 'object' && value !== null) return value as T
+    } catch {
+      // Fall through: a proxy or a broken server answered.
+    }
+    throw this.classify(
+      {
+        kind: 'malformed',
+        httpStatus: reply.status,
+        message: `the answer was not JSON: ${reply.text.slice(0, 200)}`,
+        reasons: new Set(),
+      },
+      context,
+    )
+  }
+}
+
+/** The system error code of a failed fetch (ECONNREFUSED, ENOTFOUND, ...), for the message. */
+function networkCode(error: unknown): string {
+  let current: unknown = error
+  for (let depth = 0; depth < 5 && typeof current === 'object' && current !== null; depth++) {
+    const code = (current as {code?: unknown}).code
+    if (typeof code === 'string') return code
+    current = (current as {cause?: unknown}).cause
+  }
+  return error instanceof Error ? error.message : String(error)
+}
