@@ -9,6 +9,7 @@
 /** `metadata` of an object or template. */
 export interface ObjectMeta {
   readonly name?: string
+  readonly namespace?: string
   readonly labels?: Readonly<Record<string, string>>
   readonly annotations?: Readonly<Record<string, string>>
 }
@@ -149,4 +150,71 @@ export interface JobSet {
   readonly kind: 'JobSet'
   readonly metadata: ObjectMeta & {readonly name: string}
   readonly spec: JobSetSpec
+}
+
+/** `metadata` of a top-level object: it always has a name. */
+export type NamedObjectMeta = ObjectMeta & {readonly name: string}
+
+/** `metadata` of a namespaced top-level object. */
+export type NamespacedObjectMeta = NamedObjectMeta & {readonly namespace: string}
+
+/** A v1 ConfigMap. Every value in `data` is a string, whatever it holds. */
+export interface ConfigMap {
+  readonly apiVersion: 'v1'
+  readonly kind: 'ConfigMap'
+  readonly metadata: NamespacedObjectMeta
+  readonly data: Readonly<Record<string, string>>
+}
+
+/** A scheduling.k8s.io/v1 PriorityClass (cluster-scoped): pods name it in `priorityClassName`. */
+export interface PriorityClass {
+  readonly apiVersion: 'scheduling.k8s.io/v1'
+  readonly kind: 'PriorityClass'
+  readonly metadata: NamedObjectMeta
+  readonly value: number
+  readonly globalDefault: boolean
+  readonly description: string
+}
+
+/** An apps/v1 DaemonSet: one pod on every node its template selects. */
+export interface DaemonSet {
+  readonly apiVersion: 'apps/v1'
+  readonly kind: 'DaemonSet'
+  readonly metadata: NamespacedObjectMeta
+  readonly spec: {
+    readonly selector: {readonly matchLabels: Readonly<Record<string, string>>}
+    readonly updateStrategy?: {readonly type: 'RollingUpdate' | 'OnDelete'}
+    readonly template: PodTemplateSpec
+  }
+}
+
+/** A v1 ServiceAccount. */
+export interface ServiceAccount {
+  readonly apiVersion: 'v1'
+  readonly kind: 'ServiceAccount'
+  readonly metadata: NamespacedObjectMeta
+}
+
+/** One rbac.authorization.k8s.io/v1 rule: `verbs` on `resources` of `apiGroups` ("" is the core group). */
+export interface PolicyRule {
+  readonly apiGroups: readonly string[]
+  readonly resources: readonly string[]
+  readonly verbs: readonly string[]
+}
+
+/** An rbac.authorization.k8s.io/v1 Role (namespaced). */
+export interface Role {
+  readonly apiVersion: 'rbac.authorization.k8s.io/v1'
+  readonly kind: 'Role'
+  readonly metadata: NamespacedObjectMeta
+  readonly rules: readonly PolicyRule[]
+}
+
+/** An rbac.authorization.k8s.io/v1 RoleBinding of service accounts to a Role. */
+export interface RoleBinding {
+  readonly apiVersion: 'rbac.authorization.k8s.io/v1'
+  readonly kind: 'RoleBinding'
+  readonly metadata: NamespacedObjectMeta
+  readonly subjects: readonly {readonly kind: 'ServiceAccount'; readonly name: string; readonly namespace: string}[]
+  readonly roleRef: {readonly apiGroup: 'rbac.authorization.k8s.io'; readonly kind: 'Role'; readonly name: string}
 }

@@ -1,0 +1,65 @@
+/**
+ * Resources of the JobSet and Kueue controllers, scaled to the cluster's node count as Python xpk scales them after
+ * `cluster create`: both controllers watch every pod and node, and their release defaults run out of memory on
+ * clusters of thousands of VMs. Expressed as strategic-merge patches of the `manager` container, so nothing else
+ * in the release's Deployment changes.
+ *
+ * Left out: Python's super-slicing sizes (Kueue 3 replicas with 16 CPUs and 64Gi; JobSet 4 CPUs and 16Gi), since
+ * `cluster create` here has no `--super-slicing`.
+ */
+import {RELEASES} from '../kube/release-manifest.js'
+import type {ReleaseComponent} from '../kube/release-manifest.js'
+import type {DeploymentPatch} from './types.js'
+
+/** The container both releases run their controller in. */
+export const CONTROLLER_CONTAINER = 'manager'
+
+/** Memory below which neither controller is sized (4 GiB), in MiB. */
+export const MIN_CONTROLLER_MEMORY_MI = 4096
+
+/** JobSet's memory limit: 1.2 MiB per node, at least 4 GiB. */
+export function jobSetControllerMemoryMi(nodeCount: number): number {
+  return Math.max(Math.ceil(nodeCount * 1.2), MIN_CONTROLLER_MEMORY_MI)
+}
+
+/** Kueue's CPUs and memory (requests = limits): 32 MiB and 0.004 CPU per node, at least 4 GiB and 2 CPUs. */
+export function kueueControllerResources(nodeCount: number): {readonly cpu: number; readonly memoryMi: number} {
+  return {
+    cpu: Math.max(Math.ceil(nodeCount * 0.004), 2),
+    memoryMi: Math.max(Math.ceil(nodeCount * 32), MIN_CONTROLLER_MEMORY_MI),
+  }
+}
+
+/** The JobSet controller's memory limit for a cluster of `nodeCount` nodes (every node, system pool included). */
+export function jobSetControllerPatch(nodeCount: number): DeploymentPatch {
+  const memory = `${jobSetControllerMemoryMi(nodeCount)}Mi`
+  return managerPatch('jobset', {limits: {memory}}, `memory limit ${memory}`, nodeCount)
+}
+
+/** The Kueue controller's CPUs and memory for a cluster of `nodeCount` nodes (every node, system pool included). */
+export function kueueControllerPatch(nodeCount: number): DeploymentPatch {
+  const {cpu, memoryMi} = kueueControllerResources(nodeCount)
+  const quantities = {cpu: String(cpu), memory: `${memoryMi}Mi`}
+  return managerPatch(
+    'kueue',
+    {requests: quantities, limits: quantities},
+    `cpu ${quantities.cpu}, memory ${quantities.memory}`,
+    nodeCount,
+  )
+}
+
+function managerPatch(
+  component: ReleaseComponent,
+  resources: DeploymentPatch['body']['spec']['template']['spec']['containers'][number]['resources'],
+  summary: string,
+  nodeCount: number,
+): DeploymentPatch {
+  const release = RELEASES[component]
+  return {
+    namespace: release.controller.namespace,
+    name: release.controller.name,
+    patchType: 'strategic',
+    body: {spec: {template: {spec: {containers: [{name: CONTROLLER_CONTAINER, resources}]}}}},
+    reason: `size ${release.title}'s controller for ${nodeCount} ${nodeCount === 1 ? 'node' : 'nodes'}: ${summary}`,
+  }
+}

@@ -1,0 +1,202 @@
+/**
+ * The Kueue configuration `cluster create` applies after installing Kueue, as Python xpk's `kueue_config.yaml.j2`
+ * (+ Topology) renders it, in Kueue's storage version (kueue.x-k8s.io/v1beta2, which v0.17.1 serves for every
+ * kind used here; Python still writes the deprecated v1beta1).
+ *
+ * Objects, in apply order:
+ *   - Topology `gke-default`: GPU clusters where topology-aware scheduling is possible (see topology-aware.ts).
+ *   - ResourceFlavor `<slices>x<type>`: the accelerator's node labels (TPU: accelerator and topology; GPU:
+ *     accelerator; CPU: none, so CPU workloads may land on any node, as in Python), naming the Topology if any.
+ *   - ProvisioningRequestConfig `dws-config`: always, as Python does (unused without the admission check).
+ *   - AdmissionCheck `dws-prov`: single-slice GPU clusters on flex capacity, whose pool uses queued provisioning.
+ *   - ClusterQueue `cluster-queue`: the whole cluster as one quota, preempting lower priorities within itself.
+ *   - LocalQueue `multislice-queue` in `default`, which every JobSet names.
+ *   - The five PriorityClasses.
+ *
+ * Left out, because `cluster create` here has no flag that asks for them: the Pathways `cpu-user` flavor and
+ * resource group (`--enable-pathways`), node auto-provisioning's quota of `--autoprovisioning-max-chips` and its
+ * flavor without a topology label, the `sub-slice-topology` and `super-slice-topology` Topologies and the
+ * `ss-kueue-operator` admission check (sub- and super-slicing), and the `cpu`/`memory` quotas of
+ * `--cpu-limit`/`--memory-limit`. Cluster Toolkit's controller toleration is a Deployment patch, not configuration.
+ */
+import {KIND_TRAITS} from '../catalog/types.js'
+import type {PriorityClass} from '../manifests/k8s-types.js'
+import {CLUSTER_QUEUE_NAME, KUEUE_API_GROUP, KUEUE_API_VERSION, LOCAL_QUEUE_NAME} from '../versions.js'
+import type {ClusterShape} from './cluster-shape.js'
+import {quotaResource, resourceFlavorName, totalQuota} from './cluster-shape.js'
+import {XPK_NAMESPACE} from './namespace.js'
+import {priorityClasses} from './priority-classes.js'
+import type {
+  AdmissionCheck,
+  ClusterQueue,
+  InClusterObject,
+  LocalQueue,
+  ProvisioningRequestConfig,
+  ResourceFlavor,
+  Topology,
+} from './types.js'
+
+/** Topology of GKE's GPU node labels, for topology-aware scheduling. */
+export const GKE_DEFAULT_TOPOLOGY_NAME = 'gke-default'
+export const DWS_ADMISSION_CHECK_NAME = 'dws-prov'
+export const DWS_PROVISIONING_CONFIG_NAME = 'dws-config'
+
+/** GKE's network-topology node labels, widest first; Kueue requires the hostname level last. */
+const GKE_DEFAULT_TOPOLOGY_LEVELS = [
+  'cloud.google.com/gce-topology-block',
+  'cloud.google.com/gce-topology-subblock',
+  'cloud.google.com/gce-topology-host',
+  'kubernetes.io/hostname',
+]
+
+export interface KueueOptions {
+  /** Topology-aware scheduling is possible on this cluster (see `topologyAwareSchedulingPossible`). */
+  readonly topologyAwareScheduling: boolean
+}
+
+/** Every object of a cluster's Kueue configuration; null where the cluster needs none. */
+export interface KueueConfiguration {
+  readonly topology: Topology | null
+  readonly resourceFlavor: ResourceFlavor
+  readonly provisioningRequestConfig: ProvisioningRequestConfig
+  readonly admissionCheck: AdmissionCheck | null
+  readonly clusterQueue: ClusterQueue
+  readonly localQueue: LocalQueue
+  readonly priorityClasses: readonly PriorityClass[]
+}
+
+/** The Kueue configuration of a cluster of `shape`. */
+export function kueueConfiguration(shape: ClusterShape, options: KueueOptions): KueueConfiguration {
+  const topology = options.topologyAwareScheduling && shape.accelerator.kind === 'GPU' ? gkeDefaultTopology() : null
+  const resourceFlavor = buildResourceFlavor(shape, topology?.metadata.name)
+  const admissionCheck = usesQueuedProvisioning(shape) ? dwsAdmissionCheck() : null
+  return {
+    topology,
+    resourceFlavor,
+    provisioningRequestConfig: dwsProvisioningRequestConfig(quotaResource(shape)),
+    admissionCheck,
+    clusterQueue: buildClusterQueue(shape, resourceFlavor.metadata.name, admissionCheck?.metadata.name),
+    localQueue: buildLocalQueue(),
+    priorityClasses: priorityClasses(),
+  }
+}
+
+/**
+ * The configuration as a list in apply order: every object after those it names (Python applies the AdmissionCheck
+ * before its ProvisioningRequestConfig; a check whose
+ * parameters do not exist yet stays inactive until they do).
+ */
+export function kueueConfigurationObjects(config: KueueConfiguration): InClusterObject[] {
+  return [
+    ...(config.topology ? [config.topology] : []),
+    config.resourceFlavor,
+    config.provisioningRequestConfig,
+    ...(config.admissionCheck ? [config.admissionCheck] : []),
+    config.clusterQueue,
+    config.localQueue,
+    ...config.priorityClasses,
+  ]
+}
+
+/** GPU flex pools of a single-slice cluster are created with queued provisioning (Dynamic Workload Scheduler). */
+function usesQueuedProvisioning(shape: ClusterShape): boolean {
+  return shape.capacity === 'flex' && shape.accelerator.kind === 'GPU' && shape.numSlices <= 1
+}
+
+/** The node labels every node of the cluster's accelerator pools carries. */
+export function flavorNodeLabels(shape: ClusterShape): Readonly<Record<string, string>> {
+  const a = shape.accelerator
+  const traits = KIND_TRAITS[a.kind]
+  if (traits.acceleratorLabel === null || a.gkeAccelerator === null) return {}
+  return {
+    [traits.acceleratorLabel]: a.gkeAccelerator,
+    ...(traits.topologyLabel !== null && a.topology !== null ? {[traits.topologyLabel]: a.topology} : {}),
+  }
+}
+
+function buildResourceFlavor(shape: ClusterShape, topologyName: string | undefined): ResourceFlavor {
+  const nodeLabels = flavorNodeLabels(shape)
+  return {
+    apiVersion: KUEUE_API_VERSION,
+    kind: 'ResourceFlavor',
+    metadata: {name: resourceFlavorName(shape)},
+    spec: {
+      // Absent rather than `{}` for CPU: nothing to match, and the stored object then equals ours.
+      ...(Object.keys(nodeLabels).length > 0 ? {nodeLabels} : {}),
+      ...(topologyName === undefined ? {} : {topologyName}),
+    },
+  }
+}
+
+function buildClusterQueue(shape: ClusterShape, flavor: string, admissionCheck: string | undefined): ClusterQueue {
+  const resource = quotaResource(shape)
+  return {
+    apiVersion: KUEUE_API_VERSION,
+    kind: 'ClusterQueue',
+    metadata: {name: CLUSTER_QUEUE_NAME},
+    spec: {
+      // Never reclaim from other queues of a cohort (xpk's queue has none); within the queue, a higher-priority
+      // workload may evict lower-priority ones.
+      preemption: {reclaimWithinCohort: 'Never', withinClusterQueue: 'LowerPriority'},
+      namespaceSelector: {},
+      resourceGroups: [
+        {
+          coveredResources: [resource],
+          flavors: [{name: flavor, resources: [{name: resource, nominalQuota: totalQuota(shape)}]}],
+        },
+      ],
+      ...(admissionCheck === undefined ? {} : {admissionChecksStrategy: {admissionChecks: [{name: admissionCheck}]}}),
+    },
+  }
+}
+
+function buildLocalQueue(): LocalQueue {
+  return {
+    apiVersion: KUEUE_API_VERSION,
+    kind: 'LocalQueue',
+    metadata: {name: LOCAL_QUEUE_NAME, namespace: XPK_NAMESPACE},
+    spec: {clusterQueue: CLUSTER_QUEUE_NAME},
+  }
+}
+
+function gkeDefaultTopology(): Topology {
+  return {
+    apiVersion: KUEUE_API_VERSION,
+    kind: 'Topology',
+    metadata: {name: GKE_DEFAULT_TOPOLOGY_NAME},
+    spec: {levels: GKE_DEFAULT_TOPOLOGY_LEVELS.map((nodeLabel) => ({nodeLabel}))},
+  }
+}
+
+function dwsAdmissionCheck(): AdmissionCheck {
+  return {
+    apiVersion: KUEUE_API_VERSION,
+    kind: 'AdmissionCheck',
+    metadata: {name: DWS_ADMISSION_CHECK_NAME},
+    spec: {
+      controllerName: 'kueue.x-k8s.io/provisioning-request',
+      parameters: {apiGroup: KUEUE_API_GROUP, kind: 'ProvisioningRequestConfig', name: DWS_PROVISIONING_CONFIG_NAME},
+    },
+  }
+}
+
+/**
+ * GKE queued provisioning: Kueue creates a ProvisioningRequest per workload and, once GKE has resized the pool,
+ * pins the workload's pods to the nodes of that resize request by its name.
+ */
+function dwsProvisioningRequestConfig(resource: string): ProvisioningRequestConfig {
+  return {
+    apiVersion: KUEUE_API_VERSION,
+    kind: 'ProvisioningRequestConfig',
+    metadata: {name: DWS_PROVISIONING_CONFIG_NAME},
+    spec: {
+      provisioningClassName: 'queued-provisioning.gke.io',
+      podSetUpdates: {
+        nodeSelector: [
+          {key: 'autoscaling.gke.io/provisioning-request', valueFromProvisioningClassDetail: 'ResizeRequestName'},
+        ],
+      },
+      managedResources: [resource],
+    },
+  }
+}

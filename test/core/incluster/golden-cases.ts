@@ -1,0 +1,119 @@
+import {existsSync, readFileSync} from 'node:fs'
+import {fileURLToPath} from 'node:url'
+
+import {loadAll} from 'js-yaml'
+
+import {cacheImageDaemonSet} from '../../../src/core/incluster/cache-image.js'
+import type {ClusterShape} from '../../../src/core/incluster/cluster-shape.js'
+import {clusterConfigMaps} from '../../../src/core/incluster/configmaps.js'
+import {kueueConfiguration, kueueConfigurationObjects} from '../../../src/core/incluster/kueue.js'
+import {topologyAwareSchedulingPossible} from '../../../src/core/incluster/topology-aware.js'
+import type {InClusterObject} from '../../../src/core/incluster/types.js'
+import {workloadRbacObjects} from '../../../src/core/incluster/workload-rbac.js'
+import {aClusterShape, accelerator} from './cluster-shapes.js'
+
+/** One golden file of test/golden/incluster/: the objects one command writes into a cluster. */
+export interface GoldenCase {
+  readonly file: string
+  /** The command the objects stand for, written at the top of the file. */
+  readonly command: string
+  readonly objects: () => readonly InClusterObject[]
+}
+
+/** The Kueue configuration and both ConfigMaps `cluster create` applies for `shape`, in apply order. */
+function clusterObjects(shape: ClusterShape): InClusterObject[] {
+  const tas = topologyAwareSchedulingPossible(shape.accelerator, shape.capacity, {compactPlacementPool: false})
+  const {resources, metadata} = clusterConfigMaps(shape, {xpkVersion: '0.0.0'})
+  return [...kueueConfigurationObjects(kueueConfiguration(shape, {topologyAwareScheduling: tas})), resources, metadata]
+}
+
+const cluster = 'golden-cluster'
+
+export const GOLDEN_CASES: readonly GoldenCase[] = [
+  {
+    file: 'cluster-tpu-v5p-16-2-slices-spot.yaml',
+    command: `xpk cluster create --cluster ${cluster} --tpu-type=v5p-16 --num-slices=2 --spot`,
+    objects: () =>
+      clusterObjects(aClusterShape({clusterName: cluster, type: 'v5p-16', numSlices: 2, capacity: 'spot'})),
+  },
+  {
+    file: 'cluster-tpu-v5litepod-256-4-slices-reservation.yaml',
+    command: `xpk cluster create --cluster ${cluster} --tpu-type=v5litepod-256 --num-slices=4 --reservation=res-a,res-b`,
+    objects: () =>
+      clusterObjects(
+        aClusterShape({
+          clusterName: cluster,
+          type: 'v5litepod-256',
+          numSlices: 4,
+          capacity: 'reservation',
+          reservation: 'res-a,res-b',
+        }),
+      ),
+  },
+  {
+    file: 'cluster-gpu-h100-80gb-8-2-nodes-flex.yaml',
+    command: `xpk cluster create --cluster ${cluster} --device-type=h100-80gb-8 --num-nodes=2 --flex`,
+    objects: () =>
+      clusterObjects(aClusterShape({clusterName: cluster, type: 'h100-80gb-8', numNodes: 2, capacity: 'flex'})),
+  },
+  {
+    file: 'cluster-gpu-h100-80gb-8-2-nodes-on-demand.yaml',
+    command: `xpk cluster create --cluster ${cluster} --device-type=h100-80gb-8 --num-nodes=2 --on-demand`,
+    objects: () =>
+      clusterObjects(aClusterShape({clusterName: cluster, type: 'h100-80gb-8', numNodes: 2, capacity: 'on-demand'})),
+  },
+  {
+    file: 'cluster-cpu-n2-standard-32-4-2-slices-on-demand.yaml',
+    command: `xpk cluster create --cluster ${cluster} --device-type=n2-standard-32-4 --num-slices=2 --on-demand`,
+    objects: () =>
+      clusterObjects(
+        aClusterShape({clusterName: cluster, type: 'n2-standard-32-4', numSlices: 2, capacity: 'on-demand'}),
+      ),
+  },
+  {
+    file: 'cacheimage-tpu-v5p-16.yaml',
+    command: `xpk cluster cacheimage --cluster ${cluster} --tpu-type=v5p-16 --docker-image=gcr.io/golden-project/trainer:v1`,
+    objects: () => [
+      cacheImageDaemonSet({
+        cacheKey: 'containerimage',
+        image: 'gcr.io/golden-project/trainer:v1',
+        accelerator: accelerator('v5p-16'),
+      }),
+    ],
+  },
+  {
+    file: 'cacheimage-cpu-n2-standard-32-4.yaml',
+    command:
+      `xpk cluster cacheimage --cluster ${cluster} --device-type=n2-standard-32-4 ` +
+      '--docker-image=python:3.11 --cache-key=python311',
+    objects: () => [
+      cacheImageDaemonSet({cacheKey: 'python311', image: 'python:3.11', accelerator: accelerator('n2-standard-32-4')}),
+    ],
+  },
+  {
+    file: 'workload-rbac.yaml',
+    command: `xpk workload create --cluster ${cluster} ... (before the first JobSet)`,
+    objects: () => workloadRbacObjects(),
+  },
+]
+
+/** Where a golden file lives. */
+export function goldenPath(file: string): string {
+  return fileURLToPath(new URL(`../../golden/incluster/${file}`, import.meta.url))
+}
+
+/** The documents of a golden file as a YAML 1.1 reader (kubectl) reads them; none while it is missing. */
+export function goldenDocuments(file: string): Record<string, unknown>[] {
+  const path = goldenPath(file)
+  return existsSync(path) ? (loadAll(readFileSync(path, 'utf8')) as Record<string, unknown>[]) : []
+}
+
+/** Every document of every golden, labelled for test names. */
+export function allGoldenDocuments(): {readonly label: string; readonly doc: Record<string, unknown>}[] {
+  return GOLDEN_CASES.flatMap((c) =>
+    goldenDocuments(c.file).map((doc, index) => ({
+      label: `${String(doc.kind)} ${String((doc.metadata as {name?: string} | undefined)?.name)} (${c.file} #${index + 1})`,
+      doc,
+    })),
+  )
+}
