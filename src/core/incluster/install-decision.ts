@@ -11,8 +11,8 @@
  *     object and CRD must be deleted first, which needs the user's consent
  *   - older                               -> upgrade
  *
- * Versions are compared numerically (Python compares Kueue's tags as strings, so v0.9.0 counted as newer than
- * v0.17.1). Kueue is configured in every case but a declined breaking upgrade; that is the caller's business.
+ * Versions are compared numerically, never as strings (as strings, v0.9.0 would sort after v0.17.1). Kueue is
+ * configured in every case but a declined breaking upgrade; that is the caller's business.
  */
 import {RELEASES, imageTag} from '../kube/release-manifest.js'
 import type {ReleaseComponent} from '../kube/release-manifest.js'

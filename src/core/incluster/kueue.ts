@@ -82,9 +82,8 @@ export function kueueConfiguration(shape: ClusterShape, options: KueueOptions): 
 }
 
 /**
- * The configuration as a list in apply order: every object after those it names (Python applies the AdmissionCheck
- * before its ProvisioningRequestConfig; a check whose
- * parameters do not exist yet stays inactive until they do).
+ * The configuration as a list in apply order: every object after those it names. (Python applies the AdmissionCheck
+ * before its ProvisioningRequestConfig; a check whose parameters do not exist yet stays inactive until they do.)
  */
 export function kueueConfigurationObjects(config: KueueConfiguration): InClusterObject[] {
   return [

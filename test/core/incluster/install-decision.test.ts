@@ -85,7 +85,7 @@ describe('decideInstall', () => {
       reason: 'upgrade Kueue v0.15.0 -> v0.17.1',
     },
     {
-      // String comparison (Python) would call v0.9.0 newer than v0.17.1.
+      // A string comparison would call v0.9.0 newer than v0.17.1.
       name: 'Kueue v0.9.0, numerically older',
       component: 'kueue',
       observed: deployment(`${KUEUE_IMAGE}:v0.9.0`),
