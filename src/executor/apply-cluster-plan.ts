@@ -1,4 +1,4 @@
-import {type NodePoolStep, type PlacementPolicyStep, type Plan, type PlanStep} from '../core/cluster/plan.js'
+import {type NodePoolStep, type PlacementPolicyStep, type Plan} from '../core/cluster/plan.js'
 import type {ClusterSpec, NodePoolSpec, WorkloadPolicySpec} from '../core/cluster/spec.js'
 import {XpkError} from '../core/errors.js'
 import {DEFAULT_APPLY_CONCURRENCY, type Backoff} from '../core/retry.js'
@@ -14,6 +14,7 @@ import {
   type RetryPolicy,
 } from './retry.js'
 import {OperationWatcher} from './operation-watcher.js'
+import {runSteps, type GraphStep, type StepOutcome} from './step-graph.js'
 import {createWorkloadPolicy} from './workload-policy.js'
 
 /** Tuning of the apply; the defaults suit real GKE, tests shorten the waits. */
@@ -47,15 +48,7 @@ export interface ApplyDeps {
   readonly now: () => number
 }
 
-/** What happened to one step. */
-export interface StepOutcome {
-  readonly resource: PlanStep['resource']
-  readonly name: string
-  readonly action: string
-  readonly status: 'done' | 'failed' | 'interrupted' | 'skipped'
-  readonly error: XpkError | null
-  readonly seconds: number
-}
+export type {StepOutcome} from './step-graph.js'
 
 export interface ApplyResult {
   readonly outcomes: readonly StepOutcome[]
@@ -76,6 +69,9 @@ export interface ApplyResult {
  * are retried with jittered backoff; a failing pool does not stop the others. Idempotent by construction: a
  * create that finds the pool already there, or a delete that finds it gone, counts as done.
  */
+/** The lane of node-pool operations, limited to {@link ApplyOptions.concurrency}. */
+const POOL_LANE = 'gke-node-pools'
+
 export async function applyClusterPlan(plan: Plan, deps: ApplyDeps, options: ApplyOptions): Promise<ApplyResult> {
   const runner = new Runner(plan, deps, options)
   return runner.run()
@@ -83,7 +79,6 @@ export async function applyClusterPlan(plan: Plan, deps: ApplyDeps, options: App
 
 class Runner {
   private readonly ref: ClusterRef
-  private readonly outcomes: StepOutcome[] = []
   private board: ProgressBoard | undefined
   /** Operations being waited for, by full name. */
   /** Every GKE operation in flight, watched with one ListOperations call per tick. */
@@ -117,85 +112,115 @@ class Runner {
 
   async run(): Promise<ApplyResult> {
     const poolSteps = this.plan.steps.filter((s): s is NodePoolStep => s.resource === 'nodePool' && s.managed)
-    const toCreate = poolSteps.filter((s) => s.action === 'create' || s.action === 'recreate')
-    const toDelete = poolSteps.filter((s) => s.action === 'delete' || s.action === 'recreate')
-    const toAwait = poolSteps.filter((s) => s.action === 'none' && s.wait)
-    const clusterStep = this.plan.steps.find((s) => s.resource === 'cluster')
-    const policyStep = this.plan.steps.find(
-      (s): s is PlacementPolicyStep => s.resource === 'placementPolicy' && s.action === 'create',
-    )
+    const wanted = poolSteps.filter((s) => s.action === 'create' || s.action === 'recreate').length
     this.board = this.deps.console.progress(`Applying the plan to cluster ${this.plan.cluster}:`)
     try {
-      if (clusterStep?.action === 'delete') {
-        await this.track('cluster', clusterStep.name, 'delete', () => this.deleteCluster(clusterStep.wait))
-        return this.result(0)
-      }
-      if (clusterStep && (clusterStep.action === 'create' || clusterStep.wait)) {
-        const ok = await this.track('cluster', clusterStep.name, clusterStep.action, () =>
-          this.ensureCluster(clusterStep.action === 'create' ? clusterStep.spec : null),
-        )
-        if (!ok) {
-          for (const s of poolSteps.filter((p) => p.action !== 'none')) this.skip(s, 'the cluster is not ready')
-          return this.result(toCreate.length)
-        }
-      }
-      for (const s of [...toCreate, ...toAwait])
-        this.board.update(s.name, {label: s.name, state: 'waiting', status: 'waiting'})
-      for (const s of toDelete.filter((d) => d.action === 'delete')) {
-        this.board.update(s.name, {label: s.name, state: 'waiting', status: 'waiting'})
-      }
-
-      const deleted = new Set<string>()
-      const deleteAll = (steps: readonly NodePoolStep[]) =>
-        this.eachConcurrently(steps, async (step) => {
-          const ok = await this.track('nodePool', step.name, 'delete', () =>
-            this.deletePool(step.name, step.action === 'recreate'),
-          )
-          if (ok) deleted.add(step.name)
-        })
-      const needsPolicy = (s: NodePoolStep) => s.spec?.placementPolicy?.type === 'workload-policy'
-      let policyReady = true
-      if (policyStep) {
-        // The policy takes seconds: make it alongside plain deletions, but delete a pool that is to be recreated
-        // with it only once it exists, so a policy failure does not also cost the old pool.
-        const spec = policyStep.spec as WorkloadPolicySpec
-        ;[policyReady] = await Promise.all([
-          this.track('placementPolicy', policyStep.name, 'create', () => this.createPolicy(spec)),
-          deleteAll(toDelete.filter((s) => s.action === 'delete')),
-        ])
-        await deleteAll(toDelete.filter((s) => s.action === 'recreate' && (policyReady || !needsPolicy(s))))
-      } else {
-        await deleteAll(toDelete)
-      }
-      const creatable: NodePoolStep[] = []
-      for (const s of toCreate) {
-        if (!policyReady && needsPolicy(s)) {
-          this.skip(
-            s,
-            s.action === 'recreate'
-              ? 'kept as it is: the placement policy could not be created'
-              : 'its placement policy could not be created',
-          )
-        } else if (s.action === 'recreate' && !deleted.has(s.name)) this.skip(s, 'its deletion failed')
-        else creatable.push(s)
-      }
-      await this.eachConcurrently([...creatable, ...toAwait], (step) =>
-        this.track('nodePool', step.name, step.action === 'none' ? 'wait' : 'create', () =>
-          step.action === 'none' ? this.awaitPool(step.name) : this.createPool(step),
-        ).then(() => undefined),
-      )
-      return this.result(toCreate.length)
+      const outcomes = await runSteps(this.graph(poolSteps), {
+        board: this.board,
+        signal: this.options.signal,
+        now: this.deps.now,
+        lanes: {[POOL_LANE]: this.options.concurrency},
+      })
+      return this.result(outcomes, wanted)
     } finally {
       this.board.close()
     }
   }
 
-  private result(poolsWanted: number): ApplyResult {
-    const created = this.outcomes.filter(
-      (o) => o.resource === 'nodePool' && o.action === 'create' && o.status === 'done',
+  /**
+   * The plan as steps: the cluster first; then every deletion (the delete half of a recreate too) while the
+   * workload placement policy is made; then every creation, once all deletions have freed their quota. A pool to
+   * be recreated with the policy is deleted only once the policy exists, so a policy failure does not also cost
+   * the old pool. At most `concurrency` node-pool operations run at once.
+   */
+  private graph(poolSteps: readonly NodePoolStep[]): GraphStep[] {
+    const clusterStep = this.plan.steps.find((s) => s.resource === 'cluster')
+    if (clusterStep?.action === 'delete') {
+      return [this.step('cluster', clusterStep.name, 'delete', () => this.deleteCluster(clusterStep.wait))]
+    }
+    const steps: GraphStep[] = []
+    const needsCluster: {id: string; because: string}[] = []
+    if (clusterStep && (clusterStep.action === 'create' || clusterStep.wait)) {
+      steps.push(
+        this.step('cluster', clusterStep.name, clusterStep.action, () =>
+          this.ensureCluster(clusterStep.action === 'create' ? clusterStep.spec : null),
+        ),
+      )
+      needsCluster.push({id: 'cluster', because: 'the cluster is not ready'})
+    }
+    const policyStep = this.plan.steps.find(
+      (s): s is PlacementPolicyStep => s.resource === 'placementPolicy' && s.action === 'create',
     )
+    if (policyStep) {
+      const spec = policyStep.spec as WorkloadPolicySpec
+      steps.push({
+        ...this.step('placementPolicy', policyStep.name, 'create', () => this.createPolicy(spec)),
+        needs: needsCluster,
+      })
+    }
+    const usesPolicy = (s: NodePoolStep) =>
+      policyStep !== undefined && s.spec?.placementPolicy?.type === 'workload-policy'
+    const deletions: string[] = []
+    for (const s of poolSteps.filter((p) => p.action === 'delete' || p.action === 'recreate')) {
+      const recreate = s.action === 'recreate'
+      const id = `delete:${s.name}`
+      deletions.push(id)
+      steps.push({
+        ...this.step('nodePool', s.name, 'delete', () => this.deletePool(s.name, recreate), id),
+        lane: POOL_LANE,
+        announce: !recreate,
+        prepares: recreate ? `create:${s.name}` : undefined,
+        needs: [
+          ...needsCluster,
+          ...(recreate && usesPolicy(s)
+            ? [{id: 'placementPolicy', because: 'kept as it is: the placement policy could not be created'}]
+            : []),
+        ],
+      })
+    }
+    for (const s of poolSteps.filter((p) => p.action === 'create' || p.action === 'recreate')) {
+      steps.push({
+        ...this.step('nodePool', s.name, 'create', () => this.createPool(s), `create:${s.name}`),
+        lane: POOL_LANE,
+        announce: true,
+        needs: [
+          ...needsCluster,
+          ...(usesPolicy(s)
+            ? [
+                {
+                  id: 'placementPolicy',
+                  because:
+                    s.action === 'recreate'
+                      ? 'kept as it is: the placement policy could not be created'
+                      : 'its placement policy could not be created',
+                },
+              ]
+            : []),
+          ...(s.action === 'recreate' ? [{id: `delete:${s.name}`, because: 'its deletion failed'}] : []),
+        ],
+        after: deletions,
+      })
+    }
+    for (const s of poolSteps.filter((p) => p.action === 'none' && p.wait)) {
+      steps.push({
+        ...this.step('nodePool', s.name, 'wait', () => this.awaitPool(s.name), `wait:${s.name}`),
+        lane: POOL_LANE,
+        announce: true,
+        needs: needsCluster,
+        after: deletions,
+      })
+    }
+    return steps
+  }
+
+  private step(resource: string, name: string, action: string, run: () => Promise<void>, id = resource): GraphStep {
+    return {id, line: name, resource, name, action, run}
+  }
+
+  private result(outcomes: readonly StepOutcome[], poolsWanted: number): ApplyResult {
+    const created = outcomes.filter((o) => o.resource === 'nodePool' && o.action === 'create' && o.status === 'done')
     return {
-      outcomes: this.outcomes,
+      outcomes,
       poolsWanted,
       poolsCreated: created.filter((o) => !this.found.has(o.name)).length,
       poolsFound: created.filter((o) => this.found.has(o.name)).length,
@@ -204,67 +229,8 @@ class Runner {
     }
   }
 
-  private skip(step: NodePoolStep, why: string): void {
-    this.outcomes.push({
-      resource: 'nodePool',
-      name: step.name,
-      action: step.action === 'recreate' ? 'create' : step.action,
-      status: 'skipped',
-      error: new XpkError('failed', `Skipped ${step.name}: ${why}.`),
-      seconds: 0,
-    })
-    this.board?.update(step.name, {label: step.name, state: 'skipped', status: 'failed', detail: why})
-  }
-
-  /** Runs one step, records its outcome and keeps its progress line current. Never throws. */
-  private async track(
-    resource: PlanStep['resource'],
-    name: string,
-    action: string,
-    work: () => Promise<void>,
-  ): Promise<boolean> {
-    const started = this.deps.now()
-    const seconds = () => Math.round((this.deps.now() - started) / 100) / 10
-    try {
-      if (this.options.signal.aborted) throw this.options.signal.reason
-      await work()
-      this.outcomes.push({resource, name, action, status: 'done', error: null, seconds: seconds()})
-      this.board?.update(name, {label: name, state: doneWord(action), status: 'done'})
-      return true
-    } catch (error) {
-      const interrupted = this.options.signal.aborted
-      const typed =
-        error instanceof XpkError
-          ? error
-          : new XpkError('internal', `Unexpected error: ${(error as Error).message}`, {cause: error})
-      this.outcomes.push({
-        resource,
-        name,
-        action,
-        status: interrupted ? 'interrupted' : 'failed',
-        error: typed,
-        seconds: seconds(),
-      })
-      this.board?.update(name, {
-        label: name,
-        state: interrupted ? 'interrupted' : 'failed',
-        status: 'failed',
-        detail: interrupted ? undefined : typed.message,
-      })
-      return false
-    }
-  }
-
   private progress(name: string, state: string, detail?: string): void {
     this.board?.update(name, {label: name, state, status: 'running', detail})
-  }
-
-  private async eachConcurrently<T>(items: readonly T[], work: (item: T) => Promise<void>): Promise<void> {
-    let next = 0
-    const worker = async () => {
-      while (next < items.length && !this.options.signal.aborted) await work(items[next++])
-    }
-    await Promise.all(Array.from({length: Math.min(this.options.concurrency, items.length)}, worker))
   }
 
   /** Creates the cluster when `create` (the plan step's spec) is given, then waits until it is RUNNING. */
@@ -419,8 +385,4 @@ class Runner {
               this.progress(name, 'retrying', `${error.status}, again in ${(delay / 1000).toFixed(1)}s`),
     }
   }
-}
-
-function doneWord(action: string): string {
-  return {create: 'created', delete: 'deleted', wait: 'ready', none: 'ready'}[action] ?? 'done'
 }
