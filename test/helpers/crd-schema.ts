@@ -142,7 +142,7 @@ let sharedAjv: Ajv | undefined
 /** One Ajv that knows the Kubernetes extensions, shared by every compiled schema. */
 function ajv(): Ajv {
   if (sharedAjv !== undefined) return sharedAjv
-  const instance = new Ajv({strict: false, allErrors: true, logger: false})
+  const instance = new Ajv({strict: false, allErrors: true, logger: false, code: {regExp: goRegExp}})
   // Markers the API server acts on but a JSON Schema validator has nothing to check for.
   for (const keyword of [
     'x-kubernetes-int-or-string',
@@ -176,6 +176,19 @@ function ajv(): Ajv {
   sharedAjv = instance
   return instance
 }
+
+/**
+ * CRD patterns are Go (RE2) regular expressions. The one construct they use that JavaScript lacks is a
+ * case-insensitive flag at the start (`^(?i)...` in Kueue's AdmissionCheck), which JavaScript spells as a flag.
+ */
+const goRegExp = Object.assign(
+  (pattern: string, flags: string): RegExp => {
+    const caseless = /^(\^?)\(\?i\)/.exec(pattern)
+    if (caseless === null) return new RegExp(pattern, flags)
+    return new RegExp(`${caseless[1]}${pattern.slice(caseless[0].length)}`, `${flags}i`)
+  },
+  {code: 'goRegExp'},
+)
 
 /** `x-kubernetes-list-type: set`: the API server rejects duplicate items. */
 const uniqueSet: SchemaValidateFunction = (kind: string, data: unknown[]) => {
