@@ -294,5 +294,6 @@ describe('defaultCrdSearch', () => {
     expect(search.sharedDir).toBe(join(fileURLToPath(new URL('../../..', import.meta.url)), 'shared', 'crds'))
     expect(search.download).toEqual({timeoutMs: 10_000})
     expect(defaultCrdSearch({CRDS_DIR: ''}).crdsDir).toBeUndefined()
+    expect(defaultCrdSearch({CRDS_OFFLINE: '1'}).download).toBe(false)
   })
 })

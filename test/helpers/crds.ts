@@ -7,7 +7,7 @@
  * 2. `../shared/crds/<component>-<version>/` beside the checkout (CI and the development machines have it).
  * 3. The release manifests in the user's cache (`$XDG_CACHE_HOME/xpk/manifests/`, where xpk itself caches them):
  *    the CRDs are documents inside them.
- * 4. Downloading the release manifests into that cache, with a short timeout.
+ * 4. Downloading the release manifests into that cache, with a short timeout (not when `$CRDS_OFFLINE` is set).
  *
  * When none works the schema tests are skipped with one line saying why and how to provide the CRDs, except
  * under CI, where they run and fail. Run directly (`node --import ./bench/ts-resolve.mjs test/helpers/crds.ts`), it
@@ -61,7 +61,7 @@ export function defaultCrdSearch(env: NodeJS.ProcessEnv = process.env): CrdSearc
     crdsDir: env.CRDS_DIR || undefined,
     sharedDir: fileURLToPath(new URL('../../../shared/crds', import.meta.url)),
     cacheDir: defaultManifestCacheDir(env),
-    download: {timeoutMs: DOWNLOAD_TIMEOUT_MS},
+    download: env.CRDS_OFFLINE ? false : {timeoutMs: DOWNLOAD_TIMEOUT_MS},
   }
 }
 
