@@ -2,6 +2,8 @@
  * The composition root of the `vm` commands: the TPU API connects on first use (the adapter imports the SDK
  * lazily), SSH is ssh2 behind the RemoteShell port, timers are real.
  */
+import {errorToJson} from '../core/errors.js'
+import {WorkerFailure} from '../core/vm/exit-status.js'
 import {DEFAULT_APPLY_OPTIONS} from '../executor/apply-cluster-plan.js'
 import type {Console} from '../ports/console.js'
 import type {TpuClient} from '../ports/tpu.js'
@@ -75,4 +77,13 @@ export async function vmRunDeps(
 /** The local user name, gcloud's default login on TPU VMs. */
 export function localUser(): string {
   return process.env.USER || process.env.LOGNAME || 'root'
+}
+
+/**
+ * What `vm run --json` prints when the command failed on a worker: the run (per-worker exit codes, durations, logs)
+ * with the error beside it, and the exit code (the worker's). Undefined for any other error.
+ */
+export function workerFailureJson(error: unknown): {json: object; exitCode: number} | undefined {
+  if (!(error instanceof WorkerFailure)) return undefined
+  return {json: {...(error.details as object), ...errorToJson(error)}, exitCode: error.exitCode}
 }

@@ -3,7 +3,7 @@
  * it, and the SDKs stay in the adapters, imported on first use.
  */
 export {resolveCommandSettings} from './context.js'
-export {localUser, vmApiDeps, vmRunDeps, vmTiming} from './vm-context.js'
+export {localUser, vmApiDeps, vmRunDeps, vmTiming, workerFailureJson} from './vm-context.js'
 export {requireSetting} from '../core/settings.js'
 export {capacityFromFlags} from '../core/vm/create-options.js'
 export {renderVmList} from '../core/vm/render.js'

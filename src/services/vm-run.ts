@@ -2,16 +2,18 @@ import {XpkError} from '../core/errors.js'
 import {pollDelay} from '../core/retry.js'
 import {defaultRunName} from '../core/vm/naming.js'
 import {checkRunInput, planWorkers, progressLine, type RunWorker} from '../core/vm/run-plan.js'
+import {describeStatus, shellStatus, WorkerFailure} from '../core/vm/exit-status.js'
 import {
   hasSshKey,
   killScript,
   READY_MARKER,
   runScript,
   shipScript,
+  STOP_REPORT,
   withSshKey,
   workerEnv,
 } from '../core/vm/remote-scripts.js'
-import type {RemoteSession, RemoteShell, RunLogs, SshKeyPair, SshKeyStore} from '../ports/remote-shell.js'
+import type {RemoteExit, RemoteSession, RemoteShell, RunLogs, SshKeyPair, SshKeyStore} from '../ports/remote-shell.js'
 import type {TpuClient, TpuLocation, TpuNode} from '../ports/tpu.js'
 import {pollWait, usingTpu, withRetries, type VmApiDeps, type VmTiming} from './vm-common.js'
 import {message, question} from '../core/messages.js'
@@ -60,8 +62,13 @@ export interface WorkerResult {
   readonly slice: number
   readonly worker: number
   readonly host: string
-  /** Exit status; null when killed by a signal or the connection dropped. */
+  /**
+   * Exit status as a shell reports it (128+N when signal N killed the command); null when the connection dropped
+   * (counted as 255, as ssh does).
+   */
   readonly exitCode: number | null
+  /** The signal SSH reported, when the worker's login shell itself was killed. */
+  readonly signal?: string
   /** Stopped by xpk because another worker failed, or on Ctrl-C. */
   readonly stopped: boolean
   readonly seconds: number
@@ -75,9 +82,6 @@ export interface VmRunResult {
   readonly shipped: {readonly files: number; readonly bytes: number} | null
   readonly workers: readonly WorkerResult[]
 }
-
-/** An exit status for ordering: a signal or a lost connection counts as 255, like ssh. */
-const statusOf = (r: WorkerResult) => r.exitCode ?? 255
 
 /** How long SSH refusals are retried after xpk added the key to the nodes' metadata. */
 const KEY_PROPAGATION_MS = 90_000
@@ -138,7 +142,7 @@ export async function runOnVms(input: VmRunOptions, deps: VmRunDeps): Promise<Vm
   try {
     if (bundle) await shipEverywhere(sessions, workers, bundle.tar, options, deps)
     deps.console.debug(`Ready to start after ${Math.round(deps.now() - started)} ms.`)
-    const results = await runEverywhere(sessions, workers, numSlices, logDir, options, deps)
+    const {results, firstFailed} = await runEverywhere(sessions, workers, numSlices, logDir, options, deps)
     const result: VmRunResult = {
       runName: options.runName,
       logDir,
@@ -148,8 +152,7 @@ export async function runOnVms(input: VmRunOptions, deps: VmRunDeps): Promise<Vm
     }
     await deps.logs.writeFile(`${logDir}/summary.json`, `${JSON.stringify(result, null, 2)}\n`)
     deps.signal.throwIfAborted()
-    const failed = results.filter((r) => r.exitCode !== 0 && !r.stopped)
-    if (failed.length > 0) throw await failure(failed, logDir, deps)
+    if (firstFailed !== undefined) throw await failure(result, firstFailed, deps)
     deps.console.info(
       message('vm.run.succeeded', `All ${results.length} workers succeeded in ${result.seconds} s. Logs: ${logDir}`),
     )
@@ -296,7 +299,7 @@ async function shipEverywhere(
         if (exit.code !== 0) {
           throw new XpkError(
             'failed',
-            `Copying the script directory to slice ${w.slice} worker ${w.worker} (${w.host}) failed with ${describeExit(exit.code)}: ${Buffer.concat(errors).toString().trim() || 'no message'}`,
+            `Copying the script directory to slice ${w.slice} worker ${w.worker} (${w.host}) failed with ${describeStatus(exit)}: ${Buffer.concat(errors).toString().trim() || 'no message'}`,
             {hints: ['Check the free disk space of the worker, and that tar is installed.']},
           )
         }
@@ -319,12 +322,14 @@ async function runEverywhere(
   logDir: string,
   options: Resolved,
   deps: VmRunDeps,
-): Promise<WorkerResult[]> {
+): Promise<{results: WorkerResult[]; firstFailed?: number}> {
   const started = deps.now()
   const coordinator = workers[0].internalIp
   const running = new Set(workers.map((_, i) => i))
-  const stopped = new Set<number>()
+  /** Workers xpk is stopping: resolves to whether the command was still running when the stop came. */
+  const stops = new Map<number, Promise<boolean>>()
   let stopping = false
+  let firstFailed: number | undefined
   deps.signal.throwIfAborted()
   const board = deps.console.progress(`Run ${options.runName}:`)
   const update = () =>
@@ -342,6 +347,8 @@ async function runEverywhere(
   // Every worker says when it is ready; "go" goes to all of them at once, so the commands start together.
   let answer: (text: 'go' | 'stop') => void = () => {}
   const gate = new Promise<'go' | 'stop'>((resolve) => (answer = resolve))
+  let answered: 'go' | 'stop' | undefined
+  void gate.then((text) => (answered = text))
   let ready = 0
 
   /** Kills the process group of every worker still running (through its own connection). */
@@ -354,9 +361,30 @@ async function runEverywhere(
         message('vm.run.stopping', `Stopping ${running.size} running worker${running.size === 1 ? '' : 's'}: ${why}.`),
       )
     for (const i of running) {
-      stopped.add(i)
-      sessions[i].exec(killScript(options.runName)).catch(() => {})
+      let report = ''
+      const stop = sessions[i].exec(killScript(options.runName), {
+        onOutput: (chunk, stream) => void (stream === 'stdout' && (report += chunk.toString())),
+      })
+      // When the stop cannot tell (the connection failed), the worker counts as stopped, not as a failure.
+      stops.set(
+        i,
+        stop.then(
+          () => !report.includes(STOP_REPORT.ended),
+          () => true,
+        ),
+      )
     }
+  }
+  /**
+   * Whether xpk stopped worker `i` (so its exit status is not its own): a worker still waiting for "go" when told to
+   * stop exits 143; one that had started is stopped unless its command had already ended on its own (it failed, or
+   * succeeded, at the same moment as the worker that stopped the others).
+   */
+  const stoppedByXpk = async (i: number, status: number): Promise<boolean> => {
+    const stop = stops.get(i)
+    if (stop === undefined) return false
+    if (answered !== 'go' && status === 143) return true
+    return stop
   }
   const onAbort = () => stopOthers('interrupted')
   deps.signal.addEventListener('abort', onAbort, {once: true})
@@ -375,7 +403,7 @@ async function runEverywhere(
 
   try {
     update()
-    return await Promise.all(
+    const results = await Promise.all(
       workers.map(async (w, i): Promise<WorkerResult> => {
         const log = `${logDir}/slice-${w.slice}-worker-${w.worker}.log`
         const writer = deps.logs.writer(log)
@@ -403,9 +431,9 @@ async function runEverywhere(
         }
         // stderr is held until the ready line arrives (it may come in pieces), which is then cut out.
         let early: Buffer | undefined = Buffer.alloc(0)
-        let exitCode: number | null
+        let exit: RemoteExit
         try {
-          const exit = await sessions[i].exec(script, {
+          exit = await sessions[i].exec(script, {
             gate,
             onOutput: (chunk, stream) => {
               if (early === undefined || stream !== 'stderr') return emit(chunk)
@@ -419,29 +447,30 @@ async function runEverywhere(
               if (++ready === workers.length) answer('go')
             },
           })
-          exitCode = exit.code
         } catch {
-          exitCode = null
+          exit = {code: null, signal: 'connection lost'}
         } finally {
           if (early) emit(early)
           await writer.close()
         }
+        const status = shellStatus(exit)
+        const stopped = await stoppedByXpk(i, status)
         running.delete(i)
         const result: WorkerResult = {
           slice: w.slice,
           worker: w.worker,
           host: w.host,
-          exitCode,
-          stopped: stopped.has(i),
+          // A signal SSH reports is given as a shell gives it (128+N); only a lost connection has no code.
+          exitCode: exit.code ?? (exit.signal?.startsWith('SIG') ? status : null),
+          ...(exit.code === null && exit.signal?.startsWith('SIG') ? {signal: exit.signal} : {}),
+          stopped,
           seconds: round((deps.now() - t0) / 1000),
           log,
         }
-        if (exitCode !== 0 && !result.stopped) {
+        if (status !== 0 && !stopped) {
+          firstFailed ??= i
           board.note(
-            message(
-              'vm.run.worker-failed',
-              `Slice ${w.slice} worker ${w.worker} failed with ${describeExit(exitCode)}.`,
-            ),
+            message('vm.run.worker-failed', `Slice ${w.slice} worker ${w.worker} failed with ${describeStatus(exit)}.`),
           )
           stopOthers(`slice ${w.slice} worker ${w.worker} failed`)
         }
@@ -449,6 +478,7 @@ async function runEverywhere(
         return result
       }),
     )
+    return {results, firstFailed}
   } finally {
     deps.signal.removeEventListener('abort', onAbort)
     ticker.abort()
@@ -457,25 +487,42 @@ async function runEverywhere(
   }
 }
 
-async function failure(failed: readonly WorkerResult[], logDir: string, deps: VmRunDeps): Promise<XpkError> {
-  const first = failed[0]
-  // Workers xpk stopped exit 143 or so: the failures themselves decide the reported code.
-  const highest = Math.max(...failed.map(statusOf))
-  const tail = await deps.logs.tail(first.log, 10)
+/**
+ * The error for a run in which the command failed on some worker. It exits with the highest worker status (what the
+ * worker's shell would have exited with), names that worker with the end of its log, and the worker that failed
+ * first when that is another one (often the cause: the others may fail because it went away).
+ */
+async function failure(result: VmRunResult, firstFailed: number, deps: VmRunDeps): Promise<WorkerFailure<VmRunResult>> {
+  const failed = result.workers.filter((r) => !r.stopped && statusOf(r) !== 0)
+  const worst = failed.reduce((a, b) => (statusOf(b) > statusOf(a) ? b : a))
+  const first = result.workers[firstFailed]
+  const status = statusOf(worst)
+  const stopped = result.workers.filter((r) => r.stopped).length
+  const name = (r: WorkerResult) => `slice ${r.slice} worker ${r.worker}`
+  const tailOf = async (r: WorkerResult) => {
+    const tail = await deps.logs.tail(r.log, 10)
+    return tail.length > 0 ? [`Last lines of ${r.log}:`, ...tail.map((l) => `  | ${l}`)] : []
+  }
   const lines = [
-    `The command failed on slice ${first.slice} worker ${first.worker} with ${describeExit(first.exitCode)}` +
-      (failed.length > 1 ? ` (and on ${failed.length - 1} more worker${failed.length > 2 ? 's' : ''})` : '') +
-      `; highest exit code of the failed workers: ${highest}.`,
-    ...(tail.length > 0 ? [`Last lines of ${first.log}:`, ...tail.map((l) => `  | ${l}`)] : []),
+    `The command failed on ${name(worst)} with ${describeWorker(worst)}` +
+      (failed.length > 1 ? `, the highest of ${failed.length} failed workers` : '') +
+      (first !== worst ? ` (the first failure xpk saw: ${name(first)}, ${describeWorker(first)})` : '') +
+      '.' +
+      (stopped > 0 ? ` xpk stopped the other ${stopped} worker${stopped === 1 ? '' : 's'}.` : ''),
+    ...(await tailOf(worst)),
+    ...(first !== worst ? await tailOf(first) : []),
   ]
-  return new XpkError('unsuccessful', lines.join('\n'), {
-    hints: [`Every worker's log and summary.json (exit codes, durations) are in ${logDir}.`],
+  return new WorkerFailure(status, lines.join('\n'), result, {
+    hints: [
+      `xpk exits with ${status}, the worker's own exit status. Every worker's log and summary.json (per-worker exit codes, durations) are in ${result.logDir}.`,
+    ],
   })
 }
 
-function describeExit(code: number | null): string {
-  return code === null ? 'a lost connection or a signal' : `exit code ${code}`
-}
+/** A worker's status for ordering: a lost connection counts as 255, as with ssh. */
+const statusOf = (r: WorkerResult) => shellStatus({code: r.exitCode, signal: r.signal})
+
+const describeWorker = (r: WorkerResult) => describeStatus({code: r.exitCode, signal: r.signal})
 
 function formatBytes(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`

@@ -169,18 +169,62 @@ describe.skipIf(missing)('xpk vm run against real sshd workers and the fake TPU 
     expect(fake.calls.map((c) => c.method)).toEqual(['ListNodes'])
   })
 
-  it('fails fast: the first failing worker stops the others (no process left anywhere), exit 125 with its log', async () => {
+  it("fails fast: the first failing worker stops the others (no process left anywhere); exit 3, the worker's code", async () => {
     const marker = 'sleep 9871'
     const command = `echo started; if [ "$XPK_SLICE_ID$XPK_WORKER_ID" = 11 ]; then sleep 0.5; echo boom >&2; exit 3; fi; ${marker}`
     const started = Date.now()
     const result = await xpk('--tpu-prefix', 'demo', '--command', command, '--use-existing-folder', '--run-name', 'ff')
-    expect(result.code).toBe(125)
+    expect(result.code, result.stderr).toBe(3)
     expect(Date.now() - started).toBeLessThan(20_000)
-    expect(result.stderr).toContain('The command failed on slice 1 worker 1 with exit code 3')
+    expect(result.stderr).toContain('The command failed on slice 1 worker 1 with exit code 3. xpk stopped the other 3')
     expect(result.stderr).toContain('| boom')
+    expect(result.stderr).toContain("xpk exits with 3, the worker's own exit status")
     expect(result.stderr).toContain(join(logs, 'ff'))
     const summary = JSON.parse(readFileSync(join(logs, 'ff', 'summary.json'), 'utf8'))
     expect(summary.workers.filter((w: {stopped: boolean}) => w.stopped)).toHaveLength(3)
+    await eventually(() => SshWorkers.processesMatching(`^${marker}`).length === 0, 5000)
+  })
+
+  it('exits with the highest code of the failed workers (2 and 7: 7) and names that worker; --json has every code', async () => {
+    // Slice 1 worker 0 fails first (7), but a background process it leaves holds its SSH channel open, so xpk sees
+    // slice 0 worker 1 fail (2) first. The stop then finds worker 1-0's command already ended: both failures count.
+    const [marker, leftover] = ['sleep 9874', 'sleep 9875']
+    const command = [
+      'case "$XPK_SLICE_ID$XPK_WORKER_ID" in',
+      `  01) sleep 1.5; echo two; exit 2 ;;`,
+      `  10) ${leftover} & sleep 0.2; echo seven; exit 7 ;;`,
+      `  *) ${marker} ;;`,
+      'esac',
+    ].join('\n')
+    const result = await xpk(
+      ...['--tpu-prefix', 'demo', '--command', command, '--use-existing-folder', '--run-name', 'two', '--json'],
+    )
+    expect(result.code, result.stderr).toBe(7)
+    const json = JSON.parse(result.stdout)
+    expect(json.error).toMatchObject({kind: 'unsuccessful', exitCode: 7})
+    expect(json.error.message).toContain(
+      'The command failed on slice 1 worker 0 with exit code 7, the highest of 2 failed workers (the first failure xpk saw: slice 0 worker 1, exit code 2). xpk stopped the other 2 workers.',
+    )
+    expect(json.error.message).toMatch(/slice-1-worker-0\.log:\n {2}\| seven\n/)
+    expect(json.workers.map((w: {exitCode: number; stopped: boolean}) => [w.exitCode, w.stopped])).toEqual([
+      [143, true],
+      [2, false],
+      [7, false],
+      [143, true],
+    ])
+    expect(json).toMatchObject({runName: 'two', logDir: join(logs, 'two')})
+    await eventually(() => SshWorkers.processesMatching(`^(${marker}|${leftover})`).length === 0, 5000)
+  })
+
+  it('counts a worker killed by a signal as 128+N, as shells do (SIGKILL: 137)', async () => {
+    const marker = 'sleep 9876'
+    // $$ is the run's own shell on the worker: the command kills it outright, as the OOM killer would.
+    const command = `if [ "$XPK_SLICE_ID$XPK_WORKER_ID" = 10 ]; then sleep 0.3; kill -KILL $$; fi; ${marker}`
+    const result = await xpk('--tpu-prefix', 'demo', '--command', command, '--use-existing-folder', '--run-name', 'sig')
+    expect(result.code, result.stderr).toBe(137)
+    expect(result.stderr).toContain('The command failed on slice 1 worker 0 with exit code 137 (SIGKILL).')
+    const summary = JSON.parse(readFileSync(join(logs, 'sig', 'summary.json'), 'utf8'))
+    expect(summary.workers[2]).toMatchObject({exitCode: 137, stopped: false})
     await eventually(() => SshWorkers.processesMatching(`^${marker}`).length === 0, 5000)
   })
 

@@ -12,7 +12,8 @@ import type {
 } from '../../src/ports/remote-shell.js'
 import {READY_MARKER} from '../../src/core/vm/remote-scripts.js'
 import type {VmTiming} from '../../src/services/vm-common.js'
-import {runOnVms, type VmRunDeps, type VmRunOptions} from '../../src/services/vm-run.js'
+import {WorkerFailure} from '../../src/core/vm/exit-status.js'
+import {runOnVms, type VmRunDeps, type VmRunOptions, type VmRunResult} from '../../src/services/vm-run.js'
 import {MemoryTpu} from '../fakes/memory-tpu.js'
 import {RecordingConsole, type PromptAnswer} from '../helpers/recording-console.js'
 
@@ -23,15 +24,21 @@ const timing: VmTiming = {
 }
 const KEY: SshKeyPair = {privateKeyPath: '/home/me/.ssh/google_compute_engine', publicKey: 'ssh-ed25519 AAAAkey me'}
 
-/** What a simulated worker does with the command: exit with a code, or run until killed. */
-type Behaviour = {code: number; output?: string} | 'hang'
+/**
+ * What a simulated worker does with the command: exit (with a code, or killed by a signal) after `afterMs`, run
+ * until stopped ('hang'), or lose the connection ('lost'). With `heldMs`, the command ends but its exit reaches xpk
+ * only that much later, as when a leftover background process keeps the SSH channel open.
+ */
+type Behaviour =
+  {code: number | null; signal?: string; output?: string; afterMs?: number; heldMs?: number} | 'hang' | 'lost'
 
 /** In-memory workers: records every script, answers ship and kill scripts, runs commands per `behave`. */
 class FakeWorkers implements RemoteShell {
   readonly scripts: {host: string; kind: 'ship' | 'run' | 'kill'; stdin?: number}[] = []
   readonly refusals = new Map<string, number>()
   readonly started: string[] = []
-  private readonly pending = new Map<string, (exit: RemoteExit) => void>()
+  /** Commands xpk has not heard the end of: whether each has ended on its own, and how a stop finishes it. */
+  private readonly pending = new Map<string, {ended: boolean; stop: () => void}>()
   constructor(private readonly behave: (host: string) => Behaviour) {}
 
   async connect(target: SshTarget): Promise<RemoteSession> {
@@ -45,7 +52,10 @@ class FakeWorkers implements RemoteShell {
         const kind = script.startsWith('f=') ? 'kill' : script.includes('tar -xf') ? 'ship' : 'run'
         this.scripts.push({host: target.host, kind, ...(options.stdin ? {stdin: options.stdin.length} : {})})
         if (kind === 'kill') {
-          this.pending.get(target.host)?.({code: 143})
+          // As killScript does: says whether the command was still running, and stops what is left either way.
+          const pending = this.pending.get(target.host)
+          options.onOutput?.(Buffer.from(`${pending?.ended === false ? 'xpk-stopping' : 'xpk-ended'}\n`), 'stdout')
+          pending?.stop()
           return {code: 0}
         }
         if (kind === 'ship') return {code: 0}
@@ -57,10 +67,20 @@ class FakeWorkers implements RemoteShell {
         }
         this.started.push(target.host)
         const behaviour = this.behave(target.host)
-        if (behaviour === 'hang') return new Promise((resolve) => this.pending.set(target.host, resolve))
-        await new Promise((r) => setTimeout(r, 1))
+        if (behaviour === 'hang') {
+          return new Promise((resolve) =>
+            this.pending.set(target.host, {ended: false, stop: () => resolve({code: 143})}),
+          )
+        }
+        if (behaviour === 'lost') throw new XpkError('unavailable', 'SSH exec failed: connection lost')
+        await new Promise((r) => setTimeout(r, behaviour.afterMs ?? 1))
         if (behaviour.output) options.onOutput?.(Buffer.from(behaviour.output), 'stdout')
-        return {code: behaviour.code}
+        const exit: RemoteExit = behaviour.signal ? {code: null, signal: behaviour.signal} : {code: behaviour.code}
+        if (behaviour.heldMs === undefined) return exit
+        return new Promise((resolve) => {
+          const timer = setTimeout(() => resolve(exit), behaviour.heldMs)
+          this.pending.set(target.host, {ended: true, stop: () => (clearTimeout(timer), resolve(exit))})
+        })
       },
       close: () => {},
     }
@@ -162,16 +182,64 @@ describe('vm run (in-process, in-memory TPU and workers)', () => {
     expect(JSON.parse(logs.files.get('/logs/r1/summary.json')!).workers).toHaveLength(4)
   })
 
-  it('stops the other workers when one fails and reports it with its log (exit 125)', async () => {
-    const {workers, deps} = setup((host) => (host.endsWith('.1.3') ? {code: 3, output: 'Traceback\nboom\n'} : 'hang'))
+  it("stops the other workers when one fails and exits with that worker's code (3), naming it with its log", async () => {
+    const {workers, deps, logs} = setup((host) =>
+      host.endsWith('.1.3') ? {code: 3, output: 'Traceback\nboom\n'} : 'hang',
+    )
     const error = await runOnVms(options({useExistingFolder: true}), deps).catch((e: unknown) => e)
-    expect(error).toBeInstanceOf(XpkError)
-    expect(error).toMatchObject({kind: 'unsuccessful', exitCode: 125})
-    expect((error as Error).message).toContain('The command failed on slice 1 worker 1 with exit code 3')
-    expect((error as Error).message).toContain('highest exit code of the failed workers: 3')
-    expect((error as Error).message).toContain('  | boom')
+    expect(error).toBeInstanceOf(WorkerFailure)
+    // The stopped workers' 143 does not count: the code is the failed worker's own.
+    expect(error).toMatchObject({kind: 'unsuccessful', exitCode: 3})
+    const text = (error as Error).message
+    expect(text).toContain('The command failed on slice 1 worker 1 with exit code 3.')
+    expect(text).toContain('xpk stopped the other 3 workers.')
+    expect(text).toContain('Last lines of /logs/r1/slice-1-worker-1.log:\n  | warming up\n  | Traceback\n  | boom')
+    expect((error as XpkError).hints[0]).toContain("xpk exits with 3, the worker's own exit status")
     expect(workers.scripts.filter((s) => s.kind === 'kill')).toHaveLength(3)
     expect(workers.scripts.some((s) => s.kind === 'ship')).toBe(false)
+    // --json prints the run with the error: per-worker codes, and which workers xpk stopped.
+    const details = (error as WorkerFailure<VmRunResult>).details
+    expect(details.workers.map((w) => [w.exitCode, w.stopped])).toEqual([
+      [143, true],
+      [143, true],
+      [143, true],
+      [3, false],
+    ])
+    expect(JSON.parse(logs.files.get('/logs/r1/summary.json')!).workers).toEqual(details.workers)
+  })
+
+  it('with two workers failing together, exits with the highest code and names that worker and the first to fail', async () => {
+    // Slice 0 worker 1 fails first (2); slice 1 worker 0 has failed (7) by the time the stop reaches it, but a
+    // leftover process holds its channel open, so xpk hears of it only from the stop.
+    const {workers, deps} = setup((host) =>
+      host.endsWith('.0.3')
+        ? {code: 2, output: 'first failure\n', afterMs: 5}
+        : host.endsWith('.1.2')
+          ? {code: 7, output: 'worst failure\n', afterMs: 1, heldMs: 60_000}
+          : 'hang',
+    )
+    const error = await runOnVms(options({useExistingFolder: true}), deps).catch((e: unknown) => e)
+    expect(error).toMatchObject({exitCode: 7})
+    const text = (error as Error).message
+    expect(text).toContain(
+      'The command failed on slice 1 worker 0 with exit code 7, the highest of 2 failed workers (the first failure xpk saw: slice 0 worker 1, exit code 2). xpk stopped the other 2 workers.',
+    )
+    expect(text).toContain('slice-1-worker-0.log:\n  | warming up\n  | worst failure\n')
+    expect(text).toMatch(/slice-0-worker-1.log:\n {2}\| warming up\n {2}\| first failure$/)
+    expect(workers.scripts.filter((s) => s.kind === 'kill')).toHaveLength(3)
+  })
+
+  it.each([
+    ['killed by a signal', {code: null, signal: 'SIGKILL'} as const, 137, 'exit code 137 (SIGKILL)'],
+    ['whose command a signal killed (its shell says 128+N)', {code: 139}, 139, 'exit code 139 (SIGSEGV)'],
+    ['whose connection was lost', 'lost' as const, 255, 'a lost connection'],
+  ])('a worker %s counts as its shell status', async (_, behaviour, status, described) => {
+    const {deps} = setup((host) => (host.endsWith('.0.2') ? behaviour : 'hang'))
+    const error = await runOnVms(options({useExistingFolder: true}), deps).catch((e: unknown) => e)
+    expect(error).toMatchObject({exitCode: status})
+    expect((error as Error).message).toContain(`The command failed on slice 0 worker 0 with ${described}.`)
+    const [first] = (error as WorkerFailure<VmRunResult>).details.workers
+    expect(first.exitCode).toBe(behaviour === 'lost' ? null : status)
   })
 
   it('on abort (Ctrl-C) kills every running worker and rethrows the reason', async () => {
@@ -270,7 +338,11 @@ describe('vm run start gate', () => {
     const error = await runOnVms(options({useExistingFolder: true}), {...deps, shell: async () => failing}).catch(
       (e: unknown) => e,
     )
-    expect(error).toMatchObject({kind: 'unsuccessful', message: expect.stringContaining('exit code 127')})
+    expect(error).toMatchObject({
+      kind: 'unsuccessful',
+      exitCode: 127,
+      message: expect.stringContaining('exit code 127'),
+    })
     expect(workers.started).toEqual([])
   })
 })

@@ -63,7 +63,7 @@ export function shipScript(remoteDir: string): string {
 /**
  * Unpacks the script directory from stdin (unless reusing the copy there), clears TPU holders, and runs the command
  * in its own session (setsid), recording its process-group id so that {@link killScript} can stop the whole tree.
- * The script's exit status is the command's.
+ * The script's exit status is the command's, as a shell reports it: 128+N when a signal N killed it.
  */
 export function runScript(input: {
   remoteDir: string
@@ -78,31 +78,42 @@ export function runScript(input: {
   const pgid = `"$HOME"/${shellQuote(pgidFile(input.runName))}`
   const lines = [
     'set -e',
+    '[ -d "$HOME"/.xpk/runs ] || mkdir -p "$HOME"/.xpk/runs',
+    // Emptied first (a builtin, no process), so that a stop request never acts on a group id left by an earlier run
+    // of the same name, even when this one ends before starting the command.
+    `: > ${pgid}`,
     input.ship
       ? `rm -rf ${dir} && mkdir -p ${dir} && tar -xf - -C ${dir}`
       : `[ -d ${dir} ] || { echo "xpk: ${input.remoteDir.replaceAll('"', '')} is not on this worker; run once without --use-existing-folder" >&2; exit 127; }`,
     CLEAR_TPU_HOLDERS,
-    '[ -d "$HOME"/.xpk/runs ] || mkdir -p "$HOME"/.xpk/runs',
-    // Emptied (a builtin, no process) so that a stop request never acts on a group id left by an earlier run.
-    `: > ${pgid}`,
     `cd ${dir}`,
     ...Object.entries(input.env).map(([k, v]) => `export ${k}=${shellQuote(v)}`),
     'set +e',
     // In its own session (setsid), the group leader's bash records its id ($1), then (gated) says it is ready on
     // stderr and waits for "go" on stdin (anything else, or the end of stdin, stops it: exit 143), and runs the
     // command ($2) itself with stdin closed. Waiting this late keeps the work between "go" and the command tiny.
-    `exec setsid -w bash -c ${shellQuote(
+    // It runs as a background job that this shell waits for, not through `setsid -w`: `wait` reports a job killed
+    // by signal N as 128+N, while `setsid -w` would exit N. A background job's stdin is /dev/null unless redirected,
+    // hence fd 3; `2>/dev/null` keeps bash's "Killed" notice out of the worker's log.
+    'exec 3<&0',
+    `setsid bash -c ${shellQuote(
       input.gated
         ? `echo $$ > "$1"; c=$2; shift 2; echo ${READY_MARKER} >&2; read -r go; [ "$go" = go ] || exit 143; exec </dev/null; eval "$c"`
         : 'echo $$ > "$1"; c=$2; shift 2; exec </dev/null; eval "$c"',
-    )} xpk-run ${pgid} ${shellQuote(input.command)}`,
+    )} xpk-run ${pgid} ${shellQuote(input.command)} <&3 3<&- &`,
+    'exec 3<&-',
+    'wait $! 2>/dev/null',
   ]
   return lines.join('\n')
 }
 
+/** What {@link killScript} prints first: whether the run's command was still running when the stop came. */
+export const STOP_REPORT = {stopping: 'xpk-stopping', ended: 'xpk-ended'} as const
+
 /**
  * Stops a run's process group: SIGTERM, then SIGKILL after `graceSeconds`. Waits briefly for the group id to be
- * recorded, in case the run is only starting.
+ * recorded, in case the run is only starting. Prints {@link STOP_REPORT}: `ended` when the group's leader (the run's
+ * shell) had already exited, i.e. the command ended on its own before the stop, and its exit status is its own.
  */
 export function killScript(runName: string, graceSeconds = 2): string {
   const pgid = `"$HOME"/${shellQuote(pgidFile(runName))}`
@@ -110,8 +121,10 @@ export function killScript(runName: string, graceSeconds = 2): string {
   return [
     `f=${pgid}`,
     'i=0; while [ ! -s "$f" ] && [ $i -lt 20 ]; do sleep 0.1; i=$((i+1)); done',
-    'pg=$(cat "$f" 2>/dev/null) || exit 0',
+    'pg=$(cat "$f" 2>/dev/null)',
+    `if [ -n "$pg" ] && kill -0 "$pg" 2>/dev/null; then echo ${STOP_REPORT.stopping}; else echo ${STOP_REPORT.ended}; fi`,
     '[ -n "$pg" ] || exit 0',
+    // Its leftovers (background processes) are stopped all the same.
     'kill -TERM -- "-$pg" 2>/dev/null || exit 0',
     `i=0; while kill -0 -- "-$pg" 2>/dev/null && [ $i -lt ${ticks} ]; do sleep 0.1; i=$((i+1)); done`,
     'kill -KILL -- "-$pg" 2>/dev/null',

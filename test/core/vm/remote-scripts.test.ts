@@ -11,6 +11,7 @@ import {
   runScript,
   shellQuote,
   shipScript,
+  STOP_REPORT,
   withSshKey,
   workerEnv,
 } from '../../../src/core/vm/remote-scripts.js'
@@ -67,6 +68,18 @@ describe('remote scripts, run by a real shell', () => {
     expect([closed.status, closed.stdout]).toEqual([143, ''])
   })
 
+  it.each([
+    ['kill -KILL $$', 137],
+    ['kill -TERM $$', 143],
+    ["sh -c 'kill -SEGV $$'", 139],
+  ])('reports `%s` as a shell does: 128+N for signal N (exit %i), without a "Killed" notice', (command, status) => {
+    // `$$` is the run's own shell, the leader of its process group: the case `setsid -w` reported as plain N.
+    const result = sh(runScript({remoteDir: '.', ship: false, runName: 's', env: {}, command}))
+    expect(result.status).toBe(status)
+    // The outer shell's job notice ("Killed", "Terminated") would only repeat the status in the worker's log.
+    expect(result.stderr).not.toMatch(/Killed|Terminated/)
+  })
+
   it('refuses to run without the folder when not shipping', () => {
     const result = sh(runScript({remoteDir: 'missing', ship: false, runName: 'r2', env: {}, command: 'true'}))
     expect(result.status).toBe(127)
@@ -92,9 +105,12 @@ describe('remote scripts, run by a real shell', () => {
         .filter(Boolean).length
     for (let i = 0; i < 200 && count() < 2; i++) await new Promise((r) => setTimeout(r, 50))
     expect(count()).toBe(2)
-    expect(sh(killScript('k', 1)).status).toBe(0)
+    const stop = sh(killScript('k', 1))
+    expect([stop.status, stop.stdout]).toEqual([0, `${STOP_REPORT.stopping}\n`])
     for (let i = 0; i < 200 && count() > 0; i++) await new Promise((r) => setTimeout(r, 50))
     expect(count()).toBe(0)
+    // Once the run has ended, a stop says so: its exit status was its own.
+    expect(sh(killScript('k', 1)).stdout).toBe(`${STOP_REPORT.ended}\n`)
   })
 })
 
