@@ -1,8 +1,8 @@
 /**
- * The {@link GkeClient} port over the GKE REST API v1 (container.googleapis.com/v1) with `fetch`. The message
- * types are @google-cloud/container's (types only); its client is not used because loading it costs start-up
- * time every command that reaches GKE pays before its first request: google-gax with gRPC (about 0.5 s, proto
- * parsing and grpc-js) or with its REST transport (about 0.3 s). `npm run bench:gke-transports` measures the three.
+ * The {@link GkeClient} port over the GKE REST API v1 (container.googleapis.com/v1), through google-rest.ts. The
+ * message types are @google-cloud/container's (types only); its client is not used because loading it costs
+ * start-up time that every command reaching GKE pays before its first request: google-gax over gRPC (proto parsing
+ * and grpc-js) or over its REST transport. `npm run bench:gke-transports` measures the ways; README, Speed.
  */
 import type {protos} from '@google-cloud/container'
 
@@ -19,7 +19,7 @@ import type {
   ObservedNodePool,
   ServerConfig,
 } from '../ports/gke.js'
-import {authorizer, GoogleRest, grpcCodeForHttp, type RestFailure} from './google-rest.js'
+import {authorizer, type Fetch, GoogleRest, grpcCodeForHttp, nodeFetch, type RestFailure} from './google-rest.js'
 
 type ApiCluster = protos.google.container.v1.ICluster
 type ApiNodePool = protos.google.container.v1.INodePool
@@ -37,8 +37,8 @@ export interface GkeConnection {
   readonly accessToken?: string
   /** How long one HTTP request may take, in milliseconds. @default 60000 */
   readonly requestTimeoutMs?: number
-  /** @default globalThis.fetch */
-  readonly fetch?: typeof fetch
+  /** How requests are sent. @default nodeFetch (node:http and node:https) */
+  readonly fetch?: Fetch
 }
 
 const DEFAULT_BASE = 'https://container.googleapis.com/v1/'
@@ -63,7 +63,7 @@ export async function createGkeClient(connection: GkeConnection = {}): Promise<G
     base,
     authorize,
     connection.requestTimeoutMs ?? 60_000,
-    connection.fetch ?? fetch,
+    connection.fetch ?? nodeFetch,
     (failure, context) => gkeApiError({code: gkeCode(failure), message: failure.message}, context),
   )
   return new ContainerApiClient(rest)
@@ -224,7 +224,7 @@ class ContainerApiClient implements GkeClient {
   }
 
   async close(): Promise<void> {
-    // Nothing to release: fetch's idle keep-alive connections do not hold the process open.
+    // Nothing to release: idle keep-alive connections do not hold the process open.
   }
 
   private toOperation(project: string, location: string, op: ApiOperation): GkeOperation {
@@ -255,6 +255,8 @@ class ContainerApiClient implements GkeClient {
       version: c.currentMasterVersion ?? '',
       nodeLocations: [...(c.locations ?? [])],
       endpoint: c.endpoint ?? '',
+      dnsEndpoint: c.controlPlaneEndpointsConfig?.dnsEndpointConfig?.endpoint || null,
+      caCertificate: c.masterAuth?.clusterCaCertificate || null,
       releaseChannel: c.releaseChannel ? enumName(c.releaseChannel.channel, 'UNSPECIFIED') : null,
       privateNodes: Boolean(c.privateClusterConfig?.enablePrivateNodes),
       labels: {...(c.resourceLabels ?? {})},

@@ -37,6 +37,8 @@ export function anObservedCluster(overrides: Partial<ObservedCluster> = {}): Obs
     version: '1.35.1-gke.1000000',
     nodeLocations: ['us-central2-b'],
     endpoint: '203.0.113.10',
+    dnsEndpoint: null,
+    caCertificate: null,
     releaseChannel: 'RAPID',
     privateNodes: false,
     labels: {gke_product_type: 'xpk'},

@@ -34,7 +34,12 @@ export interface ObservedCluster {
   readonly statusMessage: string
   readonly version: string
   readonly nodeLocations: readonly string[]
+  /** The control plane's IP endpoint (host, or host:port for the local stand-in). */
   readonly endpoint: string
+  /** The DNS-based control-plane endpoint, when the cluster has one (`cluster create` enables it). */
+  readonly dnsEndpoint: string | null
+  /** The cluster CA certificate, base64-encoded PEM as GKE hands it out; needed to trust the IP endpoint. */
+  readonly caCertificate: string | null
   readonly releaseChannel: string | null
   readonly privateNodes: boolean
   readonly labels: Readonly<Record<string, string>>

@@ -1,0 +1,170 @@
+/**
+ * The in-cluster half of `cluster create`: what to install, resize and apply inside the cluster so it is ready to
+ * queue work, decided from what is live. Everything is compared with the live objects first, so a re-run with
+ * nothing to change plans no mutating request.
+ */
+import {RELEASES, type KubeObject, type ReleaseComponent} from '../kube/release-manifest.js'
+import type {ClusterShape} from './cluster-shape.js'
+import {clusterConfigMaps} from './configmaps.js'
+import {jobSetControllerPatch, kueueControllerPatch} from './controller-sizing.js'
+import {decideInstall, type InstallDecision, type ObservedController} from './install-decision.js'
+import {kueueConfiguration, kueueConfigurationObjects} from './kueue.js'
+import {applyWouldChange, patchWouldChange} from './live-diff.js'
+import type {DeploymentPatch, InClusterObject} from './types.js'
+
+/** What was read from the cluster before planning. */
+export interface ObservedInCluster {
+  /** Nodes the cluster has now. */
+  readonly nodeCount: number
+  readonly controllers: Readonly<Record<ReleaseComponent, ObservedController & {readonly deployment?: unknown}>>
+  /** Names of the Kueue CRDs installed (`clusterqueues.kueue.x-k8s.io`, ...), for a breaking upgrade. */
+  readonly kueueCrds: readonly string[]
+  /** The live objects of the kinds xpk applies, by {@link objectKey}. */
+  readonly live: ReadonlyMap<string, unknown>
+}
+
+export interface InClusterInputs {
+  readonly shape: ClusterShape
+  readonly xpkVersion: string
+  /** Nodes expected once the plan's GKE steps are done (sizes the controllers when the cluster is not live yet). */
+  readonly expectedNodes: number
+}
+
+/** One in-cluster step, in the order they depend on each other. */
+export type InClusterStep =
+  | {
+      readonly kind: 'install'
+      readonly component: ReleaseComponent
+      readonly decision: InstallDecision
+      /** The controller's resources for the cluster's size, applied with the release's Deployment. */
+      readonly sizing: DeploymentPatch
+      readonly reason: string
+    }
+  | {
+      readonly kind: 'resize'
+      readonly component: ReleaseComponent
+      readonly sizing: DeploymentPatch
+      readonly reason: string
+    }
+  | {readonly kind: 'await'; readonly component: ReleaseComponent; readonly reason: string}
+  | {
+      readonly kind: 'apply'
+      readonly object: InClusterObject
+      readonly change: 'create' | 'update' | 'none'
+      /** Needs Kueue's webhooks and CRDs (every Kueue object), or only the API server (core objects). */
+      readonly needsKueue: boolean
+      readonly reason: string
+    }
+
+export interface InClusterPlan {
+  /** Whether the plan was made from the live cluster, or as if nothing were there (the cluster is new, or offline). */
+  readonly fromLive: boolean
+  readonly steps: readonly InClusterStep[]
+  /** Notes for the user: controllers left alone, and why. */
+  readonly notes: readonly string[]
+  /** A breaking Kueue upgrade deletes every Kueue object: the plan needs confirmation. */
+  readonly destructive: boolean
+}
+
+/** The key of an object in {@link ObservedInCluster.live}. */
+export function objectKey(object: {
+  readonly kind: string
+  readonly metadata: {readonly name: string; readonly namespace?: string}
+}): string {
+  return `${object.kind}/${object.metadata.namespace ?? ''}/${object.metadata.name}`
+}
+
+/** Every object xpk applies (besides the release manifests) for a cluster of this shape. */
+export function desiredObjects(inputs: InClusterInputs): InClusterObject[] {
+  const kueue = kueueConfiguration(inputs.shape, {topologyAwareScheduling: false})
+  const maps = clusterConfigMaps(inputs.shape, {xpkVersion: inputs.xpkVersion})
+  return [...kueueConfigurationObjects(kueue), maps.resources, maps.metadata]
+}
+
+const SIZING: Readonly<Record<ReleaseComponent, (nodes: number) => DeploymentPatch>> = {
+  jobset: jobSetControllerPatch,
+  kueue: kueueControllerPatch,
+}
+
+/** Plans the in-cluster steps against what is live, or, with `observed` null, as if nothing were installed. */
+export function planInCluster(inputs: InClusterInputs, observed: ObservedInCluster | null): InClusterPlan {
+  const steps: InClusterStep[] = []
+  const notes: string[] = []
+  let destructive = false
+  const nodes = observed ? Math.max(observed.nodeCount, inputs.expectedNodes) : inputs.expectedNodes
+  for (const component of ['jobset', 'kueue'] as const) {
+    const controller: ObservedController = observed?.controllers[component] ?? {installed: false}
+    const decision = decideInstall(component, controller, {crds: observed?.kueueCrds ?? []})
+    const sizing = SIZING[component](nodes)
+    const title = RELEASES[component].title
+    switch (decision.action) {
+      case 'install':
+      case 'upgrade':
+      case 'breaking-upgrade':
+        destructive ||= decision.action === 'breaking-upgrade'
+        steps.push({kind: 'install', component, decision, sizing, reason: decision.reason})
+        steps.push({kind: 'await', component, reason: `wait until ${title}'s controller is Available`})
+        break
+      case 'skip': {
+        const deployment = observed?.controllers[component].deployment
+        if (patchWouldChange(sizing, deployment)) {
+          steps.push({kind: 'resize', component, sizing, reason: `resize ${title}'s controller for ${nodes} nodes`})
+          steps.push({kind: 'await', component, reason: `wait until ${title}'s controller is Available`})
+        }
+        break
+      }
+      default:
+        notes.push(decision.note)
+    }
+  }
+  for (const object of desiredObjects(inputs)) {
+    const live = observed?.live.get(objectKey(object))
+    const change = live === undefined ? 'create' : applyWouldChange(object, live) ? 'update' : 'none'
+    steps.push({
+      kind: 'apply',
+      object,
+      change,
+      needsKueue: object.apiVersion.startsWith('kueue.x-k8s.io/'),
+      reason: describeChange(object, change, live),
+    })
+  }
+  return {fromLive: observed !== null, steps, notes, destructive}
+}
+
+function describeChange(object: InClusterObject, change: 'create' | 'update' | 'none', live: unknown): string {
+  const what = `${object.kind} ${object.metadata.name}`
+  if (change === 'create') return `create ${what}`
+  if (change === 'none') return `unchanged: ${what}`
+  if (object.kind === 'ClusterQueue') {
+    const before = quotaOf(live)
+    const after = quotaOf(object)
+    if (before !== undefined && after !== undefined && before !== after)
+      return `update ${what}: quota ${before} -> ${after}`
+  }
+  return `update ${what}`
+}
+
+/** The first flavor's first quota of a ClusterQueue, as text (`16`, `32`), for the plan line. */
+function quotaOf(queue: unknown): string | undefined {
+  const groups = (queue as {spec?: {resourceGroups?: {flavors?: {resources?: {nominalQuota?: unknown}[]}[]}[]}})?.spec
+    ?.resourceGroups
+  const quota = groups?.[0]?.flavors?.[0]?.resources?.[0]?.nominalQuota
+  return quota === undefined ? undefined : String(quota)
+}
+
+/**
+ * The release's controller Deployment with the cluster's sizing merged into its container: applied whole, under
+ * xpk's field manager, so a later resize (applied the same way) never drops a field xpk set before.
+ */
+export function sizedController(deployment: KubeObject, sizing: DeploymentPatch): KubeObject {
+  const wanted = sizing.body.spec.template.spec.containers
+  const spec = deployment.spec as {template?: {spec?: {containers?: {name: string; resources?: object}[]}}}
+  const containers = (spec?.template?.spec?.containers ?? []).map((c) => {
+    const size = wanted.find((w) => w.name === c.name)
+    return size ? {...c, resources: {...c.resources, ...size.resources}} : c
+  })
+  return {
+    ...deployment,
+    spec: {...spec, template: {...spec?.template, spec: {...spec?.template?.spec, containers}}},
+  }
+}

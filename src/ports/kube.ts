@@ -1,0 +1,63 @@
+import type {KubeObject} from '../core/kube/release-manifest.js'
+
+export type {KubeObject} from '../core/kube/release-manifest.js'
+
+/** Which object: apiVersion and kind say the type, namespace is left out for cluster-scoped kinds. */
+export interface KubeRef {
+  readonly apiVersion: string
+  readonly kind: string
+  readonly name: string
+  readonly namespace?: string
+}
+
+/** One page of a list. */
+export interface KubePage {
+  readonly items: readonly KubeObject[]
+  /** The token for the next page; undefined on the last one. */
+  readonly continue?: string
+}
+
+export interface KubeListOptions {
+  readonly namespace?: string
+  readonly labelSelector?: string
+  readonly fieldSelector?: string
+  readonly limit?: number
+  readonly continue?: string
+}
+
+/**
+ * The Kubernetes API as xpk uses it. Everything xpk writes goes through server-side apply under one field
+ * manager, so re-runs converge and fields owned by other tools are left alone. Failures are XpkErrors (ApiError
+ * with the HTTP status name and whether a retry may help), so the executor's one retry policy handles them.
+ */
+export interface KubeClient {
+  /** Where the client talks to, for messages (the API server URL or the kubeconfig context). */
+  readonly target: string
+  /** The object, or undefined when it (or its kind) does not exist. */
+  get(ref: KubeRef): Promise<KubeObject | undefined>
+  /** One page of objects of a kind; an unknown kind (its CRD not installed) is an empty page. */
+  list(apiVersion: string, kind: string, options?: KubeListOptions): Promise<KubePage>
+  /**
+   * Server-side apply of `object` under the field manager `xpk`. `force` takes over fields another manager owns
+   * (what `kubectl apply --server-side --force-conflicts` does for release manifests).
+   */
+  apply(object: KubeObject, options?: {readonly force?: boolean}): Promise<KubeObject>
+  /** Deletes the object (dependents by background propagation); 'absent' when it was not there. */
+  delete(ref: KubeRef): Promise<'deleted' | 'absent'>
+}
+
+/** How `--kubeconfig` / `--context` / GKE pick the cluster to talk to. */
+export type KubeAccess =
+  | {
+      readonly kind: 'gke'
+      /** `https://<ip or DNS endpoint>`, or with a port for the local stand-in. */
+      readonly server: string
+      /** The cluster CA certificate, PEM, as GKE hands it out base64-encoded in `masterAuth`; none for DNS endpoints. */
+      readonly caCertificate?: string
+      /** An OAuth access token (Application Default Credentials or XPK_ACCESS_TOKEN). */
+      readonly token: () => Promise<string>
+    }
+  | {readonly kind: 'kubeconfig'; readonly path?: string; readonly context?: string}
+
+/** The field manager of everything xpk applies. */
+export const FIELD_MANAGER = 'xpk'

@@ -1,0 +1,330 @@
+import {XpkError} from '../core/errors.js'
+import {MANAGED_BY_LABEL, type BreakingDeletion, type ObservedController} from '../core/incluster/install-decision.js'
+import {
+  desiredObjects,
+  objectKey,
+  sizedController,
+  type InClusterInputs,
+  type InClusterPlan,
+  type InClusterStep,
+  type ObservedInCluster,
+} from '../core/incluster/plan.js'
+import {
+  applyOrder,
+  controllerImage,
+  findControllerDeployment,
+  RELEASES,
+  type KubeObject,
+  type ReleaseComponent,
+} from '../core/kube/release-manifest.js'
+import type {Backoff} from '../core/retry.js'
+import type {GraphStep, StepContext} from '../executor/step-graph.js'
+import {pollUntil, withRetries, type RetryOptions} from '../executor/retry.js'
+import type {KubeClient} from '../ports/kube.js'
+import type {ReleaseManifestSource} from '../ports/release-manifests.js'
+
+const NODE_PAGE = 500
+const CRD_API = 'apiextensions.k8s.io/v1'
+
+/**
+ * Reads what the in-cluster plan compares against: the two controller Deployments, the node count, and the live
+ * objects of every kind xpk applies, with one list per kind (and per page of nodes), never one read per object.
+ */
+export async function readInCluster(
+  kube: KubeClient,
+  inputs: InClusterInputs,
+  retry: RetryOptions,
+): Promise<ObservedInCluster> {
+  const call = <T>(read: () => Promise<T>) => withRetries(read, retry)
+  const kinds = new Map<string, {apiVersion: string; kind: string; namespace?: string}>()
+  for (const o of desiredObjects(inputs)) {
+    const namespace = 'namespace' in o.metadata ? (o.metadata.namespace as string) : undefined
+    kinds.set(`${o.apiVersion}/${o.kind}/${namespace ?? ''}`, {apiVersion: o.apiVersion, kind: o.kind, namespace})
+  }
+  const [jobset, kueue, nodeCount, lists] = await Promise.all([
+    call(() => readController(kube, 'jobset')),
+    call(() => readController(kube, 'kueue')),
+    countNodes(kube, call),
+    Promise.all([...kinds.values()].map((k) => call(() => listAll(kube, k.apiVersion, k.kind, k.namespace)))),
+  ])
+  const live = new Map<string, unknown>()
+  for (const items of lists) for (const item of items) live.set(objectKey(item), item)
+  // Only a Kueue old enough to need deleting makes the CRD list worth a request.
+  const kueueCrds = kueue.installed && needsBreakingCheck(kueue) ? await call(() => listKueueCrds(kube)) : []
+  return {nodeCount, controllers: {jobset, kueue}, kueueCrds, live}
+}
+
+async function readController(
+  kube: KubeClient,
+  component: ReleaseComponent,
+): Promise<ObservedController & {deployment?: unknown}> {
+  const {namespace, name} = RELEASES[component].controller
+  const deployment = await kube.get({apiVersion: 'apps/v1', kind: 'Deployment', namespace, name})
+  if (!deployment) return {installed: false}
+  const labels = (deployment.metadata.labels ?? {}) as Record<string, string>
+  return {
+    installed: true,
+    image: controllerImage(deployment) ?? '',
+    managedBy: labels[MANAGED_BY_LABEL] || null,
+    deployment,
+  }
+}
+
+function needsBreakingCheck(kueue: ObservedController): boolean {
+  return kueue.installed && /:v0\.(\d|1[0-4])\.\d+$/.test(kueue.image)
+}
+
+async function countNodes(kube: KubeClient, call: <T>(read: () => Promise<T>) => Promise<T>): Promise<number> {
+  let count = 0
+  let token: string | undefined
+  do {
+    const page = await call(() => kube.list('v1', 'Node', {limit: NODE_PAGE, continue: token}))
+    count += page.items.length
+    token = page.continue
+  } while (token)
+  return count
+}
+
+async function listAll(kube: KubeClient, apiVersion: string, kind: string, namespace?: string): Promise<KubeObject[]> {
+  const items: KubeObject[] = []
+  let token: string | undefined
+  do {
+    const page = await kube.list(apiVersion, kind, {namespace, continue: token})
+    items.push(...page.items)
+    token = page.continue
+  } while (token)
+  return items
+}
+
+async function listKueueCrds(kube: KubeClient): Promise<string[]> {
+  const crds = await listAll(kube, CRD_API, 'CustomResourceDefinition')
+  return crds.map((c) => c.metadata.name).filter((n) => n.endsWith('.kueue.x-k8s.io'))
+}
+
+/** What the in-cluster steps run with. */
+export interface InClusterDeps {
+  /** The cluster's Kubernetes API; connected on first use (after the cluster exists). */
+  readonly kube: () => Promise<KubeClient>
+  readonly manifests: ReleaseManifestSource
+  readonly retry: Omit<RetryOptions, 'onRetry'>
+}
+
+export interface InClusterApplyOptions {
+  /** `--jobset-manifest` / `--kueue-manifest`: a file or URL replacing the release's manifest. */
+  readonly manifestOverrides: Partial<Record<ReleaseComponent, string>>
+  /** How long a controller may take to become Available. */
+  readonly availableTimeoutMs: number
+  readonly poll: Backoff
+}
+
+/**
+ * The in-cluster plan as executor steps. Steps that change nothing (`unchanged` objects) are left out, so a
+ * re-run sends no mutating request. Kueue objects wait for Kueue to be Available (its webhooks validate them);
+ * ConfigMaps and PriorityClasses need only the API server.
+ */
+export function inClusterSteps(plan: InClusterPlan, deps: InClusterDeps, options: InClusterApplyOptions): GraphStep[] {
+  const steps: GraphStep[] = []
+  const has = new Set(plan.steps.map((s) => stepId(s)))
+  for (const s of plan.steps) {
+    const id = stepId(s)
+    const line = s.kind === 'apply' ? `${s.object.kind}/${s.object.metadata.name}` : RELEASES[s.component].title
+    const base = {id, line, name: line, announce: true}
+    switch (s.kind) {
+      case 'install':
+        steps.push({
+          ...base,
+          resource: 'release',
+          action: s.decision.action === 'install' ? 'install' : 'upgrade',
+          run: (ctx) => install(s, deps, options, ctx),
+        })
+        break
+      case 'resize':
+        steps.push({...base, resource: 'release', action: 'resize', run: (ctx) => resize(s, deps, options, ctx)})
+        break
+      case 'await': {
+        const before = has.has(`install:${s.component}`) ? `install:${s.component}` : `resize:${s.component}`
+        steps.push({
+          ...base,
+          resource: 'controller',
+          action: 'wait',
+          needs: [{id: before, because: `${RELEASES[s.component].title} was not installed`}],
+          run: (ctx) => awaitAvailable(s.component, deps, options, ctx),
+        })
+        break
+      }
+      case 'apply': {
+        if (s.change === 'none') break
+        const kueueReady = has.has('await:kueue') ? [{id: 'await:kueue', because: 'Kueue is not Available'}] : []
+        steps.push({
+          ...base,
+          resource: s.object.kind,
+          action: s.change,
+          needs: s.needsKueue ? kueueReady : [],
+          run: async (ctx) => {
+            ctx.progress('applying')
+            const kube = await deps.kube()
+            await withRetries(() => kube.apply(s.object as unknown as KubeObject, {force: true}), retrying(deps, ctx))
+          },
+        })
+        break
+      }
+    }
+  }
+  return steps
+}
+
+function stepId(s: InClusterStep): string {
+  return s.kind === 'apply' ? `apply:${s.object.kind}/${s.object.metadata.name}` : `${s.kind}:${s.component}`
+}
+
+function retrying(deps: InClusterDeps, ctx: StepContext): RetryOptions {
+  return {
+    ...deps.retry,
+    signal: ctx.signal,
+    onRetry: (error, delay) => ctx.progress('retrying', `${error.status}, again in ${(delay / 1000).toFixed(1)}s`),
+  }
+}
+
+async function install(
+  step: Extract<InClusterStep, {kind: 'install'}>,
+  deps: InClusterDeps,
+  options: InClusterApplyOptions,
+  ctx: StepContext,
+): Promise<void> {
+  const {component, decision} = step
+  ctx.progress('loading the release manifest')
+  const manifest = await deps.manifests.load(component, {
+    override: options.manifestOverrides[component],
+    signal: ctx.signal,
+  })
+  const kube = await deps.kube()
+  const retry = retrying(deps, ctx)
+  if (decision.action === 'breaking-upgrade') {
+    ctx.progress('deleting the old Kueue')
+    for (const deletion of decision.deletions) await deleteForUpgrade(kube, deletion, retry)
+  }
+  const controller = findControllerDeployment(manifest.objects, component)
+  const objects = applyOrder(manifest.objects).map((o) => (o === controller ? sizedController(o, step.sizing) : o))
+  // Namespaces and CRDs first, then the rest together: the longest chain is two requests deep, not one per object.
+  const first = objects.filter((o) => o.kind === 'Namespace' || o.kind === 'CustomResourceDefinition')
+  const rest = objects.filter((o) => !first.includes(o))
+  let applied = 0
+  const applyAll = (batch: readonly KubeObject[]) =>
+    Promise.all(
+      batch.map(async (o) => {
+        await withRetries(() => kube.apply(o, {force: true}), retry)
+        ctx.progress('applying', `${++applied}/${objects.length} objects`)
+      }),
+    )
+  await applyAll(first)
+  await applyAll(rest)
+}
+
+async function resize(
+  step: Extract<InClusterStep, {kind: 'resize'}>,
+  deps: InClusterDeps,
+  options: InClusterApplyOptions,
+  ctx: StepContext,
+): Promise<void> {
+  ctx.progress('resizing')
+  const manifest = await deps.manifests.load(step.component, {
+    override: options.manifestOverrides[step.component],
+    signal: ctx.signal,
+  })
+  const controller = findControllerDeployment(manifest.objects, step.component)
+  if (!controller) {
+    throw new XpkError('failed', `The ${RELEASES[step.component].title} release manifest has no controller Deployment.`)
+  }
+  const kube = await deps.kube()
+  await withRetries(() => kube.apply(sizedController(controller, step.sizing), {force: true}), retrying(deps, ctx))
+}
+
+async function deleteForUpgrade(kube: KubeClient, deletion: BreakingDeletion, retry: RetryOptions): Promise<void> {
+  if (deletion.kind === 'deployment') {
+    await withRetries(
+      () =>
+        kube.delete({apiVersion: 'apps/v1', kind: 'Deployment', namespace: deletion.namespace, name: deletion.name}),
+      retry,
+    )
+    return
+  }
+  const crdName = deletion.kind === 'crd' ? deletion.name : deletion.crd
+  if (deletion.kind === 'crd') {
+    await withRetries(() => kube.delete({apiVersion: CRD_API, kind: 'CustomResourceDefinition', name: crdName}), retry)
+    return
+  }
+  const crd = await withRetries(
+    () => kube.get({apiVersion: CRD_API, kind: 'CustomResourceDefinition', name: crdName}),
+    retry,
+  )
+  if (!crd) return
+  const spec = crd.spec as {group: string; names: {kind: string}; versions: {name: string; served: boolean}[]}
+  const version = spec.versions.find((v) => v.served)?.name
+  if (!version) return
+  const apiVersion = `${spec.group}/${version}`
+  for (const item of await listAll(kube, apiVersion, spec.names.kind)) {
+    await withRetries(
+      () =>
+        kube.delete({apiVersion, kind: spec.names.kind, name: item.metadata.name, namespace: item.metadata.namespace}),
+      retry,
+    )
+  }
+}
+
+interface DeploymentStatus {
+  readonly metadata: {readonly generation?: number}
+  readonly status?: {
+    readonly observedGeneration?: number
+    readonly conditions?: readonly {
+      readonly type: string
+      readonly status: string
+      readonly reason?: string
+      readonly message?: string
+    }[]
+  }
+}
+
+/** Waits until the controller's Deployment reports Available for its latest generation, or times out naming why. */
+async function awaitAvailable(
+  component: ReleaseComponent,
+  deps: InClusterDeps,
+  options: InClusterApplyOptions,
+  ctx: StepContext,
+): Promise<void> {
+  const {namespace, name} = RELEASES[component].controller
+  const kube = await deps.kube()
+  ctx.progress('waiting for Available')
+  const started = deps.retry.clock.now()
+  let last: DeploymentStatus | undefined
+  await pollUntil(
+    async () => {
+      last = (await kube.get({apiVersion: 'apps/v1', kind: 'Deployment', namespace, name})) as unknown as
+        DeploymentStatus | undefined
+      if (isAvailable(last)) return true
+      if (deps.retry.clock.now() - started >= options.availableTimeoutMs) {
+        const conditions = (last?.status?.conditions ?? [])
+          .map((c) => `${c.type}=${c.status}${c.reason ? ` (${c.reason}${c.message ? `: ${c.message}` : ''})` : ''}`)
+          .join('; ')
+        throw new XpkError(
+          'timeout',
+          `Deployment ${namespace}/${name} (${RELEASES[component].title}) did not become Available within ` +
+            `${Math.round(options.availableTimeoutMs / 1000)} s. ${last ? `Its conditions: ${conditions || 'none yet'}.` : 'It does not exist.'}`,
+          {
+            hints: [
+              `Its pods' events say why: look at the Deployment in the Cloud Console, or \`kubectl describe deployment -n ${namespace} ${name}\`.`,
+              'Re-run the same command once it is fixed: what is installed is kept.',
+            ],
+          },
+        )
+      }
+      return false
+    },
+    {...retrying(deps, ctx), poll: options.poll},
+  )
+}
+
+function isAvailable(deployment: DeploymentStatus | undefined): boolean {
+  if (!deployment?.status) return false
+  const fresh = (deployment.status.observedGeneration ?? 0) >= (deployment.metadata.generation ?? 0)
+  return fresh && (deployment.status.conditions ?? []).some((c) => c.type === 'Available' && c.status === 'True')
+}
