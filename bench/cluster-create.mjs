@@ -3,16 +3,13 @@
 // The CLI runs with its real settings (no XPK_POLL_INTERVAL_MS), so the figure includes its poll schedule.
 // Run with `npm run bench:cluster` (which builds first). Target: wall / one operation <= 1.5 with 64 slices on an
 // existing cluster, i.e. creating 64 node pools costs about one GKE operation, not 64.
-//
-// The fake is TypeScript; it is transpiled with esbuild to a temporary .mjs (no tsx needed). Its bare imports
-// (@grpc/grpc-js, @google-cloud/container's protos) resolve through a node_modules link beside that file.
 import {spawn} from 'node:child_process'
-import {mkdtempSync, rmSync, symlinkSync} from 'node:fs'
+import {mkdtempSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
-import {fileURLToPath, pathToFileURL} from 'node:url'
+import {fileURLToPath} from 'node:url'
 
-import {build} from 'esbuild'
+import {cliEnv, loadFakeGke} from './fake-gke.mjs'
 
 const RUNS = Number(process.env.RUNS ?? 5)
 const OPERATION_MS = 2000
@@ -27,35 +24,8 @@ const root = fileURLToPath(new URL('..', import.meta.url))
 const bin = join(root, 'bin/run.js')
 const scratch = mkdtempSync(join(tmpdir(), 'xpk-bench-cluster-'))
 
-async function loadFakeGke() {
-  symlinkSync(join(root, 'node_modules'), join(scratch, 'node_modules'), 'dir')
-  const outfile = join(scratch, 'fake-gke.mjs')
-  await build({
-    entryPoints: [join(root, 'test/fakes/fake-gke.ts')],
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    packages: 'external',
-    outfile,
-    logLevel: 'warning',
-  })
-  return (await import(pathToFileURL(outfile).href)).FakeGke
-}
-
-/** A clean environment: nothing from the user's config, gcloud or shell tuning (XPK_POLL_INTERVAL_MS etc.). */
-function cliEnv(fake) {
-  return {
-    PATH: process.env.PATH,
-    HOME: mkdtempSync(join(scratch, 'home-')),
-    XDG_CONFIG_HOME: mkdtempSync(join(scratch, 'config-')),
-    CLOUDSDK_CONFIG: mkdtempSync(join(scratch, 'gcloud-')),
-    METADATA_SERVER_DETECTION: 'none',
-    GCE_METADATA_HOST: '127.0.0.1:9',
-    GCE_METADATA_IP: '127.0.0.1:9',
-    NO_COLOR: '1',
-    XPK_GKE_ENDPOINT: `http://${fake.endpoint}`,
-  }
-}
+// One compile cache for all runs, as a user's runs share theirs; the warm-up run fills it.
+const cacheHome = mkdtempSync(join(scratch, 'cache-'))
 
 /** Runs the CLI asynchronously (the fake lives in this process and must keep answering). */
 function runCli(fake, args) {
@@ -63,7 +33,7 @@ function runCli(fake, args) {
     const startedAt = Date.now()
     const start = process.hrtime.bigint()
     const child = spawn(process.execPath, ['--', bin, ...args], {
-      env: cliEnv(fake),
+      env: cliEnv(fake, scratch, cacheHome),
       stdio: ['ignore', 'ignore', 'pipe'],
     })
     let stderr = ''
@@ -214,7 +184,7 @@ async function fixedCosts(fake) {
   console.log(`  xpk cluster list (start-up, GKE client, one RPC): ${median(list).toFixed(0)} ms`)
 }
 
-const FakeGke = await loadFakeGke()
+const {FakeGke, cleanup} = await loadFakeGke()
 const fake = await FakeGke.start({operationMs: OPERATION_MS})
 try {
   console.log(`Cluster create benchmark (Node ${process.version}), every GKE operation takes ${OPERATION_MS} ms.`)
@@ -239,5 +209,6 @@ try {
   )
 } finally {
   await fake.stop()
+  cleanup()
   rmSync(scratch, {recursive: true, force: true})
 }

@@ -1,5 +1,5 @@
 /**
- * The {@link ComputeClient} port over the Compute Engine REST API v1 with `fetch`. There is no Compute SDK among
+ * The {@link ComputeClient} port over the Compute Engine REST API v1 (google-rest.ts). There is no Compute SDK among
  * xpk's dependencies and two endpoints do not justify one; google-auth-library supplies the credentials.
  */
 
@@ -12,7 +12,7 @@ import type {
   ObservedWorkloadPolicy,
   WorkloadPolicySpec,
 } from '../ports/compute.js'
-import {authorizer, GoogleRest, grpcCodeForHttp, type RestFailure} from './google-rest.js'
+import {authorizer, type Fetch, GoogleRest, grpcCodeForHttp, nodeFetch, type RestFailure} from './google-rest.js'
 
 /** How to reach the Compute Engine API. */
 export interface ComputeConnection {
@@ -26,8 +26,8 @@ export interface ComputeConnection {
   readonly accessToken?: string
   /** How long one HTTP request may take, in milliseconds. @default 60000 */
   readonly requestTimeoutMs?: number
-  /** @default globalThis.fetch */
-  readonly fetch?: typeof fetch
+  /** How requests are sent. @default nodeFetch (node:http and node:https) */
+  readonly fetch?: Fetch
 }
 
 const DEFAULT_BASE = 'https://compute.googleapis.com/compute/v1/'
@@ -45,7 +45,7 @@ export async function createComputeClient(connection: ComputeConnection = {}): P
     base,
     authorize,
     connection.requestTimeoutMs ?? 60_000,
-    connection.fetch ?? fetch,
+    connection.fetch ?? nodeFetch,
     (failure, context) => computeApiError(computeFailure(failure), context),
   )
   return new ComputeRestClient(rest)
