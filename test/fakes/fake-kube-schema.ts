@@ -74,14 +74,14 @@ export function prune(value: unknown, schema: Schema, path = new FieldPath(''), 
   const keepMeta = root || isEmbedded(schema)
   for (const key of Object.keys(value)) {
     const prop = props[key]
+    // ObjectMeta is the API machinery's, whatever the schema says of `metadata` (usually a bare `type: object`).
+    if (keepMeta && ROOT_FIELDS.has(key)) continue
     if (prop) {
       if (value[key] === null && prop.nullable !== true) {
         delete value[key]
         continue
       }
       pruned.push(...prune(value[key], prop, path.child(key), false))
-    } else if (keepMeta && ROOT_FIELDS.has(key)) {
-      continue
     } else if (isObj(additional)) {
       pruned.push(...prune(value[key], additional, path.child(key), false))
     } else if (additional === true || preserve) {

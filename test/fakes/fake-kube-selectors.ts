@@ -151,13 +151,3 @@ export function parseFieldSelector(text: string | undefined, kind: string): Matc
       return (text === t.value) !== t.negate
     })
 }
-
-/** The name a field selector pins down (`metadata.name=x`), so a watch or list can be narrowed to one object. */
-export function nameFromFieldSelector(text: string | undefined): string | undefined {
-  if (!text) return undefined
-  for (const term of splitTopLevel(text)) {
-    const m = /^metadata\.name\s*(==|=)\s*(.*)$/.exec(term)
-    if (m) return m[2]
-  }
-  return undefined
-}

@@ -876,3 +876,627 @@ describe('FakeKube custom resources', () => {
     ])
   })
 })
+
+describe('FakeKube status and rollout', () => {
+  const ref = {apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'default', name: 'd1'}
+
+  it('drops status on create, ignores it on main-resource writes, and writes only status through /status', async () => {
+    const created = await apps.createNamespacedDeployment({
+      namespace: 'default',
+      body: {...deployment('d1'), status: {replicas: 9}},
+    })
+    expect(created.status).toBeUndefined()
+    expect(created.metadata?.generation).toBe(1)
+    const statusWrite = await apps.replaceNamespacedDeploymentStatus({
+      name: 'd1',
+      namespace: 'default',
+      body: {...created, spec: {...created.spec!, replicas: 7}, status: {replicas: 2, readyReplicas: 1}},
+    })
+    expect(statusWrite.status).toMatchObject({replicas: 2, readyReplicas: 1})
+    expect(statusWrite.spec?.replicas).toBe(2)
+    expect(statusWrite.metadata?.generation).toBe(1)
+    const specWrite = await apps.replaceNamespacedDeployment({
+      name: 'd1',
+      namespace: 'default',
+      body: {...statusWrite, spec: {...statusWrite.spec!, replicas: 3}, status: {replicas: 0}},
+    })
+    expect(specWrite.spec?.replicas).toBe(3)
+    expect(specWrite.status?.readyReplicas).toBe(1)
+    expect(specWrite.metadata?.generation).toBe(2)
+  })
+
+  it('makes Deployments and DaemonSets ready when the test says so, never on their own by default', async () => {
+    await apps.createNamespacedDeployment({namespace: 'default', body: deployment('d1', 'nginx:1', 3)})
+    await sleep(30)
+    expect(fake.get(ref)?.status).toBeUndefined()
+    fake.setDeploymentAvailable('default', 'd1')
+    const ready = await apps.readNamespacedDeployment({name: 'd1', namespace: 'default'})
+    expect(ready.status).toMatchObject({
+      observedGeneration: 1,
+      replicas: 3,
+      readyReplicas: 3,
+      availableReplicas: 3,
+      updatedReplicas: 3,
+    })
+    expect(ready.status?.conditions?.find((c) => c.type === 'Available')).toMatchObject({
+      status: 'True',
+      reason: 'MinimumReplicasAvailable',
+    })
+
+    const ds: k8s.V1DaemonSet = {
+      metadata: {name: 'ds1'},
+      spec: {
+        selector: {matchLabels: {a: 'b'}},
+        template: {metadata: {labels: {a: 'b'}}, spec: {containers: [{name: 'c', image: 'i'}]}},
+      },
+    }
+    await apps.createNamespacedDaemonSet({namespace: 'kube-system', body: ds})
+    fake.setDaemonSetReady('kube-system', 'ds1', 4)
+    const dsRead = await apps.readNamespacedDaemonSet({name: 'ds1', namespace: 'kube-system'})
+    expect(dsRead.status).toMatchObject({
+      desiredNumberScheduled: 4,
+      numberReady: 4,
+      updatedNumberScheduled: 4,
+      observedGeneration: 1,
+    })
+  })
+
+  it('rolls out automatically after rolloutMs, again after each spec change', async () => {
+    fake.settings.rolloutMs = 20
+    await apps.createNamespacedDeployment({namespace: 'default', body: deployment('d1')})
+    await until(() => fake.get(ref)?.status, 'the first rollout')
+    await apps.patchNamespacedDeployment(
+      {name: 'd1', namespace: 'default', body: {spec: {replicas: 5}}},
+      k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
+    )
+    // Until the controller catches up, the status describes the previous generation.
+    expect(fake.get(ref)?.status).toMatchObject({observedGeneration: 1, replicas: 2})
+    const rolled = await until(() => {
+      const s = fake.get(ref)?.status as Obj | undefined
+      return s?.observedGeneration === 2 && s
+    }, 'the second rollout')
+    expect(rolled).toMatchObject({replicas: 5, availableReplicas: 5})
+  })
+})
+
+describe('FakeKube watch', () => {
+  interface Seen {
+    type: string
+    name: string
+    rv: string
+  }
+  async function watch(
+    path: string,
+    query: Record<string, unknown>,
+  ): Promise<{events: Seen[]; stop: () => void; done: Promise<unknown>}> {
+    const events: Seen[] = []
+    let finish!: (err: unknown) => void
+    const done = new Promise((resolve) => (finish = resolve))
+    const controller = await new k8s.Watch(kc).watch(
+      path,
+      query,
+      (type, object: k8s.KubernetesObject) =>
+        events.push({type, name: object.metadata?.name ?? '', rv: object.metadata?.resourceVersion ?? ''}),
+      (err) => finish(err),
+    )
+    return {events, stop: () => controller.abort(), done}
+  }
+
+  it('streams ADDED for what exists, then ADDED, MODIFIED and DELETED as they happen', async () => {
+    await core.createNamespacedConfigMap({namespace: 'default', body: cm('old')})
+    const w = await watch('/api/v1/namespaces/default/configmaps', {})
+    await until(() => w.events.length === 1, 'the initial ADDED')
+    await core.createNamespacedConfigMap({namespace: 'default', body: cm('new')})
+    await core.patchNamespacedConfigMap({
+      name: 'new',
+      namespace: 'default',
+      body: [{op: 'add', path: '/data/b', value: '2'}],
+    })
+    await core.deleteNamespacedConfigMap({name: 'old', namespace: 'default'})
+    await core.createNamespacedConfigMap({namespace: 'kube-system', body: cm('elsewhere')})
+    await until(() => w.events.length >= 4, 'four events')
+    w.stop()
+    expect(w.events.map((e) => `${e.type} ${e.name}`)).toEqual([
+      'ADDED old',
+      'ADDED new',
+      'MODIFIED new',
+      'DELETED old',
+    ])
+    const rvs = w.events.slice(1).map((e) => Number(e.rv))
+    expect(rvs).toEqual([...rvs].sort((a, b) => a - b))
+  })
+
+  it('resumes from a resourceVersion without replaying older events, and follows label selectors in and out', async () => {
+    const first = await core.createNamespacedConfigMap({namespace: 'default', body: cm('a')})
+    await core.createNamespacedConfigMap({namespace: 'default', body: cm('b')})
+    await core.createNamespacedConfigMap({namespace: 'default', body: cm('c', {}, {team: 'ml'})})
+    const resumed = await watch('/api/v1/namespaces/default/configmaps', {
+      resourceVersion: first.metadata?.resourceVersion,
+    })
+    await until(() => resumed.events.length === 2, 'the two later events')
+    expect(resumed.events.map((e) => `${e.type} ${e.name}`)).toEqual(['ADDED b', 'ADDED c'])
+    resumed.stop()
+
+    const selected = await watch('/api/v1/namespaces/default/configmaps', {labelSelector: 'team=ml'})
+    await until(() => selected.events.length === 1, 'the labelled object')
+    const merge = k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch)
+    await core.patchNamespacedConfigMap(
+      {name: 'a', namespace: 'default', body: {metadata: {labels: {team: 'ml'}}}},
+      merge,
+    )
+    await core.patchNamespacedConfigMap(
+      {name: 'c', namespace: 'default', body: {metadata: {labels: {team: null}}}},
+      merge,
+    )
+    await until(() => selected.events.length === 3, 'in and out')
+    selected.stop()
+    expect(selected.events.map((e) => `${e.type} ${e.name}`)).toEqual(['ADDED c', 'ADDED a', 'DELETED c'])
+  })
+
+  it('watches one object by field selector, sends bookmarks when allowed, and ends at timeoutSeconds', async () => {
+    await core.createNamespacedConfigMap({namespace: 'default', body: cm('a')})
+    await core.createNamespacedConfigMap({namespace: 'default', body: cm('b')})
+    const w = await watch('/api/v1/namespaces/default/configmaps', {
+      fieldSelector: 'metadata.name=b',
+      allowWatchBookmarks: true,
+      timeoutSeconds: 1,
+    })
+    await until(() => w.events.some((e) => e.type === 'BOOKMARK'), 'a bookmark')
+    expect(w.events.filter((e) => e.type !== 'BOOKMARK').map((e) => e.name)).toEqual(['b'])
+    // The server ends the watch; the client reports it as done without an error.
+    expect(await w.done).toBeNull()
+  })
+
+  it('reports 410 Expired in an ERROR event for a resourceVersion older than its history', async () => {
+    fake.settings.watchHistory = 2
+    const first = await core.createNamespacedConfigMap({namespace: 'default', body: cm('a')})
+    for (const name of ['b', 'c', 'd']) await core.createNamespacedConfigMap({namespace: 'default', body: cm(name)})
+    const events: {type: string; object: Obj}[] = []
+    const controller = await new k8s.Watch(kc).watch(
+      '/api/v1/namespaces/default/configmaps',
+      {resourceVersion: first.metadata?.resourceVersion},
+      (type, object: Obj) => events.push({type, object}),
+      () => undefined,
+    )
+    await until(() => events.length === 1, 'the error event')
+    controller.abort()
+    expect(events[0]).toMatchObject({type: 'ERROR', object: {kind: 'Status', code: 410, reason: 'Expired'}})
+  })
+})
+
+describe('FakeKube deletion', () => {
+  function owned(name: string, owner: k8s.KubernetesObject, kind = 'ConfigMap'): Obj {
+    const base = kind === 'Pod' ? pod(name) : cm(name)
+    return {
+      ...base,
+      metadata: {
+        name,
+        namespace: 'default',
+        ownerReferences: [
+          {
+            apiVersion: owner.apiVersion,
+            kind: owner.kind,
+            name: owner.metadata?.name,
+            uid: owner.metadata?.uid,
+            controller: true,
+          },
+        ],
+      },
+    }
+  }
+  const configMap = (name: string) => fake.get({apiVersion: 'v1', kind: 'ConfigMap', namespace: 'default', name})
+  const exists = (name: string) =>
+    fake.get({apiVersion: 'v1', kind: 'ConfigMap', namespace: 'default', name}) !== undefined
+
+  it('deletes dependents in the background after their owner, keeps them (without the reference) on Orphan', async () => {
+    const [owner] = fake.seed(cm('owner')) as k8s.KubernetesObject[]
+    fake.seed(owned('dep1', owner), owned('dep2', owner))
+    await core.deleteNamespacedConfigMap({name: 'owner', namespace: 'default'})
+    await fake.settled()
+    expect(['owner', 'dep1', 'dep2'].map(exists)).toEqual([false, false, false])
+
+    const [owner2] = fake.seed(cm('owner2')) as k8s.KubernetesObject[]
+    fake.seed(owned('kept', owner2))
+    await core.deleteNamespacedConfigMap({name: 'owner2', namespace: 'default', propagationPolicy: 'Orphan'})
+    // Held by the garbage collector's orphan finalizer until the references are gone.
+    expect(configMap('owner2')?.metadata).toMatchObject({finalizers: ['orphan'], deletionTimestamp: expect.any(String)})
+    await fake.settled()
+    expect(exists('owner2')).toBe(false)
+    const kept = await core.readNamespacedConfigMap({name: 'kept', namespace: 'default'})
+    expect(kept.metadata?.ownerReferences).toBeUndefined()
+  })
+
+  it("orphans a Job's pods by default (the batch/v1 default) and cascades when asked", async () => {
+    const batch = kc.makeApiClient(k8s.BatchV1Api)
+    const job: k8s.V1Job = {
+      metadata: {name: 'j1'},
+      spec: {template: {spec: {restartPolicy: 'Never', containers: [{name: 'c', image: 'i'}]}}},
+    }
+    const created = await batch.createNamespacedJob({namespace: 'default', body: job})
+    fake.seed(owned('p1', created, 'Pod'), owned('p2', created, 'Pod'))
+    await batch.deleteNamespacedJob({name: 'j1', namespace: 'default'})
+    await fake.settled()
+    expect(fake.list('v1', 'Pod', 'default').map((p) => (p.metadata as Obj).name)).toEqual(['p1', 'p2'])
+    const again = await batch.createNamespacedJob({namespace: 'default', body: {...job, metadata: {name: 'j2'}}})
+    fake.seed(owned('p3', again, 'Pod'))
+    await batch.deleteNamespacedJob({name: 'j2', namespace: 'default', propagationPolicy: 'Foreground'})
+    await fake.settled()
+    expect(fake.list('v1', 'Pod', 'default').map((p) => (p.metadata as Obj).name)).toEqual(['p1', 'p2'])
+    expect(fake.get({apiVersion: 'batch/v1', kind: 'Job', namespace: 'default', name: 'j2'})).toBeUndefined()
+  })
+
+  it('keeps an object with finalizers (deletionTimestamp set) until they are removed', async () => {
+    fake.seed({...cm('held'), metadata: {name: 'held', namespace: 'default', finalizers: ['example.com/cleanup']}})
+    // The typed client reads the answer as a V1Status; the server sent the object, still there.
+    await core.deleteNamespacedConfigMap({name: 'held', namespace: 'default'})
+    expect(fake.requests.at(-1)?.status).toBe(200)
+    expect(configMap('held')?.metadata).toMatchObject({
+      deletionTimestamp: expect.any(String),
+      finalizers: ['example.com/cleanup'],
+    })
+    expect(exists('held')).toBe(true)
+    const addMore = await statusOf(
+      core.patchNamespacedConfigMap({
+        name: 'held',
+        namespace: 'default',
+        body: [{op: 'add', path: '/metadata/finalizers/-', value: 'x/y'}],
+      }),
+    )
+    expect(addMore.code).toBe(422)
+    await core.patchNamespacedConfigMap({
+      name: 'held',
+      namespace: 'default',
+      body: [{op: 'remove', path: '/metadata/finalizers'}],
+    })
+    expect(exists('held')).toBe(false)
+  })
+
+  it('terminates a namespace: 403 for new content while its objects go, then it is gone; default cannot be deleted', async () => {
+    await core.createNamespace({body: {metadata: {name: 'team'}}})
+    await core.createNamespacedConfigMap({namespace: 'team', body: cm('c1')})
+    await core.deleteNamespace({name: 'team'})
+    expect((await core.readNamespace({name: 'team'})).status?.phase).toBe('Terminating')
+    const refused = await statusOf(core.createNamespacedConfigMap({namespace: 'team', body: cm('c2')}))
+    expect(refused).toMatchObject({
+      code: 403,
+      reason: 'Forbidden',
+      message: 'unable to create new content in namespace team because it is being terminated',
+    })
+    await fake.settled()
+    expect((await statusOf(core.readNamespace({name: 'team'}))).code).toBe(404)
+    expect(fake.list('v1', 'ConfigMap', 'team')).toEqual([])
+    const protectedNs = await statusOf(core.deleteNamespace({name: 'default'}))
+    expect(protectedNs).toMatchObject({code: 403, reason: 'Forbidden'})
+  })
+
+  it('deletes collections by label selector', async () => {
+    fake.seed(cm('a', {}, {x: '1'}), cm('b', {}, {x: '1'}), cm('c'))
+    await core.deleteCollectionNamespacedConfigMap({namespace: 'default', labelSelector: 'x=1'})
+    expect(fake.list('v1', 'ConfigMap', 'default').map((c) => (c.metadata as Obj).name)).toEqual(['c'])
+  })
+})
+
+describe('FakeKube pod logs', () => {
+  it('returns the log the test set, honours tailLines, and names containers as the API server does', async () => {
+    fake.seed(
+      {...pod('p1'), status: {phase: 'Running'}},
+      {...pod('p2', {containers: ['a', 'b']}), status: {phase: 'Running'}},
+    )
+    fake.setPodLog('default', 'p1', 'one\ntwo\nthree\n')
+    expect(await core.readNamespacedPodLog({name: 'p1', namespace: 'default'})).toBe('one\ntwo\nthree\n')
+    expect(await core.readNamespacedPodLog({name: 'p1', namespace: 'default', tailLines: 2})).toBe('two\nthree\n')
+    const stamped = await core.readNamespacedPodLog({name: 'p1', namespace: 'default', timestamps: true})
+    expect(stamped.split('\n')[0]).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z one$/)
+    fake.setPodLog('default', 'p2', 'from b\n', 'b')
+    expect(await core.readNamespacedPodLog({name: 'p2', namespace: 'default', container: 'b'})).toBe('from b\n')
+    const unnamed = await statusOf(core.readNamespacedPodLog({name: 'p2', namespace: 'default'}))
+    expect(unnamed).toMatchObject({
+      code: 400,
+      message: 'a container name must be specified for pod p2, choose one of: [a b]',
+    })
+    const wrong = await statusOf(core.readNamespacedPodLog({name: 'p2', namespace: 'default', container: 'z'}))
+    expect(wrong.message).toBe('container z is not valid for pod p2')
+    await core.createNamespacedPod({namespace: 'default', body: pod('p3') as k8s.V1Pod})
+    const waiting = await statusOf(core.readNamespacedPodLog({name: 'p3', namespace: 'default'}))
+    expect(waiting).toMatchObject({
+      code: 400,
+      message: 'container "main" in pod "p3" is waiting to start: ContainerCreating',
+    })
+    expect((await statusOf(core.readNamespacedPodLog({name: 'nope', namespace: 'default'}))).code).toBe(404)
+  })
+
+  it('streams a followed log as it grows and ends it when the pod finishes', async () => {
+    fake.seed({...pod('p1'), status: {phase: 'Running'}})
+    fake.setPodLog('default', 'p1', 'start\n')
+    const out = new PassThrough()
+    let text = ''
+    out.on('data', (chunk: Buffer) => (text += chunk.toString()))
+    const ended = new Promise((resolve) => out.on('end', resolve))
+    await new k8s.Log(kc).log('default', 'p1', 'main', out, {follow: true})
+    await until(() => text === 'start\n', 'the existing log')
+    fake.appendPodLog('default', 'p1', 'step 1\n')
+    await until(() => text === 'start\nstep 1\n', 'the appended line')
+    fake.setStatus({apiVersion: 'v1', kind: 'Pod', namespace: 'default', name: 'p1'}, {phase: 'Succeeded'})
+    await ended
+    expect(text).toBe('start\nstep 1\n')
+  })
+})
+
+describe('FakeKube test controls', () => {
+  it('logs every request with its verb and whether it mutates, so tests can count writes', async () => {
+    const objects = k8s.KubernetesObjectApi.makeApiClient(kc)
+    await objects.patch(
+      cm('c1') as k8s.KubernetesObject,
+      undefined,
+      undefined,
+      'xpk',
+      true,
+      k8s.PatchStrategy.ServerSideApply,
+    )
+    await objects.read({apiVersion: 'v1', kind: 'ConfigMap', metadata: {name: 'c1', namespace: 'default'}})
+    await core.listNamespacedConfigMap({namespace: 'default'})
+    await objects.delete({apiVersion: 'v1', kind: 'ConfigMap', metadata: {name: 'c1', namespace: 'default'}})
+    // KubernetesObjectApi resolves the kind once per apiVersion (GET /api/v1), then caches it.
+    expect(fake.requests.map((r) => `${r.method} ${r.path} ${r.verb}${r.mutating ? ' (mutating)' : ''}`)).toEqual([
+      'GET /api/v1 discovery',
+      'PATCH /api/v1/namespaces/default/configmaps/c1 apply (mutating)',
+      'GET /api/v1/namespaces/default/configmaps/c1 get',
+      'GET /api/v1/namespaces/default/configmaps list',
+      'DELETE /api/v1/namespaces/default/configmaps/c1 delete (mutating)',
+    ])
+    expect(fake.mutatingRequests()).toHaveLength(2)
+    expect(fake.requests[1]).toMatchObject({
+      query: {fieldManager: 'xpk', force: 'true'},
+      contentType: 'application/apply-patch+yaml',
+      resource: 'configmaps',
+      namespace: 'default',
+      name: 'c1',
+      status: 201,
+      body: {apiVersion: 'v1', kind: 'ConfigMap', metadata: {name: 'c1', namespace: 'default'}},
+    })
+    expect(fake.requestCount({verb: 'apply'})).toBe(1)
+  })
+
+  it('fails the next N matching requests with an injected status (Retry-After included), then serves normally', async () => {
+    fake.faults.push({method: 'POST', path: /\/configmaps$/, status: 429, retryAfterSeconds: 1, times: 2})
+    const first = await statusOf(core.createNamespacedConfigMap({namespace: 'default', body: cm('c1')}))
+    expect(first).toMatchObject({code: 429, reason: 'TooManyRequests', details: {retryAfterSeconds: 1}})
+    await statusOf(core.createNamespacedConfigMap({namespace: 'default', body: cm('c1')}))
+    await core.createNamespacedConfigMap({namespace: 'default', body: cm('c1')})
+    expect(fake.requests.map((r) => [r.status, r.faulted ?? false])).toEqual([
+      [429, true],
+      [429, true],
+      [201, false],
+    ])
+    expect(fake.faults).toEqual([])
+  })
+
+  it('can lose the answer after the write took effect, and delay requests', async () => {
+    fake.faults.push({verb: 'create', status: 504, reason: 'Timeout', message: 'timeout', afterApply: true})
+    const lost = await statusOf(core.createNamespacedConfigMap({namespace: 'default', body: cm('c1')}))
+    expect(lost).toMatchObject({code: 504, reason: 'Timeout'})
+    expect(fake.get({apiVersion: 'v1', kind: 'ConfigMap', namespace: 'default', name: 'c1'})).toBeDefined()
+
+    fake.settings.latencyMs = 60
+    fake.faults.push({verb: 'get', delayMs: 60})
+    const started = Date.now()
+    await core.readNamespacedConfigMap({name: 'c1', namespace: 'default'})
+    expect(Date.now() - started).toBeGreaterThanOrEqual(115)
+  })
+
+  it('seeds objects with status as given and lists them back', async () => {
+    const [node] = fake.seed({
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: {name: 'n1', labels: {'cloud.google.com/gke-tpu-accelerator': 'tpu-v6e-slice'}},
+      status: {allocatable: {'google.com/tpu': '4'}},
+    })
+    expect(node.metadata).toMatchObject({uid: expect.any(String), resourceVersion: expect.any(String)})
+    const nodes = await core.listNode({labelSelector: 'cloud.google.com/gke-tpu-accelerator'})
+    expect(nodes.items.map((n) => [n.metadata?.name, n.status?.allocatable?.['google.com/tpu']])).toEqual([['n1', '4']])
+    expect(() => fake.seed({...cm('x'), metadata: {name: 'x', namespace: 'missing'}})).toThrow(
+      /namespaces "missing" not found/,
+    )
+    expect(() => fake.seed({apiVersion: 'example.com/v1', kind: 'Widget', metadata: {name: 'w'}})).toThrow(
+      /no resource type serves/,
+    )
+  })
+})
+
+const CRDS_DIR = fileURLToPath(new URL('../../../shared/crds/', import.meta.url))
+const JOBSET_CRD = `${CRDS_DIR}jobset-${JOBSET_VERSION}/jobset.x-k8s.io_jobsets.yaml`
+const KUEUE_DIR = `${CRDS_DIR}kueue-${KUEUE_VERSION}/`
+const KUEUE_CRDS = [
+  'resourceflavors',
+  'clusterqueues',
+  'localqueues',
+  'workloads',
+  'workloadpriorityclasses',
+  'admissionchecks',
+  'topologies',
+  'cohorts',
+]
+const haveSharedCrds = existsSync(JOBSET_CRD) && existsSync(KUEUE_DIR)
+if (!haveSharedCrds) {
+  // CI has ../shared; a missing CRD there is a broken checkout, not a reason to skip.
+  if (process.env.CI)
+    throw new Error(`The JobSet/Kueue CRDs are missing from ${CRDS_DIR}; CI must have ../shared/crds.`)
+  process.stderr.write(`Skipping the FakeKube JobSet/Kueue CRD tests: ${CRDS_DIR} is not beside this checkout.\n`)
+}
+
+describe.skipIf(!haveSharedCrds)('FakeKube with the JobSet and Kueue CRDs', () => {
+  const objects = () => k8s.KubernetesObjectApi.makeApiClient(kc)
+  const jobsets = {group: 'jobset.x-k8s.io', version: 'v1alpha2', namespace: 'default', plural: 'jobsets'}
+
+  const files = () => [JOBSET_CRD, ...KUEUE_CRDS.map((c) => `${KUEUE_DIR}kueue.x-k8s.io_${c}.yaml`)]
+
+  /** Through the client, as xpk will install them (about 2 s: client-node's model (de)serialization is slow). */
+  async function install(): Promise<void> {
+    const api = objects()
+    for (const file of files()) {
+      for (const crd of k8s.loadAllYaml(readFileSync(file, 'utf8')) as k8s.KubernetesObject[]) {
+        await api.patch(crd, undefined, undefined, 'xpk', true, k8s.PatchStrategy.ServerSideApply)
+      }
+    }
+  }
+
+  let parsed: Obj[] | undefined
+  /** Straight into the fake, for tests about what comes after the install. */
+  function seedCrds(): void {
+    parsed ??= files().flatMap((file) => loadAll(readFileSync(file, 'utf8')) as Obj[])
+    fake.seed(...parsed)
+  }
+
+  function jobSet(name: string, replicas: unknown = 2): Obj {
+    return {
+      apiVersion: 'jobset.x-k8s.io/v1alpha2',
+      kind: 'JobSet',
+      metadata: {name, namespace: 'default', labels: {'kueue.x-k8s.io/queue-name': 'multislice-queue'}},
+      spec: {
+        failurePolicy: {maxRestarts: 0},
+        replicatedJobs: [
+          {
+            name: 'slice-job',
+            replicas,
+            template: {
+              spec: {
+                parallelism: 4,
+                completions: 4,
+                backoffLimit: 0,
+                template: {
+                  spec: {
+                    restartPolicy: 'Never',
+                    containers: [{name: 'main', image: 'busybox', command: ['bash', '-c', 'echo hi']}],
+                  },
+                },
+              },
+            },
+          },
+        ],
+      },
+    }
+  }
+
+  it('installs the CRDs by server-side apply and serves JobSets and Kueue kinds with their scopes', async () => {
+    await install()
+    const jobsetResources = await custom.getAPIResources({group: 'jobset.x-k8s.io', version: 'v1alpha2'})
+    expect(jobsetResources.resources.find((r) => r.name === 'jobsets')).toMatchObject({
+      kind: 'JobSet',
+      namespaced: true,
+    })
+    const kueue = await custom.getAPIResources({group: 'kueue.x-k8s.io', version: 'v1beta2'})
+    const scope = Object.fromEntries(
+      kueue.resources.filter((r) => !r.name.includes('/')).map((r) => [r.kind, r.namespaced]),
+    )
+    expect(scope).toMatchObject({ClusterQueue: false, LocalQueue: true, ResourceFlavor: false, Workload: true})
+    // Re-applying the same CRDs changes nothing.
+    const writesBefore = fake.history().length
+    await install()
+    expect(fake.history().length).toBe(writesBefore)
+  })
+
+  it('accepts a JobSet as xpk builds one and rejects a bad one with the causes a real API server gives', async () => {
+    seedCrds()
+    const created = await objects().create(jobSet('wl-1') as k8s.KubernetesObject)
+    expect(created.metadata?.generation).toBe(1)
+    const listed = (await custom.listNamespacedCustomObject({
+      ...jobsets,
+      labelSelector: 'kueue.x-k8s.io/queue-name=multislice-queue',
+    })) as {items: Obj[]}
+    expect(listed.items.map((i) => (i.metadata as Obj).name)).toEqual(['wl-1'])
+    const bad = await statusOf(custom.createNamespacedCustomObject({...jobsets, body: jobSet('wl-2', 'two')}))
+    expect(bad).toMatchObject({code: 422, reason: 'Invalid', details: {kind: 'JobSet', group: 'jobset.x-k8s.io'}})
+    expect(bad.details?.causes).toContainEqual({
+      reason: 'FieldValueTypeInvalid',
+      field: 'spec.replicatedJobs[0].replicas',
+      message: 'Invalid value: "two": spec.replicatedJobs[0].replicas in body must be of type integer: "string"',
+    })
+  })
+
+  it('lets a test act as Kueue and JobSet: Workload and JobSet conditions through the status subresource', async () => {
+    seedCrds()
+    const api = objects()
+    const apply = (o: Obj) =>
+      api.patch(o as k8s.KubernetesObject, undefined, undefined, 'xpk', true, k8s.PatchStrategy.ServerSideApply)
+    await apply({apiVersion: 'kueue.x-k8s.io/v1beta2', kind: 'ResourceFlavor', metadata: {name: 'default-flavor'}})
+    await apply({
+      apiVersion: 'kueue.x-k8s.io/v1beta2',
+      kind: 'ClusterQueue',
+      metadata: {name: 'cluster-queue'},
+      spec: {
+        namespaceSelector: {},
+        resourceGroups: [
+          {
+            coveredResources: ['cpu'],
+            flavors: [{name: 'default-flavor', resources: [{name: 'cpu', nominalQuota: 10}]}],
+          },
+        ],
+      },
+    })
+    await apply({
+      apiVersion: 'kueue.x-k8s.io/v1beta2',
+      kind: 'LocalQueue',
+      metadata: {name: 'multislice-queue', namespace: 'default'},
+      spec: {clusterQueue: 'cluster-queue'},
+    })
+    const workload = {
+      apiVersion: 'kueue.x-k8s.io/v1beta2',
+      kind: 'Workload',
+      metadata: {name: 'jobset-wl-1', namespace: 'default'},
+      spec: {
+        queueName: 'multislice-queue',
+        podSets: [{name: 'slice-job', count: 8, template: {spec: {containers: [{name: 'main', image: 'busybox'}]}}}],
+      },
+    }
+    await apply(workload)
+    const ref = {apiVersion: 'kueue.x-k8s.io/v1beta2', kind: 'Workload', namespace: 'default', name: 'jobset-wl-1'}
+    fake.setCondition(ref, {
+      type: 'QuotaReserved',
+      status: 'True',
+      reason: 'QuotaReserved',
+      message: 'Quota reserved in ClusterQueue cluster-queue',
+    })
+    fake.setCondition(ref, {type: 'Admitted', status: 'True', reason: 'Admitted', message: 'The workload is admitted'})
+    const read = (await custom.getNamespacedCustomObject({
+      group: 'kueue.x-k8s.io',
+      version: 'v1beta2',
+      namespace: 'default',
+      plural: 'workloads',
+      name: 'jobset-wl-1',
+    })) as {status: {conditions: Obj[]}}
+    expect(read.status.conditions.map((c) => [c.type, c.status])).toEqual([
+      ['QuotaReserved', 'True'],
+      ['Admitted', 'True'],
+    ])
+    const old = await raw('GET', '/apis/kueue.x-k8s.io/v1beta1/namespaces/default/workloads/jobset-wl-1')
+    expect(old.headers.warning).toBe('299 - "This version is deprecated. Use v1beta2 instead."')
+
+    await custom.createNamespacedCustomObject({...jobsets, body: jobSet('wl-1')})
+    await custom.patchNamespacedCustomObjectStatus(
+      {
+        ...jobsets,
+        name: 'wl-1',
+        body: {
+          status: {
+            conditions: [
+              {
+                type: 'Completed',
+                status: 'True',
+                reason: 'AllJobsCompleted',
+                message: 'jobset completed successfully',
+                lastTransitionTime: '2026-01-01T00:00:00Z',
+              },
+            ],
+          },
+        },
+      },
+      k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
+    )
+    const done = (await custom.getNamespacedCustomObject({...jobsets, name: 'wl-1'})) as {
+      status: {conditions: Obj[]}
+      metadata: Obj
+    }
+    expect(done.status.conditions[0]).toMatchObject({type: 'Completed', status: 'True'})
+    expect(done.metadata.generation).toBe(1)
+  })
+})

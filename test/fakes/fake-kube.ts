@@ -118,6 +118,8 @@ export interface FakeKubeOptions {
   namespaces?: string[]
   /** Events kept for watches that resume from a resourceVersion; older ones answer 410 Expired. */
   watchHistory?: number
+  /** How long a deleted namespace stays Terminating before its contents go (the real one takes seconds). */
+  namespaceDeletionMs?: number
 }
 
 export type FakeKubeSettings = Required<Omit<FakeKubeOptions, 'token' | 'namespaces'>>
@@ -215,6 +217,7 @@ function resolveSettings(options: FakeKubeOptions): FakeKubeSettings {
     gitVersion: options.gitVersion ?? 'v1.32.4-gke.1000',
     bookmarkIntervalMs: options.bookmarkIntervalMs ?? 5000,
     watchHistory: options.watchHistory ?? 10_000,
+    namespaceDeletionMs: options.namespaceDeletionMs ?? 100,
   }
 }
 
@@ -266,7 +269,7 @@ export class FakeKube {
 
   private readonly types = new Map<string, ResourceType>()
   private readonly stores = new Map<string, Map<string, Stored>>()
-  private history: HistoryEvent[] = []
+  private events: HistoryEvent[] = []
   private readonly watchers = new Set<Watcher>()
   private readonly logs = new Map<string, PodLog>()
   private readonly timers = new Set<NodeJS.Timeout>()
@@ -419,6 +422,17 @@ export class FakeKube {
       .map(([, s]) => this.present(s.object, type))
   }
 
+  /** Every stored change so far (within the watch history), oldest first: what a watch from the start would see. */
+  history(): {resourceVersion: string; type: string; kind: string; namespace?: string; name: string}[] {
+    return this.events.map((e) => ({
+      resourceVersion: String(e.rv),
+      type: e.type,
+      kind: String(e.object.kind),
+      ...(namespaceOf(e.object) ? {namespace: namespaceOf(e.object)} : {}),
+      name: nameOf(e.object),
+    }))
+  }
+
   /** The resource types served now (built-in and from CRDs). */
   resourceTypes(): ResourceType[] {
     return [...this.types.values()].map((t) => ({...t}))
@@ -523,7 +537,7 @@ export class FakeKube {
     this.types.clear()
     for (const t of builtinTypes()) this.types.set(typeKey(t.group, t.version, t.resource), t)
     this.stores.clear()
-    this.history = []
+    this.events = []
     this.logs.clear()
     const nsType = this.typeFor('v1', 'Namespace')
     for (const name of [...INITIAL_NAMESPACES, ...(this.options.namespaces ?? [])]) {
@@ -758,9 +772,9 @@ export class FakeKube {
   private record(type: ResourceType, eventType: HistoryEvent['type'], object: Obj, previous?: Obj): void {
     const event: HistoryEvent = {rv: this.rv, storageKey: type.storageKey, type: eventType, object: clone(object)}
     if (previous) event.previous = previous
-    this.history.push(event)
-    if (this.history.length > this.settings.watchHistory)
-      this.history.splice(0, this.history.length - this.settings.watchHistory)
+    this.events.push(event)
+    if (this.events.length > this.settings.watchHistory)
+      this.events.splice(0, this.events.length - this.settings.watchHistory)
     for (const w of this.watchers) if (w.storageKey === type.storageKey) this.deliver(w, event)
   }
 
@@ -875,24 +889,29 @@ export class FakeKube {
     const storage = versions.find((v) => v.storage === true)
     const previous = asObj(crd.status)
     const stored = Array.isArray(previous.storedVersions) ? (previous.storedVersions as string[]) : []
+    // An established CRD keeps its conditions (and their times) across updates.
+    const conditions =
+      Array.isArray(previous.conditions) && previous.conditions.length > 0
+        ? previous.conditions
+        : [
+            {
+              type: 'NamesAccepted',
+              status: 'True',
+              lastTransitionTime: now,
+              reason: 'NoConflicts',
+              message: 'no conflicts found',
+            },
+            {
+              type: 'Established',
+              status: 'True',
+              lastTransitionTime: now,
+              reason: 'InitialNamesAccepted',
+              message: 'the initial names have been accepted',
+            },
+          ]
     return {
       acceptedNames: {...asObj(spec.names)},
-      conditions: [
-        {
-          type: 'NamesAccepted',
-          status: 'True',
-          lastTransitionTime: now,
-          reason: 'NoConflicts',
-          message: 'no conflicts found',
-        },
-        {
-          type: 'Established',
-          status: 'True',
-          lastTransitionTime: now,
-          reason: 'InitialNamesAccepted',
-          message: 'the initial names have been accepted',
-        },
-      ],
+      conditions,
       storedVersions: [...new Set([...stored, ...(storage ? [String(storage.name)] : [])])],
     }
   }
@@ -1072,7 +1091,7 @@ export class FakeKube {
       meta(next).deletionTimestamp = kubeTime()
       next.status = {...asObj(next.status), phase: 'Terminating'}
       this.commit(type, stored, next, stored.entries)
-      this.background(() => this.finishNamespace(nameOf(object)))
+      this.later(this.settings.namespaceDeletionMs, () => this.finishNamespace(nameOf(object)))
       return false
     }
     const uid = String(m.uid)
@@ -1884,14 +1903,14 @@ export class FakeKube {
     if (from && from !== '0' && !sendInitial) {
       const n = Number(from)
       if (!Number.isFinite(n)) throw errors.badRequest(`invalid resource version: ${from}`)
-      const oldest = this.history[0]?.rv ?? this.rv + 1
-      if (n < oldest - 1 && this.history.length >= this.settings.watchHistory) {
+      const oldest = this.events[0]?.rv ?? this.rv + 1
+      if (n < oldest - 1 && this.events.length >= this.settings.watchHistory) {
         res.writeHead(200, {'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked'})
         const gone = errors.gone(`too old resource version: ${n} (${oldest - 1})`).toStatus()
         res.end(`${JSON.stringify({type: 'ERROR', object: gone})}\n`)
         return
       }
-      replay = this.history.filter((e) => e.rv > n && e.storageKey === type.storageKey)
+      replay = this.events.filter((e) => e.rv > n && e.storageKey === type.storageKey)
     }
     res.writeHead(200, {
       'Content-Type': 'application/json',
@@ -1935,7 +1954,7 @@ export class FakeKube {
       timers.push(setInterval(() => bookmark(), this.settings.bookmarkIntervalMs))
     }
     if (q.timeoutSeconds) timers.push(setTimeout(() => watcher.close(), Number(q.timeoutSeconds) * 1000))
-    req.on('close', () => watcher.close())
+    // Not req's 'close': an IncomingMessage closes once its (empty) body has been read.
     res.on('close', () => watcher.close())
   }
 
