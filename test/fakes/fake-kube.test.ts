@@ -103,7 +103,7 @@ const cm = (
   name: string,
   data: Record<string, string> = {a: '1'},
   labels?: Record<string, string>,
-): k8s.V1ConfigMap => ({
+): k8s.V1ConfigMap & Obj => ({
   apiVersion: 'v1',
   kind: 'ConfigMap',
   metadata: {name, ...(labels ? {labels} : {})},
@@ -576,7 +576,7 @@ describe('FakeKube server-side apply', () => {
     const one = await statusOf(apply(cm('c1', {b: '2'}), 'other'))
     expect(one.message).toBe('Apply failed with 1 conflict: conflict with "xpk": .data.b')
 
-    const forced = await apply(cm('c1', {a: '2', b: '2'}), 'other', true)
+    const forced = (await apply(cm('c1', {a: '2', b: '2'}), 'other', true)) as k8s.V1ConfigMap
     expect(forced.data).toEqual({a: '2', b: '2'})
     expect(managed(forced)).toEqual([
       {manager: 'other', operation: 'Apply', fields: {'f:data': {'f:a': {}, 'f:b': {}}}},
@@ -596,7 +596,7 @@ describe('FakeKube server-side apply', () => {
   it("merges with other managers' fields and removes fields only the applier owned and no longer applies", async () => {
     await apply(cm('c1', {a: '1', b: '1'}, {app: 'x'}), 'xpk')
     await apply(cm('c1', {z: '9'}, {extra: 'y'}), 'controller')
-    const merged = await apply(cm('c1', {a: '1'}, {app: 'x'}), 'xpk')
+    const merged = (await apply(cm('c1', {a: '1'}, {app: 'x'}), 'xpk')) as k8s.V1ConfigMap
     // b was xpk's alone: gone; z and the extra label belong to the controller: kept.
     expect(merged.data).toEqual({a: '1', z: '9'})
     expect(merged.metadata?.labels).toEqual({app: 'x', extra: 'y'})
@@ -967,7 +967,7 @@ describe('FakeKube watch', () => {
   }
   async function watch(
     path: string,
-    query: Record<string, unknown>,
+    query: Record<string, string | number | boolean | undefined>,
   ): Promise<{events: Seen[]; stop: () => void; done: Promise<unknown>}> {
     const events: Seen[] = []
     let finish!: (err: unknown) => void
