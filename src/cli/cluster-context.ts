@@ -1,4 +1,9 @@
 import {createGkeClient} from '../adapters/gke-container-api.js'
+import {HttpReleaseManifests} from '../adapters/release-manifests.js'
+import type {ObservedCluster} from '../core/cluster/observed.js'
+import {XpkError} from '../core/errors.js'
+import type {Backoff} from '../core/retry.js'
+import type {KubeAccess, KubeClient} from '../ports/kube.js'
 import type {ResolvedSettings} from '../core/settings.js'
 import {DEFAULT_APPLY_OPTIONS, type ApplyOptions} from '../executor/apply-cluster-plan.js'
 import type {ComputeClient} from '../ports/compute.js'
@@ -28,13 +33,77 @@ export function computeConnector(settings: ResolvedSettings): () => Promise<Comp
     ))
 }
 
+/** Where the in-cluster steps reach the cluster: `--kubeconfig`/`--context` (or KUBECONFIG), else GKE. */
+export interface KubeFlags {
+  readonly kubeconfig?: string
+  readonly context?: string
+}
+
+/**
+ * Connects to a cluster's Kubernetes API: through the kubeconfig when one is named (flag, or KUBECONFIG with
+ * --context), else from the GKE cluster's endpoint and CA with an access token (XPK_ACCESS_TOKEN, else
+ * Application Default Credentials). The client library loads only when a command first needs it.
+ */
+export function kubeConnector(flags: KubeFlags): (cluster: ObservedCluster | undefined) => Promise<KubeClient> {
+  return async (cluster) => {
+    const {connectKube} = await import('../adapters/kube-client.js')
+    if (flags.kubeconfig !== undefined || flags.context !== undefined) {
+      return connectKube({kind: 'kubeconfig', path: flags.kubeconfig, context: flags.context})
+    }
+    if (!cluster) throw new XpkError('not-found', 'The cluster does not exist, so there is nothing to reach inside it.')
+    return connectKube(gkeKubeAccess(cluster))
+  }
+}
+
+function gkeKubeAccess(cluster: ObservedCluster): KubeAccess {
+  // The IP endpoint with the cluster CA is what GKE hands every client; the DNS endpoint needs no CA (its
+  // certificate is publicly trusted) and works from outside the VPC, so it is the fallback when there is no CA.
+  const host = cluster.caCertificate ? cluster.endpoint : (cluster.dnsEndpoint ?? cluster.endpoint)
+  return {
+    kind: 'gke',
+    server: `https://${host}`,
+    caCertificate: cluster.caCertificate ?? undefined,
+    token: async () => {
+      // The same credentials as every GKE call (XPK_ACCESS_TOKEN, else Application Default Credentials).
+      const {authorizer} = await import('../adapters/google-rest.js')
+      const authorize = await authorizer({insecure: false, accessToken: process.env.XPK_ACCESS_TOKEN || undefined})
+      const headers = await authorize(`https://${host}/`, {
+        action: `reach cluster ${cluster.name}`,
+        project: cluster.project,
+        location: cluster.location,
+      })
+      const token = /^Bearer (.+)$/i.exec(headers.authorization ?? headers.Authorization ?? '')?.[1]
+      if (!token) throw new XpkError('auth', `No access token to reach cluster ${cluster.name}.`)
+      return token
+    },
+  }
+}
+
 /** Everything `cluster create` needs: GKE and Compute Engine connect on first use, real timers. */
 export function clusterCreateDeps(
   settings: ResolvedSettings,
+  kube: KubeFlags,
   console: Console,
   signal: AbortSignal,
 ): ClusterCreateDeps {
-  return {gke: gkeConnector(settings), compute: computeConnector(settings), console, signal, ...realTime}
+  return {
+    gke: gkeConnector(settings),
+    compute: computeConnector(settings),
+    kube: kubeConnector(kube),
+    manifests: new HttpReleaseManifests(),
+    console,
+    signal,
+    ...realTime,
+  }
+}
+
+/** In-cluster tuning: XPK_CONTROLLER_TIMEOUT_S bounds the wait for JobSet and Kueue to become Available. */
+export function inClusterTuning(): {availableTimeoutMs: number; poll: Backoff} {
+  const seconds = Number(process.env.XPK_CONTROLLER_TIMEOUT_S)
+  return {
+    availableTimeoutMs: (Number.isFinite(seconds) && seconds > 0 ? seconds : 600) * 1000,
+    poll: pollTuning({initialMs: 1000, maxMs: 5000, factor: 1.5}),
+  }
 }
 
 /** What `cluster list` and `cluster describe` need: GKE on first use, the retry policy, real timers. */

@@ -89,3 +89,33 @@ export const clusterCreateFlags = {
     default: DEFAULT_APPLY_CONCURRENCY,
   }),
 }
+
+/** How `cluster create` reaches inside the cluster, and what it installs there. */
+export const inClusterFlags = {
+  'skip-in-cluster': Flags.boolean({
+    description:
+      'Change only GKE (cluster and node pools): install nothing inside the cluster (JobSet, Kueue, queues, ConfigMaps). For a control plane not reachable from here.',
+    helpGroup: 'INSIDE THE CLUSTER',
+  }),
+  kubeconfig: Flags.string({
+    description:
+      'Reach the cluster through this kubeconfig instead of the GKE endpoint (kind, minikube, a cluster made elsewhere). [env: KUBECONFIG]',
+    helpGroup: 'INSIDE THE CLUSTER',
+    exclusive: ['skip-in-cluster'],
+  }),
+  context: Flags.string({
+    description: 'The kubeconfig context to use (default: its current context).',
+    helpGroup: 'INSIDE THE CLUSTER',
+    exclusive: ['skip-in-cluster'],
+  }),
+  'jobset-manifest': Flags.string({
+    description: "A file or URL to install JobSet from, instead of the release's manifests.yaml (air-gapped clusters).",
+    helpGroup: 'INSIDE THE CLUSTER',
+    exclusive: ['skip-in-cluster'],
+  }),
+  'kueue-manifest': Flags.string({
+    description: "A file or URL to install Kueue from, instead of the release's manifests.yaml (air-gapped clusters).",
+    helpGroup: 'INSIDE THE CLUSTER',
+    exclusive: ['skip-in-cluster'],
+  }),
+}

@@ -17,6 +17,10 @@ export const MESSAGES = {
     level: 'question',
     summary: 'Asked before the plan deletes node pools that have nodes.',
   },
+  'cluster.create.confirm-kueue-upgrade': {
+    level: 'question',
+    summary: 'Asked before a Kueue older than v0.15 and every Kueue object are deleted to install the new one.',
+  },
   // cluster delete
   'cluster.delete.absent': {level: 'info', summary: 'The cluster to delete does not exist: nothing to do.'},
   'cluster.delete.plan': {level: 'info', summary: 'The deletion plan about to be applied.'},

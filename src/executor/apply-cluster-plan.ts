@@ -29,6 +29,11 @@ export interface ApplyOptions {
   /** Retries of calls that failed transiently: the one policy of src/executor/retry.ts. */
   readonly retry: RetryPolicy
   readonly signal: AbortSignal
+  /**
+   * Steps that run inside the cluster once it is ready (JobSet, Kueue, their configuration): each also needs the
+   * cluster step, and they run beside the node-pool operations.
+   */
+  readonly inCluster?: readonly GraphStep[]
 }
 
 export const DEFAULT_APPLY_OPTIONS: Omit<ApplyOptions, 'signal'> = {
@@ -210,6 +215,7 @@ class Runner {
         after: deletions,
       })
     }
+    for (const s of this.options.inCluster ?? []) steps.push({...s, needs: [...needsCluster, ...(s.needs ?? [])]})
     return steps
   }
 

@@ -181,5 +181,18 @@ function checkGraph(steps: readonly GraphStep[]): void {
 }
 
 function doneWord(action: string): string {
-  return {create: 'created', delete: 'deleted', wait: 'ready', none: 'ready', apply: 'applied'}[action] ?? 'done'
+  return (
+    {
+      create: 'created',
+      delete: 'deleted',
+      wait: 'ready',
+      none: 'ready',
+      apply: 'applied',
+      update: 'updated',
+      install: 'installed',
+      upgrade: 'upgraded',
+      resize: 'resized',
+      connect: 'connected',
+    }[action] ?? 'done'
+  )
 }

@@ -22,6 +22,14 @@ import {
 } from '../executor/apply-cluster-plan.js'
 import {withRetries, type RetryOptions} from '../executor/retry.js'
 import {findCluster} from './cluster-lookup.js'
+import {inClusterSteps, readInCluster, type InClusterApplyOptions} from './in-cluster.js'
+import {planInCluster, type InClusterInputs, type InClusterPlan} from '../core/incluster/plan.js'
+import {changesSomething, inClusterPlanToJson, renderInClusterPlan} from '../core/incluster/render.js'
+import type {ClusterShape} from '../core/incluster/cluster-shape.js'
+import {clusterVmCount} from '../core/incluster/cluster-shape.js'
+import {CLUSTER_DEFAULTS} from '../core/cluster/defaults.js'
+import type {KubeClient} from '../ports/kube.js'
+import type {ReleaseManifestSource} from '../ports/release-manifests.js'
 import {message, question} from '../core/messages.js'
 import {confirmOrStop} from './confirm.js'
 
@@ -30,12 +38,22 @@ export interface ClusterCreateOptions {
   readonly dryRun: boolean
   /** Plan against an empty project without any network call (requires dryRun). */
   readonly offline: boolean
-  readonly apply: Omit<ApplyOptions, 'signal'>
+  /** Show the in-cluster objects as YAML in the plan. */
+  readonly verbose?: boolean
+  readonly apply: Omit<ApplyOptions, 'signal' | 'inCluster'>
+  /** The in-cluster half (JobSet, Kueue, queues, ConfigMaps); `skip` leaves the cluster's inside alone. */
+  readonly inCluster: InClusterApplyOptions & {readonly skip: boolean; readonly xpkVersion: string}
 }
 
 export interface ClusterCreateDeps extends Omit<ApplyDeps, 'gke'> {
   /** Connects to GKE; never called for offline plans. */
   readonly gke: () => Promise<GkeClient>
+  /**
+   * Connects to the cluster's Kubernetes API: through `--kubeconfig` when given, else from the GKE cluster's
+   * endpoint and CA (the cluster as GKE reports it now).
+   */
+  readonly kube: (cluster: ObservedCluster | undefined) => Promise<KubeClient>
+  readonly manifests: ReleaseManifestSource
   readonly signal: AbortSignal
 }
 
@@ -44,6 +62,8 @@ export interface ClusterCreateResult extends PlanJson {
   readonly dryRun: boolean
   readonly applied: boolean
   readonly outcomes: readonly StepOutcome[]
+  /** The in-cluster plan (null with --skip-in-cluster). */
+  readonly inCluster: object | null
 }
 
 /**
@@ -56,16 +76,18 @@ export async function createCluster(
 ): Promise<ClusterCreateResult> {
   let desired = desiredClusterFromFlags(options.flags)
   const {console} = deps
+  const inputs = inClusterInputs(desired, options)
   if (options.offline) {
     const plan = planCluster(desired, undefined)
-    console.result(renderPlan(plan))
+    const inPlan = options.inCluster.skip ? null : planInCluster(inputs, null)
+    console.result(withInCluster(renderPlan(plan), inPlan, options))
     console.info(
       message(
         'cluster.create.offline-plan',
         'Offline dry run: planned as if nothing exists; versions are chosen from the server config when applied.',
       ),
     )
-    return {...planToJson(plan), dryRun: true, applied: false, outcomes: []}
+    return {...planToJson(plan), dryRun: true, applied: false, outcomes: [], inCluster: inJson(inPlan)}
   }
 
   const gke = await deps.gke()
@@ -87,18 +109,35 @@ export async function createCluster(
       plan = planCluster(desired, observed, await lookUpPlacementPolicy(desired, deps, retry))
     }
 
+    const kube = memoize(async () => {
+      const live =
+        observed &&
+        observed.status !== 'STOPPING' &&
+        !plan.steps.some((s) => s.resource === 'cluster' && s.action === 'create')
+      return deps.kube(
+        live ? observed : await withRetries(() => findCluster(gke, spec.project, spec.zone, spec.name), retry),
+      )
+    })
+    const inPlan = options.inCluster.skip
+      ? null
+      : observed && (observed.status === 'RUNNING' || observed.status === 'RECONCILING')
+        ? planInCluster(inputs, await readInCluster(await kube(), inputs, retry))
+        : planInCluster(inputs, null)
+    const shown = withInCluster(renderPlan(plan), inPlan, options)
+
     if (options.dryRun) {
-      console.result(renderPlan(plan))
+      console.result(shown)
       console.info(message('cluster.create.dry-run', 'Dry run: nothing was changed.'))
-      return {...planToJson(plan), dryRun: true, applied: false, outcomes: []}
+      return {...planToJson(plan), dryRun: true, applied: false, outcomes: [], inCluster: inJson(inPlan)}
     }
     const counts = summarize(plan)
     const waits = plan.steps.some((s) => s.wait)
-    if (counts.create + counts.recreate + counts.delete === 0 && !waits) {
-      console.info(message('cluster.create.plan', renderPlan(plan)))
-      return {...planToJson(plan), dryRun: false, applied: true, outcomes: []}
+    const inClusterWork = inPlan?.steps.filter(changesSomething) ?? []
+    if (counts.create + counts.recreate + counts.delete === 0 && !waits && inClusterWork.length === 0) {
+      console.info(message('cluster.create.plan', shown))
+      return {...planToJson(plan), dryRun: false, applied: true, outcomes: [], inCluster: inJson(inPlan)}
     }
-    console.info(message('cluster.create.plan', renderPlan(plan)))
+    console.info(message('cluster.create.plan', shown))
     if (observed?.status === 'ERROR') {
       throw new XpkError('conflict', `Cluster ${observed.name} is in ERROR, so its node pools cannot be changed.`, {
         hints: [
@@ -120,6 +159,18 @@ export async function createCluster(
         {nothingDone: 'Nothing was changed.', hints: ['Adjust --num-slices or the type, or re-run with --force.']},
       )
     }
+    if (inPlan?.destructive) {
+      await confirmOrStop(
+        console,
+        question(
+          'cluster.create.confirm-kueue-upgrade',
+          'The installed Kueue is older than v0.15, which cannot be upgraded in place: every Kueue object (queues, ' +
+            'workloads, flavors) and Kueue itself are deleted, then Kueue is installed again. Continue?',
+          false,
+        ),
+        {nothingDone: 'Nothing was changed.', hints: ['Re-run with --force to upgrade Kueue, or --skip-in-cluster.']},
+      )
+    }
     const result = await applyClusterPlan(
       plan,
       {...deps, gke},
@@ -127,6 +178,13 @@ export async function createCluster(
         ...options.apply,
         concurrency: desired.maxParallel ?? options.apply.concurrency,
         signal: deps.signal,
+        inCluster: inPlan
+          ? inClusterSteps(
+              inPlan,
+              {kube, manifests: deps.manifests, retry: {policy: options.apply.retry, clock: deps, signal: deps.signal}},
+              options.inCluster,
+            )
+          : [],
       },
     )
     report(plan, result, console)
@@ -140,7 +198,7 @@ export async function createCluster(
     }
     const failures = result.outcomes.filter((o) => o.status === 'failed' || o.status === 'skipped')
     if (failures.length > 0) throw failureError(failures, result.poolsCreated, result.poolsWanted)
-    return {...planToJson(plan), dryRun: false, applied: true, outcomes: result.outcomes}
+    return {...planToJson(plan), dryRun: false, applied: true, outcomes: result.outcomes, inCluster: inJson(inPlan)}
   } finally {
     await gke.close()
   }
@@ -216,6 +274,11 @@ function report(plan: Plan, result: ApplyResult, console: Console): void {
   if (poolsWanted > 0) parts.push(`created ${poolsCreated}/${poolsWanted} node pools`)
   if (poolsFound > 0) parts.push(`found ${poolsFound} already made by another run`)
   if (deleted > 0) parts.push(`deleted ${deleted} node pool${deleted === 1 ? '' : 's'}`)
+  const done = (o: StepOutcome) => o.status === 'done'
+  for (const o of outcomes.filter((o) => o.resource === 'release' && done(o)))
+    parts.push(`${o.action}ed ${o.name}`.replace('eed', 'ed'))
+  const objects = outcomes.filter((o) => !GKE_RESOURCES.has(o.resource) && done(o)).length
+  if (objects > 0) parts.push(`applied ${objects} object${objects === 1 ? '' : 's'} inside the cluster`)
   if (parts.length === 0) parts.push('waited for the node pools to be ready')
   console.info(
     message('cluster.create.summary', `Cluster ${plan.cluster}: ${parts.join(', ')}.`, {
@@ -245,4 +308,39 @@ function failureError(failures: readonly StepOutcome[], created: number, wanted:
     `${failures.length} step${failures.length === 1 ? '' : 's'} failed (created ${created}/${wanted} node pools):\n${lines.join('\n')}`,
     {hints: [...hints, rerun]},
   )
+}
+
+/** Resources of the GKE half and the in-cluster steps that are not objects applied. */
+const GKE_RESOURCES = new Set(['cluster', 'nodePool', 'placementPolicy', 'release', 'controller', 'kubernetes'])
+
+/** What the cluster holds, as the in-cluster objects see it. */
+function inClusterInputs(desired: DesiredCluster, options: ClusterCreateOptions): InClusterInputs {
+  const flags = options.flags
+  const gpu = desired.accelerator.kind === 'GPU'
+  const shape: ClusterShape = {
+    clusterName: desired.spec.name,
+    accelerator: desired.accelerator,
+    numSlices: gpu ? 1 : desired.poolCount,
+    numNodes: gpu ? Number(flags.numNodes ?? CLUSTER_DEFAULTS.gpuNumNodes) : 0,
+    capacity: desired.poolTemplate.capacity,
+    reservation: flags.reservation ?? null,
+  }
+  return {
+    shape,
+    xpkVersion: options.inCluster.xpkVersion,
+    expectedNodes: clusterVmCount(shape) + desired.spec.defaultPool.nodeCount,
+  }
+}
+
+function withInCluster(text: string, plan: InClusterPlan | null, options: ClusterCreateOptions): string {
+  return plan ? `${text}\n${renderInClusterPlan(plan, {verbose: options.verbose})}` : text
+}
+
+function inJson(plan: InClusterPlan | null): object | null {
+  return plan ? inClusterPlanToJson(plan) : null
+}
+
+function memoize<T>(make: () => Promise<T>): () => Promise<T> {
+  let made: Promise<T> | undefined
+  return () => (made ??= make())
 }

@@ -24,6 +24,7 @@ import type {KubeClient} from '../ports/kube.js'
 import type {ReleaseManifestSource} from '../ports/release-manifests.js'
 
 const NODE_PAGE = 500
+const CONNECT = 'connect:kubernetes'
 const CRD_API = 'apiextensions.k8s.io/v1'
 
 /**
@@ -123,12 +124,28 @@ export interface InClusterApplyOptions {
  * ConfigMaps and PriorityClasses need only the API server.
  */
 export function inClusterSteps(plan: InClusterPlan, deps: InClusterDeps, options: InClusterApplyOptions): GraphStep[] {
-  const steps: GraphStep[] = []
   const has = new Set(plan.steps.map((s) => stepId(s)))
+  const work = plan.steps.filter((s) => s.kind !== 'apply' || s.change !== 'none')
+  if (work.length === 0) return []
+  // One connection for every step: when the API cannot be reached, that is said once, not once per object.
+  const steps: GraphStep[] = [
+    {
+      id: CONNECT,
+      line: 'Kubernetes API',
+      resource: 'kubernetes',
+      name: 'Kubernetes API',
+      action: 'connect',
+      run: async (ctx) => {
+        ctx.progress('connecting')
+        await deps.kube()
+      },
+    },
+  ]
+  const reachable = {id: CONNECT, because: "the cluster's Kubernetes API could not be reached"}
   for (const s of plan.steps) {
     const id = stepId(s)
     const line = s.kind === 'apply' ? `${s.object.kind}/${s.object.metadata.name}` : RELEASES[s.component].title
-    const base = {id, line, name: line, announce: true}
+    const base = {id, line, name: line, announce: true, needs: [reachable]}
     switch (s.kind) {
       case 'install':
         steps.push({
@@ -147,7 +164,7 @@ export function inClusterSteps(plan: InClusterPlan, deps: InClusterDeps, options
           ...base,
           resource: 'controller',
           action: 'wait',
-          needs: [{id: before, because: `${RELEASES[s.component].title} was not installed`}],
+          needs: [reachable, {id: before, because: `${RELEASES[s.component].title} was not installed`}],
           run: (ctx) => awaitAvailable(s.component, deps, options, ctx),
         })
         break
@@ -159,7 +176,7 @@ export function inClusterSteps(plan: InClusterPlan, deps: InClusterDeps, options
           ...base,
           resource: s.object.kind,
           action: s.change,
-          needs: s.needsKueue ? kueueReady : [],
+          needs: s.needsKueue ? [reachable, ...kueueReady] : [reachable],
           run: async (ctx) => {
             ctx.progress('applying')
             const kube = await deps.kube()

@@ -387,6 +387,7 @@ describe('prompts on a real terminal', () => {
     '--num-slices',
     String(slices),
     '--spot',
+    '--skip-in-cluster',
   ]
   const seedFourSlices = async () => {
     expect((await xpk(...createArgs(4))).code).toBe(0)

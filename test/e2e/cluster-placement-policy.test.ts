@@ -17,7 +17,12 @@ let gke: FakeGke
 let compute: FakeCompute
 const env = () => isolatedEnv({XPK_GKE_ENDPOINT: `http://${gke.endpoint}`, XPK_COMPUTE_ENDPOINT: compute.endpoint})
 const create = (cluster: string, ...extra: string[]) =>
-  runCli(['cluster', 'create', '--project', PROJECT, '--zone', ZONE, '--cluster', cluster, ...extra], {env: env()})
+  runCli(
+    ['cluster', 'create', '--project', PROJECT, '--zone', ZONE, '--cluster', cluster, '--skip-in-cluster', ...extra],
+    {
+      env: env(),
+    },
+  )
 const ownPools = (cluster: string) =>
   gke
     .nodePools(PROJECT, REGION, cluster)

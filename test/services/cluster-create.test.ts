@@ -16,6 +16,19 @@ import {virtualClock} from '../helpers/virtual-clock.js'
 const flags = {cluster: 'demo', project: 'test-project', zone: 'us-central2-b', tpuType: 'v5p-16', spot: true}
 const context = {action: 'x', project: 'test-project', location: 'us-central2'}
 
+/** The GKE half only: these tests never reach inside the cluster (test/services/in-cluster.test.ts does). */
+const gkeOnly: ClusterCreateOptions['inCluster'] = {
+  skip: true,
+  xpkVersion: '0.1.0',
+  manifestOverrides: {},
+  availableTimeoutMs: 1000,
+  poll: {initialMs: 10, maxMs: 10, factor: 1},
+}
+const noKube = {
+  kube: () => Promise.reject(new Error('the cluster was reached with --skip-in-cluster')),
+  manifests: {load: () => Promise.reject(new Error('a release manifest was loaded with --skip-in-cluster'))},
+}
+
 function run(gke: MemoryGke, overrides: Partial<ClusterCreateOptions> = {}, answer: PromptAnswer = 'unexpected') {
   const console = new RecordingConsole(answer)
   const options: ClusterCreateOptions = {
@@ -23,12 +36,14 @@ function run(gke: MemoryGke, overrides: Partial<ClusterCreateOptions> = {}, answ
     dryRun: false,
     offline: false,
     apply: DEFAULT_APPLY_OPTIONS,
+    inCluster: gkeOnly,
     ...overrides,
   }
   const compute = new MemoryCompute()
   const done = createCluster(options, {
     gke: async () => gke,
     compute: async () => compute,
+    ...noKube,
     console,
     signal: new AbortController().signal,
     ...virtualClock(),
@@ -46,10 +61,17 @@ describe('createCluster', () => {
     let connected = false
     const console = new RecordingConsole()
     const error = await createCluster(
-      {flags: {...flags, numSlices: 'many', zone: 'US'}, dryRun: false, offline: false, apply: DEFAULT_APPLY_OPTIONS},
+      {
+        flags: {...flags, numSlices: 'many', zone: 'US'},
+        dryRun: false,
+        offline: false,
+        apply: DEFAULT_APPLY_OPTIONS,
+        inCluster: gkeOnly,
+      },
       {
         gke: async () => ((connected = true), new MemoryGke()),
         compute: async () => new MemoryCompute(),
+        ...noKube,
         console,
         signal: new AbortController().signal,
         ...virtualClock(),

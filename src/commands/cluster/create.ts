@@ -1,5 +1,5 @@
 import {XpkCommand} from '../../cli/base-command.js'
-import {clusterCreateFlags} from '../../cli/cluster-flags.js'
+import {clusterCreateFlags, inClusterFlags} from '../../cli/cluster-flags.js'
 import {camelCaseFlags} from '../../cli/flag-kinds.js'
 import {acceleratorFlags, changeFlags, gkeEndpointFlag, offlineFlag, targetFlags} from '../../cli/flags.js'
 
@@ -18,6 +18,7 @@ export default class ClusterCreate extends XpkCommand {
     ...gkeEndpointFlag,
     ...acceleratorFlags,
     ...clusterCreateFlags,
+    ...inClusterFlags,
     ...changeFlags,
     ...offlineFlag,
   }
@@ -38,9 +39,16 @@ export default class ClusterCreate extends XpkCommand {
         },
         dryRun: flags['dry-run'],
         offline: flags.offline,
+        verbose: flags.verbose,
         apply: runtime.applyTuning(),
+        inCluster: {
+          skip: flags['skip-in-cluster'],
+          xpkVersion: this.config.version,
+          manifestOverrides: {jobset: flags['jobset-manifest'], kueue: flags['kueue-manifest']},
+          ...runtime.inClusterTuning(),
+        },
       },
-      runtime.clusterCreateDeps(settings, this.console, this.signal),
+      runtime.clusterCreateDeps(settings, flags, this.console, this.signal),
     )
   }
 }

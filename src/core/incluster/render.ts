@@ -1,0 +1,51 @@
+import {toYaml} from '../manifests/to-yaml.js'
+import type {InClusterPlan, InClusterStep} from './plan.js'
+
+/** Whether a step sends a mutating request when applied. */
+export function changesSomething(step: InClusterStep): boolean {
+  return step.kind !== 'apply' || step.change !== 'none'
+}
+
+/**
+ * The in-cluster part of the plan as text, one line per step with its reason; `verbose` adds each object xpk
+ * applies as YAML. A plan made before the cluster exists says its steps follow the cluster's creation.
+ */
+export function renderInClusterPlan(plan: InClusterPlan, options: {readonly verbose?: boolean} = {}): string {
+  const lines = [
+    plan.fromLive
+      ? 'Inside the cluster (compared with what is live):'
+      : 'Inside the cluster (after it is created or reachable; planned as if nothing were installed):',
+  ]
+  for (const step of plan.steps) {
+    const mark = !changesSomething(step) ? '=' : step.kind === 'await' ? '~' : '+'
+    lines.push(`  ${mark} ${step.reason}`)
+    if (options.verbose && step.kind === 'apply' && step.change !== 'none') {
+      lines.push(
+        ...toYaml(step.object)
+          .trimEnd()
+          .split('\n')
+          .map((l) => `      ${l}`),
+      )
+    }
+  }
+  for (const note of plan.notes) lines.push(`  ! ${note}`)
+  return lines.join('\n')
+}
+
+/** The in-cluster plan as data for `--json`: every object xpk would apply, with what would change. */
+export function inClusterPlanToJson(plan: InClusterPlan): object {
+  return {
+    fromLive: plan.fromLive,
+    destructive: plan.destructive,
+    notes: plan.notes,
+    steps: plan.steps.map((s) =>
+      s.kind === 'apply'
+        ? {kind: s.kind, change: s.change, reason: s.reason, object: s.object}
+        : s.kind === 'install'
+          ? {kind: s.kind, component: s.component, action: s.decision.action, reason: s.reason, sizing: s.sizing.body}
+          : s.kind === 'resize'
+            ? {kind: s.kind, component: s.component, reason: s.reason, sizing: s.sizing.body}
+            : {kind: s.kind, component: s.component, reason: s.reason},
+    ),
+  }
+}
