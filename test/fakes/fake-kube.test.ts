@@ -1047,6 +1047,27 @@ describe('FakeKube watch', () => {
     expect(await w.done).toBeNull()
   })
 
+  it('sends the initial state then a bookmark marking its end when asked for sendInitialEvents (watch-list)', async () => {
+    await core.createNamespacedConfigMap({namespace: 'default', body: cm('a')})
+    const w = await watch('/api/v1/namespaces/default/configmaps', {
+      sendInitialEvents: true,
+      allowWatchBookmarks: true,
+      resourceVersionMatch: 'NotOlderThan',
+    })
+    await until(() => w.events.length >= 2, 'the initial events')
+    w.stop()
+    expect(w.events.slice(0, 2).map((e) => `${e.type} ${e.name}`)).toEqual(['ADDED a', 'BOOKMARK '])
+    const reply = await raw(
+      'GET',
+      '/api/v1/namespaces/default/configmaps?watch=1&sendInitialEvents=true&allowWatchBookmarks=true&timeoutSeconds=1',
+    )
+    const bookmark = JSON.parse(reply.text.split('\n')[1]) as {type: string; object: {metadata: Obj}}
+    expect(bookmark).toMatchObject({
+      type: 'BOOKMARK',
+      object: {metadata: {annotations: {'k8s.io/initial-events-end': 'true'}}},
+    })
+  })
+
   it('reports 410 Expired in an ERROR event for a resourceVersion older than its history', async () => {
     fake.settings.watchHistory = 2
     const first = await core.createNamespacedConfigMap({namespace: 'default', body: cm('a')})

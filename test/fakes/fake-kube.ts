@@ -1421,7 +1421,7 @@ export class FakeKube {
       case 'list':
         return withWarnings({status: 200, body: this.listReply(target, q)})
       case 'watch':
-        this.watch(req, res, record, target)
+        this.watch(res, record, target)
         return undefined
       case 'log':
         this.log(res, target, q)
@@ -1893,7 +1893,7 @@ export class FakeKube {
 
   // ---- watch ----
 
-  private watch(req: IncomingMessage, res: ServerResponse, record: RequestRecord, target: Target): void {
+  private watch(res: ServerResponse, record: RequestRecord, target: Target): void {
     const {type} = target
     const q = record.query
     const matches = this.matcher(target, q)
