@@ -945,12 +945,13 @@ describe('FakeKube status and rollout', () => {
     fake.settings.rolloutMs = 20
     await apps.createNamespacedDeployment({namespace: 'default', body: deployment('d1')})
     await until(() => fake.get(ref)?.status, 'the first rollout')
-    await apps.patchNamespacedDeployment(
+    const patched = await apps.patchNamespacedDeployment(
       {name: 'd1', namespace: 'default', body: {spec: {replicas: 5}}},
       k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
     )
     // Until the controller catches up, the status describes the previous generation.
-    expect(fake.get(ref)?.status).toMatchObject({observedGeneration: 1, replicas: 2})
+    expect(patched.metadata?.generation).toBe(2)
+    expect(patched.status).toMatchObject({observedGeneration: 1, replicas: 2})
     const rolled = await until(() => {
       const s = fake.get(ref)?.status as Obj | undefined
       return s?.observedGeneration === 2 && s
@@ -1175,6 +1176,8 @@ describe('FakeKube deletion', () => {
   it('terminates a namespace: 403 for new content while its objects go, then it is gone; default cannot be deleted', async () => {
     await core.createNamespace({body: {metadata: {name: 'team'}}})
     await core.createNamespacedConfigMap({namespace: 'team', body: cm('c1')})
+    // Held Terminating until the test lets it go, so the checks below cannot race the deletion.
+    fake.settings.namespaceDeletionMs = Infinity
     await core.deleteNamespace({name: 'team'})
     expect((await core.readNamespace({name: 'team'})).status?.phase).toBe('Terminating')
     const refused = await statusOf(core.createNamespacedConfigMap({namespace: 'team', body: cm('c2')}))
@@ -1183,6 +1186,7 @@ describe('FakeKube deletion', () => {
       reason: 'Forbidden',
       message: 'unable to create new content in namespace team because it is being terminated',
     })
+    fake.finishNamespaceDeletions()
     await fake.settled()
     expect((await statusOf(core.readNamespace({name: 'team'}))).code).toBe(404)
     expect(fake.list('v1', 'ConfigMap', 'team')).toEqual([])

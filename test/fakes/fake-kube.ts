@@ -118,7 +118,10 @@ export interface FakeKubeOptions {
   namespaces?: string[]
   /** Events kept for watches that resume from a resourceVersion; older ones answer 410 Expired. */
   watchHistory?: number
-  /** How long a deleted namespace stays Terminating before its contents go (the real one takes seconds). */
+  /**
+   * How long a deleted namespace stays Terminating before its contents go (the real one takes seconds). Infinity:
+   * until finishNamespaceDeletions().
+   */
   namespaceDeletionMs?: number
 }
 
@@ -272,6 +275,8 @@ export class FakeKube {
   private events: HistoryEvent[] = []
   private readonly watchers = new Set<Watcher>()
   private readonly logs = new Map<string, PodLog>()
+  /** Namespaces deleted and still Terminating. */
+  private readonly terminating = new Set<string>()
   private readonly timers = new Set<NodeJS.Timeout>()
   private pendingWork = 0
   private settleWaiters: (() => void)[] = []
@@ -508,6 +513,11 @@ export class FakeKube {
     return this.markReady({apiVersion: 'apps/v1', kind: 'StatefulSet', namespace, name})
   }
 
+  /** Lets Terminating namespaces go now (their contents first), whatever namespaceDeletionMs says. */
+  finishNamespaceDeletions(): void {
+    for (const name of [...this.terminating]) this.background(() => this.finishNamespace(name))
+  }
+
   /** Replaces a container's log (the only container when `container` is omitted). */
   setPodLog(namespace: string, pod: string, text: string, container?: string): void {
     const log = this.podLog(namespace, pod, container ?? this.onlyContainer(namespace, pod))
@@ -534,6 +544,7 @@ export class FakeKube {
   // ---- state ----
 
   private initState(): void {
+    this.terminating.clear()
     this.types.clear()
     for (const t of builtinTypes()) this.types.set(typeKey(t.group, t.version, t.resource), t)
     this.stores.clear()
@@ -1091,7 +1102,11 @@ export class FakeKube {
       meta(next).deletionTimestamp = kubeTime()
       next.status = {...asObj(next.status), phase: 'Terminating'}
       this.commit(type, stored, next, stored.entries)
-      this.later(this.settings.namespaceDeletionMs, () => this.finishNamespace(nameOf(object)))
+      const name = nameOf(object)
+      this.terminating.add(name)
+      if (Number.isFinite(this.settings.namespaceDeletionMs)) {
+        this.later(this.settings.namespaceDeletionMs, () => this.finishNamespace(name))
+      }
       return false
     }
     const uid = String(m.uid)
@@ -1145,6 +1160,7 @@ export class FakeKube {
   }
 
   private finishNamespace(name: string): void {
+    if (!this.terminating.has(name)) return
     const seen = new Set<string>()
     for (const type of this.types.values()) {
       if (!type.namespaced || seen.has(type.storageKey)) continue
@@ -1161,6 +1177,7 @@ export class FakeKube {
       this.later(10, () => this.finishNamespace(name))
       return
     }
+    this.terminating.delete(name)
     const nsType = this.typeFor('v1', 'Namespace')
     const ns = this.store(nsType).get(objectKey(undefined, name))
     if (ns) this.remove(nsType, ns)
