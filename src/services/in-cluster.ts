@@ -1,5 +1,10 @@
 import {XpkError} from '../core/errors.js'
-import {MANAGED_BY_LABEL, type BreakingDeletion, type ObservedController} from '../core/incluster/install-decision.js'
+import {
+  decideInstall,
+  MANAGED_BY_LABEL,
+  type BreakingDeletion,
+  type ObservedController,
+} from '../core/incluster/install-decision.js'
 import {
   desiredObjects,
   objectKey,
@@ -20,16 +25,20 @@ import {
 import type {Backoff} from '../core/retry.js'
 import type {GraphStep, StepContext} from '../executor/step-graph.js'
 import {pollUntil, withRetries, type RetryOptions} from '../executor/retry.js'
-import type {KubeClient} from '../ports/kube.js'
+import type {KubeClient, KubeRef} from '../ports/kube.js'
 import type {ReleaseManifestSource} from '../ports/release-manifests.js'
 
 const NODE_PAGE = 500
+const LIST_PAGE = 500
+/** Deletions a breaking Kueue upgrade sends at once (a cluster may hold thousands of Workloads). */
+const DELETE_CONCURRENCY = 16
 const CONNECT = 'connect:kubernetes'
 const CRD_API = 'apiextensions.k8s.io/v1'
 
 /**
  * Reads what the in-cluster plan compares against: the two controller Deployments, the node count, and the live
- * objects of every kind xpk applies, with one list per kind (and per page of nodes), never one read per object.
+ * objects of every kind xpk applies, with one list per kind (and per page), never one read per object. Both
+ * controllers come from one list of Deployments in every namespace, so a re-run reads each kind once.
  */
 export async function readInCluster(
   kube: KubeClient,
@@ -42,25 +51,27 @@ export async function readInCluster(
     const namespace = 'namespace' in o.metadata ? (o.metadata.namespace as string) : undefined
     kinds.set(`${o.apiVersion}/${o.kind}/${namespace ?? ''}`, {apiVersion: o.apiVersion, kind: o.kind, namespace})
   }
-  const [jobset, kueue, nodeCount, lists] = await Promise.all([
-    call(() => readController(kube, 'jobset')),
-    call(() => readController(kube, 'kueue')),
+  const [deployments, nodeCount, lists] = await Promise.all([
+    call(() => listAll(kube, 'apps/v1', 'Deployment')),
     countNodes(kube, call),
     Promise.all([...kinds.values()].map((k) => call(() => listAll(kube, k.apiVersion, k.kind, k.namespace)))),
   ])
   const live = new Map<string, unknown>()
   for (const items of lists) for (const item of items) live.set(objectKey(item), item)
+  const jobset = observeController(deployments, 'jobset')
+  const kueue = observeController(deployments, 'kueue')
   // Only a Kueue old enough to need deleting makes the CRD list worth a request.
-  const kueueCrds = kueue.installed && needsBreakingCheck(kueue) ? await call(() => listKueueCrds(kube)) : []
+  const breaking = decideInstall('kueue', kueue).action === 'breaking-upgrade'
+  const kueueCrds = breaking ? await call(() => listKueueCrds(kube)) : []
   return {nodeCount, controllers: {jobset, kueue}, kueueCrds, live}
 }
 
-async function readController(
-  kube: KubeClient,
+function observeController(
+  deployments: readonly KubeObject[],
   component: ReleaseComponent,
-): Promise<ObservedController & {deployment?: unknown}> {
+): ObservedController & {deployment?: unknown} {
   const {namespace, name} = RELEASES[component].controller
-  const deployment = await kube.get({apiVersion: 'apps/v1', kind: 'Deployment', namespace, name})
+  const deployment = deployments.find((d) => d.metadata.namespace === namespace && d.metadata.name === name)
   if (!deployment) return {installed: false}
   const labels = (deployment.metadata.labels ?? {}) as Record<string, string>
   return {
@@ -69,10 +80,6 @@ async function readController(
     managedBy: labels[MANAGED_BY_LABEL] || null,
     deployment,
   }
-}
-
-function needsBreakingCheck(kueue: ObservedController): boolean {
-  return kueue.installed && /:v0\.(\d|1[0-4])\.\d+$/.test(kueue.image)
 }
 
 async function countNodes(kube: KubeClient, call: <T>(read: () => Promise<T>) => Promise<T>): Promise<number> {
@@ -90,7 +97,7 @@ async function listAll(kube: KubeClient, apiVersion: string, kind: string, names
   const items: KubeObject[] = []
   let token: string | undefined
   do {
-    const page = await kube.list(apiVersion, kind, {namespace, continue: token})
+    const page = await kube.list(apiVersion, kind, {namespace, limit: LIST_PAGE, continue: token})
     items.push(...page.items)
     token = page.continue
   } while (token)
@@ -159,12 +166,14 @@ export function inClusterSteps(plan: InClusterPlan, deps: InClusterDeps, options
         steps.push({...base, resource: 'release', action: 'resize', run: (ctx) => resize(s, deps, options, ctx)})
         break
       case 'await': {
-        const before = has.has(`install:${s.component}`) ? `install:${s.component}` : `resize:${s.component}`
+        const installs = has.has(`install:${s.component}`)
+        const before = installs ? `install:${s.component}` : `resize:${s.component}`
+        const title = RELEASES[s.component].title
         steps.push({
           ...base,
           resource: 'controller',
           action: 'wait',
-          needs: [reachable, {id: before, because: `${RELEASES[s.component].title} was not installed`}],
+          needs: [reachable, {id: before, because: `${title} was not ${installs ? 'installed' : 'resized'}`}],
           run: (ctx) => awaitAvailable(s.component, deps, options, ctx),
         })
         break
@@ -219,6 +228,18 @@ async function install(
   if (decision.action === 'breaking-upgrade') {
     ctx.progress('deleting the old Kueue')
     for (const deletion of decision.deletions) await deleteForUpgrade(kube, deletion, retry)
+    // A deleted CRD lingers until its objects' finalizers are done; an apply to it meanwhile would be lost with it.
+    ctx.progress('waiting for the old CRDs to go')
+    for (const deletion of decision.deletions) {
+      if (deletion.kind !== 'crd') continue
+      await awaitGone(
+        kube,
+        {apiVersion: CRD_API, kind: 'CustomResourceDefinition', name: deletion.name},
+        deps,
+        options,
+        ctx,
+      )
+    }
   }
   const controller = findControllerDeployment(manifest.objects, component)
   const objects = applyOrder(manifest.objects).map((o) => (o === controller ? sizedController(o, step.sizing) : o))
@@ -279,19 +300,63 @@ async function deleteForUpgrade(kube: KubeClient, deletion: BreakingDeletion, re
   const version = spec.versions.find((v) => v.served)?.name
   if (!version) return
   const apiVersion = `${spec.group}/${version}`
-  for (const item of await listAll(kube, apiVersion, spec.names.kind)) {
-    await withRetries(
-      () =>
-        kube.delete({apiVersion, kind: spec.names.kind, name: item.metadata.name, namespace: item.metadata.namespace}),
-      retry,
+  const items = await withRetries(() => listAll(kube, apiVersion, spec.names.kind), retry)
+  for (let i = 0; i < items.length; i += DELETE_CONCURRENCY) {
+    await Promise.all(
+      items.slice(i, i + DELETE_CONCURRENCY).map((item) =>
+        withRetries(
+          () =>
+            kube.delete({
+              apiVersion,
+              kind: spec.names.kind,
+              name: item.metadata.name,
+              namespace: item.metadata.namespace,
+            }),
+          retry,
+        ),
+      ),
     )
   }
 }
 
+/** Waits until a deleted object is gone, or times out naming it. */
+async function awaitGone(
+  kube: KubeClient,
+  ref: KubeRef,
+  deps: InClusterDeps,
+  options: InClusterApplyOptions,
+  ctx: StepContext,
+): Promise<void> {
+  const started = deps.retry.clock.now()
+  await pollUntil(
+    async () => {
+      if ((await kube.get(ref)) === undefined) return true
+      if (deps.retry.clock.now() - started >= options.availableTimeoutMs) {
+        throw new XpkError(
+          'timeout',
+          `${ref.kind} ${ref.name} was deleted but is still there after ${Math.round(options.availableTimeoutMs / 1000)} s.`,
+          {
+            hints: [
+              `Something holds its finalizers: \`kubectl get ${ref.kind.toLowerCase()} ${ref.name} -o yaml\` shows them.`,
+              'Re-run the same command once it is gone: the rest of the upgrade follows.',
+            ],
+          },
+        )
+      }
+      return false
+    },
+    {...retrying(deps, ctx), poll: options.poll},
+  )
+}
+
 interface DeploymentStatus {
   readonly metadata: {readonly generation?: number}
+  readonly spec?: {readonly replicas?: number}
   readonly status?: {
     readonly observedGeneration?: number
+    readonly replicas?: number
+    readonly updatedReplicas?: number
+    readonly availableReplicas?: number
     readonly conditions?: readonly {
       readonly type: string
       readonly status: string
@@ -301,7 +366,11 @@ interface DeploymentStatus {
   }
 }
 
-/** Waits until the controller's Deployment reports Available for its latest generation, or times out naming why. */
+/**
+ * Waits until the controller's Deployment is Available with its rollout complete (what `kubectl rollout status`
+ * waits for), or times out naming why. Available alone is not enough after an upgrade: the old pod keeps the
+ * Deployment Available while the new one starts, and it is the new one that must serve the webhooks.
+ */
 async function awaitAvailable(
   component: ReleaseComponent,
   deps: InClusterDeps,
@@ -317,7 +386,8 @@ async function awaitAvailable(
     async () => {
       last = (await kube.get({apiVersion: 'apps/v1', kind: 'Deployment', namespace, name})) as unknown as
         DeploymentStatus | undefined
-      if (isAvailable(last)) return true
+      const waiting = rolloutWaiting(last)
+      if (waiting === undefined) return true
       if (deps.retry.clock.now() - started >= options.availableTimeoutMs) {
         const conditions = (last?.status?.conditions ?? [])
           .map((c) => `${c.type}=${c.status}${c.reason ? ` (${c.reason}${c.message ? `: ${c.message}` : ''})` : ''}`)
@@ -325,7 +395,8 @@ async function awaitAvailable(
         throw new XpkError(
           'timeout',
           `Deployment ${namespace}/${name} (${RELEASES[component].title}) did not become Available within ` +
-            `${Math.round(options.availableTimeoutMs / 1000)} s. ${last ? `Its conditions: ${conditions || 'none yet'}.` : 'It does not exist.'}`,
+            `${Math.round(options.availableTimeoutMs / 1000)} s: ${waiting}.` +
+            (last ? ` Its conditions: ${conditions || 'none yet'}.` : ''),
           {
             hints: [
               `Its pods' events say why: look at the Deployment in the Cloud Console, or \`kubectl describe deployment -n ${namespace} ${name}\`.`,
@@ -340,8 +411,20 @@ async function awaitAvailable(
   )
 }
 
-function isAvailable(deployment: DeploymentStatus | undefined): boolean {
-  if (!deployment?.status) return false
-  const fresh = (deployment.status.observedGeneration ?? 0) >= (deployment.metadata.generation ?? 0)
-  return fresh && (deployment.status.conditions ?? []).some((c) => c.type === 'Available' && c.status === 'True')
+/** What the rollout still waits for, or undefined when the Deployment is Available with every replica updated. */
+function rolloutWaiting(deployment: DeploymentStatus | undefined): string | undefined {
+  if (!deployment) return 'it does not exist'
+  const status = deployment.status ?? {}
+  if ((status.observedGeneration ?? 0) < (deployment.metadata.generation ?? 1)) {
+    return 'its controller has not seen the latest change yet'
+  }
+  const wanted = deployment.spec?.replicas ?? 1
+  const updated = status.updatedReplicas ?? 0
+  const old = (status.replicas ?? 0) - updated
+  const available = status.availableReplicas ?? 0
+  if (updated < wanted) return `${updated} of ${wanted} replicas updated`
+  if (old > 0) return `${old} old ${old === 1 ? 'replica' : 'replicas'} still running`
+  if (available < updated) return `${available} of ${updated} updated replicas available`
+  const availableCondition = (status.conditions ?? []).some((c) => c.type === 'Available' && c.status === 'True')
+  return availableCondition ? undefined : 'not Available'
 }

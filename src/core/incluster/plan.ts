@@ -118,13 +118,15 @@ export function planInCluster(inputs: InClusterInputs, observed: ObservedInClust
     }
   }
   for (const object of desiredObjects(inputs)) {
-    const live = observed?.live.get(objectKey(object))
+    const needsKueue = object.apiVersion.startsWith('kueue.x-k8s.io/')
+    // A breaking upgrade deletes every Kueue object before installing: what is live now will not be there to keep.
+    const live = needsKueue && destructive ? undefined : observed?.live.get(objectKey(object))
     const change = live === undefined ? 'create' : applyWouldChange(object, live) ? 'update' : 'none'
     steps.push({
       kind: 'apply',
       object,
       change,
-      needsKueue: object.apiVersion.startsWith('kueue.x-k8s.io/'),
+      needsKueue,
       reason: describeChange(object, change, live),
     })
   }

@@ -1,0 +1,321 @@
+// The in-cluster planner, pure: what it installs, resizes and applies for what was observed of the cluster.
+import {describe, expect, it} from 'vitest'
+
+import {jobSetControllerPatch, kueueControllerPatch} from '../../../src/core/incluster/controller-sizing.js'
+import {MANAGED_BY_LABEL} from '../../../src/core/incluster/install-decision.js'
+import {
+  desiredObjects,
+  objectKey,
+  planInCluster,
+  sizedController,
+  type InClusterInputs,
+  type InClusterStep,
+  type ObservedInCluster,
+} from '../../../src/core/incluster/plan.js'
+import {
+  findControllerDeployment,
+  type KubeObject,
+  type ReleaseComponent,
+} from '../../../src/core/kube/release-manifest.js'
+import {KUEUE_CRD_NAMES, releaseObjects} from '../../fakes/memory-release-manifests.js'
+import {aClusterShape} from './cluster-shapes.js'
+
+const inputs = (numSlices = 2, expectedNodes = 5): InClusterInputs => ({
+  shape: aClusterShape({numSlices}),
+  xpkVersion: '1.2.3',
+  expectedNodes,
+})
+
+/** The release's controller Deployment at `version`, sized for `nodes`, as the API server would return it. */
+function liveController(
+  component: ReleaseComponent,
+  version: string,
+  nodes: number,
+  labels: Record<string, string> = {},
+) {
+  const release = findControllerDeployment(releaseObjects(component, version), component)!
+  const sizing = component === 'jobset' ? jobSetControllerPatch(nodes) : kueueControllerPatch(nodes)
+  const deployment = sizedController(release, sizing)
+  const live = {
+    ...deployment,
+    metadata: {...deployment.metadata, labels: {...(deployment.metadata.labels as object), ...labels}, uid: 'u-1'},
+  }
+  const image = `registry.k8s.io/${component}/${component}:${version}`
+  return {installed: true as const, image, managedBy: labels[MANAGED_BY_LABEL] ?? null, deployment: live}
+}
+
+/** What the API server returns for objects xpk applied: the same fields plus what the server adds. */
+function asLive(objects: readonly object[]): Map<string, unknown> {
+  return new Map(
+    objects.map((o) => {
+      const copy = structuredClone(o) as KubeObject & {status?: unknown}
+      const live = {...copy, metadata: {...copy.metadata, uid: 'u', resourceVersion: '7', generation: 1}, status: {}}
+      return [objectKey(copy), live]
+    }),
+  )
+}
+
+/** A cluster on which a previous run with `previous` inputs converged, now with `nodeCount` nodes. */
+function converged(previous: InClusterInputs, nodeCount = previous.expectedNodes): ObservedInCluster {
+  return {
+    nodeCount,
+    controllers: {
+      jobset: liveController('jobset', 'v0.10.1', previous.expectedNodes),
+      kueue: liveController('kueue', 'v0.17.1', previous.expectedNodes),
+    },
+    kueueCrds: KUEUE_CRD_NAMES,
+    live: asLive(desiredObjects(previous)),
+  }
+}
+
+const reasons = (steps: readonly InClusterStep[]) => steps.map((s) => s.reason)
+const changing = (steps: readonly InClusterStep[]) => steps.filter((s) => s.kind !== 'apply' || s.change !== 'none')
+
+describe('planInCluster', () => {
+  it('plans a fresh cluster as installs, waits and creates, in dependency order', () => {
+    const plan = planInCluster(inputs(), null)
+    expect(plan.fromLive).toBe(false)
+    expect(plan.destructive).toBe(false)
+    expect(plan.notes).toEqual([])
+    expect(reasons(plan.steps)).toEqual([
+      'install JobSet v0.10.1',
+      "wait until JobSet's controller is Available",
+      'install Kueue v0.17.1',
+      "wait until Kueue's controller is Available",
+      'create ResourceFlavor 2xv5p-16',
+      'create ProvisioningRequestConfig dws-config',
+      'create ClusterQueue cluster-queue',
+      'create LocalQueue multislice-queue',
+      'create PriorityClass very-low',
+      'create PriorityClass low',
+      'create PriorityClass medium',
+      'create PriorityClass high',
+      'create PriorityClass very-high',
+      'create ConfigMap demo-resources-configmap',
+      'create ConfigMap demo-metadata-configmap',
+    ])
+  })
+
+  it('sizes the controllers it installs for the nodes expected', () => {
+    const plan = planInCluster(inputs(2, 5000), null)
+    const installs = plan.steps.filter((s) => s.kind === 'install')
+    expect(installs.map((s) => s.sizing)).toEqual([jobSetControllerPatch(5000), kueueControllerPatch(5000)])
+  })
+
+  it('marks only Kueue objects as needing Kueue', () => {
+    const applies = planInCluster(inputs(), null).steps.filter((s) => s.kind === 'apply')
+    expect(applies.filter((s) => s.needsKueue).map((s) => s.object.kind)).toEqual([
+      'ResourceFlavor',
+      'ProvisioningRequestConfig',
+      'ClusterQueue',
+      'LocalQueue',
+    ])
+  })
+
+  it('plans nothing that changes a cluster on which the same inputs converged', () => {
+    const plan = planInCluster(inputs(), converged(inputs()))
+    expect(plan.fromLive).toBe(true)
+    expect(changing(plan.steps)).toEqual([])
+    expect(plan.steps.every((s) => s.reason.startsWith('unchanged: '))).toBe(true)
+  })
+
+  it('ignores what the API server adds: quantities rewritten, defaults filled in, labels of others', () => {
+    const observed = converged(inputs())
+    const live = new Map(observed.live)
+    const queue = structuredClone(live.get('ClusterQueue//cluster-queue')) as {
+      spec: {resourceGroups: {flavors: {resources: {nominalQuota: unknown}[]}[]}[]; cohort?: string}
+      metadata: {labels?: object}
+    }
+    queue.spec.resourceGroups[0]!.flavors[0]!.resources[0]!.nominalQuota = '16'
+    queue.metadata.labels = {'team.example.com/owner': 'ml'}
+    live.set('ClusterQueue//cluster-queue', queue)
+    expect(changing(planInCluster(inputs(), {...observed, live}).steps)).toEqual([])
+  })
+
+  it('2 -> 4 slices: updates the quota in place and creates the flavor named for 4 slices', () => {
+    const plan = planInCluster(inputs(4), converged(inputs(2)))
+    expect(reasons(changing(plan.steps))).toEqual([
+      'create ResourceFlavor 4xv5p-16',
+      'update ClusterQueue cluster-queue: quota 16 -> 32',
+      'update ConfigMap demo-resources-configmap',
+    ])
+    const queue = plan.steps.find((s) => s.kind === 'apply' && s.object.kind === 'ClusterQueue')
+    expect(queue?.kind === 'apply' && queue.object).toMatchObject({
+      spec: {
+        resourceGroups: [{flavors: [{name: '4xv5p-16', resources: [{name: 'google.com/tpu', nominalQuota: 32}]}]}],
+      },
+    })
+  })
+
+  it('leaves the flavor of the old slice count alone: no step names it', () => {
+    const plan = planInCluster(inputs(4), converged(inputs(2)))
+    expect(plan.steps.filter((s) => s.kind === 'apply' && s.object.metadata.name === '2xv5p-16')).toEqual([])
+  })
+
+  it('says only "update" for a ClusterQueue whose quota is unchanged but whose flavor is not', () => {
+    const observed = converged(inputs(2))
+    const live = new Map(observed.live)
+    const queue = structuredClone(live.get('ClusterQueue//cluster-queue')) as {
+      spec: {resourceGroups: {flavors: {name: string}[]}[]}
+    }
+    queue.spec.resourceGroups[0]!.flavors[0]!.name = 'something-else'
+    live.set('ClusterQueue//cluster-queue', queue)
+    const plan = planInCluster(inputs(2), {...observed, live})
+    expect(reasons(changing(plan.steps))).toEqual(['update ClusterQueue cluster-queue'])
+  })
+
+  it.each([
+    {version: 'v0.16.0', action: 'upgrade', reason: 'upgrade Kueue v0.16.0 -> v0.17.1'},
+    {version: 'v0.15.0', action: 'upgrade', reason: 'upgrade Kueue v0.15.0 -> v0.17.1'},
+  ])('upgrades Kueue $version in place and waits for it', ({version, action, reason}) => {
+    const observed = {...converged(inputs()), controllers: {...converged(inputs()).controllers}}
+    observed.controllers.kueue = liveController('kueue', version, 5)
+    const plan = planInCluster(inputs(), observed)
+    expect(plan.destructive).toBe(false)
+    expect(changing(plan.steps).map((s) => [s.kind, s.reason])).toEqual([
+      ['install', reason],
+      ['await', "wait until Kueue's controller is Available"],
+    ])
+    expect(plan.steps.find((s) => s.kind === 'install')).toMatchObject({decision: {action}})
+  })
+
+  it.each([
+    {
+      name: 'a newer Kueue',
+      kueue: liveController('kueue', 'v0.18.0', 5),
+      note: 'Kueue v0.18.0 is newer than the v0.17.1 this xpk installs; xpk leaves it as it is.',
+    },
+    {
+      name: 'an older Kueue that Helm manages',
+      kueue: liveController('kueue', 'v0.16.0', 5, {[MANAGED_BY_LABEL]: 'Helm'}),
+      note: 'Kueue v0.16.0 is older than v0.17.1, but Helm manages it (label app.kubernetes.io/managed-by); upgrade it to v0.17.1 with Helm.',
+    },
+  ])('leaves $name alone with a note, and still configures it', ({kueue, note}) => {
+    const plan = planInCluster(inputs(), {
+      ...converged(inputs()),
+      controllers: {...converged(inputs()).controllers, kueue},
+    })
+    expect(plan.notes).toEqual([note])
+    expect(plan.steps.some((s) => s.kind !== 'apply')).toBe(false)
+    expect(plan.steps.filter((s) => s.kind === 'apply').length).toBe(desiredObjects(inputs()).length)
+  })
+
+  it('leaves alone a controller whose image names no version, even when it is too small', () => {
+    const kueue = {
+      ...liveController('kueue', 'v0.17.1', 5),
+      image: 'registry.k8s.io/kueue/kueue@sha256:' + 'a'.repeat(64),
+    }
+    const plan = planInCluster(inputs(2, 5000), {
+      ...converged(inputs()),
+      controllers: {...converged(inputs()).controllers, kueue},
+    })
+    expect(plan.notes).toHaveLength(1)
+    expect(plan.notes[0]).toMatch(/custom build or an image pinned by digest/)
+    expect(plan.steps.filter((s) => s.kind !== 'apply').map((s) => `${s.kind}:${s.component}`)).toEqual([
+      'resize:jobset',
+      'await:jobset',
+    ])
+  })
+
+  it('plans a Kueue older than v0.15 as destructive: every Kueue object and CRD goes, then the controller', () => {
+    const observed: ObservedInCluster = {
+      ...converged(inputs()),
+      controllers: {...converged(inputs()).controllers, kueue: liveController('kueue', 'v0.14.2', 5)},
+      kueueCrds: ['clusterqueues.kueue.x-k8s.io', 'workloads.kueue.x-k8s.io'],
+    }
+    const plan = planInCluster(inputs(), observed)
+    expect(plan.destructive).toBe(true)
+    const install = plan.steps.find((s) => s.kind === 'install')
+    expect(install?.kind === 'install' && install.decision).toMatchObject({
+      action: 'breaking-upgrade',
+      deletions: [
+        {kind: 'all-objects-of-crd', crd: 'clusterqueues.kueue.x-k8s.io'},
+        {kind: 'crd', name: 'clusterqueues.kueue.x-k8s.io'},
+        {kind: 'all-objects-of-crd', crd: 'workloads.kueue.x-k8s.io'},
+        {kind: 'crd', name: 'workloads.kueue.x-k8s.io'},
+        {kind: 'deployment', namespace: 'kueue-system', name: 'kueue-controller-manager'},
+      ],
+    })
+  })
+
+  it('recreates every Kueue object after a breaking upgrade, even those that looked unchanged', () => {
+    const observed: ObservedInCluster = {
+      ...converged(inputs()),
+      controllers: {...converged(inputs()).controllers, kueue: liveController('kueue', 'v0.14.2', 5)},
+      kueueCrds: KUEUE_CRD_NAMES,
+    }
+    const applies = planInCluster(inputs(), observed).steps.filter((s) => s.kind === 'apply')
+    expect(applies.filter((s) => s.needsKueue).map((s) => s.change)).toEqual(['create', 'create', 'create', 'create'])
+    expect(applies.filter((s) => !s.needsKueue).every((s) => s.change === 'none')).toBe(true)
+  })
+
+  it('resizes the controllers of the version it wants when the cluster has grown, for the larger count', () => {
+    const plan = planInCluster(inputs(2, 5), converged(inputs(2, 5), 4000))
+    expect(changing(plan.steps).map((s) => [s.kind, s.reason])).toEqual([
+      ['resize', "resize JobSet's controller for 4000 nodes"],
+      ['await', "wait until JobSet's controller is Available"],
+      ['resize', "resize Kueue's controller for 4000 nodes"],
+      ['await', "wait until Kueue's controller is Available"],
+    ])
+    const resizes = plan.steps.filter((s) => s.kind === 'resize')
+    expect(resizes.map((s) => s.sizing)).toEqual([jobSetControllerPatch(4000), kueueControllerPatch(4000)])
+  })
+
+  it('sizes for the nodes expected once the GKE steps are done, when that is more than there are now', () => {
+    const plan = planInCluster(inputs(2, 4000), converged(inputs(2, 5), 5))
+    expect(plan.steps.filter((s) => s.kind === 'resize').map((s) => s.sizing)).toEqual([
+      jobSetControllerPatch(4000),
+      kueueControllerPatch(4000),
+    ])
+  })
+
+  it('does not shrink what it sized for more nodes when the count only changes a little', () => {
+    // Both sizes are at their floors below ~3400 nodes, so 5 -> 50 nodes changes nothing.
+    expect(changing(planInCluster(inputs(2, 5), converged(inputs(2, 5), 50)).steps)).toEqual([])
+  })
+})
+
+describe('sizedController', () => {
+  const release = findControllerDeployment(releaseObjects('kueue'), 'kueue')!
+
+  it("sets the manager container's resources and leaves the rest of the Deployment as the release has it", () => {
+    const sized = sizedController(release, kueueControllerPatch(4000)) as typeof release & {
+      spec: {template: {spec: {containers: {name: string; resources: unknown}[]}}}
+    }
+    expect(sized.spec.template.spec.containers[0]!.resources).toEqual({
+      requests: {cpu: '16', memory: '128000Mi'},
+      limits: {cpu: '16', memory: '128000Mi'},
+    })
+    const {spec: _, ...rest} = sized
+    const {spec: __, ...releaseRest} = release
+    expect(rest).toEqual(releaseRest)
+    const withoutResources = (d: KubeObject) =>
+      JSON.stringify(d, (k, v: unknown) => (k === 'resources' ? undefined : v))
+    expect(withoutResources(sized)).toBe(withoutResources(release))
+  })
+
+  it('does not change the release object it is given', () => {
+    const before = structuredClone(release)
+    sizedController(release, jobSetControllerPatch(10_000))
+    expect(release).toEqual(before)
+  })
+
+  it('leaves containers other than the manager alone', () => {
+    const twoContainers = structuredClone(release) as KubeObject & {
+      spec: {template: {spec: {containers: {name: string; resources?: unknown}[]}}}
+    }
+    twoContainers.spec.template.spec.containers.push({name: 'kube-rbac-proxy', resources: {limits: {cpu: '500m'}}})
+    const sized = sizedController(twoContainers, kueueControllerPatch(10)) as typeof twoContainers
+    expect(sized.spec.template.spec.containers[1]).toEqual({
+      name: 'kube-rbac-proxy',
+      resources: {limits: {cpu: '500m'}},
+    })
+  })
+})
+
+describe('objectKey', () => {
+  it('names cluster-scoped objects with an empty namespace', () => {
+    expect(objectKey({kind: 'ClusterQueue', metadata: {name: 'cluster-queue'}})).toBe('ClusterQueue//cluster-queue')
+    expect(objectKey({kind: 'LocalQueue', metadata: {name: 'q', namespace: 'default'}})).toBe('LocalQueue/default/q')
+  })
+})

@@ -1,0 +1,1008 @@
+// An in-memory double of the KubeClient port for in-process service tests: real state, every request logged (with
+// whether it mutates, so tests can count what a re-run sends), faults injected per verb and kind, and the bits of
+// controller behaviour the in-cluster steps wait on (Deployments becoming Available, DaemonSet pods pulling an
+// image on matching nodes). The wire-level fake API server (fake-kube.ts) is what the adapter is tested against;
+// this one is for services, where speed and direct control of cluster state matter more than HTTP.
+//
+// What it models, and how far:
+//   - Objects are keyed by API group, kind, namespace and name (so one object is served in every version its type
+//     serves). Built-in kinds are known; custom kinds are known while a CRD that serves the requested version is
+//     stored. An unknown kind lists empty and gets undefined (as the port says); applying one is a 404.
+//   - Server-side apply for two parties: the field manager `xpk` and "others" (what tests seed, e.g. an older
+//     release applied by kubectl or Helm). xpk's last applied configuration replaces its previous one (fields it
+//     stops sending disappear); fields others set are kept. A field both set to different values is a 409 conflict
+//     unless the apply forces, which hands the field to xpk. Lists are atomic, except lists of maps that all have a
+//     `name` (containers, env, volumes), which merge by name as Kubernetes' list-map types do.
+//   - `metadata.generation` starts at 1 and is bumped when anything outside metadata and status changes;
+//     `resourceVersion` is bumped on every change (an apply that changes nothing leaves it alone); `uid` and
+//     `creationTimestamp` are set on create. `status` in an applied object is ignored, as the status subresource is.
+//   - Namespaced objects need their namespace to exist. A webhook configuration whose service lives in a namespace
+//     with no Available Deployment makes applies of the API groups it intercepts fail with a 500, as the API server
+//     does while a controller is down ("no endpoints available for service").
+//   - Deleting a CRD deletes its objects; deleting a Namespace deletes what is in it; deleting an owner deletes the
+//     objects that name it in ownerReferences. Deletion is immediate unless {@link MemoryKubeOptions.lingering} keeps
+//     a kind terminating for some requests (a CRD waits for its objects' finalizers on a real cluster).
+//   - Deployments: with `autoAvailable` (the default) an applied spec change is rolled out at once; otherwise a new
+//     Deployment reports Available=False until the test calls `setAvailable`, and a changed one keeps its old pods
+//     Available while the new ReplicaSet's pod is not ready (a rollout in progress), as a one-replica Deployment
+//     with the default strategy does.
+//   - DaemonSets: one pod per Node matching the pod template's node affinity and node selector. Each read of the
+//     DaemonSet lets `daemonSetPullsPerRead` more pods finish pulling (all by default); pods on nodes given to
+//     `failPullOn` go ErrImagePull, then ImagePullBackOff, with a Warning Event each, like the kubelet's. A changed
+//     template replaces every pod at once (simpler than a rolling update; the status fields say the same).
+//   - Label selectors: `k=v`, `k==v`, `k!=v`, `k`, `!k`, `k in (a,b)`, `k notin (a,b)`, comma-separated. Field
+//     selectors: `path=value` and `path!=value` on any dotted path (the real server allows only a few per kind).
+//   - Lists are sorted by namespace and name and paged with `limit`/`continue` (an opaque offset).
+import {kubeApiError} from '../../src/core/kube/kube-errors.js'
+import {splitApiVersion} from '../../src/core/kube/release-manifest.js'
+import {
+  FIELD_MANAGER,
+  type KubeClient,
+  type KubeListOptions,
+  type KubeObject,
+  type KubePage,
+  type KubeRef,
+} from '../../src/ports/kube.js'
+
+type Json = Record<string, unknown>
+
+export type KubeVerb = 'get' | 'list' | 'apply' | 'delete'
+
+/** One request as the fake received it. */
+export interface KubeRequest {
+  readonly verb: KubeVerb
+  readonly apiVersion: string
+  readonly kind: string
+  readonly namespace?: string
+  readonly name?: string
+  /** Whether the request asks for a change (apply, delete), whatever it answered. */
+  readonly mutating: boolean
+  /** The HTTP status the fake answered with (200, 201, 404, 409, an injected 503, ...). */
+  readonly status: number
+  /** The object sent, for applies. */
+  readonly body?: KubeObject
+  readonly force?: boolean
+  readonly list?: KubeListOptions
+}
+
+/** Which requests an injected fault hits; unset fields match anything. */
+export interface FaultMatch {
+  readonly verb?: KubeVerb
+  readonly kind?: string
+  readonly name?: string
+}
+
+export interface MemoryKubeOptions {
+  /** Deployments become Available as soon as a spec change is applied. @default true */
+  readonly autoAvailable?: boolean
+  /** Pods of a DaemonSet that finish pulling per read of the DaemonSet. @default Infinity */
+  readonly daemonSetPullsPerRead?: number
+  /** Kinds whose deleted objects stay, terminating, for this many further requests (of any kind). */
+  readonly lingering?: Readonly<Record<string, number>>
+}
+
+/** How a test seeds an object: as applied by xpk before, or by another manager (kubectl, Helm, the kubelet). */
+export interface SeedOptions {
+  /** @default 'kubectl' */
+  readonly manager?: string
+  readonly status?: Json
+  /** For a Deployment: rolled out and Available, as a controller that has been running for a while. */
+  readonly available?: boolean
+}
+
+interface TypeInfo {
+  readonly group: string
+  readonly namespaced: boolean
+}
+
+interface Entry {
+  readonly group: string
+  readonly kind: string
+  readonly namespace: string | undefined
+  readonly name: string
+  apiVersion: string
+  readonly uid: string
+  readonly creationTimestamp: string
+  resourceVersion: number
+  generation: number
+  /** xpk's last applied configuration (apiVersion, kind and system metadata removed). */
+  xpk: Json | undefined
+  /** Fields other managers set. */
+  others: Json
+  otherManager: string | undefined
+  status: Json | undefined
+  /** While terminating: the request count at which the object goes. */
+  goneAt: number | undefined
+}
+
+interface PullFailure {
+  readonly reason: string
+  readonly message: string
+}
+
+/** Built-in kinds the fake serves: `group/kind` -> versions and scope. */
+const BUILT_IN: Readonly<Record<string, {readonly versions: readonly string[]; readonly namespaced: boolean}>> = {
+  '/Namespace': {versions: ['v1'], namespaced: false},
+  '/Node': {versions: ['v1'], namespaced: false},
+  '/ConfigMap': {versions: ['v1'], namespaced: true},
+  '/Secret': {versions: ['v1'], namespaced: true},
+  '/ServiceAccount': {versions: ['v1'], namespaced: true},
+  '/Service': {versions: ['v1'], namespaced: true},
+  '/Pod': {versions: ['v1'], namespaced: true},
+  '/Event': {versions: ['v1'], namespaced: true},
+  'apps/Deployment': {versions: ['v1'], namespaced: true},
+  'apps/DaemonSet': {versions: ['v1'], namespaced: true},
+  'apps/ReplicaSet': {versions: ['v1'], namespaced: true},
+  'apps/StatefulSet': {versions: ['v1'], namespaced: true},
+  'batch/Job': {versions: ['v1'], namespaced: true},
+  'policy/PodDisruptionBudget': {versions: ['v1'], namespaced: true},
+  'rbac.authorization.k8s.io/Role': {versions: ['v1'], namespaced: true},
+  'rbac.authorization.k8s.io/RoleBinding': {versions: ['v1'], namespaced: true},
+  'rbac.authorization.k8s.io/ClusterRole': {versions: ['v1'], namespaced: false},
+  'rbac.authorization.k8s.io/ClusterRoleBinding': {versions: ['v1'], namespaced: false},
+  'scheduling.k8s.io/PriorityClass': {versions: ['v1'], namespaced: false},
+  'apiextensions.k8s.io/CustomResourceDefinition': {versions: ['v1'], namespaced: false},
+  'admissionregistration.k8s.io/MutatingWebhookConfiguration': {versions: ['v1'], namespaced: false},
+  'admissionregistration.k8s.io/ValidatingWebhookConfiguration': {versions: ['v1'], namespaced: false},
+  'apiregistration.k8s.io/APIService': {versions: ['v1'], namespaced: false},
+}
+
+/** Namespaces every cluster starts with. */
+const INITIAL_NAMESPACES = ['default', 'kube-node-lease', 'kube-public', 'kube-system']
+
+const SYSTEM_METADATA = [
+  'uid',
+  'resourceVersion',
+  'generation',
+  'creationTimestamp',
+  'deletionTimestamp',
+  'managedFields',
+  'selfLink',
+]
+
+/** A Kubernetes API in memory; see the module comment for what it models. */
+export class MemoryKube implements KubeClient {
+  readonly target = 'memory://kube'
+  /** Every request, in the order received. */
+  readonly requests: KubeRequest[] = []
+  private readonly entries = new Map<string, Entry>()
+  private readonly faults: Array<FaultMatch & {status: number; message: string; left: number}> = []
+  private readonly pullFailures = new Map<string, PullFailure>()
+  private readonly options: Required<MemoryKubeOptions>
+  private ticks = 0
+  private nextUid = 1
+  private nextVersion = 1
+  /** Seconds since the fake's epoch, for timestamps: one per request, so they are ordered and stable. */
+  private readonly epoch = Date.UTC(2026, 0, 1)
+
+  constructor(options: MemoryKubeOptions = {}) {
+    this.options = {
+      autoAvailable: options.autoAvailable ?? true,
+      daemonSetPullsPerRead: options.daemonSetPullsPerRead ?? Number.POSITIVE_INFINITY,
+      lingering: options.lingering ?? {},
+    }
+    for (const name of INITIAL_NAMESPACES) {
+      this.seed({apiVersion: 'v1', kind: 'Namespace', metadata: {name}}, {manager: 'kube-apiserver'})
+    }
+  }
+
+  // ---- the port ----
+
+  async get(ref: KubeRef): Promise<KubeObject | undefined> {
+    const request = this.begin('get', ref.apiVersion, ref.kind, ref.namespace, ref.name)
+    const type = this.typeOf(ref.apiVersion, ref.kind)
+    const entry =
+      type && this.entries.get(this.key(type.group, ref.kind, type.namespaced ? ref.namespace : undefined, ref.name))
+    if (!entry) {
+      this.log(request, 404)
+      return undefined
+    }
+    if (entry.kind === 'DaemonSet' && entry.group === 'apps') this.advanceDaemonSet(entry)
+    this.log(request, 200)
+    return this.render(entry, ref.apiVersion)
+  }
+
+  async list(apiVersion: string, kind: string, options: KubeListOptions = {}): Promise<KubePage> {
+    const request = this.begin('list', apiVersion, kind, options.namespace, undefined, {list: options})
+    const type = this.typeOf(apiVersion, kind)
+    if (!type) {
+      this.log(request, 404)
+      return {items: []}
+    }
+    const labels = parseLabelSelector(options.labelSelector)
+    const fields = parseFieldSelector(options.fieldSelector)
+    const matching = [...this.entries.values()]
+      .filter((e) => e.group === type.group && e.kind === kind)
+      .filter((e) => !type.namespaced || options.namespace === undefined || e.namespace === options.namespace)
+      .map((e) => this.render(e, apiVersion))
+      .filter((o) => labels((o.metadata.labels ?? {}) as Record<string, string>) && fields(o))
+      .sort((a, b) => sortKey(a).localeCompare(sortKey(b)))
+    const offset = options.continue === undefined ? 0 : decodeContinue(options.continue)
+    if (offset === undefined) {
+      this.log(request, 410)
+      throw kubeApiError(
+        410,
+        {reason: 'Expired', message: 'The provided continue parameter is too old'},
+        `Listing ${kind}`,
+      )
+    }
+    const end = options.limit === undefined || options.limit <= 0 ? matching.length : offset + options.limit
+    this.log(request, 200)
+    const items = matching.slice(offset, end)
+    return end < matching.length ? {items, continue: encodeContinue(end)} : {items}
+  }
+
+  async apply(object: KubeObject, options: {readonly force?: boolean} = {}): Promise<KubeObject> {
+    const {apiVersion, kind} = object
+    const doing = `Applying ${kind} ${object.metadata.namespace ? `${object.metadata.namespace}/` : ''}${object.metadata.name}`
+    const body = structuredClone(object) as KubeObject
+    const request = this.begin('apply', apiVersion, kind, object.metadata.namespace, object.metadata.name, {
+      body,
+      force: options.force ?? false,
+    })
+    const type = this.typeOf(apiVersion, kind)
+    if (!type) {
+      this.log(request, 404)
+      throw kubeApiError(404, {reason: 'NotFound', message: 'the server could not find the requested resource'}, doing)
+    }
+    const namespace = type.namespaced ? (object.metadata.namespace ?? 'default') : undefined
+    if (namespace !== undefined && !this.entries.has(this.key('', 'Namespace', undefined, namespace))) {
+      this.log(request, 404)
+      throw kubeApiError(404, {reason: 'NotFound', message: `namespaces "${namespace}" not found`}, doing)
+    }
+    const blocked = this.webhookBlocking(type.group)
+    if (blocked) {
+      this.log(request, 500)
+      throw kubeApiError(
+        500,
+        {
+          reason: 'InternalError',
+          message:
+            `Internal error occurred: failed calling webhook "${blocked.webhook}": failed to call webhook: ` +
+            `no endpoints available for service "${blocked.service}"`,
+        },
+        doing,
+      )
+    }
+    const key = this.key(type.group, kind, namespace, object.metadata.name)
+    const existing = this.entries.get(key)
+    const applied = appliedConfiguration(object)
+    if (existing) {
+      const clashes = conflicts(applied, existing.others)
+      if (clashes.length > 0 && !options.force) {
+        this.log(request, 409)
+        throw kubeApiError(
+          409,
+          {
+            reason: 'Conflict',
+            message: `Apply failed with ${clashes.length} conflict${clashes.length === 1 ? '' : 's'}: conflict with "${existing.otherManager}": ${clashes.join(', ')}`,
+          },
+          doing,
+        )
+      }
+      const before = this.body(existing)
+      existing.others = withoutConflicts(existing.others, applied)
+      existing.xpk = applied
+      existing.apiVersion = apiVersion
+      const after = this.body(existing)
+      const specChanged = !deepEqual(withoutMetadata(before), withoutMetadata(after))
+      if (specChanged) existing.generation++
+      if (!deepEqual(before, after)) existing.resourceVersion = this.nextVersion++
+      this.log(request, 200)
+      this.afterWrite(existing, specChanged)
+      return this.render(existing, apiVersion)
+    }
+    const entry = this.create(type.group, kind, apiVersion, namespace, object.metadata.name)
+    entry.xpk = applied
+    this.entries.set(key, entry)
+    this.log(request, 201)
+    this.afterWrite(entry, true)
+    return this.render(entry, apiVersion)
+  }
+
+  async delete(ref: KubeRef): Promise<'deleted' | 'absent'> {
+    const request = this.begin('delete', ref.apiVersion, ref.kind, ref.namespace, ref.name)
+    const type = this.typeOf(ref.apiVersion, ref.kind)
+    const key = type && this.key(type.group, ref.kind, type.namespaced ? ref.namespace : undefined, ref.name)
+    const entry = key ? this.entries.get(key) : undefined
+    if (!entry) {
+      this.log(request, 404)
+      return 'absent'
+    }
+    this.log(request, 200)
+    if (entry.goneAt === undefined) this.remove(entry)
+    return 'deleted'
+  }
+
+  // ---- for tests ----
+
+  /** Puts an object in place without a request, as applied by `manager` (xpk, or another tool). */
+  seed(object: KubeObject | Json, options: SeedOptions = {}): void {
+    const o = object as KubeObject
+    const manager = options.manager ?? 'kubectl'
+    const {group} = splitApiVersion(o.apiVersion)
+    const type = this.typeOf(o.apiVersion, o.kind) ?? {group, namespaced: o.metadata.namespace !== undefined}
+    const namespace = type.namespaced ? (o.metadata.namespace ?? 'default') : undefined
+    const key = this.key(type.group, o.kind, namespace, o.metadata.name)
+    const entry = this.entries.get(key) ?? this.create(type.group, o.kind, o.apiVersion, namespace, o.metadata.name)
+    const applied = appliedConfiguration(o)
+    if (manager === FIELD_MANAGER) entry.xpk = applied
+    else {
+      entry.others = merge(entry.others, applied)
+      entry.otherManager = manager
+    }
+    if (options.status !== undefined) entry.status = structuredClone(options.status)
+    if (options.available) entry.status = availableStatus(entry.generation, replicasOf(this.body(entry)))
+    this.entries.set(key, entry)
+  }
+
+  /** The object as stored (no request is logged), or undefined. */
+  peek(ref: KubeRef): KubeObject | undefined {
+    const type = this.typeOf(ref.apiVersion, ref.kind)
+    const entry =
+      type && this.entries.get(this.key(type.group, ref.kind, type.namespaced ? ref.namespace : undefined, ref.name))
+    return entry ? this.render(entry, ref.apiVersion) : undefined
+  }
+
+  /** Every stored object of a kind (any group, any version), sorted; no request is logged. */
+  all(kind: string): KubeObject[] {
+    return [...this.entries.values()]
+      .filter((e) => e.kind === kind)
+      .map((e) => this.render(e, e.apiVersion))
+      .sort((a, b) => sortKey(a).localeCompare(sortKey(b)))
+  }
+
+  /** The next `times` requests matching `match` fail with `status` (503 by default: retryable). */
+  failNext(
+    times: number,
+    match: FaultMatch = {},
+    status = 503,
+    message = 'the server is currently unable to handle the request',
+  ): this {
+    this.faults.push({...match, status, message, left: times})
+    return this
+  }
+
+  /** Rolls the Deployment out: its pods are ready and it reports Available for its current generation. */
+  setAvailable(namespace: string, name: string): void {
+    const entry = this.entries.get(this.key('apps', 'Deployment', namespace, name))
+    if (!entry) throw new Error(`no Deployment ${namespace}/${name} to make Available`)
+    entry.status = availableStatus(entry.generation, replicasOf(this.body(entry)))
+    entry.resourceVersion = this.nextVersion++
+  }
+
+  /** Replaces the status of an object (a controller or kubelet writing it). */
+  setStatus(ref: KubeRef, status: Json): void {
+    const type = this.typeOf(ref.apiVersion, ref.kind)
+    const entry =
+      type && this.entries.get(this.key(type.group, ref.kind, type.namespaced ? ref.namespace : undefined, ref.name))
+    if (!entry) throw new Error(`no ${ref.kind} ${ref.name} to set the status of`)
+    entry.status = structuredClone(status)
+    entry.resourceVersion = this.nextVersion++
+  }
+
+  /** Adds Ready nodes `names` with `labels`; DaemonSets that match schedule pods on them. */
+  addNodes(names: readonly string[], labels: Readonly<Record<string, string>> = {}): void {
+    for (const name of names) {
+      this.seed(
+        {apiVersion: 'v1', kind: 'Node', metadata: {name, labels: {'kubernetes.io/hostname': name, ...labels}}},
+        {manager: 'kubelet', status: {conditions: [{type: 'Ready', status: 'True', reason: 'KubeletReady'}]}},
+      )
+    }
+    for (const ds of [...this.entries.values()].filter((e) => e.group === 'apps' && e.kind === 'DaemonSet')) {
+      this.scheduleDaemonSet(ds, false)
+    }
+  }
+
+  /** Pods of DaemonSets on `node` fail to pull their image with this reason and message. */
+  failPullOn(node: string, failure: PullFailure = {reason: 'ErrImagePull', message: 'manifest unknown'}): void {
+    this.pullFailures.set(node, failure)
+  }
+
+  /** Requests that asked for a change. */
+  mutatingRequests(): KubeRequest[] {
+    return this.requests.filter((r) => r.mutating)
+  }
+
+  /** Read requests (get and list) per kind. */
+  readsByKind(): Map<string, number> {
+    const counts = new Map<string, number>()
+    for (const r of this.requests.filter((q) => !q.mutating)) counts.set(r.kind, (counts.get(r.kind) ?? 0) + 1)
+    return counts
+  }
+
+  /** Forgets the requests logged so far. */
+  clearLog(): void {
+    this.requests.length = 0
+  }
+
+  // ---- internals ----
+
+  private begin(
+    verb: KubeVerb,
+    apiVersion: string,
+    kind: string,
+    namespace: string | undefined,
+    name: string | undefined,
+    extra: {body?: KubeObject; force?: boolean; list?: KubeListOptions} = {},
+  ): KubeRequest {
+    this.ticks++
+    this.purgeTerminated()
+    const request: KubeRequest = {
+      verb,
+      apiVersion,
+      kind,
+      ...(namespace === undefined ? {} : {namespace}),
+      ...(name === undefined ? {} : {name}),
+      mutating: verb === 'apply' || verb === 'delete',
+      status: 0,
+      ...extra,
+    }
+    const fault = this.faults.find(
+      (f) =>
+        f.left > 0 &&
+        (f.verb === undefined || f.verb === verb) &&
+        (f.kind === undefined || f.kind === kind) &&
+        (f.name === undefined || f.name === name),
+    )
+    if (fault) {
+      fault.left--
+      this.log(request, fault.status)
+      const what = `${verb === 'apply' ? 'Applying' : verb === 'delete' ? 'Deleting' : verb === 'get' ? 'Reading' : 'Listing'} ${kind}${name ? ` ${name}` : ''}`
+      throw kubeApiError(fault.status, {message: fault.message}, what)
+    }
+    return request
+  }
+
+  private log(request: KubeRequest, status: number): void {
+    this.requests.push({...request, status})
+  }
+
+  private typeOf(apiVersion: string, kind: string): TypeInfo | undefined {
+    const {group, version} = splitApiVersion(apiVersion)
+    const builtIn = BUILT_IN[`${group}/${kind}`]
+    if (builtIn) return builtIn.versions.includes(version) ? {group, namespaced: builtIn.namespaced} : undefined
+    for (const crd of this.entries.values()) {
+      if (crd.kind !== 'CustomResourceDefinition' || crd.group !== 'apiextensions.k8s.io') continue
+      const spec = (this.body(crd).spec ?? {}) as {
+        group?: string
+        scope?: string
+        names?: {kind?: string}
+        versions?: {name: string; served?: boolean}[]
+      }
+      if (spec.group !== group || spec.names?.kind !== kind) continue
+      if (!(spec.versions ?? []).some((v) => v.name === version && v.served)) return undefined
+      return {group, namespaced: spec.scope !== 'Cluster'}
+    }
+    return undefined
+  }
+
+  private key(group: string, kind: string, namespace: string | undefined, name: string): string {
+    return `${group}/${kind}/${namespace ?? ''}/${name}`
+  }
+
+  private create(group: string, kind: string, apiVersion: string, namespace: string | undefined, name: string): Entry {
+    return {
+      group,
+      kind,
+      namespace,
+      name,
+      apiVersion,
+      uid: `00000000-0000-4000-8000-${String(this.nextUid++).padStart(12, '0')}`,
+      creationTimestamp: new Date(this.epoch + this.ticks * 1000).toISOString().replace('.000', ''),
+      resourceVersion: this.nextVersion++,
+      generation: 1,
+      xpk: undefined,
+      others: {},
+      otherManager: undefined,
+      status: undefined,
+      goneAt: undefined,
+    }
+  }
+
+  /** The object's fields as its managers set them: others' merged with xpk's. */
+  private body(entry: Entry): Json {
+    return entry.xpk === undefined ? structuredClone(entry.others) : merge(entry.others, entry.xpk)
+  }
+
+  private render(entry: Entry, apiVersion: string): KubeObject {
+    const body = this.body(entry)
+    const managers = [
+      ...(entry.otherManager === undefined ? [] : [{manager: entry.otherManager, operation: 'Update'}]),
+      ...(entry.xpk === undefined ? [] : [{manager: FIELD_MANAGER, operation: 'Apply'}]),
+    ]
+    const metadata: Json = {
+      ...((body.metadata ?? {}) as Json),
+      name: entry.name,
+      ...(entry.namespace === undefined ? {} : {namespace: entry.namespace}),
+      uid: entry.uid,
+      resourceVersion: String(entry.resourceVersion),
+      generation: entry.generation,
+      creationTimestamp: entry.creationTimestamp,
+      ...(entry.goneAt === undefined
+        ? {}
+        : {deletionTimestamp: new Date(this.epoch + this.ticks * 1000).toISOString()}),
+      managedFields: managers,
+    }
+    const {metadata: _, ...rest} = body
+    return {
+      apiVersion,
+      kind: entry.kind,
+      metadata: metadata as KubeObject['metadata'],
+      ...rest,
+      ...(entry.status === undefined ? {} : {status: structuredClone(entry.status)}),
+    } as KubeObject
+  }
+
+  private remove(entry: Entry): void {
+    const linger = this.options.lingering[entry.kind] ?? 0
+    if (entry.kind === 'CustomResourceDefinition' && entry.group === 'apiextensions.k8s.io') {
+      const spec = (this.body(entry).spec ?? {}) as {group?: string; names?: {kind?: string}}
+      for (const o of [...this.entries.values()]) {
+        if (o.group === spec.group && o.kind === spec.names?.kind) this.drop(o)
+      }
+    }
+    if (entry.kind === 'Namespace' && entry.group === '') {
+      for (const o of [...this.entries.values()]) if (o.namespace === entry.name) this.drop(o)
+    }
+    for (const o of [...this.entries.values()]) {
+      const owners = ((this.body(o).metadata as Json | undefined)?.ownerReferences ?? []) as {uid?: string}[]
+      if (owners.some((r) => r.uid === entry.uid)) this.drop(o)
+    }
+    if (linger > 0) {
+      entry.goneAt = this.ticks + linger
+      entry.resourceVersion = this.nextVersion++
+    } else this.drop(entry)
+  }
+
+  private drop(entry: Entry): void {
+    this.entries.delete(this.key(entry.group, entry.kind, entry.namespace, entry.name))
+  }
+
+  private purgeTerminated(): void {
+    for (const entry of [...this.entries.values()]) {
+      if (entry.goneAt !== undefined && this.ticks > entry.goneAt) this.drop(entry)
+    }
+  }
+
+  /** A webhook that intercepts `group` and whose service has no Available Deployment in its namespace. */
+  private webhookBlocking(group: string): {webhook: string; service: string} | undefined {
+    for (const config of this.entries.values()) {
+      if (config.group !== 'admissionregistration.k8s.io' || !config.kind.endsWith('WebhookConfiguration')) continue
+      if (config.goneAt !== undefined) continue
+      const webhooks = (this.body(config).webhooks ?? []) as {
+        name?: string
+        clientConfig?: {service?: {namespace?: string; name?: string}}
+        rules?: {apiGroups?: string[]}[]
+      }[]
+      for (const hook of webhooks) {
+        const service = hook.clientConfig?.service
+        if (!service?.namespace) continue
+        const intercepts = (hook.rules ?? []).some((r) => (r.apiGroups ?? []).some((g) => g === group || g === '*'))
+        if (!intercepts) continue
+        const serving = [...this.entries.values()].some(
+          (e) =>
+            e.group === 'apps' &&
+            e.kind === 'Deployment' &&
+            e.namespace === service.namespace &&
+            conditionTrue(e.status, 'Available'),
+        )
+        if (!serving) return {webhook: hook.name ?? config.name, service: `${service.namespace}/${service.name}`}
+      }
+    }
+    return undefined
+  }
+
+  private afterWrite(entry: Entry, specChanged: boolean): void {
+    if (entry.group !== 'apps' || !specChanged) return
+    if (entry.kind === 'Deployment') this.rollDeployment(entry)
+    if (entry.kind === 'DaemonSet') this.scheduleDaemonSet(entry, true)
+  }
+
+  private rollDeployment(entry: Entry): void {
+    const replicas = replicasOf(this.body(entry))
+    if (this.options.autoAvailable) entry.status = availableStatus(entry.generation, replicas)
+    else if (conditionTrue(entry.status, 'Available')) entry.status = rollingStatus(entry.generation, replicas)
+    else entry.status = unavailableStatus(entry.generation, replicas)
+  }
+
+  /** Creates the DaemonSet's missing pods (all of them, replacing the old ones, when its template changed). */
+  private scheduleDaemonSet(ds: Entry, templateChanged: boolean): void {
+    const body = this.body(ds)
+    const template = ((body.spec as Json | undefined)?.template ?? {}) as {metadata?: {labels?: Json}; spec?: Json}
+    const pods = () => this.podsOf(ds)
+    if (templateChanged) for (const pod of pods()) this.drop(pod)
+    const nodes = [...this.entries.values()]
+      .filter((e) => e.group === '' && e.kind === 'Node' && nodeMatches(this.body(e), template.spec ?? {}))
+      .map((e) => e.name)
+      .sort()
+    const covered = new Set(pods().map((p) => (this.body(p).spec as {nodeName: string}).nodeName))
+    for (const node of nodes.filter((n) => !covered.has(n))) {
+      const name = `${ds.name}-${podSuffix(node, ds.generation)}`
+      const containers = ((template.spec?.containers ?? []) as {name: string; image: string}[]).map((c) => ({
+        name: c.name,
+        image: c.image,
+        ready: false,
+        started: false,
+        restartCount: 0,
+        state: {waiting: {reason: 'ContainerCreating'}},
+      }))
+      this.seed(
+        {
+          apiVersion: 'v1',
+          kind: 'Pod',
+          metadata: {
+            name,
+            namespace: ds.namespace,
+            labels: {...(template.metadata?.labels ?? {}), 'pod-template-generation': String(ds.generation)},
+            ownerReferences: [{apiVersion: 'apps/v1', kind: 'DaemonSet', name: ds.name, uid: ds.uid, controller: true}],
+          },
+          spec: {...structuredClone(template.spec ?? {}), nodeName: node},
+        },
+        {manager: 'kube-controller-manager', status: {phase: 'Pending', containerStatuses: containers}},
+      )
+    }
+    this.updateDaemonSetStatus(ds, nodes.length)
+  }
+
+  private podsOf(ds: Entry): Entry[] {
+    return [...this.entries.values()]
+      .filter((e) => e.group === '' && e.kind === 'Pod' && e.namespace === ds.namespace)
+      .filter((e) =>
+        (((this.body(e).metadata as Json).ownerReferences ?? []) as {uid: string}[]).some((r) => r.uid === ds.uid),
+      )
+      .sort((a, b) => a.name.localeCompare(b.name))
+  }
+
+  /** One read's worth of kubelet progress on the DaemonSet's pods. */
+  private advanceDaemonSet(ds: Entry): void {
+    let budget = this.options.daemonSetPullsPerRead
+    for (const pod of this.podsOf(ds)) {
+      const node = (this.body(pod).spec as {nodeName: string}).nodeName
+      const status = pod.status as {containerStatuses: Json[]}
+      const waiting = (status.containerStatuses[0]?.state as {waiting?: {reason: string}} | undefined)?.waiting
+      if (!waiting) continue
+      const failure = this.pullFailures.get(node)
+      if (failure) {
+        const image = String(status.containerStatuses[0]?.image)
+        const backOff = waiting.reason !== 'ContainerCreating'
+        const state = backOff
+          ? {reason: 'ImagePullBackOff', message: `Back-off pulling image "${image}"`}
+          : {reason: failure.reason, message: failure.message}
+        pod.status = {
+          phase: 'Pending',
+          containerStatuses: status.containerStatuses.map((c) => ({...c, state: {waiting: state}})),
+        }
+        if (!backOff) this.recordEvent(pod, 'Failed', `Failed to pull image "${image}": ${failure.message}`)
+        continue
+      }
+      if (budget <= 0) continue
+      budget--
+      pod.status = {
+        phase: 'Running',
+        conditions: [{type: 'Ready', status: 'True'}],
+        containerStatuses: status.containerStatuses.map((c) => ({
+          ...c,
+          ready: true,
+          started: true,
+          state: {running: {startedAt: new Date(this.epoch + this.ticks * 1000).toISOString()}},
+        })),
+      }
+    }
+    this.updateDaemonSetStatus(ds, (ds.status?.desiredNumberScheduled as number | undefined) ?? 0)
+  }
+
+  private updateDaemonSetStatus(ds: Entry, desired: number): void {
+    const pods = this.podsOf(ds)
+    const ready = pods.filter((p) => (p.status as {phase?: string} | undefined)?.phase === 'Running').length
+    const updated = pods.filter(
+      (p) => ((this.body(p).metadata as Json).labels as Json)['pod-template-generation'] === String(ds.generation),
+    ).length
+    const status = {
+      currentNumberScheduled: pods.length,
+      desiredNumberScheduled: desired,
+      numberMisscheduled: 0,
+      numberReady: ready,
+      numberAvailable: ready,
+      ...(desired - ready > 0 ? {numberUnavailable: desired - ready} : {}),
+      observedGeneration: ds.generation,
+      updatedNumberScheduled: updated,
+    }
+    if (!deepEqual(status, ds.status)) {
+      ds.status = status
+      ds.resourceVersion = this.nextVersion++
+    }
+  }
+
+  private recordEvent(pod: Entry, reason: string, text: string): void {
+    this.seed(
+      {
+        apiVersion: 'v1',
+        kind: 'Event',
+        metadata: {name: `${pod.name}.${String(this.ticks).padStart(6, '0')}`, namespace: pod.namespace},
+        involvedObject: {apiVersion: 'v1', kind: 'Pod', name: pod.name, namespace: pod.namespace, uid: pod.uid},
+        reason,
+        message: text,
+        type: 'Warning',
+        source: {component: 'kubelet', host: (this.body(pod).spec as {nodeName: string}).nodeName},
+      },
+      {manager: 'kubelet'},
+    )
+  }
+}
+
+// ---- server-side apply, reduced to two parties ----
+
+/** What an apply sets: the object without apiVersion, kind, status and system metadata. */
+function appliedConfiguration(object: KubeObject | Json): Json {
+  const {apiVersion: _v, kind: _k, status: _s, ...rest} = structuredClone(object) as Json
+  const metadata = {...((rest.metadata ?? {}) as Json)}
+  for (const field of SYSTEM_METADATA) delete metadata[field]
+  return {...rest, metadata}
+}
+
+function isMap(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+/** Lists whose items are maps that all have a `name` merge by it (containers, env, volumes). */
+function isNamedList(value: unknown): value is Json[] {
+  return Array.isArray(value) && value.length > 0 && value.every((item) => isMap(item) && typeof item.name === 'string')
+}
+
+/** `over` merged onto `base`: maps and named lists merge, everything else is replaced. */
+function merge(base: Json, over: Json): Json {
+  const out: Json = structuredClone(base)
+  for (const [key, value] of Object.entries(over)) {
+    const current = out[key]
+    if (isMap(current) && isMap(value)) out[key] = merge(current, value)
+    else if (isNamedList(current) && isNamedList(value)) out[key] = mergeNamed(current, value)
+    else out[key] = structuredClone(value)
+  }
+  return out
+}
+
+function mergeNamed(base: Json[], over: Json[]): Json[] {
+  const out = base.map((item) => {
+    const mine = over.find((o) => o.name === item.name)
+    return mine ? merge(item, mine) : structuredClone(item)
+  })
+  for (const item of over) if (!base.some((b) => b.name === item.name)) out.push(structuredClone(item))
+  return out
+}
+
+/** Paths of fields `applied` sets to another value than `others` holds. */
+function conflicts(applied: Json, others: Json, path = ''): string[] {
+  const out: string[] = []
+  for (const [key, value] of Object.entries(applied)) {
+    if (!(key in others)) continue
+    const theirs = others[key]
+    const here = `${path}.${key}`
+    if (isMap(value) && isMap(theirs)) out.push(...conflicts(value, theirs, here))
+    else if (isNamedList(value) && isNamedList(theirs)) {
+      for (const item of value) {
+        const match = theirs.find((t) => t.name === item.name)
+        if (match) out.push(...conflicts(item, match, `${here}[name=${String(item.name)}]`))
+      }
+    } else if (!deepEqual(value, theirs)) out.push(here)
+  }
+  return out
+}
+
+/** `others` without the fields a forced apply of `applied` takes over (those with another value). */
+function withoutConflicts(others: Json, applied: Json): Json {
+  const out: Json = {}
+  for (const [key, theirs] of Object.entries(others)) {
+    if (!(key in applied)) {
+      out[key] = theirs
+      continue
+    }
+    const value = applied[key]
+    if (isMap(value) && isMap(theirs)) out[key] = withoutConflicts(theirs, value)
+    else if (isNamedList(value) && isNamedList(theirs)) {
+      out[key] = theirs.map((t) => {
+        const mine = value.find((v) => v.name === t.name)
+        return mine ? {...withoutConflicts(t, mine), name: t.name} : t
+      })
+    } else if (deepEqual(value, theirs)) out[key] = theirs
+  }
+  return out
+}
+
+function withoutMetadata(body: Json): Json {
+  const {metadata: _, ...rest} = body
+  return rest
+}
+
+function deepEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true
+  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => deepEqual(x, b[i]))
+  if (isMap(a) && isMap(b)) {
+    const keys = Object.keys(a)
+    return keys.length === Object.keys(b).length && keys.every((k) => k in b && deepEqual(a[k], b[k]))
+  }
+  return false
+}
+
+// ---- controllers ----
+
+function replicasOf(body: Json): number {
+  const replicas = (body.spec as {replicas?: unknown} | undefined)?.replicas
+  return typeof replicas === 'number' ? replicas : 1
+}
+
+function conditionTrue(status: Json | undefined, type: string): boolean {
+  const conditions = (status?.conditions ?? []) as {type: string; status: string}[]
+  return conditions.some((c) => c.type === type && c.status === 'True')
+}
+
+function availableStatus(generation: number, replicas: number): Json {
+  return {
+    observedGeneration: generation,
+    replicas,
+    updatedReplicas: replicas,
+    readyReplicas: replicas,
+    availableReplicas: replicas,
+    conditions: [
+      {
+        type: 'Available',
+        status: 'True',
+        reason: 'MinimumReplicasAvailable',
+        message: 'Deployment has minimum availability.',
+      },
+      {
+        type: 'Progressing',
+        status: 'True',
+        reason: 'NewReplicaSetAvailable',
+        message: 'ReplicaSet has successfully progressed.',
+      },
+    ],
+  }
+}
+
+/** A rollout in progress: the old pods still serve, the new ReplicaSet's one pod is not ready yet. */
+function rollingStatus(generation: number, replicas: number): Json {
+  return {
+    observedGeneration: generation,
+    replicas: replicas + 1,
+    updatedReplicas: 1,
+    readyReplicas: replicas,
+    availableReplicas: replicas,
+    unavailableReplicas: 1,
+    conditions: [
+      {
+        type: 'Available',
+        status: 'True',
+        reason: 'MinimumReplicasAvailable',
+        message: 'Deployment has minimum availability.',
+      },
+      {type: 'Progressing', status: 'True', reason: 'ReplicaSetUpdated', message: 'ReplicaSet is progressing.'},
+    ],
+  }
+}
+
+function unavailableStatus(generation: number, replicas: number): Json {
+  return {
+    observedGeneration: generation,
+    replicas,
+    updatedReplicas: replicas,
+    unavailableReplicas: replicas,
+    conditions: [
+      {
+        type: 'Available',
+        status: 'False',
+        reason: 'MinimumReplicasUnavailable',
+        message: 'Deployment does not have minimum availability.',
+      },
+      {type: 'Progressing', status: 'True', reason: 'ReplicaSetUpdated', message: 'ReplicaSet is progressing.'},
+    ],
+  }
+}
+
+/** Whether a pod spec's node selector and required node affinity admit the node. */
+function nodeMatches(node: Json, podSpec: Json): boolean {
+  const labels = (((node.metadata ?? {}) as Json).labels ?? {}) as Record<string, string>
+  const selector = (podSpec.nodeSelector ?? {}) as Record<string, string>
+  if (!Object.entries(selector).every(([k, v]) => labels[k] === v)) return false
+  const terms = ((podSpec.affinity as Json | undefined)?.nodeAffinity as Json | undefined)
+    ?.requiredDuringSchedulingIgnoredDuringExecution as {nodeSelectorTerms?: {matchExpressions?: Json[]}[]} | undefined
+  if (!terms?.nodeSelectorTerms?.length) return true
+  return terms.nodeSelectorTerms.some((term) =>
+    (term.matchExpressions ?? []).every((e) => {
+      const {key, operator, values = []} = e as {key: string; operator: string; values?: string[]}
+      const has = key in labels
+      switch (operator) {
+        case 'Exists':
+          return has
+        case 'DoesNotExist':
+          return !has
+        case 'In':
+          return has && values.includes(labels[key]!)
+        case 'NotIn':
+          return !has || !values.includes(labels[key]!)
+        default:
+          throw new Error(`node affinity operator ${operator} is not modelled by MemoryKube`)
+      }
+    }),
+  )
+}
+
+/** A stable, pod-name-like suffix per node and generation. */
+function podSuffix(node: string, generation: number): string {
+  let hash = generation * 7919
+  for (const c of node) hash = (hash * 31 + c.charCodeAt(0)) >>> 0
+  return hash.toString(36).slice(-5).padStart(5, '0')
+}
+
+// ---- selectors and paging ----
+
+function sortKey(o: KubeObject): string {
+  return `${o.metadata.namespace ?? ''}/${o.metadata.name}`
+}
+
+function encodeContinue(offset: number): string {
+  return Buffer.from(JSON.stringify({offset})).toString('base64url')
+}
+
+function decodeContinue(token: string): number | undefined {
+  try {
+    const offset = (JSON.parse(Buffer.from(token, 'base64url').toString()) as {offset?: unknown}).offset
+    return typeof offset === 'number' && Number.isInteger(offset) && offset >= 0 ? offset : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** A label selector as a predicate on labels (see the module comment for the syntax). */
+export function parseLabelSelector(selector: string | undefined): (labels: Record<string, string>) => boolean {
+  if (!selector?.trim()) return () => true
+  const terms = splitTerms(selector).map((term): ((labels: Record<string, string>) => boolean) => {
+    const set = /^([^\s!=]+)\s+(in|notin)\s+\(([^)]*)\)$/.exec(term)
+    if (set) {
+      const [, key, op, list] = set as unknown as [string, string, string, string]
+      const values = list.split(',').map((v) => v.trim())
+      return op === 'in' ? (l) => key in l && values.includes(l[key]!) : (l) => !(key in l) || !values.includes(l[key]!)
+    }
+    const compare = /^([^\s!=]+)\s*(==|=|!=)\s*(\S*)$/.exec(term)
+    if (compare) {
+      const [, key, op, value] = compare as unknown as [string, string, string, string]
+      return op === '!=' ? (l) => l[key] !== value : (l) => l[key] === value
+    }
+    if (/^![^\s!=]+$/.test(term)) return (l) => !(term.slice(1) in l)
+    if (/^[^\s!=]+$/.test(term)) return (l) => term in l
+    throw new Error(`label selector term "${term}" is not modelled by MemoryKube`)
+  })
+  return (labels) => terms.every((t) => t(labels))
+}
+
+/** `a,b in (c,d),e` -> terms, keeping the commas inside parentheses. */
+function splitTerms(selector: string): string[] {
+  const terms: string[] = []
+  let depth = 0
+  let current = ''
+  for (const c of selector) {
+    if (c === '(') depth++
+    if (c === ')') depth--
+    if (c === ',' && depth === 0) {
+      terms.push(current.trim())
+      current = ''
+    } else current += c
+  }
+  terms.push(current.trim())
+  return terms.filter(Boolean)
+}
+
+function parseFieldSelector(selector: string | undefined): (object: KubeObject) => boolean {
+  if (!selector?.trim()) return () => true
+  const terms = selector.split(',').map((term) => {
+    const match = /^([\w.]+)\s*(==|=|!=)\s*(.*)$/.exec(term.trim())
+    if (!match) throw new Error(`field selector term "${term}" is not modelled by MemoryKube`)
+    const [, path, op, value] = match as unknown as [string, string, string, string]
+    return (o: KubeObject) => {
+      const found = path.split('.').reduce<unknown>((at, part) => (isMap(at) ? at[part] : undefined), o)
+      const text = found === undefined ? '' : String(found)
+      return op === '!=' ? text !== value : text === value
+    }
+  })
+  return (o) => terms.every((t) => t(o))
+}

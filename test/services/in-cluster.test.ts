@@ -1,0 +1,381 @@
+// The in-cluster half of `cluster create` in process: read the cluster, plan, and run the plan's steps with the
+// executor over the in-memory Kubernetes API, with a recording console and the virtual clock.
+import {describe, expect, it} from 'vitest'
+
+import {kueueControllerPatch, jobSetControllerPatch} from '../../src/core/incluster/controller-sizing.js'
+import {MANAGED_BY_LABEL} from '../../src/core/incluster/install-decision.js'
+import {desiredObjects, planInCluster, sizedController, type InClusterInputs} from '../../src/core/incluster/plan.js'
+import {findControllerDeployment, summarizeCrd, type KubeObject} from '../../src/core/kube/release-manifest.js'
+import {KUEUE_API_GROUP} from '../../src/core/versions.js'
+import {DEFAULT_APPLY_OPTIONS} from '../../src/executor/apply-cluster-plan.js'
+import {DEFAULT_RETRY_POLICY, type Clock} from '../../src/executor/retry.js'
+import {runSteps} from '../../src/executor/step-graph.js'
+import {inClusterSteps, readInCluster, type InClusterApplyOptions} from '../../src/services/in-cluster.js'
+import {aClusterShape} from '../core/incluster/cluster-shapes.js'
+import {MemoryKube, type MemoryKubeOptions} from '../fakes/memory-kube.js'
+import {KUEUE_CRD_NAMES, MemoryReleaseManifests, releaseObjects} from '../fakes/memory-release-manifests.js'
+import {CRDS} from '../helpers/crds.js'
+import {SKIP_CRD_TESTS, validateAgainstCrd} from '../helpers/crd-schema.js'
+import {RecordingConsole} from '../helpers/recording-console.js'
+import {virtualClock} from '../helpers/virtual-clock.js'
+
+const KUEUE = {apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'kueue-system', name: 'kueue-controller-manager'}
+const JOBSET = {
+  apiVersion: 'apps/v1',
+  kind: 'Deployment',
+  namespace: 'jobset-system',
+  name: 'jobset-controller-manager',
+}
+const TEN_MINUTES = 10 * 60_000
+
+const inputs = (numSlices = 2, expectedNodes = 4): InClusterInputs => ({
+  shape: aClusterShape({numSlices}),
+  xpkVersion: '1.2.3',
+  expectedNodes,
+})
+
+/** A cluster with `nodes` TPU nodes and nothing installed. */
+function aCluster(nodes = 4, options: MemoryKubeOptions = {}): MemoryKube {
+  const kube = new MemoryKube(options)
+  kube.addNodes(
+    Array.from({length: nodes}, (_, i) => `gke-demo-np-${i}`),
+    {'cloud.google.com/gke-tpu-accelerator': 'tpu-v5p-slice'},
+  )
+  return kube
+}
+
+/** Puts a release in place as `kubectl apply` (or another manager) left it, its controller Available. */
+function installed(kube: MemoryKube, component: 'jobset' | 'kueue', version: string, manager = 'kubectl'): void {
+  for (const o of releaseObjects(component, version)) kube.seed(o, {manager, available: o.kind === 'Deployment'})
+}
+
+interface Converge {
+  readonly manifests?: MemoryReleaseManifests
+  readonly clock?: Clock & {readonly sleeps?: number[]}
+  readonly options?: Partial<InClusterApplyOptions>
+}
+
+/** Reads, plans and runs the in-cluster steps once, as `cluster create` does. */
+async function converge(kube: MemoryKube, wanted: InClusterInputs, given: Converge = {}) {
+  const clock = given.clock ?? virtualClock()
+  const manifests = given.manifests ?? new MemoryReleaseManifests()
+  const signal = new AbortController().signal
+  const retry = {policy: DEFAULT_RETRY_POLICY, clock, signal}
+  const console = new RecordingConsole()
+  const observed = await readInCluster(kube, wanted, retry)
+  const plan = planInCluster(wanted, observed)
+  const steps = inClusterSteps(
+    plan,
+    {kube: async () => kube, manifests, retry},
+    {manifestOverrides: {}, availableTimeoutMs: TEN_MINUTES, poll: DEFAULT_APPLY_OPTIONS.poll, ...given.options},
+  )
+  const outcomes = await runSteps(steps, {board: console.progress('Inside the cluster'), signal, now: clock.now})
+  return {plan, outcomes, console, manifests, failed: outcomes.filter((o) => o.status !== 'done')}
+}
+
+const applied = (kube: MemoryKube) => kube.requests.filter((r) => r.verb === 'apply')
+const containerOf = (deployment: KubeObject | undefined) =>
+  (
+    deployment?.spec as {template: {spec: {containers: {name: string; image: string; resources: unknown}[]}}}
+  ).template.spec.containers.find((c) => c.name === 'manager')
+
+describe('in-cluster steps on a fresh cluster', () => {
+  it('install JobSet and Kueue, sized for the nodes, and apply every object', async () => {
+    const kube = aCluster(4)
+    const {outcomes, failed} = await converge(kube, inputs(2, 4))
+    expect(failed).toEqual([])
+    expect(outcomes.length).toBeGreaterThan(0)
+    expect(containerOf(kube.peek(JOBSET))?.image).toBe('registry.k8s.io/jobset/jobset:v0.10.1')
+    expect(containerOf(kube.peek(KUEUE))?.image).toBe('registry.k8s.io/kueue/kueue:v0.17.1')
+    expect(containerOf(kube.peek(KUEUE))?.resources).toEqual(
+      kueueControllerPatch(4).body.spec.template.spec.containers[0]!.resources,
+    )
+    for (const o of desiredObjects(inputs(2, 4))) {
+      const live = kube.peek({
+        apiVersion: o.apiVersion,
+        kind: o.kind,
+        name: o.metadata.name,
+        namespace: o.metadata.namespace,
+      })
+      expect(live, `${o.kind} ${o.metadata.name}`).toMatchObject(JSON.parse(JSON.stringify(o)))
+    }
+  })
+
+  it('never sends a request the API server refuses: Kueue objects wait until Kueue serves its webhooks', async () => {
+    // Kueue's pod becomes ready only after a few polls, so an apply sent too early would meet its webhook down.
+    const kube = aCluster(4, {autoAvailable: false})
+    const clock = virtualClock()
+    let polls = 0
+    const sleep: Clock['sleep'] = async (ms, signal) => {
+      if (++polls === 3) for (const d of [KUEUE, JOBSET]) kube.setAvailable(d.namespace, d.name)
+      return clock.sleep(ms, signal)
+    }
+    const {failed} = await converge(kube, inputs(), {clock: {...clock, sleep}})
+    expect(failed).toEqual([])
+    expect(kube.requests.filter((r) => r.status >= 400 && r.verb !== 'get' && r.verb !== 'list')).toEqual([])
+    // An apply sent before Kueue served its webhooks would be in the log with a 500, retried or not.
+    expect(applied(kube).filter((r) => r.apiVersion.startsWith('kueue.x-k8s.io/'))).toHaveLength(4)
+  })
+
+  it('loads each release manifest once', async () => {
+    const {manifests} = await converge(aCluster(), inputs())
+    expect(manifests.loads).toEqual([{component: 'jobset'}, {component: 'kueue'}])
+  })
+
+  it('passes --jobset-manifest / --kueue-manifest to the manifest source', async () => {
+    const manifests = new MemoryReleaseManifests({}, {'/air-gapped/kueue.yaml': releaseObjects('kueue')})
+    const {failed} = await converge(aCluster(), inputs(), {
+      manifests,
+      options: {manifestOverrides: {kueue: '/air-gapped/kueue.yaml'}},
+    })
+    expect(failed).toEqual([])
+    expect(manifests.loads).toEqual([{component: 'jobset'}, {component: 'kueue', override: '/air-gapped/kueue.yaml'}])
+  })
+
+  describe.skipIf(SKIP_CRD_TESTS)("against Kueue's CRDs", () => {
+    /** The ../shared copy of Kueue's CRDs lacks ProvisioningRequestConfig (core-objects.test.ts checks it by hand). */
+    const defined = (kind: string) =>
+      CRDS.components.some((c) =>
+        c.crds().some((crd) => summarizeCrd(crd).group === KUEUE_API_GROUP && summarizeCrd(crd).kind === kind),
+      )
+
+    it('every Kueue object applied validates', async () => {
+      const kube = aCluster()
+      await converge(kube, inputs())
+      const sent = applied(kube).filter((r) => r.apiVersion.startsWith(`${KUEUE_API_GROUP}/`))
+      expect(sent.map((r) => r.kind).sort()).toEqual([
+        'ClusterQueue',
+        'LocalQueue',
+        'ProvisioningRequestConfig',
+        'ResourceFlavor',
+      ])
+      const checked = sent.filter((r) => defined(r.kind))
+      expect(checked.length).toBeGreaterThanOrEqual(3)
+      for (const r of checked) expect(validateAgainstCrd(r.body), `${r.kind} ${r.name}`).toEqual([])
+    })
+  })
+})
+
+describe('a re-run', () => {
+  it('plans nothing to change, sends no mutating request and reads each kind at most once', async () => {
+    const kube = aCluster()
+    await converge(kube, inputs())
+    kube.clearLog()
+    const {plan, outcomes, manifests} = await converge(kube, inputs())
+    expect(plan.steps.filter((s) => s.kind !== 'apply' || s.change !== 'none')).toEqual([])
+    expect(outcomes).toEqual([])
+    expect(kube.mutatingRequests()).toEqual([])
+    const reads = [...kube.readsByKind()]
+    expect(reads.filter(([, count]) => count > 1)).toEqual([])
+    expect(reads.map(([kind]) => kind).sort()).toEqual([
+      'ClusterQueue',
+      'ConfigMap',
+      'Deployment',
+      'LocalQueue',
+      'Node',
+      'PriorityClass',
+      'ProvisioningRequestConfig',
+      'ResourceFlavor',
+    ])
+    expect(manifests.loads).toEqual([])
+  })
+
+  it('2 -> 4 slices updates the quota and applies only what changed', async () => {
+    const kube = aCluster()
+    await converge(kube, inputs(2))
+    kube.clearLog()
+    const {plan, failed} = await converge(kube, inputs(4))
+    expect(failed).toEqual([])
+    expect(plan.steps.filter((s) => s.kind === 'apply' && s.change !== 'none').map((s) => s.reason)).toEqual([
+      'create ResourceFlavor 4xv5p-16',
+      'update ClusterQueue cluster-queue: quota 16 -> 32',
+      'update ConfigMap demo-resources-configmap',
+    ])
+    expect(
+      kube
+        .mutatingRequests()
+        .map((r) => `${r.verb} ${r.kind} ${r.name}`)
+        .sort(),
+    ).toEqual([
+      'apply ClusterQueue cluster-queue',
+      'apply ConfigMap demo-resources-configmap',
+      'apply ResourceFlavor 4xv5p-16',
+    ])
+    const queue = kube.peek({apiVersion: 'kueue.x-k8s.io/v1beta2', kind: 'ClusterQueue', name: 'cluster-queue'})
+    expect(queue?.spec).toMatchObject({
+      resourceGroups: [{flavors: [{name: '4xv5p-16', resources: [{name: 'google.com/tpu', nominalQuota: 32}]}]}],
+    })
+    // The flavor of 2 slices stays (see the report): nothing deletes it, and the queue no longer names it.
+    expect(kube.all('ResourceFlavor').map((f) => f.metadata.name)).toEqual(['2xv5p-16', '4xv5p-16'])
+    // The object was updated in place: same uid, next generation.
+    expect(queue?.metadata.generation).toBe(2)
+  })
+})
+
+describe('an installed Kueue', () => {
+  it('an older one is upgraded in place', async () => {
+    const kube = aCluster()
+    installed(kube, 'jobset', 'v0.10.1')
+    installed(kube, 'kueue', 'v0.16.0')
+    const {plan, failed} = await converge(kube, inputs())
+    expect(failed).toEqual([])
+    expect(plan.steps.find((s) => s.kind === 'install')?.reason).toBe('upgrade Kueue v0.16.0 -> v0.17.1')
+    expect(containerOf(kube.peek(KUEUE))?.image).toBe('registry.k8s.io/kueue/kueue:v0.17.1')
+    expect(kube.mutatingRequests().filter((r) => r.verb === 'delete')).toEqual([])
+  })
+
+  it('an upgraded controller counts as ready only once its new pod is, not while the old one still serves', async () => {
+    const kube = aCluster(4, {autoAvailable: false})
+    installed(kube, 'jobset', 'v0.10.1')
+    installed(kube, 'kueue', 'v0.16.0')
+    const {failed} = await converge(kube, inputs())
+    expect(failed.map((o) => `${o.name} ${o.status}`)).toEqual(expect.arrayContaining(['Kueue failed']))
+    const kueue = failed.find((o) => o.name === 'Kueue')
+    expect(kueue?.error?.kind).toBe('timeout')
+    expect(kueue?.error?.message).toMatch(/within 600 s: 1 old replica still running\. Its conditions: Available=True/)
+  })
+
+  it.each([
+    {name: 'a newer one is left alone', version: 'v0.18.0', manager: 'kubectl', note: /newer than the v0.17.1/},
+    {name: 'one Helm manages is left alone', version: 'v0.16.0', manager: 'Helm', note: /Helm manages it/},
+  ])('$name, with a note, and still configured', async ({version, manager, note}) => {
+    const kube = aCluster()
+    installed(kube, 'jobset', 'v0.10.1')
+    installed(kube, 'kueue', version, manager)
+    if (manager === 'Helm') {
+      const deployment = kube.peek(KUEUE)!
+      kube.seed({...deployment, metadata: {...deployment.metadata, labels: {[MANAGED_BY_LABEL]: 'Helm'}}}, {manager})
+    }
+    const {plan, failed} = await converge(kube, inputs())
+    expect(failed).toEqual([])
+    expect(plan.notes).toEqual([expect.stringMatching(note)])
+    expect(containerOf(kube.peek(KUEUE))?.image).toBe(`registry.k8s.io/kueue/kueue:${version}`)
+    expect(
+      kube.mutatingRequests().filter((r) => r.namespace === 'kueue-system' || r.kind === 'CustomResourceDefinition'),
+    ).toEqual([])
+    expect(applied(kube).map((r) => r.kind)).toContain('ClusterQueue')
+  })
+
+  it('one older than v0.15 is destructive: its objects, CRDs and Deployment are deleted, then it is installed', async () => {
+    // CRDs wait for their objects' finalizers on a real cluster: they stay terminating for 40 requests here.
+    const kube = aCluster(4, {lingering: {CustomResourceDefinition: 40}})
+    installed(kube, 'jobset', 'v0.10.1')
+    installed(kube, 'kueue', 'v0.14.2')
+    kube.seed({apiVersion: 'kueue.x-k8s.io/v1beta1', kind: 'ClusterQueue', metadata: {name: 'old-queue'}, spec: {}})
+    kube.seed({
+      apiVersion: 'kueue.x-k8s.io/v1beta1',
+      kind: 'Workload',
+      metadata: {name: 'job-a', namespace: 'default'},
+      spec: {queueName: 'multislice-queue'},
+    })
+    const {plan, failed} = await converge(kube, inputs())
+    expect(plan.destructive).toBe(true)
+    expect(failed).toEqual([])
+
+    const kueueRequests = kube.requests.filter(
+      (r) =>
+        r.mutating &&
+        (r.namespace === 'kueue-system' ||
+          r.apiVersion.startsWith('kueue.x-k8s.io/') ||
+          r.name?.endsWith('.kueue.x-k8s.io') ||
+          (r.kind.endsWith('WebhookConfiguration') && r.name?.startsWith('kueue'))),
+    )
+    const firstApply = kueueRequests.findIndex((r) => r.verb === 'apply')
+    const deletions = kueueRequests.slice(0, firstApply).map((r) => `${r.kind} ${r.name}`)
+    expect(deletions).toEqual([
+      ...KUEUE_CRD_NAMES.flatMap((crd) => {
+        const objects =
+          crd === 'clusterqueues.kueue.x-k8s.io'
+            ? ['ClusterQueue old-queue']
+            : crd === 'workloads.kueue.x-k8s.io'
+              ? ['Workload job-a']
+              : []
+        return [...objects, `CustomResourceDefinition ${crd}`]
+      }),
+      'Deployment kueue-controller-manager',
+    ])
+    expect(kueueRequests.slice(firstApply).every((r) => r.verb === 'apply')).toBe(true)
+    // What is left is the new release, serving v1beta2, with xpk's configuration and none of the old objects.
+    expect(containerOf(kube.peek(KUEUE))?.image).toBe('registry.k8s.io/kueue/kueue:v0.17.1')
+    const crds = kube.all('CustomResourceDefinition').filter((c) => c.metadata.name.endsWith('.kueue.x-k8s.io'))
+    expect(crds.map((c) => c.metadata.name)).toEqual([...KUEUE_CRD_NAMES].sort())
+    expect(crds.filter((c) => c.metadata.deletionTimestamp)).toEqual([])
+    expect(kube.all('ClusterQueue').map((q) => q.metadata.name)).toEqual(['cluster-queue'])
+    expect(kube.all('Workload')).toEqual([])
+  })
+})
+
+describe('waiting for the controllers', () => {
+  it('a controller that never becomes Available times out, naming the Deployment and its conditions', async () => {
+    const kube = aCluster(4, {autoAvailable: false})
+    const {failed} = await converge(kube, inputs())
+    const kueue = failed.find((o) => o.name === 'Kueue' && o.action === 'wait')
+    expect(kueue?.error?.kind).toBe('timeout')
+    expect(kueue?.error?.message).toBe(
+      'Deployment kueue-system/kueue-controller-manager (Kueue) did not become Available within 600 s: ' +
+        '0 of 1 updated replicas available. Its conditions: ' +
+        'Available=False (MinimumReplicasUnavailable: Deployment does not have minimum availability.); ' +
+        'Progressing=True (ReplicaSetUpdated: ReplicaSet is progressing.).',
+    )
+    // What needs Kueue is skipped for that reason; what needs only the API server is applied.
+    const skipped = failed.filter((o) => o.status === 'skipped')
+    expect(skipped.map((o) => o.name).sort()).toEqual([
+      'ClusterQueue/cluster-queue',
+      'LocalQueue/multislice-queue',
+      'ProvisioningRequestConfig/dws-config',
+      'ResourceFlavor/2xv5p-16',
+    ])
+    expect(skipped.every((o) => o.error?.message.endsWith('Kueue is not Available.'))).toBe(true)
+    expect(kube.all('PriorityClass')).toHaveLength(5)
+  })
+
+  it('the controller is resized when the node count grows, by applying the whole release Deployment', async () => {
+    const kube = aCluster(4)
+    await converge(kube, inputs(2, 4))
+    kube.addNodes(Array.from({length: 4000}, (_, i) => `gke-demo-big-${i}`))
+    kube.clearLog()
+    const {plan, failed} = await converge(kube, inputs(2, 4))
+    expect(failed).toEqual([])
+    expect(plan.steps.filter((s) => s.kind === 'resize').map((s) => s.reason)).toEqual([
+      "resize JobSet's controller for 4004 nodes",
+      "resize Kueue's controller for 4004 nodes",
+    ])
+    const sent = applied(kube).filter((r) => r.kind === 'Deployment')
+    expect(sent.map((r) => r.body)).toEqual([
+      sizedController(findControllerDeployment(releaseObjects('jobset'), 'jobset')!, jobSetControllerPatch(4004)),
+      sizedController(findControllerDeployment(releaseObjects('kueue'), 'kueue')!, kueueControllerPatch(4004)),
+    ])
+    expect(containerOf(kube.peek(KUEUE))?.resources).toEqual({
+      requests: {cpu: '17', memory: '128128Mi'},
+      limits: {cpu: '17', memory: '128128Mi'},
+    })
+  })
+})
+
+describe('transient failures', () => {
+  it('a 503 on a read, an apply and a wait is retried, and the run succeeds', async () => {
+    const kube = aCluster()
+    kube.failNext(1, {verb: 'list', kind: 'Node'})
+    kube.failNext(2, {verb: 'apply', kind: 'ClusterQueue'})
+    kube.failNext(1, {verb: 'get', kind: 'Deployment', name: KUEUE.name})
+    const clock = virtualClock()
+    const {failed} = await converge(kube, inputs(), {clock})
+    expect(failed).toEqual([])
+    const queueApplies = kube.requests
+      .filter((r) => r.verb === 'apply' && r.kind === 'ClusterQueue')
+      .map((r) => r.status)
+    expect(queueApplies).toEqual([503, 503, 201])
+    expect(kube.requests.filter((r) => r.status === 503)).toHaveLength(4)
+    expect(clock.sleeps.length).toBeGreaterThanOrEqual(4)
+  })
+
+  it('a failure that is not transient fails its step once, without retries', async () => {
+    const kube = aCluster()
+    kube.failNext(1, {verb: 'apply', kind: 'PriorityClass', name: 'high'}, 403, 'priorityclasses is forbidden')
+    const {failed} = await converge(kube, inputs())
+    expect(failed.map((o) => [o.name, o.error?.kind])).toEqual([['PriorityClass/high', 'permission']])
+    expect(
+      kube.requests.filter((r) => r.kind === 'PriorityClass' && r.name === 'high' && r.verb === 'apply'),
+    ).toHaveLength(1)
+  })
+})
