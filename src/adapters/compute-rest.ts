@@ -12,7 +12,8 @@ import type {
   ObservedWorkloadPolicy,
   WorkloadPolicySpec,
 } from '../ports/compute.js'
-import {authorizer, type Fetch, GoogleRest, grpcCodeForHttp, nodeFetch, type RestFailure} from './google-rest.js'
+import {authorizer, GoogleRest, grpcCodeForHttp, type RestFailure} from './google-rest.js'
+import {type Fetch, nodeFetch} from './http-client.js'
 
 /** How to reach the Compute Engine API. */
 export interface ComputeConnection {

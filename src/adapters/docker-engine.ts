@@ -1,5 +1,14 @@
-/** The {@link ImageEngine} port on a Docker Engine, through dockerode (imported lazily on first use). */
+/**
+ * The {@link ImageEngine} port on a Docker Engine, through dockerode (imported lazily on first use: builds and
+ * pushes). Looking up a local image, which every image run does before it knows whether anything must be built,
+ * is one GET on the engine's socket made with node:http, so an unchanged image never loads dockerode: loading it
+ * (bundled, with tar-stream and its other dependencies) costs about 60 ms more than the request (README, Speed).
+ */
 
+import type {ClientRequest, IncomingMessage, RequestOptions} from 'node:http'
+import {access} from 'node:fs/promises'
+import {homedir} from 'node:os'
+import {join} from 'node:path'
 import {Readable} from 'node:stream'
 
 import type Dockerode from 'dockerode'
@@ -22,8 +31,10 @@ import {BuildStreamParser, type DockerMessage, PushStreamParser} from './docker-
 export interface DockerEngineOptions {
   /** A unix socket path, e.g. `/var/run/docker.sock`. */
   readonly socketPath?: string
-  /** Environment to read DOCKER_HOST from (for the hint in connection errors). @default process.env */
+  /** Environment to read DOCKER_HOST from. @default process.env */
   readonly env?: NodeJS.ProcessEnv
+  /** Makes the dockerode client (tests). @default dockerode, imported on first use */
+  readonly client?: () => Promise<Dockerode>
 }
 
 const CONNECTION_CODES = new Set(['ENOENT', 'ECONNREFUSED', 'ECONNRESET', 'EHOSTUNREACH', 'ETIMEDOUT', 'ENOTFOUND'])
@@ -38,6 +49,8 @@ export class DockerEngine implements ImageEngine {
   }
 
   async inspectLocal(reference: string): Promise<LocalImage | null> {
+    const socket = await this.localSocket()
+    if (socket !== undefined) return this.inspectOverSocket(socket, reference)
     const docker = await this.docker()
     try {
       const info = await docker.getImage(reference).inspect()
@@ -110,10 +123,60 @@ export class DockerEngine implements ImageEngine {
   }
 
   private docker(): Promise<Dockerode> {
-    this.client ??= import('dockerode').then(({default: Docker}) =>
-      this.options.socketPath ? new Docker({socketPath: this.options.socketPath}) : new Docker(),
-    )
+    this.client ??=
+      this.options.client?.() ??
+      import('dockerode').then(({default: Docker}) =>
+        this.options.socketPath ? new Docker({socketPath: this.options.socketPath}) : new Docker(),
+      )
     return this.client
+  }
+
+  /**
+   * The engine's unix socket, found by dockerode's own rules (docker-modem): the given path, DOCKER_HOST's
+   * `unix://` path, or with no DOCKER_HOST ~/.docker/run/docker.sock (Docker Desktop) when it exists, else
+   * /var/run/docker.sock. Undefined for tcp://, ssh:// and npipe:// engines, which only dockerode reaches.
+   */
+  private async localSocket(): Promise<string | undefined> {
+    if (this.options.socketPath) return this.options.socketPath
+    const host = (this.options.env ?? process.env).DOCKER_HOST
+    if (host?.startsWith('unix://') && host.length > 'unix://'.length) return host.slice('unix://'.length)
+    if (host && host !== 'unix://') return undefined
+    if (process.platform === 'win32') return undefined
+    const desktop = join(homedir(), '.docker', 'run', 'docker.sock')
+    return access(desktop).then(
+      () => desktop,
+      () => '/var/run/docker.sock',
+    )
+  }
+
+  /** `GET /images/{name}/json` on the socket, as dockerode's getImage(name).inspect() sends it. */
+  private async inspectOverSocket(socketPath: string, reference: string): Promise<LocalImage | null> {
+    // process.getBuiltinModule: an ESM import of node:http also loads undici (see google-rest.ts); Node 22.3+.
+    const {request}: {request(options: RequestOptions, done: (reply: IncomingMessage) => void): ClientRequest} =
+      process.getBuiltinModule?.('node:http') ?? (await import('node:http'))
+    const reply = await new Promise<{status: number; text: string}>((resolve, reject) => {
+      const outgoing = request({socketPath, path: `/images/${reference}/json`, method: 'GET'}, (incoming) => {
+        const chunks: Buffer[] = []
+        incoming.on('data', (chunk: Buffer) => chunks.push(chunk))
+        incoming.on('error', reject)
+        incoming.on('end', () => resolve({status: incoming.statusCode ?? 0, text: Buffer.concat(chunks).toString()}))
+      })
+      outgoing.on('error', reject)
+      outgoing.end()
+    }).catch((error: unknown) => {
+      throw this.engineError(error, `Could not inspect ${reference}`)
+    })
+    if (reply.status === 404) return null
+    let info: {Id?: string; RepoDigests?: string[] | null; Os?: string; Architecture?: string; message?: string}
+    try {
+      info = JSON.parse(reply.text) as typeof info
+    } catch {
+      info = {message: reply.text.trim().slice(0, 200) || `HTTP status ${reply.status}`}
+    }
+    if (reply.status !== 200 || typeof info.Id !== 'string') {
+      throw new XpkError('image', `Could not inspect ${reference}: ${info.message ?? `HTTP status ${reply.status}`}`)
+    }
+    return {id: info.Id, repoDigests: info.RepoDigests ?? [], platform: `${info.Os}/${info.Architecture}`}
   }
 
   private engineError(error: unknown, what: string): XpkError {

@@ -19,7 +19,8 @@ import type {
   ObservedNodePool,
   ServerConfig,
 } from '../ports/gke.js'
-import {authorizer, type Fetch, GoogleRest, grpcCodeForHttp, nodeFetch, type RestFailure} from './google-rest.js'
+import {authorizer, GoogleRest, grpcCodeForHttp, type RestFailure} from './google-rest.js'
+import {type Fetch, nodeFetch} from './http-client.js'
 
 type ApiCluster = protos.google.container.v1.ICluster
 type ApiNodePool = protos.google.container.v1.INodePool

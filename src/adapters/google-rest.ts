@@ -2,14 +2,13 @@
  * The HTTP side shared by xpk's clients of Google REST APIs (GKE, Compute Engine): credentials, one JSON request
  * with a timeout, and Google's JSON error body read into a gRPC-style failure that the caller classifies. Node
  * built-ins only: google-auth-library is imported only when Application Default Credentials are needed, because
- * loading it costs about 100 ms of start-up, and requests go through node:http/node:https (see nodeFetch).
+ * loading it costs about 100 ms of start-up, and requests go through node:http/node:https (http-client.ts).
  */
-
-import type {ClientRequest, IncomingMessage, RequestOptions as HttpOptions} from 'node:http'
 
 import type {ApiContext} from '../core/cluster/gke-errors.js'
 import {GRPC_STATUS} from '../core/cluster/gke-errors.js'
 import {XpkError} from '../core/errors.js'
+import type {Fetch} from './http-client.js'
 
 const CLOUD_PLATFORM_SCOPE = 'https://www.googleapis.com/auth/cloud-platform'
 
@@ -121,40 +120,6 @@ export function grpcCodeForHttp(status: number): number {
     default:
       return status >= 500 ? 14 : 3
   }
-}
-
-/** What GoogleRest needs of `fetch`; the global `fetch` fits it (tests use it to redirect requests). */
-export type Fetch = (
-  url: string,
-  init: {method: string; headers: Record<string, string>; body?: string; signal: AbortSignal},
-) => Promise<{readonly status: number; text(): Promise<string>}>
-
-/**
- * One request with node:http or node:https: what `fetch` does here, for less start-up. The first `fetch` loads
- * undici, and so does an ESM import of node:http (the import reads every export, and its WebSocket exports are lazy
- * getters that load undici): about 70 ms of the first request on the development machine, against about 10 ms for
- * node:http from process.getBuiltinModule (measured in README, Speed). Idle keep-alive connections (the global
- * agents keep them) do not hold the process open.
- */
-export const nodeFetch: Fetch = async (url, init) => {
-  const name = url.startsWith('https:') ? 'node:https' : 'node:http'
-  // process.getBuiltinModule came in Node 22.3; older 22.x take the import and its cost.
-  const {request}: {request(url: string, options: HttpOptions, done: (reply: IncomingMessage) => void): ClientRequest} =
-    process.getBuiltinModule?.(name) ?? (await import(name))
-  return new Promise((resolve, reject) => {
-    const outgoing = request(url, {method: init.method, headers: init.headers, signal: init.signal}, (incoming) => {
-      const chunks: Buffer[] = []
-      incoming.on('data', (chunk: Buffer) => chunks.push(chunk))
-      // Also a connection that drops mid-answer: the answer errs ('aborted') instead of ending.
-      incoming.on('error', reject)
-      incoming.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8')
-        resolve({status: incoming.statusCode ?? 0, text: async () => text})
-      })
-    })
-    outgoing.on('error', reject)
-    outgoing.end(init.body)
-  })
 }
 
 /** A reply the caller reads: any 2xx, or a status it asked to handle itself. */

@@ -1,4 +1,5 @@
 import {mkdtemp, rm, writeFile} from 'node:fs/promises'
+import {createServer, type Server} from 'node:http'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
@@ -12,6 +13,7 @@ import type {BuildEvent, PushEvent, ScannedContext} from '../../src/ports/images
 import {makeBaseImage} from '../helpers/base-image.js'
 import {docker, dockerAvailable, explainDockerSkip, removeImages, runInImage, uniqueSuffix} from '../helpers/docker.js'
 import {startLocalRegistry, type LocalRegistry} from '../helpers/local-registry.js'
+import {tempDir} from '../helpers/temp.js'
 
 describe('DockerEngine without an engine', () => {
   it('reports an unreachable engine as unavailable, with a hint about DOCKER_HOST', async () => {
@@ -22,6 +24,60 @@ describe('DockerEngine without an engine', () => {
     expect((error as XpkError).exitCode).toBe(7)
     expect((error as XpkError).message).toContain('/nonexistent/xpk-docker.sock')
     expect((error as XpkError).hints.join(' ')).toContain('DOCKER_HOST')
+  })
+})
+
+describe('DockerEngine looking up a local image', () => {
+  // An engine API on a unix socket that knows one image; every path it was asked for is recorded.
+  let server: Server
+  let socketPath: string
+  const asked: string[] = []
+  beforeAll(async () => {
+    socketPath = join(tempDir('xpk-engine-sock-'), 'docker.sock')
+    server = createServer((request, response) => {
+      asked.push(`${request.method} ${request.url}`)
+      const reply = (status: number, body: object) =>
+        response.writeHead(status, {'content-type': 'application/json'}).end(JSON.stringify(body))
+      if (request.url === '/images/xpktest/found:1/json') {
+        reply(200, {Id: `sha256:${'1'.repeat(64)}`, RepoDigests: null, Os: 'linux', Architecture: 'arm64'})
+      } else if (request.url === '/images/xpktest/broken:1/json') {
+        reply(500, {message: 'layer store is on fire'})
+      } else {
+        reply(404, {message: 'No such image'})
+      }
+    })
+    await new Promise<void>((resolve) => server.listen(socketPath, resolve))
+  })
+  afterAll(() => new Promise((resolve) => server.close(resolve)))
+  // The lookup must not load dockerode (about 60 ms), so an unchanged image costs no engine client at all.
+  const noClient = () => Promise.reject(new Error('dockerode was loaded'))
+
+  it('asks the socket directly, without dockerode: found, absent, or failed with the engine message', async () => {
+    asked.length = 0
+    const engine = new DockerEngine({socketPath, client: noClient})
+    expect(await engine.inspectLocal('xpktest/found:1')).toEqual({
+      id: `sha256:${'1'.repeat(64)}`,
+      repoDigests: [],
+      platform: 'linux/arm64',
+    })
+    expect(await engine.inspectLocal('xpktest/absent:1')).toBeNull()
+    const error = await engine.inspectLocal('xpktest/broken:1').catch((e: unknown) => e)
+    expect([(error as XpkError).kind, (error as XpkError).message]).toEqual([
+      'image',
+      'Could not inspect xpktest/broken:1: layer store is on fire',
+    ])
+    expect(asked).toEqual([
+      'GET /images/xpktest/found:1/json',
+      'GET /images/xpktest/absent:1/json',
+      'GET /images/xpktest/broken:1/json',
+    ])
+  })
+
+  it("finds the socket in DOCKER_HOST's unix:// form, and leaves other engines to dockerode", async () => {
+    const unix = new DockerEngine({env: {DOCKER_HOST: `unix://${socketPath}`}, client: noClient})
+    expect(await unix.inspectLocal('xpktest/found:1')).toMatchObject({platform: 'linux/arm64'})
+    const tcp = new DockerEngine({env: {DOCKER_HOST: 'tcp://127.0.0.1:2375'}, client: noClient})
+    await expect(tcp.inspectLocal('xpktest/found:1')).rejects.toThrow('dockerode was loaded')
   })
 })
 

@@ -2,7 +2,8 @@ import {createServer, type Server} from 'node:http'
 import type {AddressInfo} from 'node:net'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {GoogleRest, httpFailure, nodeFetch, type RestFailure} from '../../src/adapters/google-rest.js'
+import {GoogleRest, httpFailure, type RestFailure} from '../../src/adapters/google-rest.js'
+import {nodeFetch} from '../../src/adapters/http-client.js'
 
 let server: Server
 let base: string
@@ -42,7 +43,7 @@ const failureOf = async (promise: Promise<unknown>): Promise<RestFailure> => {
   return error.failure
 }
 
-describe('nodeFetch through GoogleRest', () => {
+describe('GoogleRest', () => {
   it('sends the method and body and reads the JSON answer', async () => {
     const client = rest()
     const reply = await client.request('POST', 'echo', context, {body: {a: 1}})

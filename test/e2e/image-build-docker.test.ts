@@ -60,7 +60,13 @@ describe.skipIf(!dockerAvailable)('buildImage with a real Docker engine and regi
   })
 
   async function realDeps(console = new RecordingConsole(), configDir = dockerConfig) {
-    return counted(await imageBuildDeps(console, {credentials: {env: {DOCKER_CONFIG: configDir}}}))
+    return counted(
+      await imageBuildDeps(console, {
+        credentials: {env: {DOCKER_CONFIG: configDir}},
+        // Off the developer's own cache; one per run keeps every test's re-runs meaningful.
+        context: {digestCacheDir: tempDir('xpk-digests-')},
+      }),
+    )
   }
 
   function optionsFor(scriptDir: string, name = `app-${uniqueSuffix()}`): ImageBuildOptions {

@@ -9,12 +9,15 @@ import {UsageError, XpkError} from '../../src/core/errors.js'
 import type {BuildContextSource} from '../../src/ports/images.js'
 import {buildImage, type ImageBuildDeps, type ImageBuildOptions} from '../../src/services/image-build.js'
 import {scriptDir} from '../helpers/script-dir.js'
+import {tempDir} from '../helpers/temp.js'
 import {RecordingConsole, type PromptAnswer} from '../helpers/recording-console.js'
 
 /** The real wiring with every engine, registry and credential call refused: nothing may leave the process. */
 const refuse = () => Promise.reject(new Error('no engine or network call may happen'))
+// File digests are remembered in a temporary directory, never in the developer's own cache.
+const context = () => ({digestCacheDir: tempDir('xpk-digests-')})
 const offlineDeps = async (console: RecordingConsole): Promise<ImageBuildDeps> => ({
-  ...(await imageBuildDeps(console)),
+  ...(await imageBuildDeps(console, {context: context()})),
   engine: {inspectLocal: refuse, build: refuse, push: refuse},
   registry: {manifest: refuse},
   credentials: {forRegistry: refuse},
@@ -86,7 +89,7 @@ describe('buildImage without Docker', () => {
   it('reports an unreachable Docker engine as unavailable', async () => {
     const dir = await scriptDir({'train.py': 'print(1)\n'})
     const deps = {
-      ...(await imageBuildDeps(new RecordingConsole())),
+      ...(await imageBuildDeps(new RecordingConsole(), {context: context()})),
       engine: new DockerEngine({socketPath: '/nonexistent/docker.sock'}),
     }
     const error = await buildImage({...options(dir), dryRun: false, offline: false}, deps).catch((e: unknown) => e)
