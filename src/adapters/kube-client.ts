@@ -18,7 +18,7 @@ import {
  * token, so nothing is written to ~/.kube and no gke-gcloud-auth-plugin is needed.
  */
 export async function connectKube(access: KubeAccess): Promise<KubeClient> {
-  const k8s = await import('@kubernetes/client-node')
+  const [k8s, wire] = await Promise.all([import('@kubernetes/client-node'), wireForm()])
   const config = new k8s.KubeConfig()
   let target: string
   if (access.kind === 'gke') {
@@ -62,7 +62,32 @@ export async function connectKube(access: KubeAccess): Promise<KubeClient> {
     }
     target = `${server} (context ${config.getCurrentContext()})`
   }
-  return new ClientNodeKube(k8s, config, target)
+  return new ClientNodeKube(k8s, wire, config, target)
+}
+
+/**
+ * KubernetesObjectApi sends and returns built-in kinds in client-node's typed form (`xKubernetesPreserveUnknownFields`,
+ * Date objects), serializing by property name: a plain manifest's `x-kubernetes-preserve-unknown-fields` or `$ref`
+ * would be silently dropped from a CRD (the Kubernetes fake caught this on the JobSet and Kueue CRDs). Objects are
+ * therefore converted to the typed form before sending and back to the wire form after reading. The serializer is
+ * not exported from the package root, hence the deep imports (the package declares no `exports` map).
+ */
+interface WireForm {
+  toTyped(object: KubeObject): K8s.KubernetesObject
+  toWire<T>(object: T): T
+}
+
+async function wireForm(): Promise<WireForm> {
+  const [{ObjectSerializer}, {getSerializationType}] = await Promise.all([
+    import('@kubernetes/client-node/dist/gen/models/ObjectSerializer.js'),
+    import('@kubernetes/client-node/dist/util.js'),
+  ])
+  const typeOf = (o: {apiVersion?: string; kind?: string}) => getSerializationType(o.apiVersion, o.kind)
+  return {
+    toTyped: (object) => ObjectSerializer.deserialize(object, typeOf(object), '') as K8s.KubernetesObject,
+    toWire: (object) =>
+      ObjectSerializer.serialize(object, typeOf(object as {apiVersion?: string}), '') as typeof object,
+  }
 }
 
 class ClientNodeKube implements KubeClient {
@@ -70,6 +95,7 @@ class ClientNodeKube implements KubeClient {
 
   constructor(
     private readonly k8s: typeof K8s,
+    private readonly wire: WireForm,
     config: K8s.KubeConfig,
     readonly target: string,
   ) {
@@ -78,7 +104,8 @@ class ClientNodeKube implements KubeClient {
 
   async get(ref: KubeRef): Promise<KubeObject | undefined> {
     try {
-      return (await this.objects.read(header(ref) as Parameters<K8s.KubernetesObjectApi['read']>[0])) as KubeObject
+      const found = await this.objects.read(header(ref) as Parameters<K8s.KubernetesObjectApi['read']>[0])
+      return this.wire.toWire({apiVersion: ref.apiVersion, kind: ref.kind, ...found}) as KubeObject
     } catch (error) {
       if (isGone(error)) return undefined
       throw this.failure(error, `Reading ${describe(ref)}`)
@@ -99,7 +126,7 @@ class ClientNodeKube implements KubeClient {
         options.limit,
         options.continue,
       )
-      const items = page.items.map((item) => ({apiVersion, kind, ...item}) as KubeObject)
+      const items = page.items.map((item) => this.wire.toWire({apiVersion, kind, ...item}) as KubeObject)
       return page.metadata?._continue ? {items, continue: page.metadata._continue} : {items}
     } catch (error) {
       if (isGone(error)) return {items: []}
@@ -109,14 +136,15 @@ class ClientNodeKube implements KubeClient {
 
   async apply(object: KubeObject, options: {readonly force?: boolean} = {}): Promise<KubeObject> {
     try {
-      return (await this.objects.patch(
-        object as K8s.KubernetesObject,
+      const applied = await this.objects.patch(
+        this.wire.toTyped(object),
         undefined,
         undefined,
         FIELD_MANAGER,
         options.force ?? false,
         this.k8s.PatchStrategy.ServerSideApply,
-      )) as KubeObject
+      )
+      return this.wire.toWire({apiVersion: object.apiVersion, kind: object.kind, ...applied}) as KubeObject
     } catch (error) {
       throw this.failure(error, `Applying ${describe(object)}`)
     }

@@ -300,9 +300,12 @@ function failureError(failures: readonly StepOutcome[], created: number, wanted:
   const hints = [...new Set(failures.flatMap((f) => f.error?.hints ?? []))]
   // One story for what a re-run does, told the same way the re-run's plan will tell it.
   const clusterFailed = causes.some((f) => f.resource === 'cluster')
+  const poolsFailed = failures.some((f) => f.resource === 'nodePool' || f.resource === 'placementPolicy')
   const rerun = clusterFailed
     ? 'The cluster itself did not come up, so a re-run cannot repair it: `xpk cluster delete` it, then run the same `xpk cluster create` again.'
-    : 'Re-run the same command: it creates the pools that are missing and replaces those in ERROR (a pool whose creation failed for capacity had no nodes, so that asks nothing); pools that are ready are kept.'
+    : poolsFailed
+      ? 'Re-run the same command: it creates the pools that are missing and replaces those in ERROR (a pool whose creation failed for capacity had no nodes, so that asks nothing); pools that are ready are kept.'
+      : 'Re-run the same command once the cause is fixed: it applies only what is still missing or different inside the cluster.'
   return new XpkError(
     kind,
     `${failures.length} step${failures.length === 1 ? '' : 's'} failed (created ${created}/${wanted} node pools):\n${lines.join('\n')}`,
