@@ -35,6 +35,9 @@ SUBNET=${SUBNET:-${CLUSTER}-subnet}
 TPU_TYPE=${TPU_TYPE:-v5litepod-256} # 64 VMs per slice: 64 slices = 4,096 TPU VMs
 NUM_SLICES=${NUM_SLICES:-64}        # the final size; waves grow towards it
 RESERVATION=${RESERVATION:-my-reservation}
+# More flags for every `xpk cluster create`, e.g. "--jobset-manifest F --kueue-manifest F" when the cluster cannot
+# reach GitHub, or "--skip-in-cluster" to leave JobSet, Kueue and the queues for later.
+CREATE_FLAGS=${CREATE_FLAGS:-}
 
 # Knobs (the defaults suit NUM_SLICES=64 of v5litepod-256).
 FIRST_WAVE=${FIRST_WAVE:-4}         # slices created with the cluster; each later wave doubles, up to NUM_SLICES
@@ -92,7 +95,7 @@ create_cluster() {
     --default-pool-cpu-machine-type "${CPU_MACHINE_TYPE}" --default-pool-cpu-num-nodes "${CPU_NODES}" \
     --max-pods-per-node "${MAX_PODS_PER_NODE}" \
     --max-parallel "${MAX_PARALLEL}" \
-    "$@"
+    ${CREATE_FLAGS} "$@"
 }
 
 # The cluster as JSON (xpk cluster describe --json), or nothing when it does not exist yet.

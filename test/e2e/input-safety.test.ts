@@ -8,14 +8,18 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {COMMANDS} from '../../src/index.js'
 import {FakeGke} from '../fakes/fake-gke.js'
+import {FakeKube} from '../fakes/fake-kube.js'
 import {isolatedEnv, REPO_ROOT, runCli} from '../helpers/cli.js'
 import {tempDir} from '../helpers/temp.js'
 
 const BIN = join(REPO_ROOT, 'bin/run.js')
 let fake: FakeGke
+let kube: FakeKube
 
 beforeAll(async () => {
-  fake = await FakeGke.start()
+  // The examples' dry runs read inside the existing cluster too: it answers from the Kubernetes fake.
+  kube = await FakeKube.start()
+  fake = await FakeGke.start(kube.gkeClusterOptions())
   fake.seedCluster({
     project: 'my-project',
     location: 'us-central2',
@@ -23,11 +27,15 @@ beforeAll(async () => {
     nodePools: [{name: 'default-pool', initialNodeCount: 6, config: {machineType: 'e2-standard-16'}}],
   })
 })
-afterAll(async () => fake?.stop())
+afterAll(async () => {
+  await fake?.stop()
+  await kube?.stop()
+})
 
 const env = (extra: Record<string, string> = {}) =>
   isolatedEnv({
     XPK_GKE_ENDPOINT: `http://${fake.endpoint}`,
+    XPK_ACCESS_TOKEN: kube.token,
     XPK_PROJECT: 'my-project',
     XPK_ZONE: 'us-central2-b',
     ...extra,
