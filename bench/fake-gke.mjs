@@ -1,7 +1,7 @@
-// The GKE fake (test/fakes/fake-gke.ts) for benchmarks that run the CLI against it. It is TypeScript with
-// constructs Node's type stripping does not take (parameter properties), so it is transpiled with esbuild to a
-// temporary .mjs; its bare imports (@grpc/grpc-js, @google-cloud/container's protos) resolve through a
-// node_modules link beside that file.
+// The GKE and Kubernetes API fakes (test/fakes/fake-gke.ts, fake-kube.ts) for benchmarks that run the CLI against
+// them. They are TypeScript with constructs Node's type stripping does not take (parameter properties), so each is
+// transpiled with esbuild to a temporary .mjs; their bare imports (@grpc/grpc-js, @google-cloud/container's protos,
+// selfsigned) resolve through a node_modules link beside that file.
 import {mkdtempSync, rmSync, symlinkSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
@@ -11,13 +11,13 @@ import {build} from 'esbuild'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 
-/** Builds the fake once into a scratch directory; `cleanup()` removes it. */
-export async function loadFakeGke() {
-  const scratch = mkdtempSync(join(tmpdir(), 'xpk-bench-fake-gke-'))
+/** Builds test/fakes/<name>.ts into a scratch directory and imports it; `cleanup()` removes the directory. */
+async function loadFake(name) {
+  const scratch = mkdtempSync(join(tmpdir(), `xpk-bench-${name}-`))
   symlinkSync(join(root, 'node_modules'), join(scratch, 'node_modules'), 'dir')
-  const outfile = join(scratch, 'fake-gke.mjs')
+  const outfile = join(scratch, `${name}.mjs`)
   await build({
-    entryPoints: [join(root, 'test/fakes/fake-gke.ts')],
+    entryPoints: [join(root, `test/fakes/${name}.ts`)],
     bundle: true,
     platform: 'node',
     format: 'esm',
@@ -25,8 +25,20 @@ export async function loadFakeGke() {
     outfile,
     logLevel: 'warning',
   })
-  const {FakeGke} = await import(pathToFileURL(outfile).href)
-  return {FakeGke, cleanup: () => rmSync(scratch, {recursive: true, force: true})}
+  const module = await import(pathToFileURL(outfile).href)
+  return {module, cleanup: () => rmSync(scratch, {recursive: true, force: true})}
+}
+
+/** The GKE fake class; `cleanup()` removes its build. */
+export async function loadFakeGke() {
+  const {module, cleanup} = await loadFake('fake-gke')
+  return {FakeGke: module.FakeGke, cleanup}
+}
+
+/** The Kubernetes API fake class (HTTPS with its own CA, bearer token); `cleanup()` removes its build. */
+export async function loadFakeKube() {
+  const {module, cleanup} = await loadFake('fake-kube')
+  return {FakeKube: module.FakeKube, cleanup}
 }
 
 /**

@@ -1,37 +1,38 @@
-// Image build benchmark against a local registry, with a script directory of a few hundred files:
-//   1. first build + push: xpk's buildImage vs `docker build` + `docker push` on the same inputs (target <= 1.1x);
+// Image build benchmark against a local registry. xpk and the Docker CLI are both timed as whole processes, the
+// way a user runs them: `xpk workload create` (the built CLI, Node start-up included) against `docker build` +
+// `docker push`.
+//   1. first build + push of a script directory of a few hundred files (target <= 1.1x the Docker CLI);
 //   2. an unchanged re-run: wall time (target < 0.5 s) and layers pushed (target 0);
-//   3. a one-file change: layers pushed (target 1).
+//   3. a one-file change: layers pushed (target 1);
+//   4. an unchanged re-run of 40 MB in 10,000 files (target < 0.3 s): the whole CLI, and the scan step alone
+//      (listing and hashing, in this process) with the digest cache an earlier run left and without one.
 // Every first build goes to a fresh registry (nothing cached remotely, no cross-repository mounts) and both sides'
 // images are removed between runs, which also drops their build cache: both use the classic builder, which caches
-// through the intermediate images (so the user's own BuildKit cache is left alone). The order alternates.
-// xpk is timed in-process (no Node start-up); the Docker CLI includes its two process starts.
+// through the intermediate images (so the user's own BuildKit cache is left alone). The order alternates. xpk's
+// digest cache is emptied before each of its first builds: a first build hashes every file.
 // Run with `npm run bench:image`; RUNS (default 5) sets the number of measured runs per case.
+//
+// `workload create` builds and pushes, then stops: submitting to a cluster is not in this version yet, so the
+// benchmark accepts that one failure, after checking that the registry has the image.
 import {execFile} from 'node:child_process'
-import {mkdtemp, rm, writeFile, mkdir} from 'node:fs/promises'
+import {mkdir, mkdtemp, rm, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {promisify} from 'node:util'
 
-import {imageBuildDeps} from '../src/cli/image-build-deps.js'
-import type {Console, ProgressBoard} from '../src/ports/console.js'
-import {buildImage, type ImageBuildOptions, type ImageBuildResult} from '../src/services/image-build.js'
+import {FsBuildContextSource} from '../src/adapters/build-context.js'
 import {makeBaseImage} from '../test/helpers/base-image.js'
 import {dockerAvailable, removeImages} from '../test/helpers/docker.js'
 import {startLocalRegistry, type LocalRegistry} from '../test/helpers/local-registry.js'
 
 const RUNS = Number(process.env.RUNS ?? 5)
 const FILES = 300
+const BIG_FILES = 10_000
+const BIG_BYTES = 40_000_000
 const run = promisify(execFile)
-
-const quiet: Console = {
-  result: () => undefined,
-  info: () => undefined,
-  warn: (text) => process.stderr.write(`warning: ${text}\n`),
-  debug: () => undefined,
-  confirm: () => Promise.reject(new Error('no prompts in a benchmark')),
-  progress: (): ProgressBoard => ({update: () => undefined, note: () => undefined, close: () => undefined}),
-}
+const bin = new URL('../bin/run.js', import.meta.url).pathname
+// Where the submission that this version does not have yet stops the command, after the image is pushed.
+const NOT_YET = 'submitting workloads to a cluster is not available in this version of xpk yet'
 
 /** Deterministic pseudo-random bytes, so every run of the benchmark sends the same script directory. */
 function* bytes(seed: number): Generator<number> {
@@ -46,21 +47,7 @@ function* bytes(seed: number): Generator<number> {
 
 async function makeScriptDir(): Promise<{dir: string; totalBytes: number}> {
   const dir = await mkdtemp(join(tmpdir(), 'xpk-bench-ctx-'))
-  const words = [
-    'import',
-    'jax',
-    'numpy',
-    'def',
-    'return',
-    'train',
-    'step',
-    'batch',
-    'loss',
-    'grad',
-    'params',
-    '=',
-    '\n',
-  ]
+  const words = ['import', 'jax', 'numpy', 'def', 'return', 'train', 'step', 'batch', 'loss', 'grad', 'params', '=']
   let totalBytes = 0
   for (let i = 0; i < FILES; i++) {
     const random = bytes(i + 1)
@@ -76,7 +63,7 @@ async function makeScriptDir(): Promise<{dir: string; totalBytes: number}> {
       const parts: string[] = []
       let size = 0
       while (size < length) {
-        const word = words[(random.next().value as number) % words.length]!
+        const word = [...words, '\n'][(random.next().value as number) % (words.length + 1)]!
         parts.push(word)
         size += word.length + 1
       }
@@ -89,6 +76,21 @@ async function makeScriptDir(): Promise<{dir: string; totalBytes: number}> {
   return {dir, totalBytes}
 }
 
+/** 10,000 files of 4 KB (40 MB) in 100 directories: a repository-sized script directory. */
+async function makeBigScriptDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'xpk-bench-big-'))
+  const size = BIG_BYTES / BIG_FILES
+  for (let d = 0; d < 100; d++) await mkdir(join(dir, `pkg${d}`))
+  for (let i = 0; i < BIG_FILES; i++) {
+    const random = bytes(i + 7)
+    await writeFile(
+      join(dir, `pkg${i % 100}`, `mod${i}.py`),
+      Buffer.from(Array.from({length: size}, () => random.next().value as number)),
+    )
+  }
+  return dir
+}
+
 async function dockerConfigFor(registry: LocalRegistry): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'xpk-bench-cfg-'))
   const auth = Buffer.from(`${registry.username}:${registry.password}`).toString('base64')
@@ -96,51 +98,65 @@ async function dockerConfigFor(registry: LocalRegistry): Promise<string> {
   return dir
 }
 
-/** Runs the built CLI on unchanged inputs and checks it decided to skip the build; returns its wall time. */
-async function cliUnchanged(options: ImageBuildOptions, registryHost: string, configDir: string): Promise<number> {
-  const bin = new URL('../bin/run.js', import.meta.url).pathname
+// The CLI's own state for the benchmark: compile cache and digest cache (XDG_CACHE_HOME), no user config.
+const home = await mkdtemp(join(tmpdir(), 'xpk-bench-home-'))
+const cacheHome = join(home, 'cache')
+const digestCache = join(cacheHome, 'xpk', 'digests')
+
+interface CliRun {
+  readonly seconds: number
+  readonly stdout: string
+  readonly stderr: string
+}
+
+/** `xpk workload create` building from `scriptDir` into `REGISTRY/xpk/<name>`, timed as a whole process. */
+async function xpk(
+  scriptDir: string,
+  base: string,
+  registryHost: string,
+  name: string,
+  configDir: string,
+  extra: readonly string[] = [],
+): Promise<CliRun> {
   const args = [
     '--',
     bin,
-    'workload',
-    'create',
-    '--project',
-    'bench-project',
-    '--cluster',
-    'bench',
-    '--workload',
-    'bench-1',
-    '--tpu-type',
-    'v5p-8',
-    '--command',
-    'python3 train.py',
-    '--script-dir',
-    options.scriptDir,
-    '--base-docker-image',
-    options.baseImage,
-    '--registry',
-    `${registryHost}/xpk`,
-    '--docker-name',
-    'bench-rerun',
-    '--dry-run',
-    '--json',
+    ...['workload', 'create', '--project', 'bench-project', '--cluster', 'bench', '--workload', 'bench-1'],
+    ...['--tpu-type', 'v5p-8', '--command', 'python3 train.py', '--script-dir', scriptDir],
+    ...['--base-docker-image', base, '--registry', `${registryHost}/xpk`, '--docker-name', name, ...extra],
   ]
+  const env = {
+    PATH: process.env.PATH,
+    HOME: home,
+    XDG_CACHE_HOME: cacheHome,
+    XDG_CONFIG_HOME: join(home, 'config'),
+    CLOUDSDK_CONFIG: join(home, 'gcloud'),
+    METADATA_SERVER_DETECTION: 'none',
+    DOCKER_CONFIG: configDir,
+  }
   const started = performance.now()
-  const {stdout} = await run(process.execPath, args, {env: {...process.env, DOCKER_CONFIG: configDir}})
-  const seconds = (performance.now() - started) / 1000
-  const action = JSON.parse(stdout).image.action
-  if (action !== 'would-skip') throw new Error(`the CLI should skip an unchanged image, but said ${action}`)
-  return seconds
+  const result = await run(process.execPath, args, {env, maxBuffer: 1 << 24}).catch(
+    (error: {code?: number; stdout?: string; stderr?: string}) => {
+      if (!error.stderr?.includes(NOT_YET)) throw error
+      return {stdout: error.stdout ?? '', stderr: error.stderr}
+    },
+  )
+  return {seconds: (performance.now() - started) / 1000, stdout: result.stdout, stderr: result.stderr}
 }
 
-async function ours(
-  options: ImageBuildOptions,
-  configDir: string,
-): Promise<{seconds: number; result: ImageBuildResult}> {
-  const started = performance.now()
-  const deps = await imageBuildDeps(quiet, {credentials: {env: {...process.env, DOCKER_CONFIG: configDir}}})
-  const result = await buildImage(options, deps)
-  return {seconds: (performance.now() - started) / 1000, result}
+/** The tag and layer counts a building run reported (`Pushed REF (N new layer(s), M already ...)`). */
+function pushed(cli: CliRun): {layers: number} | 'skipped' {
+  if (/is already in the registry/.test(cli.stderr)) return 'skipped'
+  const match = /Pushed \S+ \((\d+) new layer\(s\)/.exec(cli.stderr)
+  if (!match) throw new Error(`xpk neither pushed nor skipped:\n${cli.stderr}`)
+  return {layers: Number(match[1])}
+}
+
+/** The tag `--dry-run --json` reports, and whether the registry has it (an unmeasured check). */
+async function tagOf(dir: string, base: string, registryHost: string, name: string, configDir: string) {
+  const cli = await xpk(dir, base, registryHost, name, configDir, ['--dry-run', '--json'])
+  const image = (JSON.parse(cli.stdout) as {image: {tag: string; action: string}}).image
+  return {tag: image.tag, inRegistry: image.action === 'would-skip'}
 }
 
 async function dockerCli(contextDir: string, dockerfile: string, image: string, configDir: string): Promise<number> {
@@ -157,11 +173,21 @@ const median = (values: number[]) => {
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
 }
 const fmt = (seconds: number) => `${seconds.toFixed(3)} s`
+const list = (times: number[]) => `[${times.map((t) => t.toFixed(3)).join(', ')}]`
+
+/** The scan step alone: list and hash `dir`, with the digest cache in `cacheDir` or without one. */
+async function scanSeconds(dir: string, cacheDir?: string): Promise<number> {
+  const started = performance.now()
+  const scanned = await new FsBuildContextSource(cacheDir ? {digestCacheDir: cacheDir} : {}).scan(dir)
+  if ('missing' in scanned) throw new Error(`no script directory: ${scanned.missing}`)
+  return (performance.now() - started) / 1000
+}
 
 async function main(): Promise<void> {
   if (!dockerAvailable) throw new Error('No Docker engine reachable: run .ci/setup-docker (or start dockerd) first.')
   const base = await makeBaseImage()
   const {dir, totalBytes} = await makeScriptDir()
+  const big = await makeBigScriptDir()
   const dockerfileDir = await mkdtemp(join(tmpdir(), 'xpk-bench-df-'))
   const dockerfile = join(dockerfileDir, 'Dockerfile')
   // The same image as xpk's generated Dockerfile: the script directory's files in /app.
@@ -170,26 +196,26 @@ async function main(): Promise<void> {
 
   const cleanup: string[] = []
   try {
-    // 1. First build + push, each on a fresh registry; one unmeasured warm-up per side.
+    // 1. First build + push, each on a fresh registry; one unmeasured warm-up per side (it also fills xpk's
+    // compile cache, as a user's earlier runs would).
     const oursTimes: number[] = []
     const cliTimes: number[] = []
     for (let i = -1; i < RUNS; i++) {
       for (const side of i % 2 === 0 ? (['ours', 'cli'] as const) : (['cli', 'ours'] as const)) {
         const registry = await startLocalRegistry()
         const config = await dockerConfigFor(registry)
-        const repository = `${registry.host}/xpk/bench-${side}`
         let image = ''
         try {
           if (side === 'ours') {
-            const {seconds, result} = await ours(
-              {baseImage: base, scriptDir: dir, platform: 'linux/amd64', repository, dryRun: false, offline: false},
-              config,
-            )
-            if (result.action !== 'pushed') throw new Error(`expected a push, got ${result.action}`)
-            image = `${repository}:${result.tag}`
-            if (i >= 0) oursTimes.push(seconds)
+            await rm(digestCache, {recursive: true, force: true})
+            const cli = await xpk(dir, base, registry.host, 'bench-ours', config)
+            if (pushed(cli) === 'skipped') throw new Error('a fresh registry cannot have the image')
+            const {tag, inRegistry} = await tagOf(dir, base, registry.host, 'bench-ours', config)
+            if (!inRegistry) throw new Error('xpk said it pushed, but the registry does not have the image')
+            image = `${registry.host}/xpk/bench-ours:${tag}`
+            if (i >= 0) oursTimes.push(cli.seconds)
           } else {
-            image = `${repository}:first`
+            image = `${registry.host}/xpk/bench-cli:first`
             const seconds = await dockerCli(dir, dockerfile, image, config)
             if (i >= 0) cliTimes.push(seconds)
           }
@@ -205,64 +231,74 @@ async function main(): Promise<void> {
     const registry = await startLocalRegistry()
     const config = await dockerConfigFor(registry)
     try {
-      const options: ImageBuildOptions = {
-        baseImage: base,
-        scriptDir: dir,
-        platform: 'linux/amd64',
-        repository: `${registry.host}/xpk/bench-rerun`,
-        dryRun: false,
-        offline: false,
-      }
-      const first = await ours(options, config)
-      cleanup.push(`${options.repository}:${first.result.tag}`)
+      const first = await xpk(dir, base, registry.host, 'bench-rerun', config)
+      cleanup.push(
+        `${registry.host}/xpk/bench-rerun:${(await tagOf(dir, base, registry.host, 'bench-rerun', config)).tag}`,
+      )
+      if (pushed(first) === 'skipped') throw new Error('a fresh repository cannot have the image')
       const rerunTimes: number[] = []
       const rerunLayers: number[] = []
-      const changeTimes: number[] = []
       const changeLayers: number[] = []
       for (let i = 0; i < RUNS; i++) {
-        const rerun = await ours(options, config)
-        if (rerun.result.action !== 'exists') throw new Error(`expected "exists", got ${rerun.result.action}`)
+        await writeFile(join(dir, 'train.py'), 'print("hello")\n')
+        await xpk(dir, base, registry.host, 'bench-rerun', config) // back to the first content: nothing to build
+        const rerun = await xpk(dir, base, registry.host, 'bench-rerun', config)
+        const outcome = pushed(rerun)
         rerunTimes.push(rerun.seconds)
-        rerunLayers.push(rerun.result.layersPushed)
+        rerunLayers.push(outcome === 'skipped' ? 0 : outcome.layers)
 
         await writeFile(join(dir, 'train.py'), `print("hello ${i}")\n`)
-        const changed = await ours(options, config)
-        cleanup.push(`${options.repository}:${changed.result.tag}`)
-        changeTimes.push(changed.seconds)
-        changeLayers.push(changed.result.layersPushed)
+        const changed = await xpk(dir, base, registry.host, 'bench-rerun', config)
+        const changedOutcome = pushed(changed)
+        cleanup.push(
+          `${registry.host}/xpk/bench-rerun:${(await tagOf(dir, base, registry.host, 'bench-rerun', config)).tag}`,
+        )
+        changeLayers.push(changedOutcome === 'skipped' ? 0 : changedOutcome.layers)
       }
-
-      // 2b. The same unchanged case through the whole CLI, start-up included: `xpk workload create --dry-run` does
-      // the same image work (hash the directory, resolve the base, ask the registry) and stops before pushing.
       await writeFile(join(dir, 'train.py'), 'print("hello")\n')
-      await ours(options, config)
-      const cliRerunTimes: number[] = []
-      for (let i = 0; i < RUNS; i++) cliRerunTimes.push(await cliUnchanged(options, registry.host, config))
+
+      // 4. 40 MB in 10,000 files: pushed once, then unchanged re-runs (the digest cache is as the push left it).
+      const bigFirst = await xpk(big, base, registry.host, 'bench-big', config)
+      if (pushed(bigFirst) === 'skipped') throw new Error('a fresh repository cannot have the big image')
+      cleanup.push(`${registry.host}/xpk/bench-big:${(await tagOf(big, base, registry.host, 'bench-big', config)).tag}`)
+      const bigCli: number[] = []
+      const bigCliDry: number[] = []
+      for (let i = 0; i < RUNS; i++) {
+        const again = await xpk(big, base, registry.host, 'bench-big', config)
+        if (pushed(again) !== 'skipped') throw new Error('the unchanged big directory was built again')
+        bigCli.push(again.seconds)
+        bigCliDry.push((await xpk(big, base, registry.host, 'bench-big', config, ['--dry-run'])).seconds)
+      }
+      const scanCached: number[] = []
+      const scanCold: number[] = []
+      for (let i = 0; i < RUNS; i++) {
+        scanCached.push(await scanSeconds(big, digestCache))
+        scanCold.push(await scanSeconds(big))
+      }
 
       // Each run pairs the two sides back to back, so the ratio within a pair is not thrown off by the machine
       // getting busier or quieter during the benchmark; the median of those ratios is the figure to judge.
       const ratio = median(oursTimes.map((t, i) => t / cliTimes[i]!))
-      const list = (times: number[]) => `[${times.map((t) => t.toFixed(3)).join(', ')}]`
       console.log('')
-      console.log('median of', RUNS, 'runs')
+      console.log(`median of ${RUNS} runs; xpk and the Docker CLI as whole processes`)
       console.log(`1. first build + push   xpk ${fmt(median(oursTimes))}   docker CLI ${fmt(median(cliTimes))}`)
       console.log(`   ratio xpk / docker CLI, median of paired runs: ${ratio.toFixed(2)}x (target <= 1.10x)`)
       console.log(`   all runs             xpk ${list(oursTimes)}   docker CLI ${list(cliTimes)}`)
       console.log(
         `2. unchanged re-run     ${fmt(median(rerunTimes))} (target < 0.5 s), layers pushed ${median(rerunLayers)} (target 0)`,
       )
+      console.log(`3. one-file change      layers pushed ${median(changeLayers)} (target 1)`)
+      console.log(`4. unchanged re-run, ${BIG_FILES} files, ${BIG_BYTES / 1e6} MB (target < 0.3 s)`)
+      console.log(`   whole CLI            ${fmt(median(bigCli))}   with --dry-run ${fmt(median(bigCliDry))}`)
       console.log(
-        `   the whole CLI        ${fmt(median(cliRerunTimes))} (xpk workload create --dry-run, Node start-up included)`,
-      )
-      console.log(
-        `3. one-file change      ${fmt(median(changeTimes))}, layers pushed ${median(changeLayers)} (target 1)`,
+        `   scan step            ${fmt(median(scanCached))} with the digest cache, ${fmt(median(scanCold))} without (hashing every file)`,
       )
       const ok =
         ratio <= 1.1 &&
         median(rerunTimes) < 0.5 &&
-        median(cliRerunTimes) < 0.5 &&
         Math.max(...rerunLayers) === 0 &&
-        median(changeLayers) === 1
+        median(changeLayers) === 1 &&
+        median(bigCli) < 0.3
       console.log(ok ? 'All targets met.' : 'Some targets were missed.')
       process.exitCode = ok ? 0 : 1
     } finally {
@@ -272,7 +308,9 @@ async function main(): Promise<void> {
   } finally {
     await removeImages([...cleanup.reverse(), base])
     await rm(dir, {recursive: true, force: true})
+    await rm(big, {recursive: true, force: true})
     await rm(dockerfileDir, {recursive: true, force: true})
+    await rm(home, {recursive: true, force: true})
   }
 }
 

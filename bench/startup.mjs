@@ -1,5 +1,6 @@
 // Start-up benchmark: wall time of common commands against `node -e 0` on the same Node.js, offline and against
-// the local GKE fake (test/fakes/fake-gke.ts, in this process). Every round times each case once (interleaved, so
+// the local GKE fake (test/fakes/fake-gke.ts, in this process; `cluster create --dry-run` also reads the cluster's
+// own API, served by test/fakes/fake-kube.ts). Every round times each case once (interleaved, so
 // a noisy moment hits all cases alike), after one warm-up run each that fills Node's compile cache as a user's
 // earlier runs would. Reports median times and the median of per-round ratios.
 //
@@ -11,7 +12,7 @@ import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {delimiter, dirname, join} from 'node:path'
 
-import {cliEnv, loadFakeGke} from './fake-gke.mjs'
+import {cliEnv, loadFakeGke, loadFakeKube} from './fake-gke.mjs'
 
 const RUNS = Number(process.env.RUNS ?? 31)
 const OFFLINE_TARGET = 3
@@ -25,7 +26,10 @@ const scriptDir = mkdtempSync(join(scratch, 'script-'))
 writeFileSync(join(scriptDir, 'train.py'), 'print("hello")\n')
 
 const {FakeGke, cleanup} = await loadFakeGke()
-const fake = await FakeGke.start()
+const {FakeKube, cleanup: cleanupKube} = await loadFakeKube()
+// The cluster's own API, which `cluster create --dry-run` reads to plan what it installs inside (JobSet, Kueue).
+const kube = await FakeKube.start()
+const fake = await FakeGke.start(kube.gkeClusterOptions())
 // An existing cluster with 4 slices of v5litepod-16, so `cluster create --dry-run` plans against live state.
 fake.seedCluster({
   project: PROJECT,
@@ -49,10 +53,13 @@ fake.seedCluster({
 const env = {
   ...cliEnv(fake, scratch, mkdtempSync(join(scratch, 'cache-'))),
   PATH: `${dirname(node)}${delimiter}${process.env.PATH}`,
+  // The fake cluster's token; plain http to the GKE fake never carries it.
+  XPK_ACCESS_TOKEN: kube.token,
 }
 
 const workload = ['workload', 'create', '--project', PROJECT, '--cluster', 'bench', '--workload', 'bench-1']
 const target = ['--project', PROJECT, '--zone', ZONE, '--cluster', 'bench']
+const slices = ['--tpu-type', 'v5litepod-16', '--num-slices', '4', '--spot']
 /** [name, argv, reaches GKE] */
 const cases = [
   ['node -e 0', [node, '-e', '0'], false],
@@ -70,9 +77,10 @@ const cases = [
   ],
   ['xpk cluster list', [bin, 'cluster', 'list', '--project', PROJECT], true],
   ['xpk cluster describe', [bin, 'cluster', 'describe', ...target], true],
+  ['xpk cluster create --dry-run (existing)', [bin, 'cluster', 'create', ...target, ...slices, '--dry-run'], true],
   [
-    'xpk cluster create --dry-run (existing)',
-    [bin, 'cluster', 'create', ...target, '--tpu-type', 'v5litepod-16', '--num-slices', '4', '--spot', '--dry-run'],
+    '  the same, --skip-in-cluster',
+    [bin, 'cluster', 'create', ...target, ...slices, '--dry-run', '--skip-in-cluster'],
     true,
   ],
 ]
@@ -140,6 +148,8 @@ try {
   )
 } finally {
   await fake.stop()
+  await kube.stop()
   cleanup()
+  cleanupKube()
   rmSync(scratch, {recursive: true, force: true})
 }
