@@ -5,6 +5,7 @@ import {formatError} from './cli/base-command.js'
 
 import AcceleratorDescribe from './commands/accelerator/describe.js'
 import AcceleratorList from './commands/accelerator/list.js'
+import ClusterCacheimage from './commands/cluster/cacheimage.js'
 import ClusterCreate from './commands/cluster/create.js'
 import ClusterDelete from './commands/cluster/delete.js'
 import ClusterDescribe from './commands/cluster/describe.js'
@@ -24,6 +25,7 @@ import WorkloadCreate from './commands/workload/create.js'
 export const COMMANDS = {
   'accelerator:describe': AcceleratorDescribe,
   'accelerator:list': AcceleratorList,
+  'cluster:cacheimage': ClusterCacheimage,
   'cluster:create': ClusterCreate,
   'cluster:delete': ClusterDelete,
   'cluster:describe': ClusterDescribe,

@@ -27,6 +27,16 @@ export const MESSAGES = {
   'cluster.delete.dry-run': {level: 'info', summary: 'A dry run ended without deleting anything.'},
   'cluster.delete.confirm': {level: 'question', summary: 'Asked before a cluster and its node pools are deleted.'},
   'cluster.delete.done': {level: 'info', summary: 'The cluster was deleted.'},
+  // cluster cacheimage
+  'cluster.cacheimage.dry-run': {
+    level: 'info',
+    summary: 'A dry run showed the image-cache DaemonSet without applying it.',
+  },
+  'cluster.cacheimage.applied': {
+    level: 'info',
+    summary: 'The image-cache DaemonSet was created, updated or found unchanged; its nodes pull the image.',
+  },
+  'cluster.cacheimage.no-nodes': {level: 'warn', summary: 'No node of the type is in the cluster to pull the image.'},
   // config
   'config.set': {level: 'info', summary: 'A default was saved.'},
   'config.unset': {level: 'info', summary: 'A default was removed.'},

@@ -31,7 +31,8 @@
 //     `failPullOn` go ErrImagePull, then ImagePullBackOff, with a Warning Event each, like the kubelet's. A changed
 //     template replaces every pod at once (simpler than a rolling update; the status fields say the same).
 //   - Label selectors: `k=v`, `k==v`, `k!=v`, `k`, `!k`, `k in (a,b)`, `k notin (a,b)`, comma-separated. Field
-//     selectors: `path=value` and `path!=value` on any dotted path (the real server allows only a few per kind).
+//     selectors: `path=value` and `path!=value` on the fields the real server lets each kind be selected by
+//     (metadata.name and metadata.namespace, and a few per kind); any other field is a 400, as there.
 //   - Lists are sorted by namespace and name and paged with `limit`/`continue` (an opaque offset).
 import {kubeApiError} from '../../src/core/kube/kube-errors.js'
 import {splitApiVersion} from '../../src/core/kube/release-manifest.js'
@@ -210,7 +211,11 @@ export class MemoryKube implements KubeClient {
       return {items: []}
     }
     const labels = parseLabelSelector(options.labelSelector)
-    const fields = parseFieldSelector(options.fieldSelector)
+    const fields = parseFieldSelector(options.fieldSelector, kind)
+    if (typeof fields === 'string') {
+      this.log(request, 400)
+      throw kubeApiError(400, {reason: 'BadRequest', message: fields}, `Listing ${kind}`)
+    }
     const matching = [...this.entries.values()]
       .filter((e) => e.group === type.group && e.kind === kind)
       .filter((e) => !type.namespaced || options.namespace === undefined || e.namespace === options.namespace)
@@ -665,7 +670,9 @@ export class MemoryKube implements KubeClient {
       const failure = this.pullFailures.get(node)
       if (failure) {
         const image = String(status.containerStatuses[0]?.image)
-        const backOff = waiting.reason !== 'ContainerCreating'
+        // The kubelet backs off after ErrImagePull; other reasons (InvalidImageName, ...) stay as they are.
+        if (waiting.reason !== 'ContainerCreating' && waiting.reason !== 'ErrImagePull') continue
+        const backOff = waiting.reason === 'ErrImagePull'
         const state = backOff
           ? {reason: 'ImagePullBackOff', message: `Back-off pulling image "${image}"`}
           : {reason: failure.reason, message: failure.message}
@@ -676,7 +683,8 @@ export class MemoryKube implements KubeClient {
         if (!backOff) this.recordEvent(pod, 'Failed', `Failed to pull image "${image}": ${failure.message}`)
         continue
       }
-      if (budget <= 0) continue
+      // Other waiting states (CrashLoopBackOff, ...) are a test's doing, through setStatus: leave them be.
+      if (waiting.reason !== 'ContainerCreating' || budget <= 0) continue
       budget--
       pod.status = {
         phase: 'Running',
@@ -694,7 +702,10 @@ export class MemoryKube implements KubeClient {
 
   private updateDaemonSetStatus(ds: Entry, desired: number): void {
     const pods = this.podsOf(ds)
-    const ready = pods.filter((p) => (p.status as {phase?: string} | undefined)?.phase === 'Running').length
+    const ready = pods.filter((p) => {
+      const statuses = (p.status as {containerStatuses?: {ready?: boolean}[]} | undefined)?.containerStatuses ?? []
+      return statuses.length > 0 && statuses.every((c) => c.ready)
+    }).length
     const updated = pods.filter(
       (p) => ((this.body(p).metadata as Json).labels as Json)['pod-template-generation'] === String(ds.generation),
     ).length
@@ -724,6 +735,7 @@ export class MemoryKube implements KubeClient {
         reason,
         message: text,
         type: 'Warning',
+        lastTimestamp: new Date(this.epoch + this.ticks * 1000).toISOString().replace('.000', ''),
         source: {component: 'kubelet', host: (this.body(pod).spec as {nodeName: string}).nodeName},
       },
       {manager: 'kubelet'},
@@ -992,8 +1004,31 @@ function splitTerms(selector: string): string[] {
   return terms.filter(Boolean)
 }
 
-function parseFieldSelector(selector: string | undefined): (object: KubeObject) => boolean {
+/** Fields each kind can be selected by besides metadata.name and metadata.namespace, as on the real server. */
+const SELECTABLE_FIELDS: Readonly<Record<string, readonly string[]>> = {
+  Pod: ['spec.nodeName', 'spec.restartPolicy', 'spec.schedulerName', 'spec.serviceAccountName', 'status.phase'],
+  Event: [
+    'involvedObject.kind',
+    'involvedObject.name',
+    'involvedObject.namespace',
+    'involvedObject.uid',
+    'reason',
+    'type',
+    'source',
+  ],
+  Node: ['spec.unschedulable'],
+  Namespace: ['status.phase'],
+}
+
+/** A field selector as a predicate, or the API server's complaint about a field the kind cannot be selected by. */
+function parseFieldSelector(selector: string | undefined, kind: string): ((object: KubeObject) => boolean) | string {
   if (!selector?.trim()) return () => true
+  const allowed = new Set(['metadata.name', 'metadata.namespace', ...(SELECTABLE_FIELDS[kind] ?? [])])
+  const bad = selector
+    .split(',')
+    .map((term) => /^([\w.]+)/.exec(term.trim())?.[1] ?? term)
+    .find((path) => !allowed.has(path))
+  if (bad !== undefined) return `field label not supported: ${bad}`
   const terms = selector.split(',').map((term) => {
     const match = /^([\w.]+)\s*(==|=|!=)\s*(.*)$/.exec(term.trim())
     if (!match) throw new Error(`field selector term "${term}" is not modelled by MemoryKube`)
