@@ -305,6 +305,34 @@ describe('an installed Kueue', () => {
   })
 })
 
+describe('reading the cluster', () => {
+  it.each([
+    ['tagged', 'registry.k8s.io/kueue/kueue:v0.14.2'],
+    ['tagged and pinned by digest', `registry.k8s.io/kueue/kueue:v0.14.2@sha256:${'b'.repeat(64)}`],
+    ['tagged without a v', 'registry.k8s.io/kueue/kueue:0.14.2'],
+  ])('lists the Kueue CRDs to delete when the Kueue is older than v0.15 (%s)', async (_, image) => {
+    const kube = aCluster()
+    for (const o of releaseObjects('kueue', 'v0.14.2')) {
+      const container =
+        o.kind === 'Deployment' ? (o.spec as {template: {spec: {containers: {image: string}[]}}}) : undefined
+      if (container) container.template.spec.containers[0]!.image = image
+      kube.seed(o, {available: o.kind === 'Deployment'})
+    }
+    const signal = new AbortController().signal
+    const observed = await readInCluster(kube, inputs(), {policy: DEFAULT_RETRY_POLICY, clock: virtualClock(), signal})
+    expect([...observed.kueueCrds].sort()).toEqual([...KUEUE_CRD_NAMES].sort())
+  })
+
+  it('does not list CRDs for a Kueue that can be upgraded in place', async () => {
+    const kube = aCluster()
+    installed(kube, 'kueue', 'v0.15.0')
+    const signal = new AbortController().signal
+    const observed = await readInCluster(kube, inputs(), {policy: DEFAULT_RETRY_POLICY, clock: virtualClock(), signal})
+    expect(observed.kueueCrds).toEqual([])
+    expect(kube.requests.filter((r) => r.kind === 'CustomResourceDefinition')).toEqual([])
+  })
+})
+
 describe('waiting for the controllers', () => {
   it('a controller that never becomes Available times out, naming the Deployment and its conditions', async () => {
     const kube = aCluster(4, {autoAvailable: false})
