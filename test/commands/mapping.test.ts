@@ -15,6 +15,7 @@ const settings = {
 vi.mock('../../src/cli/runtime.js', () => ({
   resolveCommandSettings: async () => settings,
   applyTuning: () => ({tuning: true}),
+  inClusterTuning: () => ({availableTimeoutMs: 1234}),
   clusterCreateDeps: () => ({deps: true}),
   createCluster: async (options: unknown) => (calls.push({service: 'createCluster', options}), {}),
 }))
@@ -53,6 +54,7 @@ describe('command flag mapping', () => {
       ...['--private-endpoint-subnetwork', 'pe', '--enable-master-global-access', '--max-pods-per-node', '32'],
       ...['--custom-nodepool-arguments', '--disk-size=200', '--custom-tpu-nodepool-arguments', '--tags=a'],
       ...['--max-parallel', '8', '--dry-run', '--cluster', 'from-flag'],
+      ...['--jobset-manifest', 'js.yaml', '--kueue-manifest', 'https://mirror/kueue.yaml'],
     ])
     expect(call?.service).toBe('createCluster')
     expect(call?.options).toMatchObject({
@@ -79,6 +81,11 @@ describe('command flag mapping', () => {
       },
       dryRun: true,
       apply: {tuning: true},
+      inCluster: {
+        skip: false,
+        manifestOverrides: {jobset: 'js.yaml', kueue: 'https://mirror/kueue.yaml'},
+        availableTimeoutMs: 1234,
+      },
     })
   })
 

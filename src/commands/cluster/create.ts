@@ -42,7 +42,7 @@ export default class ClusterCreate extends XpkCommand {
         verbose: flags.verbose,
         apply: runtime.applyTuning(),
         inCluster: {
-          skip: flags['skip-in-cluster'],
+          skip: Boolean(flags['skip-in-cluster']),
           xpkVersion: this.config.version,
           manifestOverrides: {jobset: flags['jobset-manifest'], kueue: flags['kueue-manifest']},
           ...runtime.inClusterTuning(),
