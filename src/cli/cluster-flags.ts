@@ -3,6 +3,7 @@ import * as Flags from '@oclif/core/flags'
 import {CLUSTER_DEFAULTS} from '../core/cluster/defaults.js'
 import {DEFAULT_APPLY_CONCURRENCY} from '../core/retry.js'
 import {integerFlag} from './flag-kinds.js'
+import {kubeAccessFlags} from './flags.js'
 
 const capacity = ['on-demand', 'spot', 'reservation', 'flex']
 const others = (self: string) => capacity.filter((c) => c !== self)
@@ -97,17 +98,8 @@ export const inClusterFlags = {
       'Change only GKE (cluster and node pools): install nothing inside the cluster (JobSet, Kueue, queues, ConfigMaps). For a control plane not reachable from here.',
     helpGroup: 'INSIDE THE CLUSTER',
   }),
-  kubeconfig: Flags.string({
-    description:
-      'Reach the cluster through this kubeconfig instead of the GKE endpoint (kind, minikube, a cluster made elsewhere). [env: KUBECONFIG]',
-    helpGroup: 'INSIDE THE CLUSTER',
-    exclusive: ['skip-in-cluster'],
-  }),
-  context: Flags.string({
-    description: 'The kubeconfig context to use (default: its current context).',
-    helpGroup: 'INSIDE THE CLUSTER',
-    exclusive: ['skip-in-cluster'],
-  }),
+  kubeconfig: {...kubeAccessFlags.kubeconfig, helpGroup: 'INSIDE THE CLUSTER', exclusive: ['skip-in-cluster']},
+  context: {...kubeAccessFlags.context, helpGroup: 'INSIDE THE CLUSTER', exclusive: ['skip-in-cluster']},
   'jobset-manifest': Flags.string({
     description: "A file or URL to install JobSet from, instead of the release's manifests.yaml (air-gapped clusters).",
     helpGroup: 'INSIDE THE CLUSTER',

@@ -65,3 +65,19 @@ export const acceleratorFlags = {
     helpGroup: 'ACCELERATOR',
   }),
 }
+
+/**
+ * How a command reaches the cluster's Kubernetes API when it should not go through GKE's endpoint: any cluster a
+ * kubeconfig reaches (kind, minikube, a cluster made elsewhere). Without them, the GKE cluster's endpoint and CA.
+ */
+export const kubeAccessFlags = {
+  kubeconfig: Flags.string({
+    description:
+      'Reach the cluster through this kubeconfig instead of the GKE endpoint (kind, minikube, a cluster made elsewhere). [env: KUBECONFIG]',
+    helpGroup: 'TARGET',
+  }),
+  context: Flags.string({
+    description: 'The kubeconfig context to use (default: its current context).',
+    helpGroup: 'TARGET',
+  }),
+}
