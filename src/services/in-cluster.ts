@@ -151,7 +151,12 @@ export function inClusterSteps(plan: InClusterPlan, deps: InClusterDeps, options
   const reachable = {id: CONNECT, because: "the cluster's Kubernetes API could not be reached"}
   for (const s of plan.steps) {
     const id = stepId(s)
-    const line = s.kind === 'apply' ? `${s.object.kind}/${s.object.metadata.name}` : RELEASES[s.component].title
+    const line =
+      s.kind === 'apply'
+        ? `${s.object.kind}/${s.object.metadata.name}`
+        : s.kind === 'delete'
+          ? `${s.object.kind}/${s.object.name}`
+          : RELEASES[s.component].title
     const base = {id, line, name: line, announce: true, needs: [reachable]}
     switch (s.kind) {
       case 'install':
@@ -194,13 +199,33 @@ export function inClusterSteps(plan: InClusterPlan, deps: InClusterDeps, options
         })
         break
       }
+      case 'delete': {
+        // Kueue holds a flavor while a queue names it: delete only once the ClusterQueue names the new one.
+        const queue = plan.steps.find(
+          (q) => q.kind === 'apply' && q.object.kind === 'ClusterQueue' && q.change !== 'none',
+        )
+        steps.push({
+          ...base,
+          resource: s.object.kind,
+          action: 'delete',
+          needs: [reachable, ...(queue ? [{id: stepId(queue), because: 'the ClusterQueue still names it'}] : [])],
+          run: async (ctx) => {
+            ctx.progress('deleting')
+            const kube = await deps.kube()
+            await withRetries(() => kube.delete(s.object), retrying(deps, ctx))
+          },
+        })
+        break
+      }
     }
   }
   return steps
 }
 
 function stepId(s: InClusterStep): string {
-  return s.kind === 'apply' ? `apply:${s.object.kind}/${s.object.metadata.name}` : `${s.kind}:${s.component}`
+  if (s.kind === 'apply') return `apply:${s.object.kind}/${s.object.metadata.name}`
+  if (s.kind === 'delete') return `delete:${s.object.kind}/${s.object.name}`
+  return `${s.kind}:${s.component}`
 }
 
 function retrying(deps: InClusterDeps, ctx: StepContext): RetryOptions {

@@ -128,6 +128,11 @@ describe('cluster create: inside the cluster', () => {
       spec: {resourceGroups: {flavors: {resources: {nominalQuota: unknown}[]}[]}[]}
     }
     expect(queue.spec.resourceGroups[0].flavors[0].resources[0].nominalQuota).toBe(32)
+    // The flavor of 2 slices goes once the queue names the one of 4.
+    expect(plan.stdout).toContain('delete ResourceFlavor 2xv5p-16: left by an earlier size of the cluster')
+    expect(
+      kube.list('kueue.x-k8s.io/v1beta2', 'ResourceFlavor').map((f) => (f.metadata as {name: string}).name),
+    ).toEqual(['4xv5p-16'])
   })
 
   it('--json on --dry-run includes the in-cluster steps and the objects they apply', async () => {

@@ -180,7 +180,7 @@ describe('a re-run', () => {
     expect(manifests.loads).toEqual([])
   })
 
-  it('2 -> 4 slices updates the quota and applies only what changed', async () => {
+  it('2 -> 4 slices updates the quota, applies only what changed, then deletes the flavor of 2 slices', async () => {
     const kube = aCluster()
     await converge(kube, inputs(2))
     kube.clearLog()
@@ -200,13 +200,18 @@ describe('a re-run', () => {
       'apply ClusterQueue cluster-queue',
       'apply ConfigMap demo-resources-configmap',
       'apply ResourceFlavor 4xv5p-16',
+      'delete ResourceFlavor 2xv5p-16',
     ])
+    // Kueue holds a flavor a queue names: the delete comes only after the queue stopped naming it.
+    const order = kube.mutatingRequests().map((r) => `${r.verb} ${r.kind} ${r.name}`)
+    expect(order.indexOf('delete ResourceFlavor 2xv5p-16')).toBeGreaterThan(
+      order.indexOf('apply ClusterQueue cluster-queue'),
+    )
     const queue = kube.peek({apiVersion: 'kueue.x-k8s.io/v1beta2', kind: 'ClusterQueue', name: 'cluster-queue'})
     expect(queue?.spec).toMatchObject({
       resourceGroups: [{flavors: [{name: '4xv5p-16', resources: [{name: 'google.com/tpu', nominalQuota: 32}]}]}],
     })
-    // The flavor of 2 slices stays (see the report): nothing deletes it, and the queue no longer names it.
-    expect(kube.all('ResourceFlavor').map((f) => f.metadata.name)).toEqual(['2xv5p-16', '4xv5p-16'])
+    expect(kube.all('ResourceFlavor').map((f) => f.metadata.name)).toEqual(['4xv5p-16'])
     // The object was updated in place: same uid, next generation.
     expect(queue?.metadata.generation).toBe(2)
   })

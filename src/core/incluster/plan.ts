@@ -55,6 +55,12 @@ export type InClusterStep =
       readonly needsKueue: boolean
       readonly reason: string
     }
+  | {
+      /** A ResourceFlavor xpk made for an earlier size of the cluster, deleted once the ClusterQueue names the new one. */
+      readonly kind: 'delete'
+      readonly object: {readonly apiVersion: string; readonly kind: string; readonly name: string}
+      readonly reason: string
+    }
 
 export interface InClusterPlan {
   /** Whether the plan was made from the live cluster, or as if nothing were there (the cluster is new, or offline). */
@@ -130,7 +136,50 @@ export function planInCluster(inputs: InClusterInputs, observed: ObservedInClust
       reason: describeChange(object, change, live),
     })
   }
+  if (observed && !destructive) steps.push(...staleFlavors(desiredObjects(inputs), observed))
   return {fromLive: observed !== null, steps, notes, destructive}
+}
+
+/** Python xpk's flavor names, `<slices>x<device type>`: only those can be earlier sizes of this cluster. */
+const SIZED_FLAVOR = /^\d+x[a-z0-9]([-a-z0-9]*[a-z0-9])?$/
+
+/**
+ * Flavors left by an earlier size of the cluster (`2xv5p-16` after growing to 4 slices). Only a flavor xpk applied
+ * (its field manager), named like xpk's, and named by no ClusterQueue but the one being updated, is deleted: a
+ * flavor another tool or another queue uses is left alone. Kueue keeps a flavor a queue still names (its
+ * resource-in-use finalizer), so the delete runs after the ClusterQueue update.
+ */
+function staleFlavors(desired: readonly InClusterObject[], observed: ObservedInCluster): InClusterStep[] {
+  const flavor = desired.find((o) => o.kind === 'ResourceFlavor')
+  const queue = desired.find((o) => o.kind === 'ClusterQueue')
+  if (!flavor || !queue) return []
+  const live = [...observed.live.values()] as LiveObject[]
+  const namedByOtherQueues = new Set(
+    live
+      .filter((o) => o.kind === 'ClusterQueue' && o.metadata?.name !== queue.metadata.name)
+      .flatMap((q) => (q.spec?.resourceGroups ?? []).flatMap((g) => (g.flavors ?? []).map((f) => f.name))),
+  )
+  return live
+    .filter(
+      (o) =>
+        o.kind === 'ResourceFlavor' &&
+        o.metadata?.name !== flavor.metadata.name &&
+        SIZED_FLAVOR.test(o.metadata?.name ?? '') &&
+        (o.metadata?.managedFields ?? []).some((f) => f.manager === 'xpk') &&
+        !namedByOtherQueues.has(o.metadata?.name ?? ''),
+    )
+    .map((o) => ({
+      kind: 'delete' as const,
+      object: {apiVersion: o.apiVersion ?? flavor.apiVersion, kind: 'ResourceFlavor', name: o.metadata!.name!},
+      reason: `delete ResourceFlavor ${o.metadata!.name}: left by an earlier size of the cluster`,
+    }))
+}
+
+interface LiveObject {
+  readonly apiVersion?: string
+  readonly kind?: string
+  readonly metadata?: {readonly name?: string; readonly managedFields?: readonly {readonly manager?: string}[]}
+  readonly spec?: {readonly resourceGroups?: readonly {readonly flavors?: readonly {readonly name: string}[]}[]}
 }
 
 function describeChange(object: InClusterObject, change: 'create' | 'update' | 'none', live: unknown): string {

@@ -17,7 +17,7 @@ export function renderInClusterPlan(plan: InClusterPlan, options: {readonly verb
       : 'Inside the cluster (after it is created or reachable; planned as if nothing were installed):',
   ]
   for (const step of plan.steps) {
-    const mark = !changesSomething(step) ? '=' : step.kind === 'await' ? '~' : '+'
+    const mark = !changesSomething(step) ? '=' : step.kind === 'await' ? '~' : step.kind === 'delete' ? '-' : '+'
     lines.push(`  ${mark} ${step.reason}`)
     if (options.verbose && step.kind === 'apply' && step.change !== 'none') {
       lines.push(
@@ -45,7 +45,9 @@ export function inClusterPlanToJson(plan: InClusterPlan): object {
           ? {kind: s.kind, component: s.component, action: s.decision.action, reason: s.reason, sizing: s.sizing.body}
           : s.kind === 'resize'
             ? {kind: s.kind, component: s.component, reason: s.reason, sizing: s.sizing.body}
-            : {kind: s.kind, component: s.component, reason: s.reason},
+            : s.kind === 'delete'
+              ? {kind: s.kind, reason: s.reason, object: s.object}
+              : {kind: s.kind, component: s.component, reason: s.reason},
     ),
   }
 }

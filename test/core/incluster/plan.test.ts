@@ -147,7 +147,57 @@ describe('planInCluster', () => {
     })
   })
 
-  it('leaves the flavor of the old slice count alone: no step names it', () => {
+  describe('the flavor of an earlier size', () => {
+    /** A cluster converged at 2 slices whose flavor `2xv5p-16` was applied by `manager`, plus `extra` live objects. */
+    function grownFrom2(manager: string, extra: Record<string, unknown>[] = [], flavorName = '2xv5p-16') {
+      const observed = converged(inputs(2))
+      const live = new Map(observed.live)
+      const old = structuredClone(live.get('ResourceFlavor//2xv5p-16')) as {metadata: Record<string, unknown>}
+      live.delete('ResourceFlavor//2xv5p-16')
+      old.metadata = {...old.metadata, name: flavorName, managedFields: [{manager, operation: 'Apply'}]}
+      live.set(`ResourceFlavor//${flavorName}`, old)
+      for (const o of extra) live.set(objectKey(o as KubeObject), o)
+      return planInCluster(inputs(4), {...observed, live})
+    }
+
+    it.each([
+      ['xpk applied it, no other queue names it', 'xpk', [], '2xv5p-16', true],
+      ['another tool applied it', 'kubectl-client-side-apply', [], '2xv5p-16', false],
+      ['it is not named like an xpk flavor', 'xpk', [], 'spot-flavor', false],
+      [
+        'another ClusterQueue names it',
+        'xpk',
+        [
+          {
+            apiVersion: 'kueue.x-k8s.io/v1beta2',
+            kind: 'ClusterQueue',
+            metadata: {name: 'team-queue'},
+            spec: {resourceGroups: [{flavors: [{name: '2xv5p-16', resources: []}]}]},
+          },
+        ],
+        '2xv5p-16',
+        false,
+      ],
+    ])('is deleted after the resize only when %s', (_why, manager, extra, name, deleted) => {
+      const plan = grownFrom2(manager, extra, name)
+      const deletes = plan.steps.filter((s) => s.kind === 'delete')
+      expect(deletes.map((s) => s.reason)).toEqual(
+        deleted ? [`delete ResourceFlavor ${name}: left by an earlier size of the cluster`] : [],
+      )
+    })
+
+    it('is never deleted by a breaking Kueue upgrade plan (everything Kueue is recreated there)', () => {
+      const observed = converged(inputs(2))
+      const plan = planInCluster(inputs(4), {
+        ...observed,
+        controllers: {...observed.controllers, kueue: liveController('kueue', 'v0.14.2', 5)},
+      })
+      expect(plan.destructive).toBe(true)
+      expect(plan.steps.filter((s) => s.kind === 'delete')).toEqual([])
+    })
+  })
+
+  it('leaves the flavor of the old slice count alone when xpk did not apply it: no step names it', () => {
     const plan = planInCluster(inputs(4), converged(inputs(2)))
     expect(plan.steps.filter((s) => s.kind === 'apply' && s.object.metadata.name === '2xv5p-16')).toEqual([])
   })
