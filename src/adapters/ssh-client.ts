@@ -3,6 +3,7 @@
  * xpk's own known-hosts file: learnt on first contact, and a changed key for the same machine is refused.
  */
 import {mkdir, readFile, rename, writeFile} from 'node:fs/promises'
+import {connect as connectTcp, type Socket} from 'node:net'
 import {dirname} from 'node:path'
 
 import type * as Ssh2 from 'ssh2'
@@ -47,11 +48,17 @@ class KnownHosts {
     return this.entries
   }
 
-  /** 'known', 'learnt' or 'changed'. */
-  async check(address: string, identity: string, key: string): Promise<'known' | 'learnt' | 'changed'> {
+  /** 'known', 'learnt' or 'changed'; without `learn`, an unknown key is 'unknown' and nothing is written. */
+  async check(
+    address: string,
+    identity: string,
+    key: string,
+    learn = true,
+  ): Promise<'known' | 'learnt' | 'changed' | 'unknown'> {
     const entries = await this.load()
     const known = entries.get(address)
     if (known && known.identity === identity) return known.key === key ? 'known' : 'changed'
+    if (!learn) return 'unknown'
     entries.set(address, {identity, key})
     const text = [...entries].map(([a, e]) => `${a} ${e.identity} ${e.key}\n`).join('')
     this.writing = this.writing.then(async () => {
@@ -65,19 +72,41 @@ class KnownHosts {
   }
 }
 
-export function createSshShell(options: SshClientOptions): RemoteShell {
+/** A connection target; `knownHostOnly` connects only to a host whose key is known for that identity already. */
+export type SshClientTarget = SshTarget & {
+  /**
+   * For connections opened before the TPU API has confirmed who the workers are: an unknown host key is not learnt
+   * and a different one is not reported as changed; either just fails the connection (a confirmed one follows).
+   */
+  readonly knownHostOnly?: boolean
+}
+
+export interface SshShell extends RemoteShell {
+  connect(target: SshClientTarget, signal: AbortSignal): Promise<RemoteSession>
+}
+
+export function createSshShell(options: SshClientOptions): SshShell {
   const knownHosts = new KnownHosts(options.knownHostsPath)
-  let ssh2: Promise<typeof Ssh2> | undefined
+  // The module, and the key parsed once for every connection.
+  let loaded: Promise<{SshClient: typeof Client; auth: ReturnType<typeof credentials>}> | undefined
+  const load = () =>
+    (loaded ??= import('ssh2').then((m) => {
+      const ssh2 = (m.default ?? m) as typeof Ssh2
+      return {SshClient: ssh2.Client, auth: credentials(options, ssh2.utils)}
+    }))
   return {
-    async connect(target: SshTarget, signal: AbortSignal): Promise<RemoteSession> {
-      const {Client: SshClient, utils} = await (ssh2 ??= import('ssh2').then((m) => (m.default ?? m) as typeof Ssh2))
-      const auth = credentials(options, utils)
+    async connect(target: SshClientTarget, signal: AbortSignal): Promise<RemoteSession> {
+      const {SshClient, auth} = await load()
       const client = new SshClient()
+      // xpk's own socket, so that close() can let the process exit without waiting for the server's side of the
+      // goodbye; and without Nagle's delay, since SSH sends small messages that wait for an answer.
+      const sock = connectTcp({host: target.host, port: target.port, noDelay: true})
       const address = `[${target.host}]:${target.port}`
       let hostKeyProblem: XpkError | undefined
       await new Promise<void>((resolve, reject) => {
         const onAbort = () => {
-          client.end()
+          // Not end(): a socket still connecting would wait for the connection (or its timeout) before closing.
+          client.destroy()
           reject(signal.reason)
         }
         if (signal.aborted) return onAbort()
@@ -91,15 +120,25 @@ export function createSshShell(options: SshClientOptions): RemoteShell {
           reject(hostKeyProblem ?? connectError(error, target))
         })
         client.connect({
+          sock,
           host: target.host,
           port: target.port,
           username: target.user,
           ...auth,
+          // Straight to the key: ssh2 would first try "none", one more round trip (and server wake-up) per worker.
+          authHandler: ['privateKey' in auth ? 'publickey' : 'agent'],
+          // Algorithms: ssh2's defaults already come first in the cheap order a TPU VM's sshd offers too
+          // (curve25519-sha256, ssh-ed25519, aes128-gcm with AES-NI, else chacha20-poly1305); pinning them gained nothing
+          // measurable (bench/vm-run.mjs notes), and would lose servers that lack one.
           readyTimeout: options.readyTimeoutMs ?? 20_000,
           keepaliveInterval: 15_000,
           hostVerifier: (key: Buffer, verify: (valid: boolean) => void) => {
-            knownHosts.check(address, target.identity, key.toString('base64')).then(
+            knownHosts.check(address, target.identity, key.toString('base64'), !target.knownHostOnly).then(
               (verdict) => {
+                if (target.knownHostOnly) {
+                  if (verdict !== 'known') hostKeyProblem = new XpkError('auth', `${address} is not known yet.`)
+                  return verify(verdict === 'known')
+                }
                 if (verdict === 'changed') {
                   hostKeyProblem = new XpkError(
                     'auth',
@@ -118,7 +157,7 @@ export function createSshShell(options: SshClientOptions): RemoteShell {
           },
         })
       })
-      return new Ssh2Session(client)
+      return new Ssh2Session(client, sock)
     },
   }
 }
@@ -158,7 +197,10 @@ function connectError(error: Error & {level?: string; code?: string}, target: Ss
 }
 
 class Ssh2Session implements RemoteSession {
-  constructor(private readonly client: Client) {}
+  constructor(
+    private readonly client: Client,
+    private readonly sock: Socket,
+  ) {}
 
   exec(
     command: string,
@@ -190,6 +232,9 @@ class Ssh2Session implements RemoteSession {
   }
 
   close(): void {
+    // Says goodbye, then lets the process exit without waiting for the server to close its side (a round trip, and
+    // on a busy worker a while): every command's status has arrived by then.
     this.client.end()
+    this.sock.unref()
   }
 }

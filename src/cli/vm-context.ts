@@ -49,14 +49,17 @@ export async function vmRunDeps(
   console: Console,
   signal: AbortSignal,
 ): Promise<VmRunDeps> {
-  const [{SshKeyFiles}, {RunLogFiles}, {homedir, tmpdir}, {join}, {readFile}] = await Promise.all([
+  const [{SshKeyFiles}, {WorkerListFiles}, {RunLogFiles}, {homedir, tmpdir}, {join}, {readFile}] = await Promise.all([
     import('../adapters/ssh-keys.js'),
+    import('../adapters/ssh-targets.js'),
     import('../adapters/run-logs.js'),
     import('node:os'),
     import('node:path'),
     import('node:fs/promises'),
   ])
   const configHome = process.env.XDG_CONFIG_HOME || join(homedir(), '.config')
+  // XDG: a relative XDG_CACHE_HOME is to be ignored (as bin/run.js does for the compile cache).
+  const cacheHome = process.env.XDG_CACHE_HOME?.startsWith('/') ? process.env.XDG_CACHE_HOME : join(homedir(), '.cache')
   return {
     ...vmApiDeps(endpointFlag, console, signal),
     keys: new SshKeyFiles(join(homedir(), '.ssh', 'google_compute_engine')),
@@ -67,6 +70,7 @@ export async function vmRunDeps(
         knownHostsPath: join(configHome, 'xpk', 'known_hosts'),
       })
     },
+    plans: new WorkerListFiles(join(cacheHome, 'xpk', 'vm-workers')),
     pack: async (dir) => (await import('../adapters/ssh-bundle.js')).packScriptDir(dir),
     logs: new RunLogFiles(logDir ?? join(tmpdir(), 'xpk-runs')),
     // Worker 0's output is the command's output; under --json stdout is for the result, so it goes to stderr.

@@ -160,13 +160,16 @@ describe.skipIf(missing)('xpk vm run against real sshd workers and the fake TPU 
     )
   })
 
-  it('re-runs in the existing folder without copying or touching metadata, and streams worker 0 to stdout', async () => {
+  it('re-runs in the existing folder without copying, and streams worker 0 to stdout; soon after a listing, without the TPU API', async () => {
     fake.calls.length = 0
+    const knownHosts = readFileSync(join(home, 'xdg', 'xpk', 'known_hosts'), 'utf8')
     const result = await xpk('--tpu-prefix', 'demo', '--command', 'cat train.sh', '--use-existing-folder')
     expect(result.code, result.stderr).toBe(0)
     expect(result.stdout).toBe('echo "training on slice $MEGASCALE_SLICE_ID"\n')
-    expect(result.stderr).toContain('in the existing folder')
-    expect(fake.calls.map((c) => c.method)).toEqual(['ListNodes'])
+    expect(result.stderr).toMatch(/in the existing folder \(the workers found \d+ s ago\)/)
+    // The workers of the last listing all answered with their known host keys: the TPU API was not asked.
+    expect(fake.calls.map((c) => c.method)).toEqual([])
+    expect(readFileSync(join(home, 'xdg', 'xpk', 'known_hosts'), 'utf8')).toBe(knownHosts)
   })
 
   it("fails fast: the first failing worker stops the others (no process left anywhere); exit 3, the worker's code", async () => {
@@ -255,9 +258,13 @@ describe.skipIf(missing)('xpk vm run against real sshd workers and the fake TPU 
     const line = text.split('\n').find((l) => l.startsWith(address))!
     const forged = line.replace(/\S+$/, Buffer.from('forged').toString('base64'))
     writeFileSync(knownHosts, text.replace(line, forged))
+    fake.calls.length = 0
     const result = await xpk('--tpu-prefix', 'demo', '--command', 'true', '--use-existing-folder')
     expect(result.code).toBe(3)
     expect(result.stderr).toMatch(/Slice 1 worker 0 \(demo-1\): The SSH host key of .* has changed/)
+    // The early connection to it failed quietly, so xpk listed the workers and connected as usual, which refused it.
+    expect(fake.calls.map((c) => c.method)).toEqual(['ListNodes'])
+    expect(readFileSync(knownHosts, 'utf8')).toBe(text.replace(line, forged))
     writeFileSync(knownHosts, text)
   })
 

@@ -51,7 +51,8 @@ export const CLEAR_TPU_HOLDERS = [
   '    done',
   '  done',
   'fi',
-  'rm -f /tmp/libtpu_lockfile',
+  // Tested first: `rm` is a process, and most runs find no lock file.
+  '[ ! -e /tmp/libtpu_lockfile ] || rm -f /tmp/libtpu_lockfile',
 ].join('\n')
 
 /** Replaces the worker's copy of the script directory with the tar on stdin. */
@@ -62,8 +63,9 @@ export function shipScript(remoteDir: string): string {
 
 /**
  * Unpacks the script directory from stdin (unless reusing the copy there), clears TPU holders, and runs the command
- * in its own session (setsid), recording its process-group id so that {@link killScript} can stop the whole tree.
- * The script's exit status is the command's, as a shell reports it: 128+N when a signal N killed it.
+ * in a process group of its own (the login shell's when it leads one, as under sshd; else a new session), recording
+ * the group id so that {@link killScript} can stop the whole tree. The script's exit status is the command's, as a
+ * shell reports it (128+N when a signal N killed it), or SSH's report of the signal that killed the run's shell.
  */
 export function runScript(input: {
   remoteDir: string
@@ -76,6 +78,12 @@ export function runScript(input: {
 }): string {
   const dir = `"$HOME"/${shellQuote(input.remoteDir)}`
   const pgid = `"$HOME"/${shellQuote(pgidFile(input.runName))}`
+  const run = shellQuote(
+    input.gated
+      ? `echo $$ > "$1"; c=$2; shift 2; echo ${READY_MARKER} >&2; read -r go; [ "$go" = go ] || exit 143; exec </dev/null; eval "$c"`
+      : 'echo $$ > "$1"; c=$2; shift 2; exec </dev/null; eval "$c"',
+  )
+  const command = shellQuote(input.command)
   const lines = [
     'set -e',
     '[ -d "$HOME"/.xpk/runs ] || mkdir -p "$HOME"/.xpk/runs',
@@ -89,18 +97,20 @@ export function runScript(input: {
     `cd ${dir}`,
     ...Object.entries(input.env).map(([k, v]) => `export ${k}=${shellQuote(v)}`),
     'set +e',
-    // In its own session (setsid), the group leader's bash records its id ($1), then (gated) says it is ready on
+    // The run's shell, in a process group of its own whose id it records ($1), then (gated) says it is ready on
     // stderr and waits for "go" on stdin (anything else, or the end of stdin, stops it: exit 143), and runs the
     // command ($2) itself with stdin closed. Waiting this late keeps the work between "go" and the command tiny.
-    // It runs as a background job that this shell waits for, not through `setsid -w`: `wait` reports a job killed
-    // by signal N as 128+N, while `setsid -w` would exit N. A background job's stdin is /dev/null unless redirected,
-    // hence fd 3; `2>/dev/null` keeps bash's "Killed" notice out of the worker's log.
+    // sshd makes each session's shell the leader of its own session, so this shell can become the run's shell in
+    // place: `exec` keeps the pid, hence the group, and its status (128+N for a signal N, as SSH reports a signal)
+    // reaches xpk directly. That saves two processes per worker (setsid, and a shell waiting in between).
+    'read -r s0 s1 s2 s3 pg s5 < /proc/$$/stat 2>/dev/null || pg=',
+    `if [ "$pg" = "$$" ]; then exec bash -c ${run} xpk-run ${pgid} ${command}; fi`,
+    // Otherwise (a server that does not, or no /proc), it runs in a new session (setsid) as a background job that
+    // this shell waits for, not through `setsid -w`: `wait` reports a job killed by signal N as 128+N, while
+    // `setsid -w` would exit N. A background job's stdin is /dev/null unless redirected, hence fd 3; `2>/dev/null`
+    // keeps bash's "Killed" notice out of the worker's log.
     'exec 3<&0',
-    `setsid bash -c ${shellQuote(
-      input.gated
-        ? `echo $$ > "$1"; c=$2; shift 2; echo ${READY_MARKER} >&2; read -r go; [ "$go" = go ] || exit 143; exec </dev/null; eval "$c"`
-        : 'echo $$ > "$1"; c=$2; shift 2; exec </dev/null; eval "$c"',
-    )} xpk-run ${pgid} ${shellQuote(input.command)} <&3 3<&- &`,
+    `setsid bash -c ${run} xpk-run ${pgid} ${command} <&3 3<&- &`,
     'exec 3<&-',
     'wait $! 2>/dev/null',
   ]

@@ -102,3 +102,69 @@ export function progressLine(done: number, total: number, running: readonly RunW
         : `; ${running.length} workers still running (slice ${running[0].slice} worker ${running[0].worker}, ...)`
   return `completed ${done}/${total}${still}; ${seconds} s`
 }
+
+/** The workers of a TPU prefix as a run found them, with when: a hint for the next run, checked before use. */
+export interface CachedPlan {
+  readonly savedAt: number
+  readonly numSlices: number
+  readonly workers: readonly RunWorker[]
+}
+
+/** The plan of a run is remembered per project, zone, prefix, address kind, login and port. */
+export function planCacheKey(input: {
+  project: string
+  zone: string
+  tpuPrefix: string
+  internalIp: boolean
+  sshUser: string
+  sshPort: number
+}): string {
+  return JSON.stringify([
+    input.project,
+    input.zone,
+    input.tpuPrefix,
+    input.internalIp ? 'internal' : 'external',
+    input.sshUser,
+    input.sshPort,
+  ])
+}
+
+/**
+ * A cached plan when it is well formed (workers slice by slice, slices 0..numSlices-1) and younger than `maxAgeMs`;
+ * undefined otherwise. The entry is a file anyone could have edited, so every field is checked.
+ */
+export function freshPlan(value: unknown, now: number, maxAgeMs: number): CachedPlan | undefined {
+  if (typeof value !== 'object' || value === null) return undefined
+  const {savedAt, numSlices, workers} = value as Record<string, unknown>
+  if (typeof savedAt !== 'number' || !(now - savedAt >= 0 && now - savedAt < maxAgeMs)) return undefined
+  if (!Number.isSafeInteger(numSlices) || (numSlices as number) < 1) return undefined
+  if (!Array.isArray(workers) || workers.length === 0 || workers.length > 100_000) return undefined
+  const strings = ['nodeId', 'identity', 'host', 'internalIp'] as const
+  const parsed: RunWorker[] = []
+  for (const w of workers as unknown[]) {
+    if (typeof w !== 'object' || w === null) return undefined
+    const r = w as Record<string, unknown>
+    if (!Number.isSafeInteger(r.slice) || !Number.isSafeInteger(r.worker)) return undefined
+    if (strings.some((k) => typeof r[k] !== 'string' || r[k] === '')) return undefined
+    const [slice, worker] = [r.slice as number, r.worker as number]
+    // In order: each slice's workers 0, 1, ... and slices 0, 1, ... without gaps.
+    const previous = parsed.at(-1)
+    const next =
+      previous === undefined
+        ? slice === 0 && worker === 0
+        : previous.slice === slice
+          ? worker === previous.worker + 1
+          : slice === previous.slice + 1 && worker === 0
+    if (!next) return undefined
+    parsed.push({
+      slice,
+      worker,
+      nodeId: r.nodeId as string,
+      identity: r.identity as string,
+      host: r.host as string,
+      internalIp: r.internalIp as string,
+    })
+  }
+  if (parsed.at(-1)!.slice !== (numSlices as number) - 1) return undefined
+  return {savedAt, numSlices: numSlices as number, workers: parsed}
+}

@@ -1,6 +1,6 @@
 import {spawnSync} from 'node:child_process'
 import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
-import {tmpdir} from 'node:os'
+import {constants, tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 
@@ -20,8 +20,21 @@ import type {TpuNode} from '../../../src/ports/tpu.js'
 
 const home = mkdtempSync(join(tmpdir(), 'xpk-scripts-'))
 afterAll(() => rmSync(home, {recursive: true, force: true}))
-const sh = (script: string, input?: Buffer) =>
-  spawnSync('bash', ['-c', script], {env: {PATH: process.env.PATH, HOME: home}, input, encoding: 'utf8'})
+/**
+ * Runs a script as sshd does with `leader`: the shell leads a new session and process group, as each SSH session's
+ * shell does (the run script then becomes the run's shell in place). Without it, the shell is in the test's group
+ * (the run script starts a new session for the command).
+ */
+const sh = (script: string, input?: Buffer, leader = false) =>
+  // setsid execs bash in place (same pid) after making it a session leader, since the test process is not one.
+  spawnSync(leader ? 'setsid' : 'bash', [...(leader ? ['bash'] : []), '-c', script], {
+    env: {PATH: process.env.PATH, HOME: home},
+    input,
+    encoding: 'utf8',
+  })
+/** The exit status, or 128+N when signal N killed the shell itself (SSH reports that signal; xpk counts it so). */
+const status = (result: ReturnType<typeof sh>) =>
+  result.signal ? 128 + constants.signals[result.signal] : result.status
 
 describe('remote scripts, run by a real shell', () => {
   it('quotes anything', () => {
@@ -51,7 +64,10 @@ describe('remote scripts, run by a real shell', () => {
     expect(readFileSync(join(home, '.xpk/runs/r.pgid'), 'utf8')).toMatch(/^\d+\n$/)
   })
 
-  it('with a gate, says it is ready and starts only on "go"', () => {
+  it.each([
+    ['as the leader of its process group (as under sshd)', true],
+    ['in a group it does not lead', false],
+  ])('with a gate, says it is ready and starts only on "go", %s', (_, leader) => {
     const script = runScript({
       remoteDir: 'code',
       ship: false,
@@ -60,25 +76,34 @@ describe('remote scripts, run by a real shell', () => {
       command: 'echo started',
       gated: true,
     })
-    const go = sh(script, Buffer.from('go\n'))
+    const go = sh(script, Buffer.from('go\n'), leader)
     expect([go.status, go.stdout, go.stderr]).toEqual([0, 'started\n', `${READY_MARKER}\n`])
-    const stop = sh(script, Buffer.from('stop\n'))
+    // A leader becomes the run's shell in place (its group is the run's); otherwise the run gets a new session.
+    const group = Number(readFileSync(join(home, '.xpk/runs/g.pgid'), 'utf8'))
+    expect(group === go.pid).toBe(leader)
+    const stop = sh(script, Buffer.from('stop\n'), leader)
     expect([stop.status, stop.stdout]).toEqual([143, ''])
-    const closed = sh(script, Buffer.from(''))
+    const closed = sh(script, Buffer.from(''), leader)
     expect([closed.status, closed.stdout]).toEqual([143, ''])
   })
 
   it.each([
-    ['kill -KILL $$', 137],
-    ['kill -TERM $$', 143],
-    ["sh -c 'kill -SEGV $$'", 139],
-  ])('reports `%s` as a shell does: 128+N for signal N (exit %i), without a "Killed" notice', (command, status) => {
-    // `$$` is the run's own shell, the leader of its process group: the case `setsid -w` reported as plain N.
-    const result = sh(runScript({remoteDir: '.', ship: false, runName: 's', env: {}, command}))
-    expect(result.status).toBe(status)
-    // The outer shell's job notice ("Killed", "Terminated") would only repeat the status in the worker's log.
-    expect(result.stderr).not.toMatch(/Killed|Terminated/)
-  })
+    ['kill -KILL $$', 137, false],
+    ['kill -TERM $$', 143, false],
+    ["sh -c 'kill -SEGV $$'", 139, false],
+    ['kill -KILL $$', 137, true],
+    ["sh -c 'kill -SEGV $$'", 139, true],
+  ])(
+    'reports `%s` as 128+N for signal N (%i), without a "Killed" notice (group leader: %s)',
+    (command, expected, leader) => {
+      // `$$` is the run's own shell, the leader of the run's group: the case `setsid -w` reported as plain N. When the
+      // login shell led its group, that is the login shell itself, whose signal SSH reports.
+      const result = sh(runScript({remoteDir: '.', ship: false, runName: 's', env: {}, command}), undefined, leader)
+      expect(status(result)).toBe(expected)
+      // The outer shell's job notice ("Killed", "Terminated") would only repeat the status in the worker's log.
+      expect(result.stderr).not.toMatch(/Killed|Terminated/)
+    },
+  )
 
   it('refuses to run without the folder when not shipping', () => {
     const result = sh(runScript({remoteDir: 'missing', ship: false, runName: 'r2', env: {}, command: 'true'}))
