@@ -4,14 +4,14 @@ import type {ObservedCluster} from '../core/cluster/observed.js'
 import {XpkError} from '../core/errors.js'
 import type {Backoff} from '../core/retry.js'
 import type {KubeAccess, KubeClient} from '../ports/kube.js'
-import type {ResolvedSettings} from '../core/settings.js'
+import {requireSetting, type ResolvedSettings} from '../core/settings.js'
 import {DEFAULT_APPLY_OPTIONS, type ApplyOptions} from '../executor/apply-cluster-plan.js'
 import type {ComputeClient} from '../ports/compute.js'
 import type {Console} from '../ports/console.js'
 import type {GkeClient} from '../ports/gke.js'
 import type {ClusterCreateDeps} from '../services/cluster-create.js'
 import type {ClusterDeleteDeps} from '../services/cluster-delete.js'
-import type {ClusterReadDeps} from '../services/cluster-read.js'
+import type {ClusterDescribeDeps, ClusterReadDeps} from '../services/cluster-read.js'
 import {pollTuning, realTime, retryTuning} from './context.js'
 
 /** Connects to GKE with the resolved endpoint override (gke-endpoint) and XPK_ACCESS_TOKEN, if set. */
@@ -109,6 +109,32 @@ export function inClusterTuning(): {availableTimeoutMs: number; poll: Backoff} {
 /** What `cluster list` and `cluster describe` need: GKE on first use, the retry policy, real timers. */
 export function clusterReadDeps(settings: ResolvedSettings, signal: AbortSignal): ClusterReadDeps {
   return {gke: gkeConnector(settings), retry: retryTuning(), signal, ...realTime}
+}
+
+/** What `cluster describe` needs: GKE and the cluster's Kubernetes API on first use, a console for notes, real timers. */
+export function clusterDescribeDeps(
+  settings: ResolvedSettings,
+  kube: KubeFlags,
+  console: Console,
+  signal: AbortSignal,
+): ClusterDescribeDeps {
+  return {...clusterReadDeps(settings, signal), kube: kubeConnector(kube), console}
+}
+
+/**
+ * The GKE cluster `cluster describe` looks up: project, zone and cluster, each required (a usage error naming the
+ * flag), unless `--kubeconfig` / `--context` reach the cluster without GKE (null).
+ */
+export function describeTarget(
+  settings: ResolvedSettings,
+  kube: KubeFlags,
+): {project: string; zone: string; cluster: string} | null {
+  if (kube.kubeconfig !== undefined || kube.context !== undefined) return null
+  return {
+    project: requireSetting(settings, 'project'),
+    zone: requireSetting(settings, 'zone'),
+    cluster: requireSetting(settings, 'cluster'),
+  }
 }
 
 /** What `cluster delete` needs: GKE on first use, real timers. */

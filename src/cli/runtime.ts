@@ -4,7 +4,15 @@
  * (each module load costs start-up time). `accelerator` and `workload` commands have their own, smaller ones
  * (catalog-runtime.ts, workload-runtime.ts). SDKs are not here: adapters import them on first use.
  */
-export {applyTuning, clusterCreateDeps, clusterDeleteDeps, clusterReadDeps, inClusterTuning} from './cluster-context.js'
+export {
+  applyTuning,
+  clusterCreateDeps,
+  clusterDeleteDeps,
+  clusterDescribeDeps,
+  clusterReadDeps,
+  describeTarget,
+  inClusterTuning,
+} from './cluster-context.js'
 export {configDeps, realTime, resolveCommandSettings} from './context.js'
 export {createCluster} from '../services/cluster-create.js'
 export {deleteCluster} from '../services/cluster-delete.js'

@@ -27,6 +27,15 @@ export const MESSAGES = {
   'cluster.delete.dry-run': {level: 'info', summary: 'A dry run ended without deleting anything.'},
   'cluster.delete.confirm': {level: 'question', summary: 'Asked before a cluster and its node pools are deleted.'},
   'cluster.delete.done': {level: 'info', summary: 'The cluster was deleted.'},
+  // cluster describe
+  'cluster.describe.unreachable': {
+    level: 'warn',
+    summary: 'The inside of the cluster could not be read; only what GKE reports is shown.',
+  },
+  'cluster.describe.no-gke': {
+    level: 'info',
+    summary: 'Reached through a kubeconfig: GKE was not asked, so there is no node-pool information from it.',
+  },
   // cluster cacheimage
   'cluster.cacheimage.dry-run': {
     level: 'info',

@@ -1,5 +1,6 @@
 import {acceleratorCatalog} from '../catalog/catalog.js'
 import type {ObservedCluster, ObservedNodePool} from '../cluster/observed.js'
+import type {ClusterDescription, ClusterQueueState, ControllerState, InClusterState} from '../incluster/describe.js'
 import {renderKeyValues, renderTable} from './table.js'
 
 let familyByMachine: Map<string, string> | undefined
@@ -31,8 +32,14 @@ export function renderClusterList(clusters: readonly ObservedCluster[]): string 
   )
 }
 
-/** The `xpk cluster describe` view: cluster facts, then one row per node pool. */
-export function renderClusterDetails(c: ObservedCluster): string {
+/**
+ * The `xpk cluster describe` view: cluster facts, one row per node pool, then what was read inside the cluster.
+ * Reached through a kubeconfig (GKE not asked), only the inside; skipped or unreachable, only what GKE reports.
+ */
+export function renderClusterDetails(d: ClusterDescription | ObservedCluster): string {
+  const inside = 'inCluster' in d && d.inCluster.reached ? d.inCluster : null
+  if (!('name' in d)) return inside ? renderInCluster(inside) : ''
+  const c = d
   const facts = renderKeyValues([
     ['Cluster', c.name],
     ['Project', c.project],
@@ -59,5 +66,48 @@ export function renderClusterDetails(c: ObservedCluster): string {
             p.capacity === 'reservation' ? `reservation ${p.reservation}` : p.capacity,
           ]),
         )
-  return `${facts}\n\n${pools}`
+  return inside ? `${facts}\n\n${pools}\n\n${renderInCluster(inside)}` : `${facts}\n\n${pools}`
+}
+
+/**
+ * What was read inside the cluster: controller versions, workload counts and node readiness as facts, then the
+ * ClusterQueues' quota and usage per flavor and resource, then the nodes of each pool (without the expected count
+ * when GKE was not asked).
+ */
+export function renderInCluster(s: InClusterState): string {
+  const facts = renderKeyValues([
+    ['JobSet', controllerText(s.jobset)],
+    ['Kueue', controllerText(s.kueue)],
+    ...s.clusterQueues.map((q): [string, string] => [`Workloads in ${q.name}`, workloadsText(q)]),
+    ['Nodes', `${s.nodes.ready} of ${s.nodes.total} ready`],
+  ])
+  const quotaRows = s.clusterQueues.flatMap((q) =>
+    q.flavors.flatMap((f) => f.resources.map((r) => [q.name, f.name, r.name, r.nominalQuota, r.reserved, r.used])),
+  )
+  const queues =
+    s.clusterQueues.length === 0
+      ? s.kueue.installed
+        ? 'No ClusterQueue.'
+        : 'No ClusterQueue: Kueue is not installed (`xpk cluster create` installs it).'
+      : renderTable(['cluster queue', 'flavor', 'resource', 'quota', 'reserved', 'used'], quotaRows)
+  const withExpected = s.via === 'gke'
+  const pools =
+    s.nodePools.length === 0
+      ? 'No node is in a node pool.'
+      : renderTable(
+          withExpected ? ['node pool', 'expected', 'ready', 'total'] : ['node pool', 'ready', 'total'],
+          s.nodePools.map((p) => (withExpected ? [p.name, p.expected, p.ready, p.total] : [p.name, p.ready, p.total])),
+        )
+  return `Inside the cluster, at ${s.target}:\n${facts}\n\n${queues}\n\n${pools}`
+}
+
+function controllerText(c: ControllerState): string {
+  if (!c.installed) return 'not installed'
+  const version = c.version ?? `version unknown (image ${c.image ?? 'unknown'})`
+  return c.available ? version : `${version}, not Available`
+}
+
+function workloadsText(q: ClusterQueueState): string {
+  if (q.admittedWorkloads === null) return 'not reported yet (Kueue has not written its status)'
+  return `${q.admittedWorkloads} admitted, ${q.pendingWorkloads ?? 0} pending, ${q.reservingWorkloads ?? 0} reserving quota`
 }

@@ -1,0 +1,285 @@
+// `xpk cluster describe` as a process: GKE from the gRPC fake, the inside of the cluster from the Kubernetes fake
+// over HTTPS (the GKE fake hands out its endpoint and CA, as GKE does). The Kueue CRDs are the real ones when the
+// tests can find them, so the ClusterQueue status seeded here is one the real schema accepts.
+import {writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest'
+
+import {isCrd, type KubeObject} from '../../src/core/kube/release-manifest.js'
+import {FakeGke, type SeedNodePool} from '../fakes/fake-gke.js'
+import {FakeKube} from '../fakes/fake-kube.js'
+import {releaseObjects} from '../fakes/memory-release-manifests.js'
+import {isolatedEnv, runCli} from '../helpers/cli.js'
+import {CRDS} from '../helpers/crds.js'
+import {tempDir} from '../helpers/temp.js'
+
+const PROJECT = 'e2e-project'
+const ZONE = 'us-central2-b'
+const REGION = 'us-central2'
+const POOL_LABEL = 'cloud.google.com/gke-nodepool'
+
+let gke: FakeGke
+let kube: FakeKube
+let kubeconfig: string
+
+const env = () =>
+  isolatedEnv({
+    XPK_GKE_ENDPOINT: `http://${gke.endpoint}`,
+    XPK_ACCESS_TOKEN: kube.token,
+    XPK_RETRY_INTERVAL_MS: '20',
+  })
+const describeCluster = (...extra: string[]) =>
+  runCli(['cluster', 'describe', '--project', PROJECT, '--zone', ZONE, '--cluster', 'demo', ...extra], {env: env()})
+
+// Nodes in one zone, as xpk's pools are (a pool without locations spans the region's zones: 2 nodes in each).
+const slice = (name: string): SeedNodePool => ({
+  name,
+  locations: [ZONE],
+  initialNodeCount: 2,
+  config: {machineType: 'ct5p-hightpu-4t', spot: true},
+  placementPolicy: {type: 'COMPACT', tpuTopology: '2x2x2'},
+})
+
+/** The release's objects, with the real CRDs in place of the stand-ins when they can be found. */
+function release(component: 'jobset' | 'kueue'): KubeObject[] {
+  const real = CRDS.components.find((c) => c.component === component)?.crds() ?? []
+  const realNames = new Set(real.map((c) => c.metadata.name))
+  const objects = releaseObjects(component).filter((o) => !(isCrd(o) && realNames.has(o.metadata.name)))
+  return [...objects.filter(isCrd), ...real, ...objects.filter((o) => !isCrd(o))]
+}
+
+function node(name: string, pool: string, ready: boolean): Record<string, unknown> {
+  return {
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: {name, labels: {[POOL_LABEL]: pool, 'kubernetes.io/hostname': name}},
+    status: {conditions: [{type: 'Ready', status: ready ? 'True' : 'False', reason: 'KubeletReady'}]},
+  }
+}
+
+/**
+ * GKE: the default pool and two v5p-16 slices. Inside: JobSet and Kueue installed and Available, the
+ * ClusterQueue with Kueue's status, demo-np-0's nodes NotReady (Python's columns would shift there).
+ */
+function seedWorkingCluster(): void {
+  gke.seedCluster({
+    project: PROJECT,
+    location: REGION,
+    name: 'demo',
+    nodePools: [
+      {name: 'default-pool', locations: [ZONE], initialNodeCount: 2, config: {machineType: 'e2-standard-16'}},
+      slice('demo-np-0'),
+      slice('demo-np-1'),
+    ],
+  })
+  for (const o of [...release('jobset'), ...release('kueue')]) {
+    kube.seed(
+      o.kind === 'Deployment'
+        ? {...o, status: {conditions: [{type: 'Available', status: 'True', reason: 'MinimumReplicasAvailable'}]}}
+        : o,
+    )
+  }
+  const queue = {apiVersion: 'kueue.x-k8s.io/v1beta2', kind: 'ClusterQueue', name: 'cluster-queue'}
+  kube.seed({
+    apiVersion: queue.apiVersion,
+    kind: queue.kind,
+    metadata: {name: queue.name},
+    spec: {
+      namespaceSelector: {},
+      resourceGroups: [
+        {
+          coveredResources: ['google.com/tpu'],
+          flavors: [{name: '2xv5p-16', resources: [{name: 'google.com/tpu', nominalQuota: 16}]}],
+        },
+      ],
+    },
+  })
+  kube.setStatus(queue, {
+    admittedWorkloads: 1,
+    pendingWorkloads: 2,
+    reservingWorkloads: 1,
+    flavorsReservation: [{name: '2xv5p-16', resources: [{name: 'google.com/tpu', total: '8', borrowed: '0'}]}],
+    flavorsUsage: [{name: '2xv5p-16', resources: [{name: 'google.com/tpu', total: '8', borrowed: '0'}]}],
+  })
+  kube.seed(
+    node('gke-demo-default-pool-a', 'default-pool', true),
+    node('gke-demo-default-pool-b', 'default-pool', true),
+    node('gke-demo-np-0-a', 'demo-np-0', false),
+    node('gke-demo-np-0-b', 'demo-np-0', false),
+    node('gke-demo-np-1-a', 'demo-np-1', true),
+    node('gke-demo-np-1-b', 'demo-np-1', true),
+  )
+  kube.requests.length = 0
+}
+
+/** Splits a table (columns separated by 3+ spaces) into rows of cells. */
+const table = (text: string) =>
+  text
+    .trim()
+    .split('\n')
+    .map((line) => line.trim().split(/\s{3,}/))
+
+beforeAll(async () => {
+  kube = await FakeKube.start()
+  gke = await FakeGke.start({operationMs: 20, ...kube.gkeClusterOptions()})
+  kubeconfig = join(tempDir('xpk-kubeconfig-'), 'config')
+  writeFileSync(kubeconfig, kube.kubeconfig())
+}, 60_000)
+afterAll(async () => {
+  await gke?.stop()
+  await kube?.stop()
+})
+beforeEach(() => {
+  gke.reset()
+  kube.reset()
+})
+
+describe('cluster describe: inside the cluster', () => {
+  it('adds versions, queue quota and usage, workload counts and nodes per pool after the node-pool table', async () => {
+    seedWorkingCluster()
+    const result = await describeCluster()
+    expect(result.code, result.stderr).toBe(0)
+    const [facts, pools, insideFacts, queues, poolNodes] = result.stdout.trim().split('\n\n')
+    expect(facts).toMatch(/^Cluster:\s+demo$/m)
+    expect(table(pools!)[0]).toEqual([
+      'NODE POOL',
+      'MACHINE TYPE',
+      'ACCELERATOR',
+      'TOPOLOGY',
+      'NODES',
+      'STATUS',
+      'CAPACITY',
+    ])
+    expect(insideFacts).toMatch(
+      new RegExp(`^Inside the cluster, at https://${kube.endpoint.replaceAll('.', '\\.')}:$`, 'm'),
+    )
+    expect(insideFacts).toMatch(/^JobSet:\s+v0\.10\.1$/m)
+    expect(insideFacts).toMatch(/^Kueue:\s+v0\.17\.1$/m)
+    expect(insideFacts).toMatch(/^Workloads in cluster-queue:\s+1 admitted, 2 pending, 1 reserving quota$/m)
+    expect(insideFacts).toMatch(/^Nodes:\s+4 of 6 ready$/m)
+    expect(table(queues!)).toEqual([
+      ['CLUSTER QUEUE', 'FLAVOR', 'RESOURCE', 'QUOTA', 'RESERVED', 'USED'],
+      ['cluster-queue', '2xv5p-16', 'google.com/tpu', '16', '8', '8'],
+    ])
+    expect(table(poolNodes!)).toEqual([
+      ['NODE POOL', 'EXPECTED', 'READY', 'TOTAL'],
+      ['default-pool', '2', '2', '2'],
+      ['demo-np-0', '2', '0', '2'],
+      ['demo-np-1', '2', '2', '2'],
+    ])
+    expect(result.stderr).toBe('')
+    // Reads only, each kind once: no request per node.
+    expect(kube.mutatingRequests()).toEqual([])
+    expect(kube.requestCount({resource: 'nodes'})).toBe(1)
+    expect(kube.requestCount({resource: 'clusterqueues'})).toBe(1)
+    expect(kube.requestCount({resource: 'deployments'})).toBe(2)
+  })
+
+  it('--json adds an inCluster object and keeps the GKE fields', async () => {
+    seedWorkingCluster()
+    const result = await describeCluster('--json')
+    expect(result.code, result.stderr).toBe(0)
+    const json = JSON.parse(result.stdout)
+    expect(json).toMatchObject({project: PROJECT, name: 'demo', location: REGION, status: 'RUNNING'})
+    expect(json.nodePools.map((p: {name: string}) => p.name)).toEqual(['default-pool', 'demo-np-0', 'demo-np-1'])
+    expect(json.inCluster).toEqual({
+      reached: true,
+      via: 'gke',
+      target: kube.url,
+      jobset: {installed: true, version: 'v0.10.1', image: 'registry.k8s.io/jobset/jobset:v0.10.1', available: true},
+      kueue: {installed: true, version: 'v0.17.1', image: 'registry.k8s.io/kueue/kueue:v0.17.1', available: true},
+      clusterQueues: [
+        {
+          name: 'cluster-queue',
+          admittedWorkloads: 1,
+          pendingWorkloads: 2,
+          reservingWorkloads: 1,
+          flavors: [
+            {name: '2xv5p-16', resources: [{name: 'google.com/tpu', nominalQuota: '16', reserved: '8', used: '8'}]},
+          ],
+        },
+      ],
+      nodes: {ready: 4, total: 6},
+      nodePools: [
+        {name: 'default-pool', expected: 2, ready: 2, total: 2},
+        {name: 'demo-np-0', expected: 2, ready: 0, total: 2},
+        {name: 'demo-np-1', expected: 2, ready: 2, total: 2},
+      ],
+    })
+  })
+
+  it('--skip-in-cluster prints what GKE reports and sends nothing to the cluster', async () => {
+    seedWorkingCluster()
+    const result = await describeCluster('--skip-in-cluster')
+    expect(result.code, result.stderr).toBe(0)
+    expect(result.stdout.trim().split('\n\n')).toHaveLength(2)
+    expect(result.stdout).not.toContain('Inside the cluster')
+    expect(kube.requests).toEqual([])
+  })
+
+  it('a control plane that refuses the token is a warning with the cause, not a failure', async () => {
+    seedWorkingCluster()
+    const result = await runCli(['cluster', 'describe', '--project', PROJECT, '--zone', ZONE, '--cluster', 'demo'], {
+      env: {...env(), XPK_ACCESS_TOKEN: 'not-the-token'},
+    })
+    expect(result.code, result.stderr).toBe(0)
+    expect(result.stdout).toMatch(/^Cluster:\s+demo$/m)
+    expect(result.stdout).not.toContain('Inside the cluster')
+    expect(result.stderr).toMatch(/^Warning: Could not read inside cluster demo.*Unauthorized/m)
+  })
+
+  it('a control plane that cannot be reached at all is a warning too', async () => {
+    await kube.stop()
+    try {
+      seedWorkingClusterInGkeOnly()
+      const result = await describeCluster('--json')
+      expect(result.code, result.stderr).toBe(0)
+      expect(JSON.parse(result.stdout).inCluster).toMatchObject({reached: false, reason: 'unreachable'})
+      expect(JSON.parse(result.stdout).inCluster.cause).toMatch(
+        /could not reach the Kubernetes API at https:\/\/127\.0\.0\.1:\d+/,
+      )
+      expect(result.stderr).toMatch(/^Warning: Could not read inside cluster demo/m)
+    } finally {
+      kube = await FakeKube.start({token: kube.token})
+      await gke.stop()
+      gke = await FakeGke.start({operationMs: 20, ...kube.gkeClusterOptions()})
+      writeFileSync(kubeconfig, kube.kubeconfig())
+    }
+  })
+
+  it('--kubeconfig reads inside any cluster without the GKE API, and says there is no GKE node-pool info', async () => {
+    seedWorkingCluster()
+    const result = await runCli(['cluster', 'describe', '--kubeconfig', kubeconfig], {env: env()})
+    expect(result.code, result.stderr).toBe(0)
+    expect(gke.calls).toEqual([])
+    expect(result.stdout).not.toMatch(/^Cluster:/m)
+    expect(result.stdout).toMatch(/^Inside the cluster, at https:\/\/127\.0\.0\.1:\d+ \(context fake-kube\):$/m)
+    expect(table(result.stdout.trim().split('\n\n').at(-1)!)).toEqual([
+      ['NODE POOL', 'READY', 'TOTAL'],
+      ['default-pool', '2', '2'],
+      ['demo-np-0', '0', '2'],
+      ['demo-np-1', '2', '2'],
+    ])
+    expect(result.stderr).toContain('GKE was not asked')
+
+    const json = await runCli(['cluster', 'describe', '--kubeconfig', kubeconfig, '--json'], {env: env()})
+    expect(json.code, json.stderr).toBe(0)
+    expect(Object.keys(JSON.parse(json.stdout))).toEqual(['inCluster'])
+  })
+
+  it('--kubeconfig with --skip-in-cluster is a usage error', async () => {
+    const result = await runCli(['cluster', 'describe', '--kubeconfig', kubeconfig, '--skip-in-cluster'], {env: env()})
+    expect(result.code).toBe(2)
+    expect(kube.requests).toEqual([])
+  })
+})
+
+/** Only GKE's side of the cluster (the Kubernetes fake is down). */
+function seedWorkingClusterInGkeOnly(): void {
+  gke.seedCluster({
+    project: PROJECT,
+    location: REGION,
+    name: 'demo',
+    nodePools: [{name: 'default-pool', initialNodeCount: 2, config: {machineType: 'e2-standard-16'}}],
+  })
+}
