@@ -3,10 +3,14 @@
 // the tarball to every worker in parallel, then `ssh` to every worker to unpack and run the command. Prints medians
 // of several runs: wall time, the ratio, the spread of command start times across workers, and re-runs with
 // --use-existing-folder. Needs /usr/sbin/sshd (.ci/setup-ssh) and a build.
+// The re-runs are also broken down, since on a small machine the 16 sshd servers share the CPU with the client: the
+// CPU the servers used (per-connection sshd processes, login shells, the command) and the CPU xpk itself used (with
+// /usr/bin/time, when installed); a re-run without the cached worker list (the TPU API is asked first); and re-runs
+// on the first 4 workers only (one slice), nearer to what a client sees when the servers are other machines.
 // Usage: npm run bench:vm-run  [-- --runs 5 --workers 16 --mb 50]
 import {spawn, spawnSync} from 'node:child_process'
 import {randomBytes} from 'node:crypto'
-import {mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {performance} from 'node:perf_hooks'
@@ -29,6 +33,7 @@ const PER_SLICE = 4 // v4-32: 4 workers per slice
 const PROJECT = 'bench-project'
 const ZONE = 'us-central2-b'
 const BIN = new URL('../bin/run.js', import.meta.url).pathname
+const TIME = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined
 
 const missing = sshdMissing()
 if (missing) {
@@ -49,11 +54,14 @@ for (let i = 0; i < small; i++)
   writeFileSync(join(scriptDir, 'src', `m${i}.py`), randomBytes(smallBytes / 2).toString('hex'))
 const key = join(home, '.ssh', 'google_compute_engine')
 spawnSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', key])
+// Where xpk keeps the worker list of each prefix (HOME is the benchmark's, XDG_CACHE_HOME unset).
+const cachedWorkerLists = join(home, '.cache', 'xpk', 'vm-workers')
 
 const ssh = await SshWorkers.start(WORKERS, {base: 2})
 const fake = await FakeTpu.start({
   onMetadata: (nodeId, metadata) => {
-    const slice = Number(nodeId.split('-').at(-1))
+    // Slices b-<n> and c (the first 4 workers again) carry the same key.
+    const slice = nodeId === 'c' ? 0 : Number(nodeId.split('-').at(-1))
     ssh.authorize(
       Array.from({length: PER_SLICE}, (_, w) => slice * PER_SLICE + w),
       metadata['ssh-keys'] ?? '',
@@ -66,6 +74,11 @@ for (let slice = 0; slice < WORKERS / PER_SLICE; slice++) {
     networkEndpoints: Array.from({length: PER_SLICE}, (_, w) => ({ipAddress: ssh.workers[slice * PER_SLICE + w].host})),
   })
 }
+// One slice on the first 4 servers, for the small re-runs.
+fake.seedNode(PROJECT, ZONE, 'c', {
+  acceleratorType: 'v4-32',
+  networkEndpoints: Array.from({length: PER_SLICE}, (_, w) => ({ipAddress: ssh.workers[w].host})),
+})
 const env = {
   PATH: process.env.PATH,
   HOME: home,
@@ -79,28 +92,48 @@ const env = {
   NO_COLOR: '1',
 }
 
-function run(command, args, options = {}) {
+/** Runs a command to its end; resolves with its stderr. */
+function run(command, args) {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, {env, stdio: ['ignore', 'pipe', 'pipe'], ...options})
+    const child = spawn(command, args, {env, stdio: ['ignore', 'pipe', 'pipe']})
     let stderr = ''
     child.stdout.resume()
     child.stderr.on('data', (d) => (stderr += d))
     child.on('close', (code) =>
-      code === 0 ? resolve() : reject(new Error(`${command} ${args.join(' ')}: exit ${code}\n${stderr}`)),
+      code === 0 ? resolve(stderr) : reject(new Error(`${command} ${args.join(' ')}: exit ${code}\n${stderr}`)),
     )
   })
 }
 
-/** Command start times (ns since the epoch) the workers wrote for run `tag`; returns the spread in ms. */
-function startSpread(tag) {
-  const starts = ssh.workers.map((w) => BigInt(readFileSync(join(w.home, `start-${tag}`), 'utf8').trim()))
+/** Runs under /usr/bin/time when there is one; resolves with the CPU time (user + system, ms) it used, or NaN. */
+async function runTimed(command, args) {
+  if (!TIME) return (await run(command, args), NaN)
+  const stderr = await run(TIME, ['-f', 'xpk-bench-cpu %U %S', command, ...args])
+  const [, user, system] = /xpk-bench-cpu (\S+) (\S+)\s*$/.exec(stderr) ?? []
+  return (Number(user) + Number(system)) * 1000
+}
+
+/** Adds the CPU the SSH servers used during `measure`, counted once their per-connection processes are reaped. */
+async function withServerCpu(measure) {
+  const before = ssh.serverCpuMs()
+  const result = await measure()
+  await new Promise((r) => setTimeout(r, 300))
+  return {...result, serverCpuMs: ssh.serverCpuMs() - before}
+}
+
+/** Command start times (ns since the epoch) the first `count` workers wrote for run `tag`; the spread in ms. */
+function startSpread(tag, count = WORKERS) {
+  const starts = ssh.workers
+    .slice(0, count)
+    .map((w) => BigInt(readFileSync(join(w.home, `start-${tag}`), 'utf8').trim()))
   const min = starts.reduce((a, b) => (a < b ? a : b))
   const max = starts.reduce((a, b) => (a > b ? a : b))
   return Number(max - min) / 1e6
 }
 const marker = (tag) => `date +%s%N > "$HOME/start-${tag}"`
 
-const xpkArgs = (tag, ...extra) => [
+/** `xpk vm run` on prefix `b` (all workers), or `c` (the first slice's 4 workers) with `oneSlice`. */
+const xpkArgs = (tag, oneSlice, extra) => [
   '--',
   BIN,
   'vm',
@@ -110,7 +143,7 @@ const xpkArgs = (tag, ...extra) => [
   '--zone',
   ZONE,
   '--tpu-prefix',
-  'b',
+  oneSlice ? 'c' : 'b',
   '--ssh-port',
   String(ssh.port),
   '--log-dir',
@@ -122,10 +155,10 @@ const xpkArgs = (tag, ...extra) => [
   ...extra,
 ]
 
-async function xpkRun(tag, ...extra) {
+async function xpkRun(tag, extra, {oneSlice = false} = {}) {
   const t0 = performance.now()
-  await run(process.execPath, xpkArgs(tag, ...extra))
-  return {ms: performance.now() - t0, spread: startSpread(tag)}
+  const clientCpuMs = await runTimed(process.execPath, xpkArgs(tag, oneSlice, extra))
+  return {ms: performance.now() - t0, spread: startSpread(tag, oneSlice ? PER_SLICE : WORKERS), clientCpuMs}
 }
 
 const sshOpts = [
@@ -162,21 +195,23 @@ async function openSshRun(tag) {
   return {ms: performance.now() - t0, spread: startSpread(tag)}
 }
 
-/** What users do to re-run in place today: `ssh` to every worker in parallel, cd and run. */
-async function openSshRerun(tag) {
+/** What users do to re-run in place today: `ssh` to the first `count` workers in parallel, cd and run. */
+async function openSshRerun(tag, count = WORKERS) {
   const t0 = performance.now()
   await Promise.all(
-    ssh.workers.map((w) =>
-      run('ssh', [
-        ...sshOpts,
-        '-p',
-        String(ssh.port),
-        `${ssh.user}@${w.host}`,
-        `cd "$HOME/baseline" && ${marker(tag)}`,
-      ]),
-    ),
+    ssh.workers
+      .slice(0, count)
+      .map((w) =>
+        run('ssh', [
+          ...sshOpts,
+          '-p',
+          String(ssh.port),
+          `${ssh.user}@${w.host}`,
+          `cd "$HOME/baseline" && ${marker(tag)}`,
+        ]),
+      ),
   )
-  return {ms: performance.now() - t0, spread: startSpread(tag)}
+  return {ms: performance.now() - t0, spread: startSpread(tag, count)}
 }
 
 const median = (xs) => {
@@ -186,33 +221,43 @@ const median = (xs) => {
 
 try {
   // Warm-up: adds the key to the nodes' metadata, learns host keys, warms the page cache.
-  const warm = await xpkRun('warmup', '--script-dir', scriptDir)
+  const warm = await xpkRun('warmup', ['--script-dir', scriptDir])
   const warmBase = await openSshRun('warmup')
+  await xpkRun('warmup-c', ['--script-dir', join(scriptDir, 'src')], {oneSlice: true})
   console.error(`warm-up: xpk ${warm.ms.toFixed(0)} ms, OpenSSH ${warmBase.ms.toFixed(0)} ms`)
-  const xpk = []
-  const base = []
-  const existing = []
-  const baseRerun = []
+  const rows = {xpk: [], base: [], existing: [], listing: [], baseRerun: [], existing4: [], baseRerun4: []}
   for (let i = 0; i < RUNS; i++) {
-    xpk.push(await xpkRun(`x${i}`, '--script-dir', scriptDir))
-    base.push(await openSshRun(`o${i}`))
-    existing.push(await xpkRun(`e${i}`, '--use-existing-folder'))
-    baseRerun.push(await openSshRerun(`r${i}`))
+    rows.xpk.push(await xpkRun(`x${i}`, ['--script-dir', scriptDir]))
+    rows.base.push(await openSshRun(`o${i}`))
+    // Right after a run that listed the workers (the edit and re-run loop): the worker list is fresh.
+    rows.existing.push(await withServerCpu(() => xpkRun(`e${i}`, ['--use-existing-folder'])))
+    rows.baseRerun.push(await withServerCpu(() => openSshRerun(`r${i}`)))
+    // As 10 minutes after the last listing, or the first re-run: the TPU API is asked before connecting.
+    rmSync(cachedWorkerLists, {recursive: true, force: true})
+    rows.listing.push(await xpkRun(`l${i}`, ['--use-existing-folder']))
+    // Slice c is the first 4 servers again, known under b's node names until a run on c lists and learns them.
+    await xpkRun(`g${i}`, ['--use-existing-folder'], {oneSlice: true})
+    rows.existing4.push(await xpkRun(`f${i}`, ['--use-existing-folder'], {oneSlice: true}))
+    rows.baseRerun4.push(await openSshRerun(`s${i}`, PER_SLICE))
   }
+  const med = (results, field) => median(results.map((r) => r[field]))
   const row = (name, results) =>
-    `${name.padEnd(42)} ${median(results.map((r) => r.ms))
+    `${name.padEnd(56)} ${med(results, 'ms').toFixed(0).padStart(6)} ms   start spread ${med(results, 'spread')
       .toFixed(0)
-      .padStart(7)} ms   start spread ${median(results.map((r) => r.spread))
-      .toFixed(0)
-      .padStart(4)} ms`
-  const ratio = median(xpk.map((r) => r.ms)) / median(base.map((r) => r.ms))
+      .padStart(4)} ms` +
+    (Number.isFinite(results[0].clientCpuMs) ? `   xpk CPU ${med(results, 'clientCpuMs').toFixed(0)} ms` : '') +
+    (results[0].serverCpuMs === undefined ? '' : `   sshd CPU ${med(results, 'serverCpuMs').toFixed(0)} ms`)
+  const ratio = med(rows.xpk, 'ms') / med(rows.base, 'ms')
   console.log(
     `xpk vm run: ${WORKERS} workers (${WORKERS / PER_SLICE} slices of v4-32), ${MB} MB script dir, median of ${RUNS} runs`,
   )
-  console.log(row('xpk vm run --script-dir (ssh2, one tar)', xpk))
-  console.log(row('OpenSSH: tar + parallel scp + parallel ssh', base))
-  console.log(row('xpk vm run --use-existing-folder', existing))
-  console.log(row('OpenSSH: parallel ssh, cd and run', baseRerun))
+  console.log(row('xpk vm run --script-dir (ssh2, one tar)', rows.xpk))
+  console.log(row('OpenSSH: tar + parallel scp + parallel ssh', rows.base))
+  console.log(row('xpk vm run --use-existing-folder (worker list fresh)', rows.existing))
+  console.log(row('xpk vm run --use-existing-folder (TPU API asked first)', rows.listing))
+  console.log(row('OpenSSH: parallel ssh, cd and run', rows.baseRerun))
+  console.log(row(`xpk vm run --use-existing-folder, ${PER_SLICE} workers (list fresh)`, rows.existing4))
+  console.log(row(`OpenSSH: parallel ssh, cd and run, ${PER_SLICE} workers`, rows.baseRerun4))
   console.log(
     `ratio xpk / OpenSSH: ${ratio.toFixed(2)}x (target <= 1.0x); spread target < 200 ms; re-run target < 1000 ms`,
   )
@@ -221,14 +266,21 @@ try {
       workers: WORKERS,
       mb: MB,
       runs: RUNS,
-      xpkMs: median(xpk.map((r) => r.ms)),
-      openSshMs: median(base.map((r) => r.ms)),
+      xpkMs: med(rows.xpk, 'ms'),
+      openSshMs: med(rows.base, 'ms'),
       ratio,
-      xpkSpreadMs: median(xpk.map((r) => r.spread)),
-      openSshSpreadMs: median(base.map((r) => r.spread)),
-      existingFolderMs: median(existing.map((r) => r.ms)),
-      existingFolderSpreadMs: median(existing.map((r) => r.spread)),
-      openSshRerunMs: median(baseRerun.map((r) => r.ms)),
+      xpkSpreadMs: med(rows.xpk, 'spread'),
+      openSshSpreadMs: med(rows.base, 'spread'),
+      existingFolderMs: med(rows.existing, 'ms'),
+      existingFolderSpreadMs: med(rows.existing, 'spread'),
+      existingFolderClientCpuMs: med(rows.existing, 'clientCpuMs'),
+      existingFolderServerCpuMs: med(rows.existing, 'serverCpuMs'),
+      existingFolderListingMs: med(rows.listing, 'ms'),
+      existingFolderListingClientCpuMs: med(rows.listing, 'clientCpuMs'),
+      openSshRerunMs: med(rows.baseRerun, 'ms'),
+      openSshRerunServerCpuMs: med(rows.baseRerun, 'serverCpuMs'),
+      existingFolder4Ms: med(rows.existing4, 'ms'),
+      openSshRerun4Ms: med(rows.baseRerun4, 'ms'),
     }),
   )
 } finally {

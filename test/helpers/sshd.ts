@@ -119,6 +119,22 @@ export class SshWorkers {
     for (const i of indexes) writeFileSync(this.workers[i].authorizedKeys, keys.map((k) => `${k}\n`).join(''))
   }
 
+  /**
+   * CPU time (ms, user + system) used so far by the sshd servers and the per-connection processes they have reaped
+   * (connection handlers, login shells, commands): what the workers spent, for benchmarks. Linux only.
+   */
+  serverCpuMs(): number {
+    const ticksPerSecond = 100 // USER_HZ, 100 on every Linux architecture Node runs on
+    let ticks = 0
+    for (const child of this.processes) {
+      if (child.pid === undefined || child.exitCode !== null) continue
+      // Fields after the command name: utime, stime, cutime, cstime are the 12th to 15th.
+      const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ')
+      ticks += fields.slice(11, 15).reduce((sum, f) => sum + Number(f), 0)
+    }
+    return (ticks * 1000) / ticksPerSecond
+  }
+
   /** PIDs of processes (on this machine, so on any worker) whose command line contains `marker`. */
   static processesMatching(marker: string): number[] {
     const result = spawnSync('pgrep', ['-f', marker], {encoding: 'utf8'})
