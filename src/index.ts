@@ -20,6 +20,7 @@ import VmDelete from './commands/vm/delete.js'
 import VmList from './commands/vm/list.js'
 import VmRun from './commands/vm/run.js'
 import WorkloadCreate from './commands/workload/create.js'
+import WorkloadDelete from './commands/workload/delete.js'
 
 /** Every command, by oclif id (topic:verb). oclif reads this map instead of scanning a directory. */
 export const COMMANDS = {
@@ -40,6 +41,7 @@ export const COMMANDS = {
   'vm:list': VmList,
   'vm:run': VmRun,
   'workload:create': WorkloadCreate,
+  'workload:delete': WorkloadDelete,
 }
 
 /**

@@ -1,8 +1,10 @@
 import * as Flags from '@oclif/core/flags'
 
 import {WORKLOAD_DEFAULTS} from '../core/workload/defaults.js'
+import {DEFAULT_GONE_TIMEOUT_MS} from '../core/workload/jobsets.js'
 import {DEFAULT_PRIORITY, PRIORITY_NAMES} from '../core/workload/priority.js'
 import {choiceFlag, integerFlag} from './flag-kinds.js'
+import {kubeAccessFlags} from './flags.js'
 
 /** The flags of `xpk workload create`, grouped as in `--help`. Defaults are applied (and documented) in src/core. */
 export const workloadCreateFlags = {
@@ -83,4 +85,26 @@ export const workloadCreateFlags = {
   'output-manifest-file': Flags.string({
     description: 'Also write the JobSet YAML to this file (works with --dry-run).',
   }),
+  replace: Flags.boolean({
+    description:
+      'If a workload of this name exists, delete it (stopping its pods), wait until it is gone, then submit. Without it, an existing name is refused (exit 6).',
+  }),
+  ...kubeAccessFlags,
+}
+
+/** The flags of `xpk workload delete` besides the target and global ones. */
+export const workloadDeleteFlags = {
+  workload: Flags.string({
+    description:
+      'Delete this workload (its JobSet; Kueue and JobSet objects made for it go with it). No question asked.',
+    exclusive: ['filter-by-job'],
+  }),
+  'filter-by-job': Flags.string({
+    description:
+      'Without --workload: delete every workload whose name contains this text (all of them without it), after listing them and asking.',
+  }),
+  wait: Flags.boolean({
+    description: `Return only once the workloads and their pods are gone (at most XPK_WORKLOAD_DELETE_TIMEOUT_S, default ${DEFAULT_GONE_TIMEOUT_MS / 60_000} min; then exit 124).`,
+  }),
+  ...kubeAccessFlags,
 }

@@ -69,6 +69,35 @@ export const MESSAGES = {
   // workload create
   'workload.manifest-written': {level: 'info', summary: 'The JobSet manifest was written to a file.'},
   'workload.dry-run': {level: 'info', summary: 'A dry run ended without submitting anything.'},
+  'workload.capacity': {
+    level: 'info',
+    summary: "The cluster's resources ConfigMap has room for the workload (or node auto-provisioning does).",
+  },
+  'workload.gpu-networks': {level: 'info', summary: "The GPU networks read from the cluster's GKENetworkParamSets."},
+  'workload.gpu-networks-missing': {
+    level: 'warn',
+    summary: 'A GPUDirect workload on a cluster without GKENetworkParamSets: its pods get the default network only.',
+  },
+  'workload.gpu-networks-assumed': {
+    level: 'info',
+    summary: 'A dry run assumed the GPU network names instead of reading them from the cluster.',
+  },
+  'workload.replacing': {
+    level: 'info',
+    summary: '--replace: the existing JobSet of the name is deleted and waited for before the submit.',
+  },
+  'workload.rbac-applied': {
+    level: 'info',
+    summary: "The workloads' ServiceAccount, Role or RoleBindings were missing or differed, and were applied.",
+  },
+  // workload delete
+  'workload.delete.no-match': {level: 'info', summary: 'No workload matches the filter: nothing to delete.'},
+  'workload.delete.absent': {level: 'info', summary: 'A workload to delete is already gone: nothing to do for it.'},
+  'workload.delete.dry-run': {level: 'info', summary: 'A dry run showed what would be deleted without deleting it.'},
+  'workload.delete.confirm': {
+    level: 'question',
+    summary: 'Asked before the workloads a filter selected are deleted (their names are listed).',
+  },
   // vm create / delete / run
   'vm.create.exists': {level: 'info', summary: 'The queued resource exists already with the same request.'},
   'vm.create.requesting': {level: 'info', summary: 'The queued resource is being requested.'},

@@ -3,15 +3,33 @@ import {dirname, join, resolve} from 'node:path'
 import {DEFAULT_SCRIPT_DIR_MAX_MB, SCRIPT_DIR_MAX_MB_VARIABLE} from '../core/image/context-check.js'
 import {imageRepository} from '../core/image/naming.js'
 import {UsageError, XpkError} from '../core/errors.js'
+import {parseResourcesConfigMap, resourcesConfigMapName} from '../core/incluster/configmaps.js'
+import {applyWouldChange} from '../core/incluster/live-diff.js'
+import {XPK_NAMESPACE} from '../core/incluster/namespace.js'
+import type {InClusterObject} from '../core/incluster/types.js'
+import {workloadRbacObjects} from '../core/incluster/workload-rbac.js'
 import {Problems} from '../core/input.js'
-import {buildJobSet} from '../core/manifests/jobset.js'
+import {buildJobSet, defaultGpuNetworks} from '../core/manifests/jobset.js'
 import type {JobSet} from '../core/manifests/k8s-types.js'
-import {type ResolvedSettings} from '../core/settings.js'
-import {WORKLOAD_DEFAULTS, workloadInputFromFlags, type WorkloadFlags} from '../core/workload/options.js'
+import {message} from '../core/messages.js'
+import {type ResolvedSettings, zoneToRegion} from '../core/settings.js'
+import {capacityProblem, checkCapacity, type CapacityRequest, type CapacityVerdict} from '../core/workload/capacity.js'
+import {GKE_NETWORK_PARAM_SET, gpuNetworkNames, needsClusterGpuNetworks} from '../core/workload/gpu-networks.js'
+import {jobSetRef} from '../core/workload/jobsets.js'
+import {nextCommands, workloadLinks, type WorkloadLinks} from '../core/workload/links.js'
+import {
+  WORKLOAD_DEFAULTS,
+  workloadInputFromFlags,
+  type WorkloadFlags,
+  type WorkloadInput,
+} from '../core/workload/options.js'
+import {withRetries, type RetryOptions} from '../executor/retry.js'
 import type {Console} from '../ports/console.js'
 import type {LocalFiles} from '../ports/files.js'
+import type {KubeObject} from '../ports/kube.js'
 import type {ImageBuildOptions, ImageBuildResult} from './image-build.js'
-import {message} from '../core/messages.js'
+import {listAll, reachCluster, targetProblems, type ClusterAccessDeps, type ReachedCluster} from './workload-cluster.js'
+import {awaitGone, DEFAULT_WORKLOAD_TIMING, type WorkloadTiming} from './workload-delete.js'
 
 export interface WorkloadCreateOptions {
   readonly flags: WorkloadFlags
@@ -22,11 +40,17 @@ export interface WorkloadCreateOptions {
   readonly outputManifestFile?: string
   readonly dryRun: boolean
   readonly offline: boolean
-  /** Project, cluster and registry, resolved from flags, environment, xpk config and gcloud. */
+  /** Project, zone, cluster and registry, resolved from flags, environment, xpk config and gcloud. */
   readonly settings: ResolvedSettings
+  /** `--replace`: delete a JobSet of the same name (and wait until it is gone) instead of refusing. */
+  readonly replace?: boolean
+  /** `--kubeconfig` / `--context` reach the cluster: GKE is not asked where it is. */
+  readonly viaKubeconfig?: boolean
+  /** @default DEFAULT_WORKLOAD_TIMING */
+  readonly timing?: WorkloadTiming
 }
 
-export interface WorkloadCreateDeps {
+export interface WorkloadCreateDeps extends ClusterAccessDeps {
   readonly console: Console
   readonly files: LocalFiles
   /** The caller's environment (bare KEY lines of --env-file copy from it). */
@@ -41,6 +65,13 @@ export interface WorkloadCreateDeps {
 export type WorkloadImage =
   {readonly source: 'given'; readonly reference: string} | ({readonly source: 'built'} & ImageBuildResult)
 
+/** What happened to one of the workloads' ServiceAccount and RBAC objects. */
+export interface RbacChange {
+  readonly kind: string
+  readonly name: string
+  readonly change: 'create' | 'update' | 'none'
+}
+
 export interface WorkloadCreateResult {
   readonly workload: string
   readonly cluster: string
@@ -49,13 +80,27 @@ export interface WorkloadCreateResult {
   readonly submitted: boolean
   readonly image: WorkloadImage
   readonly manifestFile: string | null
+  /** The JobSet as built (applied in namespace `default`). */
   readonly manifest: JobSet
+  readonly jobSet: {readonly namespace: string; readonly name: string}
+  /** Whether --replace deleted an existing JobSet of the name first. */
+  readonly replaced: boolean
+  /** The ServiceAccount, Role and RoleBindings, compared with the cluster's; empty in a dry run. */
+  readonly rbac: readonly RbacChange[]
+  /** tcpxo and rdma GPU types: the networks the pods attach, read from the cluster or (dry run) assumed. */
+  readonly gpuNetworks: {readonly source: 'cluster' | 'assumed'; readonly names: readonly string[]} | null
+  /** The Cloud Console and Cloud Logging links; null when the cluster's project and location are unknown. */
+  readonly links: WorkloadLinks | null
+  /** The xpk commands to follow the workload. */
+  readonly next: readonly string[]
 }
 
 /**
- * `xpk workload create`: validates every flag first (usage errors before any network call), obtains the image
- * (given, or built from --script-dir on --base-docker-image), builds the JobSet and writes it where asked. With
- * --dry-run the JobSet is printed instead of submitted.
+ * `xpk workload create`: validates every flag first (usage errors before any network call), checks that the
+ * cluster can ever run the workload (its resources ConfigMap) and that the name is free, obtains the image (given,
+ * or built from --script-dir on --base-docker-image), builds the JobSet and submits it with server-side apply,
+ * setting up the workloads' ServiceAccount and RBAC when they are missing or differ. With --dry-run the JobSet is
+ * printed instead, and the cluster is not read.
  */
 export async function createWorkload(
   options: WorkloadCreateOptions,
@@ -85,10 +130,24 @@ export async function createWorkload(
   if (outputProblem) problems.push(outputProblem)
   const scriptDir = options.dockerImage === undefined ? await checkScriptDir(options, deps) : undefined
   if (Array.isArray(scriptDir)) for (const problem of scriptDir) problems.push(problem)
+  const target = {
+    project: options.settings.project.value,
+    zone: options.settings.zone.value,
+    cluster: options.settings.cluster.value,
+    viaKubeconfig: options.viaKubeconfig ?? false,
+  }
+  // A dry run never reaches the cluster; a missing --cluster is already among the flag problems.
+  if (!options.dryRun)
+    for (const problem of targetProblems(target)) if (problem.flag !== '--cluster') problems.push(problem)
   problems.throwIfAny()
   const input = parsed as NonNullable<typeof parsed>
   // Checked above whenever there is an image to build.
   const context = scriptDir as CheckedScriptDir
+  const timing = options.timing ?? DEFAULT_WORKLOAD_TIMING
+  const retry: RetryOptions = {policy: timing.retry, clock: deps, signal: deps.signal}
+
+  // Before the image is built: a workload the cluster can never run, or a name already taken, stops here.
+  const live = options.dryRun ? undefined : await inspectCluster(input, options, deps, retry)
 
   let image: WorkloadImage
   if (options.dockerImage !== undefined) {
@@ -107,7 +166,12 @@ export async function createWorkload(
     image = {source: 'built', ...built}
   }
 
-  const manifest = buildJobSet({...input, image: image.reference})
+  const gpuNetworks = needsClusterGpuNetworks(input.accelerator)
+    ? live === undefined
+      ? {source: 'assumed' as const, names: defaultGpuNetworks({...input, image: image.reference})}
+      : {source: 'cluster' as const, names: live.gpuNetworks ?? []}
+    : null
+  const manifest = buildJobSet({...input, image: image.reference}, gpuNetworks ? {gpuNetworks: gpuNetworks.names} : {})
   // Loaded here rather than with the service: the YAML library is only needed by the commands that print YAML.
   const {toYaml} = await import('../core/manifests/to-yaml.js')
   const yaml = toYaml(manifest)
@@ -121,18 +185,35 @@ export async function createWorkload(
     )
   }
 
-  const result: WorkloadCreateResult = {
+  const place = live
+    ? live.reached.gke
+    : target.project !== undefined && target.zone !== undefined && !target.viaKubeconfig
+      ? {project: target.project, location: zoneToRegion(target.zone) ?? target.zone}
+      : null
+  const base = {
     workload: input.name,
     cluster: input.cluster,
     accelerator: input.accelerator.name,
     dryRun: options.dryRun,
-    submitted: false,
     image,
     manifestFile: options.outputManifestFile ?? null,
     manifest,
+    jobSet: {namespace: XPK_NAMESPACE, name: input.name},
+    gpuNetworks,
+    links: place === null ? null : workloadLinks({...place, cluster: input.cluster, workload: input.name}),
+    next: nextCommands(input.cluster, input.name),
   }
-  if (options.dryRun) {
+  if (live === undefined) {
     deps.console.result(yaml)
+    if (gpuNetworks) {
+      deps.console.info(
+        message(
+          'workload.gpu-networks-assumed',
+          `Dry run: the cluster's GPU networks (GKENetworkParamSets) were not read; assumed ${gpuNetworks.names.join(', ')}.`,
+          {networks: gpuNetworks.names},
+        ),
+      )
+    }
     deps.console.info(
       message(
         'workload.dry-run',
@@ -140,17 +221,223 @@ export async function createWorkload(
           `(${input.accelerator.name}, ${describeScale(input.accelerator.kind, input.numSlices, input.numNodes)}, priority ${input.priority}).`,
       ),
     )
-    return result
+    return {...base, submitted: false, replaced: false, rbac: []}
   }
-  throw new XpkError(
-    'failed',
-    `The image is ready (${image.reference}), but submitting workloads to a cluster is not available in this version of xpk yet.`,
+
+  const {replaced, rbac} = await submit(input, manifest, live, timing, deps, retry)
+  const result: WorkloadCreateResult = {...base, submitted: true, replaced, rbac}
+  deps.console.result(() => submittedText(result, input))
+  return result
+}
+
+/** What the cluster holds that the submit depends on, read in one round of parallel requests. */
+interface LiveCluster {
+  readonly reached: ReachedCluster
+  /** The JobSet of the same name, if any (refused unless --replace). */
+  readonly existing: KubeObject | undefined
+  /** The RBAC objects to apply, each with the live object of its name. */
+  readonly rbac: ReadonlyArray<{readonly object: InClusterObject; readonly live: KubeObject | undefined}>
+  /** The GKENetworkParamSet names, for tcpxo and rdma GPU types; null for others. */
+  readonly gpuNetworks: string[] | null
+}
+
+/**
+ * Connects to the cluster and reads, in parallel, everything the submit needs: the resources ConfigMap (can the
+ * cluster ever run this?), the JobSet of this name (is the name free?), the ServiceAccount, Role and RoleBindings
+ * (one list for both bindings), and for tcpxo/rdma GPUs the GKENetworkParamSets. Five requests for a TPU workload.
+ */
+async function inspectCluster(
+  input: WorkloadInput,
+  options: WorkloadCreateOptions,
+  deps: WorkloadCreateDeps,
+  retry: RetryOptions,
+): Promise<LiveCluster> {
+  const reached = await reachCluster(
     {
-      hints: [
-        'Write the JobSet with --output-manifest-file FILE and apply it with `kubectl apply -f FILE` on the cluster.',
-      ],
+      project: options.settings.project.value,
+      zone: options.settings.zone.value,
+      cluster: input.cluster,
+      viaKubeconfig: options.viaKubeconfig ?? false,
     },
+    deps,
+    retry,
   )
+  const {kube} = reached
+  const read = <T>(call: () => Promise<T>) => withRetries(call, retry)
+  const objects = workloadRbacObjects()
+  const [serviceAccount, role] = objects
+  const refOf = (o: InClusterObject) => ({
+    apiVersion: o.apiVersion,
+    kind: o.kind,
+    namespace: o.metadata.namespace,
+    name: o.metadata.name,
+  })
+  const [configMap, existing, liveServiceAccount, liveRole, bindings, paramSets] = await Promise.all([
+    read(() =>
+      kube.get({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        namespace: XPK_NAMESPACE,
+        name: resourcesConfigMapName(input.cluster),
+      }),
+    ),
+    read(() => kube.get(jobSetRef(input.name))),
+    read(() => kube.get(refOf(serviceAccount))),
+    read(() => kube.get(refOf(role))),
+    listAll(kube, 'rbac.authorization.k8s.io/v1', 'RoleBinding', {namespace: XPK_NAMESPACE}, retry),
+    needsClusterGpuNetworks(input.accelerator)
+      ? listAll(kube, GKE_NETWORK_PARAM_SET.apiVersion, GKE_NETWORK_PARAM_SET.kind, {}, retry)
+      : Promise.resolve(undefined),
+  ])
+
+  const request: CapacityRequest = {
+    workload: input.name,
+    cluster: input.cluster,
+    accelerator: input.accelerator,
+    numSlices: input.numSlices,
+    numNodes: input.numNodes,
+    acceleratorFlag: options.flags.tpuType === undefined ? '--device-type' : '--tpu-type',
+  }
+  const data = (configMap?.data ?? {}) as Readonly<Record<string, string>>
+  const verdict = checkCapacity(request, configMap === undefined ? undefined : parseResourcesConfigMap(data))
+  const problem = capacityProblem(request, verdict)
+  if (problem) throw problem
+  deps.console.info(message('workload.capacity', describeFit(request, verdict), {...verdict}))
+
+  if (existing !== undefined && !options.replace) {
+    const deleting = existing.metadata.deletionTimestamp !== undefined ? ', being deleted' : ''
+    const created = existing.metadata.creationTimestamp
+    throw new XpkError(
+      'conflict',
+      `Workload ${input.name} already exists on cluster ${input.cluster} (JobSet ${XPK_NAMESPACE}/${input.name}` +
+        `${typeof created === 'string' ? `, created ${created}` : ''}${deleting}).`,
+      {
+        hints: [
+          'Pick another --workload name, or add --replace to delete the existing one (stopping its pods) and submit this one.',
+          `\`xpk workload delete --cluster ${input.cluster} --workload ${input.name}\` deletes it.`,
+        ],
+      },
+    )
+  }
+
+  let gpuNetworks: string[] | null = null
+  if (paramSets !== undefined) {
+    gpuNetworks = gpuNetworkNames(paramSets)
+    if (gpuNetworks.length === 0) {
+      deps.console.warn(
+        message(
+          'workload.gpu-networks-missing',
+          `Cluster ${input.cluster} has no GKENetworkParamSet, so the pods of ${input.name} get the default network only ` +
+            `and ${input.accelerator.name}'s GPUDirect networking cannot be used (NCCL falls back to slower paths).`,
+          {accelerator: input.accelerator.name},
+        ),
+      )
+    } else {
+      deps.console.info(
+        message(
+          'workload.gpu-networks',
+          `GPU networks of cluster ${input.cluster} (GKENetworkParamSets), attached as eth1-eth${gpuNetworks.length}: ${gpuNetworks.join(', ')}.`,
+          {networks: gpuNetworks},
+        ),
+      )
+    }
+  }
+
+  const liveByName = new Map(bindings.map((b) => [b.metadata.name, b]))
+  const rbac = objects.map((object) => ({
+    object,
+    live:
+      object === serviceAccount
+        ? liveServiceAccount
+        : object === role
+          ? liveRole
+          : liveByName.get(object.metadata.name),
+  }))
+  return {reached, existing, rbac, gpuNetworks}
+}
+
+/**
+ * Sends what the submit changes: with --replace, deletes the old JobSet and waits until it and its Jobs are gone
+ * (a new Job of the same name would collide with one still terminating); applies the RBAC objects that are missing
+ * or differ (nothing when they match, so only a cluster's first submit sends them); then applies the JobSet.
+ */
+async function submit(
+  input: WorkloadInput,
+  manifest: JobSet,
+  live: LiveCluster,
+  timing: WorkloadTiming,
+  deps: WorkloadCreateDeps,
+  retry: RetryOptions,
+): Promise<{replaced: boolean; rbac: RbacChange[]}> {
+  const {kube} = live.reached
+  let replaced = false
+  if (live.existing !== undefined) {
+    deps.console.info(
+      message(
+        'workload.replacing',
+        `--replace: deleting the existing JobSet ${XPK_NAMESPACE}/${input.name} and waiting until it and its Jobs are gone.`,
+        {workload: input.name},
+      ),
+    )
+    await withRetries(() => kube.delete(jobSetRef(input.name)), retry)
+    await awaitGone(kube, [input.name], 'jobs', timing, deps)
+    replaced = true
+  }
+
+  const rbac: RbacChange[] = live.rbac.map(({object, live: current}) => ({
+    kind: object.kind,
+    name: object.metadata.name,
+    change: current === undefined ? 'create' : applyWouldChange(object, current) ? 'update' : 'none',
+  }))
+  const changed = live.rbac.filter((_, i) => rbac[i]!.change !== 'none')
+  if (changed.length > 0) {
+    // The objects are xpk's by name (Python xpk wrote the same ones with kubectl): take over any field that differs.
+    await Promise.all(
+      changed.map(({object}) => withRetries(() => kube.apply(object as unknown as KubeObject, {force: true}), retry)),
+    )
+    deps.console.info(
+      message(
+        'workload.rbac-applied',
+        `Set up the workloads' service account and RBAC in namespace ${XPK_NAMESPACE}: ` +
+          `${rbac
+            .filter((r) => r.change !== 'none')
+            .map((r) => `${r.change === 'create' ? 'created' : 'updated'} ${r.kind} ${r.name}`)
+            .join(', ')}.`,
+        {objects: rbac.filter((r) => r.change !== 'none')},
+      ),
+    )
+  }
+
+  const applied = {...manifest, metadata: {...manifest.metadata, namespace: XPK_NAMESPACE}}
+  await withRetries(() => kube.apply(applied as unknown as KubeObject), retry)
+  return {replaced, rbac}
+}
+
+function describeFit(request: CapacityRequest, verdict: CapacityVerdict): string {
+  if (verdict.kind === 'fits-autoprovisioning') {
+    const limit = verdict.maximumChips === null ? 'without a chip limit' : `up to ${verdict.maximumChips} chips`
+    return `Cluster ${request.cluster} provisions ${request.accelerator.canonical} nodes on demand (${limit}); ${request.workload} needs ${verdict.chipsNeeded} chips.`
+  }
+  if (verdict.kind !== 'fits') return ''
+  return `Cluster ${request.cluster} has ${verdict.vmsAvailable} VM${verdict.vmsAvailable === 1 ? '' : 's'} of ${verdict.deviceType}; ${request.workload} needs ${verdict.vmsNeeded}.`
+}
+
+/** The submit's report on stdout: what was sent, where to follow it, what to run next. */
+function submittedText(result: WorkloadCreateResult, input: WorkloadInput): string {
+  const lines = [
+    `${result.replaced ? 'Replaced' : 'Submitted'} workload ${result.workload} on cluster ${result.cluster}: ` +
+      `JobSet ${result.jobSet.namespace}/${result.jobSet.name}, ${describeScale(input.accelerator.kind, input.numSlices, input.numNodes)} ` +
+      `of ${input.accelerator.name}, priority ${input.priority}.`,
+    `Image: ${result.image.reference}`,
+  ]
+  if (result.links) {
+    lines.push(
+      `Follow it: ${result.links.console}`,
+      `Logs of slice 0, worker 0 (adjust the pod name for other workers): ${result.links.logs}`,
+    )
+  }
+  lines.push('Next:', ...result.next.map((command) => `  ${command}`))
+  return lines.join('\n')
 }
 
 /** Env files are a few lines; anything bigger is a mistake (a data file, a device) and is not read. */

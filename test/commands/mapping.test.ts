@@ -22,7 +22,10 @@ vi.mock('../../src/cli/runtime.js', () => ({
 vi.mock('../../src/cli/workload-runtime.js', () => ({
   resolveCommandSettings: async () => settings,
   workloadCreateDeps: () => ({deps: true}),
+  workloadDeleteDeps: () => ({deps: true}),
+  workloadTiming: () => ({timing: true}),
   createWorkload: async (options: unknown) => (calls.push({service: 'createWorkload', options}), {}),
+  deleteWorkloads: async (options: unknown) => (calls.push({service: 'deleteWorkloads', options}), {}),
 }))
 
 const STUB_CONFIG = {
@@ -108,6 +111,7 @@ describe('command flag mapping', () => {
       ...['--debug-dump-gcs', 'gs://b/d', '--enable-debug-logs', '--scheduler', 'default-scheduler'],
       ...['--no-use-parallel-containers', '--docker-image', 'python:3.10', '--docker-name', 'img'],
       ...['--docker-image-pull-secret', 'pull', '--output-manifest-file', 'out.yaml', '--dry-run', '--offline'],
+      ...['--replace', '--context', 'kind-xpk'],
     ])
     expect(call?.service).toBe('createWorkload')
     expect(call?.options).toMatchObject({
@@ -135,6 +139,41 @@ describe('command flag mapping', () => {
       dryRun: true,
       offline: true,
       settings,
+      replace: true,
+      viaKubeconfig: true,
+      timing: {timing: true},
+    })
+  })
+
+  it('workload create: without --kubeconfig or --context the cluster is found through GKE, and nothing is replaced', async () => {
+    const call = await run('workload:create', ['--workload', 'w', '--command', 'c', '--tpu-type', 'v5p-8'])
+    expect(call?.options).toMatchObject({replace: false, viaKubeconfig: false, dryRun: false})
+  })
+
+  it('workload delete: by name, with the target from the resolved settings', async () => {
+    const call = await run('workload:delete', ['--workload', 'run-1', '--wait', '--kubeconfig', 'kc.yaml'])
+    expect(call?.service).toBe('deleteWorkloads')
+    expect(call?.options).toEqual({
+      project: 'settings-project',
+      zone: 'us-central2-b',
+      cluster: 'settings-cluster',
+      viaKubeconfig: true,
+      workload: 'run-1',
+      filterByJob: undefined,
+      wait: true,
+      dryRun: false,
+      timing: {timing: true},
+    })
+  })
+
+  it('workload delete: by filter, as a dry run', async () => {
+    const call = await run('workload:delete', ['--filter-by-job', 'sweep-', '--dry-run'])
+    expect(call?.options).toMatchObject({
+      workload: undefined,
+      filterByJob: 'sweep-',
+      wait: false,
+      dryRun: true,
+      viaKubeconfig: false,
     })
   })
 })

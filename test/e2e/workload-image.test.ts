@@ -4,16 +4,22 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
+import {FakeGke} from '../fakes/fake-gke.js'
+import {FakeKube, type Obj} from '../fakes/fake-kube.js'
 import {isolatedEnv, runCli} from '../helpers/cli.js'
 import {makeBaseImage} from '../helpers/base-image.js'
+import {CRDS} from '../helpers/crds.js'
 import {dockerAvailable, explainDockerSkip, removeImages, runInImage} from '../helpers/docker.js'
 import {startLocalRegistry, type LocalRegistry} from '../helpers/local-registry.js'
 import {tempDir} from '../helpers/temp.js'
 
-// The whole CLI (the bundled build, with its bundled dockerode) building and pushing a real image.
+// The whole CLI (the bundled build, with its bundled dockerode) building and pushing a real image, then submitting
+// the JobSet to the GKE and Kubernetes fakes.
 describe.skipIf(!dockerAvailable)('xpk workload create with a real Docker engine and registry', () => {
   explainDockerSkip('xpk workload create with a real Docker engine and registry')
   let registry: LocalRegistry
+  let kube: FakeKube
+  let gke: FakeGke
   let base: string
   let scriptDir: string
   let dockerConfig: string
@@ -27,11 +33,44 @@ describe.skipIf(!dockerAvailable)('xpk workload create with a real Docker engine
     dockerConfig = await mkdtemp(join(tmpdir(), 'xpk-e2e-docker-config-'))
     const auth = Buffer.from(`${registry.username}:${registry.password}`).toString('base64')
     await writeFile(join(dockerConfig, 'config.json'), JSON.stringify({auths: {[registry.host]: {auth}}}))
-  })
+    // Cluster demo, set up for v5p-8 as `cluster create` leaves it, serving the real JobSet CRD when it is found.
+    kube = await FakeKube.start()
+    gke = await FakeGke.start(kube.gkeClusterOptions())
+    gke.seedCluster({project: 'e2e-project', location: 'us-central2', name: 'demo'})
+    const crd = CRDS.components.find((c) => c.component === 'jobset')?.crds()
+    kube.seed(
+      (crd?.find((c) => c.metadata.name === 'jobsets.jobset.x-k8s.io') as Obj | undefined) ?? {
+        apiVersion: 'apiextensions.k8s.io/v1',
+        kind: 'CustomResourceDefinition',
+        metadata: {name: 'jobsets.jobset.x-k8s.io'},
+        spec: {
+          group: 'jobset.x-k8s.io',
+          scope: 'Namespaced',
+          names: {kind: 'JobSet', plural: 'jobsets'},
+          versions: [
+            {
+              name: 'v1alpha2',
+              served: true,
+              storage: true,
+              schema: {openAPIV3Schema: {type: 'object', 'x-kubernetes-preserve-unknown-fields': true}},
+            },
+          ],
+        },
+      },
+      {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: {name: 'demo-resources-configmap', namespace: 'default'},
+        data: {'v5p-8': '4'},
+      },
+    )
+  }, 120_000)
 
   afterAll(async () => {
     await removeImages([...pushed, base])
     await registry?.stop()
+    await gke?.stop()
+    await kube?.stop()
     await rm(scriptDir, {recursive: true, force: true})
     await rm(dockerConfig, {recursive: true, force: true})
   })
@@ -49,16 +88,23 @@ describe.skipIf(!dockerAvailable)('xpk workload create with a real Docker engine
         ...['--docker-name', options.dockerName ?? 'trainer', ...extra],
       ],
       {
-        env: isolatedEnv({DOCKER_CONFIG: dockerConfig, DOCKER_HOST: process.env.DOCKER_HOST, ...options.env}),
+        env: isolatedEnv({
+          DOCKER_CONFIG: dockerConfig,
+          DOCKER_HOST: process.env.DOCKER_HOST,
+          XPK_GKE_ENDPOINT: `http://${gke.endpoint}`,
+          XPK_ACCESS_TOKEN: kube.token,
+          XPK_ZONE: 'us-central2-b',
+          ...options.env,
+        }),
         timeoutMs: 120_000,
       },
     )
 
-  it('builds and pushes the image, references it by digest in the manifest, and says submission is not built yet', async () => {
+  it('builds and pushes the image, references it by digest in the manifest, and submits the JobSet', async () => {
     const manifestFile = join(scriptDir, '..', `jobset-${Date.now()}.yaml`)
     const result = await create(['--output-manifest-file', manifestFile])
-    expect(result.stderr).toContain('submitting workloads to a cluster is not available')
-    expect(result.code).toBe(1)
+    expect(result.code, result.stderr).toBe(0)
+    expect(result.stdout).toContain('Submitted workload img-1 on cluster demo')
 
     const tags = (await (await registry.fetch('/v2/xpk/trainer/tags/list')).json()) as {tags: string[]}
     expect(tags.tags).toHaveLength(1)
@@ -66,6 +112,11 @@ describe.skipIf(!dockerAvailable)('xpk workload create with a real Docker engine
     pushed.push(reference)
     const manifest = await readFile(manifestFile, 'utf8')
     expect(manifest).toMatch(new RegExp(`image: "?${registry.host}/xpk/trainer@sha256:[0-9a-f]{64}"?`))
+    // The JobSet on the cluster runs the image just pushed, by digest.
+    const submitted = JSON.stringify(
+      kube.get({apiVersion: 'jobset.x-k8s.io/v1alpha2', kind: 'JobSet', namespace: 'default', name: 'img-1'}),
+    )
+    expect(submitted).toMatch(new RegExp(`"image":"${registry.host}/xpk/trainer@sha256:[0-9a-f]{64}"`))
     expect(await runInImage(reference, ['cat', '/app/train.py'])).toBe('print("training")\n')
     await rm(manifestFile, {force: true})
   })
@@ -74,7 +125,8 @@ describe.skipIf(!dockerAvailable)('xpk workload create with a real Docker engine
     const dryRun = await create(['--dry-run', '--json'])
     expect(dryRun.code).toBe(0)
     expect(JSON.parse(dryRun.stdout).image).toMatchObject({action: 'would-skip', layersPushed: 0})
-    const again = await create([])
+    const again = await create(['--replace'])
+    expect(again.code, again.stderr).toBe(0)
     expect(again.stderr).toMatch(/already in the registry|exists/i)
     expect(again.stderr).not.toMatch(/Pushing|Pushed/)
   })

@@ -115,6 +115,40 @@ describe('MemoryKube', () => {
     expect(await kube.delete(crd)).toBe('absent')
   })
 
+  it('deleting an owner deletes its dependents and theirs in turn; a lingering dependent kind stays a while', async () => {
+    const kube = new MemoryKube({lingering: {Pod: 2}})
+    kube.seed({apiVersion: 'batch/v1', kind: 'Job', metadata: {name: 'j', namespace: 'default'}})
+    const job = kube.peek({apiVersion: 'batch/v1', kind: 'Job', namespace: 'default', name: 'j'})!
+    const owned = (o: {metadata: {name: string; uid?: unknown}}, kind: string) => [
+      {apiVersion: 'v1', kind, name: o.metadata.name, uid: o.metadata.uid},
+    ]
+    kube.seed({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: {name: 'c', namespace: 'default', ownerReferences: owned(job, 'Job')},
+    })
+    kube.seed({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: {name: 'p', namespace: 'default', ownerReferences: owned(job, 'Job')},
+    })
+    const pod = kube.peek({apiVersion: 'v1', kind: 'Pod', namespace: 'default', name: 'p'})!
+    kube.seed({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: {name: 's', namespace: 'default', ownerReferences: owned(pod, 'Pod')},
+    })
+    expect(await kube.delete({apiVersion: 'batch/v1', kind: 'Job', namespace: 'default', name: 'j'})).toBe('deleted')
+    expect(kube.all('Job')).toEqual([])
+    expect(kube.all('ConfigMap')).toEqual([])
+    // The pod is terminating (its kind lingers); what it owns went with it at once.
+    expect(kube.all('Secret')).toEqual([])
+    const terminating = await kube.get({apiVersion: 'v1', kind: 'Pod', namespace: 'default', name: 'p'})
+    expect(terminating?.metadata.deletionTimestamp).toEqual(expect.any(String))
+    await kube.get({apiVersion: 'v1', kind: 'Pod', namespace: 'default', name: 'p'})
+    expect(await kube.get({apiVersion: 'v1', kind: 'Pod', namespace: 'default', name: 'p'})).toBeUndefined()
+  })
+
   it('pages lists with limit and continue, and filters by label and field selectors', async () => {
     const kube = new MemoryKube()
     kube.addNodes(['n-1', 'n-2', 'n-3', 'n-4', 'n-5'], {pool: 'a'})

@@ -20,8 +20,9 @@
 //     with no Available Deployment makes applies of the API groups it intercepts fail with a 500, as the API server
 //     does while a controller is down ("no endpoints available for service").
 //   - Deleting a CRD deletes its objects; deleting a Namespace deletes what is in it; deleting an owner deletes the
-//     objects that name it in ownerReferences. Deletion is immediate unless {@link MemoryKubeOptions.lingering} keeps
-//     a kind terminating for some requests (a CRD waits for its objects' finalizers on a real cluster).
+//     objects that name it in ownerReferences, and theirs in turn (JobSet -> Jobs -> pods). Deletion is immediate
+//     unless {@link MemoryKubeOptions.lingering} keeps a kind terminating for some requests (a CRD waits for its
+//     objects' finalizers on a real cluster; a pod for its grace period).
 //   - Deployments: with `autoAvailable` (the default) an applied spec change is rolled out at once; otherwise a new
 //     Deployment reports Available=False until the test calls `setAvailable`, and a changed one keeps its old pods
 //     Available while the new ReplicaSet's pod is not ready (a rollout in progress), as a one-replica Deployment
@@ -550,9 +551,12 @@ export class MemoryKube implements KubeClient {
     if (entry.kind === 'Namespace' && entry.group === '') {
       for (const o of [...this.entries.values()]) if (o.namespace === entry.name) this.drop(o)
     }
+    // The garbage collector, in the background: dependents go too (and theirs, in turn), each lingering as its kind
+    // does, so a test can watch a JobSet's Jobs and pods outlive it for a while.
     for (const o of [...this.entries.values()]) {
+      if (o.goneAt !== undefined || o === entry) continue
       const owners = ((this.body(o).metadata as Json | undefined)?.ownerReferences ?? []) as {uid?: string}[]
-      if (owners.some((r) => r.uid === entry.uid)) this.drop(o)
+      if (owners.some((r) => r.uid === entry.uid)) this.remove(o)
     }
     if (linger > 0) {
       entry.goneAt = this.ticks + linger

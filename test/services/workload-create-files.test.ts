@@ -13,6 +13,7 @@ import type {ImageBuildOptions, ImageBuildResult} from '../../src/services/image
 import {createWorkload, type WorkloadCreateOptions} from '../../src/services/workload-create.js'
 import {RecordingConsole} from '../helpers/recording-console.js'
 import {tempDir} from '../helpers/temp.js'
+import {virtualClock} from '../helpers/virtual-clock.js'
 
 interface Run {
   readonly builds: ImageBuildOptions[]
@@ -39,6 +40,11 @@ function run(patch: Partial<WorkloadCreateOptions>, env: Record<string, string> 
       builds.push(build)
       return fakeImage(build)
     },
+    // These runs are dry runs or stop at bad input: neither ever reaches a cluster.
+    gke: () => Promise.reject(new Error('unexpected GKE connection')),
+    kube: () => Promise.reject(new Error('unexpected Kubernetes connection')),
+    signal: new AbortController().signal,
+    ...virtualClock(),
   })
   return {builds, console, outcome}
 }

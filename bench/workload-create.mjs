@@ -1,0 +1,157 @@
+// Workload-create benchmark: the whole CLI process `xpk workload create --docker-image ...` (an image already
+// pushed, so nothing is built) submitting to the GKE fake and the Kubernetes API fake (test/fakes/fake-gke.ts and
+// fake-kube.ts, in this process), with LATENCY_MS (default 0) added to every Kubernetes request. Medians of RUNS runs
+// (default 9), each under a new workload name, after one warm-up run that fills Node's compile cache and creates the
+// workloads' ServiceAccount and RBAC, as a cluster's first submit does.
+//
+// Reported per run: wall time, the Kubernetes requests the fake received (API requests, and discovery requests
+// apart), GKE requests, and `node -e 0` for scale. Targets (issue 11): under 1 s and at most 6 requests to
+// Kubernetes and the registry (none to the registry here: the image is given). The first submit on a cluster is
+// shown too: it also applies the four RBAC objects.
+// Run with `npm run bench:workload-create` (which builds first).
+import {spawn} from 'node:child_process'
+import {mkdtempSync, rmSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {delimiter, dirname, join} from 'node:path'
+
+import {cliEnv, loadFakeGke, loadFakeKube} from './fake-gke.mjs'
+
+const RUNS = Number(process.env.RUNS ?? 9)
+const LATENCY_MS = Number(process.env.LATENCY_MS ?? 0)
+const WALL_TARGET_MS = 1000
+const REQUEST_TARGET = 6
+const PROJECT = 'bench-project'
+const ZONE = 'us-central2-b'
+const IMAGE = `us-docker.pkg.dev/${PROJECT}/repo/trainer@sha256:${'a'.repeat(64)}`
+const node = process.execPath
+const bin = new URL('../bin/run.js', import.meta.url).pathname
+const scratch = mkdtempSync(join(tmpdir(), 'xpk-bench-workload-'))
+
+const {FakeGke, cleanup} = await loadFakeGke()
+const {FakeKube, cleanup: cleanupKube} = await loadFakeKube()
+const kube = await FakeKube.start({latencyMs: LATENCY_MS})
+const gke = await FakeGke.start(kube.gkeClusterOptions())
+gke.seedCluster({project: PROJECT, location: 'us-central2', name: 'bench'})
+
+/** The cluster as `cluster create` leaves it, as far as a submit reads it: the JobSet kind and the ConfigMap. */
+function setUpCluster() {
+  kube.reset()
+  kube.seed(
+    {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: {name: 'jobsets.jobset.x-k8s.io'},
+      spec: {
+        group: 'jobset.x-k8s.io',
+        scope: 'Namespaced',
+        names: {kind: 'JobSet', plural: 'jobsets', singular: 'jobset', listKind: 'JobSetList'},
+        versions: [
+          {
+            name: 'v1alpha2',
+            served: true,
+            storage: true,
+            schema: {openAPIV3Schema: {type: 'object', 'x-kubernetes-preserve-unknown-fields': true}},
+          },
+        ],
+      },
+    },
+    {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: {name: 'bench-resources-configmap', namespace: 'default'},
+      data: {'v5litepod-16': '16'},
+    },
+  )
+}
+
+const env = {
+  ...cliEnv(gke, scratch, mkdtempSync(join(scratch, 'cache-'))),
+  PATH: `${dirname(node)}${delimiter}${process.env.PATH}`,
+  XPK_ACCESS_TOKEN: kube.token,
+  XPK_PROJECT: PROJECT,
+  XPK_ZONE: ZONE,
+}
+
+/** Runs a process to completion (the fakes live in this process and must keep answering); its wall time in ms. */
+function time(argv) {
+  return new Promise((resolve, reject) => {
+    const start = process.hrtime.bigint()
+    const child = spawn(argv[0], argv.slice(1), {env, stdio: ['ignore', 'ignore', 'pipe']})
+    let stderr = ''
+    child.stderr.on('data', (d) => (stderr += d))
+    child.on('error', reject)
+    child.on('close', (code) => {
+      if (code !== 0) reject(new Error(`${argv.join(' ')} exited ${code}:\n${stderr}`))
+      else resolve(Number(process.hrtime.bigint() - start) / 1e6)
+    })
+  })
+}
+
+const submit = (name) =>
+  time([
+    bin,
+    ...['workload', 'create', '--cluster', 'bench', '--workload', name],
+    ...['--tpu-type', 'v5litepod-16', '--num-slices', '4', '--priority', 'high'],
+    ...['--docker-image', IMAGE, '--command', 'python3 train.py'],
+  ])
+
+/** One submit, with what it asked of each fake. */
+async function measured(name) {
+  kube.requests.length = 0
+  gke.calls.length = 0
+  const ms = await submit(name)
+  const api = kube.requests.filter((r) => r.verb !== 'discovery')
+  return {
+    ms,
+    api: api.length,
+    mutating: api.filter((r) => r.mutating).length,
+    discovery: kube.requests.length - api.length,
+    gke: gke.calls.length,
+    lines: api.map((r) => `${r.verb} ${r.resource}${r.name ? ` ${r.name}` : ''}`),
+  }
+}
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b)
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2
+}
+
+try {
+  setUpCluster()
+  // The first submit on a cluster also creates the ServiceAccount, Role and RoleBindings (and warms the cache).
+  const first = await measured('bench-first')
+  const nodeMs = []
+  const runs = []
+  for (let i = 0; i < RUNS; i++) {
+    nodeMs.push(await time([node, '-e', '0']))
+    runs.push(await measured(`bench-${i}`))
+  }
+  const wall = median(runs.map((r) => r.ms))
+  const api = median(runs.map((r) => r.api))
+  const row = (name, value, target, ok) =>
+    console.log(`${name.padEnd(44)} ${String(value).padStart(10)}   ${target.padEnd(10)} ${ok ? 'ok' : 'OVER'}`)
+  console.log(`xpk workload create --docker-image, ${RUNS} runs, ${LATENCY_MS} ms added per Kubernetes request\n`)
+  console.log(`${'measure (median)'.padEnd(44)} ${'result'.padStart(10)}   target`)
+  row('wall time, whole CLI', `${wall.toFixed(0)} ms`, '< 1000 ms', wall < WALL_TARGET_MS)
+  row('Kubernetes + registry requests', api, `<= ${REQUEST_TARGET}`, api <= REQUEST_TARGET)
+  console.log(`${'  of which mutating'.padEnd(44)} ${String(median(runs.map((r) => r.mutating))).padStart(10)}`)
+  console.log(
+    `${'Kubernetes discovery requests'.padEnd(44)} ${String(median(runs.map((r) => r.discovery))).padStart(10)}`,
+  )
+  console.log(
+    `${'GKE requests (finding the cluster)'.padEnd(44)} ${String(median(runs.map((r) => r.gke))).padStart(10)}`,
+  )
+  console.log(`${'node -e 0'.padEnd(44)} ${`${median(nodeMs).toFixed(0)} ms`.padStart(10)}`)
+  console.log(`\nrequests of one submit: ${runs.at(-1).lines.sort().join(', ')}`)
+  console.log(
+    `first submit on the cluster (RBAC applied too): ${first.ms.toFixed(0)} ms (includes filling the compile cache), ` +
+      `${first.api} requests (${first.mutating} mutating), ${first.discovery} discovery`,
+  )
+  if (wall >= WALL_TARGET_MS || api > REQUEST_TARGET) process.exitCode = 1
+} finally {
+  await gke.stop()
+  await kube.stop()
+  cleanup()
+  cleanupKube()
+  rmSync(scratch, {recursive: true, force: true})
+}

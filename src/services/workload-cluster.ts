@@ -1,0 +1,108 @@
+/**
+ * How the workload commands reach a cluster's Kubernetes API: through GKE (find the cluster by project, zone and
+ * name, then connect to its endpoint), or through a kubeconfig (`--kubeconfig` / `--context`) without asking GKE.
+ */
+import type {ObservedCluster} from '../core/cluster/observed.js'
+import {UsageError, XpkError} from '../core/errors.js'
+import {zoneToRegion} from '../core/settings.js'
+import {withRetries, type Clock, type RetryOptions} from '../executor/retry.js'
+import type {GkeClient} from '../ports/gke.js'
+import type {KubeClient, KubeListOptions, KubeObject, KubePage} from '../ports/kube.js'
+import {findCluster} from './cluster-lookup.js'
+
+/** Which cluster: by name in GKE, or whatever the kubeconfig points at. */
+export interface WorkloadTarget {
+  readonly project?: string
+  readonly zone?: string
+  readonly cluster?: string
+  /** `--kubeconfig` / `--context` reach the cluster: GKE is not asked where it is. */
+  readonly viaKubeconfig: boolean
+}
+
+export interface ClusterAccessDeps extends Clock {
+  readonly gke: () => Promise<GkeClient>
+  /** Connects to the cluster's Kubernetes API: through the kubeconfig, else from the GKE cluster. */
+  readonly kube: (cluster: ObservedCluster | undefined) => Promise<KubeClient>
+  readonly signal: AbortSignal
+}
+
+/** A connected cluster, and where GKE says it is (null when reached through a kubeconfig). */
+export interface ReachedCluster {
+  readonly kube: KubeClient
+  readonly gke: {readonly project: string; readonly location: string} | null
+}
+
+/** Usage problems with the target: GKE needs a project, a zone and a cluster name. */
+export function targetProblems(target: WorkloadTarget): UsageError[] {
+  if (target.viaKubeconfig) return []
+  const missing = (['project', 'zone', 'cluster'] as const).filter((key) => target[key] === undefined)
+  return missing.map(
+    (flag) =>
+      new UsageError(`Missing --${flag} (needed to find the cluster in GKE).`, {
+        flag: `--${flag}`,
+        hints: [
+          `Pass --${flag} or set a default with \`xpk config set ${flag} VALUE\`; or reach the cluster with --kubeconfig.`,
+        ],
+      }),
+  )
+}
+
+/** Finds the cluster in GKE (unless a kubeconfig reaches it) and connects to its Kubernetes API. */
+export async function reachCluster(
+  target: WorkloadTarget,
+  deps: ClusterAccessDeps,
+  retry: RetryOptions,
+): Promise<ReachedCluster> {
+  if (target.viaKubeconfig) return {kube: await deps.kube(undefined), gke: null}
+  const {project, zone, cluster} = target as Required<WorkloadTarget>
+  const gke = await deps.gke()
+  let found: ObservedCluster | undefined
+  try {
+    found = await withRetries(() => findCluster(gke, project, zone, cluster), retry)
+  } finally {
+    await gke.close()
+  }
+  if (!found) {
+    throw new XpkError(
+      'not-found',
+      `Cluster ${cluster} not found in project ${project} (${zoneToRegion(zone) ?? zone} or ${zone}).`,
+      {hints: ['Check --project and --zone; `xpk cluster list` shows your clusters.']},
+    )
+  }
+  return {kube: await deps.kube(found), gke: {project: found.project, location: found.location}}
+}
+
+/** Every object of a kind (all pages), each page through the retry policy. */
+export async function listAll(
+  kube: KubeClient,
+  apiVersion: string,
+  kind: string,
+  options: Omit<KubeListOptions, 'limit' | 'continue'>,
+  retry: RetryOptions,
+): Promise<KubeObject[]> {
+  return listPages(kube, apiVersion, kind, options, (read) => withRetries(read, retry))
+}
+
+/**
+ * Every object of a kind (all pages), each page read through `read` (the retry policy, or nothing inside a check
+ * that a poll already retries as a whole).
+ */
+export async function listPages(
+  kube: KubeClient,
+  apiVersion: string,
+  kind: string,
+  options: Omit<KubeListOptions, 'limit' | 'continue'>,
+  read: (call: () => Promise<KubePage>) => Promise<KubePage> = (call) => call(),
+): Promise<KubeObject[]> {
+  const items: KubeObject[] = []
+  let token: string | undefined
+  do {
+    const page = await read(() => kube.list(apiVersion, kind, {...options, limit: PAGE_SIZE, continue: token}))
+    items.push(...page.items)
+    token = page.continue
+  } while (token)
+  return items
+}
+
+/** Objects per list request: big enough that thousands of workloads take a few requests. */
+const PAGE_SIZE = 500

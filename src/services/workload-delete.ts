@@ -1,0 +1,304 @@
+import {throwIfProblems, UsageError, XpkError} from '../core/errors.js'
+import {XPK_NAMESPACE} from '../core/incluster/namespace.js'
+import {
+  DEFAULT_GONE_TIMEOUT_MS,
+  JOBSET_NAME_LABEL,
+  jobSetNameProblem,
+  jobSetRef,
+  namesContaining,
+} from '../core/workload/jobsets.js'
+import {message, question} from '../core/messages.js'
+import type {Backoff} from '../core/retry.js'
+import {escapeControl} from '../core/text.js'
+import {JOBSET_API_VERSION} from '../core/versions.js'
+import {DEFAULT_RETRY_POLICY, pollUntil, withRetries, type RetryOptions, type RetryPolicy} from '../executor/retry.js'
+import type {Console, ProgressBoard} from '../ports/console.js'
+import type {KubeClient} from '../ports/kube.js'
+import {confirmOrStop} from './confirm.js'
+import {
+  listAll,
+  listPages,
+  reachCluster,
+  targetProblems,
+  type ClusterAccessDeps,
+  type WorkloadTarget,
+} from './workload-cluster.js'
+
+export {DEFAULT_GONE_TIMEOUT_MS}
+/** Deletes sent at once when many workloads match a filter. */
+const DELETE_CONCURRENCY = 16
+
+/** Retries, polls and the wait for deleted objects to go; shared by `workload create --replace`. */
+export interface WorkloadTiming {
+  readonly retry: RetryPolicy
+  readonly poll: Backoff
+  /** How long to wait for a deleted JobSet (and its Jobs or pods) to be gone. */
+  readonly goneTimeoutMs: number
+}
+
+export const DEFAULT_WORKLOAD_TIMING: WorkloadTiming = {
+  retry: DEFAULT_RETRY_POLICY,
+  poll: {initialMs: 1000, maxMs: 5000, factor: 1.5},
+  goneTimeoutMs: DEFAULT_GONE_TIMEOUT_MS,
+}
+
+export interface WorkloadDeleteOptions extends WorkloadTarget {
+  /** `--workload NAME`: exactly this JobSet, without asking. */
+  readonly workload?: string
+  /** `--filter-by-job TEXT`: every JobSet whose name contains TEXT (all of them without it), after asking. */
+  readonly filterByJob?: string
+  /** `--wait`: return only once the JobSets and their pods are gone. */
+  readonly wait: boolean
+  /** Read and show what would be deleted; delete nothing. */
+  readonly dryRun: boolean
+  readonly timing?: WorkloadTiming
+}
+
+export interface WorkloadDeleteDeps extends ClusterAccessDeps {
+  readonly console: Console
+}
+
+export interface WorkloadDeleteResult {
+  readonly cluster: string | null
+  /** The JobSets chosen: the one named, or those the filter matched. */
+  readonly selected: readonly string[]
+  /** Deleted by this run (none in a dry run). */
+  readonly deleted: readonly string[]
+  /** Named but already gone (success, with a note). */
+  readonly alreadyGone: readonly string[]
+  readonly dryRun: boolean
+  /** Whether the command waited until the JobSets and their pods were gone. */
+  readonly waited: boolean
+}
+
+/**
+ * `xpk workload delete`: deletes one JobSet by name, or every JobSet whose name contains `--filter-by-job` after
+ * showing them and asking (`--force` skips the question; nobody to ask and no --force is exit 2). What JobSet and
+ * Kueue made for it (Jobs, pods, the Kueue Workload) goes by owner reference, in the background. Already gone is
+ * success with a note. `--wait` returns once the JobSets and their pods are gone (exit 124 after the timeout).
+ * @throws UsageErrors for bad input, before any request
+ */
+export async function deleteWorkloads(
+  options: WorkloadDeleteOptions,
+  deps: WorkloadDeleteDeps,
+): Promise<WorkloadDeleteResult> {
+  checkOptions(options)
+  const timing = options.timing ?? DEFAULT_WORKLOAD_TIMING
+  const retry: RetryOptions = {policy: timing.retry, clock: deps, signal: deps.signal}
+  const {console} = deps
+  const {kube} = await reachCluster(options, deps, retry)
+  const where = options.viaKubeconfig ? kube.target : `cluster ${options.cluster}`
+  const base = {cluster: options.cluster ?? null, dryRun: options.dryRun}
+
+  let selected: string[]
+  if (options.workload !== undefined) {
+    selected = [options.workload]
+  } else {
+    const all = await listAll(kube, JOBSET_API_VERSION, 'JobSet', {namespace: XPK_NAMESPACE}, retry)
+    selected = namesContaining(
+      all.filter((j) => j.metadata.deletionTimestamp === undefined).map((j) => j.metadata.name),
+      options.filterByJob,
+    )
+    if (selected.length === 0) {
+      const filter = options.filterByJob === undefined ? '' : ` whose name contains "${options.filterByJob}"`
+      console.info(
+        message('workload.delete.no-match', `There are no workloads${filter} in ${where}: nothing to delete.`, {
+          filterByJob: options.filterByJob ?? null,
+        }),
+      )
+      return {...base, selected, deleted: [], alreadyGone: [], waited: false}
+    }
+  }
+
+  if (options.dryRun) {
+    const present =
+      options.workload === undefined
+        ? selected
+        : (await withRetries(() => kube.get(jobSetRef(options.workload!)), retry)) === undefined
+          ? []
+          : selected
+    const gone = selected.filter((name) => !present.includes(name))
+    for (const name of gone) noteAbsent(console, name, where)
+    if (present.length > 0) {
+      console.result(present.map((name) => `Would delete JobSet ${XPK_NAMESPACE}/${name}.`).join('\n'))
+    }
+    console.info(message('workload.delete.dry-run', 'Dry run: nothing was deleted.', {workloads: present}))
+    return {...base, selected, deleted: [], alreadyGone: gone, waited: false}
+  }
+
+  if (options.workload === undefined) {
+    const filter = options.filterByJob === undefined ? '' : ` (names containing "${options.filterByJob}")`
+    await confirmOrStop(
+      console,
+      question(
+        'workload.delete.confirm',
+        `Delete ${selected.length} workload${selected.length === 1 ? '' : 's'} in ${where}${filter}, stopping their pods:\n` +
+          `${selected.map((name) => `  ${name}`).join('\n')}\nContinue?`,
+        false,
+        {workloads: selected, filterByJob: options.filterByJob ?? null},
+      ),
+      {nothingDone: 'Nothing was deleted.'},
+    )
+  }
+
+  const outcomes = await deleteJobSets(kube, selected, retry)
+  const deleted = selected.filter((name) => outcomes.get(name) === 'deleted')
+  const alreadyGone = selected.filter((name) => outcomes.get(name) === 'absent')
+  for (const name of alreadyGone) noteAbsent(console, name, where)
+  if (deleted.length > 0) {
+    console.result(deleted.map((name) => `Deleted JobSet ${XPK_NAMESPACE}/${name}.`).join('\n'))
+  }
+  if (options.wait && deleted.length > 0) {
+    await awaitGone(kube, deleted, 'pods', timing, deps)
+    console.result(
+      `${deleted.length === 1 ? `${deleted[0]} is` : `All ${deleted.length} workloads are`} gone, with ${deleted.length === 1 ? 'its' : 'their'} pods.`,
+    )
+  }
+  return {...base, selected, deleted, alreadyGone, waited: options.wait && deleted.length > 0}
+}
+
+function noteAbsent(console: Console, name: string, where: string): void {
+  console.info(
+    message('workload.delete.absent', `Workload ${name} is not in ${where} (already deleted): nothing to do.`, {
+      workload: name,
+    }),
+  )
+}
+
+/** Every problem with the input, before any request. */
+function checkOptions(options: WorkloadDeleteOptions): void {
+  const problems: UsageError[] = [...targetProblems(options)]
+  if (options.workload !== undefined) {
+    const problem = jobSetNameProblem(options.workload)
+    if (problem) {
+      problems.push(
+        new UsageError(`--workload "${escapeControl(options.workload)}" is not a workload name: ${problem}.`, {
+          flag: '--workload',
+          hints: ['`xpk workload list` shows the names of the workloads on the cluster.'],
+        }),
+      )
+    }
+  }
+  throwIfProblems(problems)
+}
+
+/** Deletes the JobSets (background propagation), a few at a time; each name's outcome. */
+export async function deleteJobSets(
+  kube: KubeClient,
+  names: readonly string[],
+  retry: RetryOptions,
+): Promise<Map<string, 'deleted' | 'absent'>> {
+  const outcomes = new Map<string, 'deleted' | 'absent'>()
+  const queue = [...names]
+  const worker = async () => {
+    for (let name = queue.shift(); name !== undefined; name = queue.shift()) {
+      const current = name
+      outcomes.set(current, await withRetries(() => kube.delete(jobSetRef(current)), retry))
+    }
+  }
+  await Promise.all(Array.from({length: Math.min(DELETE_CONCURRENCY, names.length)}, worker))
+  return outcomes
+}
+
+/**
+ * Waits until the JobSets are gone, and with them their Jobs (`jobs`: what a new JobSet of the same name would
+ * collide with) or their pods (`pods`: what holds the accelerators). Each check reads one page per kind, whatever
+ * the number of JobSets. Exit 124 after `goneTimeoutMs`, naming what is still there.
+ */
+export async function awaitGone(
+  kube: KubeClient,
+  names: readonly string[],
+  children: 'jobs' | 'pods',
+  timing: WorkloadTiming,
+  deps: ClusterAccessDeps & {readonly console: Console},
+): Promise<void> {
+  const retry: RetryOptions = {policy: timing.retry, clock: deps, signal: deps.signal}
+  const wanted = new Set(names)
+  const child = children === 'jobs' ? {apiVersion: 'batch/v1', kind: 'Job'} : {apiVersion: 'v1', kind: 'Pod'}
+  const labelSelector = names.length === 1 ? `${JOBSET_NAME_LABEL}=${names[0]}` : JOBSET_NAME_LABEL
+  const started = deps.now()
+  let left = {jobSets: [...names], children: [] as string[]}
+  const board: ProgressBoard = deps.console.progress(
+    names.length === 1 ? `Waiting for ${names[0]} to go` : `Waiting for ${names.length} workloads to go`,
+  )
+  try {
+    let timedOut = false
+    await pollUntil(
+      async () => {
+        const jobSets =
+          names.length === 1
+            ? (await kube.get(jobSetRef(names[0]!))) === undefined
+              ? []
+              : [names[0]!]
+            : (await listPages(kube, JOBSET_API_VERSION, 'JobSet', {namespace: XPK_NAMESPACE}))
+                .map((j) => j.metadata.name)
+                .filter((name) => wanted.has(name))
+        const dependents = (
+          await listPages(kube, child.apiVersion, child.kind, {namespace: XPK_NAMESPACE, labelSelector})
+        )
+          .filter((o) =>
+            wanted.has(String((o.metadata.labels as Record<string, string> | undefined)?.[JOBSET_NAME_LABEL])),
+          )
+          .map((o) => o.metadata.name)
+        left = {jobSets, children: dependents}
+        if (jobSets.length === 0 && dependents.length === 0) return true
+        board.update('gone', {
+          label: names.length === 1 ? names[0]! : `${names.length} workloads`,
+          state: 'deleting',
+          status: 'running',
+          detail: describeLeft(left, children),
+        })
+        timedOut = deps.now() - started >= timing.goneTimeoutMs
+        return timedOut
+      },
+      {...retry, poll: timing.poll},
+    )
+    if (timedOut) {
+      board.update('gone', {
+        label: names.join(', '),
+        state: 'timed out',
+        status: 'failed',
+        detail: describeLeft(left, children),
+      })
+      const sample = (list: readonly string[]) => list.slice(0, 5).join(', ') + (list.length > 5 ? ', ...' : '')
+      throw new XpkError(
+        'timeout',
+        `Still there after ${Math.round(timing.goneTimeoutMs / 1000)}s: ` +
+          [
+            ...(left.jobSets.length > 0 ? [`JobSet ${sample(left.jobSets)}`] : []),
+            ...(left.children.length > 0
+              ? [
+                  `${left.children.length} ${children === 'jobs' ? 'Job' : 'pod'}${left.children.length === 1 ? '' : 's'} (${sample(left.children)})`,
+                ]
+              : []),
+          ].join('; ') +
+          '.',
+        {
+          hints: [
+            'Deletion goes on in the cluster: re-run the same command later to wait again (already deleted is not an error).',
+            `Something may hold them: finalizers, or nodes that stopped answering (\`kubectl get ${children} -l ${labelSelector}\`).`,
+          ],
+        },
+      )
+    }
+    board.update('gone', {
+      label: names.length === 1 ? names[0]! : `${names.length} workloads`,
+      state: 'gone',
+      status: 'done',
+    })
+  } finally {
+    board.close()
+  }
+}
+
+function describeLeft(
+  left: {jobSets: readonly string[]; children: readonly string[]},
+  children: 'jobs' | 'pods',
+): string {
+  const parts = []
+  if (left.jobSets.length > 0) parts.push(`${left.jobSets.length} JobSet${left.jobSets.length === 1 ? '' : 's'}`)
+  if (left.children.length > 0) {
+    parts.push(`${left.children.length} ${children === 'jobs' ? 'Job' : 'pod'}${left.children.length === 1 ? '' : 's'}`)
+  }
+  return parts.length === 0 ? 'all gone' : `${parts.join(', ')} left`
+}

@@ -1,0 +1,140 @@
+// A cluster as `xpk cluster create` leaves it, for the workload commands' in-process tests: the JobSet and Kueue
+// Workload kinds served (minimal CRDs that take any object), the resources
+// ConfigMap, and helpers to seed workloads with what JobSet and Kueue make for them (Jobs, pods, a Kueue Workload),
+// tied to the JobSet by owner reference as the controllers tie them.
+import type {KubeObject} from '../../src/ports/kube.js'
+import {MemoryKube, type MemoryKubeOptions} from '../fakes/memory-kube.js'
+
+export const JOBSET_API = 'jobset.x-k8s.io/v1alpha2'
+
+function crd(group: string, kind: string, plural: string, version: string, scope: 'Namespaced' | 'Cluster') {
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: {name: `${plural}.${group}`},
+    spec: {
+      group,
+      scope,
+      names: {kind, plural},
+      versions: [
+        {
+          name: version,
+          served: true,
+          storage: true,
+          // Any object: enough for the fake API server, which requires a schema, when the real CRD is not at hand.
+          schema: {openAPIV3Schema: {type: 'object', 'x-kubernetes-preserve-unknown-fields': true}},
+        },
+      ],
+    },
+  }
+}
+
+export const JOBSET_CRD = crd('jobset.x-k8s.io', 'JobSet', 'jobsets', 'v1alpha2', 'Namespaced')
+export const KUEUE_WORKLOAD_CRD = crd('kueue.x-k8s.io', 'Workload', 'workloads', 'v1beta2', 'Namespaced')
+export const NETWORK_PARAM_SET_CRD = crd(
+  'networking.gke.io',
+  'GKENetworkParamSet',
+  'gkenetworkparamsets',
+  'v1',
+  'Cluster',
+)
+
+export interface ClusterOptions extends MemoryKubeOptions {
+  /** The resources ConfigMap's data; null for a cluster without it. @default {'v5p-16': '8'} (4 slices) */
+  readonly resources?: Record<string, string> | null
+  /** GKENetworkParamSets to seed (name and deviceMode); the CRD is there whenever this is given. */
+  readonly gpuNetworks?: ReadonlyArray<{name: string; deviceMode: string}>
+}
+
+/** Cluster `demo`, set up by `cluster create` unless told otherwise. */
+export function aWorkloadCluster(options: ClusterOptions = {}): MemoryKube {
+  const kube = new MemoryKube(options)
+  kube.seed(JOBSET_CRD)
+  kube.seed(KUEUE_WORKLOAD_CRD)
+  const resources = options.resources === undefined ? {'v5p-16': '8'} : options.resources
+  if (resources !== null) {
+    kube.seed({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: {name: 'demo-resources-configmap', namespace: 'default'},
+      data: resources,
+    })
+  }
+  if (options.gpuNetworks !== undefined) {
+    kube.seed(NETWORK_PARAM_SET_CRD)
+    for (const network of options.gpuNetworks) {
+      kube.seed({
+        apiVersion: 'networking.gke.io/v1',
+        kind: 'GKENetworkParamSet',
+        metadata: {name: network.name},
+        spec: {vpc: `${network.name}-vpc`, vpcSubnet: `${network.name}-subnet`, deviceMode: network.deviceMode},
+      })
+    }
+  }
+  return kube
+}
+
+/**
+ * Seeds a running workload: its JobSet (applied by xpk), and what the controllers make for it, each owned by the one
+ * above it: a Kueue Workload and one Job per slice owned by the JobSet, `podsPerJob` pods owned by each Job. Jobs
+ * and pods carry the jobset-name label, as the JobSet controller sets it.
+ */
+export function seedWorkload(kube: MemoryKube, name: string, options: {slices?: number; podsPerJob?: number} = {}) {
+  const {slices = 1, podsPerJob = 2} = options
+  kube.seed(
+    {
+      apiVersion: JOBSET_API,
+      kind: 'JobSet',
+      metadata: {name, namespace: 'default', labels: {'xpk.google.com/workload': name}},
+      spec: {replicatedJobs: [{name: 'slice-job', replicas: slices}]},
+    },
+    {manager: 'xpk'},
+  )
+  const owner = (o: KubeObject, controller: boolean) => [
+    {apiVersion: o.apiVersion, kind: o.kind, name: o.metadata.name, uid: o.metadata.uid, controller},
+  ]
+  const jobSet = kube.peek({apiVersion: JOBSET_API, kind: 'JobSet', namespace: 'default', name})!
+  const labels = {'jobset.sigs.k8s.io/jobset-name': name}
+  kube.seed(
+    {
+      apiVersion: 'kueue.x-k8s.io/v1beta2',
+      kind: 'Workload',
+      metadata: {name: `jobset-${name}-0a1b2`, namespace: 'default', ownerReferences: owner(jobSet, true)},
+      spec: {queueName: 'multislice-queue'},
+    },
+    {manager: 'kueue'},
+  )
+  for (let slice = 0; slice < slices; slice++) {
+    const jobName = `${name}-slice-job-${slice}`
+    kube.seed(
+      {
+        apiVersion: 'batch/v1',
+        kind: 'Job',
+        metadata: {name: jobName, namespace: 'default', labels, ownerReferences: owner(jobSet, true)},
+      },
+      {manager: 'jobset'},
+    )
+    const job = kube.peek({apiVersion: 'batch/v1', kind: 'Job', namespace: 'default', name: jobName})!
+    for (let worker = 0; worker < podsPerJob; worker++) {
+      kube.seed(
+        {
+          apiVersion: 'v1',
+          kind: 'Pod',
+          metadata: {
+            name: `${jobName}-${worker}-x${worker}y`,
+            namespace: 'default',
+            labels,
+            ownerReferences: owner(job, true),
+          },
+          spec: {nodeName: `node-${slice}-${worker}`},
+        },
+        {manager: 'kube-controller-manager', status: {phase: 'Running'}},
+      )
+    }
+  }
+}
+
+/** Names of the stored objects of a kind (no request logged). */
+export function namesOf(kube: MemoryKube, kind: string): string[] {
+  return kube.all(kind).map((o) => o.metadata.name)
+}

@@ -1,0 +1,231 @@
+// `xpk workload create` and `xpk workload delete` as whole processes against the GKE fake and the Kubernetes fake
+// (HTTPS, the unmodified client-node client). The fake validates every JobSet against the real JobSet CRD when the
+// tests can find it (CI always does), so a submitted JobSet that the API server would reject fails here too.
+import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest'
+
+import {FakeGke} from '../fakes/fake-gke.js'
+import {FakeKube, type Obj} from '../fakes/fake-kube.js'
+import {isolatedEnv, runCli} from '../helpers/cli.js'
+import {CRDS} from '../helpers/crds.js'
+import {JOBSET_CRD} from '../builders/workload-cluster.js'
+
+const PROJECT = 'e2e-project'
+const ZONE = 'us-central2-b'
+const IMAGE = `us-docker.pkg.dev/e2e-project/repo/trainer@sha256:${'c'.repeat(64)}`
+const JOBSET = 'jobset.x-k8s.io/v1alpha2'
+
+let gke: FakeGke
+let kube: FakeKube
+
+/** The real JobSet CRD when it can be found (the fake then validates every JobSet against it), else a stand-in. */
+const jobSetCrd = (): Obj => {
+  const real = CRDS.components.find((c) => c.component === 'jobset')?.crds()
+  return (real?.find((c) => c.metadata.name === 'jobsets.jobset.x-k8s.io') as Obj | undefined) ?? (JOBSET_CRD as Obj)
+}
+
+beforeAll(async () => {
+  kube = await FakeKube.start()
+  gke = await FakeGke.start(kube.gkeClusterOptions())
+  gke.seedCluster({project: PROJECT, location: 'us-central2', name: 'demo'})
+}, 60_000)
+afterAll(async () => {
+  await gke?.stop()
+  await kube?.stop()
+})
+beforeEach(() => {
+  kube.reset()
+  kube.seed(jobSetCrd())
+  kube.seed({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: {name: 'demo-resources-configmap', namespace: 'default'},
+    data: {'v5p-16': '8'},
+  })
+  gke.calls.length = 0
+})
+
+const env = () =>
+  isolatedEnv({
+    XPK_GKE_ENDPOINT: `http://${gke.endpoint}`,
+    XPK_ACCESS_TOKEN: kube.token,
+    XPK_PROJECT: PROJECT,
+    XPK_ZONE: ZONE,
+  })
+
+const create = (name: string, ...extra: string[]) =>
+  runCli(
+    [
+      ...['workload', 'create', '--cluster', 'demo', '--workload', name, '--tpu-type', 'v5p-16'],
+      // Two slices unless the test asks for another number.
+      ...(extra.includes('--num-slices') ? [] : ['--num-slices', '2']),
+      ...['--docker-image', IMAGE, '--command', 'python3 train.py', ...extra],
+    ],
+    {env: env()},
+  )
+const del = (...args: string[]) => runCli(['workload', 'delete', '--cluster', 'demo', ...args], {env: env()})
+
+/** API requests (not discovery) the fake received, as `verb resource name`. */
+const apiRequests = () =>
+  kube.requests.filter((r) => r.verb !== 'discovery').map((r) => `${r.verb} ${r.resource}${r.name ? ` ${r.name}` : ''}`)
+
+describe('workload create against the fakes', () => {
+  it('submits a JobSet the API server accepts, with the RBAC objects, and prints where to follow it', async () => {
+    const result = await create('run-1')
+    expect(result.stderr).not.toMatch(/^Error/m)
+    expect(result.code).toBe(0)
+    const jobSet = kube.get({apiVersion: JOBSET, kind: 'JobSet', namespace: 'default', name: 'run-1'}) as {
+      metadata: {labels: Record<string, string>; managedFields: {manager: string; operation: string}[]}
+      spec: {replicatedJobs: {replicas: number}[]}
+    }
+    expect(jobSet.metadata.labels['kueue.x-k8s.io/queue-name']).toBe('multislice-queue')
+    expect(jobSet.spec.replicatedJobs[0]!.replicas).toBe(2)
+    expect(jobSet.metadata.managedFields).toContainEqual(expect.objectContaining({manager: 'xpk', operation: 'Apply'}))
+    expect(kube.get({apiVersion: 'v1', kind: 'ServiceAccount', namespace: 'default', name: 'xpk-sa'})).toBeDefined()
+    expect(
+      kube.get({
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'RoleBinding',
+        namespace: 'default',
+        name: 'xpk-sa-pod-reader-binding',
+      }),
+    ).toBeDefined()
+    expect(result.stdout).toContain(
+      'Submitted workload run-1 on cluster demo: JobSet default/run-1, 2 slices of v5p-16',
+    )
+    expect(result.stdout).toContain(
+      `Follow it: https://console.cloud.google.com/kubernetes/service/us-central2/demo/default/run-1/details?project=${PROJECT}`,
+    )
+    expect(result.stdout).toContain('xpk workload logs --cluster demo run-1')
+    expect(kube.mutatingRequests().map((r) => `${r.verb} ${r.resource} ${r.name}`)).toEqual(
+      expect.arrayContaining(['apply jobsets run-1', 'apply serviceaccounts xpk-sa', 'apply roles pod-reader']),
+    )
+    expect(kube.mutatingRequests()).toHaveLength(5)
+  })
+
+  it('a second submit sends only its JobSet: six Kubernetes requests and one GKE request', async () => {
+    expect((await create('run-1')).code).toBe(0)
+    kube.requests.length = 0
+    gke.calls.length = 0
+    const result = await create('run-2')
+    expect(result.code, result.stderr).toBe(0)
+    expect(kube.mutatingRequests().map((r) => `${r.verb} ${r.resource} ${r.name}`)).toEqual(['apply jobsets run-2'])
+    expect(apiRequests().sort()).toEqual([
+      'apply jobsets run-2',
+      'get configmaps demo-resources-configmap',
+      'get jobsets run-2',
+      'get roles pod-reader',
+      'get serviceaccounts xpk-sa',
+      'list rolebindings',
+    ])
+    expect(gke.calls.map((c) => c.method)).toEqual(['GetCluster'])
+  })
+
+  it('--json gives the object names, the image and the links', async () => {
+    const result = await create('run-1', '--json')
+    expect(result.code, result.stderr).toBe(0)
+    const json = JSON.parse(result.stdout) as Record<string, unknown>
+    expect(json).toMatchObject({
+      workload: 'run-1',
+      submitted: true,
+      jobSet: {namespace: 'default', name: 'run-1'},
+      image: {source: 'given', reference: IMAGE},
+      links: {console: expect.stringContaining('/kubernetes/service/us-central2/demo/default/run-1/details')},
+      next: ['xpk workload list --cluster demo --filter-by-job run-1', 'xpk workload logs --cluster demo run-1'],
+    })
+    expect((json.rbac as {change: string}[]).map((r) => r.change)).toEqual(['create', 'create', 'create', 'create'])
+  })
+
+  it('a taken name is exit 6; --replace deletes the old JobSet and submits the new one', async () => {
+    expect((await create('run-1')).code).toBe(0)
+    const oldUid = (kube.get({apiVersion: JOBSET, kind: 'JobSet', namespace: 'default', name: 'run-1'}) as Obj)
+      .metadata as {uid: string}
+    const again = await create('run-1')
+    expect(again.code).toBe(6)
+    expect(again.stderr).toContain('Workload run-1 already exists on cluster demo')
+    expect(again.stderr).toContain('--replace')
+    const replaced = await create('run-1', '--replace')
+    expect(replaced.code, replaced.stderr).toBe(0)
+    expect(replaced.stdout).toContain('Replaced workload run-1')
+    const now = kube.get({apiVersion: JOBSET, kind: 'JobSet', namespace: 'default', name: 'run-1'}) as Obj
+    expect((now.metadata as {uid: string}).uid).not.toBe(oldUid.uid)
+  })
+
+  it.each<[string, string[], number, RegExp]>([
+    ['a malformed name', ['--workload', 'Run_1'], 2, /--workload/],
+    ['more slices than the cluster has', ['--num-slices', '5'], 2, /cluster demo has 8 VMs \(4 slices\)/],
+  ])('%s: exit 2 and no request that changes anything', async (_name, extra, code, stderr) => {
+    const name = extra[0] === '--workload' ? extra[1]! : 'run-1'
+    const rest = extra[0] === '--workload' ? [] : extra
+    const result = await create(name, ...rest)
+    expect(result.stderr).toMatch(stderr)
+    expect(result.code).toBe(code)
+    expect(kube.mutatingRequests()).toEqual([])
+    if (extra[0] === '--workload') {
+      // Found before anything is asked of GKE or the cluster.
+      expect(kube.requests).toEqual([])
+      expect(gke.calls).toEqual([])
+    }
+  })
+
+  it('a cluster without the resources ConfigMap: exit 6 with the command that sets it up', async () => {
+    kube.reset()
+    kube.seed(jobSetCrd())
+    const result = await create('run-1')
+    expect(result.code).toBe(6)
+    expect(result.stderr).toContain('not set up by `xpk cluster create`')
+    expect(kube.mutatingRequests()).toEqual([])
+  })
+})
+
+describe('workload delete against the fakes', () => {
+  const seedPods = (jobSetName: string) => {
+    const jobSet = kube.get({apiVersion: JOBSET, kind: 'JobSet', namespace: 'default', name: jobSetName}) as Obj
+    const {uid} = jobSet.metadata as {uid: string}
+    kube.seed({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: {
+        name: `${jobSetName}-slice-job-0-0-abcde`,
+        namespace: 'default',
+        labels: {'jobset.sigs.k8s.io/jobset-name': jobSetName},
+        ownerReferences: [{apiVersion: JOBSET, kind: 'JobSet', name: jobSetName, uid, controller: true}],
+      },
+      spec: {containers: [{name: 'jax-tpu', image: IMAGE}]},
+    })
+  }
+
+  it('deletes one by name and --wait returns once it and its pods are gone; deleting it again is a note', async () => {
+    expect((await create('run-1')).code).toBe(0)
+    seedPods('run-1')
+    const result = await del('--workload', 'run-1', '--wait')
+    expect(result.code, result.stderr).toBe(0)
+    expect(result.stdout).toContain('Deleted JobSet default/run-1.')
+    expect(result.stdout).toContain('run-1 is gone, with its pods.')
+    expect(kube.list(JOBSET, 'JobSet', 'default')).toEqual([])
+    expect(kube.list('v1', 'Pod', 'default')).toEqual([])
+    const again = await del('--workload', 'run-1')
+    expect(again.code).toBe(0)
+    expect(again.stderr).toContain('Workload run-1 is not in cluster demo (already deleted)')
+  })
+
+  it('a filter without --force and without a terminal deletes nothing (exit 2); with --force it deletes the matches', async () => {
+    for (const name of ['sweep-1', 'sweep-2', 'other']) expect((await create(name)).code).toBe(0)
+    kube.requests.length = 0
+    const refused = await del('--filter-by-job', 'sweep-')
+    expect(refused.code).toBe(2)
+    expect(refused.stderr).toContain('sweep-1')
+    expect(refused.stderr).toContain('--force')
+    expect(kube.mutatingRequests()).toEqual([])
+    const forced = await del('--filter-by-job', 'sweep-', '--force', '--json')
+    expect(forced.code, forced.stderr).toBe(0)
+    expect(JSON.parse(forced.stdout)).toMatchObject({deleted: ['sweep-1', 'sweep-2'], alreadyGone: []})
+    expect(kube.list(JOBSET, 'JobSet', 'default').map((j) => (j.metadata as {name: string}).name)).toEqual(['other'])
+  })
+
+  it('--workload with --filter-by-job is a usage error naming both, before any request', async () => {
+    const result = await del('--workload', 'run-1', '--filter-by-job', 'run')
+    expect(result.code).toBe(2)
+    expect(result.stderr).toMatch(/--workload|--filter-by-job/)
+    expect(kube.requests).toEqual([])
+  })
+})

@@ -1,0 +1,401 @@
+// `xpk workload create` submitting, in process over the in-memory GKE and Kubernetes ports: the capacity check and
+// the name check before the image is built, the RBAC objects applied once, the JobSet applied with server-side
+// apply, --replace, the GPU networks read from the cluster, the requests a submit makes, and the links it prints.
+import {describe, expect, it} from 'vitest'
+
+import type {ObservedCluster} from '../../src/core/cluster/observed.js'
+import {UsageError, type XpkError} from '../../src/core/errors.js'
+import {resolveSettings} from '../../src/core/settings.js'
+import {DEFAULT_RETRY_POLICY} from '../../src/executor/retry.js'
+import type {KubeObject} from '../../src/ports/kube.js'
+import type {ImageBuildOptions, ImageBuildResult} from '../../src/services/image-build.js'
+import {createWorkload, type WorkloadCreateOptions} from '../../src/services/workload-create.js'
+import {aWorkloadCluster, JOBSET_API, namesOf, seedWorkload} from '../builders/workload-cluster.js'
+import {MemoryGke} from '../fakes/memory-gke.js'
+import type {MemoryKube} from '../fakes/memory-kube.js'
+import {RecordingConsole} from '../helpers/recording-console.js'
+import {tempDir} from '../helpers/temp.js'
+import {virtualClock} from '../helpers/virtual-clock.js'
+import {NodeFiles} from '../../src/adapters/local-files.js'
+
+const IMAGE = 'us-docker.pkg.dev/my-project/repo/trainer@sha256:' + 'a'.repeat(64)
+const JOBSET = (name: string) => ({apiVersion: JOBSET_API, kind: 'JobSet', namespace: 'default', name})
+
+interface RunOptions {
+  readonly flags?: Partial<WorkloadCreateOptions['flags']>
+  readonly patch?: Partial<WorkloadCreateOptions>
+  readonly settings?: Record<string, string>
+  readonly gke?: MemoryGke
+  readonly console?: RecordingConsole
+}
+
+function run(kube: MemoryKube, options: RunOptions = {}) {
+  const console = options.console ?? new RecordingConsole()
+  const gke = options.gke ?? new MemoryGke()
+  const builds: ImageBuildOptions[] = []
+  const reached: Array<ObservedCluster | undefined> = []
+  let gkeConnections = 0
+  const clock = virtualClock()
+  const done = createWorkload(
+    {
+      flags: {workload: 'run-1', tpuType: 'v5p-16', numSlices: '2', command: 'python3 train.py', ...options.flags},
+      dockerImage: IMAGE,
+      dryRun: false,
+      offline: false,
+      settings: resolveSettings({
+        flags: {project: 'my-project', zone: 'us-central2-b', cluster: 'demo', ...options.settings},
+        env: {},
+        config: {},
+        gcloud: {},
+      }),
+      timing: {retry: DEFAULT_RETRY_POLICY, poll: {initialMs: 1000, maxMs: 5000, factor: 1.5}, goneTimeoutMs: 60_000},
+      ...options.patch,
+    },
+    {
+      console,
+      files: new NodeFiles(),
+      env: {},
+      cwd: tempDir('xpk-cwd-'),
+      buildImage: async (build) => {
+        builds.push(build)
+        return builtImage(build)
+      },
+      gke: async () => (gkeConnections++, gke),
+      kube: async (cluster) => (reached.push(cluster), kube),
+      signal: new AbortController().signal,
+      ...clock,
+    },
+  )
+  return {done, console, builds, reached, clock, gkeConnections: () => gkeConnections}
+}
+
+function builtImage(build: ImageBuildOptions): ImageBuildResult {
+  return {
+    repository: build.repository,
+    tag: 'ctx-0000000000000000',
+    reference: `${build.repository}@sha256:${'b'.repeat(64)}`,
+    digest: `sha256:${'b'.repeat(64)}`,
+    action: 'exists',
+    layersPushed: 0,
+    layersSkipped: 1,
+    contextFiles: 1,
+    baseDigest: null,
+    baseDigestSource: 'unresolved',
+    seconds: 0,
+  }
+}
+
+const failure = async (p: Promise<unknown>) => (await p.catch((e: unknown) => e)) as XpkError
+const requestLines = (kube: MemoryKube) =>
+  kube.requests.map((r) => `${r.verb} ${r.kind}${r.name ? ` ${r.name}` : ''}`).sort()
+
+describe('workload create: submitting', () => {
+  it('reads the cluster once, applies the RBAC objects and the JobSet, and says where to follow it', async () => {
+    const kube = aWorkloadCluster()
+    const {done, console, reached} = run(kube)
+    const result = await done
+    expect(reached.map((c) => c?.name)).toEqual(['demo'])
+
+    const jobSet = kube.peek(JOBSET('run-1'))!
+    expect(jobSet.metadata.labels).toMatchObject({'kueue.x-k8s.io/queue-name': 'multislice-queue'})
+    expect((jobSet.spec as {replicatedJobs: {replicas: number}[]}).replicatedJobs[0]!.replicas).toBe(2)
+    expect(kube.mutatingRequests().map((r) => `${r.verb} ${r.kind} ${r.name} force=${r.force}`)).toEqual([
+      'apply ServiceAccount xpk-sa force=true',
+      'apply Role pod-reader force=true',
+      'apply RoleBinding default-pod-reader-binding force=true',
+      'apply RoleBinding xpk-sa-pod-reader-binding force=true',
+      'apply JobSet run-1 force=false',
+    ])
+    // The reads: one each, the two RoleBindings in one list.
+    expect(requestLines(kube).filter((l) => !l.startsWith('apply'))).toEqual([
+      'get ConfigMap demo-resources-configmap',
+      'get JobSet run-1',
+      'get Role pod-reader',
+      'get ServiceAccount xpk-sa',
+      'list RoleBinding',
+    ])
+
+    expect(result).toMatchObject({
+      workload: 'run-1',
+      cluster: 'demo',
+      submitted: true,
+      replaced: false,
+      image: {source: 'given', reference: IMAGE},
+      jobSet: {namespace: 'default', name: 'run-1'},
+      gpuNetworks: null,
+      links: {
+        console:
+          'https://console.cloud.google.com/kubernetes/service/us-central2/demo/default/run-1/details?project=test-project',
+      },
+      next: ['xpk workload list --cluster demo --filter-by-job run-1', 'xpk workload logs --cluster demo run-1'],
+    })
+    expect(result.rbac.map((r) => r.change)).toEqual(['create', 'create', 'create', 'create'])
+    expect(console.codes()).toEqual(['workload.capacity', 'workload.rbac-applied'])
+    expect(console.the('workload.capacity').data).toMatchObject({kind: 'fits', vmsNeeded: 4, vmsAvailable: 8})
+    const text = console.results.join('\n')
+    expect(text).toContain(
+      'Submitted workload run-1 on cluster demo: JobSet default/run-1, 2 slices of v5p-16, priority medium.',
+    )
+    expect(text).toContain(`Image: ${IMAGE}`)
+    expect(text).toContain(
+      'Follow it: https://console.cloud.google.com/kubernetes/service/us-central2/demo/default/run-1/details',
+    )
+    expect(text).toMatch(/Logs of slice 0, worker 0 .*: https:\/\/console\.cloud\.google\.com\/logs\/query;query=/)
+    expect(text).toContain('  xpk workload list --cluster demo --filter-by-job run-1')
+  })
+
+  it('applies the RBAC objects once: the next submit sends only its JobSet (six requests in all)', async () => {
+    const kube = aWorkloadCluster()
+    await run(kube).done
+    kube.clearLog()
+    const result = await run(kube, {flags: {workload: 'run-2'}}).done
+    expect(kube.mutatingRequests().map((r) => `${r.verb} ${r.kind} ${r.name}`)).toEqual(['apply JobSet run-2'])
+    expect(kube.requests).toHaveLength(6)
+    expect(result.rbac.map((r) => r.change)).toEqual(['none', 'none', 'none', 'none'])
+  })
+
+  it('brings back an RBAC object that differs (a rule edited away), and only that one', async () => {
+    const kube = aWorkloadCluster()
+    await run(kube).done
+    kube.seed(
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'Role',
+        metadata: {name: 'pod-reader', namespace: 'default'},
+        rules: [{apiGroups: [''], resources: ['pods'], verbs: ['get']}],
+      },
+      {manager: 'xpk'},
+    )
+    kube.clearLog()
+    const result = await run(kube, {flags: {workload: 'run-2'}}).done
+    expect(kube.mutatingRequests().map((r) => `${r.verb} ${r.kind} ${r.name}`)).toEqual([
+      'apply Role pod-reader',
+      'apply JobSet run-2',
+    ])
+    expect(result.rbac.find((r) => r.kind === 'Role')?.change).toBe('update')
+  })
+
+  it('retries a read that fails transiently', async () => {
+    const kube = aWorkloadCluster()
+    kube.failNext(2, {verb: 'get', kind: 'ConfigMap'})
+    const {done, clock} = run(kube)
+    await expect(done).resolves.toMatchObject({submitted: true})
+    expect(clock.sleeps).toHaveLength(2)
+  })
+
+  it('a given --docker-image is not built; without it the image is built after the checks pass', async () => {
+    const kube = aWorkloadCluster()
+    const built = run(kube, {patch: {dockerImage: undefined, scriptDir: tempDir('xpk-script-')}})
+    const result = await built.done
+    expect(built.builds).toHaveLength(1)
+    expect(result.image).toMatchObject({source: 'built'})
+    const container = (
+      kube.peek(JOBSET('run-1'))!.spec as {
+        replicatedJobs: {template: {spec: {template: {spec: {containers: {image: string}[]}}}}}[]
+      }
+    ).replicatedJobs[0]!.template.spec.template.spec.containers[0]!
+    expect(container.image).toBe(result.image.reference)
+    expect(container.image).toMatch(/@sha256:b{64}$/)
+  })
+
+  it('--kubeconfig: GKE is not asked, and without its project and location there are no links', async () => {
+    const kube = aWorkloadCluster()
+    const {done, reached, gkeConnections} = run(kube, {patch: {viaKubeconfig: true}, settings: {}})
+    const result = await done
+    expect(gkeConnections()).toBe(0)
+    expect(reached).toEqual([undefined])
+    expect(result.links).toBeNull()
+    expect(result.submitted).toBe(true)
+  })
+
+  it('a cluster GKE does not know is exit 4, before any Kubernetes request', async () => {
+    const kube = aWorkloadCluster()
+    const gke = new MemoryGke()
+    gke.cluster = 'gone'
+    const {done, builds} = run(kube, {gke})
+    const error = await failure(done)
+    expect(error.exitCode).toBe(4)
+    expect(error.message).toContain('Cluster demo not found in project my-project')
+    expect(kube.requests).toEqual([])
+    expect(builds).toEqual([])
+  })
+})
+
+describe('workload create: can the cluster ever run it? (checked before the image is built)', () => {
+  it.each<[string, RunOptions, Record<string, string> | null, number, RegExp]>([
+    [
+      'more slices than the cluster has',
+      {flags: {numSlices: '5'}},
+      {'v5p-16': '8'},
+      2,
+      /needs 10 VMs \(5 slices\) of v5p-16, but cluster demo has 8 VMs \(4 slices\)/,
+    ],
+    [
+      'another device type',
+      {flags: {tpuType: 'v5p-8'}},
+      {'v5p-16': '8'},
+      2,
+      /--tpu-type v5p-8: cluster demo has 8 VMs of v5p-16, not v5p-8/,
+    ],
+    [
+      'more GPU nodes than the cluster has',
+      {flags: {tpuType: undefined, deviceType: 'a100-40gb-1', numNodes: '3', numSlices: undefined}},
+      {'a100-40gb-1': '2'},
+      2,
+      /needs 3 VMs of a100-40gb-1, but cluster demo has 2 VMs/,
+    ],
+    ['no resources ConfigMap: not set up by cluster create', {}, null, 6, /not set up by `xpk cluster create`/],
+  ])('%s: exit %#', async (_name, options, resources, code, text) => {
+    const kube = aWorkloadCluster({resources})
+    const {done, builds} = run(kube, {...options, patch: {dockerImage: undefined, scriptDir: tempDir('xpk-script-')}})
+    const error = await failure(done)
+    expect(error.message).toMatch(text)
+    expect(error.exitCode).toBe(code)
+    expect(builds).toEqual([])
+    expect(kube.mutatingRequests()).toEqual([])
+  })
+
+  it('a request that fits exactly goes through', async () => {
+    const kube = aWorkloadCluster()
+    await expect(run(kube, {flags: {numSlices: '4'}}).done).resolves.toMatchObject({submitted: true})
+  })
+})
+
+describe('workload create: a name that is taken', () => {
+  it('is refused (exit 6) before the image is built, naming --replace and workload delete', async () => {
+    const kube = aWorkloadCluster()
+    seedWorkload(kube, 'run-1')
+    const {done, builds} = run(kube, {patch: {dockerImage: undefined, scriptDir: tempDir('xpk-script-')}})
+    const error = await failure(done)
+    expect(error.exitCode).toBe(6)
+    expect(error.message).toMatch(/^Workload run-1 already exists on cluster demo \(JobSet default\/run-1, created /)
+    expect(error.hints.join('\n')).toContain('--replace')
+    expect(error.hints.join('\n')).toContain('xpk workload delete --cluster demo --workload run-1')
+    expect(builds).toEqual([])
+    expect(kube.mutatingRequests()).toEqual([])
+  })
+
+  it('--replace deletes the old JobSet, waits until it and its Jobs are gone, then applies the new one', async () => {
+    // The old JobSet and its Jobs stay terminating for a few requests, as the garbage collector takes a moment.
+    const kube = aWorkloadCluster({lingering: {JobSet: 2, Job: 4}})
+    seedWorkload(kube, 'run-1', {slices: 2})
+    const oldUid = kube.peek(JOBSET('run-1'))!.metadata.uid
+    const jobsAtApply: string[][] = []
+    const apply = kube.apply.bind(kube)
+    kube.apply = async (object: KubeObject, options?: {force?: boolean}) => {
+      if (object.kind === 'JobSet') jobsAtApply.push(namesOf(kube, 'Job'))
+      return apply(object, options)
+    }
+    const {done, console} = run(kube, {patch: {replace: true}})
+    const result = await done
+    expect(result).toMatchObject({replaced: true, submitted: true})
+    expect(jobsAtApply).toEqual([[]])
+    expect(kube.peek(JOBSET('run-1'))!.metadata.uid).not.toBe(oldUid)
+    const mutating = kube.mutatingRequests().map((r) => `${r.verb} ${r.kind} ${r.name}`)
+    expect(mutating[0]).toBe('delete JobSet run-1')
+    expect(mutating.at(-1)).toBe('apply JobSet run-1')
+    expect(console.codes()).toContain('workload.replacing')
+    expect(console.results.join('\n')).toContain('Replaced workload run-1 on cluster demo')
+    // Kueue's Workload and the old pods went with the old JobSet (owner references).
+    expect(namesOf(kube, 'Workload')).toEqual([])
+    expect(namesOf(kube, 'Pod')).toEqual([])
+  })
+
+  it('--replace times out (exit 124) when the old Jobs never go, naming them, and submits nothing', async () => {
+    const kube = aWorkloadCluster({lingering: {Job: 1_000_000}})
+    seedWorkload(kube, 'run-1')
+    const {done} = run(kube, {patch: {replace: true}})
+    const error = await failure(done)
+    expect(error.exitCode).toBe(124)
+    expect(error.message).toMatch(/Still there after 60s: 1 Job \(run-1-slice-job-0\)/)
+    expect(kube.mutatingRequests().map((r) => `${r.verb} ${r.kind}`)).toEqual(['delete JobSet'])
+  })
+
+  it('--replace with no workload of the name simply submits', async () => {
+    const kube = aWorkloadCluster()
+    const {done, console} = run(kube, {patch: {replace: true}})
+    await expect(done).resolves.toMatchObject({replaced: false, submitted: true})
+    expect(console.codes()).not.toContain('workload.replacing')
+  })
+})
+
+describe('workload create: bad input is found before any request', () => {
+  it.each<[string, Partial<WorkloadCreateOptions['flags']>, 'zone' | 'project' | undefined, RegExp]>([
+    ['a malformed --workload', {workload: 'Run_1'}, undefined, /--workload/],
+    ['no --zone to find the cluster in GKE', {}, 'zone', /Missing --zone/],
+    ['no --project', {}, 'project', /Missing --project/],
+  ])('%s', async (_name, flags, without, text) => {
+    const kube = aWorkloadCluster()
+    const target: Record<string, string> = {project: 'my-project', zone: 'us-central2-b', cluster: 'demo'}
+    if (without) delete target[without]
+    const settings = resolveSettings({flags: target, env: {}, config: {}, gcloud: {}})
+    const {done, reached, gkeConnections} = run(kube, {flags, patch: {settings}})
+    const error = await failure(done)
+    expect(error).toBeInstanceOf(UsageError)
+    expect(error.exitCode).toBe(2)
+    expect(error.message).toMatch(text)
+    expect(gkeConnections()).toBe(0)
+    expect(reached).toEqual([])
+    expect(kube.requests).toEqual([])
+  })
+})
+
+describe('workload create: GPUDirect networks', () => {
+  const mega = {flags: {tpuType: undefined, deviceType: 'h100-mega-80gb-8', numNodes: '2', numSlices: undefined}}
+  const interfacesOf = (kube: MemoryKube) => {
+    const template = (
+      kube.peek(JOBSET('run-1'))!.spec as {
+        replicatedJobs: {template: {spec: {template: {metadata: {annotations: Record<string, string>}}}}}[]
+      }
+    ).replicatedJobs[0]!.template.spec.template
+    return (JSON.parse(template.metadata.annotations['networking.gke.io/interfaces']!) as {network: string}[]).map(
+      (i) => i.network,
+    )
+  }
+
+  it("names the cluster's GKENetworkParamSets in the interfaces annotation", async () => {
+    const kube = aWorkloadCluster({
+      resources: {'h100-mega-80gb-8': '2'},
+      gpuNetworks: Array.from({length: 8}, (_, i) => ({name: `gpunet-${i}-subnet`, deviceMode: 'NetDevice'})),
+    })
+    const {done, console} = run(kube, mega)
+    const result = await done
+    const names = Array.from({length: 8}, (_, i) => `gpunet-${i}-subnet`)
+    expect(result.gpuNetworks).toEqual({source: 'cluster', names})
+    expect(interfacesOf(kube)).toEqual(['default', ...names])
+    expect(console.the('workload.gpu-networks').data).toEqual({networks: names})
+    expect(kube.requests.filter((r) => r.kind === 'GKENetworkParamSet').map((r) => r.verb)).toEqual(['list'])
+  })
+
+  it('warns when the cluster has none: the pods get the default network only', async () => {
+    const kube = aWorkloadCluster({resources: {'h100-mega-80gb-8': '2'}})
+    const {done, console} = run(kube, mega)
+    await expect(done).resolves.toMatchObject({gpuNetworks: {source: 'cluster', names: []}})
+    expect(console.codes('warn')).toEqual(['workload.gpu-networks-missing'])
+    expect(interfacesOf(kube)).toEqual(['default'])
+  })
+
+  it('TPU workloads do not list them', async () => {
+    const kube = aWorkloadCluster()
+    await run(kube).done
+    expect(kube.requests.filter((r) => r.kind === 'GKENetworkParamSet')).toEqual([])
+  })
+})
+
+describe('workload create --dry-run', () => {
+  it('reaches no cluster, says the GPU networks are assumed, and still gives the links', async () => {
+    const kube = aWorkloadCluster()
+    const {done, console, reached, gkeConnections} = run(kube, {
+      flags: {tpuType: undefined, deviceType: 'h200-141gb-8', numNodes: '1', numSlices: undefined},
+      patch: {dryRun: true},
+    })
+    const result = await done
+    expect(gkeConnections()).toBe(0)
+    expect(reached).toEqual([])
+    expect(kube.requests).toEqual([])
+    expect(result).toMatchObject({submitted: false, rbac: [], gpuNetworks: {source: 'assumed'}})
+    expect(result.gpuNetworks?.names[0]).toBe('demo-sub-1')
+    expect(result.links?.console).toContain('/us-central2/demo/default/run-1/details?project=my-project')
+    expect(console.codes()).toEqual(['workload.gpu-networks-assumed', 'workload.dry-run'])
+  })
+})

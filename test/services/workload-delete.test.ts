@@ -1,0 +1,211 @@
+// `xpk workload delete` in process over the in-memory GKE and Kubernetes ports: one workload by name (no question),
+// a filter's selection (listed, confirmed, refused without a terminal), already gone, --wait, --dry-run, bad input.
+import {describe, expect, it} from 'vitest'
+
+import {UsageError, type XpkError} from '../../src/core/errors.js'
+import {DEFAULT_RETRY_POLICY} from '../../src/executor/retry.js'
+import {deleteWorkloads, type WorkloadDeleteOptions} from '../../src/services/workload-delete.js'
+import {aWorkloadCluster, namesOf, seedWorkload} from '../builders/workload-cluster.js'
+import {MemoryGke} from '../fakes/memory-gke.js'
+import type {MemoryKube, MemoryKubeOptions} from '../fakes/memory-kube.js'
+import {RecordingConsole, type PromptAnswer} from '../helpers/recording-console.js'
+import {virtualClock} from '../helpers/virtual-clock.js'
+
+/** A cluster running sweep-1, sweep-2, sweep-10 and run-1, each with a Kueue Workload, a Job and two pods. */
+function aBusyCluster(options: MemoryKubeOptions = {}): MemoryKube {
+  const kube = aWorkloadCluster(options)
+  for (const name of ['sweep-1', 'sweep-2', 'sweep-10', 'run-1']) seedWorkload(kube, name)
+  kube.clearLog()
+  return kube
+}
+
+function run(kube: MemoryKube, options: Partial<WorkloadDeleteOptions> = {}, answer: PromptAnswer = 'unexpected') {
+  const console = new RecordingConsole(answer)
+  let gkeConnections = 0
+  const clock = virtualClock()
+  const done = deleteWorkloads(
+    {
+      project: 'my-project',
+      zone: 'us-central2-b',
+      cluster: 'demo',
+      viaKubeconfig: false,
+      wait: false,
+      dryRun: false,
+      timing: {retry: DEFAULT_RETRY_POLICY, poll: {initialMs: 1000, maxMs: 5000, factor: 1.5}, goneTimeoutMs: 60_000},
+      ...options,
+    },
+    {
+      gke: async () => (gkeConnections++, new MemoryGke()),
+      kube: async () => kube,
+      console,
+      signal: new AbortController().signal,
+      ...clock,
+    },
+  )
+  return {done, console, clock, gkeConnections: () => gkeConnections}
+}
+
+const failure = async (p: Promise<unknown>) => (await p.catch((e: unknown) => e)) as XpkError
+const deletes = (kube: MemoryKube) => kube.mutatingRequests().map((r) => `${r.verb} ${r.kind} ${r.name}`)
+
+describe('workload delete --workload', () => {
+  it('deletes the JobSet without asking; its Kueue Workload, Jobs and pods go with it', async () => {
+    const kube = aBusyCluster()
+    const {done, console} = run(kube, {workload: 'sweep-1'})
+    await expect(done).resolves.toMatchObject({
+      selected: ['sweep-1'],
+      deleted: ['sweep-1'],
+      alreadyGone: [],
+      waited: false,
+    })
+    expect(deletes(kube)).toEqual(['delete JobSet sweep-1'])
+    expect(namesOf(kube, 'JobSet')).toEqual(['run-1', 'sweep-10', 'sweep-2'])
+    expect(namesOf(kube, 'Workload')).not.toContain('jobset-sweep-1-0a1b2')
+    expect(namesOf(kube, 'Pod').filter((p) => p.startsWith('sweep-1-'))).toEqual([])
+    expect(console.questions).toEqual([])
+    expect(console.results).toEqual(['Deleted JobSet default/sweep-1.'])
+  })
+
+  it('one already gone is success with a note', async () => {
+    const kube = aBusyCluster()
+    const {done, console} = run(kube, {workload: 'gone-1'})
+    await expect(done).resolves.toMatchObject({deleted: [], alreadyGone: ['gone-1']})
+    expect(console.codes()).toEqual(['workload.delete.absent'])
+    expect(console.the('workload.delete.absent').text).toBe(
+      'Workload gone-1 is not in cluster demo (already deleted): nothing to do.',
+    )
+    expect(console.results).toEqual([])
+  })
+
+  it('--wait returns once the JobSet and its pods are gone, showing what is left', async () => {
+    // Pods outlive their JobSet for a while, as they do while their containers stop.
+    const kube = aBusyCluster({lingering: {Pod: 6}})
+    const {done, console, clock} = run(kube, {workload: 'sweep-1', wait: true})
+    await expect(done).resolves.toMatchObject({deleted: ['sweep-1'], waited: true})
+    expect(namesOf(kube, 'Pod').filter((p) => p.startsWith('sweep-1-'))).toEqual([])
+    expect(clock.sleeps.length).toBeGreaterThan(0)
+    const details = [...new Set(console.boards[0]!.updates.map((u) => u.line.detail))]
+    expect(details).toContain('2 pods left')
+    expect(console.boards[0]!.closed).toBe(true)
+    expect(console.results.at(-1)).toBe('sweep-1 is gone, with its pods.')
+    // One JobSet get and one pod list per check, whatever the number of pods.
+    const reads = kube.requests.filter((r) => !r.mutating)
+    expect(new Set(reads.map((r) => `${r.verb} ${r.kind}`))).toEqual(new Set(['get JobSet', 'list Pod']))
+  })
+
+  it('--wait times out with exit 124 naming the pods still there', async () => {
+    const kube = aBusyCluster({lingering: {Pod: 1_000_000}})
+    const error = await failure(run(kube, {workload: 'sweep-1', wait: true}).done)
+    expect(error.exitCode).toBe(124)
+    expect(error.message).toBe('Still there after 60s: 2 pods (sweep-1-slice-job-0-0-x0y, sweep-1-slice-job-0-1-x1y).')
+  })
+
+  it('a malformed name is exit 2 before any request', async () => {
+    const kube = aBusyCluster()
+    const {done, gkeConnections} = run(kube, {workload: 'Sweep_1'})
+    const error = await failure(done)
+    expect(error).toBeInstanceOf(UsageError)
+    expect(error.message).toContain('--workload "Sweep_1" is not a workload name')
+    expect(gkeConnections()).toBe(0)
+    expect(kube.requests).toEqual([])
+  })
+
+  it('a missing zone is exit 2 naming it, unless a kubeconfig reaches the cluster', async () => {
+    const kube = aBusyCluster()
+    const error = await failure(run(kube, {workload: 'sweep-1', zone: undefined}).done)
+    expect(error.exitCode).toBe(2)
+    expect(error.message).toContain('Missing --zone')
+    expect(kube.requests).toEqual([])
+    const viaKubeconfig = run(kube, {workload: 'sweep-1', zone: undefined, viaKubeconfig: true})
+    await expect(viaKubeconfig.done).resolves.toMatchObject({deleted: ['sweep-1']})
+    expect(viaKubeconfig.gkeConnections()).toBe(0)
+  })
+})
+
+describe('workload delete --filter-by-job', () => {
+  it('lists the matching workloads, asks, and deletes only those', async () => {
+    const kube = aBusyCluster()
+    const {done, console} = run(kube, {filterByJob: 'sweep-'}, 'yes')
+    await expect(done).resolves.toMatchObject({
+      selected: ['sweep-1', 'sweep-10', 'sweep-2'],
+      deleted: ['sweep-1', 'sweep-10', 'sweep-2'],
+    })
+    expect(console.questions.map((q) => q.code)).toEqual(['workload.delete.confirm'])
+    expect(console.questions[0]!.text).toBe(
+      'Delete 3 workloads in cluster demo (names containing "sweep-"), stopping their pods:\n  sweep-1\n  sweep-10\n  sweep-2\nContinue?',
+    )
+    expect(console.questions[0]!.default).toBe(false)
+    expect(deletes(kube).sort()).toEqual(['delete JobSet sweep-1', 'delete JobSet sweep-10', 'delete JobSet sweep-2'])
+    expect(namesOf(kube, 'JobSet')).toEqual(['run-1'])
+    // One list of JobSets selected them, however many there are.
+    expect(kube.requests.filter((r) => r.verb === 'list').map((r) => r.kind)).toEqual(['JobSet'])
+  })
+
+  it('a "no" deletes nothing (exit 1)', async () => {
+    const kube = aBusyCluster()
+    const error = await failure(run(kube, {filterByJob: 'sweep-'}, 'no').done)
+    expect(error.exitCode).toBe(1)
+    expect(error.message).toBe('Nothing was deleted.')
+    expect(kube.mutatingRequests()).toEqual([])
+  })
+
+  it('with nobody to ask and no --force it refuses with exit 2 naming --force', async () => {
+    const kube = aBusyCluster()
+    const error = await failure(run(kube, {filterByJob: 'sweep-'}, 'no-terminal').done)
+    expect(error).toBeInstanceOf(UsageError)
+    expect((error as UsageError).flag).toBe('--force')
+    expect(error.message).toContain('there is no terminal to ask on')
+    expect(kube.mutatingRequests()).toEqual([])
+  })
+
+  it('without a filter, every workload is selected (and confirmed)', async () => {
+    const kube = aBusyCluster()
+    const {done, console} = run(kube, {}, 'yes')
+    await expect(done).resolves.toMatchObject({deleted: ['run-1', 'sweep-1', 'sweep-10', 'sweep-2']})
+    expect(console.questions[0]!.text).toMatch(/^Delete 4 workloads in cluster demo, stopping their pods:/)
+    expect(namesOf(kube, 'JobSet')).toEqual([])
+  })
+
+  it('nothing matching is a note, with no question and no delete', async () => {
+    const kube = aBusyCluster()
+    const {done, console} = run(kube, {filterByJob: 'nope'})
+    await expect(done).resolves.toMatchObject({selected: [], deleted: []})
+    expect(console.codes()).toEqual(['workload.delete.no-match'])
+    expect(kube.mutatingRequests()).toEqual([])
+  })
+
+  it('a workload already being deleted is not selected again', async () => {
+    const kube = aBusyCluster({lingering: {JobSet: 1_000}})
+    await run(kube, {workload: 'sweep-2'}).done
+    const {done} = run(kube, {filterByJob: 'sweep-'}, 'yes')
+    await expect(done).resolves.toMatchObject({selected: ['sweep-1', 'sweep-10']})
+  })
+
+  it('--wait waits for every selected workload with one list per kind per check', async () => {
+    const kube = aBusyCluster({lingering: {Pod: 8}})
+    const {done} = run(kube, {filterByJob: 'sweep-', wait: true}, 'yes')
+    await expect(done).resolves.toMatchObject({waited: true})
+    expect(namesOf(kube, 'Pod').every((p) => p.startsWith('run-1-'))).toBe(true)
+    const kinds = new Set(kube.requests.filter((r) => !r.mutating).map((r) => `${r.verb} ${r.kind}`))
+    expect(kinds).toEqual(new Set(['list JobSet', 'list Pod']))
+  })
+})
+
+describe('workload delete --dry-run', () => {
+  it('shows what it would delete and changes nothing, without asking', async () => {
+    const kube = aBusyCluster()
+    const {done, console} = run(kube, {filterByJob: 'sweep-1', dryRun: true})
+    await expect(done).resolves.toMatchObject({selected: ['sweep-1', 'sweep-10'], deleted: [], dryRun: true})
+    expect(console.results).toEqual(['Would delete JobSet default/sweep-1.\nWould delete JobSet default/sweep-10.'])
+    expect(console.codes()).toEqual(['workload.delete.dry-run'])
+    expect(kube.mutatingRequests()).toEqual([])
+  })
+
+  it('a named workload that is gone says so', async () => {
+    const kube = aBusyCluster()
+    const {done, console} = run(kube, {workload: 'gone-1', dryRun: true})
+    await expect(done).resolves.toMatchObject({alreadyGone: ['gone-1']})
+    expect(console.codes()).toEqual(['workload.delete.absent', 'workload.delete.dry-run'])
+    expect(kube.mutatingRequests()).toEqual([])
+  })
+})
