@@ -97,12 +97,16 @@ export function clusterCreateDeps(
   }
 }
 
-/** In-cluster tuning: XPK_CONTROLLER_TIMEOUT_S bounds the wait for JobSet and Kueue to become Available. */
+/**
+ * In-cluster tuning: XPK_CONTROLLER_TIMEOUT_S bounds the wait for JobSet and Kueue to become Available. The wait
+ * reads one Deployment per poll, which costs the API server next to nothing, so the polls are short: a controller
+ * that is up is noticed within a quarter second at first and within 2 s later on (bench:in-cluster measures it).
+ */
 export function inClusterTuning(): {availableTimeoutMs: number; poll: Backoff} {
   const seconds = Number(process.env.XPK_CONTROLLER_TIMEOUT_S)
   return {
     availableTimeoutMs: (Number.isFinite(seconds) && seconds > 0 ? seconds : 600) * 1000,
-    poll: pollTuning({initialMs: 1000, maxMs: 5000, factor: 1.5}),
+    poll: pollTuning({initialMs: 250, maxMs: 2000, factor: 1.5}),
   }
 }
 
