@@ -1,4 +1,8 @@
 import type * as K8s from '@kubernetes/client-node'
+import type {IncomingMessage} from 'node:http'
+import {Agent, request, type RequestOptions} from 'node:https'
+import {createSecureContext, type SecureContext} from 'node:tls'
+import {gunzipSync} from 'node:zlib'
 
 import {UsageError, XpkError} from '../core/errors.js'
 import {kubeApiError, kubeNetworkError, type KubeStatusBody} from '../core/kube/kube-errors.js'
@@ -10,174 +14,654 @@ import {
   type KubeObject,
   type KubePage,
   type KubeRef,
+  type KubeWatchEvent,
+  type KubeWatchOptions,
 } from '../ports/kube.js'
 
 /**
- * Connects to a cluster's Kubernetes API through `@kubernetes/client-node` (loaded on first use: it is large and
- * most commands never need it). GKE access is built in memory from the cluster's endpoint, CA and an access
- * token, so nothing is written to ~/.kube and no gke-gcloud-auth-plugin is needed.
+ * Talks to a cluster's Kubernetes API with plain HTTPS and JSON (node:https), sending and returning objects in
+ * their wire form.
+ *
+ * Why not @kubernetes/client-node's KubernetesObjectApi: loading the package costs 1.0-1.4 s of CPU (its ESM
+ * build is some 900 modules), and it converts every object to and from its typed form, which drops keys it does not
+ * model (`x-kubernetes-preserve-unknown-fields` of CRDs) unless converted back by hand, at about 0.5 s per apply
+ * of the Kueue workloads CRD (1.4 MB of YAML). The package is still used to read kubeconfig files (`--kubeconfig`,
+ * KUBECONFIG): exec plugins, auth providers, client certificates and proxies are its business; GKE access needs
+ * none of that (endpoint, CA and an access token) and never loads it.
  */
 export async function connectKube(access: KubeAccess): Promise<KubeClient> {
-  const [k8s, wire] = await Promise.all([import('@kubernetes/client-node'), wireForm()])
-  const config = new k8s.KubeConfig()
-  let target: string
   if (access.kind === 'gke') {
     const token = await access.token()
-    config.loadFromOptions({
-      clusters: [{name: 'gke', server: access.server, caData: access.caCertificate, skipTLSVerify: false}],
-      users: [{name: 'xpk', token}],
-      contexts: [{name: 'xpk', cluster: 'gke', user: 'xpk'}],
-      currentContext: 'xpk',
+    const ca = access.caCertificate
+    const transport = new HttpsTransport(access.server, {
+      // No CA for DNS endpoints: their certificate is publicly trusted.
+      tls: ca ? {ca: pemOf(ca)} : {},
+      auth: async () => ({authorization: `Bearer ${token}`}),
     })
-    target = access.server
-  } else {
-    try {
-      if (access.path) config.loadFromFile(access.path)
-      else config.loadFromDefault()
-    } catch (error) {
-      throw new UsageError(
-        `Could not read the kubeconfig${access.path ? ` ${access.path}` : ''}: ${(error as Error).message}`,
-        {
-          flag: '--kubeconfig',
-          hints: ['Pass a kubeconfig file that kubectl can use, or leave --kubeconfig out to use the GKE cluster.'],
-        },
-      )
-    }
-    if (access.context) {
-      const known = config.getContexts().map((c) => c.name)
-      if (!known.includes(access.context)) {
-        throw new UsageError(`The kubeconfig has no context "${access.context}".`, {
-          flag: '--context',
-          hints: [known.length > 0 ? `Its contexts: ${known.join(', ')}.` : 'It defines no contexts.'],
-        })
+    return new HttpKube(transport, access.server, 'default')
+  }
+  const k8s = await import('@kubernetes/client-node')
+  const config = loadKubeconfig(k8s, access)
+  const cluster = config.getCurrentCluster()
+  const server = cluster?.server
+  if (!server) {
+    throw new UsageError('The kubeconfig names no cluster for its current context.', {
+      flag: access.context ? '--context' : '--kubeconfig',
+      hints: ['Pick a context with --context.'],
+    })
+  }
+  const context = config.getContextObject(config.getCurrentContext())
+  let tls: TlsSettings
+  try {
+    tls = await kubeconfigTls(config)
+  } catch (error) {
+    throw new XpkError('auth', `Could not use the kubeconfig's credentials: ${(error as Error).message}`, {
+      hints: ['Check the certificate and key files it names, or pass another --context.'],
+      cause: error,
+    })
+  }
+  const transport = new HttpsTransport(server, {
+    tls,
+    // Per request, as client-node does: exec plugins and auth providers hand out tokens that expire.
+    auth: async () => {
+      const options: RequestOptions = {headers: {}}
+      await config.applyToHTTPSOptions(options)
+      const headers = lowerCaseHeaders(options.headers)
+      // A kubeconfig user with username and password (basic auth, for servers that still take it).
+      if (options.auth && !headers.authorization) {
+        headers.authorization = `Basic ${Buffer.from(options.auth).toString('base64')}`
       }
-      config.setCurrentContext(access.context)
-    }
-    const server = config.getCurrentCluster()?.server
-    if (!server) {
-      throw new UsageError('The kubeconfig names no cluster for its current context.', {
-        flag: access.context ? '--context' : '--kubeconfig',
-        hints: ['Pick a context with --context.'],
+      return headers
+    },
+    // A proxy-url in the kubeconfig: client-node's agent (HTTP CONNECT or SOCKS) carries the requests.
+    proxyAgent: cluster.proxyUrl
+      ? async () => {
+          const options: RequestOptions = {}
+          await config.applyToHTTPSOptions(options)
+          return options.agent as Agent
+        }
+      : undefined,
+  })
+  return new HttpKube(transport, `${server} (context ${config.getCurrentContext()})`, context?.namespace || 'default')
+}
+
+function loadKubeconfig(k8s: typeof K8s, access: Extract<KubeAccess, {kind: 'kubeconfig'}>): K8s.KubeConfig {
+  const config = new k8s.KubeConfig()
+  try {
+    if (access.path) config.loadFromFile(access.path)
+    else config.loadFromDefault()
+  } catch (error) {
+    throw new UsageError(
+      `Could not read the kubeconfig${access.path ? ` ${access.path}` : ''}: ${(error as Error).message}`,
+      {
+        flag: '--kubeconfig',
+        hints: ['Pass a kubeconfig file that kubectl can use, or leave --kubeconfig out to use the GKE cluster.'],
+      },
+    )
+  }
+  if (access.context) {
+    const known = config.getContexts().map((c) => c.name)
+    if (!known.includes(access.context)) {
+      throw new UsageError(`The kubeconfig has no context "${access.context}".`, {
+        flag: '--context',
+        hints: [known.length > 0 ? `Its contexts: ${known.join(', ')}.` : 'It defines no contexts.'],
       })
     }
-    target = `${server} (context ${config.getCurrentContext()})`
+    config.setCurrentContext(access.context)
   }
-  return new ClientNodeKube(k8s, wire, config, target)
+  return config
+}
+
+/** The TLS settings of the kubeconfig's current cluster and user (CA, client certificate, server name, verify). */
+async function kubeconfigTls(config: K8s.KubeConfig): Promise<TlsSettings> {
+  const options: RequestOptions = {}
+  await config.applyToHTTPSOptions(options)
+  return {
+    ca: options.ca as Buffer | undefined,
+    cert: options.cert as Buffer | undefined,
+    key: options.key as Buffer | undefined,
+    servername: options.servername,
+    rejectUnauthorized: options.rejectUnauthorized,
+  }
+}
+
+/** GKE hands out the cluster CA base64-encoded (`masterAuth.clusterCaCertificate`); a PEM is taken as is. */
+function pemOf(ca: string): string {
+  return ca.includes('-----BEGIN') ? ca : Buffer.from(ca, 'base64').toString('utf8')
+}
+
+function lowerCaseHeaders(headers: RequestOptions['headers']): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const [name, value] of Object.entries(headers ?? {})) {
+    if (value !== undefined) out[name.toLowerCase()] = String(value)
+  }
+  return out
+}
+
+interface TlsSettings {
+  readonly ca?: string | Buffer
+  readonly cert?: Buffer
+  readonly key?: Buffer
+  readonly servername?: string
+  readonly rejectUnauthorized?: boolean
+}
+
+interface TransportOptions {
+  readonly tls: TlsSettings
+  /** Headers that authenticate one request (Authorization, impersonation). */
+  readonly auth: () => Promise<Record<string, string>>
+  readonly proxyAgent?: () => Promise<Agent>
+}
+
+interface Reply {
+  readonly status: number
+  readonly text: string
 }
 
 /**
- * KubernetesObjectApi sends and returns built-in kinds in client-node's typed form (`xKubernetesPreserveUnknownFields`,
- * Date objects), serializing by property name: a plain manifest's `x-kubernetes-preserve-unknown-fields` or `$ref`
- * would be silently dropped from a CRD (the Kubernetes fake caught this on the JobSet and Kueue CRDs). Objects are
- * therefore converted to the typed form before sending and back to the wire form after reading. The serializer is
- * not exported from the package root, hence the deep imports (the package declares no `exports` map).
+ * Sockets kept open to the API server: enough for the widest wave of requests xpk sends at once (a release's
+ * objects, one list per kind), so a wave costs one round trip, and few enough that a burst cannot open hundreds
+ * of TLS connections.
  */
-interface WireForm {
-  toTyped(object: KubeObject): K8s.KubernetesObject
-  toWire<T>(object: T): T
-}
+const MAX_SOCKETS = 32
+/** A request that sends or receives nothing for this long is given up (and retried by the caller's policy). */
+const IDLE_TIMEOUT_MS = 60_000
+/**
+ * A watch that carries nothing for this long ends (the caller watches again from where it was). The watch asks
+ * for bookmarks, which the API server sends about once a minute, so a live but quiet watch is never this idle.
+ */
+const WATCH_IDLE_MS = 5 * 60_000
 
-async function wireForm(): Promise<WireForm> {
-  const [{ObjectSerializer}, {getSerializationType}] = await Promise.all([
-    import('@kubernetes/client-node/dist/gen/models/ObjectSerializer.js'),
-    import('@kubernetes/client-node/dist/util.js'),
-  ])
-  const typeOf = (o: {apiVersion?: string; kind?: string}) => getSerializationType(o.apiVersion, o.kind)
-  return {
-    toTyped: (object) => ObjectSerializer.deserialize(object, typeOf(object), '') as K8s.KubernetesObject,
-    toWire: (object) =>
-      ObjectSerializer.serialize(object, typeOf(object as {apiVersion?: string}), '') as typeof object,
+/** HTTPS requests to one API server over kept-alive connections sharing one TLS context. */
+class HttpsTransport {
+  private readonly url: URL
+  private readonly agent: Agent
+  private proxy?: Promise<Agent>
+
+  constructor(
+    server: string,
+    private readonly options: TransportOptions,
+  ) {
+    this.url = new URL(server)
+    if (this.url.protocol !== 'https:') {
+      throw new UsageError(`The Kubernetes API server ${server} is not an https:// URL.`, {
+        hints: ['xpk talks to the API server over HTTPS only.'],
+      })
+    }
+    const {ca, cert, key, servername, rejectUnauthorized} = options.tls
+    // One secure context for every connection: building one per connection parses the CA each time.
+    const secureContext: SecureContext = createSecureContext({ca, cert, key})
+    this.agent = new Agent({
+      keepAlive: true,
+      maxSockets: MAX_SOCKETS,
+      secureContext,
+      ...(servername ? {servername} : {}),
+      ...(rejectUnauthorized === false ? {rejectUnauthorized: false} : {}),
+    })
+  }
+
+  /** The request's credentials; a kubeconfig's exec plugin or auth provider that fails is an auth error. */
+  private async credentials(): Promise<Record<string, string>> {
+    try {
+      return await this.options.auth()
+    } catch (error) {
+      throw new XpkError('auth', `Could not get credentials for ${this.url.origin}: ${(error as Error).message}`, {
+        hints: [
+          "Check the kubeconfig user's credentials (e.g. run its exec plugin by hand), or pass another --context.",
+        ],
+        cause: error,
+      })
+    }
+  }
+
+  /** Sends a request and reads the whole answer (gunzipped when the server compressed it). */
+  async send(method: string, path: string, query: Query, body?: Body): Promise<Reply> {
+    const res = await this.open(method, path, query, {body, gzip: true, idleMs: IDLE_TIMEOUT_MS})
+    return new Promise<Reply>((resolve, reject) => {
+      const chunks: Buffer[] = []
+      res.on('data', (chunk: Buffer) => chunks.push(chunk))
+      res.on('error', reject)
+      res.on('end', () => {
+        try {
+          const raw = Buffer.concat(chunks)
+          const decoded = res.headers['content-encoding'] === 'gzip' ? gunzipSync(raw) : raw
+          resolve({status: res.statusCode ?? 0, text: decoded.toString('utf8')})
+        } catch (error) {
+          reject(error as Error)
+        }
+      })
+    })
+  }
+
+  /** Sends a request and resolves with the answer's head; its body is the caller's to read. */
+  async open(
+    method: string,
+    path: string,
+    query: Query,
+    options: {readonly body?: Body; readonly gzip?: boolean; readonly idleMs: number; readonly signal?: AbortSignal},
+  ): Promise<IncomingMessage> {
+    const params = new URLSearchParams()
+    for (const [name, value] of Object.entries(query)) if (value !== undefined) params.set(name, String(value))
+    const search = params.size > 0 ? `?${params}` : ''
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      'user-agent': 'xpk',
+      // The API server compresses large answers (an applied CRD comes back whole: 0.7 MB of JSON for Kueue's Workload).
+      ...(options.gzip ? {'accept-encoding': 'gzip'} : {}),
+      ...(await this.credentials()),
+    }
+    const body = options.body
+    if (body) {
+      headers['content-type'] = body.contentType
+      headers['content-length'] = String(Buffer.byteLength(body.text))
+    }
+    const agent = this.options.proxyAgent ? await (this.proxy ??= this.options.proxyAgent()) : this.agent
+    return new Promise<IncomingMessage>((resolve, reject) => {
+      const req = request(
+        {
+          // URL.hostname keeps an IPv6 address in brackets; the socket wants it bare.
+          hostname: this.url.hostname.replace(/^\[(.*)\]$/, '$1'),
+          port: this.url.port || 443,
+          method,
+          path: `${this.url.pathname.replace(/\/$/, '')}${path}${search}`,
+          headers,
+          agent,
+          timeout: options.idleMs,
+          signal: options.signal,
+        },
+        resolve,
+      )
+      req.on('timeout', () => req.destroy(new IdleTimeout(options.idleMs)))
+      req.on('error', reject)
+      req.end(body?.text)
+    })
   }
 }
 
-class ClientNodeKube implements KubeClient {
-  private readonly objects: K8s.KubernetesObjectApi
+type Query = Record<string, string | number | boolean | undefined>
+
+interface Body {
+  readonly contentType: string
+  readonly text: string
+}
+
+/** A connection that carried nothing for too long. */
+class IdleTimeout extends Error {
+  constructor(ms: number) {
+    super(`no answer for ${Math.round(ms / 1000)} s`)
+  }
+}
+
+/** Where a kind is served: its URL segment and whether its objects live in namespaces. */
+interface Resource {
+  readonly plural: string
+  readonly namespaced: boolean
+}
+
+/**
+ * Built-in kinds by group version, so that reaching them costs no discovery request (kubectl caches discovery on
+ * disk for the same reason). These are the stable APIs of every supported Kubernetes version; a kind missing here
+ * is looked up through discovery. `true` = namespaced.
+ */
+const BUILT_IN: Readonly<Record<string, Readonly<Record<string, readonly [string, boolean]>>>> = {
+  v1: {
+    Namespace: ['namespaces', false],
+    Node: ['nodes', false],
+    PersistentVolume: ['persistentvolumes', false],
+    ConfigMap: ['configmaps', true],
+    Secret: ['secrets', true],
+    Pod: ['pods', true],
+    Service: ['services', true],
+    ServiceAccount: ['serviceaccounts', true],
+    Event: ['events', true],
+    Endpoints: ['endpoints', true],
+    PersistentVolumeClaim: ['persistentvolumeclaims', true],
+    LimitRange: ['limitranges', true],
+    ResourceQuota: ['resourcequotas', true],
+  },
+  'apps/v1': {
+    Deployment: ['deployments', true],
+    DaemonSet: ['daemonsets', true],
+    StatefulSet: ['statefulsets', true],
+    ReplicaSet: ['replicasets', true],
+    ControllerRevision: ['controllerrevisions', true],
+  },
+  'batch/v1': {Job: ['jobs', true], CronJob: ['cronjobs', true]},
+  'rbac.authorization.k8s.io/v1': {
+    ClusterRole: ['clusterroles', false],
+    ClusterRoleBinding: ['clusterrolebindings', false],
+    Role: ['roles', true],
+    RoleBinding: ['rolebindings', true],
+  },
+  'scheduling.k8s.io/v1': {PriorityClass: ['priorityclasses', false]},
+  'apiextensions.k8s.io/v1': {CustomResourceDefinition: ['customresourcedefinitions', false]},
+  'admissionregistration.k8s.io/v1': {
+    MutatingWebhookConfiguration: ['mutatingwebhookconfigurations', false],
+    ValidatingWebhookConfiguration: ['validatingwebhookconfigurations', false],
+  },
+  'apiregistration.k8s.io/v1': {APIService: ['apiservices', false]},
+  'policy/v1': {PodDisruptionBudget: ['poddisruptionbudgets', true]},
+  'networking.k8s.io/v1': {NetworkPolicy: ['networkpolicies', true], Ingress: ['ingresses', true]},
+  'coordination.k8s.io/v1': {Lease: ['leases', true]},
+  'storage.k8s.io/v1': {StorageClass: ['storageclasses', false]},
+  'flowcontrol.apiserver.k8s.io/v1': {
+    FlowSchema: ['flowschemas', false],
+    PriorityLevelConfiguration: ['prioritylevelconfigurations', false],
+  },
+}
+
+/** One group version's discovery document: kind -> resource; undefined when the group version is not served. */
+interface Discovery {
+  readonly kinds: Promise<ReadonlyMap<string, Resource> | undefined>
+  /** Whether the answer is in (see {@link ResourceMap.find}). */
+  settled: boolean
+}
+
+/**
+ * Maps kinds to URLs: built-in kinds from {@link BUILT_IN}, custom resources from the CRDs this client applied
+ * (the CRD says its plural and scope, so no request is needed), others through discovery, one request per group
+ * version shared by every lookup waiting for it.
+ */
+class ResourceMap {
+  private readonly learned = new Map<string, Resource>()
+  private readonly discovered = new Map<string, Discovery>()
+
+  constructor(private readonly discover: (apiVersion: string) => Promise<ReadonlyMap<string, Resource> | undefined>) {}
+
+  async find(apiVersion: string, kind: string): Promise<Resource | undefined> {
+    const builtIn = BUILT_IN[apiVersion]?.[kind]
+    if (builtIn) return {plural: builtIn[0], namespaced: builtIn[1]}
+    const learned = this.learned.get(`${apiVersion}/${kind}`)
+    if (learned) return learned
+    const before = this.discovered.get(apiVersion)
+    const answeredBefore = before?.settled === true
+    const found = (await (before ?? this.fetch(apiVersion)).kinds)?.get(kind)
+    // A document still on its way when this lookup began is as fresh as asking again; one answered earlier may
+    // predate the kind's CRD, so a miss asks again (once for every lookup in the same position).
+    if (found || !answeredBefore) return found
+    const current = this.discovered.get(apiVersion)
+    return (await (current && current !== before ? current : this.fetch(apiVersion)).kinds)?.get(kind)
+  }
+
+  /** What an applied CRD serves, known from the CRD itself. */
+  learn(crd: KubeObject): void {
+    const spec = crd.spec as
+      | {group?: string; scope?: string; names?: {kind?: string; plural?: string}; versions?: {name?: string}[]}
+      | undefined
+    if (!spec?.group || !spec.names?.kind || !spec.names.plural) return
+    for (const version of spec.versions ?? []) {
+      if (!version.name) continue
+      this.learned.set(`${spec.group}/${version.name}/${spec.names.kind}`, {
+        plural: spec.names.plural,
+        namespaced: spec.scope === 'Namespaced',
+      })
+    }
+  }
+
+  private fetch(apiVersion: string): Discovery {
+    const entry: Discovery = {kinds: this.discover(apiVersion), settled: false}
+    this.discovered.set(apiVersion, entry)
+    entry.kinds.then(
+      () => (entry.settled = true),
+      // A failed discovery is not remembered: the next lookup tries again.
+      () => {
+        if (this.discovered.get(apiVersion) === entry) this.discovered.delete(apiVersion)
+      },
+    )
+    return entry
+  }
+}
+
+const CRD_API = 'apiextensions.k8s.io/v1'
+
+class HttpKube implements KubeClient {
+  private readonly resources: ResourceMap
 
   constructor(
-    private readonly k8s: typeof K8s,
-    private readonly wire: WireForm,
-    config: K8s.KubeConfig,
+    private readonly http: HttpsTransport,
     readonly target: string,
+    /** Where namespaced objects named without a namespace go: the kubeconfig context's namespace, or default. */
+    private readonly defaultNamespace: string,
   ) {
-    this.objects = k8s.KubernetesObjectApi.makeApiClient(config)
+    this.resources = new ResourceMap((apiVersion) => this.discover(apiVersion))
   }
 
   async get(ref: KubeRef): Promise<KubeObject | undefined> {
-    try {
-      const found = await this.objects.read(header(ref) as Parameters<K8s.KubernetesObjectApi['read']>[0])
-      return this.wire.toWire({apiVersion: ref.apiVersion, kind: ref.kind, ...found}) as KubeObject
-    } catch (error) {
-      if (isGone(error)) return undefined
-      throw this.failure(error, `Reading ${describe(ref)}`)
-    }
+    const doing = `Reading ${describe(ref)}`
+    const path = await this.path(ref.apiVersion, ref.kind, ref.namespace, ref.name, doing)
+    if (path === undefined) return undefined
+    const reply = await this.send(doing, 'GET', path, {})
+    if (reply.status === 404) return undefined
+    return withType(this.parse(reply, doing) as KubeObject, ref.apiVersion, ref.kind)
   }
 
   async list(apiVersion: string, kind: string, options: KubeListOptions = {}): Promise<KubePage> {
-    try {
-      const page = await this.objects.list(
-        apiVersion,
-        kind,
-        options.namespace,
-        undefined,
-        undefined,
-        undefined,
-        options.fieldSelector,
-        options.labelSelector,
-        options.limit,
-        options.continue,
-      )
-      const items = page.items.map((item) => this.wire.toWire({apiVersion, kind, ...item}) as KubeObject)
-      return page.metadata?._continue ? {items, continue: page.metadata._continue} : {items}
-    } catch (error) {
-      if (isGone(error)) return {items: []}
-      throw this.failure(error, `Listing ${kind} objects`)
-    }
+    const doing = `Listing ${kind} objects`
+    const path = await this.path(apiVersion, kind, options.namespace, undefined, doing)
+    if (path === undefined) return {items: []}
+    const reply = await this.send(doing, 'GET', path, {
+      labelSelector: options.labelSelector,
+      fieldSelector: options.fieldSelector,
+      limit: options.limit,
+      continue: options.continue,
+    })
+    if (reply.status === 404) return {items: []}
+    const page = this.parse(reply, doing) as {items?: KubeObject[]; metadata?: {continue?: string}}
+    // The API server leaves apiVersion and kind out of the items of built-in kinds.
+    const items = (page.items ?? []).map((item) => withType(item, apiVersion, kind))
+    return page.metadata?.continue ? {items, continue: page.metadata.continue} : {items}
   }
 
   async apply(object: KubeObject, options: {readonly force?: boolean} = {}): Promise<KubeObject> {
-    try {
-      const applied = await this.objects.patch(
-        this.wire.toTyped(object),
-        undefined,
-        undefined,
-        FIELD_MANAGER,
-        options.force ?? false,
-        this.k8s.PatchStrategy.ServerSideApply,
-      )
-      return this.wire.toWire({apiVersion: object.apiVersion, kind: object.kind, ...applied}) as KubeObject
-    } catch (error) {
-      throw this.failure(error, `Applying ${describe(object)}`)
-    }
+    const doing = `Applying ${describe(object)}`
+    const path = await this.path(object.apiVersion, object.kind, object.metadata.namespace, object.metadata.name, doing)
+    if (path === undefined) throw notServed(object.apiVersion, object.kind, doing)
+    // Server-side apply takes YAML, and JSON is YAML: the object goes as it is, nothing converted or dropped.
+    const reply = await this.send(
+      doing,
+      'PATCH',
+      path,
+      {fieldManager: FIELD_MANAGER, force: options.force ?? false},
+      {contentType: 'application/apply-patch+yaml', text: JSON.stringify(object)},
+    )
+    const applied = withType(this.parse(reply, doing) as KubeObject, object.apiVersion, object.kind)
+    if (object.apiVersion === CRD_API && object.kind === 'CustomResourceDefinition') this.resources.learn(object)
+    return applied
   }
 
   async delete(ref: KubeRef): Promise<'deleted' | 'absent'> {
+    const doing = `Deleting ${describe(ref)}`
+    const path = await this.path(ref.apiVersion, ref.kind, ref.namespace, ref.name, doing)
+    if (path === undefined) return 'absent'
+    const reply = await this.send(doing, 'DELETE', path, {propagationPolicy: 'Background'})
+    if (reply.status === 404) return 'absent'
+    this.parse(reply, doing)
+    return 'deleted'
+  }
+
+  async watch(
+    apiVersion: string,
+    kind: string,
+    options: KubeWatchOptions,
+    onEvent: (event: KubeWatchEvent) => void,
+  ): Promise<void> {
+    const doing = `Watching ${kind} objects`
+    const path = await this.path(apiVersion, kind, options.namespace, undefined, doing)
+    if (path === undefined) {
+      throw kubeApiError(
+        404,
+        {reason: 'NotFound', message: `the cluster does not serve ${kind} in ${apiVersion}`},
+        doing,
+      )
+    }
+    if (options.signal.aborted) return
+    const query: Query = {
+      watch: 'true',
+      allowWatchBookmarks: 'true',
+      labelSelector: options.labelSelector,
+      fieldSelector: options.fieldSelector,
+      resourceVersion: options.resourceVersion,
+    }
+    let res: IncomingMessage
     try {
-      await this.objects.delete(header(ref), undefined, undefined, undefined, undefined, 'Background')
-      return 'deleted'
+      res = await this.http.open('GET', path, query, {idleMs: WATCH_IDLE_MS, signal: options.signal})
     } catch (error) {
-      if (isGone(error)) return 'absent'
-      throw this.failure(error, `Deleting ${describe(ref)}`)
+      if (options.signal.aborted) return
+      throw this.failure(error, doing)
+    }
+    if (res.statusCode !== 200) {
+      const text = await readText(res).catch(() => '')
+      throw kubeApiError(res.statusCode ?? 0, statusBody(text), doing)
+    }
+    return new Promise<void>((resolve, reject) => {
+      let pending = ''
+      let failed = false
+      const fail = (error: XpkError) => {
+        failed = true
+        res.destroy()
+        reject(error)
+      }
+      // One JSON event per line; a line may arrive in pieces.
+      const take = (line: string) => {
+        if (!line.trim() || failed) return
+        let event: {type?: string; object?: Record<string, unknown>}
+        try {
+          event = JSON.parse(line) as typeof event
+        } catch {
+          return fail(new XpkError('failed', `${doing} failed: the API server sent a watch event that is not JSON.`))
+        }
+        const object = event.object ?? {}
+        if (event.type === 'ERROR') {
+          const status = object as KubeStatusBody & {code?: number}
+          return fail(kubeApiError(status.code ?? 500, status, doing))
+        }
+        if (event.type === 'BOOKMARK') {
+          const version = (object.metadata as {resourceVersion?: string} | undefined)?.resourceVersion ?? ''
+          return onEvent({type: 'BOOKMARK', resourceVersion: version})
+        }
+        if (event.type === 'ADDED' || event.type === 'MODIFIED' || event.type === 'DELETED') {
+          onEvent({type: event.type, object: withType(object as unknown as KubeObject, apiVersion, kind)})
+        }
+      }
+      // The caller's onEvent may throw: the watch then ends with its error.
+      const takeSafely = (line: string) => {
+        try {
+          take(line)
+        } catch (error) {
+          failed = true
+          res.destroy()
+          reject(error as Error)
+        }
+      }
+      res.setEncoding('utf8')
+      res.on('data', (chunk: string) => {
+        pending += chunk
+        let end: number
+        while ((end = pending.indexOf('\n')) >= 0 && !failed) {
+          const line = pending.slice(0, end)
+          pending = pending.slice(end + 1)
+          takeSafely(line)
+        }
+      })
+      // The server ended the stream, the caller aborted, or the connection went quiet or broke: the caller may
+      // watch again from the last resourceVersion it saw.
+      res.on('end', () => {
+        if (!failed && pending.trim()) takeSafely(pending)
+        if (!failed) resolve()
+      })
+      res.on('close', () => {
+        if (!failed) resolve()
+      })
+      res.on('error', () => {
+        if (!failed) resolve()
+      })
+    })
+  }
+
+  /** The object's (or the list's) URL path; undefined when the cluster does not serve the kind. */
+  private async path(
+    apiVersion: string,
+    kind: string,
+    namespace: string | undefined,
+    name: string | undefined,
+    doing: string,
+  ): Promise<string | undefined> {
+    let resource: Resource | undefined
+    try {
+      resource = await this.resources.find(apiVersion, kind)
+    } catch (error) {
+      throw this.failure(error, doing)
+    }
+    if (!resource) return undefined
+    const parts = [apiVersion.includes('/') ? '/apis' : '/api', apiVersion]
+    // A list without a namespace spans them all; a single object without one is in the default namespace.
+    const ns = resource.namespaced ? (namespace ?? (name === undefined ? undefined : this.defaultNamespace)) : undefined
+    if (ns !== undefined) parts.push('namespaces', encodeURIComponent(ns))
+    parts.push(resource.plural)
+    if (name !== undefined) parts.push(encodeURIComponent(name))
+    return parts.join('/')
+  }
+
+  /** The group version's discovery document (APIResourceList); undefined when it is not served. */
+  private async discover(apiVersion: string): Promise<ReadonlyMap<string, Resource> | undefined> {
+    const doing = `Looking up the kinds of ${apiVersion}`
+    const reply = await this.send(doing, 'GET', `${apiVersion.includes('/') ? '/apis' : '/api'}/${apiVersion}`, {})
+    if (reply.status === 404) return undefined
+    const list = this.parse(reply, doing) as {resources?: {name: string; kind: string; namespaced: boolean}[]}
+    const kinds = new Map<string, Resource>()
+    // Subresources (`deployments/status`) share their parent's kind; the resource itself is the one without a slash.
+    for (const r of list.resources ?? []) {
+      if (!r.name.includes('/')) kinds.set(r.kind, {plural: r.name, namespaced: r.namespaced})
+    }
+    return kinds
+  }
+
+  /** Sends a request; an answer that is neither success nor 404 becomes an error, as does no answer at all. */
+  private async send(doing: string, method: string, path: string, query: Query, body?: Body): Promise<Reply> {
+    let reply: Reply
+    try {
+      reply = await this.http.send(method, path, query, body)
+    } catch (error) {
+      throw this.failure(error, doing)
+    }
+    if ((reply.status >= 200 && reply.status < 300) || (reply.status === 404 && method !== 'PATCH')) return reply
+    throw kubeApiError(reply.status, statusBody(reply.text), doing)
+  }
+
+  private parse(reply: Reply, doing: string): unknown {
+    try {
+      return JSON.parse(reply.text)
+    } catch {
+      throw new XpkError('failed', `${doing} failed: the API server answered HTTP ${reply.status} with no JSON.`, {
+        hints: [`Check that ${this.target} is a Kubernetes API server.`],
+      })
     }
   }
 
   private failure(error: unknown, doing: string): XpkError {
     if (error instanceof XpkError) return error
-    if (error instanceof this.k8s.ApiException) return kubeApiError(error.code, statusBody(error.body), doing)
-    if (error instanceof Error && /Unrecognized API version and kind/i.test(error.message)) {
-      return new XpkError('failed', `${doing} failed: the cluster does not serve that kind (${error.message}).`, {
-        hints: ['Its CustomResourceDefinition is not installed yet: `xpk cluster create` installs JobSet and Kueue.'],
-      })
-    }
     return kubeNetworkError(error as Error, this.target, doing)
   }
 }
 
-function header(ref: KubeRef): K8s.KubernetesObject & {metadata: {name: string}} {
-  return {
-    apiVersion: ref.apiVersion,
-    kind: ref.kind,
-    metadata: ref.namespace === undefined ? {name: ref.name} : {name: ref.name, namespace: ref.namespace},
-  }
+function notServed(apiVersion: string, kind: string, doing: string): XpkError {
+  return new XpkError('failed', `${doing} failed: the cluster does not serve ${kind} in ${apiVersion}.`, {
+    hints: ['Its CustomResourceDefinition is not installed yet: `xpk cluster create` installs JobSet and Kueue.'],
+  })
+}
+
+function readText(res: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let text = ''
+    res.setEncoding('utf8')
+    res.on('data', (chunk: string) => (text += chunk))
+    res.on('end', () => resolve(text))
+    res.on('error', reject)
+  })
+}
+
+function withType(object: KubeObject, apiVersion: string, kind: string): KubeObject {
+  return object.apiVersion && object.kind ? object : {...object, apiVersion, kind}
 }
 
 function describe(ref: KubeRef | KubeObject): string {
@@ -186,20 +670,12 @@ function describe(ref: KubeRef | KubeObject): string {
   return `${ref.kind} ${namespace ? `${namespace}/` : ''}${name}`
 }
 
-/** A 404, or a kind the server does not serve (client-node finds that out from discovery and throws plainly). */
-function isGone(error: unknown): boolean {
-  if (typeof error !== 'object' || error === null) return false
-  if ((error as {code?: unknown}).code === 404) return true
-  return error instanceof Error && /Unrecognized API version and kind/i.test(error.message)
-}
-
-function statusBody(body: unknown): KubeStatusBody | undefined {
-  if (typeof body === 'string') {
-    try {
-      return JSON.parse(body) as KubeStatusBody
-    } catch {
-      return body.trim() ? {message: body.trim()} : undefined
-    }
+function statusBody(text: string): KubeStatusBody | undefined {
+  try {
+    const body = JSON.parse(text) as unknown
+    if (typeof body === 'object' && body !== null) return body as KubeStatusBody
+  } catch {
+    // Not JSON (a proxy's HTML page, plain text): its text is the message.
   }
-  return typeof body === 'object' && body !== null ? (body as KubeStatusBody) : undefined
+  return text.trim() ? {message: text.trim().slice(0, 500)} : undefined
 }
