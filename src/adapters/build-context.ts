@@ -165,6 +165,8 @@ function withSlash(dir: string): string {
  * could be read.
  */
 function walk(root: string, rel: string, rules: IgnoreRules, into: WalkResults): boolean {
+  // Without a .dockerignore nothing is matched (the matcher would still split every path into its parents).
+  const filtering = rules.patterns.length > 0
   let names: string[]
   try {
     names = readdirSync(root + rel)
@@ -195,16 +197,17 @@ function walk(root: string, rel: string, rules: IgnoreRules, into: WalkResults):
       dev: info.dev,
     }
     if (info.isDirectory()) {
-      if (canSkipDirectory(path, rules)) continue
+      if (filtering && canSkipDirectory(path, rules)) continue
       if (!walk(root, path, rules, into)) {
         into.vanished.push(path)
         continue
       }
       // An ignored directory is entered only for an exception below it, and is not sent itself (as Docker does).
-      if (!isIgnored(path, rules)) into.found.push({path, type: 'directory', mode, size: 0, mtimeMs, stamp})
+      if (!filtering || !isIgnored(path, rules))
+        into.found.push({path, type: 'directory', mode, size: 0, mtimeMs, stamp})
       continue
     }
-    if (isIgnored(path, rules)) continue
+    if (filtering && isIgnored(path, rules)) continue
     if (info.isFile()) into.found.push({path, type: 'file', mode, size: Number(info.size), mtimeMs, stamp})
     else if (info.isSymbolicLink()) into.found.push({path, type: 'symlink', mode, size: 0, mtimeMs, stamp})
     else into.unsupported.push(path)
