@@ -1,12 +1,15 @@
 // `xpk workload create` and `xpk workload delete` as whole processes against the GKE fake and the Kubernetes fake
 // (HTTPS, the unmodified client-node client). The fake validates every JobSet against the real JobSet CRD when the
 // tests can find it (CI always does), so a submitted JobSet that the API server would reject fails here too.
+import {writeFileSync} from 'node:fs'
+import {join} from 'node:path'
 import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest'
 
 import {FakeGke} from '../fakes/fake-gke.js'
 import {FakeKube, type Obj} from '../fakes/fake-kube.js'
 import {isolatedEnv, runCli} from '../helpers/cli.js'
 import {CRDS} from '../helpers/crds.js'
+import {tempDir} from '../helpers/temp.js'
 import {JOBSET_CRD} from '../builders/workload-cluster.js'
 
 const PROJECT = 'e2e-project'
@@ -148,6 +151,16 @@ describe('workload create against the fakes', () => {
     expect(replaced.stdout).toContain('Replaced workload run-1')
     const now = kube.get({apiVersion: JOBSET, kind: 'JobSet', namespace: 'default', name: 'run-1'}) as Obj
     expect((now.metadata as {uid: string}).uid).not.toBe(oldUid.uid)
+  })
+
+  it('--kubeconfig reaches the cluster without GKE; there are no Cloud Console links then', async () => {
+    const kubeconfig = join(tempDir('xpk-kubeconfig-'), 'config')
+    writeFileSync(kubeconfig, kube.kubeconfig())
+    const result = await create('run-1', '--kubeconfig', kubeconfig, '--json')
+    expect(result.code, result.stderr).toBe(0)
+    expect(JSON.parse(result.stdout)).toMatchObject({submitted: true, links: null})
+    expect(gke.calls).toEqual([])
+    expect(kube.get({apiVersion: JOBSET, kind: 'JobSet', namespace: 'default', name: 'run-1'})).toBeDefined()
   })
 
   it.each<[string, string[], number, RegExp]>([
