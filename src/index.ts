@@ -21,6 +21,7 @@ import VmList from './commands/vm/list.js'
 import VmRun from './commands/vm/run.js'
 import WorkloadCreate from './commands/workload/create.js'
 import WorkloadDelete from './commands/workload/delete.js'
+import WorkloadList from './commands/workload/list.js'
 
 /** Every command, by oclif id (topic:verb). oclif reads this map instead of scanning a directory. */
 export const COMMANDS = {
@@ -42,6 +43,7 @@ export const COMMANDS = {
   'vm:run': VmRun,
   'workload:create': WorkloadCreate,
   'workload:delete': WorkloadDelete,
+  'workload:list': WorkloadList,
 }
 
 /**

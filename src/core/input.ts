@@ -25,6 +25,9 @@ export const GKE_MAX_NODES_PER_POOL = 1000
 /** GKE's limit of node pools in one cluster; more slices cannot exist anyway. */
 export const MAX_SLICES = 1000
 
+/** The longest wait a Node.js timer can hold (2^31 - 1 ms), in whole seconds; a longer one would fire at once. */
+export const MAX_WAIT_SECONDS = Math.floor((2 ** 31 - 1) / 1000)
+
 /** Every integer flag of every command, with the range of the field it feeds. Help texts are built from these. */
 export const INTEGER_FLAGS = {
   'cluster:num-slices': {min: 0, max: MAX_SLICES, limit: "GKE's node pools per cluster"},
@@ -41,6 +44,7 @@ export const INTEGER_FLAGS = {
     max: INT64_JSON_MAX,
     limit: "the pod's int64 terminationGracePeriodSeconds, as far as JSON carries it exactly",
   },
+  'workload:timeout': {min: 1, max: MAX_WAIT_SECONDS, limit: "seconds; Node's timers wait at most about 24.8 days"},
   'vm:num-slices': {min: 1, max: 256, limit: 'slices of one queued resource xpk requests'},
   'vm:ssh-port': {min: 1, max: 65_535, limit: 'TCP ports'},
 } as const satisfies Record<string, IntegerRange>

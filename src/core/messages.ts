@@ -98,6 +98,13 @@ export const MESSAGES = {
     level: 'question',
     summary: 'Asked before the workloads a filter selected are deleted (their names are listed).',
   },
+  // workload list
+  'workload.list.console': {level: 'info', summary: "Where the project's workloads are in the Cloud Console."},
+  'workload.list.waiting': {
+    level: 'info',
+    summary: '--wait-for-job-completion: the workload is watched until it finishes or the timeout passes.',
+  },
+  'workload.list.finished': {level: 'info', summary: 'The awaited workload finished successfully.'},
   // vm create / delete / run
   'vm.create.exists': {level: 'info', summary: 'The queued resource exists already with the same request.'},
   'vm.create.requesting': {level: 'info', summary: 'The queued resource is being requested.'},

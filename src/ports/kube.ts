@@ -25,6 +25,28 @@ export interface KubeListOptions {
   readonly continue?: string
 }
 
+/** Which changes a watch follows, and from when. */
+export interface KubeWatchOptions {
+  readonly namespace?: string
+  readonly labelSelector?: string
+  readonly fieldSelector?: string
+  /**
+   * Start after this resourceVersion (an object's, or the last one a watch saw). Without it, the stream starts
+   * with every current object as ADDED, then follows changes.
+   */
+  readonly resourceVersion?: string
+  /** Ends the watch: the promise resolves. */
+  readonly signal: AbortSignal
+}
+
+/**
+ * One change seen by a watch. BOOKMARK carries only the resourceVersion the stream has reached, so a watch that
+ * sees no change for a while can still resume from a recent point.
+ */
+export type KubeWatchEvent =
+  | {readonly type: 'ADDED' | 'MODIFIED' | 'DELETED'; readonly object: KubeObject}
+  | {readonly type: 'BOOKMARK'; readonly resourceVersion: string}
+
 /**
  * The Kubernetes API as xpk uses it. Everything xpk writes goes through server-side apply under one field
  * manager, so re-runs converge and fields owned by other tools are left alone. Failures are XpkErrors (ApiError
@@ -44,6 +66,18 @@ export interface KubeClient {
   apply(object: KubeObject, options?: {readonly force?: boolean}): Promise<KubeObject>
   /** Deletes the object (dependents by background propagation); 'absent' when it was not there. */
   delete(ref: KubeRef): Promise<'deleted' | 'absent'>
+  /**
+   * Follows changes to objects of a kind, calling `onEvent` for each in order, until the server ends the stream
+   * (it does now and then) or `options.signal` aborts: then the promise resolves, and the caller may watch again
+   * from the last resourceVersion it saw. Rejects when the watch cannot start or the server ends it with an error:
+   * an ApiError with status EXPIRED when the resourceVersion is too old to resume from (start again without one).
+   */
+  watch(
+    apiVersion: string,
+    kind: string,
+    options: KubeWatchOptions,
+    onEvent: (event: KubeWatchEvent) => void,
+  ): Promise<void>
 }
 
 /** How `--kubeconfig` / `--context` / GKE pick the cluster to talk to. */

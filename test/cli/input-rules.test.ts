@@ -8,6 +8,7 @@ import {UsageError, UsageErrors} from '../../src/core/errors.js'
 import {INTEGER_FLAGS} from '../../src/core/input.js'
 import {checkVmCreateInput} from '../../src/core/vm/create-options.js'
 import {checkRunInput} from '../../src/core/vm/run-plan.js'
+import {workloadListInputFromFlags} from '../../src/core/workload/list-options.js'
 import {workloadInputFromFlags, type WorkloadFlags} from '../../src/core/workload/options.js'
 import {COMMANDS} from '../../src/index.js'
 
@@ -115,6 +116,7 @@ describe('rule 3: every number has the bounds of the field it ends up in', () =>
       else if (topic === 'vm' && flag === 'num-slices')
         checkVmCreateInput({tpuPrefix: 'p', tpuType: 'v4-8', capacity: 'on-demand', numSlices: text})
       else if (topic === 'vm') checkRunInput({tpuPrefix: 'p', command: 'true', runName: 'r', sshPort: text})
+      else if (key === 'workload:timeout') workloadListInputFromFlags({waitForJobCompletion: 'w', timeout: text})
       else workloadInputFromFlags({...base[kind]!.workload, [camel(flag)]: text}, undefined, {})
       return []
     } catch (error) {

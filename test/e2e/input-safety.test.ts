@@ -7,10 +7,12 @@ import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {COMMANDS} from '../../src/index.js'
+import {at, jobsetStatus, kueueStatus, kueueWorkloadFor, submittedJobSet} from '../builders/workload-states.js'
 import {FakeGke} from '../fakes/fake-gke.js'
-import {FakeKube} from '../fakes/fake-kube.js'
+import {FakeKube, type Obj} from '../fakes/fake-kube.js'
 import {isolatedEnv, REPO_ROOT, runCli} from '../helpers/cli.js'
 import {tempDir} from '../helpers/temp.js'
+import {workloadCrds} from '../helpers/workload-crds.js'
 
 const BIN = join(REPO_ROOT, 'bin/run.js')
 let fake: FakeGke
@@ -46,6 +48,21 @@ function words(line: string): string[] {
   return [...line.matchAll(/"([^"]*)"|'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2] ?? m[3]!)
 }
 
+/**
+ * `workload list`'s examples read workloads (and wait for run-1): JobSet and Kueue with one finished workload are
+ * put in the cluster just before them, so the examples of other commands still meet a cluster without either.
+ */
+let workloadsSeeded = false
+function seedWorkloads(): void {
+  if (workloadsSeeded) return
+  workloadsSeeded = true
+  kube.seed(...(workloadCrds() as unknown as Obj[]))
+  kube.seed({...submittedJobSet('run-1', 'medium', at(0)), status: jobsetStatus.completed(9)} as unknown as Obj)
+  const stored = kube.get({apiVersion: 'jobset.x-k8s.io/v1alpha2', kind: 'JobSet', namespace: 'default', name: 'run-1'})
+  const workload = kueueWorkloadFor(stored as unknown as ReturnType<typeof submittedJobSet>, at(0))
+  kube.seed({...workload, status: kueueStatus.succeeded(9)} as Obj)
+}
+
 type CommandId = keyof typeof COMMANDS
 const examples = (Object.keys(COMMANDS) as CommandId[])
   .filter((id) => !id.startsWith('vm:'))
@@ -67,7 +84,8 @@ describe('every --help example runs', () => {
   })
 
   const shapes: Record<string, unknown> = {}
-  it.each(examples)('$example', async ({example, argv}) => {
+  it.each(examples)('$example', async ({id, example, argv}) => {
+    if (id === 'workload:list') seedWorkloads()
     const result = await runCli(argv, {env: env(), cwd: tempDir('xpk-example-')})
     expect(result.stderr).not.toMatch(/^Error/m)
     expect(result.code).toBe(0)

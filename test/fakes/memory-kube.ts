@@ -35,6 +35,13 @@
 //     selectors: `path=value` and `path!=value` on the fields the real server lets each kind be selected by
 //     (metadata.name and metadata.namespace, and a few per kind); any other field is a 400, as there.
 //   - Lists are sorted by namespace and name and paged with `limit`/`continue` (an opaque offset).
+//   - Watches: every write (apply, seed, setStatus, setAvailable, delete, a lingering delete's deletionTimestamp)
+//     is an event with the object's new resourceVersion; a watch gets ADDED for the current matches when it names
+//     no resourceVersion, else the retained events after it (`watchHistory`, default 1,000; older is a 410
+//     Expired), then changes as they happen, in order, on later microtasks. A change that moves an object into or
+//     out of the selectors is ADDED or DELETED, as on the API server. Writes made by the modelled controllers
+//     inside other requests (DaemonSet pods pulling their image) are not events. `endWatches` closes open watches as a server does
+//     now and then, `failWatches` ends them with an error, `forgetHistory` compacts the retained events.
 import {kubeApiError} from '../../src/core/kube/kube-errors.js'
 import {splitApiVersion} from '../../src/core/kube/release-manifest.js'
 import {
@@ -44,11 +51,13 @@ import {
   type KubeObject,
   type KubePage,
   type KubeRef,
+  type KubeWatchEvent,
+  type KubeWatchOptions,
 } from '../../src/ports/kube.js'
 
 type Json = Record<string, unknown>
 
-export type KubeVerb = 'get' | 'list' | 'apply' | 'delete'
+export type KubeVerb = 'get' | 'list' | 'apply' | 'delete' | 'watch'
 
 /** One request as the fake received it. */
 export interface KubeRequest {
@@ -65,6 +74,8 @@ export interface KubeRequest {
   readonly body?: KubeObject
   readonly force?: boolean
   readonly list?: KubeListOptions
+  /** What a watch asked for. */
+  readonly watch?: Omit<KubeWatchOptions, 'signal'>
 }
 
 /** Which requests an injected fault hits; unset fields match anything. */
@@ -81,6 +92,8 @@ export interface MemoryKubeOptions {
   readonly daemonSetPullsPerRead?: number
   /** Kinds whose deleted objects stay, terminating, for this many further requests (of any kind). */
   readonly lingering?: Readonly<Record<string, number>>
+  /** Events kept for watches that resume from a resourceVersion; older ones are a 410 Expired. @default 1000 */
+  readonly watchHistory?: number
 }
 
 /** How a test seeds an object: as applied by xpk before, or by another manager (kubectl, Helm, the kubelet). */
@@ -115,6 +128,27 @@ interface Entry {
   status: Json | undefined
   /** While terminating: the request count at which the object goes. */
   goneAt: number | undefined
+}
+
+/** One write, as watches see it: the object after it (before it, for a delete). */
+interface WatchRecord {
+  readonly version: number
+  readonly group: string
+  readonly kind: string
+  readonly type: 'ADDED' | 'MODIFIED' | 'DELETED'
+  readonly object: KubeObject
+  /** The object as the previous event left it, to tell whether it moved into or out of a watch's selectors. */
+  readonly previous: KubeObject | undefined
+}
+
+interface Watcher {
+  readonly group: string
+  readonly kind: string
+  readonly apiVersion: string
+  readonly namespace: string | undefined
+  readonly matches: (object: KubeObject) => boolean
+  readonly onEvent: (event: KubeWatchEvent) => void
+  readonly end: (error?: unknown) => void
 }
 
 interface PullFailure {
@@ -171,6 +205,12 @@ export class MemoryKube implements KubeClient {
   private readonly faults: Array<FaultMatch & {status: number; message: string; left: number}> = []
   private readonly pullFailures = new Map<string, PullFailure>()
   private readonly options: Required<MemoryKubeOptions>
+  private readonly watchers = new Set<Watcher>()
+  private readonly watchLog: WatchRecord[] = []
+  /** The newest event of each object, by key: what its next event is compared with. */
+  private readonly lastEvent = new Map<string, KubeObject>()
+  /** Versions at or below this are no longer retained for resuming watches. */
+  private forgottenUpTo = 0
   private ticks = 0
   private nextUid = 1
   private nextVersion = 1
@@ -182,6 +222,7 @@ export class MemoryKube implements KubeClient {
       autoAvailable: options.autoAvailable ?? true,
       daemonSetPullsPerRead: options.daemonSetPullsPerRead ?? Number.POSITIVE_INFINITY,
       lingering: options.lingering ?? {},
+      watchHistory: options.watchHistory ?? 1000,
     }
     for (const name of INITIAL_NAMESPACES) {
       this.seed({apiVersion: 'v1', kind: 'Namespace', metadata: {name}}, {manager: 'kube-apiserver'})
@@ -296,6 +337,7 @@ export class MemoryKube implements KubeClient {
       if (!deepEqual(before, after)) existing.resourceVersion = this.nextVersion++
       this.log(request, 200)
       this.afterWrite(existing, specChanged)
+      if (!deepEqual(before, after)) this.emit('MODIFIED', existing)
       return this.render(existing, apiVersion)
     }
     const entry = this.create(type.group, kind, apiVersion, namespace, object.metadata.name)
@@ -303,6 +345,7 @@ export class MemoryKube implements KubeClient {
     this.entries.set(key, entry)
     this.log(request, 201)
     this.afterWrite(entry, true)
+    this.emit('ADDED', entry)
     return this.render(entry, apiVersion)
   }
 
@@ -320,7 +363,106 @@ export class MemoryKube implements KubeClient {
     return 'deleted'
   }
 
+  async watch(
+    apiVersion: string,
+    kind: string,
+    options: KubeWatchOptions,
+    onEvent: (event: KubeWatchEvent) => void,
+  ): Promise<void> {
+    const {signal, ...asked} = options
+    const request = this.begin('watch', apiVersion, kind, options.namespace, undefined, {watch: asked})
+    const type = this.typeOf(apiVersion, kind)
+    if (!type) {
+      this.log(request, 404)
+      throw kubeApiError(
+        404,
+        {reason: 'NotFound', message: 'the server could not find the requested resource'},
+        `Watching ${kind}`,
+      )
+    }
+    const labels = parseLabelSelector(options.labelSelector)
+    const fields = parseFieldSelector(options.fieldSelector, kind)
+    if (typeof fields === 'string') {
+      this.log(request, 400)
+      throw kubeApiError(400, {reason: 'BadRequest', message: fields}, `Watching ${kind}`)
+    }
+    const from = options.resourceVersion === undefined ? undefined : Number(options.resourceVersion)
+    if (from !== undefined && (!Number.isInteger(from) || from < this.forgottenUpTo)) {
+      this.log(request, 410)
+      throw kubeApiError(
+        410,
+        {reason: 'Expired', message: `too old resource version: ${options.resourceVersion}`},
+        `Watching ${kind}`,
+      )
+    }
+    this.log(request, 200)
+    if (signal.aborted) return
+    const namespace = type.namespaced ? options.namespace : undefined
+    const start =
+      from === undefined
+        ? [...this.entries.values()]
+            .filter((e) => e.group === type.group && e.kind === kind && e.goneAt === undefined)
+            .filter((e) => namespace === undefined || e.namespace === namespace)
+            .map((e) => ({type: 'ADDED' as const, object: this.render(e, apiVersion)}))
+            .filter(
+              (event) => labels((event.object.metadata.labels ?? {}) as Record<string, string>) && fields(event.object),
+            )
+            .sort((a, b) => sortKey(a.object).localeCompare(sortKey(b.object)))
+        : []
+    return new Promise<void>((resolve, reject) => {
+      const watcher: Watcher = {
+        group: type.group,
+        kind,
+        apiVersion,
+        namespace,
+        matches: (o) => labels((o.metadata.labels ?? {}) as Record<string, string>) && fields(o),
+        onEvent,
+        end: (error) => {
+          this.watchers.delete(watcher)
+          signal.removeEventListener('abort', stop)
+          if (error === undefined) resolve()
+          else reject(error)
+        },
+      }
+      const stop = () => watcher.end()
+      signal.addEventListener('abort', stop, {once: true})
+      this.watchers.add(watcher)
+      for (const event of start) this.deliver(watcher, () => event)
+      if (from !== undefined) {
+        for (const record of this.watchLog.filter((r) => r.version > from)) this.send(watcher, record)
+      }
+    })
+  }
+
   // ---- for tests ----
+
+  /** Closes every open watch cleanly, as the API server does now and then: the clients resume from where they were. */
+  endWatches(): void {
+    for (const watcher of [...this.watchers]) this.deliver(watcher, () => 'end')
+  }
+
+  /** Ends every open watch with an error event of this HTTP status (410: their resourceVersion expired). */
+  failWatches(status = 410, message = 'too old resource version'): void {
+    for (const watcher of [...this.watchers]) {
+      const error = kubeApiError(
+        status,
+        {reason: status === 410 ? 'Expired' : undefined, message},
+        `Watching ${watcher.kind}`,
+      )
+      this.deliver(watcher, () => error)
+    }
+  }
+
+  /** Drops every retained event, as etcd compaction does: a watch resuming from an older resourceVersion gets 410. */
+  forgetHistory(): void {
+    this.forgottenUpTo = this.nextVersion - 1
+    this.watchLog.length = 0
+  }
+
+  /** Watches open now. */
+  openWatches(): number {
+    return this.watchers.size
+  }
 
   /** Puts an object in place without a request, as applied by `manager` (xpk, or another tool). */
   seed(object: KubeObject | Json, options: SeedOptions = {}): void {
@@ -339,7 +481,11 @@ export class MemoryKube implements KubeClient {
     }
     if (options.status !== undefined) entry.status = structuredClone(options.status)
     if (options.available) entry.status = availableStatus(entry.generation, replicasOf(this.body(entry)))
+    const existed = this.entries.has(key)
+    // A re-seed is a write like any other: a new resourceVersion, so watches can tell it from the previous state.
+    if (existed) entry.resourceVersion = this.nextVersion++
     this.entries.set(key, entry)
+    this.emit(existed ? 'MODIFIED' : 'ADDED', entry)
   }
 
   /** The object as stored (no request is logged), or undefined. */
@@ -375,6 +521,7 @@ export class MemoryKube implements KubeClient {
     if (!entry) throw new Error(`no Deployment ${namespace}/${name} to make Available`)
     entry.status = availableStatus(entry.generation, replicasOf(this.body(entry)))
     entry.resourceVersion = this.nextVersion++
+    this.emit('MODIFIED', entry)
   }
 
   /** Replaces the status of an object (a controller or kubelet writing it). */
@@ -385,6 +532,7 @@ export class MemoryKube implements KubeClient {
     if (!entry) throw new Error(`no ${ref.kind} ${ref.name} to set the status of`)
     entry.status = structuredClone(status)
     entry.resourceVersion = this.nextVersion++
+    this.emit('MODIFIED', entry)
   }
 
   /** Adds Ready nodes `names` with `labels`; DaemonSets that match schedule pods on them. */
@@ -424,13 +572,82 @@ export class MemoryKube implements KubeClient {
 
   // ---- internals ----
 
+  /** Records a write for watches (open ones get it on a later microtask) and keeps the retained history bounded. */
+  private emit(type: WatchRecord['type'], entry: Entry): void {
+    const key = this.key(entry.group, entry.kind, entry.namespace, entry.name)
+    const object = this.render(entry, entry.apiVersion)
+    const record: WatchRecord = {
+      version: entry.resourceVersion,
+      group: entry.group,
+      kind: entry.kind,
+      type,
+      object,
+      previous: this.lastEvent.get(key),
+    }
+    if (type === 'DELETED') this.lastEvent.delete(key)
+    else this.lastEvent.set(key, object)
+    this.watchLog.push(record)
+    if (this.watchLog.length > this.options.watchHistory) {
+      const dropped = this.watchLog.splice(0, this.watchLog.length - this.options.watchHistory)
+      this.forgottenUpTo = Math.max(this.forgottenUpTo, dropped.at(-1)!.version)
+    }
+    for (const watcher of this.watchers) this.send(watcher, record)
+  }
+
+  /** Sends a write to a watch that follows its kind, as ADDED/DELETED when it moves into or out of the selectors. */
+  private send(watcher: Watcher, record: WatchRecord): void {
+    if (record.group !== watcher.group || record.kind !== watcher.kind) return
+    if (watcher.namespace !== undefined && record.object.metadata.namespace !== watcher.namespace) return
+    const now = watcher.matches(record.object)
+    const before = record.previous !== undefined && watcher.matches(record.previous)
+    const type =
+      record.type === 'ADDED'
+        ? now
+          ? 'ADDED'
+          : undefined
+        : record.type === 'DELETED'
+          ? now || before
+            ? 'DELETED'
+            : undefined
+          : now && before
+            ? 'MODIFIED'
+            : now
+              ? 'ADDED'
+              : before
+                ? 'DELETED'
+                : undefined
+    if (type === undefined) return
+    const object = {...structuredClone(record.object), apiVersion: watcher.apiVersion}
+    this.deliver(watcher, () => ({type, object}))
+  }
+
+  /**
+   * Hands a watch its next event, or ends it ('end', or an error), on a later microtask: in order, and never inside
+   * the write that caused it (a real client reads the stream after the server has answered).
+   */
+  private deliver(watcher: Watcher, next: () => KubeWatchEvent | 'end' | Error): void {
+    queueMicrotask(() => {
+      if (!this.watchers.has(watcher)) return
+      const item = next()
+      if (item === 'end') watcher.end()
+      else if (item instanceof Error) watcher.end(item)
+      else {
+        try {
+          watcher.onEvent(item)
+        } catch (error) {
+          watcher.end(error)
+        }
+      }
+    })
+  }
+
   private begin(
     verb: KubeVerb,
     apiVersion: string,
     kind: string,
     namespace: string | undefined,
     name: string | undefined,
-    extra: {body?: KubeObject; force?: boolean; list?: KubeListOptions} = {},
+    extra: {body?: KubeObject; force?: boolean; list?: KubeListOptions; watch?: Omit<KubeWatchOptions, 'signal'>} = {},
   ): KubeRequest {
     this.ticks++
     this.purgeTerminated()
@@ -454,7 +671,8 @@ export class MemoryKube implements KubeClient {
     if (fault) {
       fault.left--
       this.log(request, fault.status)
-      const what = `${verb === 'apply' ? 'Applying' : verb === 'delete' ? 'Deleting' : verb === 'get' ? 'Reading' : 'Listing'} ${kind}${name ? ` ${name}` : ''}`
+      const doing = {apply: 'Applying', delete: 'Deleting', get: 'Reading', list: 'Listing', watch: 'Watching'}[verb]
+      const what = `${doing} ${kind}${name ? ` ${name}` : ''}`
       throw kubeApiError(fault.status, {message: fault.message}, what)
     }
     return request
@@ -561,11 +779,15 @@ export class MemoryKube implements KubeClient {
     if (linger > 0) {
       entry.goneAt = this.ticks + linger
       entry.resourceVersion = this.nextVersion++
+      this.emit('MODIFIED', entry)
     } else this.drop(entry)
   }
 
   private drop(entry: Entry): void {
-    this.entries.delete(this.key(entry.group, entry.kind, entry.namespace, entry.name))
+    const key = this.key(entry.group, entry.kind, entry.namespace, entry.name)
+    if (!this.entries.delete(key)) return
+    entry.resourceVersion = this.nextVersion++
+    this.emit('DELETED', entry)
   }
 
   private purgeTerminated(): void {

@@ -1,0 +1,252 @@
+// Benchmark: `xpk workload list` as a whole CLI process over 10,000 workloads in the Kubernetes fake (half admitted
+// and running, a quarter queued, a quarter finished), each a JobSet as `workload create` submits it plus the Workload
+// Kueue makes for it, with their statuses. Prints the median of RUNS runs (default 5) of wall time and peak memory
+// (the CLI process's own maximum resident set, from process.resourceUsage() at exit), and the requests it made:
+// list requests must equal the pages (500 objects each, per kind). Targets: at most 1.5 s and 300 MB.
+// Run with `npm run bench:workload-list` (which builds first). WORKLOADS=n changes the count; CPU_PROF_DIR=dir
+// writes a V8 CPU profile of every CLI run there; EXTRA_NODE_FLAGS="--max-semi-space-size=64" tries V8 settings.
+//
+// Each case runs twice: against the fake itself, and against a replay of the fake's answers (a TLS server that
+// forwards each request to the fake once, records the answer and serves it from memory after that). The fake
+// renders every page from its store (sorting, copying and serializing 10,000 objects' worth per kind), which takes
+// longer than the CLI's own work; the replay shows what the CLI costs with an API server that answers as fast as a
+// real one serves its watch cache.
+//
+// The fake keeps JobSet and Workload CRDs that accept any object: validating 20,000 objects against the 1.4 MB Kueue schema would only slow the set-up, and the objects stored are
+// the same valid ones either way (the e2e tests validate them against the real CRDs).
+import {Buffer} from 'node:buffer'
+import {spawn} from 'node:child_process'
+import {mkdtempSync, rmSync} from 'node:fs'
+import {createServer, request} from 'node:https'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {URLSearchParams, fileURLToPath} from 'node:url'
+
+import {at, jobsetStatus, kueueStatus, kueueWorkloadFor, submittedJobSet} from '../test/builders/workload-states.ts'
+import {makeFakeKubeTls} from '../test/fakes/fake-kube-tls.ts'
+import {cliEnv, loadFakeGke, loadFakeKube} from './fake-gke.mjs'
+
+const RUNS = Number(process.env.RUNS ?? 5)
+const WORKLOADS = Number(process.env.WORKLOADS ?? 10_000)
+const PAGE = 500
+const TARGET_S = 1.5
+const TARGET_MB = 300
+const PROJECT = 'bench-project'
+const ZONE = 'us-central2-b'
+
+const root = fileURLToPath(new URL('..', import.meta.url))
+const bin = join(root, 'bin/run.js')
+const scratch = mkdtempSync(join(tmpdir(), 'xpk-bench-list-'))
+const cacheHome = mkdtempSync(join(scratch, 'cache-'))
+// Reports the process's peak resident set on stderr as it exits (process.resourceUsage().maxRSS is in KiB).
+const PEAK = `data:text/javascript,process.on('exit',()=>{const u=process.resourceUsage();process.stderr.write('\\nXPK_BENCH_MAXRSS_KB='+u.maxRSS+' XPK_BENCH_CPU_US='+(u.userCPUTime+u.systemCPUTime)+'\\n')})`
+
+const {FakeKube, cleanup: cleanKube} = await loadFakeKube()
+const {FakeGke, cleanup: cleanGke} = await loadFakeGke()
+const kube = await FakeKube.start()
+const gke = await FakeGke.start({...kube.gkeClusterOptions()})
+gke.seedCluster({project: PROJECT, location: 'us-central2', name: 'bench'})
+
+/** A CRD that serves `kind` and takes any object, with a status subresource as the real ones have. */
+const crd = (group, kind, plural, version) => ({
+  apiVersion: 'apiextensions.k8s.io/v1',
+  kind: 'CustomResourceDefinition',
+  metadata: {name: `${plural}.${group}`},
+  spec: {
+    group,
+    names: {kind, listKind: `${kind}List`, plural, singular: kind.toLowerCase()},
+    scope: 'Namespaced',
+    versions: [
+      {
+        name: version,
+        served: true,
+        storage: true,
+        schema: {openAPIV3Schema: {type: 'object', 'x-kubernetes-preserve-unknown-fields': true}},
+        subresources: {status: {}},
+      },
+    ],
+  },
+})
+const crds = [
+  crd('jobset.x-k8s.io', 'JobSet', 'jobsets', 'v1alpha2'),
+  crd('kueue.x-k8s.io', 'Workload', 'workloads', 'v1beta2'),
+]
+kube.seed(...crds)
+
+/** Half admitted and running, a quarter queued for quota, a quarter finished (one in five of those failed). */
+function state(i) {
+  if (i % 4 < 2) return {jobset: jobsetStatus.running(30), kueue: kueueStatus.running(30), expected: 'RUNNING'}
+  if (i % 4 === 2) return {jobset: jobsetStatus.suspended(20), kueue: kueueStatus.pending(20), expected: 'QUEUED'}
+  return i % 20 === 3
+    ? {jobset: jobsetStatus.failed(40), kueue: kueueStatus.failed(40), expected: 'FINISHED'}
+    : {jobset: jobsetStatus.completed(40), kueue: kueueStatus.succeeded(40), expected: 'FINISHED'}
+}
+
+const seedStarted = Date.now()
+const priorities = ['very-low', 'low', 'medium', 'high', 'very-high']
+const expected = {QUEUED: 0, RUNNING: 0, FINISHED: 0}
+for (let i = 0; i < WORKLOADS; i++) {
+  const name = `bench-${String(i).padStart(5, '0')}`
+  const s = state(i)
+  expected[s.expected]++
+  const jobset = submittedJobSet(name, priorities[i % 5], at(i % 60))
+  const [stored] = kube.seed({...jobset, status: s.jobset})
+  kube.seed({...kueueWorkloadFor(stored, at(i % 60)), status: s.kueue})
+}
+const seconds = ((Date.now() - seedStarted) / 1000).toFixed(1)
+console.log(`Seeded ${WORKLOADS} JobSets and ${WORKLOADS} Workloads in the fake in ${seconds} s.`)
+
+/**
+ * A TLS server in front of the fake: the first time a request (method and URL) is seen it is forwarded and its
+ * answer kept; after that the kept answer is sent at once.
+ */
+async function replayServer() {
+  const tls = await makeFakeKubeTls()
+  const kept = new Map()
+  const upstream = new URL(kube.url)
+  const forward = (req) =>
+    new Promise((resolve, reject) => {
+      const out = request(
+        {
+          hostname: upstream.hostname,
+          port: upstream.port,
+          method: req.method,
+          path: req.url,
+          ca: kube.caPem,
+          headers: {authorization: req.headers.authorization ?? '', accept: 'application/json'},
+        },
+        (res) => {
+          const chunks = []
+          res.on('data', (c) => chunks.push(c))
+          res.on('end', () =>
+            resolve({status: res.statusCode, type: res.headers['content-type'], body: Buffer.concat(chunks)}),
+          )
+          res.on('error', reject)
+        },
+      )
+      out.on('error', reject)
+      out.end()
+    })
+  const urls = []
+  const server = createServer({cert: tls.serverCertPem, key: tls.serverKeyPem}, (req, res) => {
+    urls.push(req.url)
+    const key = `${req.method} ${req.url}`
+    const answer = kept.get(key) ?? forward(req).then((a) => (kept.set(key, a), a))
+    Promise.resolve(answer).then(
+      (a) => {
+        res.writeHead(a.status, {'content-type': a.type ?? 'application/json', 'content-length': a.body.length})
+        res.end(a.body)
+      },
+      () => res.destroy(),
+    )
+  })
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const gkeForReplay = await FakeGke.start({
+    clusterEndpoint: `127.0.0.1:${server.address().port}`,
+    clusterCaCertificate: Buffer.from(tls.caPem).toString('base64'),
+  })
+  gkeForReplay.seedCluster({project: PROJECT, location: 'us-central2', name: 'bench'})
+  return {gke: gkeForReplay, urls, stop: async () => (server.close(), await gkeForReplay.stop())}
+}
+
+function runCli(args, target = gke) {
+  return new Promise((resolve, reject) => {
+    const start = process.hrtime.bigint()
+    // As the bin's shebang runs it (`node --min-semi-space-size=16`), plus the peak-memory report.
+    const profile = process.env.CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.CPU_PROF_DIR}`] : []
+    const extra = process.env.EXTRA_NODE_FLAGS?.split(' ').filter(Boolean) ?? []
+    const child = spawn(
+      process.execPath,
+      ['--min-semi-space-size=16', ...extra, ...profile, '--import', PEAK, '--', bin, ...args],
+      {
+        env: {...cliEnv(target, scratch, cacheHome), XPK_ACCESS_TOKEN: kube.token},
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    )
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (d) => (stdout += d))
+    child.stderr.on('data', (d) => (stderr += d))
+    child.on('error', reject)
+    child.on('close', (code) => {
+      const ms = Number(process.hrtime.bigint() - start) / 1e6
+      const rss = Number(/XPK_BENCH_MAXRSS_KB=(\d+)/.exec(stderr)?.[1])
+      const cpu = Number(/XPK_BENCH_CPU_US=(\d+)/.exec(stderr)?.[1]) / 1e6
+      if (code !== 0) reject(new Error(`xpk ${args.join(' ')} exited ${code}:\n${stderr}`))
+      else resolve({ms, mb: rss / 1024, cpu, stdout})
+    })
+  })
+}
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b)
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2
+}
+
+const listArgs = ['workload', 'list', '--project', PROJECT, '--zone', ZONE, '--cluster', 'bench']
+const cases = [
+  {label: 'table', args: listArgs, check: (out) => out.trimEnd().split('\n').length === WORKLOADS + 1},
+  {
+    label: '--json',
+    args: [...listArgs, '--json'],
+    check: (out) => JSON.parse(out).workloads.length === WORKLOADS,
+  },
+  {
+    label: '--filter-by-status QUEUED',
+    args: [...listArgs, '--filter-by-status', 'QUEUED'],
+    check: (out) => out.trimEnd().split('\n').length === expected.QUEUED + 1,
+  },
+]
+
+/** Lists and discovery requests among the URLs the CLI asked for. */
+function countRequests(urls) {
+  const lists = urls.filter((u) => /\/(workloads|jobsets)(\?|$)/.test(u)).length
+  return {lists, other: urls.length - lists}
+}
+
+const replay = await replayServer()
+const targets = [
+  {label: 'against the fake', gke, urls: () => kube.requests.map((q) => `${q.path}?${new URLSearchParams(q.query)}`)},
+  {label: 'replayed answers', gke: replay.gke, urls: () => replay.urls.splice(0)},
+]
+
+try {
+  const pages = 2 * Math.ceil(WORKLOADS / PAGE)
+  console.log(
+    `\nxpk workload list over ${WORKLOADS} workloads: median of ${RUNS} runs (spread), peak memory, the CLI's CPU, ` +
+      `requests; targets ${TARGET_S} s, ${TARGET_MB} MB, lists = pages = ${pages}`,
+  )
+  for (const target of targets) {
+    // A warm-up run fills the compile cache, as a user's earlier runs have (and the replay's answers).
+    await runCli(listArgs, target.gke)
+    console.log(`${target.label}:`)
+    for (const c of cases) {
+      const runs = []
+      let requests
+      for (let r = 0; r < RUNS; r++) {
+        kube.requests.length = 0
+        target.urls()
+        const run = await runCli(c.args, target.gke)
+        if (!c.check(run.stdout)) throw new Error(`${c.label}: the output does not have the expected rows`)
+        runs.push(run)
+        requests = countRequests(target.urls())
+      }
+      const wall = median(runs.map((r) => r.ms)) / 1000
+      const mb = median(runs.map((r) => r.mb))
+      const cpu = median(runs.map((r) => r.cpu))
+      const spread = `${(Math.min(...runs.map((r) => r.ms)) / 1000).toFixed(2)}-${(Math.max(...runs.map((r) => r.ms)) / 1000).toFixed(2)}`
+      const ok = wall <= TARGET_S && mb <= TARGET_MB && requests.lists === pages
+      console.log(
+        `  ${c.label.padEnd(26)} ${wall.toFixed(2)} s (${spread})  ${mb.toFixed(0)} MB  CPU ${cpu.toFixed(2)} s  ` +
+          `${requests.lists} lists + ${requests.other} other  ${ok ? 'OK' : 'OVER TARGET'}`,
+      )
+    }
+  }
+} finally {
+  await replay.stop()
+  await gke.stop()
+  await kube.stop()
+  cleanKube()
+  cleanGke()
+  rmSync(scratch, {recursive: true, force: true})
+}

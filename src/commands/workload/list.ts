@@ -1,0 +1,36 @@
+import {XpkCommand} from '../../cli/base-command.js'
+import {gkeEndpointFlag, targetFlags} from '../../cli/flags.js'
+import {workloadListFlags} from '../../cli/workload-list-flags.js'
+
+export default class WorkloadList extends XpkCommand {
+  static override summary = 'List the workloads of a cluster with their state, or wait for one to finish.'
+  static override description =
+    'One row per workload, from its Kueue Workload and its JobSet: the VMs it needs and was given, restarts, and its status (Submitted, Pending, QuotaReserved, Admitted, Running, Preempted, Evicted, Succeeded, Failed) with the message and time of the condition that says so. --wait-for-job-completion watches one workload until it finishes (exit 0 succeeded, 125 failed, 124 timed out).'
+  static override examples = [
+    '<%= config.bin %> workload list --cluster demo',
+    '<%= config.bin %> workload list --cluster demo --filter-by-status queued --filter-by-job sweep-',
+    '<%= config.bin %> workload list --cluster demo --filter-by-status FINISHED --json',
+    '<%= config.bin %> workload list --cluster demo --wait-for-job-completion run-1 --timeout 3600',
+  ]
+  static override flags = {...targetFlags, ...gkeEndpointFlag, ...workloadListFlags}
+
+  async run() {
+    const {flags} = await this.parse(WorkloadList)
+    const runtime = await import('../../cli/workload-list-context.js')
+    const settings = await runtime.resolveCommandSettings(flags, this.console)
+    return runtime.listWorkloads(
+      {
+        project: settings.project.value,
+        zone: settings.zone.value,
+        cluster: settings.cluster.value,
+        viaKubeconfig: flags.kubeconfig !== undefined || flags.context !== undefined,
+        filterByStatus: flags['filter-by-status'],
+        filterByJob: flags['filter-by-job'],
+        waitForJobCompletion: flags['wait-for-job-completion'],
+        timeout: flags.timeout,
+        retry: runtime.retryTuning(),
+      },
+      runtime.workloadListDeps(settings, flags, this.console, this.signal),
+    )
+  }
+}

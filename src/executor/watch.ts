@@ -1,0 +1,89 @@
+/**
+ * Waiting on Kubernetes objects by watching them rather than polling: one long request streams every change, and
+ * the stream is resumed where it stopped whenever it ends. The waits of the one retry policy (retry.ts) are used
+ * for reconnecting, and every wait ends at once when the signal aborts.
+ */
+import {ApiError} from '../core/errors.js'
+import {jitteredDelay} from '../core/retry.js'
+import type {KubeClient, KubeObject, KubeWatchOptions} from '../ports/kube.js'
+import {withRetries, type RetryOptions} from './retry.js'
+
+/** A change to one object, as {@link followChanges} hands it over. */
+export interface ObjectChange {
+  readonly type: 'ADDED' | 'MODIFIED' | 'DELETED'
+  readonly object: KubeObject
+}
+
+export interface FollowOptions extends RetryOptions, Omit<KubeWatchOptions, 'signal'> {
+  readonly apiVersion: string
+  readonly kind: string
+}
+
+/** A watch that ends this soon without any event, again and again, is waited out before the next one. */
+const QUICK_END_MS = 1000
+
+/**
+ * Follows changes to objects of a kind until `options.signal` aborts (then rejects with its reason), calling
+ * `onChange` for each, in order. Starting without a resourceVersion, the current objects come first as ADDED.
+ *
+ * - A stream the server ends (they all do, sooner or later) is watched again from the last resourceVersion seen,
+ *   bookmarks included, so no change is missed or repeated.
+ * - A resourceVersion too old to resume from (410 Expired: the server no longer keeps that history) starts over
+ *   without one: every current object comes again as ADDED.
+ * - A watch that cannot start goes through the retry policy (a stream that dropped after delivering events counts
+ *   as ended, not as a failure, so hours of watching never use up the attempts). Streams that keep ending at once
+ *   with nothing in them are spaced out by the policy's backoff instead of reconnecting in a tight loop.
+ * @throws what `onChange` throws, and ApiErrors that are not retryable or outlast the policy
+ */
+export async function followChanges(
+  kube: KubeClient,
+  options: FollowOptions,
+  onChange: (change: ObjectChange) => void,
+): Promise<never> {
+  const {apiVersion, kind, namespace, labelSelector, fieldSelector, signal} = options
+  let resourceVersion = options.resourceVersion
+  let quickEnds = 0
+  for (;;) {
+    if (signal.aborted) throw signal.reason
+    const started = options.clock.now()
+    let delivered = 0
+    try {
+      await withRetries(async () => {
+        const before = delivered
+        try {
+          await kube.watch(
+            apiVersion,
+            kind,
+            {namespace, labelSelector, fieldSelector, resourceVersion, signal},
+            (e) => {
+              delivered++
+              if (e.type === 'BOOKMARK') {
+                resourceVersion = e.resourceVersion
+                return
+              }
+              resourceVersion = (e.object.metadata.resourceVersion as string | undefined) ?? resourceVersion
+              onChange(e)
+            },
+          )
+        } catch (error) {
+          // Dropped mid-stream after it delivered something: resume like after a clean end.
+          if (delivered > before && error instanceof ApiError && error.retryable) return
+          throw error
+        }
+      }, options)
+    } catch (error) {
+      if (signal.aborted) throw signal.reason
+      if (!(error instanceof ApiError) || error.status !== 'EXPIRED') throw error
+      resourceVersion = undefined
+      continue
+    }
+    if (signal.aborted) throw signal.reason
+    quickEnds = delivered === 0 && options.clock.now() - started < QUICK_END_MS ? quickEnds + 1 : 0
+    if (quickEnds > 0) {
+      await options.clock.sleep(
+        jitteredDelay(Math.min(quickEnds - 1, 5), options.policy.backoff, options.clock.random()),
+        signal,
+      )
+    }
+  }
+}

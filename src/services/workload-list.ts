@@ -1,0 +1,277 @@
+import {throwIfProblems, UsageError, UsageErrors, XpkError} from '../core/errors.js'
+import {XPK_NAMESPACE} from '../core/incluster/namespace.js'
+import {message} from '../core/messages.js'
+import {renderWorkloadList} from '../core/render/workloads.js'
+import {escapeControl} from '../core/text.js'
+import {JOBSET_API_VERSION, KUEUE_API_VERSION} from '../core/versions.js'
+import {jobSetRef} from '../core/workload/jobsets.js'
+import {workloadConsoleUrl} from '../core/workload/links.js'
+import {
+  workloadListInputFromFlags,
+  type WorkloadListFlags,
+  type WorkloadListInput,
+} from '../core/workload/list-options.js'
+import {
+  JOBSET_KIND,
+  WORKLOAD_KIND,
+  matchesStatus,
+  ownerName,
+  pickWorkload,
+  readJobSet,
+  readWorkload,
+  workloadRow,
+  workloadRows,
+  type KueueWorkload,
+  type ObservedJobSet,
+  type StatusFilter,
+  type WorkloadRow,
+} from '../core/workload/status.js'
+import {withRetries, type RetryOptions, type RetryPolicy} from '../executor/retry.js'
+import {followChanges} from '../executor/watch.js'
+import type {Console} from '../ports/console.js'
+import type {KubeClient, KubeObject} from '../ports/kube.js'
+import {reachCluster, targetProblems, type ClusterAccessDeps, type WorkloadTarget} from './workload-cluster.js'
+
+/** Objects per list request: ten thousand workloads take twenty requests per kind. */
+const PAGE_SIZE = 500
+
+export interface WorkloadListOptions extends WorkloadTarget, WorkloadListFlags {
+  readonly retry: RetryPolicy
+}
+
+export interface WorkloadListDeps extends ClusterAccessDeps {
+  readonly console: Console
+}
+
+export interface WorkloadListResult {
+  /** The filters applied (none while waiting: the awaited workload is shown). */
+  readonly filter: {readonly status: StatusFilter; readonly job: string | null}
+  /** The rows, sorted by name. */
+  readonly workloads: readonly WorkloadRow[]
+  /** With `--wait-for-job-completion`: the workload waited for, which succeeded (a failure is exit 125). */
+  readonly waited: {readonly name: string; readonly seconds: number} | null
+}
+
+/**
+ * `xpk workload list`: every workload of the cluster's xpk namespace, from one list per kind and page (Kueue
+ * Workloads and JobSets, read in parallel and joined by owner), filtered by status and name. With
+ * `--wait-for-job-completion NAME`, watches that workload until it finishes instead and shows it.
+ * @throws UsageErrors for bad input, before any request; XpkError `not-found` for a workload to wait for that does
+ * not exist, `unsuccessful` (exit 125) when it failed, `timeout` (exit 124) when it did not finish in time
+ */
+export async function listWorkloads(options: WorkloadListOptions, deps: WorkloadListDeps): Promise<WorkloadListResult> {
+  const input = checkOptions(options)
+  const retry: RetryOptions = {policy: options.retry, clock: deps, signal: deps.signal}
+  const {kube, gke} = await reachCluster(options, deps, retry)
+  const {console} = deps
+  if (input.wait) {
+    const started = deps.now()
+    const row = await awaitCompletion(kube, input.wait, deps, retry)
+    console.result(() => renderWorkloadList([row]))
+    const link =
+      gke && options.cluster ? workloadConsoleUrl({...gke, cluster: options.cluster, workload: row.name}) : null
+    if (row.outcome !== 'SUCCESSFUL') {
+      throw new XpkError(
+        'unsuccessful',
+        `Workload ${row.name} finished unsuccessfully: ${oneLine(row.statusMessage)}`,
+        {
+          hints: [
+            link
+              ? `See its pods and events: ${link}`
+              : `See it with \`xpk workload list --filter-by-job ${row.name}\`.`,
+          ],
+        },
+      )
+    }
+    console.info(
+      message(
+        'workload.list.finished',
+        `Workload ${row.name} finished successfully${link ? `; see it here: ${link}` : '.'}`,
+        {workload: row.name, status: row.status, link},
+      ),
+    )
+    return {
+      filter: {status: 'EVERYTHING', job: null},
+      workloads: [row],
+      waited: {name: row.name, seconds: Math.round((deps.now() - started) / 1000)},
+    }
+  }
+  // Both kinds at once: each is a chain of pages (every page names the next), so two chains halve the wait.
+  const [workloads, jobsets] = await Promise.all([
+    readAll(kube, KUEUE_API_VERSION, WORKLOAD_KIND, readWorkload, retry),
+    readAll(kube, JOBSET_API_VERSION, JOBSET_KIND, readJobSet, retry),
+  ])
+  const rows = workloadRows(workloads, jobsets).filter(
+    (row) => matchesStatus(row, input.status) && (input.job === null || row.name.includes(input.job)),
+  )
+  console.result(() => renderWorkloadList(rows))
+  if (gke) {
+    console.info(
+      message(
+        'workload.list.console',
+        `See your workloads in Cloud Console: https://console.cloud.google.com/kubernetes/aiml/deployments/jobs?project=${gke.project}`,
+        {project: gke.project},
+      ),
+    )
+  }
+  return {filter: {status: input.status, job: input.job}, workloads: rows, waited: null}
+}
+
+/**
+ * Every object of a kind in the namespace, a page at a time (each through the retry policy), each reduced by `read`
+ * to the fields xpk uses as soon as its page arrives.
+ */
+async function readAll<T>(
+  kube: KubeClient,
+  apiVersion: string,
+  kind: string,
+  read: (object: KubeObject) => T,
+  retry: RetryOptions,
+): Promise<T[]> {
+  const out: T[] = []
+  let token: string | undefined
+  do {
+    const page = await withRetries(
+      () => kube.list(apiVersion, kind, {namespace: XPK_NAMESPACE, limit: PAGE_SIZE, continue: token}),
+      retry,
+    )
+    for (const item of page.items) out.push(read(item))
+    token = page.continue
+  } while (token)
+  return out
+}
+
+/** Every problem with the input at once, before any request. */
+function checkOptions(options: WorkloadListOptions): WorkloadListInput {
+  const problems: UsageError[] = [...targetProblems(options)]
+  let input: WorkloadListInput | undefined
+  try {
+    input = workloadListInputFromFlags(options)
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error
+    problems.push(...(error instanceof UsageErrors ? error.problems : [error]))
+  }
+  throwIfProblems(problems)
+  return input!
+}
+
+/**
+ * Watches the JobSet and the Kueue Workloads of the namespace (two streams, resumed whenever they end) until the
+ * workload finishes or the timeout passes, showing its status as it changes. The JobSet stream starts after the
+ * JobSet as just read; the Workload stream starts with the current Workloads (the JobSet's may exist already),
+ * then follows changes.
+ */
+async function awaitCompletion(
+  kube: KubeClient,
+  wait: NonNullable<WorkloadListInput['wait']>,
+  deps: WorkloadListDeps,
+  retry: RetryOptions,
+): Promise<WorkloadRow> {
+  const {name, timeoutSeconds} = wait
+  const ref = jobSetRef(name)
+  const live = await withRetries(() => kube.get(ref), retry)
+  if (!live) {
+    throw new XpkError('not-found', `Workload ${name} does not exist in namespace ${XPK_NAMESPACE}.`, {
+      hints: ['`xpk workload list` shows the workloads of the cluster; wait for one by the name it was created with.'],
+    })
+  }
+  const found = readJobSet(live)
+  let jobset: ObservedJobSet = found
+  const owned = new Map<string, KueueWorkload>()
+  const current = (): WorkloadRow => workloadRow(pickWorkload([...owned.values()], jobset), jobset)
+  let row = current()
+  if (row.phase === 'FINISHED') return row
+
+  const board = deps.console.progress(`Waiting for workload ${name}`)
+  const show = (state: 'running' | 'done' | 'failed') =>
+    board.update('wait', {label: name, state: row.status, status: state, detail: oneLine(row.statusMessage)})
+  show('running')
+  deps.console.info(
+    message(
+      'workload.list.waiting',
+      `Waiting up to ${describeSeconds(timeoutSeconds)} for workload ${name} to finish; it is ${row.status}.`,
+      {workload: name, status: row.status, timeoutSeconds},
+    ),
+  )
+  const stop = new AbortController()
+  const interrupt = () => stop.abort(deps.signal.reason)
+  if (deps.signal.aborted) interrupt()
+  deps.signal.addEventListener('abort', interrupt, {once: true})
+  const follow = {...retry, signal: stop.signal, namespace: XPK_NAMESPACE}
+  try {
+    row = await new Promise<WorkloadRow>((resolve, reject) => {
+      const changed = () => {
+        const next = current()
+        const moved = next.status !== row.status || next.statusMessage !== row.statusMessage
+        row = next
+        if (moved) show('running')
+        if (row.phase === 'FINISHED') resolve(row)
+      }
+      followChanges(
+        kube,
+        {
+          ...follow,
+          apiVersion: ref.apiVersion,
+          kind: JOBSET_KIND,
+          fieldSelector: `metadata.name=${name}`,
+          resourceVersion: found.metadata.resourceVersion,
+        },
+        (change) => {
+          if (change.type === 'DELETED') {
+            reject(
+              new XpkError('failed', `Workload ${name} was deleted before it finished; it was ${row.status}.`, {
+                hints: ['Someone (or its TTL) deleted the JobSet; `xpk workload list` shows what is left.'],
+              }),
+            )
+            return
+          }
+          jobset = readJobSet(change.object)
+          changed()
+        },
+      ).catch(reject)
+      followChanges(kube, {...follow, apiVersion: KUEUE_API_VERSION, kind: WORKLOAD_KIND}, (change) => {
+        const workload = readWorkload(change.object)
+        if (ownerName(workload) !== name) return
+        const key = workload.metadata.uid ?? workload.metadata.name
+        if (change.type === 'DELETED') owned.delete(key)
+        else owned.set(key, workload)
+        changed()
+      }).catch(reject)
+      deps
+        .sleep(timeoutSeconds * 1000, stop.signal)
+        .then(
+          () =>
+            reject(
+              new XpkError(
+                'timeout',
+                `Workload ${name} did not finish within ${describeSeconds(timeoutSeconds)}; it is ${row.status}` +
+                  (row.statusMessage ? `: ${oneLine(row.statusMessage)}` : '.'),
+                {hints: ['Wait longer with --timeout SECONDS; the workload itself keeps running.']},
+              ),
+            ),
+          reject,
+        )
+    })
+    show(row.outcome === 'SUCCESSFUL' ? 'done' : 'failed')
+    return row
+  } catch (error) {
+    board.update('wait', {label: name, state: row.status, status: 'failed', detail: oneLine(row.statusMessage)})
+    throw error
+  } finally {
+    deps.signal.removeEventListener('abort', interrupt)
+    stop.abort()
+    board.close()
+  }
+}
+
+function oneLine(text: string): string {
+  return escapeControl(text.replace(/\s*[\r\n\t]+\s*/g, ' ').trim())
+}
+
+/** "7 days", "90 s", "2 h 30 min": how long a wait is, for messages. */
+function describeSeconds(seconds: number): string {
+  if (seconds % 86_400 === 0) return `${seconds / 86_400} day${seconds === 86_400 ? '' : 's'}`
+  if (seconds % 3600 === 0) return `${seconds / 3600} h`
+  if (seconds % 60 === 0 && seconds >= 60) return `${seconds / 60} min`
+  return `${seconds} s`
+}

@@ -1,0 +1,393 @@
+// `xpk workload list` in process, over the in-memory GKE and Kubernetes ports: one list per kind and page, the
+// join and the filters, input checked before any request, and --wait-for-job-completion watching (not polling)
+// until the workload succeeds (0), fails (125) or the time runs out (124), with a clock the test moves.
+import {describe, expect, it} from 'vitest'
+
+import type {ObservedCluster} from '../../src/core/cluster/observed.js'
+import {UsageErrors, type XpkError} from '../../src/core/errors.js'
+import {STATUS_FILTERS} from '../../src/core/workload/status.js'
+import {DEFAULT_RETRY_POLICY, type Clock} from '../../src/executor/retry.js'
+import {listWorkloads, type WorkloadListOptions} from '../../src/services/workload-list.js'
+import {
+  SCENARIOS,
+  at,
+  jobsetStatus,
+  kueueStatus,
+  kueueWorkloadFor,
+  scenarioObjects,
+  submittedJobSet,
+  type WorkloadScenario,
+} from '../builders/workload-states.js'
+import {MemoryGke} from '../fakes/memory-gke.js'
+import {MemoryKube} from '../fakes/memory-kube.js'
+import {manualClock} from '../helpers/manual-clock.js'
+import {RecordingConsole} from '../helpers/recording-console.js'
+import {virtualClock} from '../helpers/virtual-clock.js'
+
+type Json = Record<string, unknown>
+
+const crd = (group: string, kind: string, plural: string, version: string) => ({
+  apiVersion: 'apiextensions.k8s.io/v1',
+  kind: 'CustomResourceDefinition',
+  metadata: {name: `${plural}.${group}`},
+  spec: {group, scope: 'Namespaced', names: {kind, plural}, versions: [{name: version, served: true, storage: true}]},
+})
+
+/** A cluster with JobSet and Kueue installed (their CRDs) and no workloads. */
+function aCluster(options: ConstructorParameters<typeof MemoryKube>[0] = {}): MemoryKube {
+  const kube = new MemoryKube(options)
+  kube.seed(crd('jobset.x-k8s.io', 'JobSet', 'jobsets', 'v1alpha2'), {manager: 'xpk'})
+  kube.seed(crd('kueue.x-k8s.io', 'Workload', 'workloads', 'v1beta2'), {manager: 'xpk'})
+  return kube
+}
+
+const jobsetRef = (name: string) => ({
+  apiVersion: 'jobset.x-k8s.io/v1alpha2',
+  kind: 'JobSet',
+  namespace: 'default',
+  name,
+})
+
+/**
+ * Puts a workload in place as the cluster would hold it: the JobSet xpk submitted, then the Workload Kueue made
+ * for it (owned by the JobSet's real uid), each with the status its controller wrote.
+ */
+function seedWorkload(kube: MemoryKube, name: string, jobset: Json, kueue: Json | null): {workload?: string} {
+  const js = submittedJobSet(name, 'medium', at(0))
+  kube.seed(js, {manager: 'xpk', ...(Object.keys(jobset).length > 0 ? {status: jobset} : {})})
+  if (kueue === null) return {}
+  const uid = String(kube.peek(jobsetRef(name))!.metadata.uid)
+  const workload = kueueWorkloadFor({...js, metadata: {...js.metadata, uid}}, at(0)) as {metadata: {name: string}}
+  kube.seed(workload, {manager: 'kueue', status: kueue})
+  return {workload: workload.metadata.name}
+}
+
+function seedScenario(kube: MemoryKube, s: WorkloadScenario): void {
+  seedWorkload(kube, s.name, s.jobset, s.kueue)
+}
+
+const workloadRef = (name: string) => ({
+  apiVersion: 'kueue.x-k8s.io/v1beta2',
+  kind: 'Workload',
+  namespace: 'default',
+  name,
+})
+
+const options = (overrides: Partial<WorkloadListOptions> = {}): WorkloadListOptions => ({
+  project: 'test-project',
+  zone: 'us-central2-b',
+  cluster: 'demo',
+  viaKubeconfig: false,
+  retry: DEFAULT_RETRY_POLICY,
+  ...overrides,
+})
+
+function run(kube: MemoryKube, overrides: Partial<WorkloadListOptions> = {}, clock: Clock = virtualClock()) {
+  const console = new RecordingConsole()
+  const reached: Array<ObservedCluster | undefined> = []
+  const gke = new MemoryGke()
+  const controller = new AbortController()
+  let connections = 0
+  const done = listWorkloads(options(overrides), {
+    gke: async () => (connections++, gke),
+    kube: async (cluster) => (reached.push(cluster), kube),
+    console,
+    signal: controller.signal,
+    ...clock,
+  })
+  return {done, console, reached, gke, connections: () => connections, interrupt: (r: unknown) => controller.abort(r)}
+}
+
+const failure = async (p: Promise<unknown>) => (await p.catch((e: unknown) => e)) as XpkError
+const settle = () => new Promise((resolve) => setTimeout(resolve, 0))
+const reads = (kube: MemoryKube) => kube.requests.map((r) => `${r.verb} ${r.kind}`)
+
+describe('listWorkloads', () => {
+  it('lists every workload from one list per kind, joined, with the status each state gives', async () => {
+    const kube = aCluster()
+    for (const s of SCENARIOS) seedScenario(kube, s)
+    const {done, console, reached} = run(kube)
+    const result = await done
+    expect(result.workloads.map((r) => [r.name, r.status])).toEqual(
+      [...SCENARIOS].sort((a, b) => a.name.localeCompare(b.name)).map((s) => [s.name, s.expected.status]),
+    )
+    expect(result).toMatchObject({filter: {status: 'EVERYTHING', job: null}, waited: null})
+    expect(reached.map((c) => c?.name)).toEqual(['demo'])
+    expect(reads(kube).sort()).toEqual(['list JobSet', 'list Workload'])
+    expect(kube.requests.map((r) => r.list)).toEqual([
+      {namespace: 'default', limit: 500},
+      {namespace: 'default', limit: 500},
+    ])
+    expect(kube.mutatingRequests()).toEqual([])
+    expect(console.results[0]!.split('\n')).toHaveLength(SCENARIOS.length + 1)
+    expect(console.the('workload.list.console').data).toEqual({project: 'test-project'})
+  })
+
+  const kept: Record<string, string[]> = {
+    FINISHED: [
+      'admission-check-rejected',
+      'completed-kueue-behind',
+      'failed-kueue-behind',
+      'user-first-job-failed',
+      'user-second-job-success',
+    ],
+    FAILED: ['admission-check-rejected', 'failed-kueue-behind', 'user-first-job-failed'],
+    SUCCESSFUL: ['completed-kueue-behind', 'user-second-job-success'],
+    RUNNING: ['pods-starting', 'readmitted-after-preemption', 'running-without-podsready', 'user-third-job-running'],
+    QUEUED: [
+      'evicted-backoff',
+      'just-submitted',
+      'quota-reserved',
+      'user-fifth-job-preempted',
+      'user-forth-job-in-queue',
+    ],
+  }
+  it.each(STATUS_FILTERS.filter((f) => f !== 'EVERYTHING'))(
+    '--filter-by-status %s (given in lower case)',
+    async (filter) => {
+      const kube = aCluster()
+      for (const s of SCENARIOS) seedScenario(kube, s)
+      const result = await run(kube, {filterByStatus: filter.toLowerCase()}).done
+      expect(result.filter.status).toBe(filter)
+      expect(result.workloads.map((r) => r.name)).toEqual(kept[filter])
+    },
+  )
+
+  it('--filter-by-job keeps the names that contain the text, with the status filter', async () => {
+    const kube = aCluster()
+    for (const s of SCENARIOS) seedScenario(kube, s)
+    const result = await run(kube, {filterByJob: 'user-', filterByStatus: 'QUEUED'}).done
+    expect(result.workloads.map((r) => r.name)).toEqual(['user-fifth-job-preempted', 'user-forth-job-in-queue'])
+    expect(result.filter).toEqual({status: 'QUEUED', job: 'user-'})
+  })
+
+  it('reads 1,201 workloads in pages of 500: three requests per kind, every row there', async () => {
+    const kube = aCluster()
+    for (let i = 0; i < 1201; i++) {
+      seedWorkload(kube, `w-${String(i).padStart(4, '0')}`, jobsetStatus.running(1), kueueStatus.running(1))
+    }
+    const result = await run(kube).done
+    expect(result.workloads).toHaveLength(1201)
+    expect(result.workloads.every((r) => r.status === 'Running' && r.kueueWorkload !== null)).toBe(true)
+    const lists = kube.requests.filter((r) => r.verb === 'list')
+    expect(lists).toHaveLength(6)
+    expect(lists.filter((r) => r.kind === 'Workload').map((r) => r.list?.continue === undefined)).toEqual([
+      true,
+      false,
+      false,
+    ])
+  })
+
+  it('an empty namespace, or a cluster without JobSet and Kueue, is an empty table', async () => {
+    const result = await run(new MemoryKube()).done
+    expect(result.workloads).toEqual([])
+  })
+
+  it('rides out a transient failure of a list', async () => {
+    const kube = aCluster()
+    seedScenario(kube, SCENARIOS[0]!)
+    kube.failNext(1, {verb: 'list', kind: 'Workload'})
+    const result = await run(kube).done
+    expect(result.workloads).toHaveLength(1)
+    expect(kube.requests.filter((r) => r.status === 503)).toHaveLength(1)
+  })
+
+  it('reaches the cluster through a kubeconfig without asking GKE, and names no console page', async () => {
+    const kube = aCluster()
+    const {done, reached, connections, console} = run(kube, {
+      viaKubeconfig: true,
+      project: undefined,
+      cluster: undefined,
+    })
+    await done
+    expect(reached).toEqual([undefined])
+    expect(connections()).toBe(0)
+    expect(console.codes()).toEqual([])
+  })
+})
+
+describe('bad input stops before any request', () => {
+  it.each([
+    [
+      {filterByStatus: 'DONE'},
+      '--filter-by-status "DONE" is not a status filter: use one of EVERYTHING, FINISHED, RUNNING, QUEUED, FAILED, SUCCESSFUL.',
+    ],
+    [{waitForJobCompletion: 'run-1', timeout: '-1'}, '--timeout: -1 is out of range'],
+    [{waitForJobCompletion: 'run-1', timeout: '0'}, '--timeout: 0 is out of range'],
+    [{waitForJobCompletion: 'run-1', timeout: 'soon'}, '--timeout: "soon" is not a whole number'],
+    [{waitForJobCompletion: 'Run_1'}, '--wait-for-job-completion "Run_1": use lowercase letters'],
+    [{project: undefined}, 'Missing --project'],
+  ])('%j', async (overrides, text) => {
+    const kube = aCluster()
+    const {done, connections} = run(kube, overrides)
+    const error = await failure(done)
+    expect(error.kind).toBe('usage')
+    expect(error.exitCode).toBe(2)
+    expect(error.message).toContain(text)
+    expect(connections()).toBe(0)
+    expect(kube.requests).toEqual([])
+  })
+
+  it('reports all problems together', async () => {
+    const error = await failure(run(aCluster(), {filterByStatus: 'x', cluster: undefined, timeout: '5'}).done)
+    expect(error).toBeInstanceOf(UsageErrors)
+    expect((error as UsageErrors).problems.map((p) => p.flag)).toEqual(['--cluster', '--filter-by-status', '--timeout'])
+  })
+})
+
+describe('--wait-for-job-completion', () => {
+  /** A workload that is starting, and a wait for it with a clock the test moves. */
+  async function waiting(overrides: Partial<WorkloadListOptions> = {}) {
+    const kube = aCluster()
+    const {workload} = seedWorkload(kube, 'run-1', jobsetStatus.starting(1), kueueStatus.admitted(1))
+    seedWorkload(kube, 'other', jobsetStatus.running(1), kueueStatus.running(1))
+    const clock = manualClock()
+    const r = run(kube, {waitForJobCompletion: 'run-1', timeout: '3600', ...overrides}, clock)
+    await settle()
+    return {kube, clock, workload: workload!, ...r}
+  }
+
+  it('watches until the workload succeeds: exit 0, its row shown, and no request while it waits', async () => {
+    const {kube, clock, workload, done, console} = await waiting()
+    await clock.advance(60_000)
+    kube.setStatus(workloadRef(workload), kueueStatus.running(2))
+    await settle()
+    // Time passes without any request: the two watches carry every change.
+    const before = kube.requests.length
+    await clock.advance(600_000)
+    expect(kube.requests.length).toBe(before)
+    kube.setStatus(jobsetRef('run-1'), jobsetStatus.completed(9))
+    const result = await done
+    expect(result.workloads).toMatchObject([{name: 'run-1', status: 'Succeeded', outcome: 'SUCCESSFUL'}])
+    expect(result.waited).toEqual({name: 'run-1', seconds: 660})
+    expect(reads(kube)).toEqual(['get JobSet', 'watch JobSet', 'watch Workload'])
+    expect(kube.requests[1]!.watch).toMatchObject({fieldSelector: 'metadata.name=run-1'})
+    expect(console.codes()).toEqual(['workload.list.waiting', 'workload.list.finished'])
+    expect(console.the('workload.list.waiting').data).toEqual({
+      workload: 'run-1',
+      status: 'Admitted',
+      timeoutSeconds: 3600,
+    })
+    const states = console.boards[0]!.updates.map((u) => u.line.state)
+    expect([...new Set(states)]).toEqual(['Admitted', 'Running', 'Succeeded'])
+    expect(console.boards[0]!.closed).toBe(true)
+    expect(console.results[0]).toMatch(/\nrun-1 .* Succeeded /)
+    expect(kube.openWatches()).toBe(0)
+    expect(clock.sleeping).toBe(0)
+  })
+
+  it('a workload that fails is exit 125 with the reason on one line, its row shown first', async () => {
+    const {kube, workload, done, console} = await waiting()
+    kube.setStatus(workloadRef(workload), kueueStatus.failed(8))
+    kube.setStatus(jobsetRef('run-1'), jobsetStatus.failed(8))
+    const error = await failure(done)
+    expect(error.kind).toBe('unsuccessful')
+    expect(error.exitCode).toBe(125)
+    expect(error.message).toBe(
+      'Workload run-1 finished unsuccessfully: jobset failed due to reaching max number of restarts',
+    )
+    expect(console.results[0]).toMatch(/\nrun-1 .* Failed /)
+    expect(kube.openWatches()).toBe(0)
+  })
+
+  it('Kueue finishing it on its own (admission check rejected, JobSet never ran) is a failure too', async () => {
+    const {kube, workload, done} = await waiting()
+    kube.setStatus(workloadRef(workload), kueueStatus.checkRejected(3))
+    expect((await failure(done)).exitCode).toBe(125)
+  })
+
+  it('runs out of time: exit 124 naming where the workload is, watches closed', async () => {
+    const {kube, clock, done} = await waiting({timeout: '90'})
+    const ended = failure(done)
+    await clock.advance(89_000)
+    expect(kube.openWatches()).toBe(2)
+    await clock.advance(1000)
+    const error = await ended
+    expect(error.kind).toBe('timeout')
+    expect(error.exitCode).toBe(124)
+    expect(error.message).toBe(
+      'Workload run-1 did not finish within 90 s; it is Admitted: Not all pods are ready or succeeded',
+    )
+    expect(kube.openWatches()).toBe(0)
+  })
+
+  it('keeps watching across streams the server ends and history it forgets', async () => {
+    const {kube, clock, workload, done} = await waiting()
+    // Streams end after a while (minutes on a real server), not the moment they start.
+    await clock.advance(300_000)
+    kube.endWatches()
+    await settle()
+    kube.setStatus(workloadRef(workload), kueueStatus.running(2))
+    await settle()
+    await clock.advance(300_000)
+    kube.forgetHistory()
+    kube.failWatches(410)
+    await settle()
+    kube.setStatus(jobsetRef('run-1'), jobsetStatus.completed(9))
+    await expect(done).resolves.toMatchObject({workloads: [{status: 'Succeeded'}]})
+    const watches = kube.requests.filter((r) => r.verb === 'watch')
+    // Two at first, two resumed after the clean end, two started over after the 410.
+    expect(watches).toHaveLength(6)
+    expect(watches.slice(4).map((r) => r.watch?.resourceVersion)).toEqual([undefined, undefined])
+  })
+
+  it('a Workload Kueue makes after the wait began is picked up', async () => {
+    const kube = aCluster()
+    const js = submittedJobSet('late', 'medium', at(0))
+    kube.seed(js, {manager: 'xpk'})
+    const clock = manualClock()
+    const {done} = run(kube, {waitForJobCompletion: 'late'}, clock)
+    await settle()
+    const uid = String(kube.peek(jobsetRef('late'))!.metadata.uid)
+    const workload = kueueWorkloadFor({...js, metadata: {...js.metadata, uid}}, at(1))
+    kube.seed(workload, {manager: 'kueue', status: kueueStatus.succeeded(5)})
+    await expect(done).resolves.toMatchObject({workloads: [{name: 'late', status: 'Succeeded'}]})
+  })
+
+  it('a workload that already finished is shown at once, without watching', async () => {
+    const kube = aCluster()
+    seedWorkload(kube, 'done-1', jobsetStatus.completed(5), kueueStatus.succeeded(5))
+    const result = await run(kube, {waitForJobCompletion: 'done-1'}).done
+    expect(result.workloads).toMatchObject([{status: 'Succeeded'}])
+    expect(reads(kube)).toEqual(['get JobSet'])
+  })
+
+  it('an unknown workload is not found (exit 4), with a hint, and nothing is watched', async () => {
+    const kube = aCluster()
+    const error = await failure(run(kube, {waitForJobCompletion: 'nope'}).done)
+    expect(error.kind).toBe('not-found')
+    expect(error.exitCode).toBe(4)
+    expect(error.message).toBe('Workload nope does not exist in namespace default.')
+    expect(error.hints[0]).toContain('xpk workload list')
+    expect(reads(kube)).toEqual(['get JobSet'])
+  })
+
+  it('a JobSet deleted while waited for ends the wait (exit 1)', async () => {
+    const {kube, done} = await waiting()
+    await kube.delete(jobsetRef('run-1'))
+    const error = await failure(done)
+    expect(error.kind).toBe('failed')
+    expect(error.message).toBe('Workload run-1 was deleted before it finished; it was Admitted.')
+  })
+
+  it('Ctrl-C stops the wait at once (exit 130) and closes the watches', async () => {
+    const {kube, done, interrupt} = await waiting()
+    const {XpkError} = await import('../../src/core/errors.js')
+    interrupt(new XpkError('interrupted', 'Interrupted.'))
+    const error = await failure(done)
+    expect(error.exitCode).toBe(130)
+    expect(kube.openWatches()).toBe(0)
+  })
+})
+
+describe('fixture sanity', () => {
+  it('every scenario seeds into the memory cluster and lists back as its expected status', async () => {
+    for (const s of SCENARIOS) {
+      const kube = aCluster()
+      seedScenario(kube, s)
+      const result = await run(kube).done
+      expect([s.name, result.workloads[0]?.status]).toEqual([s.name, s.expected.status])
+      expect(scenarioObjects(s).jobset).toMatchObject({metadata: {name: s.name}})
+    }
+  })
+})
