@@ -28,6 +28,13 @@ vi.mock('../../src/cli/workload-runtime.js', () => ({
   deleteWorkloads: async (options: unknown) => (calls.push({service: 'deleteWorkloads', options}), {}),
 }))
 
+vi.mock('../../src/cli/workload-list-context.js', () => ({
+  resolveCommandSettings: async () => settings,
+  retryTuning: () => ({retry: true}),
+  workloadListDeps: () => ({deps: true}),
+  listWorkloads: async (options: unknown) => (calls.push({service: 'listWorkloads', options}), {}),
+}))
+
 const STUB_CONFIG = {
   bin: 'xpk',
   runHook: async () => ({successes: [], failures: []}),
@@ -175,5 +182,30 @@ describe('command flag mapping', () => {
       dryRun: true,
       viaKubeconfig: false,
     })
+  })
+
+  it('workload list: filters and the wait go to the service as typed, checked there', async () => {
+    const call = await run('workload:list', ['--filter-by-status', 'queued', '--filter-by-job', 'sweep-'])
+    expect(call?.service).toBe('listWorkloads')
+    expect(call?.options).toEqual({
+      project: 'settings-project',
+      zone: 'us-central2-b',
+      cluster: 'settings-cluster',
+      viaKubeconfig: false,
+      filterByStatus: 'queued',
+      filterByJob: 'sweep-',
+      waitForJobCompletion: undefined,
+      timeout: undefined,
+      retry: {retry: true},
+    })
+    const waiting = await run('workload:list', [
+      '--wait-for-job-completion',
+      'run-1',
+      '--timeout',
+      '-1',
+      '--context',
+      'c',
+    ])
+    expect(waiting?.options).toMatchObject({waitForJobCompletion: 'run-1', timeout: '-1', viaKubeconfig: true})
   })
 })
