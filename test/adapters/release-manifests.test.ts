@@ -1,3 +1,4 @@
+import {createHash} from 'node:crypto'
 import {existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync} from 'node:fs'
 import {createServer} from 'node:http'
 import type {IncomingMessage, Server, ServerResponse} from 'node:http'
@@ -99,6 +100,8 @@ afterEach(async () => {
   }
 })
 
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
+
 describe('HttpReleaseManifests', () => {
   it('downloads a release once, caches it, and reads the cache afterwards without a request', async () => {
     const server = await serving(KUEUE_MANIFEST)
@@ -112,7 +115,27 @@ describe('HttpReleaseManifests', () => {
     const second = await new HttpReleaseManifests({cacheDir, urls: {kueue: server.url}}).load('kueue')
     expect([second.origin, second.source, second.text]).toEqual(['cache', cachePath, KUEUE_MANIFEST])
     expect(server.requests).toEqual(['/manifests.yaml'])
-    expect(readdirSync(cacheDir)).toEqual(['kueue-v0.17.1.yaml'])
+    // Beside the manifest, only its parsed objects, named by the text's hash.
+    expect(readdirSync(cacheDir)).toEqual(['kueue-v0.17.1.yaml', 'parsed'])
+    expect(readdirSync(join(cacheDir, 'parsed'))).toEqual([`kueue-${sha256(KUEUE_MANIFEST)}.json`])
+  })
+
+  it('parses each manifest text once: later loads read its objects from the JSON copy, a damaged copy is redone', async () => {
+    const server = await serving(KUEUE_MANIFEST)
+    const cacheDir = join(tempDir(), 'xpk', 'manifests')
+    const source = () => new HttpReleaseManifests({cacheDir, urls: {kueue: server.url}})
+    const first = await source().load('kueue')
+    const parsed = join(cacheDir, 'parsed', `kueue-${sha256(KUEUE_MANIFEST)}.json`)
+    // A copy edited behind xpk's back shows that the objects came from it and not from the YAML.
+    const marked = JSON.parse(readFileSync(parsed, 'utf8')) as {metadata: {labels?: Record<string, string>}}[]
+    marked[0].metadata.labels = {'from-json-copy': 'yes'}
+    writeFileSync(parsed, JSON.stringify(marked))
+    const second = await source().load('kueue')
+    expect(second.objects[0].metadata.labels).toEqual({'from-json-copy': 'yes'})
+    writeFileSync(parsed, '{not json')
+    const third = await source().load('kueue')
+    expect(third.objects).toEqual(first.objects)
+    expect(JSON.parse(readFileSync(parsed, 'utf8'))).toEqual(first.objects)
   })
 
   it('makes its cache directory private to the user', async () => {
@@ -142,7 +165,7 @@ describe('HttpReleaseManifests', () => {
   })
 
   describe('override', () => {
-    it('reads a local file instead, every time, and caches nothing', async () => {
+    it('reads a local file instead, every time, and caches no manifest (only its parsed objects)', async () => {
       const server = await serving('unused')
       const dir = tempDir()
       const file = join(dir, 'kueue.yaml')
@@ -153,7 +176,8 @@ describe('HttpReleaseManifests', () => {
       })
       expect([loaded.origin, loaded.source, loaded.text]).toEqual(['override-file', file, KUEUE_MANIFEST])
       expect(server.requests).toEqual([])
-      expect(existsSync(cacheDir)).toBe(false)
+      expect(readdirSync(cacheDir)).toEqual(['parsed'])
+      expect(existsSync(join(cacheDir, 'kueue-v0.17.1.yaml'))).toBe(false)
     })
 
     it('accepts a file: URL', async () => {
@@ -163,7 +187,7 @@ describe('HttpReleaseManifests', () => {
       expect(loaded.origin).toBe('override-file')
     })
 
-    it('downloads an http(s) URL instead, every time, and caches nothing', async () => {
+    it('downloads an http(s) URL instead, every time, and caches no manifest (only its parsed objects)', async () => {
       const release = await serving('unused')
       const mirror = await serving(KUEUE_MANIFEST)
       const cacheDir = tempDir()
@@ -174,7 +198,7 @@ describe('HttpReleaseManifests', () => {
       }
       expect(mirror.requests).toHaveLength(2)
       expect(release.requests).toEqual([])
-      expect(readdirSync(cacheDir)).toEqual([])
+      expect(readdirSync(cacheDir)).toEqual(['parsed'])
     })
 
     it.each<{name: string; make: (dir: string) => string; message: RegExp}>([
