@@ -85,10 +85,8 @@ async function loadHelpers() {
       contents: [
         "export {FakeKube} from './test/fakes/fake-kube.ts'",
         "export {FakeGke} from './test/fakes/fake-gke.ts'",
-        "export {releaseObjects} from './test/fakes/memory-release-manifests.ts'",
         "export {CRDS} from './test/helpers/crds.ts'",
-        "export {isCrd} from './src/core/kube/release-manifest.ts'",
-        "export {toYamlDocuments} from './src/core/manifests/to-yaml.ts'",
+        "export {writeReleaseManifest} from './test/helpers/release-files.ts'",
       ].join('\n'),
       resolveDir: root,
       loader: 'ts',
@@ -105,20 +103,8 @@ async function loadHelpers() {
 
 /** A release manifest file: the stand-in release with the real CRDs in place of its own (as the e2e test does). */
 function releaseManifest(helpers, component) {
-  const {CRDS, releaseObjects, isCrd, toYamlDocuments} = helpers
-  const real = CRDS.components.find((c) => c.component === component)
-  const crds = real ? [...real.crds()] : []
-  const realNames = new Set(crds.map((c) => c.metadata.name))
-  const objects = releaseObjects(component).filter((o) => !(isCrd(o) && realNames.has(o.metadata.name)))
-  const file = join(scratch, `${component}.yaml`)
-  writeFileSync(
-    file,
-    toYamlDocuments([
-      ...objects.filter((o) => o.kind === 'Namespace'),
-      ...crds,
-      ...objects.filter((o) => o.kind !== 'Namespace'),
-    ]),
-  )
+  const file = helpers.writeReleaseManifest(component, scratch)
+  const real = helpers.CRDS.components.find((c) => c.component === component)
   return {file, real: real?.source, bytes: readFileSync(file).length}
 }
 

@@ -5,12 +5,10 @@ import {writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest'
 
-import {isCrd, type KubeObject} from '../../src/core/kube/release-manifest.js'
 import {FakeGke, type SeedNodePool} from '../fakes/fake-gke.js'
 import {FakeKube} from '../fakes/fake-kube.js'
-import {releaseObjects} from '../fakes/memory-release-manifests.js'
 import {isolatedEnv, runCli} from '../helpers/cli.js'
-import {CRDS} from '../helpers/crds.js'
+import {releaseWithRealCrds} from '../helpers/release-files.js'
 import {tempDir} from '../helpers/temp.js'
 
 const PROJECT = 'e2e-project'
@@ -40,14 +38,6 @@ const slice = (name: string): SeedNodePool => ({
   placementPolicy: {type: 'COMPACT', tpuTopology: '2x2x2'},
 })
 
-/** The release's objects, with the real CRDs in place of the stand-ins when they can be found. */
-function release(component: 'jobset' | 'kueue'): KubeObject[] {
-  const real = CRDS.components.find((c) => c.component === component)?.crds() ?? []
-  const realNames = new Set(real.map((c) => c.metadata.name))
-  const objects = releaseObjects(component).filter((o) => !(isCrd(o) && realNames.has(o.metadata.name)))
-  return [...objects.filter(isCrd), ...real, ...objects.filter((o) => !isCrd(o))]
-}
-
 function node(name: string, pool: string, ready: boolean): Record<string, unknown> {
   return {
     apiVersion: 'v1',
@@ -72,7 +62,7 @@ function seedWorkingCluster(): void {
       slice('demo-np-1'),
     ],
   })
-  for (const o of [...release('jobset'), ...release('kueue')]) {
+  for (const o of [...releaseWithRealCrds('jobset'), ...releaseWithRealCrds('kueue')]) {
     kube.seed(
       o.kind === 'Deployment'
         ? {...o, status: {conditions: [{type: 'Available', status: 'True', reason: 'MinimumReplicasAvailable'}]}}

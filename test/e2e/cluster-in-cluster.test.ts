@@ -3,17 +3,13 @@
 // manifests come from files (--jobset-manifest / --kueue-manifest, as on an air-gapped cluster); they carry the
 // real JobSet and Kueue CRDs when the tests can find them, so the fake validates every Kueue object xpk applies
 // against the real schemas.
-import {writeFileSync} from 'node:fs'
-import {join} from 'node:path'
 import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest'
 
-import {isCrd, type KubeObject, type ReleaseComponent} from '../../src/core/kube/release-manifest.js'
-import {toYamlDocuments} from '../../src/core/manifests/to-yaml.js'
+import type {ReleaseComponent} from '../../src/core/kube/release-manifest.js'
 import {FakeGke} from '../fakes/fake-gke.js'
 import {FakeKube} from '../fakes/fake-kube.js'
-import {releaseObjects} from '../fakes/memory-release-manifests.js'
 import {isolatedEnv, runCli} from '../helpers/cli.js'
-import {CRDS} from '../helpers/crds.js'
+import {writeReleaseManifest} from '../helpers/release-files.js'
 import {tempDir} from '../helpers/temp.js'
 
 const PROJECT = 'e2e-project'
@@ -22,25 +18,6 @@ const ZONE = 'us-central2-b'
 let gke: FakeGke
 let kube: FakeKube
 const manifests: Partial<Record<ReleaseComponent, string>> = {}
-
-/** The stand-in release: its own CRDs replaced by the real ones when they can be found (CI always finds them). */
-function releaseManifest(component: ReleaseComponent): string {
-  const real = CRDS.components.find((c) => c.component === component)
-  const crds = real ? [...real.crds()] : []
-  // Stand-in CRDs stay for kinds the real set lacks (../shared has no ProvisioningRequestConfig CRD).
-  const realNames = new Set(crds.map((c) => c.metadata.name))
-  const objects: KubeObject[] = releaseObjects(component).filter((o) => !(isCrd(o) && realNames.has(o.metadata.name)))
-  const file = join(tempDir('xpk-release-'), `${component}.yaml`)
-  writeFileSync(
-    file,
-    toYamlDocuments([
-      ...objects.filter((o) => o.kind === 'Namespace'),
-      ...crds,
-      ...objects.filter((o) => o.kind !== 'Namespace'),
-    ]),
-  )
-  return file
-}
 
 const env = () =>
   isolatedEnv({
@@ -64,8 +41,8 @@ const create = (slices: number, ...extra: string[]) =>
 beforeAll(async () => {
   kube = await FakeKube.start({rolloutMs: 30})
   gke = await FakeGke.start({operationMs: 20, ...kube.gkeClusterOptions()})
-  manifests.jobset = releaseManifest('jobset')
-  manifests.kueue = releaseManifest('kueue')
+  manifests.jobset = writeReleaseManifest('jobset', tempDir('xpk-release-'))
+  manifests.kueue = writeReleaseManifest('kueue', tempDir('xpk-release-'))
 }, 60_000)
 afterAll(async () => {
   await gke?.stop()
