@@ -3,6 +3,7 @@ import * as Flags from '@oclif/core/flags'
 import {WORKLOAD_DEFAULTS} from '../core/workload/defaults.js'
 import {DEFAULT_GONE_TIMEOUT_MS} from '../core/workload/jobsets.js'
 import {DEFAULT_PRIORITY, PRIORITY_NAMES} from '../core/workload/priority.js'
+import {STATUS_FILTERS} from '../core/workload/status.js'
 import {choiceFlag, integerFlag} from './flag-kinds.js'
 import {kubeAccessFlags} from './flags.js'
 
@@ -97,11 +98,16 @@ export const workloadDeleteFlags = {
   workload: Flags.string({
     description:
       'Delete this workload (its JobSet; Kueue and JobSet objects made for it go with it). No question asked.',
-    exclusive: ['filter-by-job'],
+    exclusive: ['filter-by-job', 'filter-by-status'],
   }),
   'filter-by-job': Flags.string({
     description:
       'Without --workload: delete every workload whose name contains this text (all of them without it), after listing them and asking.',
+  }),
+  'filter-by-status': choiceFlag(STATUS_FILTERS, {
+    description:
+      'Without --workload: only the workloads in this state, as `workload list` shows them (any case): QUEUED, RUNNING, FINISHED, and of those FAILED or SUCCESSFUL.',
+    default: 'EVERYTHING',
   }),
   wait: Flags.boolean({
     description: `Return only once the workloads and their pods are gone (at most XPK_WORKLOAD_DELETE_TIMEOUT_S, default ${DEFAULT_GONE_TIMEOUT_MS / 60_000} min; then exit 124).`,

@@ -10,10 +10,20 @@ import {
 import {message, question} from '../core/messages.js'
 import type {Backoff} from '../core/retry.js'
 import {escapeControl} from '../core/text.js'
-import {JOBSET_API_VERSION} from '../core/versions.js'
+import {JOBSET_API_VERSION, KUEUE_API_VERSION} from '../core/versions.js'
+import {
+  JOBSET_KIND,
+  WORKLOAD_KIND,
+  matchesStatus,
+  parseStatusFilter,
+  readJobSet,
+  readWorkload,
+  workloadRows,
+  type StatusFilter,
+} from '../core/workload/status.js'
 import {DEFAULT_RETRY_POLICY, pollUntil, withRetries, type RetryOptions, type RetryPolicy} from '../executor/retry.js'
 import type {Console, ProgressBoard} from '../ports/console.js'
-import type {KubeClient} from '../ports/kube.js'
+import type {KubeClient, KubeObject} from '../ports/kube.js'
 import {confirmOrStop} from './confirm.js'
 import {
   listAll,
@@ -47,6 +57,11 @@ export interface WorkloadDeleteOptions extends WorkloadTarget {
   readonly workload?: string
   /** `--filter-by-job TEXT`: every JobSet whose name contains TEXT (all of them without it), after asking. */
   readonly filterByJob?: string
+  /**
+   * `--filter-by-status` as typed (any case): only the workloads `workload list` shows in that state (QUEUED,
+   * RUNNING, FINISHED, FAILED, SUCCESSFUL); EVERYTHING or undefined: all.
+   */
+  readonly filterByStatus?: string
   /** `--wait`: return only once the JobSets and their pods are gone. */
   readonly wait: boolean
   /** Read and show what would be deleted; delete nothing. */
@@ -82,7 +97,7 @@ export async function deleteWorkloads(
   options: WorkloadDeleteOptions,
   deps: WorkloadDeleteDeps,
 ): Promise<WorkloadDeleteResult> {
-  checkOptions(options)
+  const status = checkOptions(options)
   const timing = options.timing ?? DEFAULT_WORKLOAD_TIMING
   const retry: RetryOptions = {policy: timing.retry, clock: deps, signal: deps.signal}
   const {console} = deps
@@ -94,17 +109,14 @@ export async function deleteWorkloads(
   if (options.workload !== undefined) {
     selected = [options.workload]
   } else {
-    const all = await listAll(kube, JOBSET_API_VERSION, 'JobSet', {namespace: XPK_NAMESPACE}, retry)
-    selected = namesContaining(
-      all.filter((j) => j.metadata.deletionTimestamp === undefined).map((j) => j.metadata.name),
-      options.filterByJob,
-    )
+    selected = namesContaining(await selectByStatus(kube, status, retry), options.filterByJob)
     if (selected.length === 0) {
-      const filter = options.filterByJob === undefined ? '' : ` whose name contains "${options.filterByJob}"`
       console.info(
-        message('workload.delete.no-match', `There are no workloads${filter} in ${where}: nothing to delete.`, {
-          filterByJob: options.filterByJob ?? null,
-        }),
+        message(
+          'workload.delete.no-match',
+          `There are no workloads${describeFilters(options.filterByJob, status, 'whose')} in ${where}: nothing to delete.`,
+          {filterByJob: options.filterByJob ?? null, filterByStatus: status},
+        ),
       )
       return {...base, selected, deleted: [], alreadyGone: [], waited: false}
     }
@@ -127,7 +139,8 @@ export async function deleteWorkloads(
   }
 
   if (options.workload === undefined) {
-    const filter = options.filterByJob === undefined ? '' : ` (names containing "${options.filterByJob}")`
+    const filters = describeFilters(options.filterByJob, status, 'with')
+    const filter = filters === '' ? '' : ` (${filters.trim()})`
     await confirmOrStop(
       console,
       question(
@@ -135,7 +148,7 @@ export async function deleteWorkloads(
         `Delete ${selected.length} workload${selected.length === 1 ? '' : 's'} in ${where}${filter}, stopping their pods:\n` +
           `${selected.map((name) => `  ${name}`).join('\n')}\nContinue?`,
         false,
-        {workloads: selected, filterByJob: options.filterByJob ?? null},
+        {workloads: selected, filterByJob: options.filterByJob ?? null, filterByStatus: status},
       ),
       {nothingDone: 'Nothing was deleted.'},
     )
@@ -165,9 +178,49 @@ function noteAbsent(console: Console, name: string, where: string): void {
   )
 }
 
-/** Every problem with the input, before any request. */
-function checkOptions(options: WorkloadDeleteOptions): void {
+/**
+ * The names of the JobSets (not already being deleted) in the state `status` decides, as `workload list` shows it:
+ * for anything but EVERYTHING that takes the Kueue Workloads too (one list per kind, in pages), since the state
+ * is read from the conditions Kueue and JobSet write.
+ */
+async function selectByStatus(kube: KubeClient, status: StatusFilter, retry: RetryOptions): Promise<string[]> {
+  const jobSetsOf = async () =>
+    (await listAll(kube, JOBSET_API_VERSION, JOBSET_KIND, {namespace: XPK_NAMESPACE}, retry)).filter(
+      (j) => j.metadata.deletionTimestamp === undefined,
+    )
+  if (status === 'EVERYTHING') return (await jobSetsOf()).map((j) => j.metadata.name)
+  const [workloads, jobSets]: [KubeObject[], KubeObject[]] = await Promise.all([
+    listAll(kube, KUEUE_API_VERSION, WORKLOAD_KIND, {namespace: XPK_NAMESPACE}, retry),
+    jobSetsOf(),
+  ])
+  const live = new Set(jobSets.map((j) => j.metadata.name))
+  return workloadRows(workloads.map(readWorkload), jobSets.map(readJobSet))
+    .filter((row) => live.has(row.name) && matchesStatus(row, status))
+    .map((row) => row.name)
+}
+
+/** ` whose name contains "x" and status is FAILED` (or `with` ...), or '' without filters. */
+function describeFilters(job: string | undefined, status: StatusFilter, lead: 'whose' | 'with'): string {
+  const parts = [
+    ...(job === undefined ? [] : [lead === 'whose' ? `whose name contains "${job}"` : `names containing "${job}"`]),
+    ...(status === 'EVERYTHING' ? [] : [lead === 'whose' ? `whose status is ${status}` : `status ${status}`]),
+  ]
+  return parts.length === 0 ? '' : ` ${parts.join(lead === 'whose' ? ' and ' : ', ')}`
+}
+
+/** Every problem with the input, before any request; the status filter to apply. */
+function checkOptions(options: WorkloadDeleteOptions): StatusFilter {
   const problems: UsageError[] = [...targetProblems(options)]
+  let status: StatusFilter = 'EVERYTHING'
+  if (options.filterByStatus !== undefined) {
+    const parsed = parseStatusFilter(options.filterByStatus)
+    if ('value' in parsed) status = parsed.value
+    else {
+      problems.push(
+        new UsageError(`--filter-by-status ${escapeControl(parsed.problem)}.`, {flag: '--filter-by-status'}),
+      )
+    }
+  }
   if (options.workload !== undefined) {
     const problem = jobSetNameProblem(options.workload)
     if (problem) {
@@ -180,6 +233,7 @@ function checkOptions(options: WorkloadDeleteOptions): void {
     }
   }
   throwIfProblems(problems)
+  return status
 }
 
 /** Deletes the JobSets (background propagation), a few at a time; each name's outcome. */

@@ -167,6 +167,7 @@ describe('command flag mapping', () => {
       viaKubeconfig: true,
       workload: 'run-1',
       filterByJob: undefined,
+      filterByStatus: undefined,
       wait: true,
       dryRun: false,
       timing: {timing: true},
@@ -174,10 +175,17 @@ describe('command flag mapping', () => {
   })
 
   it('workload delete: by filter, as a dry run', async () => {
-    const call = await run('workload:delete', ['--filter-by-job', 'sweep-', '--dry-run'])
+    const call = await run('workload:delete', [
+      '--filter-by-job',
+      'sweep-',
+      '--filter-by-status',
+      'failed',
+      '--dry-run',
+    ])
     expect(call?.options).toMatchObject({
       workload: undefined,
       filterByJob: 'sweep-',
+      filterByStatus: 'failed',
       wait: false,
       dryRun: true,
       viaKubeconfig: false,

@@ -235,6 +235,13 @@ describe('workload delete against the fakes', () => {
     expect(kube.list(JOBSET, 'JobSet', 'default').map((j) => (j.metadata as {name: string}).name)).toEqual(['other'])
   })
 
+  it('--filter-by-status with an unknown state is exit 2 naming the valid ones, before any request', async () => {
+    const result = await del('--filter-by-status', 'done', '--force')
+    expect(result.code).toBe(2)
+    expect(result.stderr).toContain('--filter-by-status "done" is not a status filter')
+    expect(kube.requests).toEqual([])
+  })
+
   it('--workload with --filter-by-job is a usage error naming both, before any request', async () => {
     const result = await del('--workload', 'run-1', '--filter-by-job', 'run')
     expect(result.code).toBe(2)

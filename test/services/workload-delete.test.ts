@@ -5,7 +5,8 @@ import {describe, expect, it} from 'vitest'
 import {UsageError, type XpkError} from '../../src/core/errors.js'
 import {DEFAULT_RETRY_POLICY} from '../../src/executor/retry.js'
 import {deleteWorkloads, type WorkloadDeleteOptions} from '../../src/services/workload-delete.js'
-import {aWorkloadCluster, namesOf, seedWorkload} from '../builders/workload-cluster.js'
+import {aWorkloadCluster, JOBSET_API, namesOf, seedWorkload} from '../builders/workload-cluster.js'
+import {SCENARIOS, scenarioObjects} from '../builders/workload-states.js'
 import {MemoryGke} from '../fakes/memory-gke.js'
 import type {MemoryKube, MemoryKubeOptions} from '../fakes/memory-kube.js'
 import {RecordingConsole, type PromptAnswer} from '../helpers/recording-console.js'
@@ -188,6 +189,81 @@ describe('workload delete --filter-by-job', () => {
     expect(namesOf(kube, 'Pod').every((p) => p.startsWith('run-1-'))).toBe(true)
     const kinds = new Set(kube.requests.filter((r) => !r.mutating).map((r) => `${r.verb} ${r.kind}`))
     expect(kinds).toEqual(new Set(['list JobSet', 'list Pod']))
+  })
+})
+
+describe('workload delete --filter-by-status', () => {
+  /** Every state `workload list` tells apart, as Kueue and JobSet leave their objects, owned as they own them. */
+  function aClusterInEveryState(): MemoryKube {
+    const kube = aWorkloadCluster()
+    for (const scenario of SCENARIOS) {
+      const {jobset, workload} = scenarioObjects(scenario)
+      const {status, ...spec} = jobset as {status?: Record<string, unknown>}
+      kube.seed(spec, {manager: 'xpk', ...(status ? {status} : {})})
+      if (workload === null) continue
+      const {uid} = kube.peek({
+        apiVersion: JOBSET_API,
+        kind: 'JobSet',
+        namespace: 'default',
+        name: scenario.name,
+      })!.metadata
+      const {status: kueueStatus, ...rest} = workload as {
+        status: Record<string, unknown>
+        metadata: {ownerReferences: object[]}
+      }
+      rest.metadata.ownerReferences = rest.metadata.ownerReferences.map((o) => ({...o, uid}))
+      kube.seed(rest, {manager: 'kueue', status: kueueStatus})
+    }
+    kube.clearLog()
+    return kube
+  }
+  const named = (test: (s: (typeof SCENARIOS)[number]) => boolean) =>
+    SCENARIOS.filter(test)
+      .map((s) => s.name)
+      .sort()
+
+  it('selects the workloads in that state as workload list decides it (any case), reading each kind once', async () => {
+    const kube = aClusterInEveryState()
+    const finished = named((s) => s.expected.phase === 'FINISHED')
+    expect(finished.length).toBeGreaterThan(1)
+    const {done, console} = run(kube, {filterByStatus: 'finished'}, 'yes')
+    await expect(done).resolves.toMatchObject({selected: finished, deleted: finished})
+    expect(console.questions[0]!.text).toMatch(/in cluster demo \(status FINISHED\), stopping their pods:/)
+    expect(console.questions[0]!.data).toMatchObject({filterByStatus: 'FINISHED'})
+    expect(namesOf(kube, 'JobSet')).toEqual(named((s) => s.expected.phase !== 'FINISHED'))
+    expect(
+      kube.requests
+        .filter((r) => r.verb === 'list')
+        .map((r) => r.kind)
+        .sort(),
+    ).toEqual(['JobSet', 'Workload'])
+  })
+
+  it('combines with --filter-by-job', async () => {
+    const kube = aClusterInEveryState()
+    const {done, console} = run(kube, {filterByStatus: 'FAILED', filterByJob: 'user-'}, 'yes')
+    const failedUsers = named((s) => s.expected.outcome === 'FAILED' && s.name.includes('user-'))
+    expect(failedUsers).toEqual(['user-first-job-failed'])
+    await expect(done).resolves.toMatchObject({deleted: failedUsers})
+    expect(console.questions[0]!.text).toContain('(names containing "user-", status FAILED)')
+  })
+
+  it('nothing in that state is a note naming the filters', async () => {
+    const kube = aBusyCluster()
+    const {done, console} = run(kube, {filterByStatus: 'successful', filterByJob: 'sweep-'})
+    await expect(done).resolves.toMatchObject({selected: []})
+    expect(console.the('workload.delete.no-match').text).toBe(
+      'There are no workloads whose name contains "sweep-" and whose status is SUCCESSFUL in cluster demo: nothing to delete.',
+    )
+  })
+
+  it('an unknown state is exit 2 naming the valid ones, before any request', async () => {
+    const kube = aBusyCluster()
+    const error = await failure(run(kube, {filterByStatus: 'done'}).done)
+    expect(error).toBeInstanceOf(UsageError)
+    expect((error as UsageError).flag).toBe('--filter-by-status')
+    expect(error.message).toContain('EVERYTHING, FINISHED, RUNNING, QUEUED, FAILED, SUCCESSFUL')
+    expect(kube.requests).toEqual([])
   })
 })
 
