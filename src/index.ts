@@ -22,6 +22,7 @@ import VmRun from './commands/vm/run.js'
 import WorkloadCreate from './commands/workload/create.js'
 import WorkloadDelete from './commands/workload/delete.js'
 import WorkloadList from './commands/workload/list.js'
+import WorkloadLogs from './commands/workload/logs.js'
 
 /** Every command, by oclif id (topic:verb). oclif reads this map instead of scanning a directory. */
 export const COMMANDS = {
@@ -44,6 +45,7 @@ export const COMMANDS = {
   'workload:create': WorkloadCreate,
   'workload:delete': WorkloadDelete,
   'workload:list': WorkloadList,
+  'workload:logs': WorkloadLogs,
 }
 
 /**

@@ -13,6 +13,7 @@ import {
   type KubeListOptions,
   type KubeObject,
   type KubePage,
+  type KubeLogOptions,
   type KubeRef,
   type KubeWatchEvent,
   type KubeWatchOptions,
@@ -575,6 +576,58 @@ class HttpKube implements KubeClient {
       res.on('error', () => {
         if (!failed) resolve()
       })
+    })
+  }
+
+  async logs(
+    namespace: string,
+    pod: string,
+    options: KubeLogOptions,
+    onChunk: (text: string) => void,
+  ): Promise<'ended' | 'absent'> {
+    const doing = `Reading the log of pod ${namespace}/${pod}`
+    if (options.signal.aborted) return 'ended'
+    const path = `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods/${encodeURIComponent(pod)}/log`
+    const query: Query = {
+      container: options.container,
+      follow: options.follow ? 'true' : undefined,
+      tailLines: options.tailLines,
+      sinceSeconds: options.sinceSeconds,
+    }
+    let res: IncomingMessage
+    try {
+      // A followed log may be quiet for long stretches: only the watch's idle limit ends it.
+      res = await this.http.open('GET', path, query, {idleMs: WATCH_IDLE_MS, signal: options.signal})
+    } catch (error) {
+      if (options.signal.aborted) return 'ended'
+      throw this.failure(error, doing)
+    }
+    if (res.statusCode !== 200) {
+      const text = await readText(res).catch(() => '')
+      // 404 is the pod gone; an unknown container is a 400.
+      if (res.statusCode === 404) return 'absent'
+      throw kubeApiError(res.statusCode ?? 0, statusBody(text), doing)
+    }
+    return new Promise<'ended' | 'absent'>((resolve, reject) => {
+      let failed = false
+      // Bytes, decoded as a stream: a multi-byte character split across chunks stays whole.
+      res.setEncoding('utf8')
+      res.on('data', (chunk: string) => {
+        if (failed) return
+        try {
+          onChunk(chunk)
+        } catch (error) {
+          failed = true
+          res.destroy()
+          reject(error as Error)
+        }
+      })
+      const done = () => {
+        if (!failed) resolve('ended')
+      }
+      res.on('end', done)
+      res.on('close', done)
+      res.on('error', done)
     })
   }
 

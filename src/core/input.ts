@@ -45,6 +45,9 @@ export const INTEGER_FLAGS = {
     limit: "the pod's int64 terminationGracePeriodSeconds, as far as JSON carries it exactly",
   },
   'workload:timeout': {min: 1, max: MAX_WAIT_SECONDS, limit: "seconds; Node's timers wait at most about 24.8 days"},
+  'workload:slice': {min: 0, max: MAX_SLICES - 1, limit: 'slice indexes start at 0'},
+  'workload:worker': {min: 0, max: GKE_MAX_NODES_PER_POOL - 1, limit: 'worker indexes start at 0'},
+  'workload:tail': {min: 0, max: INT32_MAX, limit: 'lines'},
   'vm:num-slices': {min: 1, max: 256, limit: 'slices of one queued resource xpk requests'},
   'vm:ssh-port': {min: 1, max: 65_535, limit: 'TCP ports'},
 } as const satisfies Record<string, IntegerRange>

@@ -105,6 +105,12 @@ export const MESSAGES = {
     summary: '--wait-for-job-completion: the workload is watched until it finishes or the timeout passes.',
   },
   'workload.list.finished': {level: 'info', summary: 'The awaited workload finished successfully.'},
+  // workload logs
+  'workload.logs.gone': {
+    level: 'warn',
+    summary: 'A pod whose log was asked for does not exist (any more, or yet): where its logs are in Cloud Logging.',
+  },
+  'workload.logs.reading': {level: 'info', summary: 'Which pods are read, and whether they are followed.'},
   // vm create / delete / run
   'vm.create.exists': {level: 'info', summary: 'The queued resource exists already with the same request.'},
   'vm.create.requesting': {level: 'info', summary: 'The queued resource is being requested.'},

@@ -47,6 +47,20 @@ export type KubeWatchEvent =
   | {readonly type: 'ADDED' | 'MODIFIED' | 'DELETED'; readonly object: KubeObject}
   | {readonly type: 'BOOKMARK'; readonly resourceVersion: string}
 
+/** Which container's log, and how much of it. */
+export interface KubeLogOptions {
+  /** Needed when the pod has more than one container. */
+  readonly container?: string
+  /** Keep the stream open and pass on what the container writes until it exits (or `signal` aborts). */
+  readonly follow?: boolean
+  /** Only the last N lines written so far. */
+  readonly tailLines?: number
+  /** Only lines written in the last N seconds. */
+  readonly sinceSeconds?: number
+  /** Ends the stream: the promise resolves. */
+  readonly signal: AbortSignal
+}
+
 /**
  * The Kubernetes API as xpk uses it. Everything xpk writes goes through server-side apply under one field
  * manager, so re-runs converge and fields owned by other tools are left alone. Failures are XpkErrors (ApiError
@@ -78,6 +92,17 @@ export interface KubeClient {
     options: KubeWatchOptions,
     onEvent: (event: KubeWatchEvent) => void,
   ): Promise<void>
+  /**
+   * A container's log (`GET .../pods/NAME/log`), passed to `onChunk` in the order written, as text in pieces that
+   * may split lines. Resolves 'ended' when the log (or, with `follow`, the container) ends or `signal` aborts, and
+   * 'absent' when the pod does not exist. Rejects when the log cannot be read (e.g. the container has not started).
+   */
+  logs(
+    namespace: string,
+    pod: string,
+    options: KubeLogOptions,
+    onChunk: (text: string) => void,
+  ): Promise<'ended' | 'absent'>
 }
 
 /** How `--kubeconfig` / `--context` / GKE pick the cluster to talk to. */

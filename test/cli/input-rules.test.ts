@@ -9,6 +9,7 @@ import {INTEGER_FLAGS} from '../../src/core/input.js'
 import {checkVmCreateInput} from '../../src/core/vm/create-options.js'
 import {checkRunInput} from '../../src/core/vm/run-plan.js'
 import {workloadListInputFromFlags} from '../../src/core/workload/list-options.js'
+import {workloadLogsInputFromFlags} from '../../src/core/workload/logs.js'
 import {workloadInputFromFlags, type WorkloadFlags} from '../../src/core/workload/options.js'
 import {COMMANDS} from '../../src/index.js'
 
@@ -117,6 +118,8 @@ describe('rule 3: every number has the bounds of the field it ends up in', () =>
         checkVmCreateInput({tpuPrefix: 'p', tpuType: 'v4-8', capacity: 'on-demand', numSlices: text})
       else if (topic === 'vm') checkRunInput({tpuPrefix: 'p', command: 'true', runName: 'r', sshPort: text})
       else if (key === 'workload:timeout') workloadListInputFromFlags({waitForJobCompletion: 'w', timeout: text})
+      else if (key === 'workload:slice' || key === 'workload:worker' || key === 'workload:tail')
+        workloadLogsInputFromFlags({workload: 'w', [flag]: text})
       else workloadInputFromFlags({...base[kind]!.workload, [camel(flag)]: text}, undefined, {})
       return []
     } catch (error) {

@@ -35,6 +35,13 @@ vi.mock('../../src/cli/workload-list-context.js', () => ({
   listWorkloads: async (options: unknown) => (calls.push({service: 'listWorkloads', options}), {}),
 }))
 
+vi.mock('../../src/cli/workload-logs-context.js', () => ({
+  resolveCommandSettings: async () => settings,
+  retryTuning: () => ({retry: true}),
+  workloadLogsDeps: () => ({deps: true}),
+  workloadLogs: async (options: unknown) => (calls.push({service: 'workloadLogs', options}), {}),
+}))
+
 const STUB_CONFIG = {
   bin: 'xpk',
   runHook: async () => ({successes: [], failures: []}),
@@ -215,5 +222,29 @@ describe('command flag mapping', () => {
       'c',
     ])
     expect(waiting?.options).toMatchObject({waitForJobCompletion: 'run-1', timeout: '-1', viaKubeconfig: true})
+  })
+
+  it('workload logs: the name and every flag go to the service as typed, checked there', async () => {
+    const call = await run('workload:logs', [
+      'run-1',
+      ...['--follow', '--slice', '-1', '--worker', '3', '--tail', '20', '--since', '10m', '--kubeconfig', 'kc'],
+    ])
+    expect(call?.service).toBe('workloadLogs')
+    expect(call?.options).toEqual({
+      project: 'settings-project',
+      zone: 'us-central2-b',
+      cluster: 'settings-cluster',
+      viaKubeconfig: true,
+      workload: 'run-1',
+      follow: true,
+      slice: '-1',
+      worker: '3',
+      all: false,
+      tail: '20',
+      since: '10m',
+      retry: {retry: true},
+    })
+    const all = await run('workload:logs', ['run-2', '--all'])
+    expect(all?.options).toMatchObject({workload: 'run-2', all: true, follow: false, viaKubeconfig: false})
   })
 })

@@ -61,6 +61,30 @@ function seedWorkloads(): void {
   const stored = kube.get({apiVersion: 'jobset.x-k8s.io/v1alpha2', kind: 'JobSet', namespace: 'default', name: 'run-1'})
   const workload = kueueWorkloadFor(stored as unknown as ReturnType<typeof submittedJobSet>, at(0))
   kube.seed({...workload, status: kueueStatus.succeeded(9)} as Obj)
+  // `workload logs`' examples read worker 0 of slice 0 and worker 3 of slice 1 of run-1 (their containers have
+  // exited, so --follow ends); the other places have no pod, which is a note, not an error.
+  for (const [slice, worker] of [
+    [0, 0],
+    [1, 3],
+  ]) {
+    const pod = `run-1-slice-job-${slice}-${worker}-abcde`
+    kube.seed({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: {
+        name: pod,
+        namespace: 'default',
+        labels: {
+          'jobset.sigs.k8s.io/jobset-name': 'run-1',
+          'jobset.sigs.k8s.io/job-index': String(slice),
+          'batch.kubernetes.io/job-completion-index': String(worker),
+        },
+      },
+      spec: {containers: [{name: 'jax-tpu', image: 'python:3.12'}]},
+    })
+    kube.setPodLog('default', pod, `step 1 on slice ${slice} worker ${worker}\n`)
+    kube.endPodLog('default', pod)
+  }
 }
 
 type CommandId = keyof typeof COMMANDS
@@ -85,7 +109,7 @@ describe('every --help example runs', () => {
 
   const shapes: Record<string, unknown> = {}
   it.each(examples)('$example', async ({id, example, argv}) => {
-    if (id === 'workload:list') seedWorkloads()
+    if (id === 'workload:list' || id === 'workload:logs') seedWorkloads()
     const result = await runCli(argv, {env: env(), cwd: tempDir('xpk-example-')})
     expect(result.stderr).not.toMatch(/^Error/m)
     expect(result.code).toBe(0)

@@ -52,12 +52,13 @@ import {
   type KubePage,
   type KubeRef,
   type KubeWatchEvent,
+  type KubeLogOptions,
   type KubeWatchOptions,
 } from '../../src/ports/kube.js'
 
 type Json = Record<string, unknown>
 
-export type KubeVerb = 'get' | 'list' | 'apply' | 'delete' | 'watch'
+export type KubeVerb = 'get' | 'list' | 'apply' | 'delete' | 'watch' | 'logs'
 
 /** One request as the fake received it. */
 export interface KubeRequest {
@@ -211,6 +212,11 @@ export class MemoryKube implements KubeClient {
   private readonly lastEvent = new Map<string, KubeObject>()
   /** Versions at or below this are no longer retained for resuming watches. */
   private forgottenUpTo = 0
+  /** Container logs set by tests, by `namespace/pod/container` (container '' when the test named none). */
+  private readonly podLogs = new Map<
+    string,
+    {chunks: string[]; ended: boolean; followers: Set<(chunk: string | null) => void>}
+  >()
   private ticks = 0
   private nextUid = 1
   private nextVersion = 1
@@ -434,7 +440,64 @@ export class MemoryKube implements KubeClient {
     })
   }
 
+  async logs(
+    namespace: string,
+    pod: string,
+    options: KubeLogOptions,
+    onChunk: (text: string) => void,
+  ): Promise<'ended' | 'absent'> {
+    const request = this.begin('logs', 'v1', 'Pod', namespace, pod)
+    if (!this.entries.get(this.key('', 'Pod', namespace, pod))) {
+      this.log(request, 404)
+      return 'absent'
+    }
+    this.log(request, 200)
+    const key = `${namespace}/${pod}/${options.container ?? ''}`
+    let log = this.podLogs.get(key)
+    // A container that has written nothing yet: a follower waits for its first line.
+    if (!log) this.podLogs.set(key, (log = {chunks: [], ended: false, followers: new Set()}))
+    if (options.signal.aborted) return 'ended'
+    // The log so far as one piece (its last tailLines lines); sinceSeconds is not modelled: every line is recent.
+    let text = log.chunks.join('')
+    if (options.tailLines !== undefined) {
+      const lines = text.split(/(?<=\n)/)
+      text = options.tailLines === 0 ? '' : lines.slice(-options.tailLines).join('')
+    }
+    if (text) onChunk(text)
+    if (!options.follow || log.ended) return 'ended'
+    return new Promise((resolve) => {
+      const follower = (chunk: string | null) => {
+        if (chunk !== null) return onChunk(chunk)
+        stop()
+      }
+      const stop = () => {
+        log.followers.delete(follower)
+        options.signal.removeEventListener('abort', stop)
+        resolve('ended')
+      }
+      log.followers.add(follower)
+      options.signal.addEventListener('abort', stop, {once: true})
+    })
+  }
+
   // ---- for tests ----
+
+  /** Appends to a container's log (`container` omitted: the log read without naming one); followers get it at once. */
+  appendPodLog(namespace: string, pod: string, text: string, container?: string): void {
+    const key = `${namespace}/${pod}/${container ?? ''}`
+    let log = this.podLogs.get(key)
+    if (!log) this.podLogs.set(key, (log = {chunks: [], ended: false, followers: new Set()}))
+    log.chunks.push(text)
+    for (const follower of [...log.followers]) follower(text)
+  }
+
+  /** Ends a container's log, as when it exits: followers' streams end. */
+  endPodLog(namespace: string, pod: string, container?: string): void {
+    const log = this.podLogs.get(`${namespace}/${pod}/${container ?? ''}`)
+    if (!log) return
+    log.ended = true
+    for (const follower of [...log.followers]) follower(null)
+  }
 
   /** Closes every open watch cleanly, as the API server does now and then: the clients resume from where they were. */
   endWatches(): void {
@@ -671,7 +734,14 @@ export class MemoryKube implements KubeClient {
     if (fault) {
       fault.left--
       this.log(request, fault.status)
-      const doing = {apply: 'Applying', delete: 'Deleting', get: 'Reading', list: 'Listing', watch: 'Watching'}[verb]
+      const doing = {
+        apply: 'Applying',
+        delete: 'Deleting',
+        get: 'Reading',
+        list: 'Listing',
+        watch: 'Watching',
+        logs: 'Reading the log of',
+      }[verb]
       const what = `${doing} ${kind}${name ? ` ${name}` : ''}`
       throw kubeApiError(fault.status, {message: fault.message}, what)
     }

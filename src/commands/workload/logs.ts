@@ -1,0 +1,41 @@
+import * as Args from '@oclif/core/args'
+
+import {XpkCommand} from '../../cli/base-command.js'
+import {gkeEndpointFlag, targetFlags} from '../../cli/flags.js'
+import {workloadLogsFlags} from '../../cli/workload-logs-flags.js'
+
+export default class WorkloadLogs extends XpkCommand {
+  static override summary = "Print (or follow) a workload's container logs through the Kubernetes API."
+  static override description =
+    'Reads the log of worker 0 of slice 0 unless --slice/--worker say another pod; --all reads every pod at once, each line prefixed with [slice S/worker W] as it arrives (lines of one pod stay whole and in order). --follow keeps printing until the containers exit. A pod that is gone is a note with the Cloud Logging query that still holds its logs. Log lines go to stdout, notes to stderr.'
+  static override examples = [
+    '<%= config.bin %> workload logs --cluster demo run-1',
+    '<%= config.bin %> workload logs --cluster demo run-1 --all --follow',
+    '<%= config.bin %> workload logs --cluster demo run-1 --slice 1 --worker 3 --since 10m --tail 100',
+  ]
+  static override args = {workload: Args.string({description: 'The workload (JobSet) name.', required: true})}
+  static override flags = {...targetFlags, ...gkeEndpointFlag, ...workloadLogsFlags}
+
+  async run() {
+    const {args, flags} = await this.parse(WorkloadLogs)
+    const runtime = await import('../../cli/workload-logs-context.js')
+    const settings = await runtime.resolveCommandSettings(flags, this.console)
+    return runtime.workloadLogs(
+      {
+        project: settings.project.value,
+        zone: settings.zone.value,
+        cluster: settings.cluster.value,
+        viaKubeconfig: flags.kubeconfig !== undefined || flags.context !== undefined,
+        workload: args.workload,
+        follow: flags.follow === true,
+        slice: flags.slice,
+        worker: flags.worker,
+        all: flags.all === true,
+        tail: flags.tail,
+        since: flags.since,
+        retry: runtime.retryTuning(),
+      },
+      runtime.workloadLogsDeps(settings, flags, this.console, this.signal),
+    )
+  }
+}
