@@ -110,6 +110,10 @@ export const MESSAGES = {
     level: 'warn',
     summary: 'A pod whose log was asked for does not exist (any more, or yet): where its logs are in Cloud Logging.',
   },
+  'workload.logs.unreadable': {
+    level: 'warn',
+    summary: "A pod's log could not be read (its container has not started, or the server refused); others go on.",
+  },
   'workload.logs.reading': {level: 'info', summary: 'Which pods are read, and whether they are followed.'},
   // vm create / delete / run
   'vm.create.exists': {level: 'info', summary: 'The queued resource exists already with the same request.'},

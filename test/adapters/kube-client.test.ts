@@ -412,3 +412,63 @@ async function closedPort(): Promise<number> {
   await new Promise((resolve) => server.close(resolve))
   return port
 }
+
+describe('pod logs', () => {
+  const seedPod = (name: string, containers: string[]) =>
+    fake.seed({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: {name, namespace: 'default'},
+      spec: {containers: containers.map((c) => ({name: c, image: 'python:3.12'}))},
+    })
+  const never = new AbortController().signal
+
+  it('reads a container log with tailLines and sinceSeconds sent as the API names them', async () => {
+    seedPod('p', ['main', 'sidecar'])
+    fake.setPodLog('default', 'p', 'a\nb\nc\n', 'main')
+    const chunks: string[] = []
+    const outcome = await kube.logs(
+      'default',
+      'p',
+      {container: 'main', tailLines: 2, sinceSeconds: 600, signal: never},
+      (t) => chunks.push(t),
+    )
+    expect(outcome).toBe('ended')
+    expect(chunks.join('')).toBe('b\nc\n')
+    const sent = fake.requests.find((r) => r.verb === 'log')!
+    expect(sent.path).toBe('/api/v1/namespaces/default/pods/p/log')
+    expect(sent.query).toEqual({container: 'main', tailLines: '2', sinceSeconds: '600'})
+  })
+
+  it('follows what the container writes, in order, until it exits', async () => {
+    seedPod('p', ['main'])
+    fake.setPodLog('default', 'p', 'first\n')
+    const chunks: string[] = []
+    const done = kube.logs('default', 'p', {follow: true, signal: never}, (t) => chunks.push(t))
+    while (!fake.requests.some((r) => r.verb === 'log')) await new Promise((r) => setTimeout(r, 5))
+    await new Promise((r) => setTimeout(r, 20))
+    for (let i = 0; i < 5; i++) fake.appendPodLog('default', 'p', `line ${i}\n`)
+    fake.endPodLog('default', 'p')
+    expect(await done).toBe('ended')
+    expect(chunks.join('')).toBe('first\nline 0\nline 1\nline 2\nline 3\nline 4\n')
+  })
+
+  it('a pod that does not exist is absent; a container not started yet is a 400 error', async () => {
+    expect(await kube.logs('default', 'gone', {signal: never}, () => {})).toBe('absent')
+    seedPod('waiting', ['main'])
+    const error = (await kube
+      .logs('default', 'waiting', {signal: never}, () => {})
+      .catch((e: unknown) => e)) as ApiError
+    expect(error).toBeInstanceOf(ApiError)
+    expect(error.status).toBe('INVALID_ARGUMENT')
+    expect(error.message).toMatch(/waiting to start/)
+  })
+
+  it('an abort ends a followed log', async () => {
+    seedPod('p', ['main'])
+    fake.setPodLog('default', 'p', 'x\n')
+    const controller = new AbortController()
+    const done = kube.logs('default', 'p', {follow: true, signal: controller.signal}, () => controller.abort())
+    expect(await done).toBe('ended')
+  })
+})

@@ -173,6 +173,19 @@ describe('workloadLogs', () => {
     ])
   })
 
+  it('--all: a pod whose container has not started (400) is a note and the others are read; alone it is an error', async () => {
+    const kube = aCluster(ALL)
+    for (const [s, w] of ALL) kube.appendPodLog('default', podName(NAME, s, w), `ok ${s}/${w}\n`)
+    kube.failNext(1, {verb: 'logs', name: podName(NAME, 1, 0)}, 400, 'container "jax-tpu" is waiting to start')
+    const {done, console} = run(kube, {all: true})
+    const result = await done
+    expect(result.pods.map((p) => p.lines)).toEqual([1, 1, 0, 1])
+    expect(console.the('workload.logs.unreadable').text).toMatch(/slice-job-1-0-abcde: .*waiting to start/)
+    kube.failNext(1, {verb: 'logs', name: podName(NAME, 0, 0)}, 400, 'container "jax-tpu" is waiting to start')
+    const error = await failure(run(kube).done)
+    expect(error.message).toMatch(/waiting to start/)
+  })
+
   it('an unknown workload is not-found (exit 4)', async () => {
     const kube = aCluster(ALL)
     const error = await failure(run(kube, {workload: 'nope'}).done)
