@@ -75,7 +75,11 @@ export function kubeNetworkError(cause: Error, server: string, doing: string): A
       cause,
       hints: tls
         ? ["The server's certificate does not match the cluster CA xpk was given: check --kubeconfig or the cluster."]
-        : ['Check that the cluster is RUNNING (`xpk cluster describe`) and reachable from here.'],
+        : [
+            'Check that the cluster is RUNNING (`xpk cluster describe`) and reachable from here: a private control plane ' +
+              'is reached from inside its network or through a kubeconfig (--kubeconfig); `cluster create --skip-in-cluster` ' +
+              'changes only GKE.',
+          ],
     },
   )
 }
