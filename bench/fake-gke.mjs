@@ -60,3 +60,36 @@ export function cliEnv(fake, scratch, cacheHome) {
     XPK_GKE_ENDPOINT: `http://${fake.endpoint}`,
   }
 }
+
+/**
+ * What a workload submit reads of a cluster `cluster create` set up, to seed the Kubernetes fake with: the JobSet kind
+ * (a CRD that takes any object) and the resources ConfigMap with `vms` VMs of `deviceType`.
+ */
+export function submitReadyObjects(cluster, deviceType, vms) {
+  return [
+    {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: {name: 'jobsets.jobset.x-k8s.io'},
+      spec: {
+        group: 'jobset.x-k8s.io',
+        scope: 'Namespaced',
+        names: {kind: 'JobSet', plural: 'jobsets', singular: 'jobset', listKind: 'JobSetList'},
+        versions: [
+          {
+            name: 'v1alpha2',
+            served: true,
+            storage: true,
+            schema: {openAPIV3Schema: {type: 'object', 'x-kubernetes-preserve-unknown-fields': true}},
+          },
+        ],
+      },
+    },
+    {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: {name: `${cluster}-resources-configmap`, namespace: 'default'},
+      data: {[deviceType]: String(vms)},
+    },
+  ]
+}

@@ -21,7 +21,7 @@ import {promisify} from 'node:util'
 
 import {FsBuildContextSource} from '../src/adapters/build-context.js'
 // @ts-expect-error: plain JavaScript without types, shared by the benchmarks that run the CLI against the fakes.
-import {loadFakeGke, loadFakeKube} from './fake-gke.mjs'
+import {loadFakeGke, loadFakeKube, submitReadyObjects} from './fake-gke.mjs'
 import {makeBaseImage} from '../test/helpers/base-image.js'
 import {dockerAvailable, removeImages} from '../test/helpers/docker.js'
 import {startLocalRegistry, type LocalRegistry} from '../test/helpers/local-registry.js'
@@ -112,32 +112,7 @@ const {FakeKube, cleanup: cleanupKube} = await loadFakeKube()
 const kube = await FakeKube.start()
 const gke = await FakeGke.start(kube.gkeClusterOptions())
 gke.seedCluster({project: PROJECT, location: 'us-central2', name: 'bench'})
-kube.seed(
-  {
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: {name: 'jobsets.jobset.x-k8s.io'},
-    spec: {
-      group: 'jobset.x-k8s.io',
-      scope: 'Namespaced',
-      names: {kind: 'JobSet', plural: 'jobsets', singular: 'jobset', listKind: 'JobSetList'},
-      versions: [
-        {
-          name: 'v1alpha2',
-          served: true,
-          storage: true,
-          schema: {openAPIV3Schema: {type: 'object', 'x-kubernetes-preserve-unknown-fields': true}},
-        },
-      ],
-    },
-  },
-  {
-    apiVersion: 'v1',
-    kind: 'ConfigMap',
-    metadata: {name: 'bench-resources-configmap', namespace: 'default'},
-    data: {'v5litepod-16': '16'},
-  },
-)
+kube.seed(...submitReadyObjects('bench', 'v5litepod-16', 16))
 let submitted = 0
 
 /** The CLI's environment: nothing from the user, the fakes for GKE and the cluster, the registry's credentials. */

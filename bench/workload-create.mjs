@@ -14,7 +14,7 @@ import {mkdtempSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {delimiter, dirname, join} from 'node:path'
 
-import {cliEnv, loadFakeGke, loadFakeKube} from './fake-gke.mjs'
+import {cliEnv, loadFakeGke, loadFakeKube, submitReadyObjects} from './fake-gke.mjs'
 
 const RUNS = Number(process.env.RUNS ?? 9)
 const LATENCY_MS = Number(process.env.LATENCY_MS ?? 0)
@@ -36,32 +36,7 @@ gke.seedCluster({project: PROJECT, location: 'us-central2', name: 'bench'})
 /** The cluster as `cluster create` leaves it, as far as a submit reads it: the JobSet kind and the ConfigMap. */
 function setUpCluster() {
   kube.reset()
-  kube.seed(
-    {
-      apiVersion: 'apiextensions.k8s.io/v1',
-      kind: 'CustomResourceDefinition',
-      metadata: {name: 'jobsets.jobset.x-k8s.io'},
-      spec: {
-        group: 'jobset.x-k8s.io',
-        scope: 'Namespaced',
-        names: {kind: 'JobSet', plural: 'jobsets', singular: 'jobset', listKind: 'JobSetList'},
-        versions: [
-          {
-            name: 'v1alpha2',
-            served: true,
-            storage: true,
-            schema: {openAPIV3Schema: {type: 'object', 'x-kubernetes-preserve-unknown-fields': true}},
-          },
-        ],
-      },
-    },
-    {
-      apiVersion: 'v1',
-      kind: 'ConfigMap',
-      metadata: {name: 'bench-resources-configmap', namespace: 'default'},
-      data: {'v5litepod-16': '16'},
-    },
-  )
+  kube.seed(...submitReadyObjects('bench', 'v5litepod-16', 16))
 }
 
 const env = {

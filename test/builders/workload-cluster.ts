@@ -46,20 +46,23 @@ export interface ClusterOptions extends MemoryKubeOptions {
   readonly gpuNetworks?: ReadonlyArray<{name: string; deviceMode: string}>
 }
 
+/** The resources ConfigMap `cluster create` writes for cluster `cluster`: VMs per device type. */
+export function resourcesConfigMap(cluster: string, data: Record<string, string>): KubeObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: {name: `${cluster}-resources-configmap`, namespace: 'default'},
+    data,
+  }
+}
+
 /** Cluster `demo`, set up by `cluster create` unless told otherwise. */
 export function aWorkloadCluster(options: ClusterOptions = {}): MemoryKube {
   const kube = new MemoryKube(options)
   kube.seed(JOBSET_CRD)
   kube.seed(KUEUE_WORKLOAD_CRD)
   const resources = options.resources === undefined ? {'v5p-16': '8'} : options.resources
-  if (resources !== null) {
-    kube.seed({
-      apiVersion: 'v1',
-      kind: 'ConfigMap',
-      metadata: {name: 'demo-resources-configmap', namespace: 'default'},
-      data: resources,
-    })
-  }
+  if (resources !== null) kube.seed(resourcesConfigMap('demo', resources))
   if (options.gpuNetworks !== undefined) {
     kube.seed(NETWORK_PARAM_SET_CRD)
     for (const network of options.gpuNetworks) {

@@ -8,7 +8,8 @@ import {FakeGke} from '../fakes/fake-gke.js'
 import {FakeKube, type Obj} from '../fakes/fake-kube.js'
 import {isolatedEnv, runCli} from '../helpers/cli.js'
 import {makeBaseImage} from '../helpers/base-image.js'
-import {CRDS} from '../helpers/crds.js'
+import {jobSetCrd} from '../helpers/release-files.js'
+import {resourcesConfigMap} from '../builders/workload-cluster.js'
 import {dockerAvailable, explainDockerSkip, removeImages, runInImage} from '../helpers/docker.js'
 import {startLocalRegistry, type LocalRegistry} from '../helpers/local-registry.js'
 import {tempDir} from '../helpers/temp.js'
@@ -37,33 +38,7 @@ describe.skipIf(!dockerAvailable)('xpk workload create with a real Docker engine
     kube = await FakeKube.start()
     gke = await FakeGke.start(kube.gkeClusterOptions())
     gke.seedCluster({project: 'e2e-project', location: 'us-central2', name: 'demo'})
-    const crd = CRDS.components.find((c) => c.component === 'jobset')?.crds()
-    kube.seed(
-      (crd?.find((c) => c.metadata.name === 'jobsets.jobset.x-k8s.io') as Obj | undefined) ?? {
-        apiVersion: 'apiextensions.k8s.io/v1',
-        kind: 'CustomResourceDefinition',
-        metadata: {name: 'jobsets.jobset.x-k8s.io'},
-        spec: {
-          group: 'jobset.x-k8s.io',
-          scope: 'Namespaced',
-          names: {kind: 'JobSet', plural: 'jobsets'},
-          versions: [
-            {
-              name: 'v1alpha2',
-              served: true,
-              storage: true,
-              schema: {openAPIV3Schema: {type: 'object', 'x-kubernetes-preserve-unknown-fields': true}},
-            },
-          ],
-        },
-      },
-      {
-        apiVersion: 'v1',
-        kind: 'ConfigMap',
-        metadata: {name: 'demo-resources-configmap', namespace: 'default'},
-        data: {'v5p-8': '4'},
-      },
-    )
+    kube.seed(jobSetCrd() as unknown as Obj, resourcesConfigMap('demo', {'v5p-8': '4'}) as unknown as Obj)
   }, 120_000)
 
   afterAll(async () => {

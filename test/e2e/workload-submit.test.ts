@@ -8,9 +8,9 @@ import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest'
 import {FakeGke} from '../fakes/fake-gke.js'
 import {FakeKube, type Obj} from '../fakes/fake-kube.js'
 import {isolatedEnv, runCli} from '../helpers/cli.js'
-import {CRDS} from '../helpers/crds.js'
+import {jobSetCrd} from '../helpers/release-files.js'
 import {tempDir} from '../helpers/temp.js'
-import {JOBSET_CRD} from '../builders/workload-cluster.js'
+import {resourcesConfigMap} from '../builders/workload-cluster.js'
 
 const PROJECT = 'e2e-project'
 const ZONE = 'us-central2-b'
@@ -19,12 +19,6 @@ const JOBSET = 'jobset.x-k8s.io/v1alpha2'
 
 let gke: FakeGke
 let kube: FakeKube
-
-/** The real JobSet CRD when it can be found (the fake then validates every JobSet against it), else a stand-in. */
-const jobSetCrd = (): Obj => {
-  const real = CRDS.components.find((c) => c.component === 'jobset')?.crds()
-  return (real?.find((c) => c.metadata.name === 'jobsets.jobset.x-k8s.io') as Obj | undefined) ?? (JOBSET_CRD as Obj)
-}
 
 beforeAll(async () => {
   kube = await FakeKube.start()
@@ -37,13 +31,8 @@ afterAll(async () => {
 })
 beforeEach(() => {
   kube.reset()
-  kube.seed(jobSetCrd())
-  kube.seed({
-    apiVersion: 'v1',
-    kind: 'ConfigMap',
-    metadata: {name: 'demo-resources-configmap', namespace: 'default'},
-    data: {'v5p-16': '8'},
-  })
+  // The real JobSet CRD when it can be found: the fake then validates every JobSet against it.
+  kube.seed(jobSetCrd() as unknown as Obj, resourcesConfigMap('demo', {'v5p-16': '8'}) as unknown as Obj)
   gke.calls.length = 0
 })
 
@@ -182,7 +171,7 @@ describe('workload create against the fakes', () => {
 
   it('a cluster without the resources ConfigMap: exit 6 with the command that sets it up', async () => {
     kube.reset()
-    kube.seed(jobSetCrd())
+    kube.seed(jobSetCrd() as unknown as Obj)
     const result = await create('run-1')
     expect(result.code).toBe(6)
     expect(result.stderr).toContain('not set up by `xpk cluster create`')

@@ -23,6 +23,11 @@ export function releaseWithRealCrds(component: ReleaseComponent): KubeObject[] {
   ]
 }
 
+/** The JobSet CRD a cluster made by `cluster create` serves: the real one when found, else the stand-in. */
+export function jobSetCrd(): KubeObject {
+  return releaseWithRealCrds('jobset').find((o) => o.metadata.name === 'jobsets.jobset.x-k8s.io')!
+}
+
 /** {@link releaseWithRealCrds} written as a manifest file in `dir`, for `--jobset-manifest` / `--kueue-manifest`. */
 export function writeReleaseManifest(component: ReleaseComponent, dir: string): string {
   const file = join(dir, `${component}.yaml`)
