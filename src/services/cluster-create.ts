@@ -27,6 +27,7 @@ import {planInCluster, type InClusterInputs, type InClusterPlan} from '../core/i
 import {changesSomething, inClusterPlanToJson, renderInClusterPlan} from '../core/incluster/render.js'
 import type {ClusterShape} from '../core/incluster/cluster-shape.js'
 import {clusterVmCount} from '../core/incluster/cluster-shape.js'
+import {placementAfterPlan} from '../core/incluster/topology-aware.js'
 import {CLUSTER_DEFAULTS} from '../core/cluster/defaults.js'
 import type {KubeClient} from '../ports/kube.js'
 import type {ReleaseManifestSource} from '../ports/release-manifests.js'
@@ -76,9 +77,9 @@ export async function createCluster(
 ): Promise<ClusterCreateResult> {
   let desired = desiredClusterFromFlags(options.flags)
   const {console} = deps
-  const inputs = inClusterInputs(desired, options)
   if (options.offline) {
     const plan = planCluster(desired, undefined)
+    const inputs = inClusterInputs(desired, options, plan, undefined)
     const inPlan = options.inCluster.skip ? null : planInCluster(inputs, null)
     console.result(withInCluster(renderPlan(plan), inPlan, options))
     console.info(
@@ -108,6 +109,7 @@ export async function createCluster(
     if (plan.steps.some((s) => s.resource === 'placementPolicy')) {
       plan = planCluster(desired, observed, await lookUpPlacementPolicy(desired, deps, retry))
     }
+    const inputs = inClusterInputs(desired, options, plan, observed)
 
     const kube = memoize(async () => {
       const live =
@@ -316,8 +318,13 @@ function failureError(failures: readonly StepOutcome[], created: number, wanted:
 /** Resources of the GKE half and the in-cluster steps that are not objects applied. */
 const GKE_RESOURCES = new Set(['cluster', 'nodePool', 'placementPolicy', 'release', 'controller', 'kubernetes'])
 
-/** What the cluster holds, as the in-cluster objects see it. */
-function inClusterInputs(desired: DesiredCluster, options: ClusterCreateOptions): InClusterInputs {
+/** What the cluster holds once `plan` is applied, as the in-cluster objects see it. */
+function inClusterInputs(
+  desired: DesiredCluster,
+  options: ClusterCreateOptions,
+  plan: Plan,
+  observed: ObservedCluster | undefined,
+): InClusterInputs {
   const flags = options.flags
   const gpu = desired.accelerator.kind === 'GPU'
   const shape: ClusterShape = {
@@ -332,6 +339,7 @@ function inClusterInputs(desired: DesiredCluster, options: ClusterCreateOptions)
     shape,
     xpkVersion: options.inCluster.xpkVersion,
     expectedNodes: clusterVmCount(shape) + desired.spec.defaultPool.nodeCount,
+    placement: placementAfterPlan(plan, observed),
   }
 }
 

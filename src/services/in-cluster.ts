@@ -6,7 +6,7 @@ import {
   type ObservedController,
 } from '../core/incluster/install-decision.js'
 import {
-  desiredObjects,
+  objectsToRead,
   objectKey,
   sizedController,
   type InClusterInputs,
@@ -47,7 +47,7 @@ export async function readInCluster(
 ): Promise<ObservedInCluster> {
   const call = <T>(read: () => Promise<T>) => withRetries(read, retry)
   const kinds = new Map<string, {apiVersion: string; kind: string; namespace?: string}>()
-  for (const o of desiredObjects(inputs)) {
+  for (const o of objectsToRead(inputs)) {
     const namespace = 'namespace' in o.metadata ? (o.metadata.namespace as string) : undefined
     kinds.set(`${o.apiVersion}/${o.kind}/${namespace ?? ''}`, {apiVersion: o.apiVersion, kind: o.kind, namespace})
   }

@@ -10,6 +10,7 @@ import {createCluster, type ClusterCreateOptions} from '../../src/services/clust
 import {desiredFor, observedPoolFrom} from '../builders/observed.js'
 import {MemoryCompute} from '../fakes/memory-compute.js'
 import {MemoryGke} from '../fakes/memory-gke.js'
+import {MemoryKube} from '../fakes/memory-kube.js'
 import {RecordingConsole, type PromptAnswer} from '../helpers/recording-console.js'
 import {virtualClock} from '../helpers/virtual-clock.js'
 
@@ -162,5 +163,70 @@ describe('createCluster', () => {
     const before = gke.calls.length
     await expect(offline.done).resolves.toMatchObject({steps: [{action: 'create', resource: 'cluster'}, {}, {}]})
     expect(gke.calls.length).toBe(before)
+  })
+})
+
+describe('createCluster: the Topology decided from the node pools', () => {
+  const h200 = {cluster: 'demo', project: 'test-project', zone: 'us-central2-b', deviceType: 'h200-141gb-8'}
+  const gpuPool = (name: string, placementType: 'COMPACT' | null) => ({
+    ...observedPoolFrom({...desiredFor({...h200, reservation: 'res-a'}).poolTemplate, name, reservation: 'res-a'}),
+    placementType,
+  })
+  const inCluster = {...gkeOnly, skip: false}
+  const topologyStep = (result: {inCluster: object | null}) =>
+    (result.inCluster as {steps: {kind: string; reason: string; object?: {kind: string}}[]}).steps.find(
+      (s) => s.object?.kind === 'Topology',
+    )
+
+  function dryRun(gke: MemoryGke, flags: ClusterCreateOptions['flags'], offline = false) {
+    const console = new RecordingConsole()
+    const kube = new MemoryKube()
+    const done = createCluster(
+      {flags, dryRun: true, offline, apply: DEFAULT_APPLY_OPTIONS, inCluster},
+      {
+        gke: async () => gke,
+        compute: async () => new MemoryCompute(),
+        kube: async () => kube,
+        manifests: noKube.manifests,
+        console,
+        signal: new AbortController().signal,
+        ...virtualClock(),
+      },
+    )
+    return {console, done, kube}
+  }
+
+  it.each([
+    {name: 'a foreign COMPACT pool on a reserved cluster', pools: ['a3u-compact'], capacity: {reservation: 'res-a'}},
+    {name: 'flex capacity, whatever the pools', pools: [], capacity: {flex: true}},
+  ])('$name: the dry run shows the Topology with its reason, and --json has it', async ({pools, capacity}) => {
+    const gke = new MemoryGke([gpuPool('demo-np-0', null), ...pools.map((p) => gpuPool(p, 'COMPACT'))])
+    const {console, done} = dryRun(gke, {...h200, ...capacity})
+    const result = await done
+    const step = topologyStep(result)
+    expect(step?.reason).toMatch(/^create Topology gke-default \(topology-aware scheduling: /)
+    expect(step?.reason).toContain(pools.length > 0 ? 'node pool a3u-compact has COMPACT placement' : 'flex-start')
+    expect(console.results.join('\n')).toContain(step!.reason)
+  })
+
+  it('a reserved cluster without a COMPACT pool gets no Topology', async () => {
+    const gke = new MemoryGke([gpuPool('demo-np-0', null)])
+    const result = await dryRun(gke, {...h200, reservation: 'res-a'}).done
+    expect(topologyStep(result)).toBeUndefined()
+  })
+
+  it('a COMPACT pool the plan deletes does not count', async () => {
+    // Only xpk's own pools are deleted: demo-np-1 is one too many for a GPU cluster (one pool).
+    const gke = new MemoryGke([gpuPool('demo-np-0', null), gpuPool('demo-np-1', 'COMPACT')])
+    const result = await dryRun(gke, {...h200, reservation: 'res-a'}).done
+    expect(result.steps.find((s) => s.name === 'demo-np-1')?.action).toBe('delete')
+    expect(topologyStep(result)).toBeUndefined()
+  })
+
+  it('a cluster that does not exist yet is planned from the pools it will get (offline: flex GPU)', async () => {
+    const result = await dryRun(new MemoryGke(), {...h200, flex: true}, true).done
+    expect(topologyStep(result)?.reason).toContain('flex-start')
+    const noTopology = await dryRun(new MemoryGke(), {...h200, reservation: 'res-a'}, true).done
+    expect(topologyStep(noTopology)).toBeUndefined()
   })
 })

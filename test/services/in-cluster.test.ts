@@ -32,6 +32,7 @@ const inputs = (numSlices = 2, expectedNodes = 4): InClusterInputs => ({
   shape: aClusterShape({numSlices}),
   xpkVersion: '1.2.3',
   expectedNodes,
+  placement: {compactPlacementPool: false},
 })
 
 /** A cluster with `nodes` TPU nodes and nothing installed. */
@@ -410,5 +411,68 @@ describe('transient failures', () => {
     expect(
       kube.requests.filter((r) => r.kind === 'PriorityClass' && r.name === 'high' && r.verb === 'apply'),
     ).toHaveLength(1)
+  })
+})
+
+describe('a GPU cluster where topology-aware scheduling is possible', () => {
+  const gpu = (capacity: 'flex' | 'reservation', compactPools: string[] = []): InClusterInputs => ({
+    shape: aClusterShape({type: 'h200-141gb-8', capacity, numNodes: 2}),
+    xpkVersion: '1.2.3',
+    expectedNodes: 8,
+    placement: {compactPlacementPool: compactPools.length > 0, compactPools},
+  })
+  const topologyWrites = (kube: MemoryKube) =>
+    kube
+      .mutatingRequests()
+      .filter((r) => r.kind === 'Topology' || r.kind === 'ResourceFlavor')
+      .map((r) => `${r.verb} ${r.kind} ${r.name}`)
+
+  it('a fresh flex cluster gets the gke-default Topology and a flavor naming it', async () => {
+    const kube = aCluster()
+    const {failed} = await converge(kube, gpu('flex'))
+    expect(failed).toEqual([])
+    expect(topologyWrites(kube).sort()).toEqual(['apply ResourceFlavor 1xh200-141gb-8', 'apply Topology gke-default'])
+    const flavor = applied(kube).find((r) => r.kind === 'ResourceFlavor')?.body as unknown as {
+      spec: {topologyName?: string}
+    }
+    expect(flavor.spec.topologyName).toBe('gke-default')
+  })
+
+  it.skipIf(SKIP_CRD_TESTS)("the Topology and the flavor naming it validate against Kueue's CRDs", async () => {
+    const kube = aCluster()
+    await converge(kube, gpu('reservation', ['a3u-compact']))
+    const sent = applied(kube).filter((r) => r.kind === 'Topology' || r.kind === 'ResourceFlavor')
+    expect(sent).toHaveLength(2)
+    for (const r of sent) expect(validateAgainstCrd(r.body), `${r.kind} ${r.name}`).toEqual([])
+  })
+
+  it('a re-run sends no mutating request and reads Topologies once', async () => {
+    const kube = aCluster()
+    await converge(kube, gpu('flex'))
+    kube.clearLog()
+    const {plan} = await converge(kube, gpu('flex'))
+    expect(plan.steps.filter((s) => s.kind !== 'apply' || s.change !== 'none')).toEqual([])
+    expect(kube.mutatingRequests()).toEqual([])
+    expect(kube.readsByKind().get('Topology')).toBe(1)
+  })
+
+  it('a COMPACT pool added later: the Topology is created and the flavor updated to name it', async () => {
+    const kube = aCluster()
+    await converge(kube, gpu('reservation'))
+    expect(topologyWrites(kube)).toEqual(['apply ResourceFlavor 1xh200-141gb-8'])
+    kube.clearLog()
+    const {failed} = await converge(kube, gpu('reservation', ['a3u-compact']))
+    expect(failed).toEqual([])
+    expect(topologyWrites(kube).sort()).toEqual(['apply ResourceFlavor 1xh200-141gb-8', 'apply Topology gke-default'])
+  })
+
+  it('the COMPACT pools gone: nothing is sent (Kueue would refuse removing topologyName), a note says why', async () => {
+    const kube = aCluster()
+    await converge(kube, gpu('reservation', ['a3u-compact']))
+    kube.clearLog()
+    const {plan, failed} = await converge(kube, gpu('reservation'))
+    expect(failed).toEqual([])
+    expect(kube.mutatingRequests()).toEqual([])
+    expect(plan.notes).toEqual([expect.stringContaining('keeps Topology gke-default')])
   })
 })

@@ -4,12 +4,17 @@
  * nothing to change plans no mutating request.
  */
 import {RELEASES, type KubeObject, type ReleaseComponent} from '../kube/release-manifest.js'
-import type {ClusterShape} from './cluster-shape.js'
+import {resourceFlavorName, type ClusterShape} from './cluster-shape.js'
 import {clusterConfigMaps} from './configmaps.js'
 import {jobSetControllerPatch, kueueControllerPatch} from './controller-sizing.js'
 import {decideInstall, type InstallDecision, type ObservedController} from './install-decision.js'
-import {kueueConfiguration, kueueConfigurationObjects} from './kueue.js'
+import {GKE_DEFAULT_TOPOLOGY_NAME, kueueConfiguration, kueueConfigurationObjects} from './kueue.js'
 import {applyWouldChange, patchWouldChange} from './live-diff.js'
+import {
+  topologyAwareSchedulingPossible,
+  topologyAwareSchedulingReason,
+  type ObservedPlacement,
+} from './topology-aware.js'
 import type {DeploymentPatch, InClusterObject} from './types.js'
 
 /** What was read from the cluster before planning. */
@@ -28,6 +33,11 @@ export interface InClusterInputs {
   readonly xpkVersion: string
   /** Nodes expected once the plan's GKE steps are done (sizes the controllers when the cluster is not live yet). */
   readonly expectedNodes: number
+  /**
+   * The cluster's node pools once the plan's GKE steps are done (see `placementAfterPlan`): whether one has COMPACT
+   * placement decides, with the accelerator and capacity, whether a GPU cluster gets the `gke-default` Topology.
+   */
+  readonly placement: ObservedPlacement
 }
 
 /** One in-cluster step, in the order they depend on each other. */
@@ -80,11 +90,73 @@ export function objectKey(object: {
   return `${object.kind}/${object.metadata.namespace ?? ''}/${object.metadata.name}`
 }
 
-/** Every object xpk applies (besides the release manifests) for a cluster of this shape. */
-export function desiredObjects(inputs: InClusterInputs): InClusterObject[] {
-  const kueue = kueueConfiguration(inputs.shape, {topologyAwareScheduling: false})
+/**
+ * Every object xpk applies (besides the release manifests) for a cluster of this shape. `topology`: whether the
+ * flavor names the `gke-default` Topology (and the Topology is applied); by default as the node pools decide,
+ * without what is live (see {@link planInCluster} for a flavor that already names it).
+ */
+export function desiredObjects(
+  inputs: InClusterInputs,
+  topology: boolean = topologyAwareSchedulingPossible(
+    inputs.shape.accelerator,
+    inputs.shape.capacity,
+    inputs.placement,
+  ),
+): InClusterObject[] {
+  const kueue = kueueConfiguration(inputs.shape, {topologyAwareScheduling: topology})
   const maps = clusterConfigMaps(inputs.shape, {xpkVersion: inputs.xpkVersion})
   return [...kueueConfigurationObjects(kueue), maps.resources, maps.metadata]
+}
+
+/**
+ * The objects whose kinds are read before planning: the desired ones, plus the Topology for any GPU that can use
+ * one, so that a flavor which already names it (see {@link topologyDecision}) is compared with the live Topology too.
+ */
+export function objectsToRead(inputs: InClusterInputs): InClusterObject[] {
+  const a = inputs.shape.accelerator
+  return desiredObjects(inputs, a.kind === 'GPU' && Boolean(a.gpu?.requiresTopology))
+}
+
+/** Whether the flavor names the `gke-default` Topology, why (for the plan lines), and a note when it is kept. */
+interface TopologyDecision {
+  readonly topology: boolean
+  readonly why?: string
+  readonly note?: string
+}
+
+/**
+ * Decides the Topology from the node pools (Python's `is_GPU_TAS_possible`) and from the live flavor: Kueue forbids
+ * removing or changing a flavor's `topologyName` once set, so a flavor that names `gke-default` keeps it (and its
+ * Topology) even when no pool has COMPACT placement any more, and one naming another tool's Topology is not given
+ * ours. Either is said in a note rather than sent and refused.
+ */
+function topologyDecision(inputs: InClusterInputs, liveFlavor: unknown): TopologyDecision {
+  const {accelerator, capacity} = inputs.shape
+  const why = topologyAwareSchedulingReason(accelerator, capacity, inputs.placement)
+  const live = (liveFlavor as {spec?: {topologyName?: string}} | undefined)?.spec?.topologyName
+  const flavor = `ResourceFlavor ${resourceFlavorName(inputs.shape)}`
+  if (live === undefined) return why === undefined ? {topology: false} : {topology: true, why}
+  if (live === GKE_DEFAULT_TOPOLOGY_NAME) {
+    if (why !== undefined) return {topology: true, why}
+    return {
+      topology: true,
+      why: 'kept, the flavor already names it',
+      note:
+        `${flavor} keeps Topology ${GKE_DEFAULT_TOPOLOGY_NAME} although topology-aware scheduling is no longer ` +
+        'possible (no node pool has COMPACT placement): Kueue does not allow removing it. Delete the flavor ' +
+        '(once no workload uses it) and re-run to drop it.',
+    }
+  }
+  return {
+    topology: false,
+    ...(why === undefined
+      ? {}
+      : {
+          note:
+            `${flavor} names Topology ${live}, set by another tool: left as it is (Kueue does not allow changing ` +
+            `it), so Topology ${GKE_DEFAULT_TOPOLOGY_NAME} is not applied.`,
+        }),
+  }
 }
 
 const SIZING: Readonly<Record<ReleaseComponent, (nodes: number) => DeploymentPatch>> = {
@@ -123,21 +195,34 @@ export function planInCluster(inputs: InClusterInputs, observed: ObservedInClust
         notes.push(decision.note)
     }
   }
-  for (const object of desiredObjects(inputs)) {
+  // A breaking upgrade deletes every Kueue object before installing: what is live now will not be there to keep.
+  const liveOf = (object: InClusterObject) =>
+    object.apiVersion.startsWith('kueue.x-k8s.io/') && destructive ? undefined : observed?.live.get(objectKey(object))
+  const flavorKey = {kind: 'ResourceFlavor', metadata: {name: resourceFlavorName(inputs.shape)}}
+  const topology = topologyDecision(inputs, destructive ? undefined : observed?.live.get(objectKey(flavorKey)))
+  if (topology.note) notes.push(topology.note)
+  const desired = desiredObjects(inputs, topology.topology)
+  for (const object of desired) {
     const needsKueue = object.apiVersion.startsWith('kueue.x-k8s.io/')
-    // A breaking upgrade deletes every Kueue object before installing: what is live now will not be there to keep.
-    const live = needsKueue && destructive ? undefined : observed?.live.get(objectKey(object))
+    const live = liveOf(object)
     const change = live === undefined ? 'create' : applyWouldChange(object, live) ? 'update' : 'none'
+    const because =
+      topology.why !== undefined && namesTopology(object) ? ` (topology-aware scheduling: ${topology.why})` : ''
     steps.push({
       kind: 'apply',
       object,
       change,
       needsKueue,
-      reason: describeChange(object, change, live),
+      reason: `${describeChange(object, change, live)}${because}`,
     })
   }
-  if (observed && !destructive) steps.push(...staleFlavors(desiredObjects(inputs), observed))
+  if (observed && !destructive) steps.push(...staleFlavors(desired, observed))
   return {fromLive: observed !== null, steps, notes, destructive}
+}
+
+/** The Topology itself, and the flavor that names it: their plan lines say why. */
+function namesTopology(object: InClusterObject): boolean {
+  return object.kind === 'Topology' || (object.kind === 'ResourceFlavor' && object.spec.topologyName !== undefined)
 }
 
 /** Python xpk's flavor names, `<slices>x<device type>`: only those can be earlier sizes of this cluster. */

@@ -5,6 +5,7 @@ import {jobSetControllerPatch, kueueControllerPatch} from '../../../src/core/inc
 import {MANAGED_BY_LABEL} from '../../../src/core/incluster/install-decision.js'
 import {
   desiredObjects,
+  objectsToRead,
   objectKey,
   planInCluster,
   sizedController,
@@ -24,6 +25,7 @@ const inputs = (numSlices = 2, expectedNodes = 5): InClusterInputs => ({
   shape: aClusterShape({numSlices}),
   xpkVersion: '1.2.3',
   expectedNodes,
+  placement: {compactPlacementPool: false},
 })
 
 /** The release's controller Deployment at `version`, sized for `nodes`, as the API server would return it. */
@@ -368,5 +370,119 @@ describe('objectKey', () => {
   it('names cluster-scoped objects with an empty namespace', () => {
     expect(objectKey({kind: 'ClusterQueue', metadata: {name: 'cluster-queue'}})).toBe('ClusterQueue//cluster-queue')
     expect(objectKey({kind: 'LocalQueue', metadata: {name: 'q', namespace: 'default'}})).toBe('LocalQueue/default/q')
+  })
+})
+
+describe('planInCluster: the gke-default Topology of a GPU cluster', () => {
+  const gpu = (capacity: 'flex' | 'reservation' | 'spot', compactPools: string[] = []): InClusterInputs => ({
+    shape: aClusterShape({type: 'h200-141gb-8', capacity, numNodes: 2}),
+    xpkVersion: '1.2.3',
+    expectedNodes: 8,
+    placement: {compactPlacementPool: compactPools.length > 0, compactPools},
+  })
+  const topologyLines = (steps: readonly InClusterStep[]) =>
+    reasons(
+      steps.filter((s) => s.kind === 'apply' && (s.object.kind === 'Topology' || s.object.kind === 'ResourceFlavor')),
+    )
+  const flavorOf = (steps: readonly InClusterStep[]) =>
+    steps.find(
+      (s): s is Extract<InClusterStep, {kind: 'apply'}> => s.kind === 'apply' && s.object.kind === 'ResourceFlavor',
+    )?.object as {spec: {topologyName?: string}} | undefined
+
+  it.each<{name: string; now: InClusterInputs; before: InClusterInputs | null; lines: string[]; notes: number}>([
+    {
+      name: 'fresh flex cluster: Topology created before the flavor that names it',
+      now: gpu('flex'),
+      before: null,
+      lines: [
+        'create Topology gke-default (topology-aware scheduling: flex-start nodes carry GKE network-topology labels)',
+        'create ResourceFlavor 1xh200-141gb-8 (topology-aware scheduling: flex-start nodes carry GKE network-topology labels)',
+      ],
+      notes: 0,
+    },
+    {
+      name: 'fresh reserved cluster with a COMPACT pool: the reason names the pool',
+      now: gpu('reservation', ['a3u-compact']),
+      before: null,
+      lines: [
+        'create Topology gke-default (topology-aware scheduling: node pool a3u-compact has COMPACT placement)',
+        'create ResourceFlavor 1xh200-141gb-8 (topology-aware scheduling: node pool a3u-compact has COMPACT placement)',
+      ],
+      notes: 0,
+    },
+    {
+      name: 'no COMPACT pool, not flex: no Topology, the flavor names none',
+      now: gpu('spot'),
+      before: null,
+      lines: ['create ResourceFlavor 1xh200-141gb-8'],
+      notes: 0,
+    },
+    {
+      name: 'unchanged re-run: nothing to do',
+      now: gpu('reservation', ['a3u-compact']),
+      before: gpu('reservation', ['a3u-compact']),
+      lines: [
+        'unchanged: Topology gke-default (topology-aware scheduling: node pool a3u-compact has COMPACT placement)',
+        'unchanged: ResourceFlavor 1xh200-141gb-8 (topology-aware scheduling: node pool a3u-compact has COMPACT placement)',
+      ],
+      notes: 0,
+    },
+    {
+      name: 'a COMPACT pool appears: Topology created, flavor updated to name it (Kueue allows adding it)',
+      now: gpu('reservation', ['a3u-compact']),
+      before: gpu('reservation'),
+      lines: [
+        'create Topology gke-default (topology-aware scheduling: node pool a3u-compact has COMPACT placement)',
+        'update ResourceFlavor 1xh200-141gb-8 (topology-aware scheduling: node pool a3u-compact has COMPACT placement)',
+      ],
+      notes: 0,
+    },
+    {
+      name: 'the COMPACT pools are gone: flavor and Topology kept (Kueue forbids removing topologyName), with a note',
+      now: gpu('reservation'),
+      before: gpu('reservation', ['a3u-compact']),
+      lines: [
+        'unchanged: Topology gke-default (topology-aware scheduling: kept, the flavor already names it)',
+        'unchanged: ResourceFlavor 1xh200-141gb-8 (topology-aware scheduling: kept, the flavor already names it)',
+      ],
+      notes: 1,
+    },
+  ])('$name', ({now, before, lines, notes}) => {
+    const plan = planInCluster(now, before === null ? null : converged(before))
+    expect(topologyLines(plan.steps)).toEqual(lines)
+    expect(plan.notes).toHaveLength(notes)
+    const topology = plan.steps.some((s) => s.kind === 'apply' && s.object.kind === 'Topology')
+    expect(flavorOf(plan.steps)?.spec.topologyName).toBe(topology ? 'gke-default' : undefined)
+  })
+
+  it('the kept Topology is said once, in a note naming the way out', () => {
+    const plan = planInCluster(gpu('reservation'), converged(gpu('reservation', ['a3u-compact'])))
+    expect(plan.notes).toEqual([
+      'ResourceFlavor 1xh200-141gb-8 keeps Topology gke-default although topology-aware scheduling is no longer ' +
+        'possible (no node pool has COMPACT placement): Kueue does not allow removing it. Delete the flavor (once ' +
+        'no workload uses it) and re-run to drop it.',
+    ])
+    expect(changing(plan.steps)).toEqual([])
+  })
+
+  it("a flavor naming another tool's Topology is left alone: no gke-default, a note instead of a refused update", () => {
+    const observed = converged(gpu('spot'))
+    const live = new Map(observed.live)
+    const key = 'ResourceFlavor//1xh200-141gb-8'
+    const flavor = structuredClone(live.get(key)) as {spec: Record<string, unknown>}
+    flavor.spec.topologyName = 'their-topology'
+    live.set(key, flavor)
+    const plan = planInCluster(gpu('flex'), {...observed, live})
+    expect(plan.steps.some((s) => s.kind === 'apply' && s.object.kind === 'Topology')).toBe(false)
+    expect(flavorOf(plan.steps)?.spec.topologyName).toBeUndefined()
+    expect(plan.notes).toEqual([
+      'ResourceFlavor 1xh200-141gb-8 names Topology their-topology, set by another tool: left as it is (Kueue ' +
+        'does not allow changing it), so Topology gke-default is not applied.',
+    ])
+  })
+
+  it('reads the Topology kind for any GPU that can use one, so a kept Topology is compared too', () => {
+    expect(objectsToRead(gpu('spot')).map((o) => o.kind)).toContain('Topology')
+    expect(objectsToRead(inputs()).map((o) => o.kind)).not.toContain('Topology')
   })
 })
