@@ -115,6 +115,18 @@ export const MESSAGES = {
     summary: "A pod's log could not be read (its container has not started, or the server refused); others go on.",
   },
   'workload.logs.reading': {level: 'info', summary: 'Which pods are read, and whether they are followed.'},
+  'workload.logs.restarted': {
+    level: 'warn',
+    summary: "A followed pod's container restarted, or the JobSet made a new pod for its place: following that one.",
+  },
+  'workload.logs.started': {
+    level: 'info',
+    summary: 'The container of a followed pod whose log could not be read yet has started: following it.',
+  },
+  'workload.logs.ended': {
+    level: 'info',
+    summary: 'Following stopped: the workload completed or failed, or its JobSet was deleted.',
+  },
   // vm create / delete / run
   'vm.create.exists': {level: 'info', summary: 'The queued resource exists already with the same request.'},
   'vm.create.requesting': {level: 'info', summary: 'The queued resource is being requested.'},

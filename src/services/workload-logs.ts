@@ -4,18 +4,25 @@ import {message} from '../core/messages.js'
 import {JOBSET_NAME_LABEL, jobSetRef} from '../core/workload/jobsets.js'
 import {workerLogsUrl} from '../core/workload/links.js'
 import {
+  followEnd,
   LineSplitter,
+  nextContainer,
   podPrefix,
-  readWorkloadPod,
+  readFollowedPod,
+  restartNote,
   selectPods,
   workloadLogsInputFromFlags,
+  type FollowedPod,
+  type FollowEnd,
+  type NextContainer,
   type WorkloadLogsFlags,
   type WorkloadLogsInput,
   type WorkloadPod,
 } from '../core/workload/logs.js'
 import {withRetries, type RetryOptions, type RetryPolicy} from '../executor/retry.js'
+import {followChanges} from '../executor/watch.js'
 import type {Console} from '../ports/console.js'
-import type {KubeClient, KubeObject} from '../ports/kube.js'
+import type {KubeClient, KubeLogOptions, KubeObject} from '../ports/kube.js'
 import {listAll, reachCluster, targetProblems, type ClusterAccessDeps, type WorkloadTarget} from './workload-cluster.js'
 
 export interface WorkloadLogsOptions extends WorkloadTarget, WorkloadLogsFlags {
@@ -39,12 +46,28 @@ export interface WorkloadLogsResult {
   readonly pods: readonly {readonly name: string; readonly slice: number; readonly worker: number; lines: number}[]
   /** The places asked for that had no pod (or whose pod went while being read). */
   readonly gone: readonly MissingPod[]
+  /**
+   * With --follow, each time a place's log went on in another container, in order: a new pod the JobSet made for the
+   * place (`pod`), the pod's restarted container (`container`, restartCount its restartCount), or the first container
+   * of a pod whose log could not be read before it started (`started`).
+   */
+  readonly restarts: readonly {
+    readonly slice: number
+    readonly worker: number
+    readonly pod: string
+    readonly why: NextContainer['why']
+    readonly restartCount: number
+  }[]
 }
 
 /**
  * `xpk workload logs NAME`: the container log of one pod of the workload (worker 0 of slice 0 unless told), or with
  * `--all` of every pod, each line prefixed with where it comes from, as the lines arrive. The pods come from one
  * list by label selector. A place with no pod is a note with the Cloud Logging query that still has its logs.
+ * With `--follow`, a place's log goes on in the container that comes after the one followed: the same pod's
+ * container once it restarts, or the new pod a JobSet restart makes for the place (seen by a watch of the
+ * workload's pods), each with a note; following stops when the JobSet has completed, failed or been deleted, or
+ * on Ctrl-C (`deps.signal`).
  * @throws UsageErrors for bad input, before any request, and for a --slice/--worker outside the workload's shape;
  * XpkError `not-found` when the workload does not exist
  */
@@ -76,7 +99,7 @@ export async function workloadLogs(options: WorkloadLogsOptions, deps: WorkloadL
     )
   }
   const pods = selectPods(
-    podObjects.map((pod) => readWorkloadPod(pod)).filter((pod): pod is WorkloadPod => pod !== undefined),
+    podObjects.map((pod) => readFollowedPod(pod)).filter((pod): pod is FollowedPod => pod !== undefined),
     select,
   )
   const link = (slice: number, worker: number): string | null =>
@@ -111,80 +134,303 @@ export async function workloadLogs(options: WorkloadLogsOptions, deps: WorkloadL
       {workload: name, pods: pods.map((p) => p.name), follow: input.follow},
     ),
   )
-  const read = await Promise.all(
-    pods.map(async (pod) => {
-      const lines = await streamPod(
-        kube,
-        pod,
-        input,
-        console,
-        select.all ? podPrefix(pod) : '',
-        deps.signal,
-        select.all,
+  const follow = input.follow ? new WorkloadFollow(kube, name, retry) : undefined
+  // Ends every stream still open when the command fails (one pod's error, a watch failing for good).
+  const stop = new AbortController()
+  const place: PlaceReader = {
+    kube,
+    input,
+    console,
+    follow,
+    signal: AbortSignal.any([deps.signal, stop.signal]),
+    restarts: [],
+    sayGone,
+  }
+  try {
+    const read = await Promise.all(pods.map((first) => readPlace(place, first)))
+    const ended = follow?.ended()
+    if (ended && !deps.signal.aborted) {
+      const how = ended === 'deleted' ? 'was deleted' : ended
+      console.info(
+        message('workload.logs.ended', `Workload ${name} ${how}; stopped following its logs.`, {
+          workload: name,
+          end: ended,
+        }),
       )
-      if (lines === 'absent') {
-        sayGone(pod.slice, pod.worker, `Pod ${pod.name} (slice ${pod.slice}, worker ${pod.worker}) is gone.`)
-        return undefined
-      }
-      return {name: pod.name, slice: pod.slice, worker: pod.worker, lines}
-    }),
-  )
-  return {workload: name, pods: read.filter((p) => p !== undefined), gone}
+    }
+    return {workload: name, pods: read.flat(), gone, restarts: place.restarts}
+  } finally {
+    stop.abort()
+    follow?.close()
+  }
+}
+
+/** What reading the pods of the places shares. */
+interface PlaceReader {
+  readonly kube: KubeClient
+  readonly input: WorkloadLogsInput
+  readonly console: Console
+  /** Set with --follow. */
+  readonly follow: WorkloadFollow | undefined
+  readonly signal: AbortSignal
+  readonly restarts: WorkloadLogsResult['restarts'][number][]
+  readonly sayGone: (slice: number, worker: number, why: string) => void
+}
+
+/**
+ * Reads the log of one place's pod `first`; with --follow, goes on in each container that comes next in the place
+ * (the pod's restarted container, a new pod a JobSet restart made), saying so, until following is over. Returns
+ * the lines read per pod.
+ */
+async function readPlace(
+  reader: PlaceReader,
+  first: FollowedPod,
+): Promise<{name: string; slice: number; worker: number; lines: number}[]> {
+  const {input, console, follow, signal} = reader
+  const workload = input.workload
+  const prefix = input.select.all ? podPrefix(first) : ''
+  const counts = new Map<string, number>()
+  const readPod = async (pod: FollowedPod, next: boolean): Promise<ReadOutcome> => {
+    const outcome = await streamPod(reader.kube, pod, logOptions(input, next, signal), console, prefix)
+    counts.set(pod.name, (counts.get(pod.name) ?? 0) + outcome.lines)
+    if ('error' in outcome) {
+      // With --all, a pod whose log the server will not give yet (400: its container has not started) is a note,
+      // so the others go on being read; its lines so far stay printed. So is a container followed into after a
+      // restart. Any other failure, or one pod asked for by place, is the command's error.
+      const {error} = outcome
+      const tolerated = input.select.all || next
+      if (!tolerated || !(error instanceof ApiError) || error.status !== 'INVALID_ARGUMENT') throw error
+      console.warn(
+        message('workload.logs.unreadable', `Could not read the log of pod ${pod.name}: ${error.message}`, {
+          pod: pod.name,
+          slice: pod.slice,
+          worker: pod.worker,
+        }),
+      )
+      return 'unreadable'
+    }
+    if (outcome.outcome === 'absent' && outcome.lines === 0) {
+      counts.delete(pod.name)
+      reader.sayGone(pod.slice, pod.worker, `Pod ${pod.name} (slice ${pod.slice}, worker ${pod.worker}) is gone.`)
+      return 'absent'
+    }
+    return 'read'
+  }
+  // A first container that could not be read is followed once it starts; one that was read, once it restarts.
+  let current: FollowedPod = {...first, started: (await readPod(first, false)) !== 'unreadable'}
+  const seen = new Set([first.name])
+  while (follow && !signal.aborted) {
+    const next = await follow.next(current, seen)
+    if (!next) break
+    const {pod} = next
+    seen.add(pod.name)
+    reader.restarts.push({
+      slice: pod.slice,
+      worker: pod.worker,
+      pod: pod.name,
+      why: next.why,
+      restartCount: pod.restarts,
+    })
+    const data = {workload, slice: pod.slice, worker: pod.worker, pod: pod.name}
+    if (next.why === 'started') console.info(message('workload.logs.started', restartNote(next), data))
+    else {
+      console.warn(
+        message('workload.logs.restarted', restartNote(next), {
+          ...data,
+          why: next.why,
+          restartCount: pod.restarts,
+          ...(pod.restartAttempt === undefined ? {} : {restartAttempt: pod.restartAttempt}),
+        }),
+      )
+    }
+    await readPod(pod, true)
+    // Even when its log would not come after all (400), this container is done with: the next one is waited for.
+    current = pod
+  }
+  return [...counts].map(([name, lines]) => ({name, slice: first.slice, worker: first.worker, lines}))
+}
+
+type ReadOutcome = 'read' | 'absent' | 'unreadable'
+
+/** The log request for a pod: the first container as asked (--tail, --since); a container followed into whole. */
+function logOptions(input: WorkloadLogsInput, next: boolean, signal: AbortSignal): Omit<KubeLogOptions, 'container'> {
+  return {
+    follow: input.follow,
+    ...(next || input.tailLines === undefined ? {} : {tailLines: input.tailLines}),
+    ...(next || input.sinceSeconds === undefined ? {} : {sinceSeconds: input.sinceSeconds}),
+    signal,
+  }
 }
 
 /**
  * Reads one pod's log, printing each whole line as it arrives (with `prefix`); a line split across pieces of the
- * stream is printed once whole, so lines of one pod stay whole and in order however many pods write at once.
+ * stream is printed once whole, so lines of one pod stay whole and in order however many pods write at once. A
+ * failure is returned with the lines printed before it.
  */
 async function streamPod(
   kube: KubeClient,
   pod: WorkloadPod,
-  input: WorkloadLogsInput,
+  options: Omit<KubeLogOptions, 'container'>,
   console: Console,
   prefix: string,
-  signal: AbortSignal,
-  tolerate: boolean,
-): Promise<number | 'absent'> {
+): Promise<{lines: number; outcome: 'ended' | 'absent'} | {lines: number; error: unknown}> {
   const splitter = new LineSplitter()
-  let count = 0
-  const print = (lines: string[]) => {
-    for (const line of lines) console.result(`${prefix}${line}`)
-    count += lines.length
+  let lines = 0
+  const print = (whole: string[]) => {
+    for (const line of whole) console.result(`${prefix}${line}`)
+    lines += whole.length
   }
-  let outcome: 'ended' | 'absent'
   try {
-    outcome = await readLog()
-  } catch (error) {
-    // With --all, a pod whose log the server will not give yet (400: its container has not started) is a note,
-    // so the others go on being read; its lines so far stay printed. Any other failure, or one pod asked for by
-    // place, is the command's error.
-    if (!tolerate || !(error instanceof ApiError) || error.status !== 'INVALID_ARGUMENT') throw error
-    print(splitter.flush())
-    console.warn(
-      message('workload.logs.unreadable', `Could not read the log of pod ${pod.name}: ${error.message}`, {
-        pod: pod.name,
-        slice: pod.slice,
-        worker: pod.worker,
-      }),
-    )
-    return count
-  }
-  print(splitter.flush())
-  return outcome === 'absent' && count === 0 ? 'absent' : count
-
-  function readLog() {
-    return kube.logs(
+    const outcome = await kube.logs(
       XPK_NAMESPACE,
       pod.name,
-      {
-        ...(pod.container ? {container: pod.container} : {}),
-        follow: input.follow,
-        ...(input.tailLines === undefined ? {} : {tailLines: input.tailLines}),
-        ...(input.sinceSeconds === undefined ? {} : {sinceSeconds: input.sinceSeconds}),
-        signal,
-      },
+      {...(pod.container ? {container: pod.container} : {}), ...options},
       (text) => print(splitter.push(text)),
     )
+    print(splitter.flush())
+    return {lines, outcome}
+  } catch (error) {
+    print(splitter.flush())
+    return {lines, error}
+  }
+}
+
+/**
+ * What `--follow` watches once a followed log ends: the workload's pods (one watch by the jobset-name label, for
+ * every place) and its JobSet (one watch by name), started when first needed and stopped by {@link close}. A
+ * place's next container is the same pod's restarted container or a new pod the JobSet made for the place;
+ * following stops when the JobSet has completed, failed or gone, or on Ctrl-C.
+ */
+class WorkloadFollow {
+  private readonly pods = new Map<string, FollowedPod>()
+  private end: FollowEnd | undefined
+  private failure: unknown
+  private readonly waiters = new Set<() => void>()
+  private started: Promise<void> | undefined
+  private lastLook: Promise<FollowedPod[]> | undefined
+  private readonly stop = new AbortController()
+  private readonly signal: AbortSignal
+
+  constructor(
+    private readonly kube: KubeClient,
+    private readonly name: string,
+    private readonly retry: RetryOptions,
+  ) {
+    this.signal = AbortSignal.any([retry.signal, this.stop.signal])
+    this.signal.addEventListener('abort', () => this.changed(), {once: true})
+  }
+
+  /** How following ended, once it has. */
+  ended(): FollowEnd | undefined {
+    return this.end
+  }
+
+  /**
+   * The container to follow after `current`'s log ended (`seen`: the pods of its place read so far), waiting for
+   * one; undefined when following is over (the workload is done, or Ctrl-C).
+   * @throws what the watches fail with for good
+   */
+  async next(current: FollowedPod, seen: ReadonlySet<string>): Promise<NextContainer | undefined> {
+    try {
+      return await this.wait(current, seen)
+    } catch (error) {
+      // Ctrl-C during a request ends following like Ctrl-C during a wait: cleanly.
+      if (this.retry.signal.aborted) return undefined
+      throw error
+    }
+  }
+
+  close(): void {
+    this.stop.abort()
+  }
+
+  private async wait(current: FollowedPod, seen: ReadonlySet<string>): Promise<NextContainer | undefined> {
+    await (this.started ??= this.start())
+    for (;;) {
+      if (this.failure !== undefined) throw this.failure
+      if (this.signal.aborted) return undefined
+      const found = nextContainer(current, seen, this.pods.values())
+      if (found) return found
+      if (this.end) {
+        // The JobSet is done. One look at its pods as they are now, for a container the watch has not shown yet.
+        this.lastLook ??= this.listPods()
+        return nextContainer(current, seen, await this.lastLook)
+      }
+      await new Promise<void>((resolve) => {
+        const waiter = () => {
+          this.waiters.delete(waiter)
+          resolve()
+        }
+        this.waiters.add(waiter)
+      })
+    }
+  }
+
+  private changed(): void {
+    for (const waiter of [...this.waiters]) waiter()
+  }
+
+  private async start(): Promise<void> {
+    const {kube, name, retry} = this
+    const ref = jobSetRef(name)
+    const jobset = await withRetries(() => kube.get(ref), retry)
+    this.end = followEnd(jobset)
+    if (!jobset || this.end) return
+    const uid = jobset.metadata.uid
+    const options = {...retry, signal: this.signal, namespace: XPK_NAMESPACE}
+    this.keep(
+      followChanges(
+        kube,
+        {
+          ...options,
+          apiVersion: ref.apiVersion,
+          kind: ref.kind,
+          fieldSelector: `metadata.name=${name}`,
+          resourceVersion: jobset.metadata.resourceVersion as string | undefined,
+        },
+        (change) => {
+          // A JobSet of the same name made since is another workload: this one was deleted.
+          const gone = change.type === 'DELETED' || (uid !== undefined && change.object.metadata.uid !== uid)
+          this.end ??= gone ? 'deleted' : followEnd(change.object)
+          if (this.end) this.changed()
+        },
+      ),
+    )
+    this.keep(
+      followChanges(
+        kube,
+        {...options, apiVersion: 'v1', kind: 'Pod', labelSelector: `${JOBSET_NAME_LABEL}=${name}`},
+        (change) => {
+          const pod = readFollowedPod(change.object)
+          if (!pod) return
+          if (change.type === 'DELETED') this.pods.delete(pod.name)
+          else this.pods.set(pod.name, pod)
+          this.changed()
+        },
+      ),
+    )
+  }
+
+  /** A watch that fails for good fails the waits; one stopped by {@link close} or Ctrl-C is over. */
+  private keep(watching: Promise<never>): void {
+    watching.catch((error: unknown) => {
+      if (this.signal.aborted) return
+      this.failure = error
+      this.stop.abort()
+      this.changed()
+    })
+  }
+
+  private async listPods(): Promise<FollowedPod[]> {
+    const {kube, name, retry} = this
+    const objects = await listAll(
+      kube,
+      'v1',
+      'Pod',
+      {namespace: XPK_NAMESPACE, labelSelector: `${JOBSET_NAME_LABEL}=${name}`},
+      retry,
+    )
+    return objects.map((pod) => readFollowedPod(pod)).filter((pod): pod is FollowedPod => pod !== undefined)
   }
 }
 

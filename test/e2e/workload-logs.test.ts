@@ -1,6 +1,8 @@
 // `xpk workload logs` as a user runs it: the GKE fake finds cluster demo and hands out the Kubernetes fake's
 // endpoint; the JobSet is there as `workload create` leaves it, with pods labelled as JobSet and the Job
-// controller label them, and the test writes their container logs through the fake while the CLI follows them.
+// controller label them, and the test writes their container logs through the fake while the CLI follows them,
+// restarts containers, and replaces pods as a JobSet restart does.
+import * as k8s from '@kubernetes/client-node'
 import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest'
 
 import {at, submittedJobSet, SLICES} from '../builders/workload-states.js'
@@ -48,21 +50,45 @@ const args = (...rest: string[]) => [
 ]
 const podName = (slice: number, worker: number) => `${NAME}-slice-job-${slice}-${worker}-x${slice}${worker}`
 
-function seedPod(slice: number, worker: number): void {
+function seedPod(
+  slice: number,
+  worker: number,
+  more: {name?: string; restartAttempt?: number; status?: Obj} = {},
+): void {
   kube.seed({
     apiVersion: 'v1',
     kind: 'Pod',
     metadata: {
-      name: podName(slice, worker),
+      name: more.name ?? podName(slice, worker),
       namespace: 'default',
       labels: {
         'jobset.sigs.k8s.io/jobset-name': NAME,
         'jobset.sigs.k8s.io/job-index': String(slice),
         'batch.kubernetes.io/job-completion-index': String(worker),
+        ...(more.restartAttempt === undefined
+          ? {}
+          : {'jobset.sigs.k8s.io/restart-attempt': String(more.restartAttempt)}),
       },
     },
     spec: {containers: [{name: 'jax-tpu', image: 'python:3.12'}]},
+    ...(more.status ? {status: more.status} : {}),
   })
+}
+
+/** A pod's status while its container runs, as the kubelet reports it. */
+const RUNNING: Obj = {
+  phase: 'Running',
+  containerStatuses: [
+    {name: 'jax-tpu', restartCount: 0, ready: true, state: {running: {startedAt: '2026-01-01T00:00:00Z'}}},
+  ],
+}
+const JOBSET = {apiVersion: 'jobset.x-k8s.io/v1alpha2', kind: 'JobSet', namespace: 'default', name: NAME}
+const followedLogs = () => kube.requests.filter((r) => r.verb === 'log' && r.query.follow === 'true')
+
+async function until(condition: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 30_000
+  while (!condition() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
+  if (!condition()) throw new Error(`timed out waiting for ${what}`)
 }
 
 describe('xpk workload logs', () => {
@@ -91,6 +117,8 @@ describe('xpk workload logs', () => {
       if (i % 10 === 0) await new Promise((r) => setTimeout(r, 5))
     }
     for (const [s, w] of places) kube.endPodLog('default', podName(s, w))
+    // Following stops once the JobSet says the workload is done.
+    kube.setCondition(JOBSET, {type: 'Completed', status: 'True', reason: 'AllJobsCompleted'})
     const result = await run.done
     expect(result.stderr).not.toMatch(/^Error/m)
     expect(result.code).toBe(0)
@@ -101,6 +129,62 @@ describe('xpk workload logs', () => {
       const mine = lines.filter((l) => l.startsWith(prefix)).map((l) => l.slice(prefix.length))
       expect(mine).toEqual(['start', ...Array.from({length: LINES}, (_, i) => `step ${i} loss=${s}.${w}`)])
     }
+  }, 60_000)
+
+  it('--follow goes on in a restarted container and in the new pod of a JobSet restart, then stops when the JobSet completes', async () => {
+    seedPod(0, 0, {status: RUNNING})
+    kube.setPodLog('default', podName(0, 0), 'attempt 0, container 0\n')
+    const run = startCli(args('--follow'), {env: env()})
+    await until(() => followedLogs().length === 1, 'the first stream')
+    kube.appendPodLog('default', podName(0, 0), 'exiting\n')
+    // The container exits and the kubelet starts it again in the same pod.
+    kube.restartPodContainer('default', podName(0, 0))
+    kube.appendPodLog('default', podName(0, 0), 'attempt 0, container 1\n')
+    await until(() => followedLogs().length === 2, 'the restarted container')
+    // The JobSet restarts: the pod is deleted and a new one made for slice 0, worker 0.
+    const kc = new k8s.KubeConfig()
+    kc.loadFromString(kube.kubeconfig())
+    await kc.makeApiClient(k8s.CoreV1Api).deleteNamespacedPod({name: podName(0, 0), namespace: 'default'})
+    const renewed = `${NAME}-slice-job-0-0-r1`
+    seedPod(0, 0, {name: renewed, restartAttempt: 1, status: RUNNING})
+    kube.setPodLog('default', renewed, 'attempt 1\n')
+    await until(() => followedLogs().some((r) => r.name === renewed), 'the new pod')
+    kube.appendPodLog('default', renewed, 'done\n')
+    kube.endPodLog('default', renewed)
+    kube.setCondition(JOBSET, {type: 'Completed', status: 'True', reason: 'AllJobsCompleted'})
+    const result = await run.done
+    expect(result.stderr).not.toMatch(/^Error/m)
+    expect(result.code).toBe(0)
+    expect(result.stdout).toBe('attempt 0, container 0\nexiting\nattempt 0, container 1\nattempt 1\ndone\n')
+    expect(result.stderr).toContain('slice 0/worker 0 restarted (container restart 1); following the new container.')
+    expect(result.stderr).toContain(
+      `slice 0/worker 0 restarted (JobSet restart 1, new pod ${renewed}); following the new pod.`,
+    )
+    expect(result.stderr).toMatch(/Workload train-1 completed; stopped following its logs\./)
+    // The new pod was found by a watch of the workload's pods, not by polling lists.
+    const watches = kube.requests.filter((r) => r.verb === 'watch' && r.resource === 'pods')
+    expect(watches.map((r) => r.query.labelSelector)).toContain('jobset.sigs.k8s.io/jobset-name=train-1')
+    // Pods are listed twice: at the start, and one last look once the JobSet completed, after the new pod was read.
+    const order = (r: (typeof kube.requests)[number]) => kube.requests.indexOf(r)
+    const lists = kube.requests.filter((r) => r.verb === 'list' && r.resource === 'pods')
+    expect(lists).toHaveLength(2)
+    expect(order(lists[1]!)).toBeGreaterThan(order(followedLogs().find((r) => r.name === renewed)!))
+  }, 60_000)
+
+  it('--follow: Ctrl-C while it waits for a restart stops it, with the lines so far printed', async () => {
+    seedPod(0, 0, {status: RUNNING})
+    kube.setPodLog('default', podName(0, 0), 'step 1\n')
+    const run = startCli(args('--follow'), {env: env()})
+    await until(() => followedLogs().length === 1, 'the stream')
+    kube.endPodLog('default', podName(0, 0))
+    // The container exited; the workload runs on, so the CLI watches for what comes next in the place.
+    await until(() => kube.requests.some((r) => r.verb === 'watch' && r.resource === 'pods'), 'the watch')
+    run.child.kill('SIGINT')
+    const result = await run.done
+    expect(result.signal).toBeNull()
+    expect(result.code).toBe(0)
+    expect(result.stdout).toBe('step 1\n')
+    expect(result.stderr).not.toMatch(/stopped following/)
   }, 60_000)
 
   it('by default reads worker 0 of slice 0; a missing pod is a note with its Cloud Logging query', async () => {

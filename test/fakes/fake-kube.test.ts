@@ -1257,6 +1257,46 @@ describe('FakeKube pod logs', () => {
     await ended
     expect(text).toBe('start\nstep 1\n')
   })
+
+  it('restarts a container: the followed log ends, the next read is the new container, the status counts it', async () => {
+    fake.seed({
+      ...pod('p1'),
+      status: {phase: 'Running', containerStatuses: [{name: 'main', restartCount: 0, state: {running: {}}}]},
+    })
+    fake.setPodLog('default', 'p1', 'old\n')
+    const out = new PassThrough()
+    let text = ''
+    out.on('data', (chunk: Buffer) => (text += chunk.toString()))
+    const ended = new Promise((resolve) => out.on('end', resolve))
+    await new k8s.Log(kc).log('default', 'p1', 'main', out, {follow: true})
+    await until(() => text === 'old\n', 'the old log')
+    const before = Number(
+      (fake.get({apiVersion: 'v1', kind: 'Pod', namespace: 'default', name: 'p1'})?.metadata as Obj).resourceVersion,
+    )
+    fake.restartPodContainer('default', 'p1')
+    await ended
+    fake.appendPodLog('default', 'p1', 'new\n')
+    expect(text).toBe('old\n')
+    expect(await core.readNamespacedPodLog({name: 'p1', namespace: 'default'})).toBe('new\n')
+    const restarted = fake.get({apiVersion: 'v1', kind: 'Pod', namespace: 'default', name: 'p1'})!
+    expect(Number((restarted.metadata as Obj).resourceVersion)).toBeGreaterThan(before)
+    expect((restarted.status as Obj).containerStatuses).toEqual([
+      {
+        name: 'main',
+        restartCount: 1,
+        state: {running: {startedAt: expect.any(String)}},
+        lastState: {terminated: {exitCode: 1, reason: 'Error', finishedAt: expect.any(String)}},
+      },
+    ])
+    fake.restartPodContainer('default', 'p1')
+    expect(await core.readNamespacedPodLog({name: 'p1', namespace: 'default'})).toBe('')
+    expect(
+      (
+        (fake.get({apiVersion: 'v1', kind: 'Pod', namespace: 'default', name: 'p1'})!.status as Obj)
+          .containerStatuses as Obj[]
+      )[0]!.restartCount,
+    ).toBe(2)
+  })
 })
 
 describe('FakeKube test controls', () => {

@@ -541,6 +541,32 @@ export class FakeKube {
     log.followers.clear()
   }
 
+  /**
+   * Restarts a pod's container as the kubelet does after it exits (restartPolicy OnFailure/Always): followers of the
+   * old container's log end, the log served from then on is the new container's (empty until written), and the
+   * pod's status says so through the status subresource: the container's restartCount goes up by one, it is
+   * running, its last state terminated, the pod Running.
+   */
+  restartPodContainer(namespace: string, pod: string, container?: string): Obj {
+    const name = container ?? this.onlyContainer(namespace, pod)
+    const old = this.podLog(namespace, pod, name)
+    for (const f of old.followers) f.res.end()
+    old.followers.clear()
+    this.logs.set(`${namespace}/${pod}/${name}`, {lines: [], set: true, ended: false, followers: new Set()})
+    const now = kubeTime()
+    return this.setStatus({apiVersion: 'v1', kind: 'Pod', namespace, name: pod}, (status) => {
+      const statuses = Array.isArray(status.containerStatuses) ? (status.containerStatuses as Obj[]) : []
+      const previous = statuses.find((c) => c.name === name) ?? {name, restartCount: 0}
+      const restarted: Obj = {
+        ...previous,
+        restartCount: Number(previous.restartCount ?? 0) + 1,
+        state: {running: {startedAt: now}},
+        lastState: {terminated: {exitCode: 1, reason: 'Error', finishedAt: now}},
+      }
+      return {...status, phase: 'Running', containerStatuses: [...statuses.filter((c) => c.name !== name), restarted]}
+    })
+  }
+
   // ---- state ----
 
   private initState(): void {

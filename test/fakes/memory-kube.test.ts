@@ -264,4 +264,42 @@ describe('MemoryKube', () => {
     ])
     expect(kube.all('Event').map((e) => e.message)).toEqual(['Failed to pull image "img:1": not found'])
   })
+
+  it('restarts a container (a fresh log, restartCount + 1) and ends followed logs when their pod is deleted', async () => {
+    const kube = new MemoryKube()
+    kube.seed({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: {name: 'p', namespace: 'default'},
+      spec: {containers: [{name: 'main', image: 'img'}]},
+    })
+    const POD = {apiVersion: 'v1', kind: 'Pod', namespace: 'default', name: 'p'}
+    const read: string[] = []
+    const follow = () =>
+      kube.logs('default', 'p', {follow: true, signal: new AbortController().signal}, (t) => read.push(t))
+    kube.appendPodLog('default', 'p', 'old\n')
+    const first = follow()
+    kube.restartPodContainer('default', 'p')
+    expect(await first).toBe('ended')
+    kube.appendPodLog('default', 'p', 'new\n')
+    const second = follow()
+    expect(read).toEqual(['old\n', 'new\n'])
+    expect((kube.peek(POD)?.status as {containerStatuses: object[]}).containerStatuses).toEqual([
+      {
+        name: 'main',
+        restartCount: 1,
+        state: {running: {startedAt: expect.any(String)}},
+        lastState: {terminated: {exitCode: 1, reason: 'Error', finishedAt: expect.any(String)}},
+      },
+    ])
+    kube.restartPodContainer('default', 'p')
+    expect(
+      (kube.peek(POD)?.status as {containerStatuses: {restartCount: number}[]}).containerStatuses[0]!.restartCount,
+    ).toBe(2)
+    expect(await second).toBe('ended')
+    const third = follow()
+    await kube.delete(POD)
+    expect(await third).toBe('ended')
+    expect(read).toEqual(['old\n', 'new\n'])
+  })
 })

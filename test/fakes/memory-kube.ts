@@ -42,6 +42,8 @@
 //     out of the selectors is ADDED or DELETED, as on the API server. Writes made by the modelled controllers
 //     inside other requests (DaemonSet pods pulling their image) are not events. `endWatches` closes open watches as a server does
 //     now and then, `failWatches` ends them with an error, `forgetHistory` compacts the retained events.
+//   - Pod logs: what tests write with `appendPodLog`, followed until `endPodLog` or the pod's deletion;
+//     `restartPodContainer` starts a new container's log and bumps its restartCount, as the kubelet does.
 import {kubeApiError} from '../../src/core/kube/kube-errors.js'
 import {splitApiVersion} from '../../src/core/kube/release-manifest.js'
 import {
@@ -499,6 +501,37 @@ export class MemoryKube implements KubeClient {
     for (const follower of [...log.followers]) follower(null)
   }
 
+  /**
+   * Restarts a pod's container, as the kubelet does after it exits (restartPolicy OnFailure/Always): followers of
+   * the old container's log end, the log read from then on is the new container's (empty until it writes), and the
+   * pod's status says so: the container's restartCount goes up by one, it is running, its last state terminated
+   * (a MODIFIED event). `container` omitted: the log read without naming one, and the pod's first container.
+   */
+  restartPodContainer(namespace: string, pod: string, container?: string): void {
+    const ref = {apiVersion: 'v1', kind: 'Pod', namespace, name: pod}
+    const stored = this.peek(ref)
+    if (!stored) throw new Error(`no pod ${namespace}/${pod} to restart a container of`)
+    this.endPodLog(namespace, pod, container)
+    this.podLogs.set(`${namespace}/${pod}/${container ?? ''}`, {chunks: [], ended: false, followers: new Set()})
+    const containers = ((stored.spec as Json | undefined)?.containers ?? []) as {name?: string}[]
+    const name = container ?? containers[0]?.name ?? ''
+    const status = structuredClone((stored.status ?? {}) as Json)
+    const statuses = Array.isArray(status.containerStatuses) ? (status.containerStatuses as Json[]) : []
+    const old = statuses.find((c) => c.name === name) ?? {name, restartCount: 0, state: {running: {}}}
+    const now = new Date(this.epoch + this.ticks * 1000).toISOString().replace('.000', '')
+    const restarted: Json = {
+      ...old,
+      restartCount: Number(old.restartCount ?? 0) + 1,
+      state: {running: {startedAt: now}},
+      lastState: {terminated: {exitCode: 1, reason: 'Error', finishedAt: now}},
+    }
+    this.setStatus(ref, {
+      ...status,
+      phase: 'Running',
+      containerStatuses: [...statuses.filter((c) => c.name !== name), restarted],
+    })
+  }
+
   /** Closes every open watch cleanly, as the API server does now and then: the clients resume from where they were. */
   endWatches(): void {
     for (const watcher of [...this.watchers]) this.deliver(watcher, () => 'end')
@@ -856,6 +889,15 @@ export class MemoryKube implements KubeClient {
   private drop(entry: Entry): void {
     const key = this.key(entry.group, entry.kind, entry.namespace, entry.name)
     if (!this.entries.delete(key)) return
+    // A deleted pod's containers are gone: their followed logs end, and a pod made again with its name starts afresh.
+    if (entry.group === '' && entry.kind === 'Pod') {
+      const prefix = `${entry.namespace}/${entry.name}/`
+      for (const [logKey, log] of [...this.podLogs]) {
+        if (!logKey.startsWith(prefix)) continue
+        this.podLogs.delete(logKey)
+        for (const follower of [...log.followers]) follower(null)
+      }
+    }
     entry.resourceVersion = this.nextVersion++
     this.emit('DELETED', entry)
   }

@@ -1,6 +1,8 @@
 // `xpk workload logs` in process, over the in-memory GKE and Kubernetes ports: the pods come from one list by
 // label selector, worker 0 of slice 0 by default, --slice/--worker pick another, --all prefixes every line with
 // its place, a place with no pod is a note with its Cloud Logging query, and bad input stops before any request.
+// --follow goes on in a container that restarts and in the new pod a JobSet restart makes for the place (found by a
+// watch), and stops when the JobSet completes, fails or is deleted, or on Ctrl-C.
 import {describe, expect, it} from 'vitest'
 
 import {UsageErrors, type XpkError} from '../../src/core/errors.js'
@@ -39,7 +41,7 @@ function aCluster(places: ReadonlyArray<readonly [number, number]>): MemoryKube 
     },
     {manager: 'xpk'},
   )
-  for (const [slice, worker] of places) kube.seed(aPod(NAME, slice, worker), {manager: 'kubelet'})
+  for (const [slice, worker] of places) kube.seed(aPod(NAME, slice, worker), {manager: 'kubelet', status: RUNNING})
   // Another workload's pod, which the label selector must leave out.
   kube.seed(aPod('other', 0, 0), {manager: 'kubelet'})
   kube.appendPodLog('default', podName('other', 0, 0), 'not mine\n')
@@ -48,23 +50,64 @@ function aCluster(places: ReadonlyArray<readonly [number, number]>): MemoryKube 
 
 const podName = (workload: string, slice: number, worker: number) => `${workload}-slice-job-${slice}-${worker}-abcde`
 
-/** A pod as JobSet and the Job controller label it. */
-function aPod(workload: string, slice: number, worker: number) {
+/** A pod as JobSet and the Job controller label it (`attempt`: the JobSet restart that made it, and its name). */
+function aPod(workload: string, slice: number, worker: number, attempt?: {restart: number; name: string}) {
   return {
     apiVersion: 'v1',
     kind: 'Pod',
     metadata: {
-      name: podName(workload, slice, worker),
+      name: attempt?.name ?? podName(workload, slice, worker),
       namespace: 'default',
       labels: {
         'jobset.sigs.k8s.io/jobset-name': workload,
         'jobset.sigs.k8s.io/job-index': String(slice),
         'batch.kubernetes.io/job-completion-index': String(worker),
+        ...(attempt ? {'jobset.sigs.k8s.io/restart-attempt': String(attempt.restart)} : {}),
       },
     },
     spec: {containers: [{name: 'jax-tpu', image: 'python'}]},
   }
 }
+
+/** A pod's status as the kubelet writes it while its container runs, and before it starts. */
+const RUNNING = {
+  phase: 'Running',
+  containerStatuses: [
+    {name: 'jax-tpu', restartCount: 0, ready: true, state: {running: {startedAt: '2026-01-01T00:00:00Z'}}},
+  ],
+}
+const PENDING = {
+  phase: 'Pending',
+  containerStatuses: [
+    {name: 'jax-tpu', restartCount: 0, ready: false, state: {waiting: {reason: 'ContainerCreating'}}},
+  ],
+}
+const JOBSET = {apiVersion: 'jobset.x-k8s.io/v1alpha2', kind: 'JobSet', namespace: 'default', name: NAME}
+const podRef = (name: string) => ({apiVersion: 'v1', kind: 'Pod', namespace: 'default', name})
+
+/** The JobSet controller marking the workload done. */
+function finish(kube: MemoryKube, end: 'Completed' | 'Failed'): void {
+  kube.setStatus(JOBSET, {
+    conditions: [{type: end, status: 'True', reason: end === 'Failed' ? 'ReachedMaxRestarts' : 'AllJobsCompleted'}],
+  })
+}
+
+/** Waits (in real time: the streams and watches answer on later turns) until `condition` holds. */
+async function until(condition: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 2000 && !condition(); i++) await new Promise((r) => setTimeout(r, 1))
+  if (!condition()) throw new Error(`timed out waiting for ${what}`)
+}
+
+const logsOpened = (kube: MemoryKube) => kube.requests.filter((r) => r.verb === 'logs').length
+/** Whether the promise has settled yet, without waiting for it. */
+const settled = async (p: Promise<unknown>) =>
+  Promise.race([
+    p.then(
+      () => true,
+      () => true,
+    ),
+    new Promise((r) => setTimeout(() => r(false), 10)),
+  ])
 
 function run(kube: MemoryKube, overrides: Partial<WorkloadLogsOptions> = {}, signal = new AbortController().signal) {
   const console = new RecordingConsole()
@@ -102,6 +145,10 @@ describe('workloadLogs', () => {
     expect(lists.map((r) => [r.kind, r.list?.labelSelector])).toEqual([['Pod', 'jobset.sigs.k8s.io/jobset-name=run-1']])
     expect(kube.requests.filter((r) => r.verb === 'logs').map((r) => r.name)).toEqual([podName(NAME, 0, 0)])
     expect(kube.mutatingRequests()).toEqual([])
+    // Without --follow nothing is watched, and no JobSet end is looked for.
+    expect(kube.requests.filter((r) => r.verb === 'watch')).toEqual([])
+    expect(result.restarts).toEqual([])
+    expect(console.codes()).not.toContain('workload.logs.ended')
   })
 
   it('--slice and --worker pick another pod; --tail passes on', async () => {
@@ -125,7 +172,7 @@ describe('workloadLogs', () => {
     expect(result.gone).toEqual([])
   })
 
-  it('--all --follow prints lines as pods write them, each pod in order, until every container exits', async () => {
+  it('--all --follow prints lines as pods write them, each pod in order, until the workload completes', async () => {
     const kube = aCluster(ALL)
     const {done, console} = run(kube, {all: true, follow: true})
     // Writes start once all four streams are open, so every line written is one a follower must pass on.
@@ -135,6 +182,9 @@ describe('workloadLogs', () => {
       for (const [s, w] of ALL) kube.appendPodLog('default', podName(NAME, s, w), i % 2 ? `${i}\n` : `step `)
     }
     for (const [s, w] of ALL) kube.endPodLog('default', podName(NAME, s, w))
+    // Every container has exited; following goes on until the JobSet says the workload is done.
+    expect(await settled(done)).toBe(false)
+    finish(kube, 'Completed')
     await done
     for (const [s, w] of ALL) {
       const prefix = `[slice ${s}/worker ${w}] `
@@ -184,6 +234,221 @@ describe('workloadLogs', () => {
     kube.failNext(1, {verb: 'logs', name: podName(NAME, 0, 0)}, 400, 'container "jax-tpu" is waiting to start')
     const error = await failure(run(kube).done)
     expect(error.message).toMatch(/waiting to start/)
+  })
+
+  describe('--follow across restarts', () => {
+    it('goes on in the new container when the container restarts in its pod, whole and after the old lines', async () => {
+      const kube = aCluster(ALL)
+      const pod = podName(NAME, 0, 0)
+      kube.appendPodLog('default', pod, 'old 0\nold 1\n')
+      const {done, console} = run(kube, {follow: true, tail: '1'})
+      await until(() => logsOpened(kube) === 1, 'the first stream')
+      kube.appendPodLog('default', pod, 'old 2\nold 3 without a newline')
+      kube.restartPodContainer('default', pod)
+      // Written before the new container's log is opened: --tail applies to the first container only.
+      kube.appendPodLog('default', pod, 'new 1\nnew 2\n')
+      await until(() => logsOpened(kube) === 2, 'the new container')
+      kube.appendPodLog('default', pod, 'new 3\n')
+      kube.restartPodContainer('default', pod)
+      await until(() => logsOpened(kube) === 3, 'the third container')
+      kube.appendPodLog('default', pod, 'newest\n')
+      kube.endPodLog('default', pod)
+      finish(kube, 'Completed')
+      const result = await done
+      expect(console.results).toEqual([
+        'old 1',
+        'old 2',
+        'old 3 without a newline',
+        'new 1',
+        'new 2',
+        'new 3',
+        'newest',
+      ])
+      expect(console.messages.filter((m) => m.code === 'workload.logs.restarted').map((m) => m.text)).toEqual([
+        'slice 0/worker 0 restarted (container restart 1); following the new container.',
+        'slice 0/worker 0 restarted (container restart 2); following the new container.',
+      ])
+      expect(console.messages.find((m) => m.code === 'workload.logs.restarted')?.level).toBe('warn')
+      expect(result.restarts).toEqual([
+        {slice: 0, worker: 0, pod, why: 'container', restartCount: 1},
+        {slice: 0, worker: 0, pod, why: 'container', restartCount: 2},
+      ])
+      expect(result.pods).toEqual([{name: pod, slice: 0, worker: 0, lines: 7}])
+      expect(console.the('workload.logs.ended').text).toBe('Workload run-1 completed; stopped following its logs.')
+      // One watch of the workload's pods by label selector and one of its JobSet by name, closed at the end.
+      const watches = kube.requests.filter((r) => r.verb === 'watch')
+      expect(watches.map((r) => [r.kind, r.watch?.labelSelector ?? r.watch?.fieldSelector])).toEqual([
+        ['JobSet', 'metadata.name=run-1'],
+        ['Pod', 'jobset.sigs.k8s.io/jobset-name=run-1'],
+      ])
+      expect(kube.openWatches()).toBe(0)
+      expect(kube.mutatingRequests()).toEqual([])
+    })
+
+    it('goes on in the new pod a JobSet restart makes for the place, once its container runs', async () => {
+      const kube = aCluster(ALL)
+      const old = podName(NAME, 0, 1)
+      const renewed = `${NAME}-slice-job-0-1-fghij`
+      kube.appendPodLog('default', old, 'attempt 0\n')
+      const {done, console} = run(kube, {follow: true, slice: '0', worker: '1'})
+      await until(() => logsOpened(kube) === 1, 'the first stream')
+      // The JobSet restarts: its pods are deleted (their logs end) and new ones made for the same places.
+      await kube.delete(podRef(old))
+      await until(() => kube.openWatches() === 2, 'the watches')
+      kube.seed(aPod(NAME, 0, 1, {restart: 1, name: renewed}), {manager: 'kubelet', status: PENDING})
+      kube.seed(aPod(NAME, 0, 0, {restart: 1, name: `${NAME}-slice-job-0-0-fghij`}), {
+        manager: 'kubelet',
+        status: RUNNING,
+      })
+      kube.appendPodLog('default', renewed, 'attempt 1, line 1\n')
+      // Its container has not started: its log is not asked for yet.
+      expect(await settled(done)).toBe(false)
+      expect(logsOpened(kube)).toBe(1)
+      kube.setStatus(podRef(renewed), RUNNING)
+      await until(() => logsOpened(kube) === 2, 'the new pod')
+      kube.appendPodLog('default', renewed, 'attempt 1, line 2\n')
+      kube.endPodLog('default', renewed)
+      finish(kube, 'Failed')
+      const result = await done
+      expect(console.results).toEqual(['attempt 0', 'attempt 1, line 1', 'attempt 1, line 2'])
+      expect(console.the('workload.logs.restarted').text).toBe(
+        `slice 0/worker 1 restarted (JobSet restart 1, new pod ${renewed}); following the new pod.`,
+      )
+      expect(console.the('workload.logs.restarted').data).toMatchObject({pod: renewed, why: 'pod', restartAttempt: 1})
+      expect(kube.requests.filter((r) => r.verb === 'logs').map((r) => r.name)).toEqual([old, renewed])
+      expect(result.pods.map((p) => [p.name, p.lines])).toEqual([
+        [old, 1],
+        [renewed, 2],
+      ])
+      expect(console.the('workload.logs.ended').text).toBe('Workload run-1 failed; stopped following its logs.')
+    })
+
+    it('waits after a container exits until the JobSet completes, fails or is deleted, then stops cleanly', async () => {
+      const ends = [
+        ['Completed', (kube: MemoryKube) => finish(kube, 'Completed'), 'completed'],
+        ['Failed', (kube: MemoryKube) => finish(kube, 'Failed'), 'failed'],
+        ['deleted', (kube: MemoryKube) => void kube.delete(JOBSET), 'was deleted'],
+      ] as const
+      for (const [end, how, said] of ends) {
+        const kube = aCluster(ALL)
+        const pod = podName(NAME, 1, 0)
+        kube.appendPodLog('default', pod, 'done\n')
+        const {done, console} = run(kube, {follow: true, slice: '1', worker: '0'})
+        await until(() => logsOpened(kube) === 1, 'the stream')
+        kube.endPodLog('default', pod)
+        await until(() => kube.openWatches() === 2, 'the watches')
+        expect(await settled(done), end).toBe(false)
+        how(kube)
+        const result = await done
+        expect(console.results, end).toEqual(['done'])
+        expect(result.restarts, end).toEqual([])
+        expect(console.the('workload.logs.ended').text, end).toBe(`Workload run-1 ${said}; stopped following its logs.`)
+        expect(kube.openWatches(), end).toBe(0)
+      }
+    })
+
+    it('a restart seen only after the JobSet finished is still read: one last look at the pods', async () => {
+      const kube = aCluster(ALL)
+      const pod = podName(NAME, 0, 0)
+      const {done, console} = run(kube, {follow: true})
+      await until(() => logsOpened(kube) === 1, 'the stream')
+      // All at once, before the follower has seen any of it: a restart, the new container's whole life, the end.
+      kube.appendPodLog('default', pod, 'first\n')
+      kube.restartPodContainer('default', pod)
+      kube.appendPodLog('default', pod, 'second\n')
+      kube.endPodLog('default', pod)
+      finish(kube, 'Completed')
+      await done
+      expect(console.results).toEqual(['first', 'second'])
+      expect(console.codes()).toEqual(['workload.logs.reading', 'workload.logs.restarted', 'workload.logs.ended'])
+    })
+
+    it('a workload already finished is read and left at once, without watching', async () => {
+      const kube = aCluster(ALL)
+      kube.appendPodLog('default', podName(NAME, 0, 0), 'all done\n')
+      kube.endPodLog('default', podName(NAME, 0, 0))
+      finish(kube, 'Completed')
+      const {done, console} = run(kube, {follow: true})
+      await done
+      expect(console.results).toEqual(['all done'])
+      expect(kube.requests.filter((r) => r.verb === 'watch')).toEqual([])
+      expect(console.the('workload.logs.ended').text).toMatch(/completed/)
+    })
+
+    it('--all: a pod not started at first (400) is followed once its container starts; a restart elsewhere goes on', async () => {
+      const kube = aCluster(ALL.filter(([s, w]) => s !== 1 || w !== 0))
+      const late = podName(NAME, 1, 0)
+      kube.seed(aPod(NAME, 1, 0), {manager: 'kubelet', status: PENDING})
+      kube.failNext(1, {verb: 'logs', name: late}, 400, 'container "jax-tpu" is waiting to start: ContainerCreating')
+      for (const [s, w] of ALL) kube.appendPodLog('default', podName(NAME, s, w), `hello ${s}/${w}\n`)
+      const {done, console} = run(kube, {all: true, follow: true})
+      await until(() => logsOpened(kube) === 4 && kube.openWatches() === 2, 'the streams and watches')
+      expect(console.the('workload.logs.unreadable').text).toMatch(/waiting to start/)
+      kube.setStatus(podRef(late), RUNNING)
+      await until(() => logsOpened(kube) === 5, 'the started pod')
+      kube.restartPodContainer('default', podName(NAME, 0, 1))
+      kube.appendPodLog('default', podName(NAME, 0, 1), 'again 0/1\n')
+      await until(() => logsOpened(kube) === 6, 'the restarted container')
+      for (const [s, w] of ALL) kube.endPodLog('default', podName(NAME, s, w))
+      finish(kube, 'Completed')
+      const result = await done
+      expect(console.results.filter((l) => l.startsWith('[slice 1/worker 0] '))).toEqual([
+        '[slice 1/worker 0] hello 1/0',
+      ])
+      expect(console.results.filter((l) => l.startsWith('[slice 0/worker 1] '))).toEqual([
+        '[slice 0/worker 1] hello 0/1',
+        '[slice 0/worker 1] again 0/1',
+      ])
+      expect(console.the('workload.logs.started').text).toBe(
+        `slice 1/worker 0: the container of pod ${late} started; following it.`,
+      )
+      expect(console.the('workload.logs.restarted').text).toMatch(
+        /^slice 0\/worker 1 restarted \(container restart 1\)/,
+      )
+      expect(result.restarts.map((r) => [r.slice, r.worker, r.why])).toEqual([
+        [1, 0, 'started'],
+        [0, 1, 'container'],
+      ])
+    })
+
+    it("a watch that fails for good (403) is the command's error, ending the streams still open", async () => {
+      const kube = aCluster(ALL)
+      kube.failNext(1, {verb: 'watch', kind: 'Pod'}, 403, 'pods is forbidden: cannot watch resource "pods"')
+      const {done, console} = run(kube, {all: true, follow: true})
+      await until(() => logsOpened(kube) === 4, 'the streams')
+      kube.appendPodLog('default', podName(NAME, 1, 1), 'written\n')
+      kube.endPodLog('default', podName(NAME, 0, 0))
+      const error = await failure(done)
+      expect(error.message).toMatch(/cannot watch resource "pods"/)
+      // The other pods' streams were ended: what they write now is not printed.
+      kube.appendPodLog('default', podName(NAME, 1, 1), 'after the failure\n')
+      expect(console.results).toEqual(['[slice 1/worker 1] written'])
+      expect(kube.openWatches()).toBe(0)
+    })
+
+    it('Ctrl-C stops following, while a log streams and while waiting for a restart', async () => {
+      for (const when of ['streaming', 'waiting'] as const) {
+        const kube = aCluster(ALL)
+        const abort = new AbortController()
+        const {done, console} = run(kube, {follow: true}, abort.signal)
+        await until(() => logsOpened(kube) === 1, 'the stream')
+        kube.appendPodLog('default', podName(NAME, 0, 0), 'working\n')
+        if (when === 'waiting') {
+          kube.endPodLog('default', podName(NAME, 0, 0))
+          await until(() => kube.openWatches() === 2, 'the watches')
+        }
+        expect(await settled(done), when).toBe(false)
+        abort.abort()
+        const result = await done
+        expect(console.results, when).toEqual(['working'])
+        expect(
+          result.pods.map((p) => p.lines),
+          when,
+        ).toEqual([1])
+        expect(console.codes(), when).not.toContain('workload.logs.ended')
+        expect(kube.openWatches(), when).toBe(0)
+      }
+    })
   })
 
   it('an unknown workload is not-found (exit 4)', async () => {

@@ -10,6 +10,8 @@ import {jobSetNameProblem} from './jobsets.js'
 
 export const JOB_INDEX_LABEL = 'jobset.sigs.k8s.io/job-index'
 export const COMPLETION_INDEX_KEY = 'batch.kubernetes.io/job-completion-index'
+/** Which of the JobSet's restarts (failurePolicy) made the pod: 0 for the first run. */
+export const RESTART_ATTEMPT_LABEL = 'jobset.sigs.k8s.io/restart-attempt'
 
 /** The flags as typed (numbers are accepted too, from in-process callers). */
 export interface WorkloadLogsFlags {
@@ -96,10 +98,12 @@ interface PodLike {
   readonly metadata: {
     readonly name: string
     readonly creationTimestamp?: string
+    readonly deletionTimestamp?: unknown
     readonly labels?: Readonly<Record<string, string>>
     readonly annotations?: Readonly<Record<string, string>>
   }
   readonly spec?: unknown
+  readonly status?: unknown
 }
 
 /** Where a pod of a JobSet sits; undefined for a pod without the JobSet's indexes. */
@@ -127,8 +131,8 @@ function index(text: string | undefined): number | undefined {
  * The pods to read: the one at `slice`/`worker`, or every one ordered by slice then worker. Where a restart left
  * more than one pod in a place, the newest is read.
  */
-export function selectPods(pods: readonly WorkloadPod[], select: WorkloadLogsInput['select']): WorkloadPod[] {
-  const newest = new Map<string, WorkloadPod>()
+export function selectPods<P extends WorkloadPod>(pods: readonly P[], select: WorkloadLogsInput['select']): P[] {
+  const newest = new Map<string, P>()
   for (const pod of pods) {
     const key = `${pod.slice}/${pod.worker}`
     const seen = newest.get(key)
@@ -164,4 +168,112 @@ export class LineSplitter {
     this.pending = ''
     return rest ? [rest.replace(/\r$/, '')] : []
   }
+}
+
+/**
+ * A pod of the workload as `--follow` sees it: where it sits, and how its main container is doing. A container
+ * that restarts in its pod has its restartCount go up (the new container's log is then the pod's log); a JobSet
+ * that restarts (failurePolicy) deletes its pods and makes new ones for the same places.
+ */
+export interface FollowedPod extends WorkloadPod {
+  /** The main container's restartCount: 0 until it first restarts. */
+  readonly restarts: number
+  /** The main container has run (it is running or has terminated), so its log can be read. */
+  readonly started: boolean
+  /** Being deleted (deletionTimestamp set): its log ends, and nothing new will run in it. */
+  readonly terminating: boolean
+  /** The JobSet restart that made the pod (its restart-attempt label), when labelled. */
+  readonly restartAttempt?: number
+}
+
+interface ContainerStatusLike {
+  readonly name?: string
+  readonly restartCount?: number
+  readonly state?: {readonly running?: unknown; readonly terminated?: unknown; readonly waiting?: unknown}
+}
+
+/** A pod of a JobSet with the state of its main container (the first one listed); undefined without indexes. */
+export function readFollowedPod(pod: PodLike): FollowedPod | undefined {
+  const placed = readWorkloadPod(pod)
+  if (!placed) return undefined
+  const containers = (pod.spec as {containers?: {name?: string}[]} | undefined)?.containers ?? []
+  const main = containers[0]?.name
+  const status = (pod.status ?? {}) as {phase?: string; containerStatuses?: ContainerStatusLike[]}
+  const statuses = Array.isArray(status.containerStatuses) ? status.containerStatuses : []
+  const mine = statuses.find((c) => c.name === main) ?? (main === undefined ? statuses[0] : undefined)
+  // Without container statuses (a pod written by hand, or a kubelet not reporting yet), the phase says it ran.
+  const started = mine
+    ? Boolean(mine.state?.running ?? mine.state?.terminated)
+    : status.phase === 'Running' || status.phase === 'Succeeded' || status.phase === 'Failed'
+  const attempt = index(pod.metadata.labels?.[RESTART_ATTEMPT_LABEL])
+  return {
+    ...placed,
+    restarts: typeof mine?.restartCount === 'number' ? mine.restartCount : 0,
+    started,
+    terminating: pod.metadata.deletionTimestamp !== undefined && pod.metadata.deletionTimestamp !== null,
+    ...(attempt === undefined ? {} : {restartAttempt: attempt}),
+  }
+}
+
+/** What to follow after a followed log ended: the same pod's new container, or a new pod in the same place. */
+export interface NextContainer {
+  readonly pod: FollowedPod
+  /** A new pod in the place, a restarted container in the same pod, or the first container of a pod not read yet. */
+  readonly why: 'pod' | 'container' | 'started'
+}
+
+/**
+ * The container to follow next in `current`'s place, from the pods seen now, or undefined (wait for more news):
+ *
+ * - a pod new to the place (not among `read`, not older than `current`), not being deleted, whose container has
+ *   started: the JobSet restarted and made it (the newest one, when there are several);
+ * - else `current` itself with a higher restartCount and its new container started: the container restarted;
+ * - or, when `current` could not be read because its container had not started (`started` false), `current` once
+ *   its container has started.
+ *
+ * A pod whose container has not started yet is waited for: its log cannot be read before (400).
+ */
+export function nextContainer(
+  current: FollowedPod,
+  read: ReadonlySet<string>,
+  pods: Iterable<FollowedPod>,
+): NextContainer | undefined {
+  const here = [...pods].filter(
+    (p) => p.slice === current.slice && p.worker === current.worker && p.started && !p.terminating,
+  )
+  const fresh = here
+    .filter((p) => !read.has(p.name) && p.name !== current.name && p.created >= current.created)
+    .sort((a, b) => b.created.localeCompare(a.created) || b.name.localeCompare(a.name))
+  if (fresh[0]) return {pod: fresh[0], why: 'pod'}
+  const same = here.find((p) => p.name === current.name)
+  if (!same) return undefined
+  if (same.restarts > current.restarts) return {pod: same, why: 'container'}
+  return current.started ? undefined : {pod: same, why: 'started'}
+}
+
+/** The note when following moves on: `slice 0/worker 1 restarted (container restart 2); following the new container.` */
+export function restartNote(next: NextContainer): string {
+  const {pod} = next
+  const place = `slice ${pod.slice}/worker ${pod.worker}`
+  if (next.why === 'started') return `${place}: the container of pod ${pod.name} started; following it.`
+  if (next.why === 'container') {
+    return `${place} restarted (container restart ${pod.restarts}); following the new container.`
+  }
+  const attempt = pod.restartAttempt === undefined ? '' : `JobSet restart ${pod.restartAttempt}, `
+  return `${place} restarted (${attempt}new pod ${pod.name}); following the new pod.`
+}
+
+/** Why following a workload stops, once its followed logs end: it finished, or its JobSet was deleted. */
+export type FollowEnd = 'completed' | 'failed' | 'deleted'
+
+/** Whether the JobSet (undefined: not there) is done: Completed or Failed (condition True), or deleted. */
+export function followEnd(jobset: object | undefined): FollowEnd | undefined {
+  if (!jobset) return 'deleted'
+  const {status} = jobset as {status?: {conditions?: {type?: string; status?: string}[]}}
+  const conditions = status?.conditions
+  const isTrue = (type: string) =>
+    Array.isArray(conditions) && conditions.some((c) => c.type === type && c.status === 'True')
+  if (isTrue('Failed')) return 'failed'
+  if (isTrue('Completed')) return 'completed'
+  return undefined
 }

@@ -1,16 +1,21 @@
 // The pure parts of `xpk workload logs`: its flags checked before any request, where a pod sits (from the labels
-// and annotations JobSet and the Job controller set), which pods are read, the --all prefix, and lines cut whole
-// from a stream that splits them anywhere.
+// and annotations JobSet and the Job controller set), which pods are read, the --all prefix, lines cut whole
+// from a stream that splits them anywhere, and for --follow which container comes next and when following ends.
 import {describe, expect, it} from 'vitest'
 
 import {UsageError, UsageErrors} from '../../../src/core/errors.js'
 import {
+  followEnd,
   LineSplitter,
+  nextContainer,
   parseSince,
   podPrefix,
+  readFollowedPod,
   readWorkloadPod,
+  restartNote,
   selectPods,
   workloadLogsInputFromFlags,
+  type FollowedPod,
 } from '../../../src/core/workload/logs.js'
 
 const pod = (name: string, slice: string, worker: string, how: 'labels' | 'annotations' = 'labels', created = '') => ({
@@ -127,5 +132,128 @@ describe('LineSplitter', () => {
     const splitter = new LineSplitter()
     const lines = [...text].flatMap((c) => splitter.push(c))
     expect([...lines, ...splitter.flush()]).toHaveLength(4)
+  })
+})
+
+describe('following across restarts', () => {
+  /** A pod at slice 0, worker 1 as the kubelet reports it. */
+  const observed = (
+    name: string,
+    state: object,
+    {
+      restartCount = 0,
+      created = '2026-01-01T00:00:00Z',
+      deleting = false,
+      attempt = undefined as string | undefined,
+    } = {},
+  ) => ({
+    metadata: {
+      name,
+      creationTimestamp: created,
+      ...(deleting ? {deletionTimestamp: '2026-01-01T01:00:00Z'} : {}),
+      labels: {
+        'jobset.sigs.k8s.io/job-index': '0',
+        'batch.kubernetes.io/job-completion-index': '1',
+        ...(attempt === undefined ? {} : {'jobset.sigs.k8s.io/restart-attempt': attempt}),
+      },
+    },
+    spec: {containers: [{name: 'jax-tpu'}, {name: 'sidecar'}]},
+    status: {
+      phase: 'Running',
+      containerStatuses: [
+        {name: 'sidecar', restartCount: 9, state: {running: {}}},
+        {name: 'jax-tpu', restartCount, state},
+      ],
+    },
+  })
+  const follow = (o: Parameters<typeof readFollowedPod>[0]) => readFollowedPod(o)!
+  const running = {running: {startedAt: '2026-01-01T00:00:01Z'}}
+
+  it("reads the main container's restartCount and whether it has run, and whether the pod is being deleted", () => {
+    expect(follow(observed('a', running, {restartCount: 2, attempt: '1'}))).toMatchObject({
+      name: 'a',
+      slice: 0,
+      worker: 1,
+      container: 'jax-tpu',
+      restarts: 2,
+      started: true,
+      terminating: false,
+      restartAttempt: 1,
+    })
+    expect(follow(observed('a', {terminated: {exitCode: 1}}))).toMatchObject({started: true, restarts: 0})
+    expect(follow(observed('a', {waiting: {reason: 'CrashLoopBackOff'}}, {restartCount: 3}))).toMatchObject({
+      started: false,
+      restarts: 3,
+    })
+    expect(follow(observed('a', running, {deleting: true})).terminating).toBe(true)
+    expect(follow(observed('a', running)).restartAttempt).toBeUndefined()
+    // No container statuses: the phase says whether it ran.
+    expect(follow({...pod('b', '0', '0'), status: {phase: 'Pending'}}).started).toBe(false)
+    expect(follow({...pod('b', '0', '0'), status: {phase: 'Succeeded'}}).started).toBe(true)
+    expect(follow(pod('b', '0', '0')).started).toBe(false)
+  })
+
+  it('picks a new started pod of the place, else the restarted container, else nothing yet', () => {
+    const current: FollowedPod = follow(observed('w-old', running, {restartCount: 1}))
+    const seen = new Set(['w-old'])
+    const next = (...pods: ReturnType<typeof observed>[]) => nextContainer(current, seen, pods.map(follow))
+    // Nothing new: the same container, a restart not started yet (back-off), a deleted pod.
+    expect(next(observed('w-old', {terminated: {exitCode: 1}}, {restartCount: 1}))).toBeUndefined()
+    expect(next(observed('w-old', {waiting: {reason: 'CrashLoopBackOff'}}, {restartCount: 2}))).toBeUndefined()
+    expect(next(observed('w-old', running, {restartCount: 2, deleting: true}))).toBeUndefined()
+    // The container restarted.
+    expect(next(observed('w-old', running, {restartCount: 2}))).toMatchObject({
+      pod: {name: 'w-old', restarts: 2},
+      why: 'container',
+    })
+    // A new pod for the place, once its container runs (the newest, when there are two); it wins over a restart.
+    const later = '2026-01-01T00:10:00Z'
+    expect(next(observed('w-new', {waiting: {reason: 'ContainerCreating'}}, {created: later}))).toBeUndefined()
+    expect(
+      next(
+        observed('w-old', running, {restartCount: 2}),
+        observed('w-new', running, {created: later}),
+        observed('w-newer', running, {created: '2026-01-01T00:20:00Z'}),
+      ),
+    ).toMatchObject({pod: {name: 'w-newer'}, why: 'pod'})
+    // Not a pod read before, nor one older than the current one, nor another place's.
+    expect(
+      nextContainer(current, new Set(['w-old', 'w-new']), [follow(observed('w-new', running, {created: later}))]),
+    ).toBeUndefined()
+    expect(next(observed('w-older', running, {created: '2025-12-31T00:00:00Z'}))).toBeUndefined()
+    const elsewhere = {...observed('w-x', running, {created: later})}
+    elsewhere.metadata.labels['batch.kubernetes.io/job-completion-index'] = '2'
+    expect(next(elsewhere)).toBeUndefined()
+    // A pod whose first container could not be read: it is read once started, restarted or not.
+    const unread = {...current, started: false}
+    expect(nextContainer(unread, seen, [follow(observed('w-old', running, {restartCount: 1}))])).toMatchObject({
+      why: 'started',
+    })
+  })
+
+  it('says what restarted and what is followed now', () => {
+    const p = follow(observed('w-2', running, {restartCount: 2, attempt: '3'}))
+    expect(restartNote({pod: p, why: 'container'})).toBe(
+      'slice 0/worker 1 restarted (container restart 2); following the new container.',
+    )
+    expect(restartNote({pod: p, why: 'pod'})).toBe(
+      'slice 0/worker 1 restarted (JobSet restart 3, new pod w-2); following the new pod.',
+    )
+    expect(restartNote({pod: {...p, restartAttempt: undefined}, why: 'pod'})).toBe(
+      'slice 0/worker 1 restarted (new pod w-2); following the new pod.',
+    )
+    expect(restartNote({pod: p, why: 'started'})).toBe(
+      'slice 0/worker 1: the container of pod w-2 started; following it.',
+    )
+  })
+
+  it('ends following when the JobSet has completed, failed or gone', () => {
+    const jobset = (...conditions: {type: string; status: string}[]) => ({status: {conditions}})
+    expect(followEnd(jobset({type: 'Completed', status: 'True'}))).toBe('completed')
+    expect(followEnd(jobset({type: 'Completed', status: 'True'}, {type: 'Failed', status: 'True'}))).toBe('failed')
+    expect(followEnd(undefined)).toBe('deleted')
+    expect(followEnd(jobset({type: 'Failed', status: 'False'}))).toBeUndefined()
+    expect(followEnd(jobset({type: 'Suspended', status: 'False'}))).toBeUndefined()
+    expect(followEnd({})).toBeUndefined()
   })
 })
