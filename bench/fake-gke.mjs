@@ -63,7 +63,8 @@ export function cliEnv(fake, scratch, cacheHome) {
 
 /**
  * What a workload submit reads of a cluster `cluster create` set up, to seed the Kubernetes fake with: the JobSet kind
- * (a CRD that takes any object) and the resources ConfigMap with `vms` VMs of `deviceType`.
+ * (a CRD that takes any object), the resources ConfigMap with `vms` VMs of `deviceType`, Kueue's LocalQueue
+ * `multislice-queue` (and its kind) and the five PriorityClasses, which the submitted JobSet names.
  */
 export function submitReadyObjects(cluster, deviceType, vms) {
   return [
@@ -91,5 +92,44 @@ export function submitReadyObjects(cluster, deviceType, vms) {
       metadata: {name: `${cluster}-resources-configmap`, namespace: 'default'},
       data: {[deviceType]: String(vms)},
     },
+    // What the submitted JobSet names besides its kind: Kueue's LocalQueue and the PriorityClass of --priority.
+    {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: {name: 'localqueues.kueue.x-k8s.io'},
+      spec: {
+        group: 'kueue.x-k8s.io',
+        scope: 'Namespaced',
+        names: {kind: 'LocalQueue', plural: 'localqueues', singular: 'localqueue', listKind: 'LocalQueueList'},
+        versions: [
+          {
+            name: 'v1beta2',
+            served: true,
+            storage: true,
+            schema: {openAPIV3Schema: {type: 'object', 'x-kubernetes-preserve-unknown-fields': true}},
+          },
+        ],
+      },
+    },
+    {
+      apiVersion: 'kueue.x-k8s.io/v1beta2',
+      kind: 'LocalQueue',
+      metadata: {name: 'multislice-queue', namespace: 'default'},
+      spec: {clusterQueue: 'cluster-queue'},
+    },
+    ...[
+      ['very-low', 100, 'Very Low'],
+      ['low', 250, 'Low'],
+      ['medium', 500, 'Medium'],
+      ['high', 750, 'High'],
+      ['very-high', 1000, 'Very High'],
+    ].map(([name, value, description]) => ({
+      apiVersion: 'scheduling.k8s.io/v1',
+      kind: 'PriorityClass',
+      metadata: {name},
+      value,
+      globalDefault: false,
+      description,
+    })),
   ]
 }

@@ -90,6 +90,19 @@ export const MESSAGES = {
     level: 'info',
     summary: "The workloads' ServiceAccount, Role or RoleBindings were missing or differed, and were applied.",
   },
+  'workload.queue-inactive': {
+    level: 'warn',
+    summary:
+      "Kueue reports the cluster's LocalQueue as not active (e.g. its ClusterQueue is missing): the workload waits.",
+  },
+  'workload.name-taken': {
+    level: 'warn',
+    summary: 'A dry run found a workload of the name: a submit without --replace would be refused.',
+  },
+  'workload.cluster-unchecked': {
+    level: 'info',
+    summary: 'A dry run did not read the cluster (--offline, or nothing to find it by): its set-up was not checked.',
+  },
   // workload delete
   'workload.delete.no-match': {level: 'info', summary: 'No workload matches the filter: nothing to delete.'},
   'workload.delete.absent': {level: 'info', summary: 'A workload to delete is already gone: nothing to do for it.'},

@@ -14,6 +14,14 @@ import type {JobSet} from '../core/manifests/k8s-types.js'
 import {message} from '../core/messages.js'
 import {type ResolvedSettings, zoneToRegion} from '../core/settings.js'
 import {capacityProblem, checkCapacity, type CapacityRequest, type CapacityVerdict} from '../core/workload/capacity.js'
+import {
+  inactiveQueue,
+  missingObjects,
+  RBAC_REVISION_ANNOTATION,
+  rbacRevision,
+  referencedObjects,
+  setupProblem,
+} from '../core/workload/cluster-setup.js'
 import {GKE_NETWORK_PARAM_SET, gpuNetworkNames, needsClusterGpuNetworks} from '../core/workload/gpu-networks.js'
 import {jobSetRef} from '../core/workload/jobsets.js'
 import {nextCommands, workloadLinks, type WorkloadLinks} from '../core/workload/links.js'
@@ -26,7 +34,7 @@ import {
 import {withRetries, type RetryOptions} from '../executor/retry.js'
 import type {Console} from '../ports/console.js'
 import type {LocalFiles} from '../ports/files.js'
-import type {KubeObject} from '../ports/kube.js'
+import type {KubeClient, KubeObject} from '../ports/kube.js'
 import type {ImageBuildOptions, ImageBuildResult} from './image-build.js'
 import {listAll, reachCluster, targetProblems, type ClusterAccessDeps, type ReachedCluster} from './workload-cluster.js'
 import {awaitGone, DEFAULT_WORKLOAD_TIMING, type WorkloadTiming} from './workload-delete.js'
@@ -136,9 +144,10 @@ export async function createWorkload(
     cluster: options.settings.cluster.value,
     viaKubeconfig: options.viaKubeconfig ?? false,
   }
-  // A dry run never reaches the cluster; a missing --cluster is already among the flag problems.
-  if (!options.dryRun)
-    for (const problem of targetProblems(target)) if (problem.flag !== '--cluster') problems.push(problem)
+  // A missing --cluster is already among the flag problems. A dry run reads the cluster when it can find it (not
+  // --offline, and a kubeconfig or a project and zone); a submit must.
+  const targetMissing = targetProblems(target).filter((problem) => problem.flag !== '--cluster')
+  if (!options.dryRun) for (const problem of targetMissing) problems.push(problem)
   problems.throwIfAny()
   const input = parsed as NonNullable<typeof parsed>
   // Checked above whenever there is an image to build.
@@ -146,8 +155,10 @@ export async function createWorkload(
   const timing = options.timing ?? DEFAULT_WORKLOAD_TIMING
   const retry: RetryOptions = {policy: timing.retry, clock: deps, signal: deps.signal}
 
-  // Before the image is built: a workload the cluster can never run, or a name already taken, stops here.
-  const live = options.dryRun ? undefined : await inspectCluster(input, options, deps, retry)
+  // Before the image is built: a workload the cluster can never run, a cluster not set up for it, or a name
+  // already taken stops here (a dry run reports the same, the name as a warning).
+  const unread = options.dryRun ? (options.offline ? '--offline' : targetMissing.length > 0 ? 'target' : null) : null
+  const live = unread === null ? await inspectCluster(input, options, deps, retry) : undefined
 
   let image: WorkloadImage
   if (options.dockerImage !== undefined) {
@@ -203,8 +214,18 @@ export async function createWorkload(
     links: place === null ? null : workloadLinks({...place, cluster: input.cluster, workload: input.name}),
     next: nextCommands(input.cluster, input.name),
   }
-  if (live === undefined) {
+  if (options.dryRun) {
     deps.console.result(yaml)
+    if (unread !== null) {
+      deps.console.info(
+        message(
+          'workload.cluster-unchecked',
+          `Dry run: cluster ${input.cluster} was not read (${unread === '--offline' ? '--offline' : 'no --project and --zone to find it, nor --kubeconfig'}), ` +
+            'so whether it is set up for workloads, has room for this one and the name is free was not checked.',
+          {reason: unread === '--offline' ? 'offline' : 'no-target'},
+        ),
+      )
+    }
     if (gpuNetworks) {
       deps.console.info(
         message(
@@ -224,7 +245,7 @@ export async function createWorkload(
     return {...base, submitted: false, replaced: false, rbac: []}
   }
 
-  const {replaced, rbac} = await submit(input, manifest, live, timing, deps, retry)
+  const {replaced, rbac} = await submit(input, manifest, live as LiveCluster, timing, deps, retry)
   const result: WorkloadCreateResult = {...base, submitted: true, replaced, rbac}
   deps.console.result(() => submittedText(result, input))
   return result
@@ -235,16 +256,22 @@ interface LiveCluster {
   readonly reached: ReachedCluster
   /** The JobSet of the same name, if any (refused unless --replace). */
   readonly existing: KubeObject | undefined
-  /** The RBAC objects to apply, each with the live object of its name. */
-  readonly rbac: ReadonlyArray<{readonly object: InClusterObject; readonly live: KubeObject | undefined}>
+  /**
+   * The RBAC objects to apply, each with the live object of its name; null when `xpk-sa` carries the current
+   * revision (everything in place, nothing read but the ServiceAccount) and in a dry run.
+   */
+  readonly rbac: ReadonlyArray<{readonly object: InClusterObject; readonly live: KubeObject | undefined}> | null
   /** The GKENetworkParamSet names, for tcpxo and rdma GPU types; null for others. */
   readonly gpuNetworks: string[] | null
 }
 
 /**
- * Connects to the cluster and reads, in parallel, everything the submit needs: the resources ConfigMap (can the
- * cluster ever run this?), the JobSet of this name (is the name free?), the ServiceAccount, Role and RoleBindings
- * (one list for both bindings), and for tcpxo/rdma GPUs the GKENetworkParamSets. Five requests for a TPU workload.
+ * Connects to the cluster and reads, in one round of parallel requests, everything the submit needs: the resources
+ * ConfigMap (can the cluster ever run this?), the JobSet of this name (is the name free?), what the JobSet refers to
+ * (the JobSet CRD, Kueue's LocalQueue, the PriorityClass of --priority: see core/workload/cluster-setup.ts), the
+ * ServiceAccount `xpk-sa`, and for tcpxo/rdma GPUs the GKENetworkParamSets: six requests for a TPU workload. Only
+ * when `xpk-sa` is missing or lacks the current RBAC revision (a cluster's first submit) are the Role and
+ * RoleBindings read, in a second round. Nothing is sent when something is missing.
  */
 async function inspectCluster(
   input: WorkloadInput,
@@ -265,14 +292,9 @@ async function inspectCluster(
   const {kube} = reached
   const read = <T>(call: () => Promise<T>) => withRetries(call, retry)
   const objects = workloadRbacObjects()
-  const [serviceAccount, role] = objects
-  const refOf = (o: InClusterObject) => ({
-    apiVersion: o.apiVersion,
-    kind: o.kind,
-    namespace: o.metadata.namespace,
-    name: o.metadata.name,
-  })
-  const [configMap, existing, liveServiceAccount, liveRole, bindings, paramSets] = await Promise.all([
+  const [serviceAccount] = objects
+  const refs = referencedObjects(input.priority)
+  const [configMap, existing, liveServiceAccount, jobSetCrd, localQueue, priorityClass, paramSets] = await Promise.all([
     read(() =>
       kube.get({
         apiVersion: 'v1',
@@ -283,20 +305,22 @@ async function inspectCluster(
     ),
     read(() => kube.get(jobSetRef(input.name))),
     read(() => kube.get(refOf(serviceAccount))),
-    read(() => kube.get(refOf(role))),
-    listAll(kube, 'rbac.authorization.k8s.io/v1', 'RoleBinding', {namespace: XPK_NAMESPACE}, retry),
+    read(() => kube.get(refs.jobSetCrd)),
+    read(() => kube.get(refs.localQueue)),
+    read(() => kube.get(refs.priorityClass)),
     needsClusterGpuNetworks(input.accelerator)
       ? listAll(kube, GKE_NETWORK_PARAM_SET.apiVersion, GKE_NETWORK_PARAM_SET.kind, {}, retry)
       : Promise.resolve(undefined),
   ])
 
+  const acceleratorFlag = options.flags.tpuType === undefined ? '--device-type' : '--tpu-type'
   const request: CapacityRequest = {
     workload: input.name,
     cluster: input.cluster,
     accelerator: input.accelerator,
     numSlices: input.numSlices,
     numNodes: input.numNodes,
-    acceleratorFlag: options.flags.tpuType === undefined ? '--device-type' : '--tpu-type',
+    acceleratorFlag,
   }
   const data = (configMap?.data ?? {}) as Readonly<Record<string, string>>
   const verdict = checkCapacity(request, configMap === undefined ? undefined : parseResourcesConfigMap(data))
@@ -304,19 +328,45 @@ async function inspectCluster(
   if (problem) throw problem
   deps.console.info(message('workload.capacity', describeFit(request, verdict), {...verdict}))
 
+  const missing = missingObjects({jobSetCrd, localQueue, priorityClass}, input.priority)
+  if (missing.length > 0) {
+    throw setupProblem(
+      {
+        cluster: input.cluster,
+        acceleratorArgs: `${acceleratorFlag} ${input.accelerator.canonical}`,
+        viaKubeconfig: options.viaKubeconfig ?? false,
+      },
+      missing,
+    )
+  }
+  const inactive = inactiveQueue(localQueue)
+  if (inactive) {
+    deps.console.warn(
+      message(
+        'workload.queue-inactive',
+        `Kueue reports LocalQueue ${XPK_NAMESPACE}/${localQueue!.metadata.name} of cluster ${input.cluster} as not active ` +
+          `(${inactive.reason}${inactive.message ? `: ${inactive.message}` : ''}): ${input.name} waits until it is. ` +
+          `Re-running \`xpk cluster create --cluster ${input.cluster} ...\` recreates its ClusterQueue.`,
+        {...inactive},
+      ),
+    )
+  }
+
   if (existing !== undefined && !options.replace) {
     const deleting = existing.metadata.deletionTimestamp !== undefined ? ', being deleted' : ''
     const created = existing.metadata.creationTimestamp
-    throw new XpkError(
-      'conflict',
+    const text =
       `Workload ${input.name} already exists on cluster ${input.cluster} (JobSet ${XPK_NAMESPACE}/${input.name}` +
-        `${typeof created === 'string' ? `, created ${created}` : ''}${deleting}).`,
-      {
-        hints: [
-          'Pick another --workload name, or add --replace to delete the existing one (stopping its pods) and submit this one.',
-          `\`xpk workload delete --cluster ${input.cluster} --workload ${input.name}\` deletes it.`,
-        ],
-      },
+      `${typeof created === 'string' ? `, created ${created}` : ''}${deleting}).`
+    const hints = [
+      'Pick another --workload name, or add --replace to delete the existing one (stopping its pods) and submit this one.',
+      `\`xpk workload delete --cluster ${input.cluster} --workload ${input.name}\` deletes it.`,
+    ]
+    if (!options.dryRun) throw new XpkError('conflict', text, {hints})
+    deps.console.warn(
+      message('workload.name-taken', `Dry run: ${text} A submit would be refused: ${hints[0]}`, {
+        workload: input.name,
+      }),
     )
   }
 
@@ -343,8 +393,50 @@ async function inspectCluster(
     }
   }
 
+  const rbac = options.dryRun ? null : await readRbac(kube, objects, liveServiceAccount, retry)
+  return {reached, existing, rbac, gpuNetworks}
+}
+
+function refOf(o: InClusterObject) {
+  return {apiVersion: o.apiVersion, kind: o.kind, namespace: o.metadata.namespace, name: o.metadata.name}
+}
+
+/** The RBAC objects as applied: the ServiceAccount carries the revision of the set (see `rbacRevision`). */
+function desiredRbac(): InClusterObject[] {
+  const objects = workloadRbacObjects()
+  const revision = rbacRevision(objects)
+  const [serviceAccount, ...rest] = objects
+  return [
+    {
+      ...serviceAccount,
+      metadata: {
+        ...serviceAccount.metadata,
+        annotations: {...serviceAccount.metadata.annotations, [RBAC_REVISION_ANNOTATION]: revision},
+      },
+    },
+    ...rest,
+  ]
+}
+
+/**
+ * The RBAC objects with their live state, or null when the live ServiceAccount is as this xpk applies it (with the
+ * current revision): then the Role and RoleBindings were applied with it and are not read again.
+ */
+async function readRbac(
+  kube: KubeClient,
+  objects: readonly InClusterObject[],
+  liveServiceAccount: KubeObject | undefined,
+  retry: RetryOptions,
+): Promise<LiveCluster['rbac']> {
+  const desired = desiredRbac()
+  const [serviceAccount, role] = desired
+  if (liveServiceAccount !== undefined && !applyWouldChange(serviceAccount!, liveServiceAccount)) return null
+  const [liveRole, bindings] = await Promise.all([
+    withRetries(() => kube.get(refOf(objects[1]!)), retry),
+    listAll(kube, 'rbac.authorization.k8s.io/v1', 'RoleBinding', {namespace: XPK_NAMESPACE}, retry),
+  ])
   const liveByName = new Map(bindings.map((b) => [b.metadata.name, b]))
-  const rbac = objects.map((object) => ({
+  return desired.map((object) => ({
     object,
     live:
       object === serviceAccount
@@ -353,13 +445,12 @@ async function inspectCluster(
           ? liveRole
           : liveByName.get(object.metadata.name),
   }))
-  return {reached, existing, rbac, gpuNetworks}
 }
 
 /**
  * Sends what the submit changes: with --replace, deletes the old JobSet and waits until it and its Jobs are gone
  * (a new Job of the same name would collide with one still terminating); applies the RBAC objects that are missing
- * or differ (nothing when they match, so only a cluster's first submit sends them); then applies the JobSet.
+ * or differ, the ServiceAccount (with the revision that says the others are in place) last; then the JobSet.
  */
 async function submit(
   input: WorkloadInput,
@@ -384,17 +475,20 @@ async function submit(
     replaced = true
   }
 
-  const rbac: RbacChange[] = live.rbac.map(({object, live: current}) => ({
+  const current = live.rbac ?? desiredRbac().map((object) => ({object, live: object as unknown as KubeObject}))
+  const rbac: RbacChange[] = current.map(({object, live: found}) => ({
     kind: object.kind,
     name: object.metadata.name,
-    change: current === undefined ? 'create' : applyWouldChange(object, current) ? 'update' : 'none',
+    change: found === undefined ? 'create' : live.rbac !== null && applyWouldChange(object, found) ? 'update' : 'none',
   }))
-  const changed = live.rbac.filter((_, i) => rbac[i]!.change !== 'none')
+  const changed = current.filter((_, i) => rbac[i]!.change !== 'none')
   if (changed.length > 0) {
     // The objects are xpk's by name (Python xpk wrote the same ones with kubectl): take over any field that differs.
-    await Promise.all(
-      changed.map(({object}) => withRetries(() => kube.apply(object as unknown as KubeObject, {force: true}), retry)),
-    )
+    const send = (object: InClusterObject) =>
+      withRetries(() => kube.apply(object as unknown as KubeObject, {force: true}), retry)
+    const isServiceAccount = (object: InClusterObject) => object.kind === 'ServiceAccount'
+    await Promise.all(changed.filter(({object}) => !isServiceAccount(object)).map(({object}) => send(object)))
+    await Promise.all(changed.filter(({object}) => isServiceAccount(object)).map(({object}) => send(object)))
     deps.console.info(
       message(
         'workload.rbac-applied',

@@ -1,7 +1,8 @@
-// A cluster as `xpk cluster create` leaves it, for the workload commands' in-process tests: the JobSet and Kueue
-// Workload kinds served (minimal CRDs that take any object), the resources
-// ConfigMap, and helpers to seed workloads with what JobSet and Kueue make for them (Jobs, pods, a Kueue Workload),
+// A cluster as `xpk cluster create` leaves it, for the workload commands' in-process tests: the JobSet, Kueue
+// Workload and LocalQueue kinds served (minimal CRDs that take any object), the resources ConfigMap, the LocalQueue
+// `multislice-queue` and the five PriorityClasses (what a submitted JobSet refers to), and helpers to seed workloads with what JobSet and Kueue make for them (Jobs, pods, a Kueue Workload),
 // tied to the JobSet by owner reference as the controllers tie them.
+import {priorityClasses} from '../../src/core/incluster/priority-classes.js'
 import type {KubeObject} from '../../src/ports/kube.js'
 import {MemoryKube, type MemoryKubeOptions} from '../fakes/memory-kube.js'
 
@@ -31,6 +32,7 @@ function crd(group: string, kind: string, plural: string, version: string, scope
 
 export const JOBSET_CRD = crd('jobset.x-k8s.io', 'JobSet', 'jobsets', 'v1alpha2', 'Namespaced')
 export const KUEUE_WORKLOAD_CRD = crd('kueue.x-k8s.io', 'Workload', 'workloads', 'v1beta2', 'Namespaced')
+export const LOCAL_QUEUE_CRD = crd('kueue.x-k8s.io', 'LocalQueue', 'localqueues', 'v1beta2', 'Namespaced')
 export const NETWORK_PARAM_SET_CRD = crd(
   'networking.gke.io',
   'GKENetworkParamSet',
@@ -44,6 +46,30 @@ export interface ClusterOptions extends MemoryKubeOptions {
   readonly resources?: Record<string, string> | null
   /** GKENetworkParamSets to seed (name and deviceMode); the CRD is there whenever this is given. */
   readonly gpuNetworks?: ReadonlyArray<{name: string; deviceMode: string}>
+  /** What `cluster create` would have made that this cluster lacks (each a reason a submit is refused). */
+  readonly without?: readonly SetUpPart[]
+}
+
+/** The parts of a cluster's set-up a submitted JobSet refers to. */
+export type SetUpPart = 'jobset-crd' | 'kueue-crds' | 'local-queue' | 'priority-classes'
+
+/** The LocalQueue every JobSet names, as `cluster create` configures it (Kueue fills in its status). */
+export function localQueue(status?: Record<string, unknown>): KubeObject {
+  return {
+    apiVersion: 'kueue.x-k8s.io/v1beta2',
+    kind: 'LocalQueue',
+    metadata: {name: 'multislice-queue', namespace: 'default'},
+    spec: {clusterQueue: 'cluster-queue'},
+    ...(status ? {status} : {}),
+  }
+}
+
+/**
+ * What a submit needs besides the resources ConfigMap, for the e2e tests' and benchmarks' fakes too: the LocalQueue
+ * kind and `multislice-queue`, and the five PriorityClasses (the JobSet CRD comes from the caller: real or minimal).
+ */
+export function submitReadyKueueObjects(): KubeObject[] {
+  return [LOCAL_QUEUE_CRD as KubeObject, localQueue(), ...(priorityClasses() as unknown as KubeObject[])]
 }
 
 /** The resources ConfigMap `cluster create` writes for cluster `cluster`: VMs per device type. */
@@ -59,8 +85,15 @@ export function resourcesConfigMap(cluster: string, data: Record<string, string>
 /** Cluster `demo`, set up by `cluster create` unless told otherwise. */
 export function aWorkloadCluster(options: ClusterOptions = {}): MemoryKube {
   const kube = new MemoryKube(options)
-  kube.seed(JOBSET_CRD)
-  kube.seed(KUEUE_WORKLOAD_CRD)
+  const without = new Set(options.without ?? [])
+  if (!without.has('jobset-crd')) kube.seed(JOBSET_CRD)
+  if (!without.has('kueue-crds')) {
+    kube.seed(KUEUE_WORKLOAD_CRD)
+    kube.seed(LOCAL_QUEUE_CRD)
+    if (!without.has('local-queue')) kube.seed(localQueue())
+  }
+  if (!without.has('priority-classes'))
+    for (const priority of priorityClasses()) kube.seed(priority as unknown as KubeObject)
   const resources = options.resources === undefined ? {'v5p-16': '8'} : options.resources
   if (resources !== null) kube.seed(resourcesConfigMap('demo', resources))
   if (options.gpuNetworks !== undefined) {

@@ -10,7 +10,7 @@ import {FakeKube, type Obj} from '../fakes/fake-kube.js'
 import {isolatedEnv, runCli} from '../helpers/cli.js'
 import {jobSetCrd} from '../helpers/release-files.js'
 import {tempDir} from '../helpers/temp.js'
-import {resourcesConfigMap} from '../builders/workload-cluster.js'
+import {resourcesConfigMap, submitReadyKueueObjects} from '../builders/workload-cluster.js'
 
 const PROJECT = 'e2e-project'
 const ZONE = 'us-central2-b'
@@ -29,12 +29,20 @@ afterAll(async () => {
   await gke?.stop()
   await kube?.stop()
 })
-beforeEach(() => {
+beforeEach(() => setUpCluster())
+
+/** The cluster as `cluster create` leaves it, but for the objects of the kinds in `without`. */
+function setUpCluster(without: readonly string[] = []) {
   kube.reset()
-  // The real JobSet CRD when it can be found: the fake then validates every JobSet against it.
-  kube.seed(jobSetCrd() as unknown as Obj, resourcesConfigMap('demo', {'v5p-16': '8'}) as unknown as Obj)
+  // The real JobSet CRD when it can be found: the fake then validates every JobSet against it. Then what the JobSet
+  // names: the LocalQueue and the PriorityClasses.
+  kube.seed(
+    jobSetCrd() as unknown as Obj,
+    resourcesConfigMap('demo', {'v5p-16': '8'}) as unknown as Obj,
+    ...(submitReadyKueueObjects().filter((o) => !without.includes(o.kind)) as unknown as Obj[]),
+  )
   gke.calls.length = 0
-})
+}
 
 const env = () =>
   isolatedEnv({
@@ -94,7 +102,7 @@ describe('workload create against the fakes', () => {
     expect(kube.mutatingRequests()).toHaveLength(5)
   })
 
-  it('a second submit sends only its JobSet: six Kubernetes requests and one GKE request', async () => {
+  it('a second submit sends only its JobSet: seven Kubernetes requests in one round and one GKE request', async () => {
     expect((await create('run-1')).code).toBe(0)
     kube.requests.length = 0
     gke.calls.length = 0
@@ -104,10 +112,11 @@ describe('workload create against the fakes', () => {
     expect(apiRequests().sort()).toEqual([
       'apply jobsets run-2',
       'get configmaps demo-resources-configmap',
+      'get customresourcedefinitions jobsets.jobset.x-k8s.io',
       'get jobsets run-2',
-      'get roles pod-reader',
+      'get localqueues multislice-queue',
+      'get priorityclasses medium',
       'get serviceaccounts xpk-sa',
-      'list rolebindings',
     ])
     expect(gke.calls.map((c) => c.method)).toEqual(['GetCluster'])
   })
@@ -167,6 +176,30 @@ describe('workload create against the fakes', () => {
       expect(kube.requests).toEqual([])
       expect(gke.calls).toEqual([])
     }
+  })
+
+  it.each<[string, string, string[]]>([
+    ['the LocalQueue', 'localqueues', ['LocalQueue default/multislice-queue']],
+    ['the PriorityClass of --priority', 'priorityclasses', ['PriorityClass medium']],
+  ])('a cluster without %s: exit 6 naming it and cluster create, nothing sent', async (_name, resource, named) => {
+    setUpCluster([resource === 'localqueues' ? 'LocalQueue' : 'PriorityClass'])
+    const result = await create('run-1')
+    expect(result.code, result.stderr).toBe(6)
+    for (const text of named) expect(result.stderr).toContain(`no ${text}`)
+    expect(result.stderr).toContain('Nothing was submitted.')
+    expect(result.stderr).toContain('xpk cluster create --cluster demo --tpu-type v5p-16')
+    expect(kube.mutatingRequests()).toEqual([])
+    // Found in the one round of reads.
+    expect(apiRequests()).toContain(`get ${resource} ${resource === 'localqueues' ? 'multislice-queue' : 'medium'}`)
+  })
+
+  it('--dry-run reports a missing LocalQueue the same way, sending nothing', async () => {
+    setUpCluster(['LocalQueue'])
+    const result = await create('run-1', '--dry-run')
+    expect(result.code, result.stderr).toBe(6)
+    expect(result.stderr).toContain('no LocalQueue default/multislice-queue')
+    expect(result.stdout).toBe('')
+    expect(kube.mutatingRequests()).toEqual([])
   })
 
   it('a cluster without the resources ConfigMap: exit 6 with the command that sets it up', async () => {

@@ -10,7 +10,7 @@ import {DEFAULT_RETRY_POLICY} from '../../src/executor/retry.js'
 import type {KubeObject} from '../../src/ports/kube.js'
 import type {ImageBuildOptions, ImageBuildResult} from '../../src/services/image-build.js'
 import {createWorkload, type WorkloadCreateOptions} from '../../src/services/workload-create.js'
-import {aWorkloadCluster, JOBSET_API, namesOf, seedWorkload} from '../builders/workload-cluster.js'
+import {aWorkloadCluster, type ClusterOptions, JOBSET_API, namesOf, seedWorkload} from '../builders/workload-cluster.js'
 import {MemoryGke} from '../fakes/memory-gke.js'
 import type {MemoryKube} from '../fakes/memory-kube.js'
 import {RecordingConsole} from '../helpers/recording-console.js'
@@ -99,21 +99,28 @@ describe('workload create: submitting', () => {
     const jobSet = kube.peek(JOBSET('run-1'))!
     expect(jobSet.metadata.labels).toMatchObject({'kueue.x-k8s.io/queue-name': 'multislice-queue'})
     expect((jobSet.spec as {replicatedJobs: {replicas: number}[]}).replicatedJobs[0]!.replicas).toBe(2)
+    // The ServiceAccount last: its revision annotation says the Role and RoleBindings are in place.
     expect(kube.mutatingRequests().map((r) => `${r.verb} ${r.kind} ${r.name} force=${r.force}`)).toEqual([
-      'apply ServiceAccount xpk-sa force=true',
       'apply Role pod-reader force=true',
       'apply RoleBinding default-pod-reader-binding force=true',
       'apply RoleBinding xpk-sa-pod-reader-binding force=true',
+      'apply ServiceAccount xpk-sa force=true',
       'apply JobSet run-1 force=false',
     ])
-    // The reads: one each, the two RoleBindings in one list.
+    // The reads: one each, the two RoleBindings in one list; the Role and RoleBindings only because xpk-sa is new.
     expect(requestLines(kube).filter((l) => !l.startsWith('apply'))).toEqual([
       'get ConfigMap demo-resources-configmap',
+      'get CustomResourceDefinition jobsets.jobset.x-k8s.io',
       'get JobSet run-1',
+      'get LocalQueue multislice-queue',
+      'get PriorityClass medium',
       'get Role pod-reader',
       'get ServiceAccount xpk-sa',
       'list RoleBinding',
     ])
+    expect(
+      kube.peek({apiVersion: 'v1', kind: 'ServiceAccount', namespace: 'default', name: 'xpk-sa'})!.metadata.annotations,
+    ).toEqual({'xpk.google.com/rbac-revision': expect.stringMatching(/^[0-9a-f]{16}$/)})
 
     expect(result).toMatchObject({
       workload: 'run-1',
@@ -144,19 +151,33 @@ describe('workload create: submitting', () => {
     expect(text).toContain('  xpk workload list --cluster demo --filter-by-job run-1')
   })
 
-  it('applies the RBAC objects once: the next submit sends only its JobSet (six requests in all)', async () => {
+  it('applies the RBAC objects once: the next submit reads six objects in one round and sends only its JobSet', async () => {
     const kube = aWorkloadCluster()
     await run(kube).done
     kube.clearLog()
-    const result = await run(kube, {flags: {workload: 'run-2'}}).done
+    const result = await run(kube, {flags: {workload: 'run-2', priority: 'high'}}).done
     expect(kube.mutatingRequests().map((r) => `${r.verb} ${r.kind} ${r.name}`)).toEqual(['apply JobSet run-2'])
-    expect(kube.requests).toHaveLength(6)
+    // No Role or RoleBinding read: xpk-sa carries the revision of the RBAC set applied with it.
+    expect(requestLines(kube)).toEqual([
+      'apply JobSet run-2',
+      'get ConfigMap demo-resources-configmap',
+      'get CustomResourceDefinition jobsets.jobset.x-k8s.io',
+      'get JobSet run-2',
+      'get LocalQueue multislice-queue',
+      'get PriorityClass high',
+      'get ServiceAccount xpk-sa',
+    ])
     expect(result.rbac.map((r) => r.change)).toEqual(['none', 'none', 'none', 'none'])
   })
 
-  it('brings back an RBAC object that differs (a rule edited away), and only that one', async () => {
+  it('an RBAC set-up without the current revision (an older xpk) is read in full and only what differs applied', async () => {
     const kube = aWorkloadCluster()
     await run(kube).done
+    // As an older xpk left it: xpk-sa without the annotation, and the Role with a rule edited away.
+    kube.seed(
+      {apiVersion: 'v1', kind: 'ServiceAccount', metadata: {name: 'xpk-sa', namespace: 'default'}},
+      {manager: 'xpk'},
+    )
     kube.seed(
       {
         apiVersion: 'rbac.authorization.k8s.io/v1',
@@ -170,9 +191,28 @@ describe('workload create: submitting', () => {
     const result = await run(kube, {flags: {workload: 'run-2'}}).done
     expect(kube.mutatingRequests().map((r) => `${r.verb} ${r.kind} ${r.name}`)).toEqual([
       'apply Role pod-reader',
+      'apply ServiceAccount xpk-sa',
       'apply JobSet run-2',
     ])
-    expect(result.rbac.find((r) => r.kind === 'Role')?.change).toBe('update')
+    expect(result.rbac.map((r) => `${r.kind} ${r.change}`)).toEqual([
+      'ServiceAccount update',
+      'Role update',
+      'RoleBinding none',
+      'RoleBinding none',
+    ])
+  })
+
+  it('a deleted xpk-sa (which the pods name) is created again with the rest checked', async () => {
+    const kube = aWorkloadCluster()
+    await run(kube).done
+    await kube.delete({apiVersion: 'v1', kind: 'ServiceAccount', namespace: 'default', name: 'xpk-sa'})
+    kube.clearLog()
+    const result = await run(kube, {flags: {workload: 'run-2'}}).done
+    expect(kube.mutatingRequests().map((r) => `${r.verb} ${r.kind} ${r.name}`)).toEqual([
+      'apply ServiceAccount xpk-sa',
+      'apply JobSet run-2',
+    ])
+    expect(result.rbac.map((r) => r.change)).toEqual(['create', 'none', 'none', 'none'])
   })
 
   it('retries a read that fails transiently', async () => {
@@ -382,12 +422,114 @@ describe('workload create: GPUDirect networks', () => {
   })
 })
 
+describe('workload create: what the JobSet refers to must be in the cluster (checked before anything is sent)', () => {
+  it.each<[string, ClusterOptions, Partial<WorkloadCreateOptions['flags']>, RegExp]>([
+    [
+      'no JobSet CRD',
+      {without: ['jobset-crd']},
+      {},
+      /no CustomResourceDefinition jobsets\.jobset\.x-k8s\.io \(JobSet is not installed/,
+    ],
+    [
+      'no Kueue',
+      {without: ['kueue-crds']},
+      {},
+      /no LocalQueue default\/multislice-queue \(Kueue or its queue is not set up/,
+    ],
+    ['no LocalQueue', {without: ['local-queue']}, {}, /no LocalQueue default\/multislice-queue/],
+    [
+      'no PriorityClass of --priority',
+      {without: ['priority-classes']},
+      {priority: 'very-high'},
+      /no PriorityClass very-high \(--priority very-high names it/,
+    ],
+  ])('%s: exit 6 naming it and the fix, nothing built or sent', async (_name, cluster, flags, text) => {
+    const kube = aWorkloadCluster(cluster)
+    const {done, builds} = run(kube, {flags, patch: {dockerImage: undefined, scriptDir: tempDir('xpk-script-')}})
+    const error = await failure(done)
+    expect(error.exitCode).toBe(6)
+    expect(error.message).toMatch(/^Cluster demo is not set up for workloads: /)
+    expect(error.message).toMatch(text)
+    expect(error.message).toContain('Nothing was submitted.')
+    expect(error.hints[0]).toMatch(/^Run `xpk cluster create --cluster demo --tpu-type v5p-16 \.\.\.`/)
+    expect(error.hints[1]).toContain('--kubeconfig')
+    expect(builds).toEqual([])
+    expect(kube.mutatingRequests()).toEqual([])
+  })
+
+  it('names every missing object at once, and through --kubeconfig says to check it', async () => {
+    const kube = aWorkloadCluster({without: ['jobset-crd', 'local-queue', 'priority-classes']})
+    const error = await failure(run(kube, {patch: {viaKubeconfig: true}, settings: {}}).done)
+    expect(error.exitCode).toBe(6)
+    expect(error.message).toMatch(
+      /CustomResourceDefinition jobsets.*; no LocalQueue default\/multislice-queue.*; no PriorityClass medium/,
+    )
+    expect(error.hints[1]).toBe('Check that --kubeconfig and --context point at the cluster you meant.')
+    expect(kube.mutatingRequests()).toEqual([])
+  })
+
+  it('a JobSet CRD that does not serve v1alpha2 (too old a JobSet) is refused too', async () => {
+    const kube = aWorkloadCluster({without: ['jobset-crd']})
+    kube.seed({
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: {name: 'jobsets.jobset.x-k8s.io'},
+      spec: {
+        group: 'jobset.x-k8s.io',
+        scope: 'Namespaced',
+        names: {kind: 'JobSet', plural: 'jobsets'},
+        versions: [{name: 'v1alpha1', served: true, storage: true, schema: {openAPIV3Schema: {type: 'object'}}}],
+      },
+    })
+    const error = await failure(run(kube).done)
+    expect(error.exitCode).toBe(6)
+    expect(error.message).toContain('no CustomResourceDefinition jobsets.jobset.x-k8s.io serving v1alpha2')
+    expect(kube.mutatingRequests()).toEqual([])
+  })
+
+  it('a capacity problem is reported before the set-up (the resources ConfigMap is read first)', async () => {
+    const kube = aWorkloadCluster({without: ['local-queue'], resources: null})
+    const error = await failure(run(kube).done)
+    expect(error.message).toContain('has no ConfigMap demo-resources-configmap')
+  })
+
+  it('warns when Kueue reports the LocalQueue inactive (its ClusterQueue missing), and still submits', async () => {
+    const kube = aWorkloadCluster()
+    kube.setStatus(
+      {apiVersion: 'kueue.x-k8s.io/v1beta2', kind: 'LocalQueue', namespace: 'default', name: 'multislice-queue'},
+      {
+        conditions: [
+          {type: 'Active', status: 'False', reason: 'ClusterQueueDoesNotExist', message: "Can't submit new workloads"},
+        ],
+      },
+    )
+    const {done, console} = run(kube)
+    await expect(done).resolves.toMatchObject({submitted: true})
+    expect(console.codes('warn')).toEqual(['workload.queue-inactive'])
+    expect(console.the('workload.queue-inactive').data).toEqual({
+      reason: 'ClusterQueueDoesNotExist',
+      message: "Can't submit new workloads",
+    })
+  })
+
+  it('an active LocalQueue is no warning', async () => {
+    const kube = aWorkloadCluster()
+    kube.setStatus(
+      {apiVersion: 'kueue.x-k8s.io/v1beta2', kind: 'LocalQueue', namespace: 'default', name: 'multislice-queue'},
+      {conditions: [{type: 'Active', status: 'True', reason: 'Ready'}]},
+    )
+    const {done, console} = run(kube)
+    await done
+    expect(console.codes('warn')).toEqual([])
+  })
+})
+
 describe('workload create --dry-run', () => {
-  it('reaches no cluster, says the GPU networks are assumed, and still gives the links', async () => {
+  it('--offline: reaches no cluster, says so, says the GPU networks are assumed, and still gives the links', async () => {
     const kube = aWorkloadCluster()
     const {done, console, reached, gkeConnections} = run(kube, {
       flags: {tpuType: undefined, deviceType: 'h200-141gb-8', numNodes: '1', numSlices: undefined},
-      patch: {dryRun: true},
+      patch: {dryRun: true, offline: true},
     })
     const result = await done
     expect(gkeConnections()).toBe(0)
@@ -396,6 +538,58 @@ describe('workload create --dry-run', () => {
     expect(result).toMatchObject({submitted: false, rbac: [], gpuNetworks: {source: 'assumed'}})
     expect(result.gpuNetworks?.names[0]).toBe('demo-sub-1')
     expect(result.links?.console).toContain('/us-central2/demo/default/run-1/details?project=my-project')
-    expect(console.codes()).toEqual(['workload.gpu-networks-assumed', 'workload.dry-run'])
+    expect(console.codes()).toEqual(['workload.cluster-unchecked', 'workload.gpu-networks-assumed', 'workload.dry-run'])
+    expect(console.the('workload.cluster-unchecked').data).toEqual({reason: 'offline'})
+  })
+
+  it('without a way to find the cluster: not read, and says so', async () => {
+    const kube = aWorkloadCluster()
+    const settings = resolveSettings({flags: {cluster: 'demo'}, env: {}, config: {}, gcloud: {}})
+    const {done, console, gkeConnections} = run(kube, {patch: {dryRun: true, settings}})
+    await expect(done).resolves.toMatchObject({submitted: false})
+    expect(gkeConnections()).toBe(0)
+    expect(kube.requests).toEqual([])
+    expect(console.the('workload.cluster-unchecked').data).toEqual({reason: 'no-target'})
+  })
+
+  it('reads the cluster as a submit does, in one round, and sends nothing', async () => {
+    const kube = aWorkloadCluster()
+    const {done, console} = run(kube, {patch: {dryRun: true}})
+    const result = await done
+    expect(result).toMatchObject({submitted: false, rbac: []})
+    expect(requestLines(kube)).toEqual([
+      'get ConfigMap demo-resources-configmap',
+      'get CustomResourceDefinition jobsets.jobset.x-k8s.io',
+      'get JobSet run-1',
+      'get LocalQueue multislice-queue',
+      'get PriorityClass medium',
+      'get ServiceAccount xpk-sa',
+    ])
+    expect(console.codes()).toEqual(['workload.capacity', 'workload.dry-run'])
+  })
+
+  it.each<[string, ClusterOptions, RegExp, number]>([
+    ['a missing LocalQueue', {without: ['local-queue']}, /no LocalQueue default\/multislice-queue/, 6],
+    ['a missing PriorityClass', {without: ['priority-classes']}, /no PriorityClass medium/, 6],
+    ['a missing JobSet CRD', {without: ['jobset-crd']}, /no CustomResourceDefinition jobsets/, 6],
+    ['too few VMs', {resources: {'v5p-16': '2'}}, /needs 4 VMs/, 2],
+  ])('reports %s with the exit code of a submit, sending nothing', async (_name, cluster, text, code) => {
+    const kube = aWorkloadCluster(cluster)
+    const {done, console} = run(kube, {patch: {dryRun: true}})
+    const error = await failure(done)
+    expect(error.exitCode).toBe(code)
+    expect(error.message).toMatch(text)
+    expect(console.results).toEqual([])
+    expect(kube.mutatingRequests()).toEqual([])
+  })
+
+  it('a name already taken is a warning in a dry run (a submit would be refused), not an error', async () => {
+    const kube = aWorkloadCluster()
+    seedWorkload(kube, 'run-1')
+    const {done, console} = run(kube, {patch: {dryRun: true}})
+    await expect(done).resolves.toMatchObject({submitted: false})
+    expect(console.codes('warn')).toEqual(['workload.name-taken'])
+    expect(console.the('workload.name-taken').text).toMatch(/already exists .* A submit would be refused: .*--replace/)
+    expect(kube.mutatingRequests()).toEqual([])
   })
 })

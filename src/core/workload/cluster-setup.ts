@@ -1,0 +1,150 @@
+/**
+ * What a submitted JobSet refers to in the cluster, and what is missing. The JobSet is accepted by the API server
+ * whether or not these exist, and then waits forever with no explanation; so `workload create` reads them before
+ * sending anything and refuses with the fix:
+ *
+ *   - the JobSet kind: CRD `jobsets.jobset.x-k8s.io`, serving the version xpk writes (v1alpha2);
+ *   - Kueue's LocalQueue `multislice-queue` in `default`, named by the `kueue.x-k8s.io/queue-name` label (absent
+ *     too when Kueue's CRDs are: the read cannot tell those apart, and the fix is the same);
+ *   - the PriorityClass named by `--priority` (the pods' `priorityClassName`).
+ *
+ * All three are installed by `xpk cluster create` (JobSet, then Kueue's configuration). The workloads' ServiceAccount
+ * `xpk-sa`, which the pods also name, is `workload create`'s own: it is applied when missing (see
+ * {@link rbacRevision}), not refused. A LocalQueue whose Kueue status says it is not active (its ClusterQueue is
+ * missing or stopped) holds workloads too: that is a warning, as Kueue may be catching up.
+ */
+import {createHash} from 'node:crypto'
+
+import {XpkError} from '../errors.js'
+import type {KubeObject} from '../kube/release-manifest.js'
+import {XPK_NAMESPACE} from '../incluster/namespace.js'
+import {JOBSET_API_GROUP, JOBSET_API_VERSION, KUEUE_API_VERSION, LOCAL_QUEUE_NAME} from '../versions.js'
+
+/** The CRD that serves JobSets. */
+export const JOBSET_CRD_NAME = `jobsets.${JOBSET_API_GROUP}`
+
+/** The version of the JobSet API xpk writes (`v1alpha2`). */
+const JOBSET_VERSION_WRITTEN = JOBSET_API_VERSION.slice(JOBSET_API_GROUP.length + 1)
+
+/** The objects a submit refers to, as refs to read. */
+export function referencedObjects(priority: string) {
+  return {
+    jobSetCrd: {apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', name: JOBSET_CRD_NAME},
+    localQueue: {apiVersion: KUEUE_API_VERSION, kind: 'LocalQueue', namespace: XPK_NAMESPACE, name: LOCAL_QUEUE_NAME},
+    priorityClass: {apiVersion: 'scheduling.k8s.io/v1', kind: 'PriorityClass', name: priority},
+  } as const
+}
+
+/** What was read of them (undefined: not there). */
+export interface ReferencedState {
+  readonly jobSetCrd: KubeObject | undefined
+  readonly localQueue: KubeObject | undefined
+  readonly priorityClass: KubeObject | undefined
+}
+
+/** One thing the JobSet needs that the cluster lacks. */
+export interface MissingObject {
+  /** `CustomResourceDefinition jobsets.jobset.x-k8s.io`, `LocalQueue default/multislice-queue`, ... */
+  readonly object: string
+  /** What goes wrong without it. */
+  readonly why: string
+}
+
+/** The referenced objects the cluster lacks, in the order JobSet, Kueue, priority; empty when all are there. */
+export function missingObjects(state: ReferencedState, priority: string): MissingObject[] {
+  const missing: MissingObject[] = []
+  const crd = `CustomResourceDefinition ${JOBSET_CRD_NAME}`
+  if (state.jobSetCrd === undefined) {
+    missing.push({object: crd, why: 'JobSet is not installed, so the API server cannot take a JobSet'})
+  } else if (!servesVersion(state.jobSetCrd, JOBSET_VERSION_WRITTEN)) {
+    missing.push({
+      object: `${crd} serving ${JOBSET_VERSION_WRITTEN}`,
+      why: `the installed JobSet does not serve ${JOBSET_API_VERSION}, the version xpk writes`,
+    })
+  }
+  if (state.localQueue === undefined) {
+    missing.push({
+      object: `LocalQueue ${XPK_NAMESPACE}/${LOCAL_QUEUE_NAME}`,
+      why: 'Kueue or its queue is not set up, so nothing would ever admit the workload',
+    })
+  }
+  if (state.priorityClass === undefined) {
+    missing.push({
+      object: `PriorityClass ${priority}`,
+      why: `--priority ${priority} names it, and the workload's pods cannot be created without it`,
+    })
+  }
+  return missing
+}
+
+/** Whether a CRD serves `version` (missing `served` counts as served, as the API server defaults it to true). */
+function servesVersion(crd: KubeObject, version: string): boolean {
+  const versions = asArray(asRecord(crd.spec).versions).map(asRecord)
+  return versions.some((v) => v.name === version && v.served !== false)
+}
+
+/** How the submit was pointed at the cluster, for the fix. */
+export interface SetupTarget {
+  readonly cluster: string
+  /** `--tpu-type v5p-16` / `--device-type h100-80gb-8`: what `cluster create` needs to be re-run with. */
+  readonly acceleratorArgs: string
+  /** Reached through --kubeconfig / --context (the wrong cluster is a likely cause). */
+  readonly viaKubeconfig: boolean
+}
+
+/**
+ * The error for missing objects: a cluster not (fully) set up by `xpk cluster create` is a state that forbids the
+ * submit (exit 6, as a cluster without its resources ConfigMap is). Names each object and the fix.
+ */
+export function setupProblem(target: SetupTarget, missing: readonly MissingObject[]): XpkError {
+  const list = missing.map((m) => `${m.object} (${m.why})`)
+  return new XpkError(
+    'conflict',
+    `Cluster ${target.cluster} is not set up for workloads: it has no ${list.join('; no ')}. ` +
+      'Nothing was submitted.',
+    {
+      hints: [
+        `Run \`xpk cluster create --cluster ${target.cluster} ${target.acceleratorArgs} ...\` with the flags it was created with: ` +
+          're-running it on an existing cluster installs JobSet and Kueue and creates the queue and the priority classes, ' +
+          'keeping what is there.',
+        target.viaKubeconfig
+          ? 'Check that --kubeconfig and --context point at the cluster you meant.'
+          : 'If you meant another cluster, check --cluster, --project and --zone (or reach it with --kubeconfig).',
+      ],
+    },
+  )
+}
+
+/** Why Kueue says the LocalQueue cannot admit anything (its `Active` condition is False), or undefined. */
+export function inactiveQueue(localQueue: KubeObject | undefined): {reason: string; message: string} | undefined {
+  if (localQueue === undefined) return undefined
+  const active = asArray(asRecord(localQueue.status).conditions)
+    .map(asRecord)
+    .find((c) => c.type === 'Active')
+  if (active?.status !== 'False') return undefined
+  return {
+    reason: typeof active.reason === 'string' ? active.reason : 'Inactive',
+    message: typeof active.message === 'string' ? active.message : '',
+  }
+}
+
+/** The annotation on `xpk-sa` recording which set of RBAC objects a submit applied with it. */
+export const RBAC_REVISION_ANNOTATION = 'xpk.google.com/rbac-revision'
+
+/**
+ * A short digest of the RBAC objects xpk applies. A submit applies the Role and RoleBindings, then the ServiceAccount
+ * carrying this digest, so an `xpk-sa` with the current digest means the rest was applied as this xpk writes it:
+ * later submits read only the ServiceAccount (which the pods need anyway), not the Role and RoleBindings. An older
+ * xpk's set-up, or a ServiceAccount deleted by hand, has no such digest and is checked and repaired in full.
+ */
+export function rbacRevision(objects: readonly unknown[]): string {
+  return createHash('sha256').update(JSON.stringify(objects)).digest('hex').slice(0, 16)
+}
+
+function asRecord(value: unknown): Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {}
+}
+
+function asArray(value: unknown): unknown[] {
+  return Array.isArray(value) ? value : []
+}
