@@ -7,6 +7,7 @@ import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {COMMANDS} from '../../src/index.js'
+import {resourcesConfigMap, submitReadyKueueObjects} from '../builders/workload-cluster.js'
 import {at, jobsetStatus, kueueStatus, kueueWorkloadFor, submittedJobSet} from '../builders/workload-states.js'
 import {FakeGke} from '../fakes/fake-gke.js'
 import {FakeKube, type Obj} from '../fakes/fake-kube.js'
@@ -56,7 +57,7 @@ let workloadsSeeded = false
 function seedWorkloads(): void {
   if (workloadsSeeded) return
   workloadsSeeded = true
-  kube.seed(...(workloadCrds() as unknown as Obj[]))
+  seedWorkloadKinds()
   kube.seed({...submittedJobSet('run-1', 'medium', at(0)), status: jobsetStatus.completed(9)} as unknown as Obj)
   const stored = kube.get({apiVersion: 'jobset.x-k8s.io/v1alpha2', kind: 'JobSet', namespace: 'default', name: 'run-1'})
   const workload = kueueWorkloadFor(stored as unknown as ReturnType<typeof submittedJobSet>, at(0))
@@ -87,6 +88,28 @@ function seedWorkloads(): void {
   }
 }
 
+/**
+ * `workload create`'s examples read the cluster even as dry runs: it is set up as `cluster create` leaves it for
+ * them (JobSet and Kueue served, the LocalQueue and PriorityClasses, and room for 4 slices of v5litepod-256).
+ */
+let submitSeeded = false
+function seedSubmitReady(): void {
+  if (submitSeeded) return
+  submitSeeded = true
+  seedWorkloadKinds()
+  kube.seed(
+    ...(submitReadyKueueObjects() as unknown as Obj[]),
+    resourcesConfigMap('demo', {'v5litepod-256': '256'}) as unknown as Obj,
+  )
+}
+
+let kindsSeeded = false
+function seedWorkloadKinds(): void {
+  if (kindsSeeded) return
+  kindsSeeded = true
+  kube.seed(...(workloadCrds() as unknown as Obj[]))
+}
+
 type CommandId = keyof typeof COMMANDS
 const examples = (Object.keys(COMMANDS) as CommandId[])
   .filter((id) => !id.startsWith('vm:'))
@@ -110,6 +133,7 @@ describe('every --help example runs', () => {
   const shapes: Record<string, unknown> = {}
   it.each(examples)('$example', async ({id, example, argv}) => {
     if (id === 'workload:list' || id === 'workload:logs') seedWorkloads()
+    if (id === 'workload:create') seedSubmitReady()
     const result = await runCli(argv, {env: env(), cwd: tempDir('xpk-example-')})
     expect(result.stderr).not.toMatch(/^Error/m)
     expect(result.code).toBe(0)

@@ -9,7 +9,7 @@ import {FakeKube, type Obj} from '../fakes/fake-kube.js'
 import {isolatedEnv, runCli} from '../helpers/cli.js'
 import {makeBaseImage} from '../helpers/base-image.js'
 import {jobSetCrd} from '../helpers/release-files.js'
-import {resourcesConfigMap} from '../builders/workload-cluster.js'
+import {resourcesConfigMap, submitReadyKueueObjects} from '../builders/workload-cluster.js'
 import {dockerAvailable, explainDockerSkip, removeImages, runInImage} from '../helpers/docker.js'
 import {startLocalRegistry, type LocalRegistry} from '../helpers/local-registry.js'
 import {tempDir} from '../helpers/temp.js'
@@ -38,7 +38,11 @@ describe.skipIf(!dockerAvailable)('xpk workload create with a real Docker engine
     kube = await FakeKube.start()
     gke = await FakeGke.start(kube.gkeClusterOptions())
     gke.seedCluster({project: 'e2e-project', location: 'us-central2', name: 'demo'})
-    kube.seed(jobSetCrd() as unknown as Obj, resourcesConfigMap('demo', {'v5p-8': '4'}) as unknown as Obj)
+    kube.seed(
+      jobSetCrd() as unknown as Obj,
+      resourcesConfigMap('demo', {'v5p-8': '4'}) as unknown as Obj,
+      ...(submitReadyKueueObjects() as unknown as Obj[]),
+    )
   }, 120_000)
 
   afterAll(async () => {
