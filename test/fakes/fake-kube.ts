@@ -255,6 +255,24 @@ function encodeContinue(rv: number, after: string): string {
   return Buffer.from(JSON.stringify({v: 'meta.k8s.io/v1', rv, start: after})).toString('base64url')
 }
 
+/** A JSON body in pieces, sent one after the other (a list page: its head, items and commas, its end). */
+class JsonPieces {
+  constructor(readonly pieces: readonly Buffer[]) {}
+}
+const COMMA = Buffer.from(',')
+
+/** The index of the first key after `key` in sorted `keys`. */
+function firstAfter(keys: readonly string[], key: string): number {
+  let low = 0
+  let high = keys.length
+  while (low < high) {
+    const mid = (low + high) >>> 1
+    if (keys[mid] <= key) low = mid + 1
+    else high = mid
+  }
+  return low
+}
+
 function decodeContinue(token: string): {rv: number; start: string} {
   try {
     const parsed = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as {rv?: unknown; start?: unknown}
@@ -282,6 +300,10 @@ export class FakeKube {
   private settleWaiters: (() => void)[] = []
   private rv = 0
   private stopped = false
+  /** Sorted keys per store, as of a resourceVersion (see {@link sortedKeys}). */
+  private readonly keyOrder = new WeakMap<Map<string, Stored>, {rv: number; keys: string[]}>()
+  /** List items' JSON per stored object and served version (see {@link itemBytes}). */
+  private readonly itemTexts = new WeakMap<Obj, Map<string, Buffer>>()
 
   private constructor(
     private readonly server: Server,
@@ -1364,9 +1386,16 @@ export class FakeKube {
   }
 
   private send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-    const text = typeof body === 'string' ? body : JSON.stringify(body)
     res.writeHead(status, {'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', ...headers})
-    res.end(text)
+    if (body instanceof JsonPieces) {
+      // Corked, the pieces leave as one chunk of the chunked body.
+      res.cork()
+      for (const piece of body.pieces) res.write(piece)
+      res.uncork()
+      res.end()
+      return
+    }
+    res.end(typeof body === 'string' ? body : JSON.stringify(body))
   }
 
   private sendError(res: ServerResponse, err: KubeError): void {
@@ -1605,10 +1634,17 @@ export class FakeKube {
       fields(o)
   }
 
-  private listReply(target: Target, q: Record<string, string>): Obj {
+  /**
+   * One page of a list, as pieces of JSON: each item's bytes are made once per stored version of the object and
+   * kept (the API server's watch cache keeps serialized objects too), and the pieces are written as they are, so
+   * serving 10,000 objects a page at a time costs a walk over the sorted keys, not a copy and serialization of
+   * every object, nor a megabyte string, on every page.
+   */
+  private listReply(target: Target, q: Record<string, string>): JsonPieces {
     const {type} = target
     const matches = this.matcher(target, q)
-    const sorted = [...this.store(type).entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    const store = this.store(type)
+    const keys = this.sortedKeys(store)
     let listRv = this.rv
     let start = ''
     if (q.continue) {
@@ -1616,24 +1652,62 @@ export class FakeKube {
       listRv = token.rv
       start = token.start
     }
-    const candidates = sorted.filter(([key]) => key > start).filter(([, s]) => matches(s.object))
     const limit = q.limit ? Number(q.limit) : 0
-    const page = limit > 0 ? candidates.slice(0, limit) : candidates
-    const metadata: Obj = {resourceVersion: String(listRv)}
-    if (limit > 0 && candidates.length > limit) {
-      metadata.continue = encodeContinue(listRv, page[page.length - 1][0])
-      metadata.remainingItemCount = candidates.length - limit
+    const page: Buffer[] = []
+    let count = 0
+    let last = ''
+    let remaining = 0
+    for (let i = start ? firstAfter(keys, start) : 0; i < keys.length; i++) {
+      const stored = store.get(keys[i])!
+      if (!matches(stored.object)) continue
+      if (limit > 0 && count === limit) {
+        remaining++
+        continue
+      }
+      if (count++ > 0) page.push(COMMA)
+      page.push(this.itemBytes(stored.object, type))
+      last = keys[i]
     }
-    const items = page.map(([, s]) => {
-      const item = this.present(s.object, type)
-      // Typed lists of built-in kinds carry no apiVersion/kind per item; custom resource lists do.
+    const metadata: Obj = {resourceVersion: String(listRv)}
+    if (remaining > 0) {
+      metadata.continue = encodeContinue(listRv, last)
+      metadata.remainingItemCount = remaining
+    }
+    const head = {apiVersion: groupVersion(type.group, type.version), kind: `${type.kind}List`, metadata}
+    return new JsonPieces([Buffer.from(`${JSON.stringify(head).slice(0, -1)},"items":[`), ...page, Buffer.from(']}')])
+  }
+
+  /** A store's keys in order, sorted again only after a write (every write moves the resourceVersion on). */
+  private sortedKeys(store: Map<string, Stored>): string[] {
+    const kept = this.keyOrder.get(store)
+    if (kept?.rv === this.rv) return kept.keys
+    const keys = [...store.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+    this.keyOrder.set(store, {rv: this.rv, keys})
+    return keys
+  }
+
+  /**
+   * A stored object as a list item, as JSON: what {@link present} makes, without apiVersion and kind for built-in
+   * kinds (their typed lists leave them out; custom resource lists keep them). Kept per object and version:
+   * stored objects are replaced on every write, never changed in place.
+   */
+  private itemBytes(object: Obj, type: ResourceType): Buffer {
+    const variant = type.crd ? groupVersion(type.group, type.version) : ''
+    let texts = this.itemTexts.get(object)
+    if (!texts) this.itemTexts.set(object, (texts = new Map()))
+    let bytes = texts.get(variant)
+    if (bytes === undefined) {
+      const item: Obj = {apiVersion: groupVersion(type.group, type.version), kind: type.kind, ...object}
+      item.apiVersion = groupVersion(type.group, type.version)
+      item.kind = type.kind
       if (!type.crd) {
         delete item.apiVersion
         delete item.kind
       }
-      return item
-    })
-    return {apiVersion: groupVersion(type.group, type.version), kind: `${type.kind}List`, metadata, items}
+      bytes = Buffer.from(JSON.stringify(item))
+      texts.set(variant, bytes)
+    }
+    return bytes
   }
 
   private requireObjectBody(record: RequestRecord, raw: string, type: ResourceType): Obj {
