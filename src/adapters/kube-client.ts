@@ -2,10 +2,12 @@ import type * as K8s from '@kubernetes/client-node'
 import type {IncomingMessage} from 'node:http'
 import {Agent, request, type RequestOptions} from 'node:https'
 import {createSecureContext, type SecureContext} from 'node:tls'
-import {gunzipSync} from 'node:zlib'
+import type {Readable} from 'node:stream'
+import {createGunzip, gunzipSync} from 'node:zlib'
 
 import {UsageError, XpkError} from '../core/errors.js'
 import {kubeApiError, kubeNetworkError, type KubeStatusBody} from '../core/kube/kube-errors.js'
+import {ListStream, ListSyntaxError} from '../core/kube/list-stream.js'
 import {
   FIELD_MANAGER,
   type KubeAccess,
@@ -159,6 +161,18 @@ interface Reply {
   readonly text: string
 }
 
+interface RawReply {
+  readonly status: number
+  readonly body: Buffer
+  /** Whether `body` is gzip-compressed (Content-Encoding). */
+  readonly gzip: boolean
+}
+
+/** The answer's text, gunzipped if it came compressed; throws when it is not the gzip it says it is. */
+function decode(raw: RawReply): Reply {
+  return {status: raw.status, text: (raw.gzip ? gunzipSync(raw.body) : raw.body).toString('utf8')}
+}
+
 /**
  * Sockets kept open to the API server: enough for the widest wave of requests xpk sends at once (a release's
  * objects, one list per kind), so a wave costs one round trip, and few enough that a burst cannot open hundreds
@@ -215,22 +229,20 @@ class HttpsTransport {
     }
   }
 
-  /** Sends a request and reads the whole answer (gunzipped when the server compressed it). */
-  async send(method: string, path: string, query: Query, body?: Body): Promise<Reply> {
+  /** Sends a request and reads the whole answer as the bytes that came (still compressed, if they were). */
+  async receive(method: string, path: string, query: Query, body?: Body): Promise<RawReply> {
     const res = await this.open(method, path, query, {body, gzip: true, idleMs: IDLE_TIMEOUT_MS})
-    return new Promise<Reply>((resolve, reject) => {
+    return new Promise<RawReply>((resolve, reject) => {
       const chunks: Buffer[] = []
       res.on('data', (chunk: Buffer) => chunks.push(chunk))
       res.on('error', reject)
-      res.on('end', () => {
-        try {
-          const raw = Buffer.concat(chunks)
-          const decoded = res.headers['content-encoding'] === 'gzip' ? gunzipSync(raw) : raw
-          resolve({status: res.statusCode ?? 0, text: decoded.toString('utf8')})
-        } catch (error) {
-          reject(error as Error)
-        }
-      })
+      res.on('end', () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          body: Buffer.concat(chunks),
+          gzip: res.headers['content-encoding'] === 'gzip',
+        }),
+      )
     })
   }
 
@@ -440,17 +452,37 @@ class HttpKube implements KubeClient {
     const doing = `Listing ${kind} objects`
     const path = await this.path(apiVersion, kind, options.namespace, undefined, doing)
     if (path === undefined) return {items: []}
-    const reply = await this.send(doing, 'GET', path, {
+    const query: Query = {
       labelSelector: options.labelSelector,
       fieldSelector: options.fieldSelector,
       limit: options.limit,
       continue: options.continue,
-    })
-    if (reply.status === 404) return {items: []}
-    const page = this.parse(reply, doing) as {items?: KubeObject[]; metadata?: {continue?: string}}
+    }
+    let res: IncomingMessage
+    try {
+      res = await this.http.open('GET', path, query, {gzip: true, idleMs: IDLE_TIMEOUT_MS})
+    } catch (error) {
+      throw this.failure(error, doing)
+    }
+    const status = res.statusCode ?? 0
+    if (status < 200 || status >= 300) {
+      const text = await readText(res, true).catch(() => '')
+      if (status === 404) return {items: []}
+      throw kubeApiError(status, statusBody(text), doing)
+    }
+    // Parsed item by item as the page arrives (see ListStream), each cut down to the fields asked for.
+    const stream = new ListStream(options.fields)
+    let page: {items: unknown[]; continue?: string}
+    try {
+      await readBody(res, (text) => stream.push(text))
+      page = stream.end()
+    } catch (error) {
+      if (error instanceof ListSyntaxError) throw this.notJson(status, doing)
+      throw this.failure(error, doing)
+    }
     // The API server leaves apiVersion and kind out of the items of built-in kinds.
-    const items = (page.items ?? []).map((item) => withType(item, apiVersion, kind))
-    return page.metadata?.continue ? {items, continue: page.metadata.continue} : {items}
+    const items = page.items.map((item) => withType(item as KubeObject, apiVersion, kind))
+    return page.continue ? {items, continue: page.continue} : {items}
   }
 
   async apply(object: KubeObject, options: {readonly force?: boolean} = {}): Promise<KubeObject> {
@@ -671,24 +703,44 @@ class HttpKube implements KubeClient {
 
   /** Sends a request; an answer that is neither success nor 404 becomes an error, as does no answer at all. */
   private async send(doing: string, method: string, path: string, query: Query, body?: Body): Promise<Reply> {
-    let reply: Reply
+    const reply = await this.receive(doing, method, path, query, body)
     try {
-      reply = await this.http.send(method, path, query, body)
+      return decode(reply)
+    } catch (error) {
+      throw this.failure(error, doing)
+    }
+  }
+
+  /** {@link send}, with the answer's body as it came (for a list's parser). */
+  private async receive(doing: string, method: string, path: string, query: Query, body?: Body): Promise<RawReply> {
+    let reply: RawReply
+    try {
+      reply = await this.http.receive(method, path, query, body)
     } catch (error) {
       throw this.failure(error, doing)
     }
     if ((reply.status >= 200 && reply.status < 300) || (reply.status === 404 && method !== 'PATCH')) return reply
-    throw kubeApiError(reply.status, statusBody(reply.text), doing)
+    let text = ''
+    try {
+      text = decode(reply).text
+    } catch {
+      // A compressed error body that does not gunzip: the status alone says what happened.
+    }
+    throw kubeApiError(reply.status, statusBody(text), doing)
   }
 
   private parse(reply: Reply, doing: string): unknown {
     try {
       return JSON.parse(reply.text)
     } catch {
-      throw new XpkError('failed', `${doing} failed: the API server answered HTTP ${reply.status} with no JSON.`, {
-        hints: [`Check that ${this.target} is a Kubernetes API server.`],
-      })
+      throw this.notJson(reply.status, doing)
     }
+  }
+
+  private notJson(status: number, doing: string): XpkError {
+    return new XpkError('failed', `${doing} failed: the API server answered HTTP ${status} with no JSON.`, {
+      hints: [`Check that ${this.target} is a Kubernetes API server.`],
+    })
   }
 
   private failure(error: unknown, doing: string): XpkError {
@@ -703,13 +755,42 @@ function notServed(apiVersion: string, kind: string, doing: string): XpkError {
   })
 }
 
-function readText(res: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let text = ''
-    res.setEncoding('utf8')
-    res.on('data', (chunk: string) => (text += chunk))
-    res.on('end', () => resolve(text))
-    res.on('error', reject)
+/** The answer's whole body as text (gunzipped when compressed and `gzip` allows). */
+async function readText(res: IncomingMessage, gzip = false): Promise<string> {
+  let text = ''
+  await readBody(res, (chunk) => (text += chunk), gzip)
+  return text
+}
+
+/**
+ * Passes the answer's body to `take` as text, piece by piece as it arrives (gunzipped on the way when the server
+ * compressed it and `gzip` allows); a multi-byte character split between pieces stays whole. `take` throwing ends
+ * the read with its error.
+ */
+function readBody(res: IncomingMessage, take: (text: string) => void, gzip = true): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    let failed = false
+    const fail = (error: Error) => {
+      if (failed) return
+      failed = true
+      res.destroy()
+      reject(error)
+    }
+    const source: Readable = gzip && res.headers['content-encoding'] === 'gzip' ? res.pipe(createGunzip()) : res
+    source.setEncoding('utf8')
+    source.on('data', (text: string) => {
+      if (failed) return
+      try {
+        take(text)
+      } catch (error) {
+        fail(error as Error)
+      }
+    })
+    source.on('end', () => {
+      if (!failed) resolve()
+    })
+    source.on('error', fail)
+    if (source !== res) res.on('error', fail)
   })
 }
 

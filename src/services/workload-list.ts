@@ -12,7 +12,9 @@ import {
   type WorkloadListInput,
 } from '../core/workload/list-options.js'
 import {
+  JOBSET_FIELDS,
   JOBSET_KIND,
+  WORKLOAD_FIELDS,
   WORKLOAD_KIND,
   matchesStatus,
   ownerName,
@@ -29,7 +31,7 @@ import {
 import {withRetries, type RetryOptions, type RetryPolicy} from '../executor/retry.js'
 import {followChanges} from '../executor/watch.js'
 import type {Console} from '../ports/console.js'
-import type {KubeClient, KubeObject} from '../ports/kube.js'
+import type {FieldMask, KubeClient, KubeObject} from '../ports/kube.js'
 import {reachCluster, targetProblems, type ClusterAccessDeps, type WorkloadTarget} from './workload-cluster.js'
 
 /** Objects per list request: ten thousand workloads take twenty requests per kind. */
@@ -98,8 +100,8 @@ export async function listWorkloads(options: WorkloadListOptions, deps: Workload
   }
   // Both kinds at once: each is a chain of pages (every page names the next), so two chains halve the wait.
   const [workloads, jobsets] = await Promise.all([
-    readAll(kube, KUEUE_API_VERSION, WORKLOAD_KIND, readWorkload, retry),
-    readAll(kube, JOBSET_API_VERSION, JOBSET_KIND, readJobSet, retry),
+    readAll(kube, KUEUE_API_VERSION, WORKLOAD_KIND, WORKLOAD_FIELDS, readWorkload, retry),
+    readAll(kube, JOBSET_API_VERSION, JOBSET_KIND, JOBSET_FIELDS, readJobSet, retry),
   ])
   const rows = workloadRows(workloads, jobsets).filter(
     (row) => matchesStatus(row, input.status) && (input.job === null || row.name.includes(input.job)),
@@ -119,12 +121,13 @@ export async function listWorkloads(options: WorkloadListOptions, deps: Workload
 
 /**
  * Every object of a kind in the namespace, a page at a time (each through the retry policy), each reduced by `read`
- * to the fields xpk uses as soon as its page arrives.
+ * to the fields xpk uses as soon as its page arrives (and cut down to `fields` by the client where it parses it).
  */
 async function readAll<T>(
   kube: KubeClient,
   apiVersion: string,
   kind: string,
+  fields: FieldMask,
   read: (object: KubeObject) => T,
   retry: RetryOptions,
 ): Promise<T[]> {
@@ -132,7 +135,7 @@ async function readAll<T>(
   let token: string | undefined
   do {
     const page = await withRetries(
-      () => kube.list(apiVersion, kind, {namespace: XPK_NAMESPACE, limit: PAGE_SIZE, continue: token}),
+      () => kube.list(apiVersion, kind, {namespace: XPK_NAMESPACE, limit: PAGE_SIZE, continue: token, fields}),
       retry,
     )
     for (const item of page.items) out.push(read(item))

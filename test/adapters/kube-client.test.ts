@@ -2,6 +2,7 @@
 // in their wire form (the CRD keys a typed client drops survive), kinds are found without needless discovery, and
 // every kind of failure maps to the ApiError the executor's retry policy expects.
 import {writeFileSync} from 'node:fs'
+import type {ServerResponse} from 'node:http'
 import {createServer as createHttpsServer, request} from 'node:https'
 import {createServer as createTcpServer, type AddressInfo} from 'node:net'
 import {join} from 'node:path'
@@ -400,6 +401,87 @@ describe('connections', () => {
       expect(page.items.map((i) => [i.kind, i.metadata.name])).toEqual([['ConfigMap', 'zipped']])
     } finally {
       await new Promise((resolve) => server.close(resolve))
+    }
+  })
+})
+
+describe('lists, read as they arrive', () => {
+  /** A one-route HTTPS server with its own CA, and a client of it. */
+  async function answering(handle: (res: ServerResponse, gzip: boolean) => void): Promise<{
+    client: KubeClient
+    close: () => Promise<void>
+  }> {
+    const tls = await makeFakeKubeTls()
+    const server = createHttpsServer({key: tls.serverKeyPem, cert: tls.serverCertPem}, (req, res) =>
+      handle(res, /gzip/.test(String(req.headers['accept-encoding']))),
+    )
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    const port = (server.address() as AddressInfo).port
+    const client = await gkeAccess('t', Buffer.from(tls.caPem).toString('base64'), `https://127.0.0.1:${port}`)
+    return {client, close: () => new Promise((resolve) => server.close(() => resolve()))}
+  }
+
+  it('cuts items down to the fields asked for, from a page sent in small pieces with its metadata last', async () => {
+    const items = Array.from({length: 50}, (_, i) => ({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: {name: `cm-${i}`, uid: `u${i}`, annotations: {note: 'a "quoted" \\ value é'}},
+      data: {big: 'x'.repeat(2000)},
+    }))
+    // Keys sorted, as the API server writes lists of custom resources: metadata (with the token) after items.
+    const body = Buffer.from(
+      JSON.stringify({apiVersion: 'v1', items, kind: 'ConfigMapList', metadata: {continue: 'c2'}}),
+    )
+    const {client, close} = await answering((res) => {
+      res.writeHead(200, {'content-type': 'application/json'})
+      for (let i = 0; i < body.length; i += 777) res.write(body.subarray(i, i + 777))
+      res.end()
+    })
+    try {
+      const page = await client.list('v1', 'ConfigMap', {fields: {metadata: {name: true, annotations: true}}})
+      expect(page.continue).toBe('c2')
+      expect(page.items).toHaveLength(50)
+      // apiVersion and kind are added back to cut items, as to built-in items the server sends without them.
+      expect(page.items[7]).toEqual({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: {name: 'cm-7', annotations: {note: 'a "quoted" \\ value é'}},
+      })
+      const whole = await client.list('v1', 'ConfigMap')
+      expect(whole.items[7]).toEqual(items[7])
+    } finally {
+      await close()
+    }
+  })
+
+  it('a list answer that is not JSON is refused, as is one cut short', async () => {
+    for (const text of ['<html>proxy error</html>', '{"kind":"ConfigMapList","items":[{"metadata":{}}']) {
+      const {client, close} = await answering((res) => {
+        res.writeHead(200, {'content-type': 'application/json'})
+        res.end(text)
+      })
+      try {
+        const error = await client.list('v1', 'ConfigMap').catch((e: unknown) => e)
+        expect(error).toBeInstanceOf(XpkError)
+        expect((error as XpkError).message).toMatch(/Listing ConfigMap objects failed: .*HTTP 200 with no JSON/)
+      } finally {
+        await close()
+      }
+    }
+  })
+
+  it('reads a compressed error answer for its message', async () => {
+    const {client, close} = await answering((res, gzip) => {
+      const body = JSON.stringify({kind: 'Status', status: 'Failure', reason: 'Forbidden', message: 'no lists for you'})
+      res.writeHead(403, {'content-type': 'application/json', ...(gzip ? {'content-encoding': 'gzip'} : {})})
+      res.end(gzip ? gzipSync(body) : body)
+    })
+    try {
+      const error = await client.list('v1', 'ConfigMap').catch((e: unknown) => e)
+      expect(error).toBeInstanceOf(ApiError)
+      expect((error as ApiError).message).toMatch(/no lists for you/)
+    } finally {
+      await close()
     }
   })
 })
