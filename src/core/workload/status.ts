@@ -352,13 +352,20 @@ const ACCELERATOR_NODE_LABELS = [
 export function isAcceleratorPodSet(template: ObservedPodTemplate | undefined): boolean {
   const spec = template?.spec
   if (!spec) return false
-  const containers = [...(spec.containers ?? []), ...(spec.initContainers ?? [])]
-  const asks = containers.some((c) =>
-    [...Object.keys(c.resources?.requests ?? {}), ...Object.keys(c.resources?.limits ?? {})].some((key) =>
-      ACCELERATOR_RESOURCES.some((r) => key.includes(r)),
-    ),
-  )
-  return asks || Object.keys(spec.nodeSelector ?? {}).some((key) => ACCELERATOR_NODE_LABELS.includes(key))
+  // Loops, not spreads of every container's keys: this runs for each pod set of every row of a long list.
+  for (const containers of [spec.containers, spec.initContainers]) {
+    for (const c of containers ?? []) {
+      if (namesAccelerator(c.resources?.requests) || namesAccelerator(c.resources?.limits)) return true
+    }
+  }
+  for (const key of Object.keys(spec.nodeSelector ?? {})) if (ACCELERATOR_NODE_LABELS.includes(key)) return true
+  return false
+}
+
+function namesAccelerator(resources: Readonly<Record<string, unknown>> | undefined): boolean {
+  if (!resources) return false
+  for (const key of Object.keys(resources)) if (ACCELERATOR_RESOURCES.some((r) => key.includes(r))) return true
+  return false
 }
 
 /** The condition of a type, or undefined. */
@@ -427,8 +434,13 @@ export function joinWorkloads(
     if (list) list.push(w)
     else byOwner.set(name, [w])
   }
-  const jobsetByName = new Map(jobsets.map((j) => [j.metadata.name, j]))
-  const names = [...new Set([...byOwner.keys(), ...jobsetByName.keys()])].sort()
+  const jobsetByName = new Map<string, ObservedJobSet>()
+  const all = new Set(byOwner.keys())
+  for (const j of jobsets) {
+    jobsetByName.set(j.metadata.name, j)
+    all.add(j.metadata.name)
+  }
+  const names = [...all].sort()
   return names.map((name) => {
     const jobset = jobsetByName.get(name)
     const workload = pickWorkload(byOwner.get(name) ?? [], jobset)
