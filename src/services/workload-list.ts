@@ -159,10 +159,9 @@ function checkOptions(options: WorkloadListOptions): WorkloadListInput {
 }
 
 /**
- * Watches the JobSet and the Kueue Workloads of the namespace (two streams, resumed whenever they end) until the
- * workload finishes or the timeout passes, showing its status as it changes. The JobSet stream starts after the
- * JobSet as just read; the Workload stream starts with the current Workloads (the JobSet's may exist already),
- * then follows changes.
+ * Watches the JobSet and its Kueue Workloads (two streams, resumed whenever they end) until the workload finishes or
+ * the timeout passes, showing its status as it changes. The JobSet stream starts after the JobSet as just read; the
+ * Workload stream starts with the JobSet's current Workloads (by Kueue's job-uid label), then follows changes.
  */
 async function awaitCompletion(
   kube: KubeClient,
@@ -182,8 +181,27 @@ async function awaitCompletion(
   let jobset: ObservedJobSet = found
   const owned = new Map<string, KueueWorkload>()
   const current = (): WorkloadRow => workloadRow(pickWorkload([...owned.values()], jobset), jobset)
+  /**
+   * The row as shown at the end. The JobSet can say it finished before the Workload stream has delivered its
+   * Workload (or before it started): the Workload's columns (VMs that ran, done) are read once more then.
+   */
+  const final = async (): Promise<WorkloadRow> => {
+    if (owned.size > 0 || !jobset.metadata.uid) return current()
+    const page = await withRetries(
+      () =>
+        kube.list(KUEUE_API_VERSION, WORKLOAD_KIND, {
+          namespace: XPK_NAMESPACE,
+          labelSelector: ownedWorkloadsSelector(jobset),
+          fields: WORKLOAD_FIELDS,
+        }),
+      retry,
+    )
+    for (const workload of page.items.map(readWorkload))
+      owned.set(workload.metadata.uid ?? workload.metadata.name, workload)
+    return current()
+  }
   let row = current()
-  if (row.phase === 'FINISHED') return row
+  if (row.phase === 'FINISHED') return final()
 
   const board = deps.console.progress(`Waiting for workload ${name}`)
   const show = (state: 'running' | 'done' | 'failed') =>
@@ -232,7 +250,9 @@ async function awaitCompletion(
           changed()
         },
       ).catch(reject)
-      followChanges(kube, {...follow, apiVersion: KUEUE_API_VERSION, kind: WORKLOAD_KIND}, (change) => {
+      // Only this JobSet's Workloads (Kueue labels each with its job's uid), not every Workload of the namespace.
+      const selector = jobset.metadata.uid ? {labelSelector: ownedWorkloadsSelector(jobset)} : {}
+      followChanges(kube, {...follow, ...selector, apiVersion: KUEUE_API_VERSION, kind: WORKLOAD_KIND}, (change) => {
         const workload = readWorkload(change.object)
         if (ownerName(workload) !== name) return
         const key = workload.metadata.uid ?? workload.metadata.name
@@ -255,6 +275,7 @@ async function awaitCompletion(
           reject,
         )
     })
+    row = await final()
     show(row.outcome === 'SUCCESSFUL' ? 'done' : 'failed')
     return row
   } catch (error) {
@@ -265,6 +286,11 @@ async function awaitCompletion(
     stop.abort()
     board.close()
   }
+}
+
+/** The label selector of the Kueue Workloads made for a JobSet: Kueue labels each with its job's uid. */
+function ownedWorkloadsSelector(jobset: ObservedJobSet): string {
+  return `kueue.x-k8s.io/job-uid=${jobset.metadata.uid}`
 }
 
 function oneLine(text: string): string {

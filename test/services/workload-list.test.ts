@@ -16,6 +16,7 @@ import {
   kueueWorkloadFor,
   scenarioObjects,
   submittedJobSet,
+  VMS,
   type WorkloadScenario,
 } from '../builders/workload-states.js'
 import {MemoryGke} from '../fakes/memory-gke.js'
@@ -263,6 +264,9 @@ describe('--wait-for-job-completion', () => {
     expect(result.waited).toEqual({name: 'run-1', seconds: 660})
     expect(reads(kube)).toEqual(['get JobSet', 'watch JobSet', 'watch Workload'])
     expect(kube.requests[1]!.watch).toMatchObject({fieldSelector: 'metadata.name=run-1'})
+    // Only this JobSet's Workloads are streamed, by the job-uid label Kueue puts on them.
+    const uid = String(kube.peek(jobsetRef('run-1'))!.metadata.uid)
+    expect(kube.requests[2]!.watch).toMatchObject({labelSelector: `kueue.x-k8s.io/job-uid=${uid}`})
     expect(console.codes()).toEqual(['workload.list.waiting', 'workload.list.finished'])
     expect(console.the('workload.list.waiting').data).toEqual({
       workload: 'run-1',
@@ -345,12 +349,34 @@ describe('--wait-for-job-completion', () => {
     await expect(done).resolves.toMatchObject({workloads: [{name: 'late', status: 'Succeeded'}]})
   })
 
-  it('a workload that already finished is shown at once, without watching', async () => {
+  it('a workload that already finished is shown at once, with the Workload columns, without watching', async () => {
     const kube = aCluster()
     seedWorkload(kube, 'done-1', jobsetStatus.completed(5), kueueStatus.succeeded(5))
+    seedWorkload(kube, 'other', jobsetStatus.completed(5), kueueStatus.succeeded(5))
     const result = await run(kube, {waitForJobCompletion: 'done-1'}).done
-    expect(result.workloads).toMatchObject([{status: 'Succeeded'}])
-    expect(reads(kube)).toEqual(['get JobSet'])
+    expect(result.workloads).toMatchObject([{name: 'done-1', status: 'Succeeded', vmsRunningOrRan: VMS, vmsDone: VMS}])
+    expect(reads(kube)).toEqual(['get JobSet', 'list Workload'])
+  })
+
+  it('the JobSet finishing before its Workload was streamed: the Workload is read once more for its columns', async () => {
+    const kube = aCluster()
+    const js = submittedJobSet('late', 'medium', at(0))
+    kube.seed(js, {manager: 'xpk'})
+    // The Workload stream is slow: nothing it carries has arrived when the JobSet's completion does.
+    const watch = kube.watch.bind(kube)
+    kube.watch = (apiVersion, kind, watchOptions, onEvent) =>
+      watch(apiVersion, kind, watchOptions, kind === 'Workload' ? () => undefined : onEvent)
+    const clock = manualClock()
+    const {done} = run(kube, {waitForJobCompletion: 'late'}, clock)
+    await settle()
+    const uid = String(kube.peek(jobsetRef('late'))!.metadata.uid)
+    const workload = kueueWorkloadFor({...js, metadata: {...js.metadata, uid}}, at(1))
+    kube.seed(workload, {manager: 'kueue', status: kueueStatus.succeeded(9)})
+    kube.setStatus(jobsetRef('late'), jobsetStatus.completed(9))
+    const result = await done
+    expect(result.workloads).toMatchObject([{name: 'late', status: 'Succeeded', vmsRunningOrRan: VMS, vmsDone: VMS}])
+    expect(reads(kube)).toEqual(['get JobSet', 'watch JobSet', 'watch Workload', 'list Workload'])
+    expect(kube.requests.at(-1)!.list).toMatchObject({labelSelector: `kueue.x-k8s.io/job-uid=${uid}`})
   })
 
   it('an unknown workload is not found (exit 4), with a hint, and nothing is watched', async () => {
