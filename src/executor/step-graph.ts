@@ -33,8 +33,11 @@ export interface GraphStep {
 }
 
 export interface StepContext {
-  /** Sets the step's line to a running state, e.g. "creating", "retrying". */
-  progress(state: string, detail?: string): void
+  /**
+   * Sets the step's line to a running state, e.g. "creating", "retrying". Counts go in `count`, not in `detail`:
+   * a terminal draws them as a bar, and a log (no terminal) prints a line only when the state or detail changes.
+   */
+  progress(state: string, detail?: string, count?: {readonly current: number; readonly total: number}): void
   readonly signal: AbortSignal
 }
 
@@ -131,7 +134,8 @@ async function track(step: GraphStep, options: RunStepsOptions): Promise<StepOut
   const started = now()
   const seconds = () => Math.round((now() - started) / 100) / 10
   const context: StepContext = {
-    progress: (state, detail) => board?.update(step.line, {label: step.line, state, status: 'running', detail}),
+    progress: (state, detail, count) =>
+      board?.update(step.line, {label: step.line, state, status: 'running', detail, ...count}),
     signal,
   }
   const base = {resource: step.resource, name: step.name, action: step.action}

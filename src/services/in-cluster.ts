@@ -306,7 +306,7 @@ async function install(
     Promise.all(
       batch.map(async (o) => {
         await withRetries(() => kube.apply(o, {force: true}), retry)
-        ctx.progress('applying', `${++applied}/${objects.length} objects`)
+        ctx.progress('applying', `${objects.length} objects`, {current: ++applied, total: objects.length})
       }),
     )
   // Two chains side by side, each as short as what it must wait for: the namespaced objects (the controller's

@@ -30,6 +30,28 @@ const run = (steps: GraphStep[], lanes?: Record<string, number>, signal = new Ab
 }
 
 describe('runSteps', () => {
+  it('hands the counts of a step to its line as current and total, apart from the detail text', async () => {
+    const {console} = await run([
+      {
+        ...step('a', []),
+        run: async (ctx) => {
+          ctx.progress('applying', '9 objects', {current: 3, total: 9})
+          ctx.progress('retrying', '503, again in 1.0s')
+        },
+      },
+    ])
+    const lines = console.boards[0]!.updates.map((u) => u.line).filter((l) => l.status === 'running')
+    expect(lines[0]).toEqual({
+      label: 'a',
+      state: 'applying',
+      status: 'running',
+      detail: '9 objects',
+      current: 3,
+      total: 9,
+    })
+    expect(lines[1]).toEqual({label: 'a', state: 'retrying', status: 'running', detail: '503, again in 1.0s'})
+  })
+
   it('starts a step only after what it needs and follows has finished', async () => {
     const log: string[] = []
     await run([
