@@ -1,44 +1,20 @@
 // The GKE and Kubernetes API fakes (test/fakes/fake-gke.ts, fake-kube.ts) for benchmarks that run the CLI against
-// them. They are TypeScript with constructs Node's type stripping does not take (parameter properties), so each is
-// transpiled with esbuild to a temporary .mjs; their bare imports (@grpc/grpc-js, @google-cloud/container's protos,
-// selfsigned) resolve through a node_modules link beside that file.
-import {mkdtempSync, rmSync, symlinkSync} from 'node:fs'
-import {tmpdir} from 'node:os'
+// them, loaded through scripts/test-doubles.mjs (they are TypeScript Node's type stripping does not take).
+import {mkdtempSync} from 'node:fs'
 import {join} from 'node:path'
-import {fileURLToPath, pathToFileURL} from 'node:url'
 
-import {build} from 'esbuild'
-
-const root = fileURLToPath(new URL('..', import.meta.url))
-
-/** Builds test/fakes/<name>.ts into a scratch directory and imports it; `cleanup()` removes the directory. */
-async function loadFake(name) {
-  const scratch = mkdtempSync(join(tmpdir(), `xpk-bench-${name}-`))
-  symlinkSync(join(root, 'node_modules'), join(scratch, 'node_modules'), 'dir')
-  const outfile = join(scratch, `${name}.mjs`)
-  await build({
-    entryPoints: [join(root, `test/fakes/${name}.ts`)],
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    packages: 'external',
-    outfile,
-    logLevel: 'warning',
-  })
-  const module = await import(pathToFileURL(outfile).href)
-  return {module, cleanup: () => rmSync(scratch, {recursive: true, force: true})}
-}
+import {loadTestModules} from '../scripts/test-doubles.mjs'
 
 /** The GKE fake class; `cleanup()` removes its build. */
 export async function loadFakeGke() {
-  const {module, cleanup} = await loadFake('fake-gke')
-  return {FakeGke: module.FakeGke, cleanup}
+  const {modules, cleanup} = await loadTestModules(["export {FakeGke} from './test/fakes/fake-gke.ts'"])
+  return {FakeGke: modules.FakeGke, cleanup}
 }
 
 /** The Kubernetes API fake class (HTTPS with its own CA, bearer token); `cleanup()` removes its build. */
 export async function loadFakeKube() {
-  const {module, cleanup} = await loadFake('fake-kube')
-  return {FakeKube: module.FakeKube, cleanup}
+  const {modules, cleanup} = await loadTestModules(["export {FakeKube} from './test/fakes/fake-kube.ts'"])
+  return {FakeKube: modules.FakeKube, cleanup}
 }
 
 /**

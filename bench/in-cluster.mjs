@@ -20,10 +20,9 @@ import {spawn} from 'node:child_process'
 import {cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
-import {fileURLToPath, pathToFileURL} from 'node:url'
+import {fileURLToPath} from 'node:url'
 
-import {build} from 'esbuild'
-
+import {loadTestModules} from '../scripts/test-doubles.mjs'
 import {cliEnv} from './fake-gke.mjs'
 
 const RUNS = Number(process.env.RUNS ?? 7)
@@ -71,38 +70,23 @@ writeFileSync(
     "process.on('exit', () => { const u = process.cpuUsage(); writeFileSync(process.env.BENCH_CPU_FILE, String((u.user + u.system) / 1000)) })\n",
 )
 
-/**
- * The fakes and the test helpers that build the release manifests are TypeScript with constructs Node's type
- * stripping does not take, so they are bundled with esbuild into one scratch module (bare imports resolve through
- * a node_modules link beside it).
- */
+/** What to remove at the end besides the scratch directory. */
+const cleanups = []
+
+/** The fakes and the test helpers that build the release manifests, through scripts/test-doubles.mjs. */
 async function loadHelpers() {
   // crds.ts finds ../shared/crds relative to its own file, which the bundle moves; CRDS_DIR (its first choice)
   // points it there again. Without ../shared it goes on to the release-manifest cache and a download.
   const shared = join(root, '../shared/crds')
   if (process.env.CRDS_DIR === undefined && existsSync(shared)) process.env.CRDS_DIR = shared
-  const dir = mkdtempSync(join(scratch, 'helpers-'))
-  symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'), 'dir')
-  const outfile = join(dir, 'helpers.mjs')
-  await build({
-    stdin: {
-      contents: [
-        "export {FakeKube} from './test/fakes/fake-kube.ts'",
-        "export {FakeGke} from './test/fakes/fake-gke.ts'",
-        "export {CRDS} from './test/helpers/crds.ts'",
-        "export {writeReleaseManifest} from './test/helpers/release-files.ts'",
-      ].join('\n'),
-      resolveDir: root,
-      loader: 'ts',
-    },
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    packages: 'external',
-    outfile,
-    logLevel: 'warning',
-  })
-  return import(pathToFileURL(outfile).href)
+  const {modules, cleanup} = await loadTestModules([
+    "export {FakeKube} from './test/fakes/fake-kube.ts'",
+    "export {FakeGke} from './test/fakes/fake-gke.ts'",
+    "export {CRDS} from './test/helpers/crds.ts'",
+    "export {writeReleaseManifest} from './test/helpers/release-files.ts'",
+  ])
+  cleanups.push(cleanup)
+  return modules
 }
 
 /** A release manifest file: the stand-in release with the real CRDs in place of its own (as the e2e test does). */
@@ -433,5 +417,6 @@ try {
 } finally {
   await gke.stop()
   await kube.stop()
+  for (const cleanup of cleanups) cleanup()
   rmSync(scratch, {recursive: true, force: true})
 }
