@@ -6,6 +6,7 @@ import type {Readable} from 'node:stream'
 import {createGunzip, gunzipSync} from 'node:zlib'
 
 import {UsageError, XpkError} from '../core/errors.js'
+import {knownKind} from '../core/kube/known-kinds.js'
 import {kubeApiError, kubeNetworkError, type KubeStatusBody} from '../core/kube/kube-errors.js'
 import {ListStream, ListSyntaxError} from '../core/kube/list-stream.js'
 import {
@@ -13,6 +14,7 @@ import {
   type KubeAccess,
   type KubeClient,
   type KubeListOptions,
+  type KubeLookup,
   type KubeObject,
   type KubePage,
   type KubeLogOptions,
@@ -372,8 +374,10 @@ interface Discovery {
 
 /**
  * Maps kinds to URLs: built-in kinds from {@link BUILT_IN}, custom resources from the CRDs this client applied
- * (the CRD says its plural and scope, so no request is needed), others through discovery, one request per group
- * version shared by every lookup waiting for it.
+ * (the CRD says its plural and scope, so no request is needed), then xpk's own JobSet and Kueue kinds from
+ * core/kube/known-kinds.ts (whether the cluster serves them is then told by the request itself: see
+ * {@link servedNotFound}), others through discovery, one request per group version shared by every lookup waiting
+ * for it.
  */
 class ResourceMap {
   private readonly learned = new Map<string, Resource>()
@@ -386,6 +390,8 @@ class ResourceMap {
     if (builtIn) return {plural: builtIn[0], namespaced: builtIn[1]}
     const learned = this.learned.get(`${apiVersion}/${kind}`)
     if (learned) return learned
+    const known = knownKind(apiVersion, kind)
+    if (known) return known
     const before = this.discovered.get(apiVersion)
     const answeredBefore = before?.settled === true
     const found = (await (before ?? this.fetch(apiVersion)).kinds)?.get(kind)
@@ -440,12 +446,18 @@ class HttpKube implements KubeClient {
   }
 
   async get(ref: KubeRef): Promise<KubeObject | undefined> {
+    const found = await this.lookup(ref)
+    return found.state === 'found' ? found.object : undefined
+  }
+
+  async lookup(ref: KubeRef): Promise<KubeLookup> {
     const doing = `Reading ${describe(ref)}`
     const path = await this.path(ref.apiVersion, ref.kind, ref.namespace, ref.name, doing)
-    if (path === undefined) return undefined
+    // Discovery already said the group version does not serve the kind.
+    if (path === undefined) return {state: 'not-served'}
     const reply = await this.send(doing, 'GET', path, {})
-    if (reply.status === 404) return undefined
-    return withType(this.parse(reply, doing) as KubeObject, ref.apiVersion, ref.kind)
+    if (reply.status === 404) return {state: servedNotFound(reply.text) ? 'absent' : 'not-served'}
+    return {state: 'found', object: withType(this.parse(reply, doing) as KubeObject, ref.apiVersion, ref.kind)}
   }
 
   async list(apiVersion: string, kind: string, options: KubeListOptions = {}): Promise<KubePage> {
@@ -497,6 +509,12 @@ class HttpKube implements KubeClient {
       {fieldManager: FIELD_MANAGER, force: options.force ?? false},
       {contentType: 'application/apply-patch+yaml', text: JSON.stringify(object)},
     )
+    if (reply.status === 404) {
+      // A kind of known-kinds.ts at a version the cluster does not serve, as discovery would have said; else what
+      // is missing is named by the server (the namespace, say).
+      if (!servedNotFound(reply.text)) throw notServed(object.apiVersion, object.kind, doing)
+      throw kubeApiError(404, statusBody(reply.text), doing)
+    }
     const applied = withType(this.parse(reply, doing) as KubeObject, object.apiVersion, object.kind)
     if (object.apiVersion === CRD_API && object.kind === 'CustomResourceDefinition') this.resources.learn(object)
     return applied
@@ -520,13 +538,7 @@ class HttpKube implements KubeClient {
   ): Promise<void> {
     const doing = `Watching ${kind} objects`
     const path = await this.path(apiVersion, kind, options.namespace, undefined, doing)
-    if (path === undefined) {
-      throw kubeApiError(
-        404,
-        {reason: 'NotFound', message: `the cluster does not serve ${kind} in ${apiVersion}`},
-        doing,
-      )
-    }
+    if (path === undefined) throw notServedWatch(apiVersion, kind, doing)
     if (options.signal.aborted) return
     const query: Query = {
       watch: 'true',
@@ -544,6 +556,7 @@ class HttpKube implements KubeClient {
     }
     if (res.statusCode !== 200) {
       const text = await readText(res).catch(() => '')
+      if (res.statusCode === 404 && !servedNotFound(text)) throw notServedWatch(apiVersion, kind, doing)
       throw kubeApiError(res.statusCode ?? 0, statusBody(text), doing)
     }
     return new Promise<void>((resolve, reject) => {
@@ -701,7 +714,10 @@ class HttpKube implements KubeClient {
     return kinds
   }
 
-  /** Sends a request; an answer that is neither success nor 404 becomes an error, as does no answer at all. */
+  /**
+   * Sends a request; an answer that is neither success nor 404 becomes an error, as does no answer at all. (A 404
+   * to an apply is the caller's to explain: a kind not served, or a missing namespace.)
+   */
   private async send(doing: string, method: string, path: string, query: Query, body?: Body): Promise<Reply> {
     const reply = await this.receive(doing, method, path, query, body)
     try {
@@ -719,7 +735,7 @@ class HttpKube implements KubeClient {
     } catch (error) {
       throw this.failure(error, doing)
     }
-    if ((reply.status >= 200 && reply.status < 300) || (reply.status === 404 && method !== 'PATCH')) return reply
+    if ((reply.status >= 200 && reply.status < 300) || reply.status === 404) return reply
     let text = ''
     try {
       text = decode(reply).text
@@ -747,6 +763,32 @@ class HttpKube implements KubeClient {
     if (error instanceof XpkError) return error
     return kubeNetworkError(error as Error, this.target, doing)
   }
+}
+
+/**
+ * Whether a 404 answer says the object is absent from a resource the server serves, rather than the resource not
+ * being served. A missing object is a `Status` whose details name it (`{"reason":"NotFound","details":{"name":
+ * "x","group":"jobset.x-k8s.io","kind":"jobsets"}}`); a resource the API server does not serve (no CRD, a version the
+ * CRD does not serve, an unknown group) is a `Status` with empty details ("the server could not find the requested
+ * resource") or, for unknown groups on some versions, the plain text "404 page not found". Only a Status naming
+ * the object counts as served: anything else is not the API server saying the object is missing.
+ */
+function servedNotFound(text: string): boolean {
+  let body: unknown
+  try {
+    body = JSON.parse(text)
+  } catch {
+    return false
+  }
+  const details = (body as {details?: unknown} | null)?.details
+  if (details === null || typeof details !== 'object') return false
+  const {name, kind} = details as {name?: unknown; kind?: unknown}
+  return (typeof name === 'string' && name !== '') || (typeof kind === 'string' && kind !== '')
+}
+
+/** A watch of a kind the cluster does not serve: a 404 saying so (the caller's retry policy does not retry it). */
+function notServedWatch(apiVersion: string, kind: string, doing: string): XpkError {
+  return kubeApiError(404, {reason: 'NotFound', message: `the cluster does not serve ${kind} in ${apiVersion}`}, doing)
 }
 
 function notServed(apiVersion: string, kind: string, doing: string): XpkError {

@@ -69,6 +69,10 @@ export interface KubeLogOptions {
   readonly signal: AbortSignal
 }
 
+/** What a {@link KubeClient.lookup} found. */
+export type KubeLookup =
+  {readonly state: 'found'; readonly object: KubeObject} | {readonly state: 'absent'} | {readonly state: 'not-served'}
+
 /**
  * The Kubernetes API as xpk uses it. Everything xpk writes goes through server-side apply under one field
  * manager, so re-runs converge and fields owned by other tools are left alone. Failures are XpkErrors (ApiError
@@ -77,8 +81,14 @@ export interface KubeLogOptions {
 export interface KubeClient {
   /** Where the client talks to, for messages (the API server URL or the kubeconfig context). */
   readonly target: string
-  /** The object, or undefined when it (or its kind) does not exist. */
+  /** The object, or undefined when it (or its kind) does not exist; {@link lookup} tells those two apart. */
   get(ref: KubeRef): Promise<KubeObject | undefined>
+  /**
+   * The same read (one GET, no more requests than {@link get}), saying why nothing came back: `absent` when the API
+   * server serves the kind at `ref.apiVersion` and has no object of that name, `not-served` when it does not serve
+   * the kind at that version (its CRD is not installed or lacks the version, or the API group is unknown).
+   */
+  lookup(ref: KubeRef): Promise<KubeLookup>
   /** One page of objects of a kind; an unknown kind (its CRD not installed) is an empty page. */
   list(apiVersion: string, kind: string, options?: KubeListOptions): Promise<KubePage>
   /**

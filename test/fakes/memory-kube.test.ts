@@ -98,6 +98,29 @@ describe('MemoryKube', () => {
     })
   })
 
+  it('lookup tells a kind not served (no CRD, or not at that version) from a missing object, logged as a get', async () => {
+    const kube = new MemoryKube()
+    const queue = {apiVersion: 'kueue.x-k8s.io/v1beta2', kind: 'ClusterQueue', name: 'q'}
+    expect(await kube.lookup(queue)).toEqual({state: 'not-served'})
+    expect(await kube.lookup({apiVersion: 'v1', kind: 'ConfigMap', namespace: 'default', name: 'x'})).toEqual({
+      state: 'absent',
+    })
+    for (const o of releaseObjects('kueue').filter((x) => x.kind === 'CustomResourceDefinition')) kube.seed(o)
+    expect(await kube.lookup(queue)).toEqual({state: 'absent'})
+    expect(await kube.lookup({...queue, apiVersion: 'kueue.x-k8s.io/v1alpha9'})).toEqual({state: 'not-served'})
+    kube.seed({apiVersion: 'kueue.x-k8s.io/v1beta2', kind: 'ClusterQueue', metadata: {name: 'q'}, spec: {}})
+    expect(await kube.lookup(queue)).toMatchObject({
+      state: 'found',
+      object: {kind: 'ClusterQueue', metadata: {name: 'q'}},
+    })
+    expect(kube.requests.map((r) => `${r.verb} ${r.kind} ${r.status}`)).toEqual([
+      'get ClusterQueue 404',
+      'get ConfigMap 404',
+      'get ClusterQueue 404',
+      'get ClusterQueue 404',
+      'get ClusterQueue 200',
+    ])
+  })
   it('deleting a CRD deletes its objects; a lingering kind stays terminating for some requests', async () => {
     const kube = new MemoryKube({lingering: {CustomResourceDefinition: 2}})
     for (const o of releaseObjects('kueue').filter((x) => x.kind === 'CustomResourceDefinition')) kube.seed(o)

@@ -7,7 +7,8 @@
 // What it models, and how far:
 //   - Objects are keyed by API group, kind, namespace and name (so one object is served in every version its type
 //     serves). Built-in kinds are known; custom kinds are known while a CRD that serves the requested version is
-//     stored. An unknown kind lists empty and gets undefined (as the port says); applying one is a 404.
+//     stored. An unknown kind lists empty and gets undefined (as the port says; `lookup` says 'not-served', a
+//     missing object of a served kind 'absent'); applying one is a 404.
 //   - Server-side apply for two parties: the field manager `xpk` and "others" (what tests seed, e.g. an older
 //     release applied by kubectl or Helm). xpk's last applied configuration replaces its previous one (fields it
 //     stops sending disappear); fields others set are kept. A field both set to different values is a 409 conflict
@@ -50,6 +51,7 @@ import {
   FIELD_MANAGER,
   type KubeClient,
   type KubeListOptions,
+  type KubeLookup,
   type KubeObject,
   type KubePage,
   type KubeRef,
@@ -240,17 +242,28 @@ export class MemoryKube implements KubeClient {
   // ---- the port ----
 
   async get(ref: KubeRef): Promise<KubeObject | undefined> {
+    const found = await this.lookup(ref)
+    return found.state === 'found' ? found.object : undefined
+  }
+
+  /** The same request as `get` (logged as a get), telling a missing object from a kind not served. */
+  async lookup(ref: KubeRef): Promise<KubeLookup> {
     const request = this.begin('get', ref.apiVersion, ref.kind, ref.namespace, ref.name)
     const type = this.typeOf(ref.apiVersion, ref.kind)
-    const entry =
-      type && this.entries.get(this.key(type.group, ref.kind, type.namespaced ? ref.namespace : undefined, ref.name))
+    if (!type) {
+      this.log(request, 404)
+      return {state: 'not-served'}
+    }
+    const entry = this.entries.get(
+      this.key(type.group, ref.kind, type.namespaced ? ref.namespace : undefined, ref.name),
+    )
     if (!entry) {
       this.log(request, 404)
-      return undefined
+      return {state: 'absent'}
     }
     if (entry.kind === 'DaemonSet' && entry.group === 'apps') this.advanceDaemonSet(entry)
     this.log(request, 200)
-    return this.render(entry, ref.apiVersion)
+    return {state: 'found', object: this.render(entry, ref.apiVersion)}
   }
 
   async list(apiVersion: string, kind: string, options: KubeListOptions = {}): Promise<KubePage> {
