@@ -4,10 +4,10 @@
 // (default 9), each under a new workload name, after one warm-up run that fills Node's compile cache and creates the
 // workloads' ServiceAccount and RBAC, as a cluster's first submit does.
 //
-// Reported per run: wall time, the Kubernetes requests the fake received (API requests, and discovery requests
-// apart), GKE requests, and `node -e 0` for scale. Targets (issue 11): under 1 s and at most 6 requests to
-// Kubernetes and the registry (none to the registry here: the image is given). The first submit on a cluster is
-// shown too: it also applies the four RBAC objects.
+// Reported per run: wall time, the Kubernetes requests the fake received (all of them: API requests and discovery
+// requests, each also shown apart), GKE requests, and `node -e 0` for scale. Targets (issue 11): under 1 s and at
+// most 6 requests to Kubernetes and the registry, discovery included (none to the registry here: the image is
+// given). The first submit on a cluster is shown too: it also applies the four RBAC objects.
 // Run with `npm run bench:workload-create` (which builds first).
 import {spawn} from 'node:child_process'
 import {mkdtempSync, rmSync} from 'node:fs'
@@ -78,11 +78,14 @@ async function measured(name) {
   const api = kube.requests.filter((r) => r.verb !== 'discovery')
   return {
     ms,
+    total: kube.requests.length,
     api: api.length,
     mutating: api.filter((r) => r.mutating).length,
     discovery: kube.requests.length - api.length,
     gke: gke.calls.length,
-    lines: api.map((r) => `${r.verb} ${r.resource}${r.name ? ` ${r.name}` : ''}`),
+    lines: kube.requests.map((r) =>
+      r.verb === 'discovery' ? `discovery ${r.path}` : `${r.verb} ${r.resource}${r.name ? ` ${r.name}` : ''}`,
+    ),
   }
 }
 
@@ -102,27 +105,25 @@ try {
     runs.push(await measured(`bench-${i}`))
   }
   const wall = median(runs.map((r) => r.ms))
-  const api = median(runs.map((r) => r.api))
+  const total = median(runs.map((r) => r.total))
   const row = (name, value, target, ok) =>
     console.log(`${name.padEnd(44)} ${String(value).padStart(10)}   ${target.padEnd(10)} ${ok ? 'ok' : 'OVER'}`)
   console.log(`xpk workload create --docker-image, ${RUNS} runs, ${LATENCY_MS} ms added per Kubernetes request\n`)
   console.log(`${'measure (median)'.padEnd(44)} ${'result'.padStart(10)}   target`)
   row('wall time, whole CLI', `${wall.toFixed(0)} ms`, '< 1000 ms', wall < WALL_TARGET_MS)
-  row('Kubernetes + registry requests', api, `<= ${REQUEST_TARGET}`, api <= REQUEST_TARGET)
-  console.log(`${'  of which mutating'.padEnd(44)} ${String(median(runs.map((r) => r.mutating))).padStart(10)}`)
-  console.log(
-    `${'Kubernetes discovery requests'.padEnd(44)} ${String(median(runs.map((r) => r.discovery))).padStart(10)}`,
-  )
-  console.log(
-    `${'GKE requests (finding the cluster)'.padEnd(44)} ${String(median(runs.map((r) => r.gke))).padStart(10)}`,
-  )
-  console.log(`${'node -e 0'.padEnd(44)} ${`${median(nodeMs).toFixed(0)} ms`.padStart(10)}`)
+  row('Kubernetes + registry requests (all)', total, `<= ${REQUEST_TARGET}`, total <= REQUEST_TARGET)
+  const line = (name, value) => console.log(`${name.padEnd(44)} ${String(value).padStart(10)}`)
+  line('  API requests', median(runs.map((r) => r.api)))
+  line('    of which mutating', median(runs.map((r) => r.mutating)))
+  line('  discovery requests', median(runs.map((r) => r.discovery)))
+  line('GKE requests (finding the cluster)', median(runs.map((r) => r.gke)))
+  line('node -e 0', `${median(nodeMs).toFixed(0)} ms`)
   console.log(`\nrequests of one submit: ${runs.at(-1).lines.sort().join(', ')}`)
   console.log(
     `first submit on the cluster (RBAC applied too): ${first.ms.toFixed(0)} ms (includes filling the compile cache), ` +
-      `${first.api} requests (${first.mutating} mutating), ${first.discovery} discovery`,
+      `${first.total} requests: ${first.api} API (${first.mutating} mutating), ${first.discovery} discovery`,
   )
-  if (wall >= WALL_TARGET_MS || api > REQUEST_TARGET) process.exitCode = 1
+  if (wall >= WALL_TARGET_MS || total > REQUEST_TARGET) process.exitCode = 1
 } finally {
   await gke.stop()
   await kube.stop()

@@ -16,6 +16,7 @@ import {type ResolvedSettings, zoneToRegion} from '../core/settings.js'
 import {capacityProblem, checkCapacity, type CapacityRequest, type CapacityVerdict} from '../core/workload/capacity.js'
 import {
   inactiveQueue,
+  type JobSetKind,
   missingObjects,
   RBAC_REVISION_ANNOTATION,
   rbacRevision,
@@ -267,11 +268,13 @@ interface LiveCluster {
 
 /**
  * Connects to the cluster and reads, in one round of parallel requests, everything the submit needs: the resources
- * ConfigMap (can the cluster ever run this?), the JobSet of this name (is the name free?), what the JobSet refers to
- * (the JobSet CRD, Kueue's LocalQueue, the PriorityClass of --priority: see core/workload/cluster-setup.ts), the
- * ServiceAccount `xpk-sa`, and for tcpxo/rdma GPUs the GKENetworkParamSets: six requests for a TPU workload. Only
- * when `xpk-sa` is missing or lacks the current RBAC revision (a cluster's first submit) are the Role and
- * RoleBindings read, in a second round. Nothing is sent when something is missing.
+ * ConfigMap (can the cluster ever run this?), the JobSet of this name (is the name free? and, by how a 404 comes
+ * back, is the JobSet kind served at v1alpha2?), what else the JobSet refers to (Kueue's LocalQueue, the
+ * PriorityClass of --priority: see core/workload/cluster-setup.ts), the ServiceAccount `xpk-sa`, and for tcpxo/rdma
+ * GPUs the GKENetworkParamSets: five requests for a TPU workload, no discovery (JobSet and Kueue kinds are known:
+ * core/kube/known-kinds.ts). Only when `xpk-sa` is missing or lacks the current RBAC revision (a cluster's first
+ * submit) are the Role and RoleBindings read, in a second round; only when JobSets are not served is the JobSet CRD
+ * read, to say why. Nothing is sent when something is missing.
  */
 async function inspectCluster(
   input: WorkloadInput,
@@ -294,7 +297,7 @@ async function inspectCluster(
   const objects = workloadRbacObjects()
   const [serviceAccount] = objects
   const refs = referencedObjects(input.priority)
-  const [configMap, existing, liveServiceAccount, jobSetCrd, localQueue, priorityClass, paramSets] = await Promise.all([
+  const [configMap, named, liveServiceAccount, localQueue, priorityClass, paramSets] = await Promise.all([
     read(() =>
       kube.get({
         apiVersion: 'v1',
@@ -303,9 +306,8 @@ async function inspectCluster(
         name: resourcesConfigMapName(input.cluster),
       }),
     ),
-    read(() => kube.get(jobSetRef(input.name))),
+    read(() => kube.lookup(jobSetRef(input.name))),
     read(() => kube.get(refOf(serviceAccount))),
-    read(() => kube.get(refs.jobSetCrd)),
     read(() => kube.get(refs.localQueue)),
     read(() => kube.get(refs.priorityClass)),
     needsClusterGpuNetworks(input.accelerator)
@@ -328,7 +330,10 @@ async function inspectCluster(
   if (problem) throw problem
   deps.console.info(message('workload.capacity', describeFit(request, verdict), {...verdict}))
 
-  const missing = missingObjects({jobSetCrd, localQueue, priorityClass}, input.priority)
+  const existing = named.state === 'found' ? named.object : undefined
+  const jobSet: JobSetKind =
+    named.state === 'not-served' ? {served: false, crd: await read(() => kube.get(refs.jobSetCrd))} : {served: true}
+  const missing = missingObjects({jobSet, localQueue, priorityClass}, input.priority)
   if (missing.length > 0) {
     throw setupProblem(
       {

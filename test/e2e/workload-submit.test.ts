@@ -102,17 +102,18 @@ describe('workload create against the fakes', () => {
     expect(kube.mutatingRequests()).toHaveLength(5)
   })
 
-  it('a second submit sends only its JobSet: seven Kubernetes requests in one round and one GKE request', async () => {
+  it('a second submit sends only its JobSet: six Kubernetes requests, no discovery, and one GKE request', async () => {
     expect((await create('run-1')).code).toBe(0)
     kube.requests.length = 0
     gke.calls.length = 0
     const result = await create('run-2')
     expect(result.code, result.stderr).toBe(0)
     expect(kube.mutatingRequests().map((r) => `${r.verb} ${r.resource} ${r.name}`)).toEqual(['apply jobsets run-2'])
+    // The JobSet and Kueue kinds are known without discovery; the read of the name says JobSets are served.
+    expect(kube.requests.filter((r) => r.verb === 'discovery')).toEqual([])
     expect(apiRequests().sort()).toEqual([
       'apply jobsets run-2',
       'get configmaps demo-resources-configmap',
-      'get customresourcedefinitions jobsets.jobset.x-k8s.io',
       'get jobsets run-2',
       'get localqueues multislice-queue',
       'get priorityclasses medium',
@@ -191,6 +192,28 @@ describe('workload create against the fakes', () => {
     expect(kube.mutatingRequests()).toEqual([])
     // Found in the one round of reads.
     expect(apiRequests()).toContain(`get ${resource} ${resource === 'localqueues' ? 'multislice-queue' : 'medium'}`)
+  })
+
+  it('a cluster without JobSet: exit 6 naming its CRD, told by the 404 of the read of the name', async () => {
+    kube.reset()
+    kube.seed(
+      resourcesConfigMap('demo', {'v5p-16': '8'}) as unknown as Obj,
+      ...(submitReadyKueueObjects() as unknown as Obj[]),
+    )
+    const result = await create('run-1')
+    expect(result.code, result.stderr).toBe(6)
+    expect(result.stderr).toContain(
+      'Cluster demo is not set up for workloads: it has no CustomResourceDefinition jobsets.jobset.x-k8s.io ' +
+        '(JobSet is not installed, so the API server cannot take a JobSet). Nothing was submitted.',
+    )
+    expect(kube.mutatingRequests()).toEqual([])
+    expect(kube.requests.filter((r) => r.verb === 'discovery')).toEqual([])
+    // The CRD is read only after the read of the name found JobSets not served (the fake, not serving the group,
+    // records that request by its path alone).
+    const paths = kube.requests.map((r) => `${r.method} ${r.path} ${r.status}`)
+    expect(paths).toContain('GET /apis/jobset.x-k8s.io/v1alpha2/namespaces/default/jobsets/run-1 404')
+    expect(paths.at(-1)).toBe('GET /apis/apiextensions.k8s.io/v1/customresourcedefinitions/jobsets.jobset.x-k8s.io 404')
+    expect(paths).toHaveLength(6)
   })
 
   it('--dry-run reports a missing LocalQueue the same way, sending nothing', async () => {

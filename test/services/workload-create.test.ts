@@ -110,7 +110,6 @@ describe('workload create: submitting', () => {
     // The reads: one each, the two RoleBindings in one list; the Role and RoleBindings only because xpk-sa is new.
     expect(requestLines(kube).filter((l) => !l.startsWith('apply'))).toEqual([
       'get ConfigMap demo-resources-configmap',
-      'get CustomResourceDefinition jobsets.jobset.x-k8s.io',
       'get JobSet run-1',
       'get LocalQueue multislice-queue',
       'get PriorityClass medium',
@@ -151,7 +150,7 @@ describe('workload create: submitting', () => {
     expect(text).toContain('  xpk workload list --cluster demo --filter-by-job run-1')
   })
 
-  it('applies the RBAC objects once: the next submit reads six objects in one round and sends only its JobSet', async () => {
+  it('applies the RBAC objects once: the next submit reads five objects in one round and sends only its JobSet: six requests', async () => {
     const kube = aWorkloadCluster()
     await run(kube).done
     kube.clearLog()
@@ -161,13 +160,14 @@ describe('workload create: submitting', () => {
     expect(requestLines(kube)).toEqual([
       'apply JobSet run-2',
       'get ConfigMap demo-resources-configmap',
-      'get CustomResourceDefinition jobsets.jobset.x-k8s.io',
       'get JobSet run-2',
       'get LocalQueue multislice-queue',
       'get PriorityClass high',
       'get ServiceAccount xpk-sa',
     ])
     expect(result.rbac.map((r) => r.change)).toEqual(['none', 'none', 'none', 'none'])
+    // Whether the JobSet kind is served is told by the read of the name: the JobSet CRD is not read.
+    expect(kube.requests).toHaveLength(6)
   })
 
   it('an RBAC set-up without the current revision (an older xpk) is read in full and only what differs applied', async () => {
@@ -483,8 +483,30 @@ describe('workload create: what the JobSet refers to must be in the cluster (che
     })
     const error = await failure(run(kube).done)
     expect(error.exitCode).toBe(6)
-    expect(error.message).toContain('no CustomResourceDefinition jobsets.jobset.x-k8s.io serving v1alpha2')
+    expect(error.message).toContain(
+      'no CustomResourceDefinition jobsets.jobset.x-k8s.io serving v1alpha2 (the installed JobSet does not serve ' +
+        'jobset.x-k8s.io/v1alpha2, the version xpk writes)',
+    )
     expect(kube.mutatingRequests()).toEqual([])
+  })
+
+  it('JobSets not served: the read of the name says so (no CRD read on a set-up cluster), then the CRD says why', async () => {
+    const kube = aWorkloadCluster({without: ['jobset-crd']})
+    const error = await failure(run(kube).done)
+    expect(error.exitCode).toBe(6)
+    expect(error.message).toBe(
+      'Cluster demo is not set up for workloads: it has no CustomResourceDefinition jobsets.jobset.x-k8s.io ' +
+        '(JobSet is not installed, so the API server cannot take a JobSet). Nothing was submitted.',
+    )
+    // The round of reads, then the CRD, read only because the JobSet kind is not served.
+    expect(kube.requests.map((r) => `${r.verb} ${r.kind} ${r.name} ${r.status}`)).toEqual([
+      'get ConfigMap demo-resources-configmap 200',
+      'get JobSet run-1 404',
+      'get ServiceAccount xpk-sa 404',
+      'get LocalQueue multislice-queue 200',
+      'get PriorityClass medium 200',
+      'get CustomResourceDefinition jobsets.jobset.x-k8s.io 404',
+    ])
   })
 
   it('a capacity problem is reported before the set-up (the resources ConfigMap is read first)', async () => {
@@ -559,7 +581,6 @@ describe('workload create --dry-run', () => {
     expect(result).toMatchObject({submitted: false, rbac: []})
     expect(requestLines(kube)).toEqual([
       'get ConfigMap demo-resources-configmap',
-      'get CustomResourceDefinition jobsets.jobset.x-k8s.io',
       'get JobSet run-1',
       'get LocalQueue multislice-queue',
       'get PriorityClass medium',

@@ -3,7 +3,10 @@
  * whether or not these exist, and then waits forever with no explanation; so `workload create` reads them before
  * sending anything and refuses with the fix:
  *
- *   - the JobSet kind: CRD `jobsets.jobset.x-k8s.io`, serving the version xpk writes (v1alpha2);
+ *   - the JobSet kind: CRD `jobsets.jobset.x-k8s.io`, serving the version xpk writes (v1alpha2). Told by the read of
+ *     the JobSet of the workload's name, which the submit makes anyway: the API server answers a missing object of
+ *     a kind it serves differently from a kind it does not serve at that version (KubeClient.lookup). Only when it
+ *     is not served is the CRD read, to say why (not installed, or too old a JobSet);
  *   - Kueue's LocalQueue `multislice-queue` in `default`, named by the `kueue.x-k8s.io/queue-name` label (absent
  *     too when Kueue's CRDs are: the read cannot tell those apart, and the fix is the same);
  *   - the PriorityClass named by `--priority` (the pods' `priorityClassName`).
@@ -26,7 +29,10 @@ export const JOBSET_CRD_NAME = `jobsets.${JOBSET_API_GROUP}`
 /** The version of the JobSet API xpk writes (`v1alpha2`). */
 const JOBSET_VERSION_WRITTEN = JOBSET_API_VERSION.slice(JOBSET_API_GROUP.length + 1)
 
-/** The objects a submit refers to, as refs to read. */
+/**
+ * The objects a submit refers to, as refs to read. The JobSet CRD is read only when the JobSet kind is not served
+ * (see {@link JobSetKind}).
+ */
 export function referencedObjects(priority: string) {
   return {
     jobSetCrd: {apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', name: JOBSET_CRD_NAME},
@@ -35,9 +41,15 @@ export function referencedObjects(priority: string) {
   } as const
 }
 
+/**
+ * Whether the API server serves JobSets at the version xpk writes, as the read of the workload's JobSet (by name)
+ * found; when not, the JobSet CRD as then read (undefined: not installed).
+ */
+export type JobSetKind = {readonly served: true} | {readonly served: false; readonly crd: KubeObject | undefined}
+
 /** What was read of them (undefined: not there). */
 export interface ReferencedState {
-  readonly jobSetCrd: KubeObject | undefined
+  readonly jobSet: JobSetKind
   readonly localQueue: KubeObject | undefined
   readonly priorityClass: KubeObject | undefined
 }
@@ -54,12 +66,22 @@ export interface MissingObject {
 export function missingObjects(state: ReferencedState, priority: string): MissingObject[] {
   const missing: MissingObject[] = []
   const crd = `CustomResourceDefinition ${JOBSET_CRD_NAME}`
-  if (state.jobSetCrd === undefined) {
+  if (state.jobSet.served) {
+    // Nothing missing: the API server serves JobSets at the version xpk writes.
+  } else if (state.jobSet.crd === undefined) {
     missing.push({object: crd, why: 'JobSet is not installed, so the API server cannot take a JobSet'})
-  } else if (!servesVersion(state.jobSetCrd, JOBSET_VERSION_WRITTEN)) {
+  } else if (!servesVersion(state.jobSet.crd, JOBSET_VERSION_WRITTEN)) {
     missing.push({
       object: `${crd} serving ${JOBSET_VERSION_WRITTEN}`,
       why: `the installed JobSet does not serve ${JOBSET_API_VERSION}, the version xpk writes`,
+    })
+  } else {
+    // The CRD lists the version, yet the API server does not serve it: a CRD just created and not yet established.
+    missing.push({
+      object: `${crd} serving ${JOBSET_VERSION_WRITTEN}`,
+      why:
+        `the CRD lists ${JOBSET_VERSION_WRITTEN} but the API server does not serve ${JOBSET_API_VERSION} ` +
+        '(not established yet, if JobSet was just installed: try again in a minute)',
     })
   }
   if (state.localQueue === undefined) {
