@@ -20,7 +20,7 @@ const CLUSTER = 'demo'
 const TPU = 'v5litepod-16'
 const IMAGE = 'us-docker.pkg.dev/demo-project/training/trainer:v1'
 // How long each workload trains once its pods are up; `urgent` finishes during the demo, the others run on.
-const RUN_MS = {urgent: 2500}
+const RUN_MS = {urgent: 1800}
 const say = (text) => process.stderr.write(`${text}\n`)
 
 const started = Date.now()
