@@ -59,6 +59,14 @@ export default tseslint.config(
   ...layers(),
   {
     files: ['bin/**/*.js', 'scripts/**/*.mjs', 'bench/**/*.mjs', 'bench/**/*.js', 'eslint.config.js'],
-    languageOptions: {globals: {process: 'readonly', console: 'readonly', URL: 'readonly', setTimeout: 'readonly'}},
+    languageOptions: {
+      globals: {
+        process: 'readonly',
+        console: 'readonly',
+        URL: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+      },
+    },
   },
 )

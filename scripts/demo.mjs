@@ -19,8 +19,8 @@ const ZONE = 'us-central2-b'
 const CLUSTER = 'demo'
 const TPU = 'v5litepod-16'
 const IMAGE = 'us-docker.pkg.dev/demo-project/training/trainer:v1'
-// How long each workload trains once its pods are up; `urgent` finishes during the demo, the others run on.
-const RUN_MS = {urgent: 1800}
+/** A command that has not finished in this long has hung: the demo says so and fails. */
+const COMMAND_TIMEOUT_MS = 60_000
 const say = (text) => process.stderr.write(`${text}\n`)
 
 const started = Date.now()
@@ -34,46 +34,59 @@ const {modules, cleanup} = await loadTestModules([
 ])
 const {FakeGke, FakeKube, KueueStandIn, releaseObjects, toYamlDocuments} = modules
 
-const kube = await FakeKube.start({rolloutMs: 100})
-const gke = await FakeGke.start({operationMs: 100, ...kube.gkeClusterOptions()})
-const standIn = KueueStandIn.start(kube, {runMs: (name) => RUN_MS[name] ?? Infinity})
-// The JobSet and Kueue releases come from files, as on an air-gapped cluster: the demo downloads nothing.
-const manifest = (component) => {
-  const file = join(scratch, `${component}.yaml`)
-  writeFileSync(file, toYamlDocuments(releaseObjects(component)))
-  return file
+// Started inside the try below, so whatever did start is stopped whatever fails.
+let kube, gke, standIn, env, releaseFlags
+async function startStandIns() {
+  kube = await FakeKube.start({rolloutMs: 100})
+  gke = await FakeGke.start({operationMs: 100, ...kube.gkeClusterOptions()})
+  // Workloads run until deleted or preempted, or until the demo finishes one (finishNow).
+  standIn = KueueStandIn.start(kube)
+  // The JobSet and Kueue releases come from files, as on an air-gapped cluster: the demo downloads nothing.
+  const manifest = (component) => {
+    const file = join(scratch, `${component}.yaml`)
+    writeFileSync(file, toYamlDocuments(releaseObjects(component)))
+    return file
+  }
+  releaseFlags = ['--jobset-manifest', manifest('jobset'), '--kueue-manifest', manifest('kueue')]
+  env = {
+    PATH: process.env.PATH,
+    HOME: mkdtempSync(join(scratch, 'home-')),
+    XDG_CONFIG_HOME: mkdtempSync(join(scratch, 'config-')),
+    XDG_CACHE_HOME: process.env.XDG_CACHE_HOME ?? join(process.env.HOME ?? scratch, '.cache'),
+    TMPDIR: scratch,
+    CLOUDSDK_CONFIG: mkdtempSync(join(scratch, 'gcloud-')),
+    METADATA_SERVER_DETECTION: 'none',
+    GCE_METADATA_HOST: '127.0.0.1:9',
+    GCE_METADATA_IP: '127.0.0.1:9',
+    NO_COLOR: '1',
+    XPK_GKE_ENDPOINT: `http://${gke.endpoint}`,
+    XPK_ACCESS_TOKEN: kube.token,
+    // The stand-ins finish operations in 100 ms; real GKE takes minutes, and xpk's first poll waits longer.
+    XPK_POLL_INTERVAL_MS: '50',
+    XPK_PROJECT: PROJECT,
+    XPK_ZONE: ZONE,
+    XPK_CLUSTER: CLUSTER,
+  }
 }
-const releaseFlags = ['--jobset-manifest', manifest('jobset'), '--kueue-manifest', manifest('kueue')]
 
-const env = {
-  PATH: process.env.PATH,
-  HOME: mkdtempSync(join(scratch, 'home-')),
-  XDG_CONFIG_HOME: mkdtempSync(join(scratch, 'config-')),
-  XDG_CACHE_HOME: process.env.XDG_CACHE_HOME ?? join(process.env.HOME ?? scratch, '.cache'),
-  TMPDIR: scratch,
-  CLOUDSDK_CONFIG: mkdtempSync(join(scratch, 'gcloud-')),
-  METADATA_SERVER_DETECTION: 'none',
-  GCE_METADATA_HOST: '127.0.0.1:9',
-  GCE_METADATA_IP: '127.0.0.1:9',
-  NO_COLOR: '1',
-  XPK_GKE_ENDPOINT: `http://${gke.endpoint}`,
-  XPK_ACCESS_TOKEN: kube.token,
-  // The stand-ins finish operations in 100 ms; real GKE takes minutes, and xpk's first poll waits longer.
-  XPK_POLL_INTERVAL_MS: '50',
-  XPK_PROJECT: PROJECT,
-  XPK_ZONE: ZONE,
-  XPK_CLUSTER: CLUSTER,
-}
+/** Commands still running: a demo that fails stops them. */
+const running = new Set()
 
 /** Shows and runs one xpk command; fails the demo when it does not exit with `expected`. */
 function xpk(args, {expected = 0, shown = args} = {}) {
   say(`\n$ xpk ${shown.map((a) => (/^[\w@:/.,=-]+$/.test(a) ? a : `'${a}'`)).join(' ')}`)
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--', bin, ...args], {env, stdio: ['ignore', 'inherit', 'inherit']})
+    running.add(child)
+    const timer = setTimeout(() => child.kill('SIGKILL'), COMMAND_TIMEOUT_MS)
     child.on('error', reject)
-    child.on('close', (code) =>
-      code === expected ? resolve() : reject(new Error(`xpk ${args.join(' ')} exited ${code}, not ${expected}`)),
-    )
+    child.on('close', (code, signal) => {
+      clearTimeout(timer)
+      running.delete(child)
+      if (code === expected) resolve()
+      else if (signal === 'SIGKILL') reject(new Error(`xpk ${args.join(' ')} hung for ${COMMAND_TIMEOUT_MS / 1000} s`))
+      else reject(new Error(`xpk ${args.join(' ')} exited ${code}, not ${expected}`))
+    })
   })
 }
 
@@ -84,7 +97,19 @@ const submit = (name, slices, priority) =>
   ])
 const state = (name) => standIn.states()[name]
 
+/** Resolves once a watch of the JobSet `name`, started after `since`, has reached the Kubernetes fake. */
+async function watchingJobSet(name, since) {
+  const deadline = Date.now() + COMMAND_TIMEOUT_MS
+  const watches = (r) =>
+    r.verb === 'watch' && r.resource === 'jobsets' && r.query.fieldSelector === `metadata.name=${name}` && r.at >= since
+  while (!kube.requests.some(watches)) {
+    if (Date.now() > deadline) throw new Error(`nothing watched JobSet ${name} within ${COMMAND_TIMEOUT_MS / 1000} s`)
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+}
+
 try {
+  await startStandIns()
   say(
     [
       'xpk demo: the whole journey, against local stand-ins, with no cloud account.',
@@ -119,7 +144,12 @@ try {
   await xpk(['workload', 'logs', 'urgent', '--all'])
 
   say('\n# 5. Wait for it from a script: exit 0 when it succeeds (125 if it fails, 124 on timeout).')
-  await xpk(['workload', 'list', '--wait-for-job-completion', 'urgent', '--timeout', '60'])
+  const since = Date.now()
+  const waited = xpk(['workload', 'list', '--wait-for-job-completion', 'urgent', '--timeout', '60'])
+  // Its training ends once the wait is watching it, so the wait is real however fast or slow this machine is.
+  await Promise.race([watchingJobSet('urgent', since), waited])
+  standIn.finishNow('urgent')
+  await waited
 
   say('\n# 6. Its slice is free again, so the preempted run is admitted back; the sweep is deleted.')
   await standIn.until(() => state('pretrain') === 'running')
@@ -134,9 +164,10 @@ try {
   say(`\ndemo failed: ${err instanceof Error ? err.message : String(err)}`)
   process.exitCode = 1
 } finally {
-  await standIn.stop()
-  await gke.stop()
-  await kube.stop()
+  for (const child of running) child.kill('SIGKILL')
+  await standIn?.stop()
+  await gke?.stop()
+  await kube?.stop()
   cleanup()
   rmSync(scratch, {recursive: true, force: true})
 }

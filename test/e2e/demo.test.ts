@@ -58,6 +58,8 @@ describe('npm run demo', () => {
     expect(preempting).toEqual({pretrain: 'Preempted', sweep: 'Pending', urgent: 'Running'})
     expect(queuedOnly).toEqual({pretrain: 'Preempted', sweep: 'Pending'})
     expect(waited).toEqual({urgent: 'Succeeded'})
+    // The wait saw it running and watched it finish, rather than finding it done.
+    expect(run.stderr).toContain('Waiting up to 1 min for workload urgent to finish; it is Running.')
     expect(final).toEqual({pretrain: 'Running', urgent: 'Succeeded'})
 
     // Logs of the 4 workers of urgent's slice, each prefixed with its place.

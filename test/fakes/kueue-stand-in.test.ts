@@ -212,6 +212,19 @@ describe('Kueue stand-in', () => {
     )
   })
 
+  it('finishNow ends a running workload at the next look, whatever its run time; only a running one', async () => {
+    installKueue()
+    const stand = standIn()
+    submit('told', 'medium')
+    await stand.tick()
+    expect(() => stand.finishNow('told')).toThrow(/told is not running/)
+    await advance(300, stand)
+    stand.finishNow('told')
+    expect(rows().told).toMatchObject({phase: 'RUNNING'})
+    await advance(1, stand)
+    expect(rows().told).toMatchObject({status: 'Succeeded', outcome: 'SUCCESSFUL'})
+  })
+
   it('ends a workload as Failed when told to: FINISHED and FAILED for workload list', async () => {
     installKueue()
     const stand = standIn({runMs: () => 100, outcome: () => 'Failed'})

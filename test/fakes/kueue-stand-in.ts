@@ -54,6 +54,8 @@ interface Tracked {
   admittedAt?: number
   readyAt?: number
   lastLogAt?: number
+  /** Set by {@link KueueStandIn.finishNow}. */
+  finishNow?: boolean
   step: number
   preemptions: number
   lastPreemption?: string
@@ -109,14 +111,26 @@ export class KueueStandIn {
 
   /** Resolves once `test` holds after a tick (checked every `tickMs`); rejects after `timeoutMs`. */
   async until(test: (states: Record<string, Tracked['state']>) => boolean, timeoutMs = 10_000): Promise<void> {
-    const deadline = this.now() + timeoutMs
+    // The real clock: a test clock nobody moves must not wait forever.
+    const deadline = Date.now() + timeoutMs
     for (;;) {
       if (this.failure) throw new Error(`stand-in stopped: ${this.failure.message}`, {cause: this.failure})
       await this.tick()
       if (test(this.states())) return
-      if (this.now() > deadline) throw new Error(`stand-in: still ${JSON.stringify(this.states())}`)
+      if (Date.now() > deadline) throw new Error(`stand-in: still ${JSON.stringify(this.states())}`)
       await new Promise((resolve) => setTimeout(resolve, this.options.tickMs ?? 50))
     }
+  }
+
+  /**
+   * Ends a workload that is running at the next look, as if its training finished now, whatever `runMs` says: for a
+   * demo or test that must see it running until some other thing has happened (a wait has started watching it).
+   * @throws Error when no workload of that name is running
+   */
+  finishNow(jobset: string): void {
+    const t = [...this.tracked.values()].find((w) => w.jobset === jobset && w.state === 'running')
+    if (!t) throw new Error(`stand-in: ${jobset} is not running (${JSON.stringify(this.states())})`)
+    t.finishNow = true
   }
 
   /** One look at the cluster: takes new JobSets, forgets deleted ones, admits, starts, logs and finishes. */
@@ -137,7 +151,7 @@ export class KueueStandIn {
       if (t.state === 'starting' && now >= t.readyAt!) this.podsReady(t, now)
       if (t.state !== 'running') continue
       const runMs = this.options.runMs?.(t.jobset) ?? Infinity
-      if (now >= t.readyAt! + runMs) this.finish(t, now)
+      if (t.finishNow || now >= t.readyAt! + runMs) this.finish(t, now)
       else if (now - t.lastLogAt! >= (this.options.logEveryMs ?? 250)) this.logStep(t, now)
     }
   }
