@@ -95,6 +95,11 @@ export const MESSAGES = {
     summary:
       "Kueue reports the cluster's LocalQueue as not active (e.g. its ClusterQueue is missing): the workload waits.",
   },
+  'workload.kueue-older': {
+    level: 'warn',
+    summary:
+      'The cluster runs a Kueue before v0.15 (v1beta1 only): the workload is queued, and cluster create upgrades it.',
+  },
   'workload.name-taken': {
     level: 'warn',
     summary: 'A dry run found a workload of the name: a submit without --replace would be refused.',

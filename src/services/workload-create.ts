@@ -13,6 +13,7 @@ import {buildJobSet, defaultGpuNetworks} from '../core/manifests/jobset.js'
 import type {JobSet} from '../core/manifests/k8s-types.js'
 import {message} from '../core/messages.js'
 import {type ResolvedSettings, zoneToRegion} from '../core/settings.js'
+import {KUEUE_VERSION} from '../core/versions.js'
 import {capacityProblem, checkCapacity, type CapacityRequest, type CapacityVerdict} from '../core/workload/capacity.js'
 import {
   inactiveQueue,
@@ -297,7 +298,7 @@ async function inspectCluster(
   const objects = workloadRbacObjects()
   const [serviceAccount] = objects
   const refs = referencedObjects(input.priority)
-  const [configMap, named, liveServiceAccount, localQueue, priorityClass, paramSets] = await Promise.all([
+  const [configMap, named, liveServiceAccount, queueLookup, priorityClass, paramSets] = await Promise.all([
     read(() =>
       kube.get({
         apiVersion: 'v1',
@@ -308,7 +309,7 @@ async function inspectCluster(
     ),
     read(() => kube.lookup(jobSetRef(input.name))),
     read(() => kube.get(refOf(serviceAccount))),
-    read(() => kube.get(refs.localQueue)),
+    read(() => kube.lookup(refs.localQueue)),
     read(() => kube.get(refs.priorityClass)),
     needsClusterGpuNetworks(input.accelerator)
       ? listAll(kube, GKE_NETWORK_PARAM_SET.apiVersion, GKE_NETWORK_PARAM_SET.kind, {}, retry)
@@ -333,6 +334,23 @@ async function inspectCluster(
   const existing = named.state === 'found' ? named.object : undefined
   const jobSet: JobSetKind =
     named.state === 'not-served' ? {served: false, crd: await read(() => kube.get(refs.jobSetCrd))} : {served: true}
+  // A Kueue before v0.15 serves only v1beta1: its LocalQueue takes the JobSet all the same (the queue-name label is
+  // all it reads), so it is looked for there before the queue is called missing.
+  const olderQueue =
+    queueLookup.state === 'not-served' ? await read(() => kube.lookup(refs.olderLocalQueue)) : undefined
+  const localQueue =
+    queueLookup.state === 'found' ? queueLookup.object : olderQueue?.state === 'found' ? olderQueue.object : undefined
+  if (olderQueue?.state === 'found') {
+    deps.console.warn(
+      message(
+        'workload.kueue-older',
+        `Kueue on cluster ${input.cluster} serves only ${refs.olderLocalQueue.apiVersion} (a release before v0.15): ` +
+          `${input.name} is queued as usual. \`xpk cluster create --cluster ${input.cluster} ...\` upgrades it to ` +
+          `${KUEUE_VERSION} (after asking, as the upgrade deletes Kueue's objects).`,
+        {served: refs.olderLocalQueue.apiVersion, installs: KUEUE_VERSION},
+      ),
+    )
+  }
   const missing = missingObjects({jobSet, localQueue, priorityClass}, input.priority)
   if (missing.length > 0) {
     throw setupProblem(

@@ -10,7 +10,15 @@ import {DEFAULT_RETRY_POLICY} from '../../src/executor/retry.js'
 import type {KubeObject} from '../../src/ports/kube.js'
 import type {ImageBuildOptions, ImageBuildResult} from '../../src/services/image-build.js'
 import {createWorkload, type WorkloadCreateOptions} from '../../src/services/workload-create.js'
-import {aWorkloadCluster, type ClusterOptions, JOBSET_API, namesOf, seedWorkload} from '../builders/workload-cluster.js'
+import {
+  aWorkloadCluster,
+  type ClusterOptions,
+  JOBSET_API,
+  LOCAL_QUEUE_CRD,
+  localQueue,
+  namesOf,
+  seedWorkload,
+} from '../builders/workload-cluster.js'
 import {MemoryGke} from '../fakes/memory-gke.js'
 import type {MemoryKube} from '../fakes/memory-kube.js'
 import {RecordingConsole} from '../helpers/recording-console.js'
@@ -455,6 +463,26 @@ describe('workload create: what the JobSet refers to must be in the cluster (che
     expect(error.hints[1]).toContain('--kubeconfig')
     expect(builds).toEqual([])
     expect(kube.mutatingRequests()).toEqual([])
+  })
+
+  it('a Kueue before v0.15 (v1beta1 only) with the queue: submitted, with a warning that cluster create upgrades it', async () => {
+    const kube = aWorkloadCluster({without: ['kueue-crds']})
+    const older = (o: KubeObject) => JSON.parse(JSON.stringify(o).replaceAll('v1beta2', 'v1beta1')) as KubeObject
+    kube.seed(older(LOCAL_QUEUE_CRD as KubeObject))
+    kube.seed(older(localQueue()))
+    const {done, console} = run(kube)
+    await done
+    expect(console.the('workload.kueue-older').data).toEqual({served: 'kueue.x-k8s.io/v1beta1', installs: 'v0.17.1'})
+    expect(kube.mutatingRequests().map((r) => r.kind)).toContain('JobSet')
+  })
+
+  it('neither Kueue version serving LocalQueues is no Kueue: exit 6, after one more read', async () => {
+    const kube = aWorkloadCluster({without: ['kueue-crds']})
+    const error = await failure(run(kube).done)
+    expect(error.exitCode).toBe(6)
+    expect(error.message).toMatch(/no LocalQueue default\/multislice-queue/)
+    const queueReads = kube.requests.filter((r) => r.kind === 'LocalQueue').map((r) => r.apiVersion)
+    expect(queueReads).toEqual(['kueue.x-k8s.io/v1beta2', 'kueue.x-k8s.io/v1beta1'])
   })
 
   it('names every missing object at once, and through --kubeconfig says to check it', async () => {

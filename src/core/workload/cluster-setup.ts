@@ -7,8 +7,9 @@
  *     the JobSet of the workload's name, which the submit makes anyway: the API server answers a missing object of
  *     a kind it serves differently from a kind it does not serve at that version (KubeClient.lookup). Only when it
  *     is not served is the CRD read, to say why (not installed, or too old a JobSet);
- *   - Kueue's LocalQueue `multislice-queue` in `default`, named by the `kueue.x-k8s.io/queue-name` label (absent
- *     too when Kueue's CRDs are: the read cannot tell those apart, and the fix is the same);
+ *   - Kueue's LocalQueue `multislice-queue` in `default`, named by the `kueue.x-k8s.io/queue-name` label, at
+ *     v1beta2, or at v1beta1 on a Kueue before v0.15 (which takes the JobSet all the same; a warning says
+ *     `cluster create` upgrades it); absent too when Kueue's CRDs are, and the fix is the same;
  *   - the PriorityClass named by `--priority` (the pods' `priorityClassName`).
  *
  * All three are installed by `xpk cluster create` (JobSet, then Kueue's configuration). The workloads' ServiceAccount
@@ -21,7 +22,13 @@ import {createHash} from 'node:crypto'
 import {XpkError} from '../errors.js'
 import type {KubeObject} from '../kube/release-manifest.js'
 import {XPK_NAMESPACE} from '../incluster/namespace.js'
-import {JOBSET_API_GROUP, JOBSET_API_VERSION, KUEUE_API_VERSION, LOCAL_QUEUE_NAME} from '../versions.js'
+import {
+  JOBSET_API_GROUP,
+  JOBSET_API_VERSION,
+  KUEUE_API_GROUP,
+  KUEUE_API_VERSION,
+  LOCAL_QUEUE_NAME,
+} from '../versions.js'
 
 /** The CRD that serves JobSets. */
 export const JOBSET_CRD_NAME = `jobsets.${JOBSET_API_GROUP}`
@@ -37,6 +44,13 @@ export function referencedObjects(priority: string) {
   return {
     jobSetCrd: {apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', name: JOBSET_CRD_NAME},
     localQueue: {apiVersion: KUEUE_API_VERSION, kind: 'LocalQueue', namespace: XPK_NAMESPACE, name: LOCAL_QUEUE_NAME},
+    /** The same queue as a Kueue before v0.15 serves it (read only when the current version is not served). */
+    olderLocalQueue: {
+      apiVersion: `${KUEUE_API_GROUP}/v1beta1`,
+      kind: 'LocalQueue',
+      namespace: XPK_NAMESPACE,
+      name: LOCAL_QUEUE_NAME,
+    },
     priorityClass: {apiVersion: 'scheduling.k8s.io/v1', kind: 'PriorityClass', name: priority},
   } as const
 }
