@@ -6,7 +6,9 @@
 // Run with `npm run bench:workload-list` (which builds first). WORKLOADS=n changes the count; PAGE=n the page size
 // the request count is checked against (the CLI asks for 500); RUNS=n the runs per case; CASES=table,json,queued and
 // TARGETS=fake,replay pick what runs; CPU_PROF_DIR=dir writes a V8 CPU profile of every CLI run there;
-// EXTRA_NODE_FLAGS="--max-semi-space-size=64" tries V8 settings.
+// EXTRA_NODE_FLAGS="--max-semi-space-size=64" tries V8 settings; COMPARE=dir runs the CLI built in another checkout
+// (dir/bin/run.js, say a `git archive` of the commit before a change, built) in turn with this one, run for run
+// against the same fake under the same load, and prints its line under this one's.
 //
 // CPU is reported apart for the CLI (its process's user+system time, from process.resourceUsage() at exit) and for
 // the server (this process's CPU while the CLI runs: the fake, or the replay, serves every request from here), so
@@ -155,7 +157,10 @@ async function replayServer() {
   return {gke: gkeForReplay, urls, stop: async () => (server.close(), await gkeForReplay.stop())}
 }
 
-function runCli(args, target = gke) {
+const builds = [{label: '', bin}]
+if (process.env.COMPARE) builds.push({label: ' (COMPARE)', bin: join(process.env.COMPARE, 'bin/run.js')})
+
+function runCli(args, target = gke, cli = bin) {
   return new Promise((resolve, reject) => {
     const start = process.hrtime.bigint()
     // This process's CPU while the CLI runs is the fake's (and the replay server's): it serves every request here.
@@ -165,7 +170,7 @@ function runCli(args, target = gke) {
     const extra = process.env.EXTRA_NODE_FLAGS?.split(' ').filter(Boolean) ?? []
     const child = spawn(
       process.execPath,
-      ['--min-semi-space-size=16', ...extra, ...profile, '--import', PEAK, '--', bin, ...args],
+      ['--min-semi-space-size=16', ...extra, ...profile, '--import', PEAK, '--', cli, ...args],
       {
         env: {...cliEnv(target, scratch, cacheHome), XPK_ACCESS_TOKEN: kube.token},
         stdio: ['ignore', 'pipe', 'pipe'],
@@ -210,6 +215,21 @@ const cases = [
   },
 ]
 
+/** Prints the medians of a case's runs. */
+function report(label, runs, requests, pages) {
+  const wall = median(runs.map((r) => r.ms)) / 1000
+  const mb = median(runs.map((r) => r.mb))
+  const cpu = median(runs.map((r) => r.cpu))
+  const fakeCpu = median(runs.map((r) => r.fakeCpu))
+  const spread = `${(Math.min(...runs.map((r) => r.ms)) / 1000).toFixed(2)}-${(Math.max(...runs.map((r) => r.ms)) / 1000).toFixed(2)}`
+  const ok = wall <= TARGET_S && mb <= TARGET_MB && requests.lists === pages
+  console.log(
+    `  ${label.padEnd(26)} ${wall.toFixed(2)} s (${spread})  ${mb.toFixed(0)} MB  ` +
+      `CPU: CLI ${cpu.toFixed(2)} s, server ${fakeCpu.toFixed(2)} s  ` +
+      `${requests.lists} lists + ${requests.other} other  ${ok ? 'OK' : 'OVER TARGET'}`,
+  )
+}
+
 /** Lists and discovery requests among the URLs the CLI asked for. */
 function countRequests(urls) {
   const lists = urls.filter((u) => /\/(workloads|jobsets)(\?|$)/.test(u)).length
@@ -236,30 +256,22 @@ try {
   )
   for (const target of targets.filter((t) => !process.env.TARGETS || process.env.TARGETS.includes(t.key))) {
     // A warm-up run fills the compile cache, as a user's earlier runs have (and the replay's answers).
-    await runCli(listArgs, target.gke)
+    for (const build of builds) await runCli(listArgs, target.gke, build.bin)
     console.log(`${target.label}:`)
     for (const c of cases.filter((c) => !process.env.CASES || process.env.CASES.includes(c.key))) {
-      const runs = []
-      let requests
+      const runs = builds.map(() => [])
+      const requests = builds.map(() => undefined)
       for (let r = 0; r < RUNS; r++) {
-        kube.requests.length = 0
-        target.urls()
-        const run = await runCli(c.args, target.gke)
-        if (!c.check(run.stdout)) throw new Error(`${c.label}: the output does not have the expected rows`)
-        runs.push(run)
-        requests = countRequests(target.urls())
+        for (const [b, build] of builds.entries()) {
+          kube.requests.length = 0
+          target.urls()
+          const run = await runCli(c.args, target.gke, build.bin)
+          if (!c.check(run.stdout)) throw new Error(`${c.label}: the output does not have the expected rows`)
+          runs[b].push(run)
+          requests[b] = countRequests(target.urls())
+        }
       }
-      const wall = median(runs.map((r) => r.ms)) / 1000
-      const mb = median(runs.map((r) => r.mb))
-      const cpu = median(runs.map((r) => r.cpu))
-      const fakeCpu = median(runs.map((r) => r.fakeCpu))
-      const spread = `${(Math.min(...runs.map((r) => r.ms)) / 1000).toFixed(2)}-${(Math.max(...runs.map((r) => r.ms)) / 1000).toFixed(2)}`
-      const ok = wall <= TARGET_S && mb <= TARGET_MB && requests.lists === pages
-      console.log(
-        `  ${c.label.padEnd(26)} ${wall.toFixed(2)} s (${spread})  ${mb.toFixed(0)} MB  ` +
-          `CPU: CLI ${cpu.toFixed(2)} s, server ${fakeCpu.toFixed(2)} s  ` +
-          `${requests.lists} lists + ${requests.other} other  ${ok ? 'OK' : 'OVER TARGET'}`,
-      )
+      for (const [b, build] of builds.entries()) report(c.label + build.label, runs[b], requests[b], pages)
     }
   }
 } finally {

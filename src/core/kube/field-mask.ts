@@ -40,3 +40,31 @@ export function cutterFor(mask: FieldMask): Cut {
   compiled.set(mask, cut)
   return cut
 }
+
+/**
+ * A mask as the list scanner walks it: `true` keeps a value whole; a level keeps the keys it has, each by its own
+ * node. The scanner compares a key's text in place with the level's keys of the same length (no string is made
+ * for it); a key written with escapes is decoded and looked up in `byKey` (a Map: a key like `constructor` is
+ * never found on a prototype).
+ */
+export type MaskNode = true | MaskLevel
+
+export interface MaskLevel {
+  readonly keys: readonly string[]
+  readonly nodes: readonly MaskNode[]
+  readonly byKey: ReadonlyMap<string, MaskNode>
+}
+
+const nodes = new WeakMap<object, MaskNode>()
+
+/** The node of `mask`, made once per mask. */
+export function maskNode(mask: FieldMask): MaskNode {
+  if (mask === true) return true
+  let node = nodes.get(mask)
+  if (node) return node
+  const keys = Object.keys(mask)
+  const children = keys.map((key) => maskNode(mask[key]))
+  node = {keys, nodes: children, byKey: new Map(keys.map((key, i) => [key, children[i]]))}
+  nodes.set(mask, node)
+  return node
+}

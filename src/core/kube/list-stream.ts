@@ -1,4 +1,4 @@
-import {cutterFor, type FieldMask} from './field-mask.js'
+import {maskNode, type FieldMask, type MaskLevel, type MaskNode} from './field-mask.js'
 
 /** A list answer that is not JSON, or not a JSON object. */
 export class ListSyntaxError extends Error {}
@@ -6,7 +6,7 @@ export class ListSyntaxError extends Error {}
 /**
  * Parses a Kubernetes list answer (`{"apiVersion":..,"kind":..,"metadata":{..},"items":[..]}`, its keys in any order)
  * from text given piece by piece as it arrives, one item at a time: each item is parsed (JSON.parse) as soon as its
- * last character is in, and cut down to `fields` at once.
+ * last character is in, and only the fields asked for are parsed at all (see below).
  *
  * Why not JSON.parse of the whole body: a page of 500 Kueue Workloads is 1.3 MB of JSON, and parsing it whole
  * needs the body gathered into one buffer, decoded into one megabyte string and turned into 5 MB of objects that
@@ -17,6 +17,15 @@ export class ListSyntaxError extends Error {}
  *
  * The scanner only finds where each item (and each other top-level value) begins and ends, minding strings and
  * escapes; JSON.parse reads each piece, so anything malformed is still refused.
+ *
+ * With `fields` (a FieldMask), each item is projected as it is scanned: at each level the mask names, the scanner
+ * reads the keys, and the value of a key the mask does not keep is only skipped over (its end found, minding
+ * strings and escapes and that each bracket closes the one it should) and cut out of the item's text, with the
+ * comma that separated it. What remains is valid JSON with just the fields kept, and JSON.parse of it gives the
+ * object `projectFields(JSON.parse(item), fields)` gives (its keys in the item's order rather than the mask's):
+ * most of a JobSet or a Workload (pod templates' commands, env, failure policies, managed fields) is never parsed,
+ * so never allocated. What is cut out is checked only as far as finding its end needs: a value with a stray
+ * character in a dropped field is not refused (the API server writes JSON with its own encoder).
  */
 export class ListStream {
   readonly items: unknown[] = []
@@ -37,11 +46,32 @@ export class ListStream {
   private nesting = 0
   private inString = false
 
-  /** Cuts each item down to the fields asked for (or keeps it whole). */
-  private readonly cut: (item: unknown) => unknown
+  /** The mask of the items: `true` parses them whole. */
+  private readonly node: MaskNode
+
+  // The projection of the items (while `state` is 'project'). Positions are indexes in `text`.
+  private step: Step = ITEM
+  /** The mask of the value about to be read; undefined when it is cut out. */
+  private valueNode: MaskNode | undefined
+  /** The open objects and arrays of the item, outermost first: the mask each is read with, and whether an array. */
+  private readonly frameNodes: MaskNode[] = []
+  private readonly frameArrays: boolean[] = []
+  private depth = 0
+  /** Whether the innermost object has kept a member yet (else the comma before the next kept one is cut out). */
+  private kept = false
+  /** Whether the value being skipped is cut out (from `memberEnd` on). */
+  private dropping = false
+  /** Where the innermost object's last member ended (or its brace): a member cut out is cut from here. */
+  private memberEnd = 0
+  /** The kept text of the item so far: `out`, then text from `keptFrom` on. */
+  private out = ''
+  private keptFrom = 0
+  /** The closing brackets the value being skipped still needs: the first `skipDepth` of `closers`, innermost last. */
+  private readonly closers: number[] = []
+  private skipDepth = 0
 
   constructor(fields?: FieldMask) {
-    this.cut = cutterFor(fields ?? true)
+    this.node = maskNode(fields ?? true)
   }
 
   /** Takes the next piece of the body. */
@@ -49,6 +79,8 @@ export class ListStream {
     if (this.start === this.text.length) this.text = piece
     else this.text = this.text.slice(this.start) + piece
     this.at -= this.start
+    this.memberEnd -= this.start
+    this.keptFrom -= this.start
     this.start = 0
     this.scan()
   }
@@ -114,9 +146,17 @@ export class ListStream {
             this.state = 'after-value'
             break
           }
-          this.beginValue(c, true)
+          if (this.node === true) {
+            this.beginValue(c, true)
+          } else {
+            this.step = ITEM
+            this.state = 'project'
+          }
           break
         }
+        case 'project':
+          if (!this.project()) return
+          break
         case 'body':
         case 'scalar':
           if (!this.scanValue()) return
@@ -211,7 +251,7 @@ export class ListStream {
       throw new ListSyntaxError((error as Error).message)
     }
     if (this.inItems) {
-      this.items.push(this.cut(value))
+      this.items.push(value)
       this.state = 'after-item'
     } else {
       this.others[this.key] = value
@@ -219,6 +259,251 @@ export class ListStream {
     }
     this.at = end
     this.start = end
+  }
+
+  /**
+   * Scans on in the items being projected, one after another: true when the items ended (the `]` taken), false
+   * when more text is needed. The state lives in locals while the text lasts and is kept in fields between pieces.
+   */
+  private project(): boolean {
+    const text = this.text
+    const len = text.length
+    const frameNodes = this.frameNodes
+    const frameArrays = this.frameArrays
+    let i = this.at
+    let step = this.step
+    let depth = this.depth
+    let node = this.valueNode
+    let c = 0
+    scan: for (;;) {
+      if (step !== SKIP && step !== SCALAR) {
+        while (i < len && ((c = text.charCodeAt(i)) === 32 || c === 10 || c === 13 || c === 9)) i++
+        if (i === len) break
+      }
+      // Whether a value ended at `i`.
+      let ended = false
+      switch (step) {
+        case ITEM:
+          this.start = i
+          this.keptFrom = i
+          this.out = ''
+          node = this.node
+          step = VALUE
+          break
+        case VALUE:
+          if (node !== undefined && node !== true && (c === OPEN_BRACE || c === OPEN_BRACKET)) {
+            frameNodes[depth] = node
+            frameArrays[depth++] = c === OPEN_BRACKET
+            i++
+            if (c === OPEN_BRACE) {
+              this.kept = false
+              this.memberEnd = i
+              step = KEY_OR_END
+            } else {
+              step = ELEMENT_OR_END
+            }
+          } else if (c === OPEN_BRACE || c === OPEN_BRACKET || c === QUOTE) {
+            this.inString = false
+            this.skipDepth = 0
+            step = SKIP
+          } else if (c === COMMA || c === COLON || c === CLOSE_BRACE || c === CLOSE_BRACKET) {
+            throw new ListSyntaxError('expected a value')
+          } else {
+            step = SCALAR
+          }
+          break
+        case SKIP: {
+          const end = this.skipValue(i)
+          if (end < 0) {
+            i = len
+            break scan
+          }
+          i = end
+          ended = true
+          break
+        }
+        case SCALAR:
+          while (i < len) {
+            c = text.charCodeAt(i)
+            if (
+              c === COMMA ||
+              c === CLOSE_BRACE ||
+              c === CLOSE_BRACKET ||
+              c === 32 ||
+              c === 10 ||
+              c === 13 ||
+              c === 9
+            ) {
+              break
+            }
+            i++
+          }
+          if (i === len) break scan
+          ended = true
+          break
+        case ELEMENT_OR_END:
+          if (c === CLOSE_BRACKET) {
+            i++
+            depth--
+            // Its parent, if an object, kept the member it is the value of.
+            this.kept = true
+            ended = true
+          } else {
+            node = frameNodes[depth - 1]
+            step = VALUE
+          }
+          break
+        case KEY_OR_END:
+        case KEY: {
+          if (c === CLOSE_BRACE && step === KEY_OR_END) {
+            i++
+            depth--
+            // Its parent, if an object, kept the member it is the value of.
+            this.kept = true
+            ended = true
+            break
+          }
+          if (c !== QUOTE) throw new ListSyntaxError('expected a key')
+          // The key's end, noting escapes (keys are short: a loop beats indexOf).
+          let end = i + 1
+          let escaped = false
+          while (end < len && (c = text.charCodeAt(end)) !== QUOTE) {
+            if (c === BACKSLASH) {
+              escaped = true
+              end++
+            }
+            end++
+          }
+          if (end >= len) break scan
+          // The key is taken with its colon (else read again when more text is in).
+          let j = end + 1
+          while (j < len && ((c = text.charCodeAt(j)) === 32 || c === 10 || c === 13 || c === 9)) j++
+          if (j === len) break scan
+          if (c !== COLON) throw new ListSyntaxError('expected :')
+          const level = frameNodes[depth - 1] as MaskLevel
+          const child = escaped
+            ? level.byKey.get(parse(text.slice(i, end + 1)) as string)
+            : keyNode(level, text, i + 1, end)
+          if (child === undefined) {
+            // Cut out from the end of the member before (so with the comma after it), or from the brace.
+            this.out += text.slice(this.keptFrom, this.memberEnd)
+            this.dropping = true
+          } else if (!this.kept) {
+            // The first member kept: cut out what is before it since the brace (a comma, if members were cut).
+            this.out += text.slice(this.keptFrom, this.memberEnd)
+            this.keptFrom = i
+            this.kept = true
+          }
+          node = child
+          i = j + 1
+          step = VALUE
+          break
+        }
+        case NEXT: {
+          const array = frameArrays[depth - 1]
+          if (c === COMMA) {
+            i++
+            if (array) {
+              node = frameNodes[depth - 1]
+              step = VALUE
+            } else {
+              step = KEY
+            }
+          } else if (c === (array ? CLOSE_BRACKET : CLOSE_BRACE)) {
+            i++
+            depth--
+            // Its parent, if an object, kept the member it is the value of.
+            this.kept = true
+            ended = true
+          } else {
+            throw new ListSyntaxError(array ? 'expected , or ]' : 'expected , or }')
+          }
+          break
+        }
+        case AFTER_ITEM:
+          i++
+          if (c === COMMA) {
+            step = ITEM
+          } else if (c === CLOSE_BRACKET) {
+            this.at = i
+            this.start = i
+            this.state = 'after-value'
+            return true
+          } else {
+            throw new ListSyntaxError('expected , or ] between items')
+          }
+          break
+      }
+      if (!ended) continue
+      if (this.dropping) {
+        this.keptFrom = i
+        this.dropping = false
+      }
+      if (depth > 0) {
+        this.memberEnd = i
+        step = NEXT
+        continue
+      }
+      const json = this.out + text.slice(this.keptFrom, i)
+      this.out = ''
+      this.items.push(parse(json))
+      this.start = i
+      step = AFTER_ITEM
+    }
+    this.at = i
+    this.step = step
+    this.depth = depth
+    this.valueNode = node
+    // Between items nothing before `i` is needed.
+    if (step === ITEM || step === AFTER_ITEM) this.start = i
+    return false
+  }
+
+  /**
+   * Skips the string, object or array that starts at `from` (or goes on skipping it from there): the index after
+   * its end, or -1 when more text is needed. Each closing bracket must close the bracket it pairs with.
+   */
+  private skipValue(from: number): number {
+    const text = this.text
+    const len = text.length
+    const closers = this.closers
+    let depth = this.skipDepth
+    let i = from
+    if (this.inString) {
+      const end = this.stringEnd(i)
+      if (end < 0) return -1
+      this.inString = false
+      i = end + 1
+      if (depth === 0) return i
+    }
+    while (i < len) {
+      const c = text.charCodeAt(i++)
+      if (c === QUOTE) {
+        // The string's end (as stringEnd finds it, inline: most strings are short).
+        let quote = text.indexOf('"', i)
+        while (quote >= 0 && text.charCodeAt(quote - 1) === BACKSLASH) {
+          let slashes = 1
+          while (text.charCodeAt(quote - 1 - slashes) === BACKSLASH) slashes++
+          if (slashes % 2 === 0) break
+          quote = text.indexOf('"', quote + 1)
+        }
+        if (quote < 0) {
+          this.inString = true
+          this.skipDepth = depth
+          return -1
+        }
+        i = quote + 1
+        if (depth === 0) return i
+      } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+        // The closing bracket is two after the opening one in ASCII.
+        closers[depth++] = c + 2
+      } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
+        if (depth === 0 || closers[--depth] !== c) throw new ListSyntaxError(`unexpected ${String.fromCharCode(c)}`)
+        if (depth === 0) return i
+      }
+    }
+    this.skipDepth = depth
+    return -1
   }
 
   /**
@@ -257,8 +542,31 @@ export class ListStream {
   }
 }
 
+/** Where the projection of the items is: what it expects next. */
+const ITEM = 0
+const VALUE = 1
+const SKIP = 2
+const SCALAR = 3
+const ELEMENT_OR_END = 4
+const KEY_OR_END = 5
+const KEY = 6
+const NEXT = 7
+const AFTER_ITEM = 8
+type Step = number
+
+/** The node the key text[from, to) (written without escapes) has in `level`, or undefined when it is not kept. */
+function keyNode(level: MaskLevel, text: string, from: number, to: number): MaskNode | undefined {
+  const keys = level.keys
+  const length = to - from
+  for (let k = 0; k < keys.length; k++) {
+    if (keys[k].length === length && text.startsWith(keys[k], from)) return level.nodes[k]
+  }
+  return undefined
+}
+
 type State =
   | 'start'
+  | 'project'
   | 'key-or-end'
   | 'key'
   | 'colon'
@@ -272,7 +580,7 @@ type State =
   | 'done'
 
 /** States in which text from `start` must be kept: a key or a value is being scanned. */
-const IN_VALUE: ReadonlySet<State> = new Set<State>(['key', 'key-or-end', 'body', 'scalar'])
+const IN_VALUE: ReadonlySet<State> = new Set<State>(['key', 'key-or-end', 'body', 'scalar', 'project'])
 
 const QUOTE = 34
 const BACKSLASH = 92
@@ -282,6 +590,15 @@ const OPEN_BRACE = 123
 const CLOSE_BRACE = 125
 const OPEN_BRACKET = 91
 const CLOSE_BRACKET = 93
+
+/** JSON.parse, refusing with a ListSyntaxError. */
+function parse(json: string): unknown {
+  try {
+    return JSON.parse(json)
+  } catch (error) {
+    throw new ListSyntaxError((error as Error).message)
+  }
+}
 
 function isSpace(c: number): boolean {
   return c === 32 || c === 10 || c === 13 || c === 9
