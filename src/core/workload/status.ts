@@ -444,7 +444,11 @@ export function joinWorkloads(
   return names.map((name) => {
     const jobset = jobsetByName.get(name)
     const workload = pickWorkload(byOwner.get(name) ?? [], jobset)
-    return {name, ...(workload ? {workload} : {}), ...(jobset ? {jobset} : {})}
+    // Set, not spread from temporary objects: one pair per row of a long list.
+    const pair: {name: string; workload?: KueueWorkload; jobset?: ObservedJobSet} = {name}
+    if (workload) pair.workload = workload
+    if (jobset) pair.jobset = jobset
+    return pair
   })
 }
 

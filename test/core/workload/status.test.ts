@@ -298,6 +298,9 @@ describe('accelerator pod sets', () => {
   })
 })
 
+/** `text` matched literally in a RegExp. */
+const escape = (text: string) => text.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&')
+
 describe('the table', () => {
   it("shows Python xpk's columns plus restarts, the message last, '-' for nothing", () => {
     const rows = SCENARIOS.slice(0, 5).map(rowOf)
@@ -317,6 +320,24 @@ describe('the table', () => {
     const text = renderWorkloadList([row])
     expect(text.split('\n')).toHaveLength(2)
     expect(text).toContain('line one line two \\x1b[2J')
+  })
+
+  it('cleans every cell from the cluster: name, priority and message, whatever the character', () => {
+    for (const [raw, shown] of [
+      ['a\tb', 'a b'],
+      ['a\rb', 'a b'],
+      ['a\u0000b', 'a\\x00b'],
+      ['a\u007fb', 'a\\x7fb'],
+      ['a\u0085b', 'a\\x85b'],
+      ['a\u202eb', 'a\\u202eb'],
+      ['a\u2069b', 'a\\u2069b'],
+    ]) {
+      const row = {...rowOf(SCENARIOS[0]!), name: `n-${raw}`, priority: `p-${raw}`, statusMessage: `m-${raw}`}
+      const line = renderWorkloadList([row]).split('\n')[1]
+      expect(line, JSON.stringify(raw)).toMatch(
+        new RegExp(`^n-${escape(shown)}\\s.*\\sp-${escape(shown)}\\s.*\\sm-${escape(shown)}$`),
+      )
+    }
   })
 
   it('has a header even with no workloads', () => {
