@@ -16,6 +16,7 @@ import {
 } from '../core/incluster/plan.js'
 import {
   applyOrder,
+  installWaves,
   controllerImage,
   findControllerDeployment,
   RELEASES,
@@ -318,27 +319,6 @@ async function install(
   const namespaced = applyAll(waves.namespaces).then(() => applyAll(waves.namespaced))
   await Promise.all([namespaced, applyAll(waves.clusterWide)])
 }
-
-/**
- * A release's objects in the order the API server needs them: Namespaces, then what lives in them, with the webhook
- * configurations (they point at a Service in the namespace, and stay with the rest of the controller as in the
- * release file); CRDs and the other cluster-wide objects need nothing before them. Each list keeps the apply order.
- */
-export function installWaves(objects: readonly KubeObject[]): {
-  readonly namespaces: readonly KubeObject[]
-  readonly namespaced: readonly KubeObject[]
-  readonly clusterWide: readonly KubeObject[]
-} {
-  const namespaces = objects.filter((o) => o.kind === 'Namespace')
-  const afterNamespaces = (o: KubeObject) => o.metadata.namespace !== undefined || WEBHOOK_KINDS.has(o.kind)
-  return {
-    namespaces,
-    namespaced: objects.filter((o) => o.kind !== 'Namespace' && afterNamespaces(o)),
-    clusterWide: objects.filter((o) => o.kind !== 'Namespace' && !afterNamespaces(o)),
-  }
-}
-
-const WEBHOOK_KINDS = new Set(['MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration'])
 
 async function resize(
   step: Extract<InClusterStep, {kind: 'resize'}>,

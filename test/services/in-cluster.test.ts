@@ -10,7 +10,7 @@ import {KUEUE_API_GROUP} from '../../src/core/versions.js'
 import {DEFAULT_APPLY_OPTIONS} from '../../src/executor/apply-cluster-plan.js'
 import {DEFAULT_RETRY_POLICY, type Clock} from '../../src/executor/retry.js'
 import {runSteps} from '../../src/executor/step-graph.js'
-import {inClusterSteps, installWaves, readInCluster, type InClusterApplyOptions} from '../../src/services/in-cluster.js'
+import {inClusterSteps, readInCluster, type InClusterApplyOptions} from '../../src/services/in-cluster.js'
 import {aClusterShape} from '../core/incluster/cluster-shapes.js'
 import {MemoryKube, type MemoryKubeOptions} from '../fakes/memory-kube.js'
 import {KUEUE_CRD_NAMES, MemoryReleaseManifests, releaseObjects} from '../fakes/memory-release-manifests.js'
@@ -475,24 +475,4 @@ describe('a GPU cluster where topology-aware scheduling is possible', () => {
     expect(kube.mutatingRequests()).toEqual([])
     expect(plan.notes).toEqual([expect.stringContaining('keeps Topology gke-default')])
   })
-})
-
-describe('installWaves: what a release object waits for', () => {
-  it.each(['jobset', 'kueue'] as const)(
-    '%s: namespaced objects and webhooks after the Namespace; CRDs and cluster-wide RBAC wait for nothing',
-    (component) => {
-      const objects = releaseObjects(component, component === 'jobset' ? 'v0.10.1' : 'v0.17.1')
-      const waves = installWaves(objects)
-      expect(waves.namespaces.map((o) => o.kind)).toEqual(['Namespace'])
-      expect(waves.namespaced.map((o) => o.kind)).toContain('Deployment')
-      expect(
-        waves.namespaced.every((o) => o.metadata.namespace !== undefined || o.kind.endsWith('WebhookConfiguration')),
-      ).toBe(true)
-      expect(waves.clusterWide.map((o) => o.kind)).toContain('CustomResourceDefinition')
-      expect(waves.clusterWide.every((o) => o.metadata.namespace === undefined)).toBe(true)
-      expect(waves.clusterWide.some((o) => o.kind.endsWith('WebhookConfiguration'))).toBe(false)
-      // Every object once.
-      expect([...waves.namespaces, ...waves.namespaced, ...waves.clusterWide]).toHaveLength(objects.length)
-    },
-  )
 })

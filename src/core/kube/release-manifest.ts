@@ -238,6 +238,25 @@ export function applyOrder(objects: readonly KubeObject[]): KubeObject[] {
     .map(({object}) => object)
 }
 
+/**
+ * A release's objects in the order the API server needs them: Namespaces, then what lives in them, with the webhook
+ * configurations (they point at a Service in the namespace, and stay with the rest of the controller as in the
+ * release file); CRDs and the other cluster-wide objects need nothing before them. Each list keeps the apply order.
+ */
+export function installWaves(objects: readonly KubeObject[]): {
+  readonly namespaces: readonly KubeObject[]
+  readonly namespaced: readonly KubeObject[]
+  readonly clusterWide: readonly KubeObject[]
+} {
+  const namespaces = objects.filter((o) => o.kind === 'Namespace')
+  const afterNamespaces = (o: KubeObject) => o.metadata.namespace !== undefined || WEBHOOK_CONFIGURATIONS.has(o.kind)
+  return {
+    namespaces,
+    namespaced: objects.filter((o) => o.kind !== 'Namespace' && afterNamespaces(o)),
+    clusterWide: objects.filter((o) => o.kind !== 'Namespace' && !afterNamespaces(o)),
+  }
+}
+
 function applyRank(object: KubeObject): number {
   if (object.kind === 'Namespace' && object.apiVersion === 'v1') return 0
   if (isCrd(object)) return 1

@@ -6,12 +6,14 @@ import {
   controllerImage,
   findControllerDeployment,
   imageTag,
+  installWaves,
   listCrds,
   parseManifest,
   RELEASES,
   splitApiVersion,
 } from '../../../src/core/kube/release-manifest.js'
 import type {KubeObject} from '../../../src/core/kube/release-manifest.js'
+import {releaseObjects} from '../../fakes/memory-release-manifests.js'
 
 /** A small release manifest in the shape of the real ones (kustomize output: every namespaced object names its namespace). */
 const MANIFEST = `---
@@ -281,4 +283,24 @@ describe('splitApiVersion', () => {
   ])('%s', (apiVersion, parts) => {
     expect(splitApiVersion(apiVersion)).toEqual(parts)
   })
+})
+
+describe('installWaves: what a release object waits for', () => {
+  it.each(['jobset', 'kueue'] as const)(
+    '%s: namespaced objects and webhooks after the Namespace; CRDs and cluster-wide RBAC wait for nothing',
+    (component) => {
+      const objects = releaseObjects(component, component === 'jobset' ? 'v0.10.1' : 'v0.17.1')
+      const waves = installWaves(objects)
+      expect(waves.namespaces.map((o) => o.kind)).toEqual(['Namespace'])
+      expect(waves.namespaced.map((o) => o.kind)).toContain('Deployment')
+      expect(
+        waves.namespaced.every((o) => o.metadata.namespace !== undefined || o.kind.endsWith('WebhookConfiguration')),
+      ).toBe(true)
+      expect(waves.clusterWide.map((o) => o.kind)).toContain('CustomResourceDefinition')
+      expect(waves.clusterWide.every((o) => o.metadata.namespace === undefined)).toBe(true)
+      expect(waves.clusterWide.some((o) => o.kind.endsWith('WebhookConfiguration'))).toBe(false)
+      // Every object once.
+      expect([...waves.namespaces, ...waves.namespaced, ...waves.clusterWide]).toHaveLength(objects.length)
+    },
+  )
 })
