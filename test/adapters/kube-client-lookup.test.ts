@@ -9,6 +9,7 @@ import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest'
 import {connectKube} from '../../src/adapters/kube-client.js'
 import {ApiError, XpkError} from '../../src/core/errors.js'
 import type {KubeClient, KubeObject, KubeRef} from '../../src/ports/kube.js'
+import {jobSetCrdServing} from '../builders/workload-cluster.js'
 import {FakeKube} from '../fakes/fake-kube.js'
 import {makeFakeKubeTls} from '../fakes/fake-kube-tls.js'
 
@@ -25,24 +26,6 @@ beforeEach(async () => {
   fake.reset()
   // A new client per test: nothing discovered or learned, as in a new CLI process.
   kube = await connectKube({kind: 'gke', server: fake.url, caCertificate: fake.caData, token: async () => fake.token})
-})
-
-/** A JobSet CRD serving `versions` (a permissive schema: these tests are about URLs, not validation). */
-const jobSetCrd = (...versions: string[]) => ({
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: {name: 'jobsets.jobset.x-k8s.io'},
-  spec: {
-    group: 'jobset.x-k8s.io',
-    names: {kind: 'JobSet', listKind: 'JobSetList', plural: 'jobsets', singular: 'jobset'},
-    scope: 'Namespaced',
-    versions: versions.map((name, i) => ({
-      name,
-      served: true,
-      storage: i === 0,
-      schema: {openAPIV3Schema: {type: 'object', 'x-kubernetes-preserve-unknown-fields': true}},
-    })),
-  },
 })
 
 const jobSet = (name: string, version = 'v1alpha2'): KubeRef => ({
@@ -63,14 +46,14 @@ describe('lookup: absent or not served', () => {
   })
 
   it('a CRD without the version asked for: not served at it, absent at the version it serves', async () => {
-    fake.seed(jobSetCrd('v1alpha1') as never)
+    fake.seed(jobSetCrdServing('v1alpha1') as never)
     expect(await kube.lookup(jobSet('run-1'))).toEqual({state: 'not-served'})
     expect(await kube.lookup(jobSet('run-1', 'v1alpha1'))).toEqual({state: 'absent'})
     expect(discovery()).toEqual([])
   })
 
   it('served: absent until the object is there, then found', async () => {
-    fake.seed(jobSetCrd('v1alpha2') as never)
+    fake.seed(jobSetCrdServing('v1alpha2') as never)
     expect(await kube.lookup(jobSet('run-1'))).toEqual({state: 'absent'})
     fake.seed({apiVersion: 'jobset.x-k8s.io/v1alpha2', kind: 'JobSet', metadata: {name: 'run-1', namespace: 'default'}})
     const found = await kube.lookup(jobSet('run-1'))
@@ -118,7 +101,7 @@ describe('lookup: absent or not served', () => {
 
   it('get still says undefined for both', async () => {
     expect(await kube.get(jobSet('run-1'))).toBeUndefined()
-    fake.seed(jobSetCrd('v1alpha2') as never)
+    fake.seed(jobSetCrdServing('v1alpha2') as never)
     expect(await kube.get(jobSet('run-1'))).toBeUndefined()
   })
 })
@@ -142,7 +125,7 @@ describe('writes and watches of a known kind the cluster does not serve', () => 
   })
 
   it('an apply into a namespace that does not exist is the server 404 naming it, not "not served"', async () => {
-    fake.seed(jobSetCrd('v1alpha2') as never)
+    fake.seed(jobSetCrdServing('v1alpha2') as never)
     const error = (await kube
       .apply({...object, metadata: {name: 'run-1', namespace: 'nowhere'}})
       .catch((e: unknown) => e)) as ApiError

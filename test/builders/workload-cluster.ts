@@ -8,7 +8,17 @@ import {MemoryKube, type MemoryKubeOptions} from '../fakes/memory-kube.js'
 
 export const JOBSET_API = 'jobset.x-k8s.io/v1alpha2'
 
-function crd(group: string, kind: string, plural: string, version: string, scope: 'Namespaced' | 'Cluster') {
+/**
+ * A CRD serving `versions` (the first is the storage version) with a schema that takes any object: enough for the
+ * fakes, which require a schema, when the real CRD is not at hand.
+ */
+export function crd(
+  group: string,
+  kind: string,
+  plural: string,
+  versions: string | readonly string[],
+  scope: 'Namespaced' | 'Cluster',
+) {
   return {
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
@@ -16,21 +26,22 @@ function crd(group: string, kind: string, plural: string, version: string, scope
     spec: {
       group,
       scope,
-      names: {kind, plural},
-      versions: [
-        {
-          name: version,
-          served: true,
-          storage: true,
-          // Any object: enough for the fake API server, which requires a schema, when the real CRD is not at hand.
-          schema: {openAPIV3Schema: {type: 'object', 'x-kubernetes-preserve-unknown-fields': true}},
-        },
-      ],
+      names: {kind, plural, listKind: `${kind}List`, singular: kind.toLowerCase()},
+      versions: (typeof versions === 'string' ? [versions] : versions).map((name, i) => ({
+        name,
+        served: true,
+        storage: i === 0,
+        schema: {openAPIV3Schema: {type: 'object', 'x-kubernetes-preserve-unknown-fields': true}},
+      })),
     },
   }
 }
 
-export const JOBSET_CRD = crd('jobset.x-k8s.io', 'JobSet', 'jobsets', 'v1alpha2', 'Namespaced')
+/** The JobSet CRD serving `versions`. */
+export const jobSetCrdServing = (...versions: string[]) =>
+  crd('jobset.x-k8s.io', 'JobSet', 'jobsets', versions, 'Namespaced')
+
+export const JOBSET_CRD = jobSetCrdServing('v1alpha2')
 export const KUEUE_WORKLOAD_CRD = crd('kueue.x-k8s.io', 'Workload', 'workloads', 'v1beta2', 'Namespaced')
 export const LOCAL_QUEUE_CRD = crd('kueue.x-k8s.io', 'LocalQueue', 'localqueues', 'v1beta2', 'Namespaced')
 export const NETWORK_PARAM_SET_CRD = crd(

@@ -14,6 +14,7 @@ import {
   aWorkloadCluster,
   type ClusterOptions,
   JOBSET_API,
+  jobSetCrdServing,
   LOCAL_QUEUE_CRD,
   localQueue,
   namesOf,
@@ -498,17 +499,7 @@ describe('workload create: what the JobSet refers to must be in the cluster (che
 
   it('a JobSet CRD that does not serve v1alpha2 (too old a JobSet) is refused too', async () => {
     const kube = aWorkloadCluster({without: ['jobset-crd']})
-    kube.seed({
-      apiVersion: 'apiextensions.k8s.io/v1',
-      kind: 'CustomResourceDefinition',
-      metadata: {name: 'jobsets.jobset.x-k8s.io'},
-      spec: {
-        group: 'jobset.x-k8s.io',
-        scope: 'Namespaced',
-        names: {kind: 'JobSet', plural: 'jobsets'},
-        versions: [{name: 'v1alpha1', served: true, storage: true, schema: {openAPIV3Schema: {type: 'object'}}}],
-      },
-    })
+    kube.seed(jobSetCrdServing('v1alpha1'))
     const error = await failure(run(kube).done)
     expect(error.exitCode).toBe(6)
     expect(error.message).toContain(
