@@ -638,6 +638,8 @@ class HttpKube implements KubeClient {
       follow: options.follow ? 'true' : undefined,
       tailLines: options.tailLines,
       sinceSeconds: options.sinceSeconds,
+      sinceTime: options.sinceTime,
+      timestamps: options.timestamps ? 'true' : undefined,
     }
     let res: IncomingMessage
     try {

@@ -141,6 +141,15 @@ export const MESSAGES = {
     level: 'info',
     summary: 'The container of a followed pod whose log could not be read yet has started: following it.',
   },
+  'workload.logs.reconnected': {
+    level: 'info',
+    summary:
+      "A followed pod's log stream was cut short while its container runs (idle, reset, timed out): read on from its last line.",
+  },
+  'workload.logs.waiting': {
+    level: 'info',
+    summary: 'With --follow, a place has no pod (a JobSet restart deleted it): waiting for the new pod.',
+  },
   'workload.logs.ended': {
     level: 'info',
     summary: 'Following stopped: the workload completed or failed, or its JobSet was deleted.',

@@ -17,6 +17,14 @@ export interface ObjectChange {
 export interface FollowOptions extends RetryOptions, Omit<KubeWatchOptions, 'signal'> {
   readonly apiVersion: string
   readonly kind: string
+  /**
+   * Told when following starts over after a 410 (`start`, before the first object comes again as ADDED) and when
+   * every current object has come (`end`), so a caller keeping objects can drop those that did not come again: they
+   * were deleted while no watch was open, and no DELETED will say so. The end is the first event that is not
+   * ADDED (a BOOKMARK, which the API server sends after the current objects and then about once a minute, or a
+   * change), or the stream ending cleanly; a stream dropped before that starts over again.
+   */
+  readonly onRelist?: (phase: 'start' | 'end') => void
 }
 
 /** A watch that ends this soon without any event, again and again, is waited out before the next one. */
@@ -29,7 +37,8 @@ const QUICK_END_MS = 1000
  * - A stream the server ends (they all do, sooner or later) is watched again from the last resourceVersion seen,
  *   bookmarks included, so no change is missed or repeated.
  * - A resourceVersion too old to resume from (410 Expired: the server no longer keeps that history) starts over
- *   without one: every current object comes again as ADDED.
+ *   without one: every current object comes again as ADDED (objects deleted meanwhile just do not come:
+ *   `onRelist` tells a caller when to look for them).
  * - A watch that cannot start goes through the retry policy (a stream that dropped after delivering events counts
  *   as ended, not as a failure, so hours of watching never use up the attempts). Streams that keep ending at once
  *   with nothing in them are spaced out by the policy's backoff instead of reconnecting in a tight loop.
@@ -40,13 +49,20 @@ export async function followChanges(
   options: FollowOptions,
   onChange: (change: ObjectChange) => void,
 ): Promise<never> {
-  const {apiVersion, kind, namespace, labelSelector, fieldSelector, signal} = options
+  const {apiVersion, kind, namespace, labelSelector, fieldSelector, signal, onRelist} = options
   let resourceVersion = options.resourceVersion
   let quickEnds = 0
+  /** Starting over after a 410: the current objects are coming again as ADDED. */
+  let relisting = false
+  const relisted = () => {
+    relisting = false
+    onRelist?.('end')
+  }
   for (;;) {
     if (signal.aborted) throw signal.reason
     const started = options.clock.now()
     let delivered = 0
+    let dropped = false
     try {
       await withRetries(async () => {
         const before = delivered
@@ -57,6 +73,7 @@ export async function followChanges(
             {namespace, labelSelector, fieldSelector, resourceVersion, signal},
             (e) => {
               delivered++
+              if (relisting && e.type !== 'ADDED') relisted()
               if (e.type === 'BOOKMARK') {
                 resourceVersion = e.resourceVersion
                 return
@@ -67,7 +84,10 @@ export async function followChanges(
           )
         } catch (error) {
           // Dropped mid-stream after it delivered something: resume like after a clean end.
-          if (delivered > before && error instanceof ApiError && error.retryable) return
+          if (delivered > before && error instanceof ApiError && error.retryable) {
+            dropped = true
+            return
+          }
           throw error
         }
       }, options)
@@ -75,9 +95,18 @@ export async function followChanges(
       if (signal.aborted) throw signal.reason
       if (!(error instanceof ApiError) || error.status !== 'EXPIRED') throw error
       resourceVersion = undefined
+      if (!relisting) {
+        relisting = true
+        onRelist?.('start')
+      }
       continue
     }
     if (signal.aborted) throw signal.reason
+    if (relisting) {
+      // Dropped while the current objects were coming: some may not have come yet, so they all come again.
+      if (dropped) resourceVersion = undefined
+      else relisted()
+    }
     quickEnds = delivered === 0 && options.clock.now() - started < QUICK_END_MS ? quickEnds + 1 : 0
     if (quickEnds > 0) {
       await options.clock.sleep(

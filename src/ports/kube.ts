@@ -65,6 +65,16 @@ export interface KubeLogOptions {
   readonly tailLines?: number
   /** Only lines written in the last N seconds. */
   readonly sinceSeconds?: number
+  /**
+   * Only lines written at or after this time (RFC 3339; the API server passes it on to the kubelet to the second,
+   * and the kubelet keeps lines whose own time is not before it).
+   */
+  readonly sinceTime?: string
+  /**
+   * Each line starts with the time the container wrote it (RFC 3339 with nanoseconds, trailing zeros cut, as Go's
+   * RFC3339Nano) and a space.
+   */
+  readonly timestamps?: boolean
   /** Ends the stream: the promise resolves. */
   readonly signal: AbortSignal
 }

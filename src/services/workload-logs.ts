@@ -3,23 +3,25 @@ import {XPK_NAMESPACE} from '../core/incluster/namespace.js'
 import {message} from '../core/messages.js'
 import {JOBSET_NAME_LABEL, jobSetRef} from '../core/workload/jobsets.js'
 import {workerLogsUrl} from '../core/workload/links.js'
+import {jitteredDelay} from '../core/retry.js'
 import {
   followEnd,
-  LineSplitter,
+  LogLines,
   nextContainer,
   podPrefix,
   readFollowedPod,
+  reopenAsked,
   restartNote,
   selectPods,
+  stillRunning,
   workloadLogsInputFromFlags,
   type FollowedPod,
   type FollowEnd,
   type NextContainer,
   type WorkloadLogsFlags,
   type WorkloadLogsInput,
-  type WorkloadPod,
 } from '../core/workload/logs.js'
-import {withRetries, type RetryOptions, type RetryPolicy} from '../executor/retry.js'
+import {withRetries, type Clock, type RetryOptions, type RetryPolicy} from '../executor/retry.js'
 import {followChanges} from '../executor/watch.js'
 import type {Console} from '../ports/console.js'
 import type {KubeClient, KubeLogOptions, KubeObject} from '../ports/kube.js'
@@ -66,8 +68,11 @@ export interface WorkloadLogsResult {
  * list by label selector. A place with no pod is a note with the Cloud Logging query that still has its logs.
  * With `--follow`, a place's log goes on in the container that comes after the one followed: the same pod's
  * container once it restarts, or the new pod a JobSet restart makes for the place (seen by a watch of the
- * workload's pods), each with a note; following stops when the JobSet has completed, failed or been deleted, or
- * on Ctrl-C (`deps.signal`).
+ * workload's pods), each with a note; a place with no pod (a JobSet restart deleted it and has not made the new
+ * one yet) waits for its new pod. A followed stream cut short while its container still runs (an idle connection
+ * closed, a reset, the kubelet's streaming timeout) is read on from its last line (asked with timestamps, so
+ * nothing is printed twice). Following stops when the JobSet has completed, failed or been deleted, or on Ctrl-C
+ * (`deps.signal`); a watch that fails for good ends every stream at once and is the command's error.
  * @throws UsageErrors for bad input, before any request, and for a --slice/--worker outside the workload's shape;
  * XpkError `not-found` when the workload does not exist
  */
@@ -117,14 +122,13 @@ export async function workloadLogs(options: WorkloadLogsOptions, deps: WorkloadL
     )
   }
   const wanted = select.all ? places(shape) : [{slice: select.slice, worker: select.worker}]
-  for (const place of wanted) {
-    if (!pods.some((p) => p.slice === place.slice && p.worker === place.worker)) {
-      sayGone(
-        place.slice,
-        place.worker,
-        `Workload ${name} has no pod for slice ${place.slice}, worker ${place.worker}.`,
-      )
-    }
+  const missing = wanted.filter((w) => !pods.some((p) => p.slice === w.slice && p.worker === w.worker))
+  // Without --follow, or when the workload is done, a place with no pod is a note now; with it, the place waits
+  // for a pod (a JobSet restart deleted its pod and has not made the new one yet; the note comes if following
+  // ends with none).
+  const waitForPods = input.follow && !followEnd(jobset)
+  if (!waitForPods) {
+    for (const w of missing) sayGone(w.slice, w.worker, noPod(name, w))
   }
   // Pods outside the shape the JobSet says (it was changed, or another tool made them) are read too.
   console.info(
@@ -134,20 +138,27 @@ export async function workloadLogs(options: WorkloadLogsOptions, deps: WorkloadL
       {workload: name, pods: pods.map((p) => p.name), follow: input.follow},
     ),
   )
-  const follow = input.follow ? new WorkloadFollow(kube, name, retry) : undefined
   // Ends every stream still open when the command fails (one pod's error, a watch failing for good).
   const stop = new AbortController()
+  const follow = input.follow ? new WorkloadFollow(kube, name, retry, (error) => stop.abort(error)) : undefined
   const place: PlaceReader = {
     kube,
     input,
     console,
+    clock: deps,
+    policy: options.retry,
     follow,
     signal: AbortSignal.any([deps.signal, stop.signal]),
     restarts: [],
     sayGone,
   }
   try {
-    const read = await Promise.all(pods.map((first) => readPlace(place, first)))
+    const read = await Promise.all([
+      ...pods.map((first) => readPlace(place, first, first)),
+      ...(waitForPods ? missing.map((w) => readPlace(place, w, undefined)) : []),
+    ])
+    // A watch that failed for good is the command's error, whatever the streams it ended said.
+    follow?.throwIfFailed()
     const ended = follow?.ended()
     if (ended && !deps.signal.aborted) {
       const how = ended === 'deleted' ? 'was deleted' : ended
@@ -159,10 +170,17 @@ export async function workloadLogs(options: WorkloadLogsOptions, deps: WorkloadL
       )
     }
     return {workload: name, pods: read.flat(), gone, restarts: place.restarts}
+  } catch (error) {
+    follow?.throwIfFailed()
+    throw error
   } finally {
     stop.abort()
     follow?.close()
   }
+}
+
+function noPod(workload: string, place: {slice: number; worker: number}): string {
+  return `Workload ${workload} has no pod for slice ${place.slice}, worker ${place.worker}.`
 }
 
 /** What reading the pods of the places shares. */
@@ -170,6 +188,8 @@ interface PlaceReader {
   readonly kube: KubeClient
   readonly input: WorkloadLogsInput
   readonly console: Console
+  readonly clock: Clock
+  readonly policy: RetryPolicy
   /** Set with --follow. */
   readonly follow: WorkloadFollow | undefined
   readonly signal: AbortSignal
@@ -179,20 +199,24 @@ interface PlaceReader {
 
 /**
  * Reads the log of one place's pod `first`; with --follow, goes on in each container that comes next in the place
- * (the pod's restarted container, a new pod a JobSet restart made), saying so, until following is over. Returns
+ * (the pod's restarted container, a new pod a JobSet restart made), saying so, until following is over. A place
+ * with no pod (`first` undefined, or its pod gone before its log was read) waits for one with --follow. Returns
  * the lines read per pod.
  */
 async function readPlace(
   reader: PlaceReader,
-  first: FollowedPod,
+  place: {readonly slice: number; readonly worker: number},
+  first: FollowedPod | undefined,
 ): Promise<{name: string; slice: number; worker: number; lines: number}[]> {
   const {input, console, follow, signal} = reader
   const workload = input.workload
-  const prefix = input.select.all ? podPrefix(first) : ''
+  const prefix = input.select.all ? podPrefix(place) : ''
   const counts = new Map<string, number>()
   const readPod = async (pod: FollowedPod, next: boolean): Promise<ReadOutcome> => {
-    const outcome = await streamPod(reader.kube, pod, logOptions(input, next, signal), console, prefix)
-    counts.set(pod.name, (counts.get(pod.name) ?? 0) + outcome.lines)
+    counts.set(pod.name, counts.get(pod.name) ?? 0)
+    const outcome = await readContainer(reader, pod, next, prefix, (lines) =>
+      counts.set(pod.name, (counts.get(pod.name) ?? 0) + lines),
+    )
     if ('error' in outcome) {
       // With --all, a pod whose log the server will not give yet (400: its container has not started) is a note,
       // so the others go on being read; its lines so far stay printed. So is a container followed into after a
@@ -211,14 +235,42 @@ async function readPlace(
     }
     if (outcome.outcome === 'absent' && outcome.lines === 0) {
       counts.delete(pod.name)
-      reader.sayGone(pod.slice, pod.worker, `Pod ${pod.name} (slice ${pod.slice}, worker ${pod.worker}) is gone.`)
       return 'absent'
     }
     return 'read'
   }
-  // A first container that could not be read is followed once it starts; one that was read, once it restarts.
-  let current: FollowedPod = {...first, started: (await readPod(first, false)) !== 'unreadable'}
-  const seen = new Set([first.name])
+  /** Whether a pod of the place has been read (or found unreadable): the place is not gone. */
+  let found = false
+  let goneWhy: string | undefined
+  const goneOrWait = (why: string) => {
+    // Without --follow, or once the workload is done, the place is gone; else its next pod is waited for (and
+    // the place is said gone if following ends without one).
+    if (!follow || follow.ended() || signal.aborted) {
+      goneWhy = undefined
+      return reader.sayGone(place.slice, place.worker, why)
+    }
+    goneWhy = why
+    console.info(
+      message('workload.logs.waiting', `${why} Waiting for the workload to make its new pod.`, {
+        workload,
+        slice: place.slice,
+        worker: place.worker,
+      }),
+    )
+  }
+  let current: FollowedPod
+  if (first) {
+    // A first container that could not be read is followed once it starts; one that was read, once it restarts.
+    const outcome = await readPod(first, false)
+    current = {...first, started: outcome !== 'unreadable'}
+    if (outcome === 'absent') goneOrWait(`Pod ${first.name} (slice ${first.slice}, worker ${first.worker}) is gone.`)
+    else found = true
+  } else {
+    // No pod yet: any pod of the place that runs is the one to follow.
+    current = {...place, name: '', created: '', restarts: 0, started: true, running: false, terminating: false}
+    goneOrWait(noPod(workload, place))
+  }
+  const seen = new Set(first ? [first.name] : [])
   while (follow && !signal.aborted) {
     const next = await follow.next(current, seen)
     if (!next) break
@@ -243,55 +295,105 @@ async function readPlace(
         }),
       )
     }
-    await readPod(pod, true)
+    const outcome = await readPod(pod, true)
+    if (outcome !== 'absent') {
+      found = true
+      goneWhy = undefined
+    }
     // Even when its log would not come after all (400), this container is done with: the next one is waited for.
     current = pod
   }
-  return [...counts].map(([name, lines]) => ({name, slice: first.slice, worker: first.worker, lines}))
+  // Following ended (or there was none) without any pod of the place read: it is gone.
+  if (!found && goneWhy !== undefined && !signal.aborted) reader.sayGone(place.slice, place.worker, goneWhy)
+  return [...counts].map(([name, lines]) => ({name, slice: place.slice, worker: place.worker, lines}))
 }
 
 type ReadOutcome = 'read' | 'absent' | 'unreadable'
 
-/** The log request for a pod: the first container as asked (--tail, --since); a container followed into whole. */
-function logOptions(input: WorkloadLogsInput, next: boolean, signal: AbortSignal): Omit<KubeLogOptions, 'container'> {
-  return {
-    follow: input.follow,
-    ...(next || input.tailLines === undefined ? {} : {tailLines: input.tailLines}),
-    ...(next || input.sinceSeconds === undefined ? {} : {sinceSeconds: input.sinceSeconds}),
-    signal,
-  }
-}
+/** A reopened stream that ends this soon with no new line, again and again, is waited out before the next. */
+const QUICK_END_MS = 1000
 
 /**
- * Reads one pod's log, printing each whole line as it arrives (with `prefix`); a line split across pieces of the
- * stream is printed once whole, so lines of one pod stay whole and in order however many pods write at once. A
- * failure is returned with the lines printed before it.
+ * Reads one container's log (`next`: a container followed into, read whole), printing each whole line as it
+ * arrives (with `prefix`); a line split across pieces of the stream is printed once whole, so lines of one pod
+ * stay whole and in order however many pods write at once. With --follow, a stream that ends while the container
+ * still runs is reopened from its last line (see {@link LogLines}), with a note once lines come again; reopened
+ * streams that keep ending at once with nothing new (the kubelet's status lagging behind an exit) are spaced out
+ * by the retry policy's backoff. A failure is returned with the lines printed before it.
  */
-async function streamPod(
-  kube: KubeClient,
-  pod: WorkloadPod,
-  options: Omit<KubeLogOptions, 'container'>,
-  console: Console,
+async function readContainer(
+  reader: PlaceReader,
+  pod: FollowedPod,
+  next: boolean,
   prefix: string,
+  counted: (lines: number) => void,
 ): Promise<{lines: number; outcome: 'ended' | 'absent'} | {lines: number; error: unknown}> {
-  const splitter = new LineSplitter()
-  let lines = 0
-  const print = (whole: string[]) => {
-    for (const line of whole) console.result(`${prefix}${line}`)
-    lines += whole.length
+  const {kube, input, console, follow, signal, clock} = reader
+  const asked: Pick<KubeLogOptions, 'tailLines' | 'sinceSeconds'> = {
+    ...(next || input.tailLines === undefined ? {} : {tailLines: input.tailLines}),
+    ...(next || input.sinceSeconds === undefined ? {} : {sinceSeconds: input.sinceSeconds}),
   }
-  try {
-    const outcome = await kube.logs(
-      XPK_NAMESPACE,
-      pod.name,
-      {...(pod.container ? {container: pod.container} : {}), ...options},
-      (text) => print(splitter.push(text)),
-    )
-    print(splitter.flush())
-    return {lines, outcome}
-  } catch (error) {
-    print(splitter.flush())
-    return {lines, error}
+  const lines = new LogLines(input.follow)
+  let printed = 0
+  /** Said once the first line of a reopened stream is printed. */
+  let reconnected: (() => void) | undefined
+  const print = (whole: string[]) => {
+    if (whole.length === 0) return
+    reconnected?.()
+    reconnected = undefined
+    for (const line of whole) console.result(`${prefix}${line}`)
+    printed += whole.length
+    counted(whole.length)
+  }
+  const opened = clock.now()
+  let options: Omit<KubeLogOptions, 'signal'> = {...asked, ...(input.follow ? {follow: true, timestamps: true} : {})}
+  let quickEnds = 0
+  for (;;) {
+    const started = clock.now()
+    const before = printed
+    let outcome: 'ended' | 'absent'
+    try {
+      outcome = await kube.logs(
+        XPK_NAMESPACE,
+        pod.name,
+        {...(pod.container ? {container: pod.container} : {}), ...options, signal},
+        (text) => print(lines.push(text)),
+      )
+    } catch (error) {
+      print(lines.flush())
+      return {lines: printed, error}
+    }
+    if (outcome === 'absent' || !follow || signal.aborted || !(await follow.stillRunning(pod))) {
+      print(lines.flush())
+      return {lines: printed, outcome}
+    }
+    quickEnds = printed === before && clock.now() - started < QUICK_END_MS ? quickEnds + 1 : 0
+    if (quickEnds > 0) {
+      try {
+        await clock.sleep(jitteredDelay(Math.min(quickEnds - 1, 5), reader.policy.backoff, clock.random()), signal)
+      } catch {
+        print(lines.flush())
+        return {lines: printed, outcome}
+      }
+    }
+    const sinceTime = lines.reopen()
+    const from = reopenAsked(asked, sinceTime, clock.now() - opened)
+    options = {follow: true, timestamps: true, ...from}
+    reconnected ??= () =>
+      console.info(
+        message(
+          'workload.logs.reconnected',
+          `The log stream of pod ${pod.name} (slice ${pod.slice}, worker ${pod.worker}) was cut short while its ` +
+            `container runs; reading on${sinceTime ? ` from ${sinceTime}` : ''}.`,
+          {
+            workload: input.workload,
+            slice: pod.slice,
+            worker: pod.worker,
+            pod: pod.name,
+            ...(sinceTime ? {sinceTime} : {}),
+          },
+        ),
+      )
   }
 }
 
@@ -311,10 +413,15 @@ class WorkloadFollow {
   private readonly stop = new AbortController()
   private readonly signal: AbortSignal
 
+  /**
+   * @param onFailure told at once when a watch fails for good (to end every stream: the failure is the command's
+   *   error, see {@link throwIfFailed})
+   */
   constructor(
     private readonly kube: KubeClient,
     private readonly name: string,
     private readonly retry: RetryOptions,
+    private readonly onFailure: (error: unknown) => void,
   ) {
     this.signal = AbortSignal.any([retry.signal, this.stop.signal])
     this.signal.addEventListener('abort', () => this.changed(), {once: true})
@@ -336,8 +443,36 @@ class WorkloadFollow {
     } catch (error) {
       // Ctrl-C during a request ends following like Ctrl-C during a wait: cleanly.
       if (this.retry.signal.aborted) return undefined
+      this.throwIfFailed()
       throw error
     }
+  }
+
+  /**
+   * Whether the container of `pod` that was read still runs (the same restartCount, not terminated, the pod not
+   * being deleted), asked of the API server when its followed log ended: then the log was cut short, not ended.
+   * False once following is over.
+   * @throws what the watches fail with for good
+   */
+  async stillRunning(pod: FollowedPod): Promise<boolean> {
+    try {
+      await (this.started ??= this.start())
+      this.throwIfFailed()
+      if (this.end || this.signal.aborted) return false
+      const {kube, retry} = this
+      const ref = {apiVersion: 'v1', kind: 'Pod', namespace: XPK_NAMESPACE, name: pod.name}
+      const object = await withRetries(() => kube.get(ref), {...retry, signal: this.signal})
+      return stillRunning(pod, object ? readFollowedPod(object) : undefined)
+    } catch (error) {
+      if (this.retry.signal.aborted) return false
+      this.throwIfFailed()
+      throw error
+    }
+  }
+
+  /** @throws what a watch failed with for good, if one did */
+  throwIfFailed(): void {
+    if (this.failure !== undefined) throw this.failure
   }
 
   close(): void {
@@ -378,6 +513,9 @@ class WorkloadFollow {
     if (!jobset || this.end) return
     const uid = jobset.metadata.uid
     const options = {...retry, signal: this.signal, namespace: XPK_NAMESPACE}
+    // After a 410 the watches start over, the current objects coming again as ADDED: whatever does not come again
+    // was deleted while no watch was open (no DELETED says so).
+    let jobsetAgain: boolean | undefined
     this.keep(
       followChanges(
         kube,
@@ -387,8 +525,17 @@ class WorkloadFollow {
           kind: ref.kind,
           fieldSelector: `metadata.name=${name}`,
           resourceVersion: jobset.metadata.resourceVersion as string | undefined,
+          onRelist: (phase) => {
+            if (phase === 'start') jobsetAgain = false
+            else {
+              if (jobsetAgain === false) this.end ??= 'deleted'
+              jobsetAgain = undefined
+              if (this.end) this.changed()
+            }
+          },
         },
         (change) => {
+          if (jobsetAgain !== undefined && change.type === 'ADDED') jobsetAgain = true
           // A JobSet of the same name made since is another workload: this one was deleted.
           const gone = change.type === 'DELETED' || (uid !== undefined && change.object.metadata.uid !== uid)
           this.end ??= gone ? 'deleted' : followEnd(change.object)
@@ -396,11 +543,27 @@ class WorkloadFollow {
         },
       ),
     )
+    let podsAgain: Set<string> | undefined
     this.keep(
       followChanges(
         kube,
-        {...options, apiVersion: 'v1', kind: 'Pod', labelSelector: `${JOBSET_NAME_LABEL}=${name}`},
+        {
+          ...options,
+          apiVersion: 'v1',
+          kind: 'Pod',
+          labelSelector: `${JOBSET_NAME_LABEL}=${name}`,
+          onRelist: (phase) => {
+            if (phase === 'start') podsAgain = new Set()
+            else {
+              const again = podsAgain ?? new Set()
+              for (const pod of [...this.pods.keys()]) if (!again.has(pod)) this.pods.delete(pod)
+              podsAgain = undefined
+              this.changed()
+            }
+          },
+        },
         (change) => {
+          podsAgain?.add(change.object.metadata.name)
           const pod = readFollowedPod(change.object)
           if (!pod) return
           if (change.type === 'DELETED') this.pods.delete(pod.name)
@@ -418,6 +581,7 @@ class WorkloadFollow {
       this.failure = error
       this.stop.abort()
       this.changed()
+      this.onFailure(error)
     })
   }
 

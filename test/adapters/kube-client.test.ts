@@ -522,6 +522,21 @@ describe('pod logs', () => {
     expect(sent.query).toEqual({container: 'main', tailLines: '2', sinceSeconds: '600'})
   })
 
+  it('asks for timestamps and sinceTime as the API names them', async () => {
+    seedPod('p', ['main'])
+    fake.setPodLog('default', 'p', 'a\n')
+    let text = ''
+    await kube.logs(
+      'default',
+      'p',
+      {timestamps: true, sinceTime: '2020-01-01T00:00:00Z', signal: never},
+      (t) => (text += t),
+    )
+    expect(text).toMatch(/^\S+Z a\n$/)
+    const sent = fake.requests.find((r) => r.verb === 'log')!
+    expect(sent.query).toEqual({timestamps: 'true', sinceTime: '2020-01-01T00:00:00Z'})
+  })
+
   it('follows what the container writes, in order, until it exits', async () => {
     seedPod('p', ['main'])
     fake.setPodLog('default', 'p', 'first\n')

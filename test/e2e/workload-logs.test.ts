@@ -83,6 +83,17 @@ const RUNNING: Obj = {
   ],
 }
 const JOBSET = {apiVersion: 'jobset.x-k8s.io/v1alpha2', kind: 'JobSet', namespace: 'default', name: NAME}
+/** The container exits: its log ends and the kubelet says it terminated. */
+function exitContainer(pod: string): void {
+  kube.endPodLog('default', pod)
+  kube.setStatus({apiVersion: 'v1', kind: 'Pod', namespace: 'default', name: pod}, (status) => ({
+    ...status,
+    phase: 'Succeeded',
+    containerStatuses: [
+      {name: 'jax-tpu', restartCount: 0, ready: false, state: {terminated: {exitCode: 0, reason: 'Completed'}}},
+    ],
+  }))
+}
 const followedLogs = () => kube.requests.filter((r) => r.verb === 'log' && r.query.follow === 'true')
 
 async function until(condition: () => boolean, what: string): Promise<void> {
@@ -150,7 +161,7 @@ describe('xpk workload logs', () => {
     kube.setPodLog('default', renewed, 'attempt 1\n')
     await until(() => followedLogs().some((r) => r.name === renewed), 'the new pod')
     kube.appendPodLog('default', renewed, 'done\n')
-    kube.endPodLog('default', renewed)
+    exitContainer(renewed)
     kube.setCondition(JOBSET, {type: 'Completed', status: 'True', reason: 'AllJobsCompleted'})
     const result = await run.done
     expect(result.stderr).not.toMatch(/^Error/m)
@@ -176,7 +187,7 @@ describe('xpk workload logs', () => {
     kube.setPodLog('default', podName(0, 0), 'step 1\n')
     const run = startCli(args('--follow'), {env: env()})
     await until(() => followedLogs().length === 1, 'the stream')
-    kube.endPodLog('default', podName(0, 0))
+    exitContainer(podName(0, 0))
     // The container exited; the workload runs on, so the CLI watches for what comes next in the place.
     await until(() => kube.requests.some((r) => r.verb === 'watch' && r.resource === 'pods'), 'the watch')
     run.child.kill('SIGINT')

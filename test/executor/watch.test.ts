@@ -200,3 +200,70 @@ describe('followChanges', () => {
     expect(error).toBe(boom)
   })
 })
+
+describe('followChanges starting over (onRelist)', () => {
+  function relisting(kube: KubeClient) {
+    const seen: string[] = []
+    const controller = new AbortController()
+    const result = followChanges(
+      kube,
+      {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        namespace: 'default',
+        policy: DEFAULT_RETRY_POLICY,
+        clock: virtualClock(),
+        signal: controller.signal,
+        onRelist: (phase) => seen.push(`relist ${phase}`),
+      },
+      (c) => seen.push(`${c.type} ${c.object.metadata.name}`),
+    ).catch((error: unknown) => error)
+    return {seen, result, stop: () => controller.abort(new XpkError('interrupted', 'stop'))}
+  }
+
+  it('says when a 410 starts it over and when every current object has come (the next bookmark)', async () => {
+    const kube = new MemoryKube()
+    await kube.apply(cm('a', '1'))
+    await kube.apply(cm('b', '1'))
+    const f = relisting(kube)
+    await settle()
+    // b is deleted while no watch is open: no DELETED comes, and it does not come again.
+    kube.forgetHistory()
+    kube.failWatches(410)
+    await kube.delete({apiVersion: 'v1', kind: 'ConfigMap', namespace: 'default', name: 'b'})
+    await settle()
+    kube.bookmarkWatches()
+    await settle()
+    await kube.apply(cm('a', '2'))
+    await settle()
+    expect(f.seen).toEqual(['ADDED a', 'ADDED b', 'relist start', 'ADDED a', 'relist end', 'MODIFIED a'])
+    f.stop()
+    expect(await f.result).toMatchObject({kind: 'interrupted'})
+  })
+
+  it('a change or a clean end of the stream ends it too; a stream dropped before then starts over again', async () => {
+    const kube = new MemoryKube()
+    await kube.apply(cm('a', '1'))
+    const f = relisting(kube)
+    await settle()
+    kube.failWatches(410)
+    await settle()
+    // Dropped after one object came: it starts over again, and says so once.
+    kube.failWatches(503, 'connection reset')
+    await settle()
+    kube.endWatches()
+    await settle()
+    await kube.apply(cm('a', '2'))
+    await settle()
+    expect(f.seen).toEqual(['ADDED a', 'relist start', 'ADDED a', 'ADDED a', 'relist end', 'MODIFIED a'])
+    const watches = kube.requests.filter((r) => r.verb === 'watch').map((r) => r.watch?.resourceVersion)
+    expect(watches.slice(0, 3)).toEqual([undefined, undefined, undefined])
+    expect(watches[3]).toEqual(expect.any(String))
+    kube.failWatches(410)
+    await settle()
+    await kube.apply(cm('a', '3'))
+    await settle()
+    expect(f.seen.slice(6)).toEqual(['relist start', 'ADDED a', 'relist end', 'MODIFIED a'])
+    f.stop()
+  })
+})

@@ -1242,6 +1242,38 @@ describe('FakeKube pod logs', () => {
     expect((await statusOf(core.readNamespacedPodLog({name: 'nope', namespace: 'default'}))).code).toBe(404)
   })
 
+  it('timestamps go before each line only; sinceTime keeps the lines not before its second', async () => {
+    fake.seed({...pod('p1'), status: {phase: 'Running'}})
+    fake.setPodLog('default', 'p1', 'one\n')
+    const log = async (query: string) => {
+      const reply = await raw('GET', `/api/v1/namespaces/default/pods/p1/log?${query}`)
+      return {status: reply.status, body: reply.text}
+    }
+    const stamped = await core.readNamespacedPodLog({name: 'p1', namespace: 'default', timestamps: true})
+    const first = stamped.split(' ')[0]!
+    const second = `${first.slice(0, 19)}Z`
+    // Inclusive, to the second: a sinceTime later in the line's second still keeps it.
+    const later = `${first.slice(0, 19)}.999999999Z`
+    expect((await log(`sinceTime=${encodeURIComponent(later)}`)).body).toBe('one\n')
+    const next = new Date(Date.parse(second) + 1000).toISOString().replace('.000Z', 'Z')
+    expect(await log(`sinceTime=${encodeURIComponent(second)}`)).toMatchObject({status: 200, body: 'one\n'})
+    expect(await log(`sinceTime=${encodeURIComponent(next)}`)).toMatchObject({status: 200, body: ''})
+    expect((await log(`sinceTime=${encodeURIComponent(second)}&sinceSeconds=10`)).status).toBe(422)
+    expect((await log('sinceTime=soon')).status).toBe(400)
+    // A followed log with timestamps: the time before each new line, not before the rest of a line.
+    const out = new PassThrough()
+    let text = ''
+    out.on('data', (chunk: Buffer) => (text += chunk.toString()))
+    await new k8s.Log(kc).log('default', 'p1', 'main', out, {follow: true, timestamps: true, tailLines: 0})
+    await until(() => fake.requests.some((r) => r.verb === 'log' && r.query.follow === 'true'), 'the stream')
+    await new Promise((r) => setTimeout(r, 20))
+    fake.appendPodLog('default', 'p1', 'tw')
+    fake.appendPodLog('default', 'p1', 'o\nthree\n')
+    await until(() => text.endsWith('three\n'), 'the lines')
+    expect(text).toMatch(/(^|\n)\S+Z two\n\S+Z three\n$/)
+    fake.endPodLog('default', 'p1')
+  })
+
   it('streams a followed log as it grows and ends it when the pod finishes', async () => {
     fake.seed({...pod('p1'), status: {phase: 'Running'}})
     fake.setPodLog('default', 'p1', 'start\n')

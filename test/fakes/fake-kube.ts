@@ -1258,6 +1258,13 @@ export class FakeKube {
     if (!text) return
     const time = kubeMicroTime()
     const parts = text.split(/(?<=\n)/)
+    // The kubelet puts the time before each line, not before the pieces that continue a line written in parts.
+    let lineStart = !log.lines.at(-1) || log.lines.at(-1)!.text.endsWith('\n')
+    const pieces = parts.map((part) => {
+      const atStart = lineStart
+      lineStart = part.endsWith('\n')
+      return {part, atStart}
+    })
     for (const part of parts) {
       const last = log.lines.at(-1)
       if (last && !last.text.endsWith('\n')) last.text += part
@@ -1265,7 +1272,7 @@ export class FakeKube {
     }
     log.ended = false
     for (const f of log.followers) {
-      for (const part of parts) f.res.write(f.timestamps ? `${time} ${part}` : part)
+      for (const {part, atStart} of pieces) f.res.write(f.timestamps && atStart ? `${time} ${part}` : part)
     }
   }
 
@@ -2116,8 +2123,27 @@ export class FakeKube {
       throw errors.badRequest(`container "${container}" in pod "${target.name}" is waiting to start: ContainerCreating`)
     }
     const timestamps = parseBool(q.timestamps)
+    if (q.sinceTime !== undefined && q.sinceSeconds !== undefined) {
+      throw invalid('PodLogOptions', '', target.name ?? '', [
+        {
+          type: 'FieldValueForbidden',
+          field: 'sinceSeconds',
+          detail: 'at most one of `sinceTime` or `sinceSeconds` may be specified',
+        },
+      ])
+    }
+    // sinceTime is RFC 3339; the API server passes it on to the kubelet to the second, which keeps the lines whose
+    // own time is not before it.
+    const since = q.sinceTime === undefined ? undefined : logTimeNanos(q.sinceTime)
+    if (since === undefined && q.sinceTime !== undefined) {
+      throw errors.badRequest(`parsing time "${q.sinceTime}" as "2006-01-02T15:04:05Z07:00": cannot parse`)
+    }
     let lines = log.lines
     if (q.tailLines !== undefined) lines = Number(q.tailLines) > 0 ? lines.slice(-Number(q.tailLines)) : []
+    if (since !== undefined) {
+      const second = since - (since % 1_000_000_000n)
+      lines = lines.filter((l) => logTimeNanos(l.time)! >= second)
+    }
     let text = lines.map((l) => (timestamps ? `${l.time} ${l.text}` : l.text)).join('')
     if (q.limitBytes) text = Buffer.from(text).subarray(0, Number(q.limitBytes)).toString('utf8')
     res.writeHead(200, {'Content-Type': 'text/plain', 'Cache-Control': 'no-cache, private'})
@@ -2131,6 +2157,15 @@ export class FakeKube {
     log.followers.add(follower)
     res.on('close', () => log.followers.delete(follower))
   }
+}
+
+/** An RFC 3339 time (any fraction of a second, any offset) in nanoseconds since the epoch; undefined when it is not one. */
+function logTimeNanos(text: string): bigint | undefined {
+  const m = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d{1,9}))?(Z|[+-]\d\d:\d\d)$/.exec(text)
+  if (!m) return undefined
+  const ms = Date.parse(`${m[1]}${m[3]}`)
+  if (Number.isNaN(ms)) return undefined
+  return BigInt(ms) * 1_000_000n + BigInt((m[2] ?? '').padEnd(9, '0'))
 }
 
 function typeKey(group: string, version: string, resource: string): string {

@@ -151,4 +151,16 @@ describe('MemoryKube watches', () => {
     expect(await ended).toBe(boom)
     expect(kube.openWatches()).toBe(0)
   })
+
+  it('bookmarkWatches sends every open watch a BOOKMARK with the newest resourceVersion', async () => {
+    const kube = new MemoryKube()
+    const written = await kube.apply(cm('a', {v: '1'}))
+    const w = watching(kube, {namespace: 'default'})
+    await settle()
+    kube.bookmarkWatches()
+    await settle()
+    expect(w.seen()).toEqual(['ADDED a', 'BOOKMARK'])
+    expect(w.events[1]).toEqual({type: 'BOOKMARK', resourceVersion: written.metadata.resourceVersion})
+    w.stop()
+  })
 })

@@ -325,4 +325,66 @@ describe('MemoryKube', () => {
     expect(await third).toBe('ended')
     expect(read).toEqual(['old\n', 'new\n'])
   })
+
+  it('logs: timestamps before each line (not before a piece that continues one), sinceTime to the second, inclusive', async () => {
+    const kube = new MemoryKube()
+    kube.seed({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: {name: 'p', namespace: 'default'},
+      spec: {containers: [{name: 'main', image: 'img'}]},
+      status: {phase: 'Running'},
+    })
+    const never = new AbortController().signal
+    const read = async (options: {timestamps?: boolean; sinceTime?: string; tailLines?: number}) => {
+      let text = ''
+      await kube.logs('default', 'p', {...options, signal: never}, (t) => (text += t))
+      return text
+    }
+    kube.appendPodLog('default', 'p', 'a\n')
+    kube.setLogTime('2026-01-01T00:00:05.25Z')
+    kube.appendPodLog('default', 'p', 'b\nc')
+    kube.setLogTime('2026-01-01T00:00:06Z')
+    kube.appendPodLog('default', 'p', 'ontinued\nd\n')
+    expect(await read({})).toBe('a\nb\ncontinued\nd\n')
+    // Default times are a millisecond apart from 2026-01-01, printed as Go's RFC3339Nano (trailing zeros cut).
+    expect(await read({timestamps: true})).toBe(
+      '2026-01-01T00:00:00.001Z a\n2026-01-01T00:00:05.25Z b\n2026-01-01T00:00:05.25Z continued\n2026-01-01T00:00:06Z d\n',
+    )
+    // sinceTime keeps the lines not before its second (the API server passes it on to the second).
+    expect(await read({sinceTime: '2026-01-01T00:00:05.9Z'})).toBe('b\ncontinued\nd\n')
+    expect(await read({sinceTime: '2026-01-01T00:00:06Z', timestamps: true})).toBe('2026-01-01T00:00:06Z d\n')
+    expect(await read({sinceTime: '2026-01-01T00:00:07Z'})).toBe('')
+    expect(await read({tailLines: 1})).toBe('d\n')
+    expect(kube.requests.filter((r) => r.verb === 'logs').at(-1)?.logs).toEqual({tailLines: 1})
+    const bad = await failure(read({sinceTime: 'soon'}))
+    expect(bad.status).toBe('INVALID_ARGUMENT')
+    // A follower gets the time before each new line only.
+    const pieces: string[] = []
+    const followed = kube.logs('default', 'p', {follow: true, timestamps: true, tailLines: 0, signal: never}, (t) =>
+      pieces.push(t),
+    )
+    kube.setLogTime('2026-01-01T00:00:07Z')
+    kube.appendPodLog('default', 'p', 'e')
+    kube.appendPodLog('default', 'p', 'f\ng\n')
+    // Cut: the stream ends, the log goes on (a new stream follows it).
+    kube.cutPodLogs('default', 'p')
+    expect(await followed).toBe('ended')
+    expect(pieces.join('')).toBe('2026-01-01T00:00:07Z e' + 'f\n2026-01-01T00:00:07Z g\n')
+    const again: string[] = []
+    const reopened = kube.logs('default', 'p', {follow: true, tailLines: 0, signal: never}, (t) => again.push(t))
+    kube.appendPodLog('default', 'p', 'h\n')
+    // The container exits: the stream ends, and the status says it terminated.
+    kube.exitPodContainer('default', 'p', 3)
+    expect(await reopened).toBe('ended')
+    expect(again).toEqual(['h\n'])
+    const status = kube.peek({apiVersion: 'v1', kind: 'Pod', namespace: 'default', name: 'p'})?.status as {
+      phase: string
+      containerStatuses: {state: object}[]
+    }
+    expect(status.phase).toBe('Failed')
+    expect(status.containerStatuses[0]!.state).toEqual({
+      terminated: {exitCode: 3, reason: 'Error', finishedAt: expect.any(String)},
+    })
+  })
 })

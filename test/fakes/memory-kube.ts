@@ -44,7 +44,14 @@
 //     inside other requests (DaemonSet pods pulling their image) are not events. `endWatches` closes open watches as a server does
 //     now and then, `failWatches` ends them with an error, `forgetHistory` compacts the retained events.
 //   - Pod logs: what tests write with `appendPodLog`, followed until `endPodLog` or the pod's deletion;
-//     `restartPodContainer` starts a new container's log and bumps its restartCount, as the kubelet does.
+//     `restartPodContainer` starts a new container's log and bumps its restartCount, as the kubelet does;
+//     `exitPodContainer` ends the log and says the container terminated; `cutPodLogs` ends the streams open on a
+//     log that goes on. Each line
+//     has the time its first piece was written (one millisecond apart from 2026-01-01, or what `setLogTime` says),
+//     which `timestamps` puts before it as the kubelet does (RFC 3339 with nanoseconds, trailing zeros cut, and a
+//     space; not before the pieces that continue a line); `sinceTime` keeps the lines not before its second (the
+//     API server passes it on to the kubelet to the second), `tailLines` the last lines; sinceSeconds is not
+//     modelled (every line is recent).
 import {kubeApiError} from '../../src/core/kube/kube-errors.js'
 import {splitApiVersion} from '../../src/core/kube/release-manifest.js'
 import {
@@ -81,6 +88,8 @@ export interface KubeRequest {
   readonly list?: KubeListOptions
   /** What a watch asked for. */
   readonly watch?: Omit<KubeWatchOptions, 'signal'>
+  /** What a log request asked for. */
+  readonly logs?: Omit<KubeLogOptions, 'signal'>
 }
 
 /** Which requests an injected fault hits; unset fields match anything. */
@@ -144,6 +153,25 @@ interface WatchRecord {
   readonly object: KubeObject
   /** The object as the previous event left it, to tell whether it moved into or out of a watch's selectors. */
   readonly previous: KubeObject | undefined
+}
+
+/** One line of a container's log: the time its first piece was written, and its text (with its newline once whole). */
+interface LogLine {
+  readonly time: string
+  text: string
+}
+
+/** A piece of a log as followers get it: whether it starts a line, so a timestamp goes before it. */
+interface LogPiece {
+  readonly time: string
+  readonly text: string
+  readonly lineStart: boolean
+}
+
+interface PodLog {
+  readonly lines: LogLine[]
+  ended: boolean
+  readonly followers: Set<(piece: LogPiece | null) => void>
 }
 
 interface Watcher {
@@ -217,10 +245,10 @@ export class MemoryKube implements KubeClient {
   /** Versions at or below this are no longer retained for resuming watches. */
   private forgottenUpTo = 0
   /** Container logs set by tests, by `namespace/pod/container` (container '' when the test named none). */
-  private readonly podLogs = new Map<
-    string,
-    {chunks: string[]; ended: boolean; followers: Set<(chunk: string | null) => void>}
-  >()
+  private readonly podLogs = new Map<string, PodLog>()
+  /** The time the next log line gets, when a test fixed it; else one millisecond after the last. */
+  private logTime: string | undefined
+  private logTicks = 0
   private ticks = 0
   private nextUid = 1
   private nextVersion = 1
@@ -461,37 +489,50 @@ export class MemoryKube implements KubeClient {
     options: KubeLogOptions,
     onChunk: (text: string) => void,
   ): Promise<'ended' | 'absent'> {
-    const request = this.begin('logs', 'v1', 'Pod', namespace, pod)
+    const {signal, ...asked} = options
+    const request = this.begin('logs', 'v1', 'Pod', namespace, pod, {logs: asked})
     if (!this.entries.get(this.key('', 'Pod', namespace, pod))) {
       this.log(request, 404)
       return 'absent'
     }
-    this.log(request, 200)
-    const key = `${namespace}/${pod}/${options.container ?? ''}`
-    let log = this.podLogs.get(key)
-    // A container that has written nothing yet: a follower waits for its first line.
-    if (!log) this.podLogs.set(key, (log = {chunks: [], ended: false, followers: new Set()}))
-    if (options.signal.aborted) return 'ended'
-    // The log so far as one piece (its last tailLines lines); sinceSeconds is not modelled: every line is recent.
-    let text = log.chunks.join('')
-    if (options.tailLines !== undefined) {
-      const lines = text.split(/(?<=\n)/)
-      text = options.tailLines === 0 ? '' : lines.slice(-options.tailLines).join('')
+    const since = options.sinceTime === undefined ? undefined : logTimeNanos(options.sinceTime)
+    if (options.sinceTime !== undefined && since === undefined) {
+      this.log(request, 400)
+      throw kubeApiError(
+        400,
+        {
+          reason: 'BadRequest',
+          message: `parsing time "${options.sinceTime}" as "2006-01-02T15:04:05Z07:00": cannot parse`,
+        },
+        `Reading the log of pod ${namespace}/${pod}`,
+      )
     }
+    this.log(request, 200)
+    const log = this.podLog(`${namespace}/${pod}/${options.container ?? ''}`)
+    if (signal.aborted) return 'ended'
+    // The log so far as one piece: its last tailLines lines, those not before sinceTime's second.
+    let lines = log.lines
+    if (options.tailLines !== undefined) lines = options.tailLines === 0 ? [] : lines.slice(-options.tailLines)
+    if (since !== undefined) {
+      const second = since - (since % 1_000_000_000n)
+      lines = lines.filter((line) => logTimeNanos(line.time)! >= second)
+    }
+    const stamp = options.timestamps === true
+    const text = lines.map((line) => (stamp ? `${line.time} ${line.text}` : line.text)).join('')
     if (text) onChunk(text)
     if (!options.follow || log.ended) return 'ended'
     return new Promise((resolve) => {
-      const follower = (chunk: string | null) => {
-        if (chunk !== null) return onChunk(chunk)
+      const follower = (piece: LogPiece | null) => {
+        if (piece !== null) return onChunk(stamp && piece.lineStart ? `${piece.time} ${piece.text}` : piece.text)
         stop()
       }
       const stop = () => {
         log.followers.delete(follower)
-        options.signal.removeEventListener('abort', stop)
+        signal.removeEventListener('abort', stop)
         resolve('ended')
       }
       log.followers.add(follower)
-      options.signal.addEventListener('abort', stop, {once: true})
+      signal.addEventListener('abort', stop, {once: true})
     })
   }
 
@@ -499,11 +540,38 @@ export class MemoryKube implements KubeClient {
 
   /** Appends to a container's log (`container` omitted: the log read without naming one); followers get it at once. */
   appendPodLog(namespace: string, pod: string, text: string, container?: string): void {
-    const key = `${namespace}/${pod}/${container ?? ''}`
-    let log = this.podLogs.get(key)
-    if (!log) this.podLogs.set(key, (log = {chunks: [], ended: false, followers: new Set()}))
-    log.chunks.push(text)
-    for (const follower of [...log.followers]) follower(text)
+    if (!text) return
+    const log = this.podLog(`${namespace}/${pod}/${container ?? ''}`)
+    const time = this.logTime ?? goTime(this.epoch, ++this.logTicks * 1_000_000)
+    const pieces: LogPiece[] = []
+    for (const part of text.split(/(?<=\n)/)) {
+      const last = log.lines.at(-1)
+      if (last && !last.text.endsWith('\n')) {
+        last.text += part
+        pieces.push({time: last.time, text: part, lineStart: false})
+      } else {
+        log.lines.push({time, text: part})
+        pieces.push({time, text: part, lineStart: true})
+      }
+    }
+    for (const follower of [...log.followers]) for (const piece of pieces) follower(piece)
+  }
+
+  /**
+   * The time the lines written from now on have (RFC 3339, as the kubelet prints it), so several lines can share one;
+   * undefined goes back to one millisecond apart.
+   */
+  setLogTime(time: string | undefined): void {
+    this.logTime = time
+  }
+
+  /**
+   * Ends the followed streams of a container's log while the container goes on (a connection reset, an idle
+   * limit, the kubelet's streaming timeout): the log is not ended, so a stream opened again follows it.
+   */
+  cutPodLogs(namespace: string, pod: string, container?: string): void {
+    const log = this.podLogs.get(`${namespace}/${pod}/${container ?? ''}`)
+    for (const follower of [...(log?.followers ?? [])]) follower(null)
   }
 
   /** Ends a container's log, as when it exits: followers' streams end. */
@@ -512,6 +580,31 @@ export class MemoryKube implements KubeClient {
     if (!log) return
     log.ended = true
     for (const follower of [...log.followers]) follower(null)
+  }
+
+  /**
+   * A pod's container exits, as the kubelet reports it: followers of its log end, and the pod's status says the
+   * container terminated with `exitCode` (phase Succeeded for 0, else Failed: restartPolicy Never), a MODIFIED
+   * event. `container` omitted: the log read without naming one, and the pod's first container.
+   */
+  exitPodContainer(namespace: string, pod: string, exitCode = 0, container?: string): void {
+    const ref = {apiVersion: 'v1', kind: 'Pod', namespace, name: pod}
+    const stored = this.peek(ref)
+    if (!stored) throw new Error(`no pod ${namespace}/${pod} whose container to end`)
+    this.endPodLog(namespace, pod, container)
+    const containers = ((stored.spec as Json | undefined)?.containers ?? []) as {name?: string}[]
+    const name = container ?? containers[0]?.name ?? ''
+    const status = structuredClone((stored.status ?? {}) as Json)
+    const statuses = Array.isArray(status.containerStatuses) ? (status.containerStatuses as Json[]) : []
+    const old = statuses.find((c) => c.name === name) ?? {name, restartCount: 0}
+    const now = new Date(this.epoch + this.ticks * 1000).toISOString().replace('.000', '')
+    const reason = exitCode === 0 ? 'Completed' : 'Error'
+    const exited: Json = {...old, ready: false, state: {terminated: {exitCode, reason, finishedAt: now}}}
+    this.setStatus(ref, {
+      ...status,
+      phase: exitCode === 0 ? 'Succeeded' : 'Failed',
+      containerStatuses: [...statuses.filter((c) => c.name !== name), exited],
+    })
   }
 
   /**
@@ -525,7 +618,7 @@ export class MemoryKube implements KubeClient {
     const stored = this.peek(ref)
     if (!stored) throw new Error(`no pod ${namespace}/${pod} to restart a container of`)
     this.endPodLog(namespace, pod, container)
-    this.podLogs.set(`${namespace}/${pod}/${container ?? ''}`, {chunks: [], ended: false, followers: new Set()})
+    this.podLogs.set(`${namespace}/${pod}/${container ?? ''}`, {lines: [], ended: false, followers: new Set()})
     const containers = ((stored.spec as Json | undefined)?.containers ?? []) as {name?: string}[]
     const name = container ?? containers[0]?.name ?? ''
     const status = structuredClone((stored.status ?? {}) as Json)
@@ -543,6 +636,12 @@ export class MemoryKube implements KubeClient {
       phase: 'Running',
       containerStatuses: [...statuses.filter((c) => c.name !== name), restarted],
     })
+  }
+
+  /** Sends every open watch a BOOKMARK with the newest resourceVersion, as the API server does about once a minute. */
+  bookmarkWatches(): void {
+    const resourceVersion = String(this.nextVersion - 1)
+    for (const watcher of [...this.watchers]) this.deliver(watcher, () => ({type: 'BOOKMARK', resourceVersion}))
   }
 
   /** Closes every open watch cleanly, as the API server does now and then: the clients resume from where they were. */
@@ -750,13 +849,26 @@ export class MemoryKube implements KubeClient {
     })
   }
 
+  /** A container's log by `namespace/pod/container`; one that has written nothing yet is empty (followers wait). */
+  private podLog(key: string): PodLog {
+    let log = this.podLogs.get(key)
+    if (!log) this.podLogs.set(key, (log = {lines: [], ended: false, followers: new Set()}))
+    return log
+  }
+
   private begin(
     verb: KubeVerb,
     apiVersion: string,
     kind: string,
     namespace: string | undefined,
     name: string | undefined,
-    extra: {body?: KubeObject; force?: boolean; list?: KubeListOptions; watch?: Omit<KubeWatchOptions, 'signal'>} = {},
+    extra: {
+      body?: KubeObject
+      force?: boolean
+      list?: KubeListOptions
+      watch?: Omit<KubeWatchOptions, 'signal'>
+      logs?: Omit<KubeLogOptions, 'signal'>
+    } = {},
   ): KubeRequest {
     this.ticks++
     this.purgeTerminated()
@@ -1298,6 +1410,23 @@ function podSuffix(node: string, generation: number): string {
 }
 
 // ---- selectors and paging ----
+
+/** `ms` after the epoch plus `nanos`, as Go's RFC3339Nano prints it (UTC, trailing zeros of the fraction cut). */
+function goTime(epochMs: number, nanos: number): string {
+  const ms = epochMs + Math.floor(nanos / 1_000_000)
+  const whole = new Date(ms - (ms % 1000)).toISOString().replace('.000Z', '')
+  const fraction = (String(ms % 1000).padStart(3, '0') + String(nanos % 1_000_000).padStart(6, '0')).replace(/0+$/, '')
+  return `${whole}${fraction ? `.${fraction}` : ''}Z`
+}
+
+/** An RFC 3339 time (any fraction of a second, any offset) in nanoseconds since the epoch; undefined when it is not one. */
+function logTimeNanos(text: string): bigint | undefined {
+  const m = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d{1,9}))?(Z|[+-]\d\d:\d\d)$/.exec(text)
+  if (!m) return undefined
+  const ms = Date.parse(`${m[1]}${m[3]}`)
+  if (Number.isNaN(ms)) return undefined
+  return BigInt(ms) * 1_000_000n + BigInt((m[2] ?? '').padEnd(9, '0'))
+}
 
 function sortKey(o: KubeObject): string {
   return `${o.metadata.namespace ?? ''}/${o.metadata.name}`

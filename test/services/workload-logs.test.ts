@@ -181,7 +181,7 @@ describe('workloadLogs', () => {
     for (let i = 0; i < 20; i++) {
       for (const [s, w] of ALL) kube.appendPodLog('default', podName(NAME, s, w), i % 2 ? `${i}\n` : `step `)
     }
-    for (const [s, w] of ALL) kube.endPodLog('default', podName(NAME, s, w))
+    for (const [s, w] of ALL) kube.exitPodContainer('default', podName(NAME, s, w))
     // Every container has exited; following goes on until the JobSet says the workload is done.
     expect(await settled(done)).toBe(false)
     finish(kube, 'Completed')
@@ -252,7 +252,7 @@ describe('workloadLogs', () => {
       kube.restartPodContainer('default', pod)
       await until(() => logsOpened(kube) === 3, 'the third container')
       kube.appendPodLog('default', pod, 'newest\n')
-      kube.endPodLog('default', pod)
+      kube.exitPodContainer('default', pod)
       finish(kube, 'Completed')
       const result = await done
       expect(console.results).toEqual([
@@ -307,7 +307,7 @@ describe('workloadLogs', () => {
       kube.setStatus(podRef(renewed), RUNNING)
       await until(() => logsOpened(kube) === 2, 'the new pod')
       kube.appendPodLog('default', renewed, 'attempt 1, line 2\n')
-      kube.endPodLog('default', renewed)
+      kube.exitPodContainer('default', renewed)
       finish(kube, 'Failed')
       const result = await done
       expect(console.results).toEqual(['attempt 0', 'attempt 1, line 1', 'attempt 1, line 2'])
@@ -335,7 +335,7 @@ describe('workloadLogs', () => {
         kube.appendPodLog('default', pod, 'done\n')
         const {done, console} = run(kube, {follow: true, slice: '1', worker: '0'})
         await until(() => logsOpened(kube) === 1, 'the stream')
-        kube.endPodLog('default', pod)
+        kube.exitPodContainer('default', pod)
         await until(() => kube.openWatches() === 2, 'the watches')
         expect(await settled(done), end).toBe(false)
         how(kube)
@@ -356,7 +356,7 @@ describe('workloadLogs', () => {
       kube.appendPodLog('default', pod, 'first\n')
       kube.restartPodContainer('default', pod)
       kube.appendPodLog('default', pod, 'second\n')
-      kube.endPodLog('default', pod)
+      kube.exitPodContainer('default', pod)
       finish(kube, 'Completed')
       await done
       expect(console.results).toEqual(['first', 'second'])
@@ -366,7 +366,7 @@ describe('workloadLogs', () => {
     it('a workload already finished is read and left at once, without watching', async () => {
       const kube = aCluster(ALL)
       kube.appendPodLog('default', podName(NAME, 0, 0), 'all done\n')
-      kube.endPodLog('default', podName(NAME, 0, 0))
+      kube.exitPodContainer('default', podName(NAME, 0, 0))
       finish(kube, 'Completed')
       const {done, console} = run(kube, {follow: true})
       await done
@@ -389,7 +389,7 @@ describe('workloadLogs', () => {
       kube.restartPodContainer('default', podName(NAME, 0, 1))
       kube.appendPodLog('default', podName(NAME, 0, 1), 'again 0/1\n')
       await until(() => logsOpened(kube) === 6, 'the restarted container')
-      for (const [s, w] of ALL) kube.endPodLog('default', podName(NAME, s, w))
+      for (const [s, w] of ALL) kube.exitPodContainer('default', podName(NAME, s, w))
       finish(kube, 'Completed')
       const result = await done
       expect(console.results.filter((l) => l.startsWith('[slice 1/worker 0] '))).toEqual([
@@ -417,13 +417,224 @@ describe('workloadLogs', () => {
       const {done, console} = run(kube, {all: true, follow: true})
       await until(() => logsOpened(kube) === 4, 'the streams')
       kube.appendPodLog('default', podName(NAME, 1, 1), 'written\n')
-      kube.endPodLog('default', podName(NAME, 0, 0))
+      kube.exitPodContainer('default', podName(NAME, 0, 0))
       const error = await failure(done)
       expect(error.message).toMatch(/cannot watch resource "pods"/)
       // The other pods' streams were ended: what they write now is not printed.
       kube.appendPodLog('default', podName(NAME, 1, 1), 'after the failure\n')
       expect(console.results).toEqual(['[slice 1/worker 1] written'])
       expect(kube.openWatches()).toBe(0)
+    })
+
+    it('a stream cut short while the container runs is read on from its last line: nothing missed, nothing twice', async () => {
+      const kube = aCluster(ALL)
+      const pod = podName(NAME, 0, 0)
+      kube.setLogTime('2026-01-01T00:00:05.25Z')
+      kube.appendPodLog('default', pod, 'one\ntwo\n')
+      const {done, console} = run(kube, {follow: true})
+      await until(() => console.results.length === 2, 'the first lines')
+      // Half a line, then the connection goes (an idle limit, a reset): the container runs on, still writing.
+      kube.appendPodLog('default', pod, 'thr')
+      kube.cutPodLogs('default', pod)
+      kube.appendPodLog('default', pod, 'ee\n')
+      // Another line with the very same time as the last one printed, then later ones.
+      kube.appendPodLog('default', pod, 'four\n')
+      kube.setLogTime('2026-01-01T00:00:06Z')
+      kube.appendPodLog('default', pod, 'five\n')
+      await until(() => console.results.length === 5, 'the lines after the cut')
+      // Quiet for a while: cut again, with nothing new since.
+      kube.cutPodLogs('default', pod)
+      await until(() => logsOpened(kube) === 3, 'the third stream')
+      kube.setLogTime('2026-01-01T00:00:07.000000001Z')
+      kube.appendPodLog('default', pod, 'six\n')
+      await until(() => console.results.length === 6, 'the last line')
+      kube.exitPodContainer('default', pod)
+      finish(kube, 'Completed')
+      const result = await done
+      expect(console.results).toEqual(['one', 'two', 'three', 'four', 'five', 'six'])
+      expect(result.pods).toEqual([{name: pod, slice: 0, worker: 0, lines: 6}])
+      expect(result.restarts).toEqual([])
+      const asked = kube.requests.filter((r) => r.verb === 'logs').map((r) => r.logs)
+      expect(asked).toEqual([
+        {follow: true, timestamps: true},
+        {follow: true, timestamps: true, sinceTime: '2026-01-01T00:00:05Z'},
+        {follow: true, timestamps: true, sinceTime: '2026-01-01T00:00:06Z'},
+      ])
+      const notes = console.messages.filter((m) => m.code === 'workload.logs.reconnected')
+      expect(notes.map((m) => m.text)).toEqual([
+        `The log stream of pod ${pod} (slice 0, worker 0) was cut short while its container runs; reading on from 2026-01-01T00:00:05Z.`,
+        `The log stream of pod ${pod} (slice 0, worker 0) was cut short while its container runs; reading on from 2026-01-01T00:00:06Z.`,
+      ])
+      expect(notes[0]!.level).toBe('info')
+      // Asked whether the container still runs each time its stream ended.
+      const podReads = kube.requests.filter((r) => r.verb === 'get' && r.kind === 'Pod')
+      expect(podReads.length).toBeGreaterThanOrEqual(2)
+      expect(podReads.every((r) => r.name === pod)).toBe(true)
+      expect(console.codes()).not.toContain('workload.logs.restarted')
+    })
+
+    it('a stream cut before any line is read on as first asked: --tail 0 from when it was opened', async () => {
+      const kube = aCluster(ALL)
+      const pod = podName(NAME, 0, 0)
+      kube.appendPodLog('default', pod, 'before\n')
+      const {done, console} = run(kube, {follow: true, tail: '0'})
+      await until(() => logsOpened(kube) === 1, 'the stream')
+      kube.cutPodLogs('default', pod)
+      await until(() => logsOpened(kube) === 2, 'the stream again')
+      kube.appendPodLog('default', pod, 'after\n')
+      await until(() => console.results.includes('after'), 'the new line')
+      kube.exitPodContainer('default', pod)
+      finish(kube, 'Completed')
+      await done
+      // (MemoryKube does not model sinceSeconds: every line is recent, so the old line comes again here.)
+      expect(kube.requests.filter((r) => r.verb === 'logs').map((r) => r.logs)).toEqual([
+        {follow: true, timestamps: true, tailLines: 0},
+        {follow: true, timestamps: true, sinceSeconds: 1},
+      ])
+      expect(console.codes()).toContain('workload.logs.reconnected')
+    })
+
+    it('streams that end at once while the status still says running are spaced out, not a tight loop', async () => {
+      const kube = aCluster(ALL)
+      const pod = podName(NAME, 0, 0)
+      kube.appendPodLog('default', pod, 'last words\n')
+      // The container exited (its log ended) but the kubelet has not said so yet.
+      kube.endPodLog('default', pod)
+      const virtual = virtualClock()
+      // Its sleeps take no time but let the test's timers run.
+      const clock = {
+        ...virtual,
+        sleep: async (ms: number, signal: AbortSignal) => {
+          await new Promise((r) => setTimeout(r, 1))
+          return virtual.sleep(ms, signal)
+        },
+      }
+      const console = new RecordingConsole()
+      const done = workloadLogs(
+        {viaKubeconfig: true, workload: NAME, follow: true, retry: DEFAULT_RETRY_POLICY},
+        {
+          gke: async () => new MemoryGke(),
+          kube: async () => kube,
+          console,
+          signal: new AbortController().signal,
+          ...clock,
+        },
+      )
+      await until(() => logsOpened(kube) >= 4, 'a few streams')
+      kube.exitPodContainer('default', pod)
+      finish(kube, 'Completed')
+      await done
+      expect(console.results).toEqual(['last words'])
+      // Every stream after the second waited first, longer each time.
+      expect(virtual.sleeps.length).toBeGreaterThanOrEqual(2)
+      expect(virtual.sleeps[1]!).toBeGreaterThan(virtual.sleeps[0]!)
+      // Nothing came again: no note that the log was read on.
+      expect(console.codes()).not.toContain('workload.logs.reconnected')
+    })
+
+    it("a watch that fails for good is the command's error at once, while every stream is still open", async () => {
+      const kube = aCluster(ALL)
+      const pod = podName(NAME, 0, 0)
+      const {done, console} = run(kube, {follow: true})
+      await until(() => logsOpened(kube) === 1, 'the stream')
+      // A container restart starts the watches; the new container is being read.
+      kube.restartPodContainer('default', pod)
+      await until(() => logsOpened(kube) === 2 && kube.openWatches() === 2, 'the new container')
+      kube.failNext(100, {verb: 'watch'}, 403, 'jobsets is forbidden')
+      kube.failWatches(403, 'jobsets is forbidden: cannot watch')
+      const error = await Promise.race([failure(done), new Promise((r) => setTimeout(() => r('still running'), 500))])
+      expect(error).not.toBe('still running')
+      expect((error as XpkError).message).toMatch(/forbidden/)
+      kube.appendPodLog('default', pod, 'after the failure\n')
+      expect(console.results).toEqual([])
+      expect(kube.openWatches()).toBe(0)
+    })
+
+    it('a JobSet deleted while its watch was starting over (410) ends following', async () => {
+      const kube = aCluster(ALL)
+      const pod = podName(NAME, 0, 0)
+      const {done, console} = run(kube, {follow: true})
+      await until(() => logsOpened(kube) === 1, 'the stream')
+      kube.exitPodContainer('default', pod)
+      await until(() => kube.openWatches() === 2, 'the watches')
+      // The watches' history is gone (410), and the JobSet is deleted before they start over: no DELETED comes.
+      kube.forgetHistory()
+      kube.failWatches(410)
+      await kube.delete(JOBSET)
+      await until(() => kube.openWatches() === 2, 'the watches again')
+      expect(await settled(done)).toBe(false)
+      // The API server's next bookmark says every current object has come: the JobSet did not.
+      kube.bookmarkWatches()
+      await done
+      expect(console.the('workload.logs.ended').text).toBe('Workload run-1 was deleted; stopped following its logs.')
+    })
+
+    it('a pod deleted while the pods watch was starting over (410) is not followed into', async () => {
+      const kube = aCluster(ALL)
+      const pod = podName(NAME, 0, 0)
+      const stale = `${NAME}-slice-job-0-0-stale`
+      const {done, console} = run(kube, {follow: true})
+      await until(() => logsOpened(kube) === 1, 'the stream')
+      kube.restartPodContainer('default', pod)
+      await until(() => logsOpened(kube) === 2 && kube.openWatches() === 2, 'the new container')
+      // Another pod for the place, seen by the watch while the container is read, then deleted while the watch
+      // starts over.
+      kube.seed(aPod(NAME, 0, 0, {restart: 1, name: stale}), {manager: 'kubelet', status: RUNNING})
+      await new Promise((r) => setTimeout(r, 5))
+      kube.forgetHistory()
+      kube.failWatches(410)
+      await kube.delete(podRef(stale))
+      await until(() => kube.openWatches() === 2, 'the watches again')
+      kube.bookmarkWatches()
+      await new Promise((r) => setTimeout(r, 5))
+      kube.exitPodContainer('default', pod)
+      await new Promise((r) => setTimeout(r, 5))
+      finish(kube, 'Completed')
+      await done
+      expect(kube.requests.filter((r) => r.verb === 'logs').map((r) => r.name)).toEqual([pod, pod])
+      expect(console.codes()).not.toContain('workload.logs.gone')
+    })
+
+    it('a place whose pod a JobSet restart deleted waits for the new pod instead of saying it is gone', async () => {
+      const renewed = `${NAME}-slice-job-0-1-fghij`
+      const kube2 = aCluster(ALL.filter(([s, w]) => s !== 0 || w !== 1))
+      const followed = run(kube2, {follow: true, slice: '0', worker: '1'})
+      await until(() => kube2.openWatches() === 2, 'the watches')
+      expect(followed.console.the('workload.logs.waiting').text).toBe(
+        'Workload run-1 has no pod for slice 0, worker 1. Waiting for the workload to make its new pod.',
+      )
+      expect(followed.console.codes()).not.toContain('workload.logs.gone')
+      expect(await settled(followed.done)).toBe(false)
+      kube2.seed(aPod(NAME, 0, 1, {restart: 1, name: renewed}), {manager: 'kubelet', status: RUNNING})
+      kube2.appendPodLog('default', renewed, 'attempt 1\n')
+      await until(() => followed.console.results.length === 1, 'the new pod')
+      kube2.exitPodContainer('default', renewed)
+      finish(kube2, 'Completed')
+      const result = await followed.done
+      expect(followed.console.results).toEqual(['attempt 1'])
+      expect(result.gone).toEqual([])
+      expect(result.pods).toEqual([{name: renewed, slice: 0, worker: 1, lines: 1}])
+      expect(followed.console.codes()).not.toContain('workload.logs.gone')
+    })
+
+    it('--all --follow: a place with no pod when the workload ends is said gone then, once', async () => {
+      const kube = aCluster(ALL.filter(([s, w]) => s !== 1 || w !== 1))
+      const {done, console} = run(kube, {follow: true, all: true})
+      await until(() => logsOpened(kube) === 3, 'the streams')
+      expect(console.codes()).toContain('workload.logs.waiting')
+      expect(console.codes()).not.toContain('workload.logs.gone')
+      for (const [s, w] of ALL.filter(([s, w]) => s !== 1 || w !== 1)) {
+        kube.exitPodContainer('default', podName(NAME, s, w))
+      }
+      finish(kube, 'Completed')
+      const result = await done
+      expect(result.gone.map((g) => [g.slice, g.worker])).toEqual([[1, 1]])
+      expect(console.messages.filter((m) => m.code === 'workload.logs.gone').map((m) => m.text)).toEqual([
+        expect.stringMatching(/^Workload run-1 has no pod for slice 1, worker 1\. Its logs are in Cloud Logging/),
+      ])
+      // Without --follow the note comes at once, and nothing waits.
+      const plain = await run(kube, {all: true}).done
+      expect(plain.gone.map((g) => [g.slice, g.worker])).toEqual([[1, 1]])
     })
 
     it('Ctrl-C stops following, while a log streams and while waiting for a restart', async () => {
@@ -434,7 +645,7 @@ describe('workloadLogs', () => {
         await until(() => logsOpened(kube) === 1, 'the stream')
         kube.appendPodLog('default', podName(NAME, 0, 0), 'working\n')
         if (when === 'waiting') {
-          kube.endPodLog('default', podName(NAME, 0, 0))
+          kube.exitPodContainer('default', podName(NAME, 0, 0))
           await until(() => kube.openWatches() === 2, 'the watches')
         }
         expect(await settled(done), when).toBe(false)

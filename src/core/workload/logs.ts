@@ -180,6 +180,8 @@ export interface FollowedPod extends WorkloadPod {
   readonly restarts: number
   /** The main container has run (it is running or has terminated), so its log can be read. */
   readonly started: boolean
+  /** The main container is running now (it has started and not terminated). */
+  readonly running: boolean
   /** Being deleted (deletionTimestamp set): its log ends, and nothing new will run in it. */
   readonly terminating: boolean
   /** The JobSet restart that made the pod (its restart-attempt label), when labelled. */
@@ -205,11 +207,13 @@ export function readFollowedPod(pod: PodLike): FollowedPod | undefined {
   const started = mine
     ? Boolean(mine.state?.running ?? mine.state?.terminated)
     : status.phase === 'Running' || status.phase === 'Succeeded' || status.phase === 'Failed'
+  const running = mine ? Boolean(mine.state?.running) && !mine.state?.terminated : status.phase === 'Running'
   const attempt = index(pod.metadata.labels?.[RESTART_ATTEMPT_LABEL])
   return {
     ...placed,
     restarts: typeof mine?.restartCount === 'number' ? mine.restartCount : 0,
     started,
+    running,
     terminating: pod.metadata.deletionTimestamp !== undefined && pod.metadata.deletionTimestamp !== null,
     ...(attempt === undefined ? {} : {restartAttempt: attempt}),
   }
@@ -249,6 +253,121 @@ export function nextContainer(
   if (!same) return undefined
   if (same.restarts > current.restarts) return {pod: same, why: 'container'}
   return current.started ? undefined : {pod: same, why: 'started'}
+}
+
+/**
+ * Whether `now` (the pod as it is now; undefined when it is gone) still runs the container `followed` read: the same
+ * pod, the same restartCount, running, not being deleted. A followed log that ends while it does was cut short (an
+ * idle connection closed, a reset, the kubelet's streaming timeout), not ended by the container: it is read on.
+ */
+export function stillRunning(followed: FollowedPod, now: FollowedPod | undefined): boolean {
+  return (
+    now !== undefined &&
+    now.name === followed.name &&
+    now.restarts === followed.restarts &&
+    now.running &&
+    !now.terminating
+  )
+}
+
+/** The time before a line of a log read with `timestamps` (RFC 3339, any fraction of a second), and its space. */
+const LINE_TIME = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d{1,9}))?(Z|[+-]\d\d:\d\d) /
+
+/** An RFC 3339 time in nanoseconds since the epoch, exactly (any offset; any fraction, to nanoseconds). */
+export function logTimeNanos(text: string): bigint | undefined {
+  const m = LINE_TIME.exec(`${text} `)
+  if (!m || m[0].length !== text.length + 1) return undefined
+  const ms = Date.parse(`${m[1]}${m[3]}`)
+  if (Number.isNaN(ms)) return undefined
+  return BigInt(ms) * 1_000_000n + BigInt((m[2] ?? '').padEnd(9, '0'))
+}
+
+/**
+ * Cuts a log into whole lines as {@link LineSplitter} does, and, for a log asked with `timestamps`, takes the time off
+ * each line, keeping where the log has been printed to: the time of the newest line printed and how many lines
+ * printed have that very time. {@link reopen} says where to read on from after the stream was cut short (sinceTime:
+ * that line's second, as the API server passes sinceTime to the second), and the lines that come again, at or
+ * before that line, are dropped, so nothing is printed twice and nothing is missed, however many lines share a time.
+ */
+export class LogLines {
+  private splitter = new LineSplitter()
+  private last: bigint | undefined
+  /** Lines printed with the time `last`. */
+  private atLast = 0
+  /** While reading on after {@link reopen}: how many lines with the time `last` have come again. */
+  private again: number | undefined
+
+  /** `timed`: the log was asked with timestamps (a log asked without keeps lines that start with a time whole). */
+  constructor(private readonly timed: boolean) {}
+
+  /** The lines a piece of the stream completes, without their times, those already printed dropped. */
+  push(text: string): string[] {
+    return this.take(this.splitter.push(text))
+  }
+
+  /** The last line when the log ends without a newline. */
+  flush(): string[] {
+    return this.take(this.splitter.flush())
+  }
+
+  /**
+   * The stream was cut short: a line it left unfinished is dropped (it comes again whole), and the lines that come
+   * again will be. Returns the sinceTime to ask for, or undefined when no line with a time was printed yet.
+   */
+  reopen(): string | undefined {
+    this.splitter = new LineSplitter()
+    if (this.last === undefined) return undefined
+    this.again = 0
+    const second = this.last / 1_000_000_000n
+    return new Date(Number(second) * 1000).toISOString().replace('.000Z', 'Z')
+  }
+
+  private take(lines: string[]): string[] {
+    if (!this.timed) return lines
+    const out: string[] = []
+    for (const line of lines) {
+      const m = LINE_TIME.exec(line)
+      const time = m ? logTimeNanos(m[0].slice(0, -1)) : undefined
+      if (!m || time === undefined) {
+        out.push(line)
+        continue
+      }
+      if (this.again !== undefined && this.last !== undefined) {
+        // Reading on: what is older than the newest line printed, and as many lines of its time as were printed,
+        // came before.
+        if (time < this.last) continue
+        if (time === this.last && this.again < this.atLast) {
+          this.again++
+          continue
+        }
+        this.again = undefined
+      }
+      if (this.last === undefined || time > this.last) {
+        this.last = time
+        this.atLast = 1
+      } else if (time === this.last) this.atLast++
+      out.push(line.slice(m[0].length))
+    }
+    return out
+  }
+}
+
+/**
+ * What to ask for when reading on in a container's log cut short: from `sinceTime` (see {@link LogLines.reopen});
+ * when no line was printed yet, what the first request asked (`asked`) as it would be now, `elapsedMs` after it
+ * was sent: the lines of the last --since seconds then, all lines written since for --tail 0, else the whole log
+ * (nothing in it was printed).
+ */
+export function reopenAsked(
+  asked: {readonly tailLines?: number; readonly sinceSeconds?: number},
+  sinceTime: string | undefined,
+  elapsedMs: number,
+): {sinceTime: string} | {sinceSeconds: number} | Record<string, never> {
+  if (sinceTime !== undefined) return {sinceTime}
+  const elapsed = Math.max(1, Math.ceil(elapsedMs / 1000))
+  if (asked.sinceSeconds !== undefined) return {sinceSeconds: asked.sinceSeconds + elapsed}
+  if (asked.tailLines === 0) return {sinceSeconds: elapsed}
+  return {}
 }
 
 /** The note when following moves on: `slice 0/worker 1 restarted (container restart 2); following the new container.` */

@@ -7,13 +7,17 @@ import {UsageError, UsageErrors} from '../../../src/core/errors.js'
 import {
   followEnd,
   LineSplitter,
+  LogLines,
+  logTimeNanos,
   nextContainer,
   parseSince,
   podPrefix,
   readFollowedPod,
   readWorkloadPod,
+  reopenAsked,
   restartNote,
   selectPods,
+  stillRunning,
   workloadLogsInputFromFlags,
   type FollowedPod,
 } from '../../../src/core/workload/logs.js'
@@ -255,5 +259,81 @@ describe('following across restarts', () => {
     expect(followEnd(jobset({type: 'Failed', status: 'False'}))).toBeUndefined()
     expect(followEnd(jobset({type: 'Suspended', status: 'False'}))).toBeUndefined()
     expect(followEnd({})).toBeUndefined()
+  })
+})
+
+describe('reading on in a log cut short', () => {
+  const pod = (over: Partial<FollowedPod> = {}): FollowedPod => ({
+    name: 'p',
+    slice: 0,
+    worker: 0,
+    created: '2026-01-01T00:00:00Z',
+    restarts: 1,
+    started: true,
+    running: true,
+    terminating: false,
+    ...over,
+  })
+
+  it('a pod still runs the container read while its restartCount is the same, it runs, and is not being deleted', () => {
+    expect(stillRunning(pod(), pod())).toBe(true)
+    expect(stillRunning(pod(), undefined)).toBe(false)
+    expect(stillRunning(pod(), pod({restarts: 2}))).toBe(false)
+    expect(stillRunning(pod(), pod({running: false}))).toBe(false)
+    expect(stillRunning(pod(), pod({terminating: true}))).toBe(false)
+    expect(stillRunning(pod(), pod({name: 'q'}))).toBe(false)
+  })
+
+  it('readFollowedPod says whether the main container runs now', () => {
+    const status = (state: object) => ({
+      metadata: {
+        name: 'p',
+        labels: {'jobset.sigs.k8s.io/job-index': '0', 'batch.kubernetes.io/job-completion-index': '0'},
+      },
+      spec: {containers: [{name: 'main'}]},
+      status: {phase: 'Running', containerStatuses: [{name: 'main', restartCount: 0, state}]},
+    })
+    expect(readFollowedPod(status({running: {}}))!.running).toBe(true)
+    expect(readFollowedPod(status({terminated: {exitCode: 0}}))!.running).toBe(false)
+    expect(readFollowedPod(status({waiting: {}}))!.running).toBe(false)
+  })
+
+  it('times are compared exactly, to the nanosecond, whatever the offset and however many digits', () => {
+    expect(logTimeNanos('2026-01-01T00:00:05Z')).toBe(1_767_225_605_000_000_000n)
+    expect(logTimeNanos('2026-01-01T00:00:05.1Z')! > logTimeNanos('2026-01-01T00:00:05.09Z')!).toBe(true)
+    expect(logTimeNanos('2026-01-01T00:00:05.000000001Z')! - logTimeNanos('2026-01-01T00:00:05Z')!).toBe(1n)
+    expect(logTimeNanos('2026-01-01T01:00:05+01:00')).toBe(logTimeNanos('2026-01-01T00:00:05Z'))
+    expect(logTimeNanos('yesterday')).toBeUndefined()
+  })
+
+  it('takes the times off the lines, and after a cut drops the lines printed before, however many share a time', () => {
+    const lines = new LogLines(true)
+    const T = '2026-01-01T00:00:05.25Z'
+    expect(lines.push(`2026-01-01T00:00:04.9Z zero\n${T} one\n${T} tw`)).toEqual(['zero', 'one'])
+    expect(lines.push(`o\n${T} thr`)).toEqual(['two'])
+    // The half line is dropped: it comes again whole.
+    expect(lines.reopen()).toBe('2026-01-01T00:00:05Z')
+    expect(lines.push(`${T} one\n${T} two\n${T} three\n2026-01-01T00:00:05.3Z four\n`)).toEqual(['three', 'four'])
+    // A line of the same time after the reading on caught up is new.
+    expect(lines.push(`2026-01-01T00:00:05.3Z five\n`)).toEqual(['five'])
+    expect(lines.reopen()).toBe('2026-01-01T00:00:05Z')
+    expect(lines.push(`${T} one\n2026-01-01T00:00:05.3Z four\n2026-01-01T00:00:05.3Z five\n`)).toEqual([])
+    expect(lines.push(`2026-01-01T00:00:05.3Z six\nno time at all`)).toEqual(['six'])
+    expect(lines.flush()).toEqual(['no time at all'])
+  })
+
+  it('a log read without timestamps keeps lines that start with a time whole; nothing printed, nothing to read on from', () => {
+    const lines = new LogLines(false)
+    expect(lines.push('2026-01-01T00:00:05Z my own time\n')).toEqual(['2026-01-01T00:00:05Z my own time'])
+    expect(new LogLines(true).reopen()).toBeUndefined()
+  })
+
+  it('before any line was printed, reads on as first asked', () => {
+    expect(reopenAsked({tailLines: 10}, '2026-01-01T00:00:05Z', 9000)).toEqual({sinceTime: '2026-01-01T00:00:05Z'})
+    expect(reopenAsked({tailLines: 10}, undefined, 9000)).toEqual({})
+    expect(reopenAsked({}, undefined, 9000)).toEqual({})
+    expect(reopenAsked({tailLines: 0}, undefined, 9001)).toEqual({sinceSeconds: 10})
+    expect(reopenAsked({tailLines: 0}, undefined, 0)).toEqual({sinceSeconds: 1})
+    expect(reopenAsked({sinceSeconds: 600}, undefined, 4500)).toEqual({sinceSeconds: 605})
   })
 })
