@@ -6,7 +6,7 @@
 // Run with `npm run bench:workload-list` (which builds first). WORKLOADS=n changes the count; PAGE=n the page size
 // the request count is checked against (the CLI asks for 500); RUNS=n the runs per case; CASES=table,json,queued and
 // TARGETS=fake,replay pick what runs; CPU_PROF_DIR=dir writes a V8 CPU profile of every CLI run there;
-// EXTRA_NODE_FLAGS="--max-semi-space-size=64" tries V8 settings; COMPARE=dir runs the CLI built in another checkout
+// EXTRA_NODE_FLAGS="--max-semi-space-size=64" tries V8 settings; KUBECTL=0 leaves out the kubectl reference row; COMPARE=dir runs the CLI built in another checkout
 // (dir/bin/run.js, say a `git archive` of the commit before a change, built) in turn with this one, run for run
 // against the same fake under the same load, and prints its line under this one's.
 //
@@ -24,7 +24,7 @@
 // the same valid ones either way (the e2e tests validate them against the real CRDs).
 import {Buffer} from 'node:buffer'
 import {spawn} from 'node:child_process'
-import {mkdtempSync, rmSync} from 'node:fs'
+import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
 import {createServer, request} from 'node:https'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
@@ -154,7 +154,57 @@ async function replayServer() {
     clusterCaCertificate: Buffer.from(tls.caPem).toString('base64'),
   })
   gkeForReplay.seedCluster({project: PROJECT, location: 'us-central2', name: 'bench'})
-  return {gke: gkeForReplay, urls, stop: async () => (server.close(), await gkeForReplay.stop())}
+  return {
+    gke: gkeForReplay,
+    urls,
+    kubeconfig: kubeconfigFor(`https://127.0.0.1:${server.address().port}`, Buffer.from(tls.caPem).toString('base64')),
+    stop: async () => (server.close(), await gkeForReplay.stop()),
+  }
+}
+
+/** A kubeconfig file for kubectl, the reference client: one context for the server at `url`. */
+function kubeconfigFor(url, caData) {
+  const file = join(mkdtempSync(join(scratch, 'kubeconfig-')), 'config')
+  writeFileSync(
+    file,
+    JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: [{name: 'bench', cluster: {server: url, 'certificate-authority-data': caData}}],
+      users: [{name: 'bench', user: {token: kube.token}}],
+      contexts: [{name: 'bench', context: {cluster: 'bench', user: 'bench', namespace: 'default'}}],
+      'current-context': 'bench',
+    }),
+  )
+  return file
+}
+
+/**
+ * kubectl reading the same two kinds, for reference (the client Kubernetes users know): `kubectl get
+ * jobsets,workloads -o name`, in pages of 500 as kubectl asks by default. Its discovery is cached after the first run,
+ * as it is for a user. Wall time and CPU of the whole process; null when kubectl is not installed.
+ */
+function runKubectl(kubeconfig) {
+  return new Promise((resolve) => {
+    const start = process.hrtime.bigint()
+    // bash's `time` gives kubectl's own CPU (user and system seconds); `wc -l` checks every object was listed.
+    const script =
+      'TIMEFORMAT="%U %S"; time kubectl --kubeconfig "$1" --cache-dir "$2" ' +
+      'get jobsets.jobset.x-k8s.io,workloads.kueue.x-k8s.io -o name | wc -l'
+    const child = spawn('bash', ['-c', script, 'kubectl-bench', kubeconfig, join(scratch, 'kubectl-cache')], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    let out = ''
+    let err = ''
+    child.stdout.on('data', (d) => (out += d))
+    child.stderr.on('data', (d) => (err += d))
+    child.on('error', () => resolve(null))
+    child.on('close', (code) => {
+      const [user, sys] = err.trim().split('\n').at(-1).split(' ').map(Number)
+      if (code !== 0 || Number(out.trim()) !== 2 * WORKLOADS) resolve(null)
+      else resolve({ms: Number(process.hrtime.bigint() - start) / 1e6, cpu: user + sys})
+    })
+  })
 }
 
 const builds = [{label: '', bin}]
@@ -244,8 +294,15 @@ const targets = [
     gke,
     urls: () => kube.requests.map((q) => `${q.path}?${new URLSearchParams(q.query)}`),
   },
-  {key: 'replay', label: 'replayed answers', gke: replay.gke, urls: () => replay.urls.splice(0)},
+  {
+    key: 'replay',
+    label: 'replayed answers',
+    gke: replay.gke,
+    urls: () => replay.urls.splice(0),
+    kubeconfig: replay.kubeconfig,
+  },
 ]
+targets[0].kubeconfig = kubeconfigFor(kube.url, kube.caData)
 
 try {
   const pages = 2 * Math.ceil(WORKLOADS / PAGE)
@@ -272,6 +329,17 @@ try {
         }
       }
       for (const [b, build] of builds.entries()) report(c.label + build.label, runs[b], requests[b], pages)
+    }
+    if (process.env.KUBECTL !== '0') {
+      await runKubectl(target.kubeconfig) // fills kubectl's discovery cache, as a user's earlier runs have
+      const runs = []
+      for (let r = 0; r < RUNS; r++) runs.push(await runKubectl(target.kubeconfig))
+      if (runs.every(Boolean))
+        console.log(
+          `  ${'kubectl get -o name (ref.)'.padEnd(26)} ${(median(runs.map((r) => r.ms)) / 1000).toFixed(2)} s` +
+            `                CPU: kubectl ${median(runs.map((r) => r.cpu)).toFixed(2)} s`,
+        )
+      else console.log('  kubectl (reference): not run (kubectl not found, or it did not list every object)')
     }
   }
 } finally {
