@@ -199,3 +199,15 @@ export function invalid(kind: string, group: string, name: string, fieldErrors: 
     causes: fieldErrors.map((e) => ({reason: e.type, message: fieldErrorBody(e), field: e.field})),
   })
 }
+
+/**
+ * An RFC 3339 time (any fraction of a second, any offset) in nanoseconds since the epoch; undefined when it is not one. The
+ * kubelet writes RFC3339Nano; `sinceTime` comes as RFC 3339 with or without a fraction.
+ */
+export function logTimeNanos(text: string): bigint | undefined {
+  const m = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d{1,9}))?(Z|[+-]\d\d:\d\d)$/.exec(text)
+  if (!m) return undefined
+  const ms = Date.parse(`${m[1]}${m[3]}`)
+  if (Number.isNaN(ms)) return undefined
+  return BigInt(ms) * 1_000_000n + BigInt((m[2] ?? '').padEnd(9, '0'))
+}

@@ -33,7 +33,18 @@ import {SelectorError, parseFieldSelector, parseLabelSelector} from './fake-kube
 import type {FakeKubeTls} from './fake-kube-tls.js'
 import {makeFakeKubeTls} from './fake-kube-tls.js'
 import type {FieldError, Obj} from './fake-kube-util.js'
-import {KubeError, asObj, clone, deepEqual, errors, invalid, isObj, kubeMicroTime, kubeTime} from './fake-kube-util.js'
+import {
+  KubeError,
+  asObj,
+  clone,
+  deepEqual,
+  errors,
+  invalid,
+  isObj,
+  kubeMicroTime,
+  kubeTime,
+  logTimeNanos,
+} from './fake-kube-util.js'
 import {defaultBuiltin, initialStatus, validateBuiltin, validateMeta} from './fake-kube-validation.js'
 
 export type {Obj} from './fake-kube-util.js'
@@ -2157,15 +2168,6 @@ export class FakeKube {
     log.followers.add(follower)
     res.on('close', () => log.followers.delete(follower))
   }
-}
-
-/** An RFC 3339 time (any fraction of a second, any offset) in nanoseconds since the epoch; undefined when it is not one. */
-function logTimeNanos(text: string): bigint | undefined {
-  const m = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d{1,9}))?(Z|[+-]\d\d:\d\d)$/.exec(text)
-  if (!m) return undefined
-  const ms = Date.parse(`${m[1]}${m[3]}`)
-  if (Number.isNaN(ms)) return undefined
-  return BigInt(ms) * 1_000_000n + BigInt((m[2] ?? '').padEnd(9, '0'))
 }
 
 function typeKey(group: string, version: string, resource: string): string {

@@ -66,6 +66,7 @@ import {
   type KubeLogOptions,
   type KubeWatchOptions,
 } from '../../src/ports/kube.js'
+import {logTimeNanos} from './fake-kube-util.js'
 
 type Json = Record<string, unknown>
 
@@ -1417,15 +1418,6 @@ function goTime(epochMs: number, nanos: number): string {
   const whole = new Date(ms - (ms % 1000)).toISOString().replace('.000Z', '')
   const fraction = (String(ms % 1000).padStart(3, '0') + String(nanos % 1_000_000).padStart(6, '0')).replace(/0+$/, '')
   return `${whole}${fraction ? `.${fraction}` : ''}Z`
-}
-
-/** An RFC 3339 time (any fraction of a second, any offset) in nanoseconds since the epoch; undefined when it is not one. */
-function logTimeNanos(text: string): bigint | undefined {
-  const m = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d{1,9}))?(Z|[+-]\d\d:\d\d)$/.exec(text)
-  if (!m) return undefined
-  const ms = Date.parse(`${m[1]}${m[3]}`)
-  if (Number.isNaN(ms)) return undefined
-  return BigInt(ms) * 1_000_000n + BigInt((m[2] ?? '').padEnd(9, '0'))
 }
 
 function sortKey(o: KubeObject): string {
