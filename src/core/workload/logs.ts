@@ -270,13 +270,16 @@ export function stillRunning(followed: FollowedPod, now: FollowedPod | undefined
   )
 }
 
-/** The time before a line of a log read with `timestamps` (RFC 3339, any fraction of a second), and its space. */
-const LINE_TIME = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d{1,9}))?(Z|[+-]\d\d:\d\d) /
+/** An RFC 3339 time, any fraction of a second, any offset: whole seconds, fraction, offset. */
+const RFC3339 = /(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d{1,9}))?(Z|[+-]\d\d:\d\d)/
+const TIME_ONLY = new RegExp(`^${RFC3339.source}$`)
+/** The time before a line of a log read with `timestamps`, and its space. */
+const LINE_TIME = new RegExp(`^${RFC3339.source} `)
 
 /** An RFC 3339 time in nanoseconds since the epoch, exactly (any offset; any fraction, to nanoseconds). */
 export function logTimeNanos(text: string): bigint | undefined {
-  const m = LINE_TIME.exec(`${text} `)
-  if (!m || m[0].length !== text.length + 1) return undefined
+  const m = TIME_ONLY.exec(text)
+  if (!m) return undefined
   const ms = Date.parse(`${m[1]}${m[3]}`)
   if (Number.isNaN(ms)) return undefined
   return BigInt(ms) * 1_000_000n + BigInt((m[2] ?? '').padEnd(9, '0'))
