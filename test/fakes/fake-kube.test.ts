@@ -1,15 +1,13 @@
 // The fake kube-apiserver through the real @kubernetes/client-node 2.x client, configured as xpk will configure it
 // for a GKE cluster: server URL, CA data and a bearer token in a KubeConfig built in code.
-import {existsSync, readFileSync} from 'node:fs'
 import {request} from 'node:https'
 import {PassThrough} from 'node:stream'
-import {fileURLToPath} from 'node:url'
 
 import * as k8s from '@kubernetes/client-node'
-import {dump, loadAll} from 'js-yaml'
+import {dump} from 'js-yaml'
 import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest'
 
-import {JOBSET_VERSION, KUEUE_VERSION} from '../../src/core/versions.js'
+import {CRDS, SKIP_CRD_TESTS} from '../helpers/crds.js'
 import {FakeGke} from './fake-gke.js'
 import {gkeClientFor} from './gke-client.js'
 import type {Obj} from './fake-kube.js'
@@ -1412,48 +1410,24 @@ describe('FakeKube test controls', () => {
   })
 })
 
-const CRDS_DIR = fileURLToPath(new URL('../../../shared/crds/', import.meta.url))
-const JOBSET_CRD = `${CRDS_DIR}jobset-${JOBSET_VERSION}/jobset.x-k8s.io_jobsets.yaml`
-const KUEUE_DIR = `${CRDS_DIR}kueue-${KUEUE_VERSION}/`
-const KUEUE_CRDS = [
-  'resourceflavors',
-  'clusterqueues',
-  'localqueues',
-  'workloads',
-  'workloadpriorityclasses',
-  'admissionchecks',
-  'topologies',
-  'cohorts',
-]
-const haveSharedCrds = existsSync(JOBSET_CRD) && existsSync(KUEUE_DIR)
-if (!haveSharedCrds) {
-  // CI has ../shared; a missing CRD there is a broken checkout, not a reason to skip.
-  if (process.env.CI)
-    throw new Error(`The JobSet/Kueue CRDs are missing from ${CRDS_DIR}; CI must have ../shared/crds.`)
-  process.stderr.write(`Skipping the FakeKube JobSet/Kueue CRD tests: ${CRDS_DIR} is not beside this checkout.\n`)
-}
+/** The JobSet and Kueue CRDs wherever the tests find them (test/helpers/crds.ts: ../shared, the cache, a download). */
+const realCrds = (): Obj[] => (CRDS.found ? CRDS.components.flatMap((c) => c.crds()) : []) as unknown as Obj[]
 
-describe.skipIf(!haveSharedCrds)('FakeKube with the JobSet and Kueue CRDs', () => {
+describe.skipIf(SKIP_CRD_TESTS)('FakeKube with the JobSet and Kueue CRDs', () => {
   const objects = () => k8s.KubernetesObjectApi.makeApiClient(kc)
   const jobsets = {group: 'jobset.x-k8s.io', version: 'v1alpha2', namespace: 'default', plural: 'jobsets'}
-
-  const files = () => [JOBSET_CRD, ...KUEUE_CRDS.map((c) => `${KUEUE_DIR}kueue.x-k8s.io_${c}.yaml`)]
 
   /** Through the client, as xpk will install them (about 2 s: client-node's model (de)serialization is slow). */
   async function install(): Promise<void> {
     const api = objects()
-    for (const file of files()) {
-      for (const crd of k8s.loadAllYaml(readFileSync(file, 'utf8')) as k8s.KubernetesObject[]) {
-        await api.patch(crd, undefined, undefined, 'xpk', true, k8s.PatchStrategy.ServerSideApply)
-      }
+    for (const crd of realCrds() as k8s.KubernetesObject[]) {
+      await api.patch(crd, undefined, undefined, 'xpk', true, k8s.PatchStrategy.ServerSideApply)
     }
   }
 
-  let parsed: Obj[] | undefined
   /** Straight into the fake, for tests about what comes after the install. */
   function seedCrds(): void {
-    parsed ??= files().flatMap((file) => loadAll(readFileSync(file, 'utf8')) as Obj[])
-    fake.seed(...parsed)
+    fake.seed(...realCrds())
   }
 
   function jobSet(name: string, replicas: unknown = 2): Obj {
