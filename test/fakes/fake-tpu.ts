@@ -227,6 +227,11 @@ export class FakeTpu {
 
   // ---- test controls ----
 
+  /** Every RPC that changes state (anything but Get and List), in arrival order. */
+  mutatingCalls(): CallRecord[] {
+    return this.calls.filter((c) => !/^(Get|List)/.test(c.method))
+  }
+
   injectFault(fault: RpcFault): void {
     this.faults.push({times: 1, ...fault})
   }
