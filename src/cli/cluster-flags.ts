@@ -63,11 +63,11 @@ export const clusterCreateFlags = {
     helpGroup: 'NETWORK',
   }),
   'enable-private-endpoint': Flags.boolean({
-    description: 'Control plane reachable only inside the VPC (implies --private).',
+    description: 'Control plane reachable only inside the VPC (needs --private).',
     helpGroup: 'NETWORK',
   }),
   'private-endpoint-subnetwork': Flags.string({
-    description: 'Subnetwork for the private endpoint (implies --enable-private-endpoint).',
+    description: 'Subnetwork for the private endpoint (implies --enable-private-endpoint; needs --private).',
     helpGroup: 'NETWORK',
   }),
   'enable-master-global-access': Flags.boolean({
