@@ -207,7 +207,7 @@ describe('HttpReleaseManifests', () => {
       {
         name: 'a file that is not YAML',
         make: (dir) => write(join(dir, 'bad.yaml'), 'a: [b'),
-        message: /bad.yaml is not valid YAML/,
+        message: /bad.yaml line \d+, column \d+ is not valid YAML/,
       },
       {
         name: 'a manifest of something else',
@@ -314,7 +314,7 @@ describe('HttpReleaseManifests', () => {
       const cacheDir = tempDir()
       const error = await failure(new HttpReleaseManifests({cacheDir, urls: {kueue: server.url}}).load('kueue'))
       expect(error.kind).toBe('failed')
-      expect(error.message).toBe(`${server.url} is not a Kubernetes manifest:\n  document 1: not a mapping`)
+      expect(error.message).toBe(`${server.url} is not a Kubernetes manifest:\n  document 1 (line 1): not a mapping`)
       expect(error.hints[0]).toMatch(/--kueue-manifest/)
       expect(readdirSync(cacheDir)).toEqual([])
     })
