@@ -112,7 +112,16 @@ export class HttpReleaseManifests implements ReleaseManifestSource {
     let origin: ReleaseManifestOrigin
     if (form.kind === 'url') {
       const hints = [`Check the URL given to ${flag}, or download the manifest and pass the file: ${flag} <file>.`]
-      text = await this.download(release, form.url, signal, hints)
+      try {
+        text = await this.download(release, form.url, signal, hints)
+      } catch (error) {
+        // The URL answered, and what it answered is not a manifest (404, 403, too large): the URL is wrong, which is
+        // bad input; an unreachable host or a timeout stays what it is.
+        if (error instanceof XpkError && (error.kind === 'not-found' || error.kind === 'failed')) {
+          throw new UsageError(`${flag}: ${error.message}`, {flag, hints, cause: error})
+        }
+        throw error
+      }
       origin = 'override-url'
     } else {
       text = await this.readOverrideFile(flag, form.path)

@@ -1,6 +1,6 @@
 import * as Flags from '@oclif/core/flags'
 
-import {integerFlag} from './flag-kinds.js'
+import {integerFlag, pathFlag} from './flag-kinds.js'
 
 /** Where TPU VM commands act, and how they reach the TPU API. */
 export const vmTargetFlags = {
@@ -41,7 +41,7 @@ export const vmRunFlags = {
     description: 'Command to run on every worker (in the copied script directory).',
     required: true,
   }),
-  'script-dir': Flags.string({
+  'script-dir': pathFlag('directory', {
     description:
       'Directory to copy to every worker (honours .dockerignore and .xpkignore). Asks first when it holds node_modules or .git, or more than XPK_SCRIPT_DIR_MAX_MB (default 100, 0: no limit) MB; --force copies it without asking. [default: current directory]',
     exclusive: ['use-existing-folder'],
@@ -54,7 +54,7 @@ export const vmRunFlags = {
   }),
   'ssh-user': Flags.string({description: 'Login on the workers. [default: your local user name]'}),
   'ssh-port': integerFlag('vm:ssh-port', {description: 'SSH port of the workers.', default: 22}),
-  'log-dir': Flags.string({
+  'log-dir': pathFlag('directory', {
     description: 'Where run directories with per-worker logs go. [default: $TMPDIR/xpk-runs]',
   }),
   force: forceFlag,
