@@ -101,12 +101,14 @@ export const inClusterFlags = {
   kubeconfig: {...kubeAccessFlags.kubeconfig, helpGroup: 'INSIDE THE CLUSTER', exclusive: ['skip-in-cluster']},
   context: {...kubeAccessFlags.context, helpGroup: 'INSIDE THE CLUSTER', exclusive: ['skip-in-cluster']},
   'jobset-manifest': pathFlag('manifest', {
-    description: "A file, file:///PATH or https:// URL to install JobSet from, instead of the release's manifests.yaml (air-gapped clusters).",
+    description:
+      "A file, file:///PATH or https:// URL to install JobSet from, instead of the release's manifests.yaml (air-gapped clusters).",
     helpGroup: 'INSIDE THE CLUSTER',
     exclusive: ['skip-in-cluster'],
   }),
   'kueue-manifest': pathFlag('manifest', {
-    description: "A file, file:///PATH or https:// URL to install Kueue from, instead of the release's manifests.yaml (air-gapped clusters).",
+    description:
+      "A file, file:///PATH or https:// URL to install Kueue from, instead of the release's manifests.yaml (air-gapped clusters).",
     helpGroup: 'INSIDE THE CLUSTER',
     exclusive: ['skip-in-cluster'],
   }),
