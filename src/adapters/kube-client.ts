@@ -1,11 +1,13 @@
 import type * as K8s from '@kubernetes/client-node'
 import type {IncomingMessage} from 'node:http'
+import {delimiter, dirname, resolve} from 'node:path'
 import {Agent, request, type RequestOptions} from 'node:https'
 import {createSecureContext, type SecureContext} from 'node:tls'
 import type {Readable} from 'node:stream'
 import {createGunzip, gunzipSync} from 'node:zlib'
 
 import {UsageError, XpkError} from '../core/errors.js'
+import {NodeFiles} from './local-files.js'
 import {knownKind} from '../core/kube/known-kinds.js'
 import {kubeApiError, kubeNetworkError, type KubeStatusBody} from '../core/kube/kube-errors.js'
 import {ListStream, ListSyntaxError} from '../core/kube/list-stream.js'
@@ -46,7 +48,7 @@ export async function connectKube(access: KubeAccess): Promise<KubeClient> {
     return new HttpKube(transport, access.server, 'default')
   }
   const k8s = await import('@kubernetes/client-node')
-  const config = loadKubeconfig(k8s, access)
+  const config = await loadKubeconfig(k8s, access)
   const cluster = config.getCurrentCluster()
   const server = cluster?.server
   if (!server) {
@@ -90,11 +92,59 @@ export async function connectKube(access: KubeAccess): Promise<KubeClient> {
   return new HttpKube(transport, `${server} (context ${config.getCurrentContext()})`, context?.namespace || 'default')
 }
 
-function loadKubeconfig(k8s: typeof K8s, access: Extract<KubeAccess, {kind: 'kubeconfig'}>): K8s.KubeConfig {
+/** A kubeconfig is a few KB; client-node would read a device or a huge file whole (and block on a pipe). */
+const MAX_KUBECONFIG_BYTES = 16 * 1024 * 1024
+
+/**
+ * The kubeconfig file's text, checked first on the open file (a regular UTF-8 text file of bounded size), so a
+ * directory, /dev/zero or a pipe is a usage error naming it instead of a hang or a crash.
+ */
+async function readKubeconfigFile(path: string, flag: string): Promise<string> {
+  const read = await new NodeFiles().readText(path, {maxBytes: MAX_KUBECONFIG_BYTES})
+  const problem = (why: string) =>
+    new UsageError(`${flag} ${path}: ${why}`, {
+      flag: flag.startsWith('--') ? flag : undefined,
+      hints: ['Pass a kubeconfig file that kubectl can use, or leave --kubeconfig out to use the GKE cluster.'],
+    })
+  switch (read.kind) {
+    case 'text':
+      return read.text
+    case 'missing':
+      throw problem('no such file.')
+    case 'directory':
+      throw problem('is a directory, not a kubeconfig file.')
+    case 'not-a-file':
+      throw problem('is not a regular file.')
+    case 'too-large':
+      throw problem(`is larger than ${MAX_KUBECONFIG_BYTES} bytes; not a kubeconfig.`)
+    case 'binary':
+      throw problem(`is not a text file (${read.reason}).`)
+    case 'unreadable':
+      throw problem(`cannot be read: ${read.message}`)
+  }
+}
+
+async function loadKubeconfig(
+  k8s: typeof K8s,
+  access: Extract<KubeAccess, {kind: 'kubeconfig'}>,
+): Promise<K8s.KubeConfig> {
   const config = new k8s.KubeConfig()
+  // The files are read by xpk (checked, bounded); client-node only parses them.
+  const files = access.path
+    ? [{path: access.path, flag: '--kubeconfig'}]
+    : (process.env.KUBECONFIG ?? '')
+        .split(delimiter)
+        .filter(Boolean)
+        .map((path) => ({path, flag: 'KUBECONFIG'}))
+  const texts = await Promise.all(files.map(async (f) => ({...f, text: await readKubeconfigFile(f.path, f.flag)})))
   try {
-    if (access.path) config.loadFromFile(access.path)
-    else config.loadFromDefault()
+    if (texts.length === 0) config.loadFromDefault()
+    for (const [i, f] of texts.entries()) {
+      const one = i === 0 ? config : new k8s.KubeConfig()
+      one.loadFromString(f.text)
+      one.makePathsAbsolute(dirname(resolve(f.path)))
+      if (one !== config) config.mergeConfig(one)
+    }
   } catch (error) {
     throw new UsageError(
       `Could not read the kubeconfig${access.path ? ` ${access.path}` : ''}: ${(error as Error).message}`,

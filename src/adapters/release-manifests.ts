@@ -1,11 +1,15 @@
 import {mkdir} from 'node:fs/promises'
 import {homedir} from 'node:os'
 import {join, resolve} from 'node:path'
-import {fileURLToPath} from 'node:url'
 
 import {UsageError, XpkError} from '../core/errors.js'
 import type {ErrorKind} from '../core/errors.js'
-import {findControllerDeployment, parseManifest, RELEASES} from '../core/kube/release-manifest.js'
+import {
+  findControllerDeployment,
+  parseManifest,
+  parseManifestOverride,
+  RELEASES,
+} from '../core/kube/release-manifest.js'
 import type {KubeObject, Release, ReleaseComponent} from '../core/kube/release-manifest.js'
 import type {
   LoadReleaseManifestOptions,
@@ -102,14 +106,25 @@ export class HttpReleaseManifests implements ReleaseManifestSource {
     signal: AbortSignal | undefined,
   ): Promise<ReleaseManifest> {
     const flag = release.overrideFlag
+    const form = parseManifestOverride(override)
+    if ('problem' in form) throw new UsageError(`${flag} ${override}: ${form.problem}.`, {flag})
     let text: string
     let origin: ReleaseManifestOrigin
-    if (/^https?:\/\//i.test(override)) {
+    if (form.kind === 'url') {
       const hints = [`Check the URL given to ${flag}, or download the manifest and pass the file: ${flag} <file>.`]
-      text = await this.download(release, override, signal, hints)
+      try {
+        text = await this.download(release, form.url, signal, hints)
+      } catch (error) {
+        // The URL answered, and what it answered is not a manifest (404, 403, too large): the URL is wrong, which is
+        // bad input; an unreachable host or a timeout stays what it is.
+        if (error instanceof XpkError && (error.kind === 'not-found' || error.kind === 'failed')) {
+          throw new UsageError(`${flag}: ${error.message}`, {flag, hints, cause: error})
+        }
+        throw error
+      }
       origin = 'override-url'
     } else {
-      text = await this.readOverrideFile(flag, override.startsWith('file:') ? fileURLToPath(override) : override)
+      text = await this.readOverrideFile(flag, form.path)
       origin = 'override-file'
     }
     try {

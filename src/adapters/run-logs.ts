@@ -1,16 +1,20 @@
-/** The {@link RunLogs} port on the local disk: one directory per run under a base directory. */
+/** The {@link RunLogs} port on the local disk: one directory per run. */
 import {createWriteStream} from 'node:fs'
 import {mkdir, readFile, writeFile} from 'node:fs/promises'
-import {join} from 'node:path'
 
+import {XpkError} from '../core/errors.js'
 import type {RunLogs} from '../ports/remote-shell.js'
 
 export class RunLogFiles implements RunLogs {
-  constructor(private readonly baseDir: string) {}
-
-  async open(runName: string): Promise<string> {
-    const dir = join(this.baseDir, runName)
-    await mkdir(dir, {recursive: true})
+  async open(dir: string): Promise<string> {
+    try {
+      await mkdir(dir, {recursive: true})
+    } catch (error) {
+      throw new XpkError('failed', `Cannot create the run directory ${dir}: ${(error as Error).message}`, {
+        hints: ['Pass --log-dir with a directory you can write to.'],
+        cause: error,
+      })
+    }
     return dir
   }
 

@@ -2,10 +2,11 @@
  * Packs a script directory into one tar (in memory, built once and sent to every worker), honouring `.dockerignore`
  * and `.xpkignore` with the same rules as image builds. tar-stream is imported lazily.
  */
-import {lstatSync, readdirSync, readFileSync, readlinkSync} from 'node:fs'
+import {lstatSync, readdirSync, readFileSync, readlinkSync, statSync} from 'node:fs'
 import {join} from 'node:path'
 
 import {UsageError} from '../core/errors.js'
+import type {ScriptDirEntries, ScriptDirEntry, ScriptDirListing} from '../ports/remote-shell.js'
 import {canSkipDirectory, isIgnored, parseDockerignore, type IgnoreRules} from '../core/image/dockerignore.js'
 
 function readRules(dir: string): IgnoreRules {
@@ -20,12 +21,7 @@ function readRules(dir: string): IgnoreRules {
   return {patterns}
 }
 
-interface Entry {
-  readonly path: string
-  readonly type: 'file' | 'directory' | 'symlink'
-  readonly mode: number
-  readonly size: number
-}
+type Entry = ScriptDirEntry
 
 function walk(root: string, rel: string, rules: IgnoreRules, out: Entry[]): void {
   for (const name of readdirSync(join(root, rel)).sort()) {
@@ -45,20 +41,40 @@ function walk(root: string, rel: string, rules: IgnoreRules, out: Entry[]): void
   }
 }
 
-/** The directory as a tar, and how many files and bytes went in. */
-export async function packScriptDir(dir: string): Promise<{tar: Buffer; files: number; bytes: number}> {
-  let rules: IgnoreRules
+/**
+ * What packing the directory would send, after its ignore files: every entry with its type and size, read before
+ * anything is asked or sent (vm run checks it first). A directory that is missing or not a directory says so.
+ */
+export async function listScriptDir(dir: string): Promise<ScriptDirListing> {
+  let info
+  try {
+    info = statSync(dir)
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'ENOENT' || code === 'ENOTDIR') return {dir, missing: 'absent'}
+    throw unreadable(dir, error)
+  }
+  if (!info.isDirectory()) return {dir, missing: 'not-a-directory'}
   const entries: Entry[] = []
   try {
-    if (!lstatSync(dir).isDirectory()) throw new Error('not a directory')
-    rules = readRules(dir)
-    walk(dir, '', rules, entries)
+    walk(dir, '', readRules(dir), entries)
   } catch (error) {
-    throw new UsageError(`--script-dir ${dir}: ${(error as Error).message}.`, {
-      flag: '--script-dir',
-      hints: ['Point --script-dir at the directory to copy to every worker (default: the current directory).'],
-    })
+    if (error instanceof UsageError) throw error
+    throw unreadable(dir, error)
   }
+  return {dir, entries}
+}
+
+function unreadable(dir: string, error: unknown): UsageError {
+  return new UsageError(`--script-dir ${dir}: ${(error as Error).message}.`, {
+    flag: '--script-dir',
+    hints: ['Point --script-dir at the directory to copy to every worker (default: the current directory).'],
+  })
+}
+
+/** The listed directory as a tar, and how many files and bytes went in. */
+export async function packScriptDir(listing: ScriptDirEntries): Promise<{tar: Buffer; files: number; bytes: number}> {
+  const {dir, entries} = listing
   const {pack: createPack} = await import('tar-stream')
   const pack = createPack()
   const chunks: Buffer[] = []

@@ -2,7 +2,7 @@ import * as Flags from '@oclif/core/flags'
 
 import {CLUSTER_DEFAULTS} from '../core/cluster/defaults.js'
 import {DEFAULT_APPLY_CONCURRENCY} from '../core/retry.js'
-import {integerFlag} from './flag-kinds.js'
+import {integerFlag, pathFlag} from './flag-kinds.js'
 import {kubeAccessFlags} from './flags.js'
 
 const capacity = ['on-demand', 'spot', 'reservation', 'flex']
@@ -63,11 +63,11 @@ export const clusterCreateFlags = {
     helpGroup: 'NETWORK',
   }),
   'enable-private-endpoint': Flags.boolean({
-    description: 'Control plane reachable only inside the VPC (implies --private).',
+    description: 'Control plane reachable only inside the VPC (needs --private).',
     helpGroup: 'NETWORK',
   }),
   'private-endpoint-subnetwork': Flags.string({
-    description: 'Subnetwork for the private endpoint (implies --enable-private-endpoint).',
+    description: 'Subnetwork for the private endpoint (implies --enable-private-endpoint; needs --private).',
     helpGroup: 'NETWORK',
   }),
   'enable-master-global-access': Flags.boolean({
@@ -100,13 +100,15 @@ export const inClusterFlags = {
   }),
   kubeconfig: {...kubeAccessFlags.kubeconfig, helpGroup: 'INSIDE THE CLUSTER', exclusive: ['skip-in-cluster']},
   context: {...kubeAccessFlags.context, helpGroup: 'INSIDE THE CLUSTER', exclusive: ['skip-in-cluster']},
-  'jobset-manifest': Flags.string({
-    description: "A file or URL to install JobSet from, instead of the release's manifests.yaml (air-gapped clusters).",
+  'jobset-manifest': pathFlag('manifest', {
+    description:
+      "A file, file:///PATH or https:// URL to install JobSet from, instead of the release's manifests.yaml (air-gapped clusters).",
     helpGroup: 'INSIDE THE CLUSTER',
     exclusive: ['skip-in-cluster'],
   }),
-  'kueue-manifest': Flags.string({
-    description: "A file or URL to install Kueue from, instead of the release's manifests.yaml (air-gapped clusters).",
+  'kueue-manifest': pathFlag('manifest', {
+    description:
+      "A file, file:///PATH or https:// URL to install Kueue from, instead of the release's manifests.yaml (air-gapped clusters).",
     helpGroup: 'INSIDE THE CLUSTER',
     exclusive: ['skip-in-cluster'],
   }),

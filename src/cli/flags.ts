@@ -1,5 +1,7 @@
 import * as Flags from '@oclif/core/flags'
 
+import {pathFlag} from './flag-kinds.js'
+
 /** Flags every command has (besides `--json`, which oclif adds). */
 export const globalFlags = {
   quiet: Flags.boolean({
@@ -71,7 +73,7 @@ export const acceleratorFlags = {
  * kubeconfig reaches (kind, minikube, a cluster made elsewhere). Without them, the GKE cluster's endpoint and CA.
  */
 export const kubeAccessFlags = {
-  kubeconfig: Flags.string({
+  kubeconfig: pathFlag('file', {
     description:
       'Reach the cluster through this kubeconfig instead of the GKE endpoint (kind, minikube, a cluster made elsewhere). [env: KUBECONFIG]',
     helpGroup: 'TARGET',

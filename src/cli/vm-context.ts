@@ -44,19 +44,20 @@ export function vmApiDeps(endpointFlag: string | undefined, console: Console, si
 /** Everything `xpk vm run` needs: the TPU API, the SSH key and known hosts, the packer and the run logs. */
 export async function vmRunDeps(
   endpointFlag: string | undefined,
-  logDir: string | undefined,
   json: boolean,
   console: Console,
   signal: AbortSignal,
 ): Promise<VmRunDeps> {
-  const [{SshKeyFiles}, {WorkerListFiles}, {RunLogFiles}, {homedir, tmpdir}, {join}, {readFile}] = await Promise.all([
-    import('../adapters/ssh-keys.js'),
-    import('../adapters/ssh-targets.js'),
-    import('../adapters/run-logs.js'),
-    import('node:os'),
-    import('node:path'),
-    import('node:fs/promises'),
-  ])
+  const [{SshKeyFiles}, {WorkerListFiles}, {RunLogFiles}, {NodeFiles}, {homedir, tmpdir}, {join}, {readFile}] =
+    await Promise.all([
+      import('../adapters/ssh-keys.js'),
+      import('../adapters/ssh-targets.js'),
+      import('../adapters/run-logs.js'),
+      import('../adapters/local-files.js'),
+      import('node:os'),
+      import('node:path'),
+      import('node:fs/promises'),
+    ])
   const configHome = process.env.XDG_CONFIG_HOME || join(homedir(), '.config')
   // XDG: a relative XDG_CACHE_HOME is to be ignored (as bin/run.js does for the compile cache).
   const cacheHome = process.env.XDG_CACHE_HOME?.startsWith('/') ? process.env.XDG_CACHE_HOME : join(homedir(), '.cache')
@@ -71,16 +72,25 @@ export async function vmRunDeps(
       })
     },
     plans: new WorkerListFiles(join(cacheHome, 'xpk', 'vm-workers')),
-    pack: async (dir) => (await import('../adapters/ssh-bundle.js')).packScriptDir(dir),
-    logs: new RunLogFiles(logDir ?? join(tmpdir(), 'xpk-runs')),
+    list: async (dir) => (await import('../adapters/ssh-bundle.js')).listScriptDir(dir),
+    pack: async (listing) => (await import('../adapters/ssh-bundle.js')).packScriptDir(listing),
+    logs: new RunLogFiles(),
+    defaultLogDir: join(tmpdir(), 'xpk-runs'),
+    files: new NodeFiles(),
+    cwd: process.cwd(),
+    env: process.env,
     // Worker 0's output is the command's output; under --json stdout is for the result, so it goes to stderr.
     output: (chunk) => void (json ? process.stderr : process.stdout).write(chunk),
   }
 }
 
-/** The local user name, gcloud's default login on TPU VMs. */
-export function localUser(): string {
-  return process.env.USER || process.env.LOGNAME || 'root'
+/** The local user name, gcloud's default login on TPU VMs, and the variable it came from (for messages). */
+export function localUser(): {sshUser: string; sshUserSource: string} {
+  for (const name of ['USER', 'LOGNAME']) {
+    const value = process.env[name]
+    if (value) return {sshUser: value, sshUserSource: `--ssh-user (default: $${name})`}
+  }
+  return {sshUser: 'root', sshUserSource: '--ssh-user (default: root)'}
 }
 
 /**

@@ -4,7 +4,7 @@ import {WORKLOAD_DEFAULTS} from '../core/workload/defaults.js'
 import {DEFAULT_GONE_TIMEOUT_MS} from '../core/workload/jobsets.js'
 import {DEFAULT_PRIORITY, PRIORITY_NAMES} from '../core/workload/priority.js'
 import {STATUS_FILTERS} from '../core/workload/status.js'
-import {choiceFlag, integerFlag} from './flag-kinds.js'
+import {choiceFlag, integerFlag, pathFlag} from './flag-kinds.js'
 import {kubeAccessFlags} from './flags.js'
 
 /** The flags of `xpk workload create`, grouped as in `--help`. Defaults are applied (and documented) in src/core. */
@@ -44,7 +44,7 @@ export const workloadCreateFlags = {
     exclusive: ['env-file'],
     helpGroup: 'ENVIRONMENT',
   }),
-  'env-file': Flags.string({
+  'env-file': pathFlag('file', {
     description: 'File of KEY=VALUE lines (# comments; a bare KEY copies your local value).',
     exclusive: ['env'],
     helpGroup: 'ENVIRONMENT',
@@ -65,7 +65,7 @@ export const workloadCreateFlags = {
     description: `Base image to layer --script-dir onto. [default: ${WORKLOAD_DEFAULTS.baseDockerImage}]`,
     helpGroup: 'IMAGE',
   }),
-  'script-dir': Flags.string({
+  'script-dir': pathFlag('directory', {
     description:
       'Directory copied to /app in the image (honours .dockerignore). Asks first when it holds node_modules or .git, or more than XPK_SCRIPT_DIR_MAX_MB (default 100, 0: no limit) MB; --force packs it without asking. [default: current directory]',
     helpGroup: 'IMAGE',
@@ -83,7 +83,7 @@ export const workloadCreateFlags = {
     description: 'Kubernetes secret for pulling a private image.',
     helpGroup: 'IMAGE',
   }),
-  'output-manifest-file': Flags.string({
+  'output-manifest-file': pathFlag('output-file', {
     description: 'Also write the JobSet YAML to this file (works with --dry-run).',
   }),
   replace: Flags.boolean({

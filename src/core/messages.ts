@@ -173,6 +173,14 @@ export const MESSAGES = {
     summary: 'Asked before creating ~/.ssh/google_compute_engine (answered yes when nobody can be asked).',
   },
   'vm.run.key-created': {level: 'info', summary: 'An SSH key was created.'},
+  'vm.run.default-script-dir': {
+    level: 'info',
+    summary: 'No --script-dir: the current directory is copied to every worker.',
+  },
+  'vm.run.confirm-large-script-dir': {
+    level: 'question',
+    summary: 'Asked before copying a script directory that looks too big or holds node_modules/.git to every worker.',
+  },
   'vm.run.adding-key': {level: 'info', summary: "The SSH key is being added to the nodes' ssh-keys metadata."},
 } as const satisfies Record<string, MessageDefinition>
 

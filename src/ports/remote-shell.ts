@@ -58,8 +58,8 @@ export interface SshKeyStore {
 
 /** Where per-worker logs of a run go. */
 export interface RunLogs {
-  /** Creates the run directory and returns its path. */
-  open(runName: string): Promise<string>
+  /** Creates the run directory (and the directories above it) and returns its path. */
+  open(dir: string): Promise<string>
   /** Opens one log file, replacing an earlier one of the same run name. */
   writer(path: string): {write(chunk: Buffer): void; close(): Promise<void>}
   /** Writes a whole file (the run summary). */
@@ -67,3 +67,21 @@ export interface RunLogs {
   /** The last `lines` lines of a log. */
   tail(path: string, lines: number): Promise<string[]>
 }
+
+/** One entry of a script directory to send (after its ignore files). */
+export interface ScriptDirEntry {
+  /** Relative, with `/`. */
+  readonly path: string
+  readonly type: 'file' | 'directory' | 'symlink'
+  readonly mode: number
+  readonly size: number
+}
+
+/** A script directory as listed: its entries, read before anything is asked or sent. */
+export interface ScriptDirEntries {
+  readonly dir: string
+  readonly entries: readonly ScriptDirEntry[]
+}
+
+/** What listing a script directory found: its entries, or that it is missing or not a directory. */
+export type ScriptDirListing = ScriptDirEntries | {readonly dir: string; readonly missing: 'absent' | 'not-a-directory'}

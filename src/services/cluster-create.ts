@@ -10,7 +10,15 @@ import {
 } from '../core/cluster/plan.js'
 import {planToJson, renderPlan, type PlanJson} from '../core/cluster/render-plan.js'
 import {chooseControlPlaneVersion, chooseNodeVersion} from '../core/cluster/versions.js'
-import {combinedKind, XpkError} from '../core/errors.js'
+import {combinedKind, UsageError, XpkError} from '../core/errors.js'
+import {Problems} from '../core/input.js'
+import {
+  parseManifestOverride,
+  RELEASE_COMPONENTS,
+  RELEASES,
+  type ReleaseComponent,
+} from '../core/kube/release-manifest.js'
+import {escapeControl} from '../core/text.js'
 import type {Console} from '../ports/console.js'
 import type {GkeClient} from '../ports/gke.js'
 import {
@@ -30,7 +38,7 @@ import {clusterVmCount} from '../core/incluster/cluster-shape.js'
 import {placementAfterPlan} from '../core/incluster/topology-aware.js'
 import {CLUSTER_DEFAULTS} from '../core/cluster/defaults.js'
 import type {KubeClient} from '../ports/kube.js'
-import type {ReleaseManifestSource} from '../ports/release-manifests.js'
+import type {ReleaseManifest, ReleaseManifestSource} from '../ports/release-manifests.js'
 import {message, question} from '../core/messages.js'
 import {confirmOrStop} from './confirm.js'
 
@@ -43,7 +51,12 @@ export interface ClusterCreateOptions {
   readonly verbose?: boolean
   readonly apply: Omit<ApplyOptions, 'signal' | 'inCluster'>
   /** The in-cluster half (JobSet, Kueue, queues, ConfigMaps); `skip` leaves the cluster's inside alone. */
-  readonly inCluster: InClusterApplyOptions & {readonly skip: boolean; readonly xpkVersion: string}
+  readonly inCluster: InClusterApplyOptions & {
+    readonly skip: boolean
+    readonly xpkVersion: string
+    /** `--kubeconfig` / `--context` reach the cluster: the kubeconfig is read and checked with the other inputs. */
+    readonly viaKubeconfig?: boolean
+  }
 }
 
 export interface ClusterCreateDeps extends Omit<ApplyDeps, 'gke'> {
@@ -75,8 +88,11 @@ export async function createCluster(
   options: ClusterCreateOptions,
   deps: ClusterCreateDeps,
 ): Promise<ClusterCreateResult> {
-  let desired = desiredClusterFromFlags(options.flags)
+  const checked = await checkInputs(options, deps)
+  let desired = checked.desired
   const {console} = deps
+  // The manifests were read and checked above; the install steps use those very objects.
+  const manifests = preloaded(deps.manifests, checked.manifests)
   if (options.offline) {
     const plan = planCluster(desired, undefined)
     const inputs = inClusterInputs(desired, options, plan, undefined)
@@ -112,6 +128,7 @@ export async function createCluster(
     const inputs = inClusterInputs(desired, options, plan, observed)
 
     const kube = memoize(async () => {
+      if (checked.kube) return checked.kube
       const live =
         observed &&
         observed.status !== 'STOPPING' &&
@@ -183,7 +200,7 @@ export async function createCluster(
         inCluster: inPlan
           ? inClusterSteps(
               inPlan,
-              {kube, manifests: deps.manifests, retry: {policy: options.apply.retry, clock: deps, signal: deps.signal}},
+              {kube, manifests, retry: {policy: options.apply.retry, clock: deps, signal: deps.signal}},
               options.inCluster,
             )
           : [],
@@ -204,6 +221,70 @@ export async function createCluster(
   } finally {
     await gke.close()
   }
+}
+
+/** The inputs of a run, each read and checked. */
+interface CheckedInputs {
+  readonly desired: DesiredCluster
+  /** The `--jobset-manifest` / `--kueue-manifest` files or downloads, parsed and checked. */
+  readonly manifests: Partial<Record<ReleaseComponent, ReleaseManifest>>
+  /** The cluster's Kubernetes API through `--kubeconfig` / `--context`, its kubeconfig read and checked. */
+  readonly kube?: KubeClient
+}
+
+/**
+ * Every input `cluster create` reads, read and checked before anything is planned or sent (issue 17): the flags,
+ * the manifest files or URLs that replace the releases' (read, downloaded and parsed now, in an offline dry run
+ * too, where a URL cannot be read and is refused), and the kubeconfig. Usage problems are reported together.
+ */
+async function checkInputs(options: ClusterCreateOptions, deps: ClusterCreateDeps): Promise<CheckedInputs> {
+  const problems = new Problems()
+  const desired = problems.attempt(() => desiredClusterFromFlags(options.flags))
+  const overrides = options.inCluster.skip ? {} : options.inCluster.manifestOverrides
+  const loads: Promise<readonly [ReleaseComponent, ReleaseManifest]>[] = []
+  for (const component of RELEASE_COMPONENTS) {
+    const override = overrides[component]
+    if (override === undefined) continue
+    const flag = RELEASES[component].overrideFlag
+    const form = parseManifestOverride(override)
+    if ('problem' in form) {
+      problems.add(`${flag} ${escapeControl(override)}: ${form.problem}.`, {flag})
+    } else if (form.kind === 'url' && options.offline) {
+      problems.add(`${flag} ${escapeControl(override)}: --offline makes no network call, so the URL cannot be read.`, {
+        flag,
+        hints: [`Download it and pass the file (${flag} <file>), or leave out --offline.`],
+      })
+    } else {
+      loads.push(deps.manifests.load(component, {override, signal: deps.signal}).then((m) => [component, m] as const))
+    }
+  }
+  const viaKubeconfig = !options.inCluster.skip && options.inCluster.viaKubeconfig === true
+  const [loaded, kube] = await Promise.all([
+    Promise.allSettled(loads),
+    viaKubeconfig
+      ? deps.kube(undefined).then(
+          (client) => ({client}),
+          (error: unknown) => ({error}),
+        )
+      : undefined,
+  ])
+  const failures: unknown[] = []
+  for (const result of [...loaded, ...(kube && 'error' in kube ? [{status: 'rejected', reason: kube.error}] : [])]) {
+    if (result.status !== 'rejected') continue
+    if (result.reason instanceof UsageError) problems.push(result.reason)
+    else failures.push(result.reason)
+  }
+  problems.throwIfAny()
+  if (failures.length > 0) throw failures[0]
+  const manifests = Object.fromEntries(
+    loaded.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : [])),
+  ) as CheckedInputs['manifests']
+  return {desired: desired as DesiredCluster, manifests, kube: kube && 'client' in kube ? kube.client : undefined}
+}
+
+/** A manifest source that answers with the manifests already read, and asks `source` for the others. */
+function preloaded(source: ReleaseManifestSource, manifests: CheckedInputs['manifests']): ReleaseManifestSource {
+  return {load: (component, options) => Promise.resolve(manifests[component] ?? source.load(component, options))}
 }
 
 /** Whether the workload policy the pools name exists and is usable; a different policy under its name is an error. */

@@ -1,11 +1,5 @@
 import {UsageError, XpkError} from '../core/errors.js'
-import {
-  contextConcerns,
-  contextSize,
-  DEFAULT_SCRIPT_DIR_MAX_MB,
-  formatBytes,
-  SCRIPT_DIR_MAX_MB_VARIABLE,
-} from '../core/image/context-check.js'
+import {DEFAULT_SCRIPT_DIR_MAX_MB} from '../core/image/context-check.js'
 import {contextDigest} from '../core/image/context-digest.js'
 import {CONTEXT_FILES_DIR, layerDockerfile} from '../core/image/dockerfile.js'
 import {
@@ -28,8 +22,8 @@ import type {
   RegistryCredentials,
   ScannedContext,
 } from '../ports/images.js'
-import {message, question} from '../core/messages.js'
-import {confirmOrStop} from './confirm.js'
+import {message} from '../core/messages.js'
+import {confirmPacking, type PackingPurpose} from './script-dir.js'
 
 export interface ImageBuildOptions {
   readonly baseImage: string
@@ -256,35 +250,25 @@ async function scanScriptDir(options: ImageBuildOptions, deps: ImageBuildDeps): 
   return scanned
 }
 
-/**
- * Says what the default script directory holds, and asks before packing one that looks like a whole repository
- * (dependencies, history) or is very big: running from the wrong directory would otherwise silently send it all.
- */
+/** Asks before packing a script directory that looks like a whole repository or is very big (services/script-dir.ts). */
 async function checkContext(listing: ContextListing, options: ImageBuildOptions, deps: ImageBuildDeps): Promise<void> {
-  const dir = options.scriptDir
-  const {files, bytes} = contextSize(listing.entries)
-  if (options.scriptDirIsDefault) {
-    deps.console.info(
-      message(
-        'image.default-script-dir',
-        `Packing the current directory ${dir} (no --script-dir given): ${files} file${files === 1 ? '' : 's'}, ` +
-          `${formatBytes(bytes)} after .dockerignore.`,
-        {dir, files, bytes},
-      ),
-    )
-  }
-  const maxBytes =
-    options.maxContextBytes === undefined ? DEFAULT_SCRIPT_DIR_MAX_MB * 1_000_000 : options.maxContextBytes
-  const concerns = contextConcerns(listing.entries, maxBytes)
-  if (concerns.length === 0) return
-  const text =
-    `The script directory ${dir} ${concerns.join(' and ')}; all of it would be copied into the image. ` +
-    `Exclude what the workload does not need in ${dir}/.dockerignore, pass --script-dir with just your code, ` +
-    `or raise the limit with ${SCRIPT_DIR_MAX_MB_VARIABLE}=MB. Pack it anyway?`
-  await confirmOrStop(deps.console, question('image.confirm-large-script-dir', text, false, {dir, concerns}), {
-    nothingDone: 'Nothing was built.',
-    hints: ['Narrow the script directory as above, or pass --force to pack it without asking.'],
-  })
+  await confirmPacking(
+    listing.entries,
+    {
+      path: options.scriptDir,
+      isDefault: options.scriptDirIsDefault ?? false,
+      maxBytes: options.maxContextBytes === undefined ? DEFAULT_SCRIPT_DIR_MAX_MB * 1_000_000 : options.maxContextBytes,
+    },
+    IMAGE_PACKING,
+    deps.console,
+  )
+}
+
+const IMAGE_PACKING: PackingPurpose = {
+  destination: 'into the image',
+  ignoreFiles: '.dockerignore',
+  codes: {defaultDir: 'image.default-script-dir', confirm: 'image.confirm-large-script-dir'},
+  nothingDone: 'Nothing was built.',
 }
 
 function offlineBase(baseImage: string, base: ImageReference): ResolvedBase {

@@ -1,4 +1,5 @@
-import {XpkError} from '../core/errors.js'
+import {throwIfProblems, XpkError} from '../core/errors.js'
+import {idProblem} from '../core/vm/naming.js'
 import type {TpuLocation} from '../ports/tpu.js'
 import {pollWait, usingTpu, withRetries, type VmApiDeps, type VmTiming} from './vm-common.js'
 import {message, question} from '../core/messages.js'
@@ -23,6 +24,13 @@ export interface VmDeleteResult {
  * gone (unless --async). A queued resource that does not exist is success.
  */
 export async function deleteVms(options: VmDeleteOptions, deps: VmApiDeps): Promise<VmDeleteResult> {
+  // The names become paths of the TPU API's URLs: checked by the rule `vm create` made them with.
+  throwIfProblems(
+    [
+      idProblem(options.tpuPrefix, '--tpu-prefix'),
+      options.queuedResourceId === undefined ? undefined : idProblem(options.queuedResourceId, '--queued-resource-id'),
+    ].filter((p) => p !== undefined),
+  )
   const location = {project: options.project, zone: options.zone}
   const id = options.queuedResourceId ?? options.tpuPrefix
   return usingTpu(deps, async (tpu) => {

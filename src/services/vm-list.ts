@@ -1,4 +1,4 @@
-import {sliceIndex} from '../core/vm/naming.js'
+import {idProblem, sliceIndex} from '../core/vm/naming.js'
 import type {QueuedResource, TpuLocation, TpuNode} from '../ports/tpu.js'
 import {usingTpu, withRetries, type VmApiDeps, type VmTiming} from './vm-common.js'
 
@@ -15,6 +15,8 @@ export interface VmListResult {
 
 /** `xpk vm list`: queued resources and nodes of the zone, optionally only those of one prefix. */
 export async function listVms(options: VmListOptions, deps: VmApiDeps): Promise<VmListResult> {
+  const prefixProblem = options.tpuPrefix === undefined ? undefined : idProblem(options.tpuPrefix, '--tpu-prefix')
+  if (prefixProblem) throw prefixProblem
   const location = {project: options.project, zone: options.zone}
   return usingTpu(deps, async (tpu) => {
     const [queuedResources, nodes] = await Promise.all([

@@ -1,4 +1,7 @@
-import {XpkError} from '../core/errors.js'
+import {join} from 'node:path'
+
+import {UsageError, XpkError} from '../core/errors.js'
+import {Problems} from '../core/input.js'
 import {pollDelay} from '../core/retry.js'
 import {defaultRunName} from '../core/vm/naming.js'
 import {
@@ -26,6 +29,8 @@ import type {
   RemoteSession,
   RemoteShell,
   RunLogs,
+  ScriptDirEntries,
+  ScriptDirListing,
   SshKeyPair,
   SshKeyStore,
   SshTarget,
@@ -33,12 +38,17 @@ import type {
 import type {TpuClient, TpuLocation, TpuNode} from '../ports/tpu.js'
 import {pollWait, usingTpu, withRetries, type VmApiDeps, type VmTiming} from './vm-common.js'
 import {message, question} from '../core/messages.js'
+import type {LocalFiles} from '../ports/files.js'
 import {confirmOrStop} from './confirm.js'
+import {confirmPacking, scriptDirLimit, type PackingPurpose} from './script-dir.js'
 
 export interface VmRunOptions extends TpuLocation {
   readonly tpuPrefix: string
   readonly command: string
-  readonly scriptDir: string
+  /** The directory to copy to every worker; the current directory when not given (and not useExistingFolder). */
+  readonly scriptDir?: string
+  /** `--log-dir`: must exist; without it, the default run-logs directory is used (and made when missing). */
+  readonly logDir?: string
   /** Names the log directory; default run-<UTC timestamp>. */
   readonly runName?: string
   /** Connect to internal IPs (from inside Google Cloud). */
@@ -46,6 +56,8 @@ export interface VmRunOptions extends TpuLocation {
   /** Run in the copy already on the workers instead of shipping the script directory. */
   readonly useExistingFolder: boolean
   readonly sshUser: string
+  /** Where the login came from, for messages: `--ssh-user` (the default), or e.g. "the USER variable". */
+  readonly sshUserSource?: string
   /** As typed (checked exactly) or a number. */
   readonly sshPort: number | string
   /** Where the script directory goes on each worker, relative to the login's home. */
@@ -85,8 +97,18 @@ export interface VmRunDeps extends VmApiDeps {
   readonly shell: (keys: SshKeyPair) => Promise<VmShell>
   /** Without it, every run lists the workers first and connects after. */
   readonly plans?: PlanCache
-  readonly pack: (dir: string) => Promise<{tar: Buffer; files: number; bytes: number}>
+  /** Lists the script directory (after its ignore files); nothing is read but the listing. */
+  readonly list: (dir: string) => Promise<ScriptDirListing>
+  readonly pack: (listing: ScriptDirEntries) => Promise<{tar: Buffer; files: number; bytes: number}>
   readonly logs: RunLogs
+  /** Where run directories go without --log-dir (made when missing). */
+  readonly defaultLogDir: string
+  /** To check --log-dir before anything is sent. */
+  readonly files: LocalFiles
+  /** The default --script-dir. */
+  readonly cwd: string
+  /** The caller's environment (XPK_SCRIPT_DIR_MAX_MB). */
+  readonly env: Readonly<Record<string, string | undefined>>
   /** Where worker 0's output is streamed. */
   readonly output: (chunk: Buffer) => void
 }
@@ -143,16 +165,10 @@ const READY_LINE = Buffer.from(`${READY_MARKER}\n`)
  * process group); Ctrl-C does the same.
  */
 export async function runOnVms(input: VmRunOptions, deps: VmRunDeps): Promise<VmRunResult> {
-  const named = {
-    ...input,
-    runName: input.runName ?? defaultRunName(new Date(deps.now())),
-    remoteDir: input.remoteDir ?? `xpk-${input.tpuPrefix}`,
-    keyPropagationMs: input.keyPropagationMs ?? KEY_PROPAGATION_MS,
-  }
-  const options = {...named, ...checkRunInput(named)}
+  const checked = await checkInputs(input, deps)
+  const {options, keys, listing, logBase} = checked
   const started = deps.now()
   const location = {project: options.project, zone: options.zone}
-  const keys = await ensureKeyPair(deps)
   // Loading the SSH client overlaps the TPU API calls.
   const shellReady = deps.shell(keys)
   shellReady.catch(() => {})
@@ -182,7 +198,7 @@ export async function runOnVms(input: VmRunOptions, deps: VmRunDeps): Promise<Vm
         const nodes = await withRetries(() => tpu.listNodes(location), options.timing, deps)
         const plan = planWorkers(options.tpuPrefix, nodes, options.internalIp)
         // Packing overlaps the metadata updates; it is awaited below, so an early failure must not go unhandled.
-        packing = options.useExistingFolder ? undefined : deps.pack(options.scriptDir)
+        packing = listing === undefined ? undefined : deps.pack(listing)
         packing?.catch(() => {})
         const mine = nodes.filter((n) => plan.workers.some((w) => w.nodeId === n.id))
         const addedKeys = await ensureKeyOnNodes(tpu, location, mine, options, keys, deps)
@@ -208,7 +224,7 @@ export async function runOnVms(input: VmRunOptions, deps: VmRunDeps): Promise<Vm
           `: ${options.command}`,
       ),
     )
-    const logDir = await deps.logs.open(options.runName)
+    const logDir = await deps.logs.open(join(logBase, options.runName))
     const shell = await shellReady
     const sessions = await connectAll(shell, workers, options, addedKeys, deps, early)
     deps.console.debug(
@@ -240,6 +256,137 @@ export async function runOnVms(input: VmRunOptions, deps: VmRunDeps): Promise<Vm
   } finally {
     early?.discard()
   }
+}
+
+/** What `vm run` reads before it sends anything: the options, the key pair, the script directory and the logs. */
+interface CheckedInputs {
+  readonly options: Resolved
+  readonly keys: SshKeyPair
+  /** The script directory to copy, listed (undefined with --use-existing-folder). */
+  readonly listing: ScriptDirEntries | undefined
+  /** Where the run directory goes. */
+  readonly logBase: string
+}
+
+const WORKER_PACKING: PackingPurpose = {
+  destination: 'to every worker',
+  ignoreFiles: '.dockerignore and .xpkignore',
+  codes: {defaultDir: 'vm.run.default-script-dir', confirm: 'vm.run.confirm-large-script-dir'},
+  nothingDone: 'Nothing was copied or run.',
+}
+
+/**
+ * Every input of the run, read and checked before any request (issue 17): the flags (and the login from $USER), the
+ * SSH key pair (its public key goes into the nodes' metadata), --log-dir and the run directory in it, and the
+ * script directory, listed and, when it looks like more than training code, asked about (--force skips the
+ * question). Usage problems are reported together.
+ */
+async function checkInputs(input: VmRunOptions, deps: VmRunDeps): Promise<CheckedInputs> {
+  const named = {
+    ...input,
+    runName: input.runName ?? defaultRunName(new Date(deps.now())),
+    remoteDir: input.remoteDir ?? `xpk-${input.tpuPrefix}`,
+    keyPropagationMs: input.keyPropagationMs ?? KEY_PROPAGATION_MS,
+  }
+  const problems = new Problems()
+  const parsed = problems.attempt(() => checkRunInput(named))
+  const logBase = input.logDir ?? deps.defaultLogDir
+  const scriptDir = input.useExistingFolder ? undefined : (input.scriptDir ?? deps.cwd)
+  const limit = scriptDir === undefined ? null : scriptDirLimit(deps.env)
+  if (limit instanceof UsageError) problems.push(limit)
+  const [logProblem, found, listed] = await Promise.all([
+    checkLogDir(logBase, input.logDir !== undefined, named.runName, deps.files),
+    settle(deps.keys.read()),
+    scriptDir === undefined ? undefined : settle(deps.list(scriptDir)),
+  ])
+  if (logProblem) problems.push(logProblem)
+  const listing = listed === undefined ? undefined : collect(listed, problems)
+  const entries = listing === undefined ? undefined : scriptDirEntries(listing, problems)
+  const pair = collect(found, problems)
+  problems.throwIfAny()
+  // Asked only once everything else is known to be fine: a "yes" is never followed by a refusal.
+  if (entries) {
+    const path = input.scriptDir === undefined ? deps.cwd : entries.dir
+    await confirmPacking(
+      entries.entries,
+      {path, isDefault: input.scriptDir === undefined, maxBytes: limit as number | null},
+      WORKER_PACKING,
+      deps.console,
+    )
+  }
+  const keys = pair ?? (await createKeyPair(deps))
+  return {options: {...named, ...(parsed as {sshPort: number})}, keys, listing: entries, logBase}
+}
+
+type Settled<T> = {readonly value: T} | {readonly error: unknown}
+
+function settle<T>(promise: Promise<T>): Promise<Settled<T>> {
+  return promise.then(
+    (value) => ({value}),
+    (error: unknown) => ({error}),
+  )
+}
+
+/** The value, or undefined with a usage error recorded; any other error is thrown. */
+function collect<T>(settled: Settled<T>, problems: Problems): T | undefined {
+  if ('value' in settled) return settled.value
+  if (settled.error instanceof UsageError) {
+    problems.push(settled.error)
+    return undefined
+  }
+  throw settled.error
+}
+
+function scriptDirEntries(listing: ScriptDirListing, problems: Problems): ScriptDirEntries | undefined {
+  if ('entries' in listing) return listing
+  const hints = [
+    'Point --script-dir at the directory to copy to every worker (default: the current directory), or pass --use-existing-folder to copy nothing.',
+  ]
+  problems.add(
+    listing.missing === 'absent'
+      ? `--script-dir ${listing.dir}: no such directory.`
+      : `--script-dir ${listing.dir} is not a directory.`,
+    {flag: '--script-dir', hints},
+  )
+  return undefined
+}
+
+/**
+ * `--log-dir` must be an existing directory xpk may write in (a typo is not hidden by making it); the default one is
+ * made when missing. The run directory in it may exist (a re-run of the same --run-name replaces its logs), but
+ * not as a file.
+ */
+async function checkLogDir(
+  base: string,
+  given: boolean,
+  runName: string,
+  files: LocalFiles,
+): Promise<UsageError | undefined> {
+  const name = given ? `--log-dir ${base}` : `The run-logs directory ${base} (the default of --log-dir)`
+  const problem = (why: string, hint: string) => new UsageError(`${name}: ${why}`, {flag: '--log-dir', hints: [hint]})
+  try {
+    const found = await files.stat(base)
+    if (found === undefined) {
+      return given
+        ? problem('no such directory.', `Create it first (mkdir -p ${base}), or leave --log-dir out.`)
+        : undefined
+    }
+    if (found.type !== 'directory') return problem('is not a directory.', 'Name a directory for the run logs.')
+    if (!(await files.canWriteIn(base))) {
+      return problem('no permission to create directories in it.', 'Name a directory you can write to.')
+    }
+    const run = await files.stat(join(base, runName))
+    if (run !== undefined && run.type !== 'directory') {
+      return problem(
+        `${join(base, runName)} exists and is not a directory.`,
+        'Pass another --run-name, or move the file away.',
+      )
+    }
+  } catch (error) {
+    if (!(error instanceof XpkError)) throw error
+    return problem(error.message, 'Name a directory you can write to.')
+  }
+  return undefined
 }
 
 /**
@@ -331,9 +478,8 @@ async function connectEarly(
   return new EarlyConnections(plan, shell, options, deps.signal)
 }
 
-async function ensureKeyPair(deps: VmRunDeps): Promise<SshKeyPair> {
-  const found = await deps.keys.read()
-  if (found) return found
+/** Creates the key pair gcloud would have made, after asking (the answer defaults to yes). */
+async function createKeyPair(deps: VmRunDeps): Promise<SshKeyPair> {
   // Creating a key destroys nothing, so with nobody to ask the host's default answer (yes) lets scripts go on.
   await confirmOrStop(
     deps.console,

@@ -207,7 +207,7 @@ describe('HttpReleaseManifests', () => {
       {
         name: 'a file that is not YAML',
         make: (dir) => write(join(dir, 'bad.yaml'), 'a: [b'),
-        message: /bad.yaml is not valid YAML/,
+        message: /bad.yaml line \d+, column \d+ is not valid YAML/,
       },
       {
         name: 'a manifest of something else',
@@ -238,11 +238,13 @@ describe('HttpReleaseManifests', () => {
       expect((error as UsageError).flag).toBe('--jobset-manifest')
     })
 
-    it('reports a failed override download with the URL, and hints at checking it', async () => {
+    it('reports a failed override download with the URL as a usage error of the flag, and hints at checking it', async () => {
       const server = await serve((_request, response) => response.writeHead(404, 'Not Found').end())
       const error = await failure(new HttpReleaseManifests({cacheDir: tempDir()}).load('kueue', {override: server.url}))
+      expect(error).toBeInstanceOf(UsageError)
+      expect((error as UsageError).flag).toBe('--kueue-manifest')
       expect(error.message).toBe(
-        `Cannot download the Kueue v0.17.1 release manifest from ${server.url}: HTTP 404 Not Found.`,
+        `--kueue-manifest: Cannot download the Kueue v0.17.1 release manifest from ${server.url}: HTTP 404 Not Found.`,
       )
       expect(error.hints.join('\n')).toMatch(/Check the URL given to --kueue-manifest/)
     })
@@ -314,7 +316,7 @@ describe('HttpReleaseManifests', () => {
       const cacheDir = tempDir()
       const error = await failure(new HttpReleaseManifests({cacheDir, urls: {kueue: server.url}}).load('kueue'))
       expect(error.kind).toBe('failed')
-      expect(error.message).toBe(`${server.url} is not a Kubernetes manifest:\n  document 1: not a mapping`)
+      expect(error.message).toBe(`${server.url} is not a Kubernetes manifest:\n  document 1 (line 1): not a mapping`)
       expect(error.hints[0]).toMatch(/--kueue-manifest/)
       expect(readdirSync(cacheDir)).toEqual([])
     })

@@ -6,7 +6,7 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {packScriptDir} from '../../src/adapters/ssh-bundle.js'
+import {listScriptDir, packScriptDir} from '../../src/adapters/ssh-bundle.js'
 import {createSshShell} from '../../src/adapters/ssh-client.js'
 import {SshKeyFiles} from '../../src/adapters/ssh-keys.js'
 import {sshdMissing, SshWorkers} from '../helpers/sshd.js'
@@ -100,19 +100,31 @@ describe('script directory packing', () => {
     writeFileSync(join(dir, '.dockerignore'), '*.tmp\n')
     writeFileSync(join(dir, '.xpkignore'), 'data\n')
     symlinkSync('run.sh', join(dir, 'link'))
-    const {tar, files} = await packScriptDir(dir)
+    const listing = await listScriptDir(dir)
+    if (!('entries' in listing)) throw new Error(`not listed: ${listing.missing}`)
+    expect(listing.entries.map((e) => `${e.type} ${e.path}`)).toEqual([
+      'file .dockerignore',
+      'file .xpkignore',
+      'symlink link',
+      'file run.sh',
+    ])
+    const {tar, files} = await packScriptDir(listing)
     expect(files).toBe(3)
     const out = temp('xpk-unpack-')
     expect(spawnSync('tar', ['-xf', '-', '-C', out], {input: tar}).status).toBe(0)
-    const listing = spawnSync('tar', ['-tvf', '-'], {input: tar, encoding: 'utf8'}).stdout
-    expect(listing).toMatch(/^-rwxr-xr-x .* run\.sh$/m)
-    expect(listing).toMatch(/^l.* link -> run\.sh$/m)
-    expect(listing).not.toMatch(/notes\.tmp|data/)
+    const shipped = spawnSync('tar', ['-tvf', '-'], {input: tar, encoding: 'utf8'}).stdout
+    expect(shipped).toMatch(/^-rwxr-xr-x .* run\.sh$/m)
+    expect(shipped).toMatch(/^l.* link -> run\.sh$/m)
+    expect(shipped).not.toMatch(/notes\.tmp|data/)
     expect(readFileSync(join(out, 'link'), 'utf8')).toBe('#!/bin/sh\n')
   })
 
-  it('names --script-dir when the directory is missing', async () => {
-    await expect(packScriptDir('/nonexistent/xpk')).rejects.toMatchObject({kind: 'usage', flag: '--script-dir'})
+  it('says when the directory is missing or not a directory', async () => {
+    expect(await listScriptDir('/nonexistent/xpk')).toEqual({dir: '/nonexistent/xpk', missing: 'absent'})
+    const dir = temp('xpk-pack-file-')
+    writeFileSync(join(dir, 'f'), 'x')
+    expect(await listScriptDir(join(dir, 'f'))).toEqual({dir: join(dir, 'f'), missing: 'not-a-directory'})
+    expect(await listScriptDir(join(dir, 'f', 'below'))).toEqual({dir: join(dir, 'f', 'below'), missing: 'absent'})
   })
 })
 

@@ -165,3 +165,30 @@ describe('vm delete --async', () => {
     expect(tpu.queued.get('demo')!.state).toBe('DELETING')
   })
 })
+
+// Issue 17: a --tpu-prefix or --queued-resource-id that `vm create` would refuse is refused by every vm command
+// before any request (they become paths of the TPU API's URLs).
+describe('vm list and vm delete check the names first', () => {
+  const bad = ['Bad_P', '../../x', 'demo/nodes', '-demo', 'a'.repeat(62)]
+  it.each(bad)('vm list --tpu-prefix %j is a usage error, with no request', async (prefix) => {
+    const {tpu, deps} = setup()
+    await expect(listVms({...where, tpuPrefix: prefix, timing}, deps)).rejects.toMatchObject({
+      kind: 'usage',
+      flag: '--tpu-prefix',
+    })
+    expect(tpu.log).toEqual([])
+  })
+
+  it.each(bad.flatMap((name) => [{tpuPrefix: name}, {tpuPrefix: 'demo', queuedResourceId: name}]))(
+    'vm delete %j is a usage error, with no request',
+    async (names) => {
+      const {tpu, deps} = setup('yes')
+      const error = await deleteVms({...where, ...names, async: false, timing}, deps).catch((e: unknown) => e)
+      expect(error).toMatchObject({
+        kind: 'usage',
+        flag: 'queuedResourceId' in names ? '--queued-resource-id' : '--tpu-prefix',
+      })
+      expect(tpu.log).toEqual([])
+    },
+  )
+})

@@ -1,11 +1,18 @@
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+
 import {describe, expect, it} from 'vitest'
 
-import {XpkError} from '../../src/core/errors.js'
+import {NodeFiles} from '../../src/adapters/local-files.js'
+
+import {UsageError, UsageErrors, XpkError} from '../../src/core/errors.js'
 import type {
   RemoteExit,
   RemoteSession,
   RemoteShell,
   RunLogs,
+  ScriptDirEntries,
+  ScriptDirListing,
   SshKeyPair,
   SshKeyStore,
   SshTarget,
@@ -116,10 +123,14 @@ class MemoryPlans implements PlanCache {
   }
 }
 
+/** The default run-logs directory of these tests: under the run's temporary root, and never made (logs are kept in memory). */
+const LOG_BASE = join(tmpdir(), 'xpk-vm-run-logs-never-made')
+
+/** Run logs in memory; the default directory shows as /logs. */
 class MemoryLogs implements RunLogs {
   readonly files = new Map<string, string>()
-  async open(runName: string) {
-    return `/logs/${runName}`
+  async open(dir: string) {
+    return dir.startsWith(`${LOG_BASE}/`) ? `/logs/${dir.slice(LOG_BASE.length + 1)}` : dir
   }
   writer(path: string) {
     return {
@@ -135,7 +146,11 @@ class MemoryLogs implements RunLogs {
   }
 }
 
-function setup(behave: (host: string) => Behaviour, options: {answer?: PromptAnswer; key?: boolean} = {}) {
+function setup(
+  behave: (host: string) => Behaviour,
+  options: {answer?: PromptAnswer; key?: boolean; env?: Record<string, string>} = {},
+) {
+  const listings = new Map<string, ScriptDirListing>()
   const tpu = new MemoryTpu()
   tpu.addNode('demo-0', 'v4-16')
   tpu.addNode('demo-1', 'v4-16')
@@ -170,11 +185,17 @@ function setup(behave: (host: string) => Behaviour, options: {answer?: PromptAns
     keys,
     plans,
     shell: async () => workers,
+    list: async (dir) =>
+      listings.get(dir) ?? {dir, entries: [{path: 'train.py', type: 'file', mode: 0o644, size: 900}]},
     pack: async () => ({tar: Buffer.alloc(1000), files: 3, bytes: 900}),
     logs,
+    defaultLogDir: LOG_BASE,
+    files: new NodeFiles(),
+    cwd: '/work/cwd',
+    env: options.env ?? {},
     output: (chunk) => output.push(chunk.toString()),
   }
-  return {tpu, workers, logs, console, output, created, deps, controller, plans, clock}
+  return {tpu, workers, logs, console, output, created, deps, controller, plans, clock, listings}
 }
 
 const options = (extra: Partial<VmRunOptions> = {}): VmRunOptions => ({
@@ -454,5 +475,179 @@ describe('vm run re-runs: connecting early to the workers listed last time', () 
     await runOnVms(options(), deps)
     await runOnVms(options({runName: 'r2'}), deps)
     expect(tpu.log.filter((c) => c === 'listNodes')).toHaveLength(2)
+  })
+})
+
+// Issue 17: every input of `vm run` is read and checked before any request: nothing reaches the TPU API (not even a
+// listing), no key is created, no worker is connected to when one of them is refused.
+describe('vm run checks every input before any request', () => {
+  const bulky = (dir: string, entries: ScriptDirEntries['entries']): ScriptDirListing => ({dir, entries})
+  const file = (path: string, size = 10) => ({path, type: 'file' as const, mode: 0o644, size})
+  const folder = (path: string) => ({path, type: 'directory' as const, mode: 0o755, size: 0})
+  const refused: {
+    case: string
+    options?: Partial<VmRunOptions>
+    env?: Record<string, string>
+    listing?: ScriptDirListing
+    keys?: () => Promise<SshKeyPair | undefined>
+    answer?: PromptAnswer
+    flag?: string
+    message: RegExp
+  }[] = [
+    {
+      case: 'a user with a semicolon',
+      options: {sshUser: 'root;id'},
+      flag: '--ssh-user',
+      message: /"root;id" is not a user name/,
+    },
+    {
+      case: 'a user that is an ssh option',
+      options: {sshUser: '-oProxyCommand=id'},
+      flag: '--ssh-user',
+      message: /not a user name/,
+    },
+    {
+      case: 'a user with a newline',
+      options: {sshUser: 'me\nroot:ssh-rsa AAAA x'},
+      flag: '--ssh-user',
+      message: /"me\\nroot/,
+    },
+    {case: 'a user with a colon', options: {sshUser: 'me:x'}, flag: '--ssh-user', message: /not a user name/},
+    {case: 'an upper-case user', options: {sshUser: 'Me'}, flag: '--ssh-user', message: /not a user name/},
+    {case: 'a user of 33 characters', options: {sshUser: 'a'.repeat(33)}, flag: '--ssh-user', message: /at most 32/},
+    {
+      case: 'a bad $USER, named as the default',
+      options: {sshUser: 'John Doe', sshUserSource: '--ssh-user (default: $USER)'},
+      flag: '--ssh-user',
+      message: /^--ssh-user \(default: \$USER\) "John Doe"/,
+    },
+    {
+      case: 'a missing --log-dir',
+      options: {logDir: '/nonexistent/xpk-logs'},
+      flag: '--log-dir',
+      message: /no such directory/,
+    },
+    {
+      case: 'a --log-dir that is a file',
+      options: {logDir: '/etc/hostname'},
+      flag: '--log-dir',
+      message: /is not a directory/,
+    },
+    {
+      case: 'a missing --script-dir',
+      listing: {dir: '/src', missing: 'absent'},
+      flag: '--script-dir',
+      message: /--script-dir \/src: no such directory/,
+    },
+    {
+      case: 'a --script-dir that is a file',
+      listing: {dir: '/src', missing: 'not-a-directory'},
+      flag: '--script-dir',
+      message: /--script-dir \/src is not a directory/,
+    },
+    {
+      case: 'an unreadable --script-dir',
+      keys: undefined,
+      listing: undefined,
+      options: {scriptDir: '/unreadable'},
+      flag: '--script-dir',
+      message: /--script-dir \/unreadable: EACCES/,
+    },
+    {
+      case: 'a key path that is a directory',
+      keys: () =>
+        Promise.reject(
+          new UsageError(
+            'The SSH key /home/me/.ssh/google_compute_engine cannot be used: it is a directory, not a key file.',
+          ),
+        ),
+      message: /it is a directory/,
+    },
+    {
+      case: 'a bad XPK_SCRIPT_DIR_MAX_MB',
+      env: {XPK_SCRIPT_DIR_MAX_MB: 'lots'},
+      message: /XPK_SCRIPT_DIR_MAX_MB="lots" is not a size/,
+    },
+    {
+      case: 'a script directory with node_modules, nobody to ask',
+      listing: bulky('/src', [folder('node_modules'), file('node_modules/x.js')]),
+      answer: 'no-terminal',
+      flag: '--force',
+      message: /contains node_modules; all of it would be copied to every worker/,
+    },
+    {
+      case: 'a script directory over the size limit, --quiet',
+      listing: bulky('/src', [file('data.bin', 2_000_000)]),
+      env: {XPK_SCRIPT_DIR_MAX_MB: '1'},
+      answer: 'quiet',
+      flag: '--force',
+      message: /holds 2\.0 MB, more than the 1\.0 MB limit/,
+    },
+  ]
+
+  it.each(refused)('refuses $case as a usage error, with no request', async (c) => {
+    const {tpu, workers, deps, created, listings, console} = setup(() => ({code: 0}), {
+      answer: c.answer,
+      env: c.env,
+    })
+    if (c.listing) listings.set('/src', c.listing)
+    const run = {
+      ...deps,
+      keys: c.keys ? {...deps.keys, read: c.keys} : deps.keys,
+      list:
+        c.options?.scriptDir === '/unreadable'
+          ? () =>
+              Promise.reject(
+                new UsageError('--script-dir /unreadable: EACCES: permission denied.', {flag: '--script-dir'}),
+              )
+          : deps.list,
+    }
+    const error = await runOnVms(options(c.options), run).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(UsageError)
+    const problems = error instanceof UsageErrors ? error.problems : [error as UsageError]
+    expect(problems.some((p) => p.message.match(c.message) && (c.flag === undefined || p.flag === c.flag))).toBe(true)
+    expect((error as UsageError).exitCode).toBe(2)
+    expect(tpu.log).toEqual([])
+    expect(workers.connects).toEqual([])
+    expect(created).toEqual([])
+    if (c.answer === undefined) expect(console.questions).toEqual([])
+  })
+
+  it('reports every problem at once', async () => {
+    const {deps, listings, tpu} = setup(() => ({code: 0}))
+    listings.set('/src', {dir: '/src', missing: 'absent'})
+    const error = await runOnVms(options({sshUser: 'root;id', logDir: '/nonexistent/xpk-logs'}), deps).catch(
+      (e: unknown) => e,
+    )
+    expect((error as UsageErrors).problems.map((p) => p.flag)).toEqual(['--ssh-user', '--log-dir', '--script-dir'])
+    expect(tpu.log).toEqual([])
+  })
+
+  it('without --script-dir, says it copies the current directory, and asks first when it holds .git (yes goes on)', async () => {
+    const {deps, listings, console, workers} = setup(() => ({code: 0}), {answer: 'yes'})
+    listings.set('/work/cwd', bulky('/work/cwd', [folder('.git'), file('.git/HEAD'), file('train.py')]))
+    await runOnVms(options({scriptDir: undefined}), deps)
+    expect(console.the('vm.run.default-script-dir').text).toBe(
+      'Packing the current directory /work/cwd (no --script-dir given): 2 files, 20 bytes after .dockerignore and .xpkignore.',
+    )
+    expect(console.questions.map((q) => q.code)).toEqual(['vm.run.confirm-large-script-dir'])
+    expect(console.questions[0].text).toContain('The script directory /work/cwd contains .git')
+    expect(workers.scripts.filter((s) => s.kind === 'ship')).toHaveLength(4)
+  })
+
+  it('a "no" copies nothing and sends nothing (exit 1)', async () => {
+    const {deps, listings, tpu} = setup(() => ({code: 0}), {answer: 'no'})
+    listings.set('/src', bulky('/src', [folder('node_modules')]))
+    const error = await runOnVms(options(), deps).catch((e: unknown) => e)
+    expect(error).toMatchObject({kind: 'declined', message: 'Nothing was copied or run.'})
+    expect(tpu.log).toEqual([])
+  })
+
+  it('--use-existing-folder lists no directory and asks nothing', async () => {
+    const {deps, listings, console} = setup(() => ({code: 0}))
+    listings.set('/work/cwd', bulky('/work/cwd', [folder('node_modules')]))
+    await runOnVms(options({scriptDir: undefined, useExistingFolder: true}), deps)
+    expect(console.questions).toEqual([])
+    expect(console.codes()).not.toContain('vm.run.default-script-dir')
   })
 })

@@ -43,6 +43,7 @@ export default class ClusterCreate extends XpkCommand {
         apply: runtime.applyTuning(),
         inCluster: {
           skip: Boolean(flags['skip-in-cluster']),
+          viaKubeconfig: flags.kubeconfig !== undefined || flags.context !== undefined,
           xpkVersion: this.config.version,
           manifestOverrides: {jobset: flags['jobset-manifest'], kueue: flags['kueue-manifest']},
           ...runtime.inClusterTuning(),

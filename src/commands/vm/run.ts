@@ -1,9 +1,6 @@
 import * as Errors from '@oclif/core/errors'
-import * as Flags from '@oclif/core/flags'
-
 import {XpkCommand} from '../../cli/base-command.js'
-import {integerFlag} from '../../cli/flag-kinds.js'
-import {forceFlag, tpuPrefixFlag, vmTargetFlags} from '../../cli/vm-flags.js'
+import {vmRunFlags} from '../../cli/vm-flags.js'
 
 export default class VmRun extends XpkCommand {
   static override summary = 'Run a command on every worker of TPU VM slices over SSH (multihost_runner).'
@@ -14,24 +11,7 @@ export default class VmRun extends XpkCommand {
     '<%= config.bin %> vm run --tpu-prefix demo --command "bash setup.sh" --internal-ip',
     '<%= config.bin %> vm run --tpu-prefix demo --command "python3 train.py steps=10" --use-existing-folder --json',
   ]
-  static override flags = {
-    ...vmTargetFlags,
-    'tpu-prefix': tpuPrefixFlag,
-    command: Flags.string({
-      description: 'Command to run on every worker (in the copied script directory).',
-      required: true,
-    }),
-    'script-dir': Flags.string({description: 'Directory to copy to every worker.', default: '.'}),
-    'run-name': Flags.string({description: 'Name of the run (log directory). [default: run-<UTC timestamp>]'}),
-    'internal-ip': Flags.boolean({description: 'Connect to internal IPs (when running inside Google Cloud).'}),
-    'use-existing-folder': Flags.boolean({description: 'Re-run in the copy already on the workers; copy nothing.'}),
-    'ssh-user': Flags.string({description: 'Login on the workers. [default: your local user name]'}),
-    'ssh-port': integerFlag('vm:ssh-port', {description: 'SSH port of the workers.', default: 22}),
-    'log-dir': Flags.string({
-      description: 'Where run directories with per-worker logs go. [default: $TMPDIR/xpk-runs]',
-    }),
-    force: forceFlag,
-  }
+  static override flags = vmRunFlags
 
   async run() {
     const {flags} = await this.parse(VmRun)
@@ -47,11 +27,12 @@ export default class VmRun extends XpkCommand {
         runName: flags['run-name'],
         internalIp: flags['internal-ip'],
         useExistingFolder: flags['use-existing-folder'],
-        sshUser: flags['ssh-user'] ?? runtime.localUser(),
+        logDir: flags['log-dir'],
+        ...(flags['ssh-user'] === undefined ? runtime.localUser() : {sshUser: flags['ssh-user']}),
         sshPort: flags['ssh-port'] ?? 22,
         timing: runtime.vmTiming(),
       },
-      await runtime.vmRunDeps(flags['tpu-endpoint'], flags['log-dir'], this.jsonEnabled(), this.console, this.signal),
+      await runtime.vmRunDeps(flags['tpu-endpoint'], this.jsonEnabled(), this.console, this.signal),
     )
   }
 

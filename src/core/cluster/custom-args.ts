@@ -1,4 +1,5 @@
 import {UsageError} from '../errors.js'
+import {INTEGER_FLAGS, parseInteger, type IntegerRange} from '../input.js'
 import {closestMatches} from '../suggest.js'
 import type {CustomNodePoolFields, Taint} from './spec.js'
 
@@ -52,6 +53,24 @@ function keyValues(value: string, fail: (why: string) => never): Record<string, 
   return out
 }
 
+/**
+ * The ranges of the numeric node-pool arguments: the same as the xpk flag that sets the same field (one table,
+ * src/core/input.ts), so a value the flag refuses is refused here too, before GKE would.
+ */
+export const CUSTOM_ARGUMENT_RANGES = {
+  'max-pods-per-node': INTEGER_FLAGS['cluster:max-pods-per-node'],
+  'disk-size': {min: 10, max: 65_536, limit: "GB; GKE's boot disk sizes"},
+} as const satisfies Record<string, IntegerRange>
+
+function integerArgument(
+  name: keyof typeof CUSTOM_ARGUMENT_RANGES,
+  text: string,
+  fail: (why: string) => never,
+): number {
+  const parsed = parseInteger(text, CUSTOM_ARGUMENT_RANGES[name])
+  return 'value' in parsed ? parsed.value : fail(parsed.problem)
+}
+
 const TAINT_EFFECTS = {NoSchedule: 'NoSchedule', PreferNoSchedule: 'PreferNoSchedule', NoExecute: 'NoExecute'} as const
 
 const HANDLERS: Readonly<Record<string, Handler>> = {
@@ -79,7 +98,9 @@ const HANDLERS: Readonly<Record<string, Handler>> = {
     takesValue: true,
     apply: (f, v, fail) => {
       const match = /^(\d+)(GB)?$/i.exec(v)
-      f.diskSizeGb = match ? Number(match[1]) : fail(`"${v}" is not a size in GB, e.g. 200 or 200GB`)
+      f.diskSizeGb = match
+        ? integerArgument('disk-size', match[1], fail)
+        : fail(`"${v}" is not a size in GB, e.g. 200 or 200GB`)
     },
   },
   'image-type': {takesValue: true, apply: (f, v) => (f.imageType = v)},
@@ -94,10 +115,7 @@ const HANDLERS: Readonly<Record<string, Handler>> = {
   },
   'max-pods-per-node': {
     takesValue: true,
-    apply: (f, v, fail) => {
-      if (!/^\d+$/.test(v) || Number(v) < 1) fail(`"${v}" is not a positive number`)
-      f.maxPodsPerNode = Number(v)
-    },
+    apply: (f, v, fail) => (f.maxPodsPerNode = integerArgument('max-pods-per-node', v, fail)),
   },
   'enable-autoupgrade': {takesValue: false, apply: (f) => (f.autoUpgrade = true)},
   'no-enable-autoupgrade': {takesValue: false, apply: (f) => (f.autoUpgrade = false)},

@@ -1,4 +1,5 @@
 import {resolveAccelerator} from '../catalog/lookup.js'
+import {machineTypeProblem} from '../catalog/machine-types.js'
 import type {Accelerator} from '../catalog/types.js'
 import {INTEGER_FLAGS, MAX_SLICES, Problems} from '../input.js'
 import {CLUSTER_DEFAULTS} from './defaults.js'
@@ -65,7 +66,6 @@ const CIDR = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})\/(\d{1,2})$/
 const RESERVATION =
   /^(?:projects\/([a-z][-a-z0-9]{4,28}[a-z0-9])\/reservations\/)?([a-z]([-a-z0-9]*[a-z0-9])?)(\/reservationBlocks\/[-a-z0-9]+(\/reservationSubBlocks\/[-a-z0-9]+)?)?$/
 const RESOURCE_NAME = /^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$/
-const MACHINE_TYPE = /^[a-z0-9]+-[a-z0-9-]+$/
 
 /** Normalises a `--reservation` item to the path GKE expects: the bare name for the cluster's own project. */
 export function reservationPath(item: string, project: string): string | undefined {
@@ -319,9 +319,11 @@ function checkVersionAndDefaultPool(flags: ClusterCreateFlags, problems: Problem
     })
   }
   const defaultMachine = flags.defaultPoolCpuMachineType ?? CLUSTER_DEFAULTS.defaultPoolCpuMachineType
-  if (!MACHINE_TYPE.test(defaultMachine)) {
-    problems.add(`--default-pool-cpu-machine-type "${defaultMachine}" is not a machine type like e2-standard-16.`, {
+  const machineProblem = machineTypeProblem(defaultMachine)
+  if (machineProblem) {
+    problems.add(`--default-pool-cpu-machine-type "${escapeControl(defaultMachine)}" ${machineProblem}.`, {
       flag: '--default-pool-cpu-machine-type',
+      hints: [`For example e2-standard-16 (the default), n2-standard-32 or c3-highmem-8.`],
     })
   }
   const defaultNodes =
@@ -333,8 +335,21 @@ function checkVersionAndDefaultPool(flags: ClusterCreateFlags, problems: Problem
   return {gkeVersion, defaultMachine, defaultNodes}
 }
 
-/** Network names and the CIDRs allowed to reach the control plane. */
+/** Network names, the CIDRs allowed to reach the control plane, and a private endpoint only on a private cluster. */
 function checkNetworking(flags: ClusterCreateFlags, problems: Problems): void {
+  // A control plane reachable only from inside the VPC is a choice about a private cluster: said without --private,
+  // it is more likely a mistake than a wish to lose access from here (xpk's own in-cluster steps included).
+  for (const [flag, given] of [
+    ['--enable-private-endpoint', Boolean(flags.enablePrivateEndpoint)],
+    ['--private-endpoint-subnetwork', flags.privateEndpointSubnetwork !== undefined],
+  ] as const) {
+    if (given && !flags.private) {
+      problems.add(`${flag} makes the control plane reachable only from inside the VPC; it needs --private.`, {
+        flag,
+        hints: ['Add --private (private nodes), or leave the flag out to keep the public and DNS endpoints.'],
+      })
+    }
+  }
   for (const [flag, value] of [
     ['--network', flags.network],
     ['--subnetwork', flags.subnetwork],

@@ -78,28 +78,99 @@ export const RELEASE_COMPONENTS: readonly ReleaseComponent[] = ['jobset', 'kueue
  * Splits a multi-document YAML manifest into Kubernetes objects, in file order. Empty documents (a leading `---`,
  * comments only) are skipped. Every other document must be a mapping with a non-empty `apiVersion`, `kind` and
  * `metadata.name`; all problems are collected and thrown together as one usage error naming `source` (a path or
- * URL, for the message).
+ * URL, for the message) and the line each problem is on.
  */
 export function parseManifest(text: string, source: string): KubeObject[] {
   let documents: unknown[]
   try {
     documents = loadAll(text, {filename: source})
   } catch (error) {
-    throw new XpkError('usage', `${source} is not valid YAML: ${(error as Error).message}`, {cause: error})
+    const {reason, mark} = error as {reason?: string; mark?: {line: number; column: number; snippet?: string}}
+    const where = mark ? ` line ${mark.line + 1}, column ${mark.column + 1}` : ''
+    const detail = reason ?? (error as Error).message
+    throw new XpkError(
+      'usage',
+      `${source}${where} is not valid YAML: ${detail}${mark?.snippet ? `\n${mark.snippet}` : ''}`,
+      {cause: error},
+    )
   }
+  const starts = documentStartLines(text)
   const objects: KubeObject[] = []
   const problems: string[] = []
   documents.forEach((document, index) => {
     if (document === null || document === undefined) return
     const problem = identityProblem(document)
+    const line = starts[index] === undefined ? '' : ` (line ${starts[index]})`
     if (problem === undefined) objects.push(document as KubeObject)
-    else problems.push(`document ${index + 1}: ${problem}`)
+    else problems.push(`document ${index + 1}${line}: ${problem}`)
   })
   if (problems.length > 0) {
     throw new XpkError('usage', `${source} is not a Kubernetes manifest:\n  ${problems.join('\n  ')}`)
   }
   if (objects.length === 0) throw new XpkError('usage', `${source} holds no Kubernetes objects.`)
   return objects
+}
+
+/**
+ * The line (from 1) each YAML document of `text` starts on, as js-yaml counts documents: a `---` before any content
+ * starts the first one, every other `---` the next. A document's first line is the one after its `---`.
+ */
+export function documentStartLines(text: string): number[] {
+  const starts: number[] = []
+  let content = false
+  text.split('\n').forEach((line, i) => {
+    if (/^---(\s|$)/.test(line)) {
+      starts.push(i + 2)
+      content = true
+    } else if (!content && !/^\s*(#.*)?$/.test(line) && !line.startsWith('%')) {
+      starts.push(i + 1)
+      content = true
+    }
+  })
+  return starts
+}
+
+/** `--jobset-manifest` / `--kueue-manifest` as given: a local file, or a URL to download. */
+export type ManifestOverride =
+  {readonly kind: 'file'; readonly path: string} | {readonly kind: 'url'; readonly url: string}
+
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]'])
+
+/**
+ * What a manifest override names, or why it cannot be used. A path is a local file; `file:///PATH` (or
+ * `file://localhost/PATH`) is the same local file; `https://` is downloaded. Plain `http://` is accepted on loopback
+ * only (local mirrors and tests): a release manifest installs cluster-wide objects and must not come unauthenticated
+ * over the network. Any other scheme, or a `file:` URL naming another host or a relative path, is refused.
+ */
+export function parseManifestOverride(value: string): ManifestOverride | {readonly problem: string} {
+  // `name:with-colon.yaml` is a file; `x://...` and `file:...` are URLs.
+  const scheme = /^([a-z][a-z0-9+.-]*):(?=\/\/)|^(file):/i.exec(value)?.slice(1).find(Boolean)?.toLowerCase()
+  if (scheme === undefined) return {kind: 'file', path: value}
+  if (scheme !== 'http' && scheme !== 'https' && scheme !== 'file') {
+    return {problem: `${scheme}: is not supported: give a local file, or an https:// URL`}
+  }
+  let url: URL
+  try {
+    url = new URL(value)
+  } catch {
+    return {problem: 'is not a valid URL'}
+  }
+  if (scheme === 'file') {
+    if (!value.toLowerCase().startsWith('file://')) return {problem: 'a file: URL must be absolute: file:///PATH'}
+    if (url.host !== '' && url.host !== 'localhost') {
+      return {problem: `a file: URL must name a file on this machine (file:///PATH), not on ${url.host}`}
+    }
+    if (url.search || url.hash) return {problem: 'a file: URL has no query or fragment'}
+    try {
+      return {kind: 'file', path: decodeURIComponent(url.pathname)}
+    } catch {
+      return {problem: 'its %-escapes are not valid'}
+    }
+  }
+  if (scheme === 'http' && !LOOPBACK_HOSTS.has(url.hostname)) {
+    return {problem: 'plain http:// is only accepted on loopback; a release manifest must come over https://'}
+  }
+  return {kind: 'url', url: url.href}
 }
 
 function identityProblem(document: unknown): string | undefined {

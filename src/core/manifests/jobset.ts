@@ -45,6 +45,7 @@ import {KIND_TRAITS} from '../catalog/types.js'
 import {UsageError} from '../errors.js'
 import {JOBSET_API_VERSION, LOCAL_QUEUE_NAME} from '../versions.js'
 import type {WorkloadSpec} from '../workload/spec.js'
+import {SCHEDULERS} from '../workload/options.js'
 import {workloadPolicyName} from '../cluster/desired.js'
 import {XLA_DUMP_DIR, containerCommand, kubernetesLiteral} from './container-script.js'
 import type {
@@ -106,11 +107,16 @@ export interface BuildJobSetOptions {
 /**
  * Builds the JobSet for a workload. Pure: everything comes from `spec` and `options`.
  *
- * @throws UsageError when a GPU workload asks for a scheduler other than `default-scheduler` or
- *   `gke.io/topology-aware-auto`.
+ * @throws UsageError when the workload names a scheduler its kind of cluster does not have ({@link SCHEDULERS}).
  */
 export function buildJobSet(spec: WorkloadSpec, options: BuildJobSetOptions = {}): JobSet {
   const {accelerator} = spec
+  if (!SCHEDULERS[accelerator.kind].includes(spec.scheduler)) {
+    throw new UsageError(
+      `--scheduler=${spec.scheduler}: ${accelerator.kind} workloads need ${SCHEDULERS[accelerator.kind].map((s) => `\`${s}\``).join(' or ')}.`,
+      {flag: '--scheduler'},
+    )
+  }
   if (accelerator.kind !== 'GPU') return tpuOrCpuJobSet(spec, options)
   return gpuVariant(accelerator) === 'generic' ? genericGpuJobSet(spec, options) : a3GpuJobSet(spec, options)
 }

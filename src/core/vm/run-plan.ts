@@ -14,11 +14,42 @@ export interface RunWorker {
   readonly internalIp: string
 }
 
+/**
+ * The login names `vm run` writes into the nodes' `ssh-keys` metadata (`USER:KEY` lines): the portable user names
+ * of Debian's and Ubuntu's useradd (NAME_REGEX): a lowercase letter or underscore, then lowercase letters, digits,
+ * underscores and hyphens, at most 32 characters. Nothing else can reach the metadata: not `:`, `;` or white space,
+ * and not a newline, which would add a line of its own.
+ */
+const SSH_USER = /^[a-z_][a-z0-9_-]{0,31}$/
+
+/** Why `user` cannot be the login on the workers; `source` says where it came from, for the message. */
+export function sshUserProblem(user: string, source: string): UsageError | undefined {
+  if (SSH_USER.test(user)) return undefined
+  const lower = user.toLowerCase()
+  const fix = SSH_USER.test(lower) ? `--ssh-user ${lower}` : '--ssh-user with a valid name'
+  return new UsageError(
+    `${source} ${JSON.stringify(user)} is not a user name the TPU VMs accept: use a lowercase letter or underscore, then lowercase letters, digits, underscores and hyphens (at most 32).`,
+    {flag: '--ssh-user', hints: [`Pass ${fix}.`]},
+  )
+}
+
 /** Validates `xpk vm run` input, reporting every problem at once. */
-export function checkRunInput(input: {tpuPrefix: string; command: string; runName: string; sshPort: number | string}): {
+export function checkRunInput(input: {
+  tpuPrefix: string
+  command: string
+  runName: string
+  sshPort: number | string
+  sshUser?: string
+  /** Where the user name came from: `--ssh-user`, or the variable it defaulted to. */
+  sshUserSource?: string
+}): {
   sshPort: number
 } {
   const problems: UsageError[] = []
+  if (input.sshUser !== undefined) {
+    const user = sshUserProblem(input.sshUser, input.sshUserSource ?? '--ssh-user')
+    if (user) problems.push(user)
+  }
   const prefix = idProblem(input.tpuPrefix, '--tpu-prefix')
   if (prefix) problems.push(prefix)
   if (input.command.trim() === '') {

@@ -1,5 +1,5 @@
 import {resolveAccelerator} from '../catalog/lookup.js'
-import type {Accelerator} from '../catalog/types.js'
+import type {Accelerator, AcceleratorKind} from '../catalog/types.js'
 import {throwIfProblems, UsageError} from '../errors.js'
 import {tryParseImageReference} from '../image/naming.js'
 import {INTEGER_FLAGS, Problems} from '../input.js'
@@ -54,7 +54,16 @@ export const MAX_WORKLOAD_NAME = 40
 
 const RFC1123_LABEL = /^[a-z]([-a-z0-9]*[a-z0-9])?$/
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/
-const GPU_SCHEDULERS = ['default-scheduler', 'gke.io/topology-aware-auto']
+/**
+ * The schedulers a cluster xpk made has, by accelerator kind: Kubernetes' own everywhere, and GKE's topology-aware
+ * scheduler on GPU clusters. A pod naming any other scheduler is never scheduled (it stays Pending with no event), so
+ * another name is refused rather than submitted.
+ */
+export const SCHEDULERS: Readonly<Record<AcceleratorKind, readonly string[]>> = {
+  TPU: ['default-scheduler'],
+  CPU: ['default-scheduler'],
+  GPU: ['default-scheduler', 'gke.io/topology-aware-auto'],
+}
 /** Exit codes that always restart the JobSet (within --max-restarts): 42 and 127-255, as in Python xpk. */
 const BUILT_IN_RESTART_CODES = [42, ...Array.from({length: 129}, (_, i) => 127 + i)]
 /** Kubernetes caps the values of a podFailurePolicy onExitCodes rule at 255 entries. */
@@ -352,10 +361,12 @@ function checkEnvironment(
 /** The scheduler, the container's name, the pull secret and a given image. */
 function checkContainer(flags: WorkloadFlags, problems: Problems, accelerator: Accelerator | undefined) {
   const scheduler = flags.scheduler ?? WORKLOAD_DEFAULTS.scheduler
-  if (accelerator?.kind === 'GPU' && !GPU_SCHEDULERS.includes(scheduler)) {
-    problems.add(`--scheduler "${escapeControl(scheduler)}": GPU workloads use ${GPU_SCHEDULERS.join(' or ')}.`, {
-      flag: '--scheduler',
-    })
+  const known = accelerator === undefined ? undefined : SCHEDULERS[accelerator.kind]
+  if (known !== undefined && !known.includes(scheduler)) {
+    problems.add(
+      `--scheduler "${escapeControl(scheduler)}": ${accelerator!.kind} clusters have ${known.join(' or ')}; a pod naming another scheduler is never scheduled.`,
+      {flag: '--scheduler', hints: [`Leave --scheduler out to use ${WORKLOAD_DEFAULTS.scheduler}.`]},
+    )
   } else if (!/^[a-z0-9]([-a-z0-9./]*[a-z0-9])?$/.test(scheduler) || scheduler.length > 253) {
     problems.add(`--scheduler "${escapeControl(scheduler)}" is not a scheduler name like default-scheduler.`, {
       flag: '--scheduler',

@@ -1,8 +1,14 @@
 import {describe, expect, it} from 'vitest'
 
-import {mergeCustomFields, parseCustomNodePoolArguments, splitArguments} from '../../../src/core/cluster/custom-args.js'
+import {
+  CUSTOM_ARGUMENT_RANGES,
+  mergeCustomFields,
+  parseCustomNodePoolArguments,
+  splitArguments,
+} from '../../../src/core/cluster/custom-args.js'
 import type {CustomNodePoolFields} from '../../../src/core/cluster/spec.js'
 import {UsageError} from '../../../src/core/errors.js'
+import {INTEGER_FLAGS} from '../../../src/core/input.js'
 
 const FLAG = '--custom-nodepool-arguments'
 const parse = (text: string | undefined) => parseCustomNodePoolArguments(text, FLAG)
@@ -225,10 +231,10 @@ describe('parseCustomNodePoolArguments: rejected input', () => {
     {
       case: 'zero max pods',
       text: '--max-pods-per-node=0',
-      message: `${FLAG}: --max-pods-per-node: "0" is not a positive number.`,
+      message: `${FLAG}: --max-pods-per-node: 0 is out of range: use a whole number from 8 to 256 (GKE's maxPodsPerNode).`,
     },
-    {case: 'non-numeric max pods', text: '--max-pods-per-node=many', message: /"many" is not a positive number/},
-    {case: 'negative max pods', text: '--max-pods-per-node=-8', message: /"-8" is not a positive number/},
+    {case: 'non-numeric max pods', text: '--max-pods-per-node=many', message: /"many" is not a whole number/},
+    {case: 'negative max pods', text: '--max-pods-per-node=-8', message: /-8 is out of range/},
     {
       case: 'bad workload metadata',
       text: '--workload-metadata=GKE',
@@ -318,5 +324,35 @@ describe('mergeCustomFields', () => {
     mergeCustomFields(a, b)
     expect(a).toEqual({labels: {a: '1'}, tags: ['x']})
     expect(b).toEqual({labels: {b: '2'}, tags: ['y']})
+  })
+})
+
+// Issue 17: a numeric node-pool argument holds the same range as the xpk flag for the same field (one table), so GKE
+// never sees a value the flag would have refused.
+describe('numeric custom arguments keep the ranges of CUSTOM_ARGUMENT_RANGES', () => {
+  const names = Object.keys(CUSTOM_ARGUMENT_RANGES) as (keyof typeof CUSTOM_ARGUMENT_RANGES)[]
+  const field = {'max-pods-per-node': 'maxPodsPerNode', 'disk-size': 'diskSizeGb'} as const
+
+  it('ties --max-pods-per-node to the flag of the same name', () => {
+    expect(CUSTOM_ARGUMENT_RANGES['max-pods-per-node']).toBe(INTEGER_FLAGS['cluster:max-pods-per-node'])
+  })
+
+  const refused = names.flatMap((name) => {
+    const {min, max} = CUSTOM_ARGUMENT_RANGES[name]
+    return [String(min - 1), String(max + 1), '9999999999999999999999'].map((value) => ({name, value}))
+  })
+  it.each(refused)('--$name=$value is refused with the range', ({name, value}) => {
+    const {min, max} = CUSTOM_ARGUMENT_RANGES[name]
+    const error = usageErrorOf(() => parse(`--${name}=${value}`))
+    expect(error.flag).toBe(FLAG)
+    expect(error.message).toContain(`a whole number from ${min} to ${max}`)
+  })
+
+  const accepted = names.flatMap((name) => {
+    const {min, max} = CUSTOM_ARGUMENT_RANGES[name]
+    return [min, max].map((value) => ({name, value}))
+  })
+  it.each(accepted)('--$name=$value is accepted', ({name, value}) => {
+    expect(parse(`--${name}=${value}`)).toEqual({[field[name]]: value})
   })
 })

@@ -468,14 +468,14 @@ describe('desiredClusterFromFlags private clusters', () => {
       dnsEndpoint: true,
     },
     {
-      case: '--enable-private-endpoint implies private and turns off the DNS endpoint',
-      flags: {enablePrivateEndpoint: true},
+      case: '--private --enable-private-endpoint turns off the DNS endpoint',
+      flags: {private: true, enablePrivateEndpoint: true},
       private: {...publicSpec, enablePrivateEndpoint: true},
       dnsEndpoint: false,
     },
     {
-      case: '--private-endpoint-subnetwork implies a private endpoint',
-      flags: {privateEndpointSubnetwork: 'cp-subnet'},
+      case: '--private --private-endpoint-subnetwork implies a private endpoint',
+      flags: {private: true, privateEndpointSubnetwork: 'cp-subnet'},
       private: {...publicSpec, enablePrivateEndpoint: true, privateEndpointSubnetwork: 'cp-subnet'},
       dnsEndpoint: false,
     },

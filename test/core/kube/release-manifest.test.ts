@@ -8,7 +8,9 @@ import {
   imageTag,
   installWaves,
   listCrds,
+  documentStartLines,
   parseManifest,
+  parseManifestOverride,
   RELEASES,
   splitApiVersion,
 } from '../../../src/core/kube/release-manifest.js'
@@ -113,9 +115,13 @@ describe('parseManifest', () => {
   })
 
   it.each<{name: string; text: string; problem: RegExp}>([
-    {name: 'a list', text: '- a\n- b\n', problem: /document 1: not a mapping/},
-    {name: 'a scalar', text: 'just text\n', problem: /document 1: not a mapping/},
-    {name: 'no apiVersion', text: 'kind: A\nmetadata: {name: a}\n', problem: /document 1: missing apiVersion$/m},
+    {name: 'a list', text: '- a\n- b\n', problem: /document 1 \(line 1\): not a mapping/},
+    {name: 'a scalar', text: 'just text\n', problem: /document 1 \(line 1\): not a mapping/},
+    {
+      name: 'no apiVersion',
+      text: 'kind: A\nmetadata: {name: a}\n',
+      problem: /document 1 \(line 1\): missing apiVersion$/m,
+    },
     {name: 'an empty kind', text: 'apiVersion: v1\nkind: ""\nmetadata: {name: a}\n', problem: /missing kind$/m},
     {name: 'no metadata', text: 'apiVersion: v1\nkind: A\n', problem: /missing metadata.name$/m},
     {name: 'a numeric name', text: 'apiVersion: v1\nkind: A\nmetadata: {name: 3}\n', problem: /missing metadata.name/},
@@ -125,7 +131,11 @@ describe('parseManifest', () => {
       problem: /metadata.namespace is not a name/,
     },
     {name: 'nothing but separators', text: '---\n---\n', problem: /manifests.yaml holds no Kubernetes objects/},
-    {name: 'broken YAML', text: 'a: [b\n', problem: /^manifests.yaml is not valid YAML: /},
+    {
+      name: 'broken YAML',
+      text: 'a: [b\n',
+      problem: /^manifests.yaml line 2, column 1 is not valid YAML: deficient indentation/,
+    },
   ])('rejects $name as a usage error naming the source', ({text, problem}) => {
     const error = parseError(text)
     expect(error).toBeInstanceOf(XpkError)
@@ -134,11 +144,49 @@ describe('parseManifest', () => {
     expect(error.message).toMatch(problem)
   })
 
-  it('collects the problems of every document, numbered from 1 counting empty ones', () => {
+  it('collects the problems of every document, numbered from 1 counting empty ones, with the line each starts on', () => {
     const text = '---\napiVersion: v1\nkind: A\nmetadata: {name: a}\n---\nkind: B\n---\n---\n- x\n'
     expect(parseError(text).message).toBe(
-      'manifests.yaml is not a Kubernetes manifest:\n  document 2: missing apiVersion, metadata.name\n  document 4: not a mapping',
+      'manifests.yaml is not a Kubernetes manifest:\n  document 2 (line 6): missing apiVersion, metadata.name\n  document 4 (line 9): not a mapping',
     )
+  })
+
+  it.each([
+    ['a: 1\n', [1]],
+    ['# comment\n\na: 1\n---\nb: 2\n', [3, 5]],
+    ['%YAML 1.2\n---\na: 1\n', [3]],
+    ['---\n---\n---\nc: 3\n', [2, 3, 4]],
+    ['--- a: 1\n', [2]],
+  ])('documentStartLines(%j) is %j, as js-yaml counts documents', (text, lines) => {
+    expect(documentStartLines(text)).toEqual(lines)
+  })
+})
+
+describe('parseManifestOverride: what --jobset-manifest / --kueue-manifest may name', () => {
+  it.each([
+    ['manifests.yaml', {kind: 'file', path: 'manifests.yaml'}],
+    ['/abs/jobset.yaml', {kind: 'file', path: '/abs/jobset.yaml'}],
+    ['dir/name:with-colon.yaml', {kind: 'file', path: 'dir/name:with-colon.yaml'}],
+    ['file:///abs/my%20jobset.yaml', {kind: 'file', path: '/abs/my jobset.yaml'}],
+    ['file://localhost/abs/j.yaml', {kind: 'file', path: '/abs/j.yaml'}],
+    ['https://mirror.example/jobset.yaml', {kind: 'url', url: 'https://mirror.example/jobset.yaml'}],
+    ['http://127.0.0.1:8080/j.yaml', {kind: 'url', url: 'http://127.0.0.1:8080/j.yaml'}],
+    ['http://localhost/j.yaml', {kind: 'url', url: 'http://localhost/j.yaml'}],
+  ])('%s is %j', (value, form) => {
+    expect(parseManifestOverride(value)).toEqual(form)
+  })
+
+  it.each([
+    ['http://mirror.example/j.yaml', /plain http:\/\/ is only accepted on loopback/],
+    ['file://other-host/j.yaml', /not on other-host/],
+    ['file:relative.yaml', /must be absolute/],
+    ['file:///a%zz.yaml', /%-escapes/],
+    ['ftp://mirror.example/j.yaml', /ftp: is not supported/],
+    ['gs://bucket/j.yaml', /gs: is not supported/],
+    ['https://', /not a valid URL/],
+  ])('%s is refused', (value, problem) => {
+    const form = parseManifestOverride(value)
+    expect('problem' in form && form.problem).toMatch(problem)
   })
 })
 

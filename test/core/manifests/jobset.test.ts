@@ -331,8 +331,8 @@ describe('metadata', () => {
 
 describe('TPU and CPU pods', () => {
   it('TPU: accelerator and topology selector, TPU toleration, host network, shared memory', () => {
-    const pod = podOf(build({type: 'v5litepod-16', scheduler: 'my-scheduler'}))
-    expect(pod.schedulerName).toBe('my-scheduler')
+    const pod = podOf(build({type: 'v5litepod-16'}))
+    expect(pod.schedulerName).toBe('default-scheduler')
     expect(pod.nodeSelector).toEqual({
       'cloud.google.com/gke-tpu-accelerator': 'tpu-v5-lite-podslice',
       'cloud.google.com/gke-tpu-topology': '4x4',
@@ -415,8 +415,12 @@ describe('generic GPU pods (l4, a100)', () => {
     expect(() => build({type: 'l4-1', scheduler: 'volcano'})).toThrow(/--scheduler=volcano/)
   })
 
-  it('TPU and CPU accept any scheduler name', () => {
-    expect(podOf(build({type: 'v5p-8', scheduler: 'volcano'})).schedulerName).toBe('volcano')
+  it.each([
+    ['v5p-8', 'volcano'],
+    ['v5p-8', 'gke.io/topology-aware-auto'],
+    ['n2-standard-32-4', 'my-scheduler'],
+  ])('%s refuses --scheduler %s: its cluster has no such scheduler', (type, scheduler) => {
+    expect(() => build({type, scheduler})).toThrow(/--scheduler=.*workloads need `default-scheduler`\./)
   })
 })
 

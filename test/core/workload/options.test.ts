@@ -155,6 +155,8 @@ describe('workloadInputFromFlags', () => {
       /scale h100-80gb-8 with --num-nodes/,
     ],
     [{deviceType: 'l4-1', tpuType: undefined, scheduler: 'mine'}, '--scheduler', /default-scheduler or gke.io/],
+    [{scheduler: 'gke.io/topology-aware-auto'}, '--scheduler', /TPU clusters have default-scheduler;/],
+    [{tpuType: undefined, deviceType: 'n2-standard-32-4', scheduler: 'volcano'}, '--scheduler', /CPU clusters have/],
     [{debugDumpGcs: '/tmp/x'}, '--debug-dump-gcs', /gs:\/\/bucket\/dir/],
     [{debugDumpGcs: 'gs://bucket/d', env: ['XLA_FLAGS=--x']}, '--debug-dump-gcs', /XLA_FLAGS is already set/],
     [{dockerName: 'Jax'}, '--docker-name', /RFC 1123/],

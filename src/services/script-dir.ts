@@ -1,0 +1,78 @@
+/**
+ * The one rule for a script directory that is about to be packed and sent somewhere (into an image by `workload
+ * create`, to every worker by `vm run`): say what the default (current) directory holds, and ask before packing one
+ * that looks like a whole repository (node_modules, .git) or is bigger than XPK_SCRIPT_DIR_MAX_MB.
+ */
+import {
+  contextConcerns,
+  contextSize,
+  DEFAULT_SCRIPT_DIR_MAX_MB,
+  formatBytes,
+  SCRIPT_DIR_MAX_MB_VARIABLE,
+} from '../core/image/context-check.js'
+import type {ContextEntry} from '../core/image/context-digest.js'
+import {UsageError} from '../core/errors.js'
+import {message, question, type MessageCode} from '../core/messages.js'
+import type {Console} from '../ports/console.js'
+import {confirmOrStop} from './confirm.js'
+
+// A terabyte: beyond it, the limit is surely a typo.
+const MAX_SCRIPT_DIR_MAX_MB = 1_000_000
+
+/** XPK_SCRIPT_DIR_MAX_MB in bytes (null: no limit), or the usage error naming the variable. */
+export function scriptDirLimit(env: Readonly<Record<string, string | undefined>>): number | null | UsageError {
+  const raw = env[SCRIPT_DIR_MAX_MB_VARIABLE]
+  if (raw === undefined) return DEFAULT_SCRIPT_DIR_MAX_MB * 1_000_000
+  if (/^\d+$/.test(raw.trim()) && Number(raw) <= MAX_SCRIPT_DIR_MAX_MB) {
+    return Number(raw) === 0 ? null : Number(raw) * 1_000_000
+  }
+  return new UsageError(
+    `${SCRIPT_DIR_MAX_MB_VARIABLE}=${JSON.stringify(raw)} is not a size in MB: use a whole number from 0 to ${MAX_SCRIPT_DIR_MAX_MB} (0: no size limit).`,
+    {hints: [`Unset ${SCRIPT_DIR_MAX_MB_VARIABLE} to use the default of ${DEFAULT_SCRIPT_DIR_MAX_MB} MB.`]},
+  )
+}
+
+/** Where the packed directory goes, for the note and the question. */
+export interface PackingPurpose {
+  /** Shown after "all of it would be copied": "into the image", "to every worker". */
+  readonly destination: string
+  /** The ignore files honoured, e.g. ".dockerignore". */
+  readonly ignoreFiles: string
+  /** The codes of the note about the default directory and of the question. */
+  readonly codes: {readonly defaultDir: MessageCode; readonly confirm: MessageCode}
+  /** What a "no" leaves undone, e.g. "Nothing was built." */
+  readonly nothingDone: string
+}
+
+/**
+ * Says what the default script directory holds, and asks before packing one that looks like more than training
+ * code; returns only when packing may go ahead (a "no" or nobody to ask stops, naming --force).
+ */
+export async function confirmPacking(
+  entries: readonly Pick<ContextEntry, 'path' | 'type' | 'size'>[],
+  dir: {readonly path: string; readonly isDefault: boolean; readonly maxBytes: number | null},
+  purpose: PackingPurpose,
+  console: Console,
+): Promise<void> {
+  const {files, bytes} = contextSize(entries)
+  if (dir.isDefault) {
+    console.info(
+      message(
+        purpose.codes.defaultDir,
+        `Packing the current directory ${dir.path} (no --script-dir given): ${files} file${files === 1 ? '' : 's'}, ` +
+          `${formatBytes(bytes)} after ${purpose.ignoreFiles}.`,
+        {dir: dir.path, files, bytes},
+      ),
+    )
+  }
+  const concerns = contextConcerns(entries, dir.maxBytes)
+  if (concerns.length === 0) return
+  const text =
+    `The script directory ${dir.path} ${concerns.join(' and ')}; all of it would be copied ${purpose.destination}. ` +
+    `Exclude what the workload does not need in ${dir.path}/.dockerignore, pass --script-dir with just your code, ` +
+    `or raise the limit with ${SCRIPT_DIR_MAX_MB_VARIABLE}=MB. Pack it anyway?`
+  await confirmOrStop(console, question(purpose.codes.confirm, text, false, {dir: dir.path, concerns}), {
+    nothingDone: purpose.nothingDone,
+    hints: ['Narrow the script directory as above, or pass --force to pack it without asking.'],
+  })
+}
