@@ -158,7 +158,11 @@ export async function createCluster(
           false,
           {nodePools: lost},
         ),
-        {nothingDone: 'Nothing was changed.', hints: ['Adjust --num-slices or the type, or re-run with --force.']},
+        {
+          nothingDone: 'Nothing was changed.',
+          hints: ['Adjust --num-slices or the type, or re-run with --force.'],
+          hasDryRun: true,
+        },
       )
     }
     if (inPlan?.destructive) {
@@ -170,7 +174,11 @@ export async function createCluster(
             'workloads, flavors) and Kueue itself are deleted, then Kueue is installed again. Continue?',
           false,
         ),
-        {nothingDone: 'Nothing was changed.', hints: ['Re-run with --force to upgrade Kueue, or --skip-in-cluster.']},
+        {
+          nothingDone: 'Nothing was changed.',
+          hints: ['Re-run with --force to upgrade Kueue, or --skip-in-cluster.'],
+          hasDryRun: true,
+        },
       )
     }
     const result = await applyClusterPlan(

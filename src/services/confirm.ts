@@ -7,6 +7,11 @@ export interface Declined {
   /** What did not happen, e.g. "Nothing was deleted." */
   readonly nothingDone: string
   readonly hints?: readonly string[]
+  /**
+   * Whether the command has `--dry-run`: the hint given when nobody can be asked then suggests checking with it
+   * first. Hints name only flags the command has (`vm delete` has none).
+   */
+  readonly hasDryRun?: boolean
 }
 
 /**
@@ -22,10 +27,11 @@ export async function confirmOrStop(console: Console, question: Question, declin
       answer.why === 'quiet'
         ? 'This needs your confirmation, and --quiet does not answer questions.'
         : 'This needs your confirmation, but there is no terminal to ask on.'
+    const check = declined.hasDryRun ? ', after checking with --dry-run' : ''
     const hint =
       answer.why === 'quiet'
-        ? "Add --force to proceed without a prompt (Python xpk's --quiet did that), after checking with --dry-run."
-        : 'Re-run with --force to proceed without a prompt (after checking the plan with --dry-run).'
+        ? `Add --force to proceed without a prompt (Python xpk's --quiet did that)${check}.`
+        : `Re-run with --force to proceed without a prompt${check}.`
     throw new UsageError(`${question.text}\n${why}`, {flag: '--force', hints: [hint]})
   }
   throw new XpkError('declined', declined.nothingDone, declined.hints ? {hints: [...declined.hints]} : {})

@@ -1,6 +1,7 @@
 import {dirname, join, resolve} from 'node:path'
 
-import {DEFAULT_SCRIPT_DIR_MAX_MB, SCRIPT_DIR_MAX_MB_VARIABLE} from '../core/image/context-check.js'
+import {integerVariable} from '../core/environment.js'
+import {DEFAULT_SCRIPT_DIR_MAX_MB} from '../core/image/context-check.js'
 import {imageRepository} from '../core/image/naming.js'
 import {UsageError, XpkError} from '../core/errors.js'
 import {parseResourcesConfigMap, resourcesConfigMapName} from '../core/incluster/configmaps.js'
@@ -637,9 +638,6 @@ async function checkOutputManifestFile(path: string | undefined, files: LocalFil
   return undefined
 }
 
-// A terabyte: beyond it, the limit is surely a typo.
-const MAX_SCRIPT_DIR_MAX_MB = 1_000_000
-
 interface CheckedScriptDir {
   readonly dir: string
   readonly isDefault: boolean
@@ -671,19 +669,12 @@ async function checkScriptDir(
       problems.push(new UsageError(`--script-dir ${dir}: ${error.message}`, {flag: '--script-dir', hints}))
     }
   }
-  const raw = deps.env[SCRIPT_DIR_MAX_MB_VARIABLE]
   let maxMb = DEFAULT_SCRIPT_DIR_MAX_MB
-  if (raw !== undefined) {
-    if (/^\d+$/.test(raw.trim()) && Number(raw) <= MAX_SCRIPT_DIR_MAX_MB) {
-      maxMb = Number(raw)
-    } else {
-      problems.push(
-        new UsageError(
-          `${SCRIPT_DIR_MAX_MB_VARIABLE}=${JSON.stringify(raw)} is not a size in MB: use a whole number from 0 to ${MAX_SCRIPT_DIR_MAX_MB} (0: no size limit).`,
-          {hints: [`Unset ${SCRIPT_DIR_MAX_MB_VARIABLE} to use the default of ${DEFAULT_SCRIPT_DIR_MAX_MB} MB.`]},
-        ),
-      )
-    }
+  try {
+    maxMb = integerVariable(deps.env, 'XPK_SCRIPT_DIR_MAX_MB') ?? DEFAULT_SCRIPT_DIR_MAX_MB
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error
+    problems.push(error)
   }
   if (problems.length > 0) return problems
   return {dir, isDefault: options.scriptDir === undefined, maxBytes: maxMb === 0 ? null : maxMb * 1_000_000}

@@ -43,4 +43,21 @@ describe('confirmOrStop: who answered decides what a "no" means', () => {
     expect((quiet as UsageError).message).toContain('--quiet does not answer questions')
     expect((piped as UsageError).message).toContain('no terminal to ask on')
   })
+
+  it.each([
+    ['quiet', true],
+    ['quiet', false],
+    ['no-terminal', true],
+    ['no-terminal', false],
+  ] as const)(
+    'names --dry-run in its hint (%s) only for a command that has it (hasDryRun %s)',
+    async (answer, hasDryRun) => {
+      const error = (await confirmOrStop(new RecordingConsole(answer), destructive, {nothingDone: '', hasDryRun}).catch(
+        (e: unknown) => e,
+      )) as UsageError
+      expect(error.hints).toHaveLength(1)
+      expect(error.hints[0]).toContain('--force')
+      expect(error.hints[0]!.includes('--dry-run')).toBe(hasDryRun)
+    },
+  )
 })

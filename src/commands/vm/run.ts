@@ -2,7 +2,7 @@ import * as Errors from '@oclif/core/errors'
 import * as Flags from '@oclif/core/flags'
 
 import {XpkCommand} from '../../cli/base-command.js'
-import {integerFlag} from '../../cli/flag-kinds.js'
+import {integerFlag, valueShape} from '../../cli/flag-kinds.js'
 import {forceFlag, tpuPrefixFlag, vmTargetFlags} from '../../cli/vm-flags.js'
 
 export default class VmRun extends XpkCommand {
@@ -18,6 +18,7 @@ export default class VmRun extends XpkCommand {
     ...vmTargetFlags,
     'tpu-prefix': tpuPrefixFlag,
     command: Flags.string({
+      ...valueShape('text'),
       description: 'Command to run on every worker (in the copied script directory).',
       required: true,
     }),

@@ -1,6 +1,6 @@
 import {resolveAccelerator} from '../catalog/lookup.js'
 import type {Accelerator} from '../catalog/types.js'
-import {INTEGER_FLAGS, MAX_SLICES, Problems} from '../input.js'
+import {INTEGER_FLAGS, MAX_SLICES, Problems, splitList} from '../input.js'
 import {CLUSTER_DEFAULTS} from './defaults.js'
 import {clusterNameProblem, projectIdProblem, zoneToRegion} from '../settings.js'
 import {escapeControl} from '../text.js'
@@ -297,7 +297,7 @@ function checkCapacity(flags: ClusterCreateFlags, problems: Problems, project: s
   }
   const reservations: string[] = []
   if (flags.reservation !== undefined && project !== undefined) {
-    for (const item of flags.reservation.split(',').map((s) => s.trim())) {
+    for (const item of problems.attempt(() => splitList('--reservation', flags.reservation!)) ?? []) {
       const path = reservationPath(item, project)
       if (path === undefined) {
         problems.add(

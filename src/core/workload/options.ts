@@ -2,7 +2,7 @@ import {resolveAccelerator} from '../catalog/lookup.js'
 import type {Accelerator} from '../catalog/types.js'
 import {throwIfProblems, UsageError} from '../errors.js'
 import {tryParseImageReference} from '../image/naming.js'
-import {INTEGER_FLAGS, Problems} from '../input.js'
+import {INTEGER_FLAGS, Problems, splitList} from '../input.js'
 import {WORKLOAD_DEFAULTS} from './defaults.js'
 import {clusterNameProblem} from '../settings.js'
 import {escapeControl} from '../text.js'
@@ -83,9 +83,7 @@ export function workloadNameProblem(name: string): string | undefined {
 export function parseExitCodes(text: string): number[] {
   const flag = '--restart-on-exit-codes'
   const codes = new Set<number>()
-  for (const raw of text.split(',')) {
-    const item = raw.trim()
-    if (item === '') continue
+  for (const item of splitList(flag, text)) {
     const range = /^(\d+)\s*-\s*(\d+)$/.exec(item)
     const single = /^\d+$/.exec(item)
     if (!range && !single) {
