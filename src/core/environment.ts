@@ -10,7 +10,7 @@ import {parseEndpoint, type Endpoint} from './endpoint.js'
 import {UsageError} from './errors.js'
 import {MAX_WAIT_SECONDS, parseInteger, valueShapeProblem, type IntegerRange} from './input.js'
 import {gcloudVariable, SETTINGS} from './settings.js'
-import {escapeInline} from './text.js'
+import {escapeInline, redactCredentials} from './text.js'
 
 /** The longest wait a Node.js timer can hold, in milliseconds. */
 const MAX_TIMER_MS = 2 ** 31 - 1
@@ -36,6 +36,8 @@ export interface VariableDefinition {
   readonly range?: IntegerRange & {readonly unit: string}
   /** What applies when it is unset, as shown in the README. */
   readonly default?: string
+  /** For `standard` variables: whose variable it is (xpk reads it as they do). */
+  readonly owner?: string
 }
 
 const SECONDS: IntegerRange & {unit: string} = {
@@ -54,7 +56,7 @@ const FIRST_WAIT: IntegerRange & {unit: string} = {
 const settingVariables = Object.fromEntries(
   SETTINGS.map((def) => [
     def.env,
-    {kind: 'setting', description: `The ${def.key} setting when --${def.key} is not given: ${def.description}`},
+    {kind: 'setting', description: `${def.description} Used when --${def.key} is not given.`},
   ]),
 ) as Record<(typeof SETTINGS)[number]['env'], VariableDefinition>
 
@@ -66,6 +68,7 @@ const gcloudVariables = Object.fromEntries(
             gcloudVariable(def.gcloudProperty),
             {
               kind: 'standard',
+              owner: 'gcloud',
               description: `gcloud's override of its property ${def.gcloudProperty}: the ${def.key} setting when no flag, XPK_* variable or xpk config gives it.`,
             },
           ],
@@ -132,49 +135,62 @@ export const ENVIRONMENT = {
   },
   KUBECONFIG: {
     kind: 'standard',
+    owner: 'kubectl',
     description: "kubectl's list of kubeconfig files, read for --context when --kubeconfig is not given.",
     default: '~/.kube/config',
   },
   ...gcloudVariables,
   CLOUDSDK_CONFIG: {
     kind: 'standard',
+    owner: 'gcloud',
     description: "gcloud's configuration directory, where the active configuration's properties are read.",
     default: '~/.config/gcloud',
   },
   CLOUDSDK_ACTIVE_CONFIG_NAME: {
     kind: 'standard',
+    owner: 'gcloud',
     description: "gcloud's active configuration, instead of the one its active_config file names.",
   },
   XDG_CONFIG_HOME: {
     kind: 'standard',
+    owner: 'the XDG specification',
     description: 'Where xpk keeps config.yaml and the known hosts of TPU VMs (under xpk/); empty means unset.',
     default: '~/.config',
   },
   XDG_CACHE_HOME: {
     kind: 'standard',
+    owner: 'the XDG specification',
     description:
       'Where xpk keeps its caches (compile cache, file digests, manifests, TPU VM workers; under xpk/); a relative path is ignored, as the XDG specification says.',
     default: '~/.cache',
   },
-  HOME: {kind: 'standard', description: 'Your home directory, where the defaults above and ~/.docker and ~/.ssh are.'},
+  HOME: {
+    kind: 'standard',
+    owner: 'POSIX',
+    description: 'Your home directory, where the defaults above and ~/.docker and ~/.ssh are.',
+  },
   TMPDIR: {
     kind: 'standard',
+    owner: 'POSIX',
     description: '`vm run`: where run logs go without --log-dir (xpk-runs/).',
     default: '/tmp',
   },
   USER: {
     kind: 'standard',
+    owner: 'POSIX',
     description: '`vm run`: the login on the workers without --ssh-user (else LOGNAME, else root).',
   },
-  LOGNAME: {kind: 'standard', description: '`vm run`: the login on the workers when USER is not set.'},
-  SSH_AUTH_SOCK: {kind: 'standard', description: "`vm run`: the SSH agent's socket, when one runs."},
+  LOGNAME: {kind: 'standard', owner: 'POSIX', description: '`vm run`: the login on the workers when USER is not set.'},
+  SSH_AUTH_SOCK: {kind: 'standard', owner: 'OpenSSH', description: "`vm run`: the SSH agent's socket, when one runs."},
   DOCKER_HOST: {
     kind: 'standard',
+    owner: 'Docker',
     description: "`workload create`: the Docker engine that builds images, as Docker's own tools read it.",
     default: 'unix:///var/run/docker.sock',
   },
   DOCKER_CONFIG: {
     kind: 'standard',
+    owner: 'Docker',
     description:
       "`workload create`: Docker's configuration directory, for credentials of registries other than Google's.",
     default: '~/.docker',
@@ -220,7 +236,7 @@ export function endpointVariable(env: Environment, name: VariableName): Endpoint
   if (value === undefined) return undefined
   const parsed = parseEndpoint(value)
   if ('problem' in parsed) {
-    throw new UsageError(`${name} "${escapeInline(value)}": ${parsed.problem}.`, {
+    throw new UsageError(`${name} "${redactCredentials(escapeInline(value))}": ${parsed.problem}.`, {
       hints: [`Unset ${name} to use ${def.default}, or give a URL like ${def.default}.`],
     })
   }
@@ -256,4 +272,32 @@ export function environmentProblems(env: Environment): UsageError[] {
     }
   }
   return problems
+}
+
+/** What a variable must hold, in words, for the README's table. */
+function valueRule(def: VariableDefinition): string {
+  switch (def.kind) {
+    case 'setting':
+      return 'the setting\'s rule ("Bad input", rule 2)'
+    case 'endpoint':
+      return 'an https:// URL (http:// on loopback only), no credentials, no query'
+    case 'token':
+      return 'a token as given, no white space'
+    case 'integer':
+      return `a whole number, ${def.range!.min}-${def.range!.max} ${def.range!.unit}`
+    case 'standard':
+      return `as ${def.owner} reads it`
+  }
+}
+
+/**
+ * The README's table of variables (between `<!-- environment:start -->` and `<!-- environment:end -->`), generated
+ * from {@link ENVIRONMENT}; a test keeps the README in step.
+ */
+export function environmentTable(): string {
+  const rows = Object.entries(ENVIRONMENT as Record<string, VariableDefinition>).map(([name, def]) => {
+    const unset = def.kind === 'setting' ? 'xpk config, then gcloud' : (def.default ?? '—')
+    return `| \`${name}\` | ${valueRule(def)} | ${unset} | ${def.description} |`
+  })
+  return ['| variable | value | when unset | what for |', '|---|---|---|---|', ...rows].join('\n')
 }

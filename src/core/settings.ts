@@ -3,7 +3,7 @@ import {UsageError, UsageErrors} from './errors.js'
 import {tryParseImageReference} from './image/naming.js'
 import {valueShapeProblem} from './input.js'
 import {closestMatches, orList} from './suggest.js'
-import {escapeInline} from './text.js'
+import {escapeInline, redactCredentials} from './text.js'
 
 /**
  * Settings are the defaults a user can keep instead of repeating flags: where to act (project, zone, cluster)
@@ -185,7 +185,9 @@ function invalidSetting(key: SettingKey, setting: ResolvedSetting, problem: stri
       : setting.source === 'gcloud'
         ? [`Pass --${key} to override the gcloud property, or fix the property.`]
         : []
-  return new UsageError(`--${key} "${escapeInline(setting.value ?? '')}"${from}: ${problem}.`, {
+  // A password in an endpoint's URL is refused without being shown.
+  const shown = redactCredentials(escapeInline(setting.value ?? ''))
+  return new UsageError(`--${key} "${shown}"${from}: ${problem}.`, {
     flag: `--${key}`,
     hints: fix,
   })

@@ -9,7 +9,7 @@ import {
 } from '../core/workload/jobsets.js'
 import {message, question} from '../core/messages.js'
 import type {Backoff} from '../core/retry.js'
-import {escapeControl} from '../core/text.js'
+import {escapeInline} from '../core/text.js'
 import {JOBSET_API_VERSION, KUEUE_API_VERSION} from '../core/versions.js'
 import {
   JOBSET_KIND,
@@ -217,7 +217,7 @@ function checkOptions(options: WorkloadDeleteOptions): StatusFilter {
     if ('value' in parsed) status = parsed.value
     else {
       problems.push(
-        new UsageError(`--filter-by-status ${escapeControl(parsed.problem)}.`, {flag: '--filter-by-status'}),
+        new UsageError(`--filter-by-status ${escapeInline(parsed.problem)}.`, {flag: '--filter-by-status'}),
       )
     }
   }
@@ -225,7 +225,7 @@ function checkOptions(options: WorkloadDeleteOptions): StatusFilter {
     const problem = jobSetNameProblem(options.workload)
     if (problem) {
       problems.push(
-        new UsageError(`--workload "${escapeControl(options.workload)}" is not a workload name: ${problem}.`, {
+        new UsageError(`--workload "${escapeInline(options.workload)}" is not a workload name: ${problem}.`, {
           flag: '--workload',
           hints: ['`xpk workload list` shows the names of the workloads on the cluster.'],
         }),

@@ -1,7 +1,7 @@
 import {endpointVariable, type Environment} from '../environment.js'
 import {parseEndpoint} from '../endpoint.js'
 import {UsageError} from '../errors.js'
-import {escapeInline} from '../text.js'
+import {escapeInline, redactCredentials} from '../text.js'
 
 /**
  * Parses the TPU API endpoint override (`--tpu-endpoint` / XPK_TPU_ENDPOINT) by the rule every endpoint follows
@@ -10,7 +10,7 @@ import {escapeInline} from '../text.js'
 export function parseTpuEndpoint(text: string): {host: string; port: number; insecure: boolean} {
   const parsed = parseEndpoint(text)
   if ('problem' in parsed) {
-    throw new UsageError(`--tpu-endpoint "${escapeInline(text)}": ${parsed.problem}.`, {
+    throw new UsageError(`--tpu-endpoint "${redactCredentials(escapeInline(text))}": ${parsed.problem}.`, {
       flag: '--tpu-endpoint',
       hints: ['For example --tpu-endpoint https://tpu.googleapis.com/ (or set XPK_TPU_ENDPOINT).'],
     })
