@@ -216,9 +216,7 @@ function checkOptions(options: WorkloadDeleteOptions): StatusFilter {
     const parsed = parseStatusFilter(options.filterByStatus)
     if ('value' in parsed) status = parsed.value
     else {
-      problems.push(
-        new UsageError(`--filter-by-status ${escapeInline(parsed.problem)}.`, {flag: '--filter-by-status'}),
-      )
+      problems.push(new UsageError(`--filter-by-status ${escapeInline(parsed.problem)}.`, {flag: '--filter-by-status'}))
     }
   }
   if (options.workload !== undefined) {
