@@ -160,8 +160,7 @@ export async function createCluster(
         ),
         {
           nothingDone: 'Nothing was changed.',
-          hints: ['Adjust --num-slices or the type, or re-run with --force.'],
-          hasDryRun: true,
+          hints: ['Adjust --num-slices or the type, or re-run with --force; --dry-run shows the whole plan.'],
         },
       )
     }
@@ -176,8 +175,7 @@ export async function createCluster(
         ),
         {
           nothingDone: 'Nothing was changed.',
-          hints: ['Re-run with --force to upgrade Kueue, or --skip-in-cluster.'],
-          hasDryRun: true,
+          hints: ['Re-run with --force to upgrade Kueue, or --skip-in-cluster; --dry-run shows the whole plan.'],
         },
       )
     }

@@ -6,12 +6,11 @@ import type {Console} from '../ports/console.js'
 export interface Declined {
   /** What did not happen, e.g. "Nothing was deleted." */
   readonly nothingDone: string
-  readonly hints?: readonly string[]
   /**
-   * Whether the command has `--dry-run`: the hint given when nobody can be asked then suggests checking with it
-   * first. Hints name only flags the command has (`vm delete` has none).
+   * What to do instead, also shown when nobody could be asked (after the hint naming --force). Hints name only flags
+   * the command has, so a suggestion to check first with --dry-run comes from the commands that have it.
    */
-  readonly hasDryRun?: boolean
+  readonly hints?: readonly string[]
 }
 
 /**
@@ -27,12 +26,11 @@ export async function confirmOrStop(console: Console, question: Question, declin
       answer.why === 'quiet'
         ? 'This needs your confirmation, and --quiet does not answer questions.'
         : 'This needs your confirmation, but there is no terminal to ask on.'
-    const check = declined.hasDryRun ? ', after checking with --dry-run' : ''
     const hint =
       answer.why === 'quiet'
-        ? `Add --force to proceed without a prompt (Python xpk's --quiet did that)${check}.`
-        : `Re-run with --force to proceed without a prompt${check}.`
-    throw new UsageError(`${question.text}\n${why}`, {flag: '--force', hints: [hint]})
+        ? "Add --force to proceed without a prompt (Python xpk's --quiet did that)."
+        : 'Re-run with --force to proceed without a prompt.'
+    throw new UsageError(`${question.text}\n${why}`, {flag: '--force', hints: [hint, ...(declined.hints ?? [])]})
   }
   throw new XpkError('declined', declined.nothingDone, declined.hints ? {hints: [...declined.hints]} : {})
 }

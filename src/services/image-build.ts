@@ -284,7 +284,6 @@ async function checkContext(listing: ContextListing, options: ImageBuildOptions,
   await confirmOrStop(deps.console, question('image.confirm-large-script-dir', text, false, {dir, concerns}), {
     nothingDone: 'Nothing was built.',
     hints: ['Narrow the script directory as above, or pass --force to pack it without asking.'],
-    hasDryRun: true,
   })
 }
 

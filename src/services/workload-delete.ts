@@ -150,7 +150,7 @@ export async function deleteWorkloads(
         false,
         {workloads: selected, filterByJob: options.filterByJob ?? null, filterByStatus: status},
       ),
-      {nothingDone: 'Nothing was deleted.', hasDryRun: true},
+      {nothingDone: 'Nothing was deleted.', hints: ['See what it would delete with --dry-run.']},
     )
   }
 

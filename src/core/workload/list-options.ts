@@ -46,7 +46,9 @@ export function workloadListInputFromFlags(flags: WorkloadListFlags): WorkloadLi
     if (problem) {
       problems.add(`--wait-for-job-completion "${escapeInline(name)}": ${problem}.`, {
         flag: '--wait-for-job-completion',
-        hints: ['Give the name the workload was created with (--workload); `xpk workload list` shows them.'],
+        hints: [
+          'Give the name the workload was created with (`xpk workload create --workload NAME`); `xpk workload list` shows them.',
+        ],
       })
     } else wait = {name, timeoutSeconds: timeout ?? DEFAULT_WAIT_TIMEOUT_SECONDS}
   } else if (flags.timeout !== undefined && !problems.has('--timeout')) {
