@@ -6,7 +6,7 @@ import {TerminalConsole} from '../adapters/terminal-console.js'
 import {errorToJson, throwIfProblems, UsageError, UsageErrors, XpkError} from '../core/errors.js'
 import {valueShapeMessage, valueShapeProblem, type ValueShape} from '../core/input.js'
 import {closestMatches, editDistance} from '../core/suggest.js'
-import {escapeControl, escapeInline, redactCredentials} from '../core/text.js'
+import {escapeControl, escapeInline, hasControlCharacters, redactCredentials} from '../core/text.js'
 import type {Console} from '../ports/console.js'
 import {globalFlags} from './flags.js'
 
@@ -85,8 +85,9 @@ export abstract class XpkCommand extends Command {
       problems.push(...argumentProblems(parsed.args, (options?.args ?? this.ctor.args ?? {}) as ArgDefinitions))
       throwIfProblems(problems)
       return parsed
-    } catch (error) {
-      if (!(error instanceof Errors.CLIError) || (error.oclif?.exit ?? 2) !== 2) throw error
+    } catch (thrown) {
+      if (!(thrown instanceof Errors.CLIError) || (thrown.oclif?.exit ?? 2) !== 2) throw thrown
+      const error = argv.some(hasControlCharacters) ? await this.escapedParseError(options, argv, thrown) : thrown
       const typed = toXpkError(error, this.id ?? '', Object.keys(definitions))
       const stray = /^Unexpected arguments?: (.+)$/m.exec(error.message)?.[1]
       problems.push(
@@ -97,6 +98,24 @@ export abstract class XpkCommand extends Command {
       throwIfProblems(problems.length === 1 && !stray ? [typed as UsageError] : problems)
       throw error
     }
+  }
+
+  /**
+   * oclif quotes the values it complains about as given (`--env=A\nB cannot also be provided ...`), where a line
+   * break would split its message into lines of their own. The same argv with every value escaped fails the same
+   * way (escaping changes no token's kind), so its error is the one reported.
+   */
+  private async escapedParseError<F extends FlagOutput, B extends FlagOutput, A extends ArgOutput>(
+    options: Input<F, B, A> | undefined,
+    argv: string[],
+    original: Errors.CLIError,
+  ): Promise<Errors.CLIError> {
+    try {
+      await super.parse(options, argv.map(escapeInline))
+    } catch (escaped) {
+      if (escaped instanceof Errors.CLIError) return escaped
+    }
+    return original
   }
 
   protected override async finally(error: Error | undefined): Promise<unknown> {

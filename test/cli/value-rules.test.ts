@@ -13,7 +13,13 @@ import {VALUE_SHAPES, valueShapeProblem, type ValueShape} from '../../src/core/i
 import {COMMANDS} from '../../src/index.js'
 
 type CommandId = keyof typeof COMMANDS
-type Definition = {type: 'option' | 'boolean'; helpValue?: string; multiple?: boolean; valueShape?: ValueShape}
+type Definition = {
+  type: 'option' | 'boolean'
+  helpValue?: string
+  multiple?: boolean
+  valueShape?: ValueShape
+  exclusive?: string[]
+}
 
 const STUB_CONFIG = {
   bin: 'xpk',
@@ -55,7 +61,13 @@ const ids = Object.keys(COMMANDS) as CommandId[]
 const optionFlags = ids.flatMap((id) =>
   Object.entries(flagsOf(id))
     .filter(([, def]) => def.type === 'option')
-    .map(([name, def]) => ({id, name, shape: def.valueShape ?? 'word', multiple: Boolean(def.multiple)})),
+    .map(([name, def]) => ({
+      id,
+      name,
+      shape: def.valueShape ?? 'word',
+      multiple: Boolean(def.multiple),
+      exclusive: def.exclusive ?? [],
+    })),
 )
 
 /** Values each shape refuses (with the words the message must hold), built per flag. */
@@ -67,7 +79,7 @@ export function refusedValues(shape: ValueShape): {value: string; why: string}[]
     {value: `${good} `, why: 'ends with white space'},
     {value: `${good}\t`, why: 'ends with white space'},
     {value: `${good}\u00a0`, why: 'ends with white space'},
-    {value: `${good}\nx`, why: 'line break or another control character'},
+    {value: `${good}\nx-injected`, why: 'line break or another control character'},
     {value: `${good}\u001b[2J`, why: 'line break or another control character'},
   ]
   if (shape === 'integer') out.push({value: '+1', why: 'has a plus sign'})
@@ -113,12 +125,18 @@ describe('every flag declares the shape of its value', () => {
 })
 
 describe('a value is used exactly as given: white space, a line break, a sign, an empty list item are refused', () => {
-  const cases = optionFlags.flatMap(({id, name, shape, multiple}) =>
+  const cases = optionFlags.flatMap(({id, name, shape, multiple, exclusive}) =>
     refusedValues(shape).flatMap(({value, why}) => {
       const argv = [[`--${name}`, value]]
       // Each value of a repeatable flag is checked, not only the first.
       if (multiple) argv.push([`--${name}`, 'a', `--${name}`, value])
       argv.push([`--${name}=${value}`])
+      // oclif's own problem with it (a flag it excludes) quotes the value too.
+      const partner = exclusive[0]
+      if (partner !== undefined) {
+        const partnerIsOption = flagsOf(id)[partner]?.type === 'option'
+        argv.push([`--${name}`, value, `--${partner}`, ...(partnerIsOption ? ['a'] : [])])
+      }
       return argv.map((a) => ({id, name, argv: a, shown: JSON.stringify(a), why}))
     }),
   )
@@ -135,9 +153,14 @@ describe('a value is used exactly as given: white space, a line break, a sign, a
     expect(problem?.message).toContain(`--${name} "`)
     expect(problem?.message).toContain(why)
     expect(problem?.exitCode).toBe(2)
-    // The value is quoted with its line break or control character escaped, never raw.
-    // eslint-disable-next-line no-control-regex
-    expect(problem?.message).not.toMatch(/[\u0000-\u001f\u007f]/)
+    // The value is quoted with its line break or control character escaped, never raw, in every problem reported
+    // (oclif's own too: two flags that cannot be combined quote the value).
+    for (const p of problems) {
+      // oclif puts its own problems on lines of their own; none of them starts with what followed a line break.
+      expect(p.message).not.toMatch(/^x-injected/m)
+      // eslint-disable-next-line no-control-regex
+      expect(p.message + p.hints.join('')).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f]/)
+    }
   })
 
   const accepted = optionFlags
@@ -147,6 +170,16 @@ describe('a value is used exactly as given: white space, a line break, a sign, a
   it.each(accepted)('$id --$name $value is free text: the shape rule takes it as it is', async ({id, name, value}) => {
     const problems = await parseProblems(id, [`--${name}`, value])
     expect(problems.filter((p) => p.flag === `--${name}`)).toEqual([])
+  })
+})
+
+describe('free text with a line break is never echoed raw, even by oclif', () => {
+  const cases = optionFlags.filter((f) => f.shape === 'text' && f.exclusive.length > 0)
+
+  it.each(cases)('$id --$name with a line break and a flag it excludes', async ({id, name, exclusive}) => {
+    const problems = await parseProblems(id, [`--${name}`, 'A=1\nx-injected', `--${exclusive[0]}`, 'f'])
+    expect(problems.length).toBeGreaterThan(0)
+    for (const p of problems) expect(p.message).not.toMatch(/^x-injected/m)
   })
 })
 
