@@ -107,6 +107,7 @@ export async function commandNotFound(options: {id: string; argv?: string[]; con
           parts.slice(prefix + 1).join(', '),
           commandId,
           COMMANDS[commandId as keyof typeof COMMANDS].flags ?? {},
+          (COMMANDS[commandId as keyof typeof COMMANDS].args ?? {}) as Record<string, object>,
         )
   const json = (options.argv ?? []).includes('--json')
   if (json) process.stdout.write(`${JSON.stringify(errorToJson(error), null, 2)}\n`)

@@ -6,6 +6,7 @@
 import {type ApiContext, gkeApiError} from '../core/cluster/gke-errors.js'
 import {parseEndpoint} from '../core/endpoint.js'
 import {ApiError, UsageError} from '../core/errors.js'
+import {escapeInline, redactCredentials} from '../core/text.js'
 import type {
   ComputeClient,
   ComputeOperation as PortOperation,
@@ -56,7 +57,9 @@ export async function createComputeClient(connection: ComputeConnection = {}): P
 function computeBase(endpoint: string): {base: string; insecure: boolean} {
   const parsed = parseEndpoint(endpoint)
   if ('problem' in parsed) {
-    throw new UsageError(`--compute-endpoint "${endpoint}": ${parsed.problem}.`, {flag: '--compute-endpoint'})
+    throw new UsageError(`--compute-endpoint "${redactCredentials(escapeInline(endpoint))}": ${parsed.problem}.`, {
+      flag: '--compute-endpoint',
+    })
   }
   return {base: `${parsed.origin}${parsed.path === '/' ? '/compute/v1/' : parsed.path}`, insecure: parsed.insecure}
 }

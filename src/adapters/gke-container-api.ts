@@ -11,6 +11,7 @@ import type {ClusterStatus, NodePoolStatus} from '../core/cluster/observed.js'
 import type {Capacity, ClusterSpec, NodePoolSpec} from '../core/cluster/spec.js'
 import {parseEndpoint, type Endpoint} from '../core/endpoint.js'
 import {UsageError} from '../core/errors.js'
+import {escapeInline, redactCredentials} from '../core/text.js'
 import type {
   ClusterRef,
   GkeClient,
@@ -48,7 +49,9 @@ const DEFAULT_BASE = 'https://container.googleapis.com/v1/'
 export function gkeEndpoint(endpoint: string): Endpoint {
   const parsed = parseEndpoint(endpoint)
   if ('problem' in parsed) {
-    throw new UsageError(`--gke-endpoint "${endpoint}": ${parsed.problem}.`, {flag: '--gke-endpoint'})
+    throw new UsageError(`--gke-endpoint "${redactCredentials(escapeInline(endpoint))}": ${parsed.problem}.`, {
+      flag: '--gke-endpoint',
+    })
   }
   return parsed
 }

@@ -8,6 +8,7 @@ import {createGunzip, gunzipSync} from 'node:zlib'
 
 import {UsageError, XpkError} from '../core/errors.js'
 import {NodeFiles} from './local-files.js'
+import {redactCredentials} from '../core/text.js'
 import {knownKind} from '../core/kube/known-kinds.js'
 import {kubeApiError, kubeNetworkError, type KubeStatusBody} from '../core/kube/kube-errors.js'
 import {ListStream, ListSyntaxError} from '../core/kube/list-stream.js'
@@ -89,7 +90,9 @@ export async function connectKube(access: KubeAccess): Promise<KubeClient> {
         }
       : undefined,
   })
-  return new HttpKube(transport, `${server} (context ${config.getCurrentContext()})`, context?.namespace || 'default')
+  // The server as shown (describe, errors, --verbose): a password in its URL is never printed.
+  const shown = `${redactCredentials(server)} (context ${config.getCurrentContext()})`
+  return new HttpKube(transport, shown, context?.namespace || 'default')
 }
 
 /** A kubeconfig is a few KB; client-node would read a device or a huge file whole (and block on a pipe). */
@@ -154,6 +157,16 @@ async function loadKubeconfig(
       },
     )
   }
+  if (!access.path && madeUpDefault(config)) {
+    throw new UsageError('There is no kubeconfig to read: KUBECONFIG is not set and ~/.kube/config does not exist.', {
+      flag: access.context ? '--context' : '--kubeconfig',
+      hints: [
+        access.context
+          ? 'Name the kubeconfig with --kubeconfig FILE (or KUBECONFIG), or leave --context out to reach the GKE cluster.'
+          : 'Name the kubeconfig with --kubeconfig FILE, or leave it out to reach the GKE cluster.',
+      ],
+    })
+  }
   if (access.context) {
     const known = config.getContexts().map((c) => c.name)
     if (!known.includes(access.context)) {
@@ -165,6 +178,20 @@ async function loadKubeconfig(
     config.setCurrentContext(access.context)
   }
   return config
+}
+
+/**
+ * Whether client-node found no kubeconfig at all: it then makes one up, a context "loaded-context" for
+ * http://localhost:8080 (config.js loadFromDefault), which xpk must neither name in a hint nor connect to.
+ */
+function madeUpDefault(config: K8s.KubeConfig): boolean {
+  const contexts = config.getContexts()
+  return (
+    contexts.length === 1 &&
+    contexts[0]!.name === 'loaded-context' &&
+    config.getClusters().length === 1 &&
+    config.getClusters()[0]!.server === 'http://localhost:8080'
+  )
 }
 
 /** The TLS settings of the kubeconfig's current cluster and user (CA, client certificate, server name, verify). */
@@ -251,7 +278,7 @@ class HttpsTransport {
   ) {
     this.url = new URL(server)
     if (this.url.protocol !== 'https:') {
-      throw new UsageError(`The Kubernetes API server ${server} is not an https:// URL.`, {
+      throw new UsageError(`The Kubernetes API server ${redactCredentials(server)} is not an https:// URL.`, {
         hints: ['xpk talks to the API server over HTTPS only.'],
       })
     }

@@ -1,6 +1,6 @@
 import {XpkError} from '../core/errors.js'
 import type {Answer, Message, Question} from '../core/messages.js'
-import {escapeControl} from '../core/text.js'
+import {escapeControl, redactCredentials} from '../core/text.js'
 import type {Console, ProgressBoard, ProgressLine} from '../ports/console.js'
 
 /** Streams and switches for {@link TerminalConsole}; defaults are the process's own. */
@@ -102,9 +102,10 @@ export class TerminalConsole implements Console {
 
   private readonly now = (): Date => (this.options.now ? this.options.now() : new Date())
 
-  // Everything on stderr may quote names, files and API messages: none of it may drive the terminal.
+  // Everything on stderr may quote names, files and API messages: none of it may drive the terminal or show a
+  // password (a kubeconfig's server URL may hold one).
   private writeErr(raw: string): void {
-    const text = escapeControl(raw)
+    const text = escapeControl(redactCredentials(raw))
     const line = text.endsWith('\n') ? text : `${text}\n`
     if (this.activeBoard?.isOpen) this.activeBoard.writeAbove(line.trimEnd())
     else this.stderr.write(line)

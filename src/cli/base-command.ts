@@ -4,8 +4,9 @@ import type {Input, ParserOutput} from '@oclif/core/interfaces'
 
 import {TerminalConsole} from '../adapters/terminal-console.js'
 import {errorToJson, throwIfProblems, UsageError, UsageErrors, XpkError} from '../core/errors.js'
+import {valueShapeMessage, valueShapeProblem, type ValueShape} from '../core/input.js'
 import {closestMatches, editDistance} from '../core/suggest.js'
-import {escapeControl} from '../core/text.js'
+import {escapeControl, escapeInline, hasControlCharacters, redactCredentials} from '../core/text.js'
 import type {Console} from '../ports/console.js'
 import {globalFlags} from './flags.js'
 
@@ -69,31 +70,52 @@ export abstract class XpkCommand extends Command {
   /**
    * oclif's parse, plus the rules every command shares: a value given on the command line is what the user meant,
    * so an empty or blank one is an error (never "use the default": `--cluster "$UNSET_VAR"` once deleted the saved
-   * cluster), and a stray argument says which flag it probably belongs to. These problems and oclif's own are
-   * reported together.
+   * cluster), and so is one that breaks the shape its flag declares (white space at either end, a line break, a
+   * sign on a number, an empty list item: src/core/input.ts); a stray argument says which flag it probably belongs
+   * to. These problems and oclif's own are reported together.
    */
   protected override async parse<F extends FlagOutput, B extends FlagOutput, A extends ArgOutput>(
     options?: Input<F, B, A>,
     argv: string[] = this.argv,
   ): Promise<ParserOutput<F, B, A>> {
     const definitions = {...this.ctor.baseFlags, ...(options?.flags ?? this.ctor.flags)} as FlagDefinitions
-    const problems = emptyValueProblems(argv, definitions)
+    const problems = valueProblems(argv, definitions)
     try {
       const parsed = await super.parse(options, argv)
+      problems.push(...argumentProblems(parsed.args, (options?.args ?? this.ctor.args ?? {}) as ArgDefinitions))
       throwIfProblems(problems)
       return parsed
-    } catch (error) {
-      if (!(error instanceof Errors.CLIError) || (error.oclif?.exit ?? 2) !== 2) throw error
+    } catch (thrown) {
+      if (!(thrown instanceof Errors.CLIError) || (thrown.oclif?.exit ?? 2) !== 2) throw thrown
+      const error = argv.some(hasControlCharacters) ? await this.escapedParseError(options, argv, thrown) : thrown
       const typed = toXpkError(error, this.id ?? '', Object.keys(definitions))
       const stray = /^Unexpected arguments?: (.+)$/m.exec(error.message)?.[1]
       problems.push(
         stray
-          ? strayArgumentProblem(stray, this.id ?? '', definitions)
+          ? strayArgumentProblem(stray, this.id ?? '', definitions, (options?.args ?? this.ctor.args) as ArgDefinitions)
           : new UsageError(typed.message, {hints: typed.hints}),
       )
       throwIfProblems(problems.length === 1 && !stray ? [typed as UsageError] : problems)
       throw error
     }
+  }
+
+  /**
+   * oclif quotes the values it complains about as given (`--env=A\nB cannot also be provided ...`), where a line
+   * break would split its message into lines of their own. The same argv with every value escaped fails the same
+   * way (escaping changes no token's kind), so its error is the one reported.
+   */
+  private async escapedParseError<F extends FlagOutput, B extends FlagOutput, A extends ArgOutput>(
+    options: Input<F, B, A> | undefined,
+    argv: string[],
+    original: Errors.CLIError,
+  ): Promise<Errors.CLIError> {
+    try {
+      await super.parse(options, argv.map(escapeInline))
+    } catch (escaped) {
+      if (escaped instanceof Errors.CLIError) return escaped
+    }
+    return original
   }
 
   protected override async finally(error: Error | undefined): Promise<unknown> {
@@ -120,21 +142,33 @@ export abstract class XpkCommand extends Command {
 
 type FlagDefinitions = Record<
   string,
-  {type: 'option' | 'boolean'; char?: string; aliases?: string[]; charAliases?: string[]; multiple?: boolean}
+  {
+    type: 'option' | 'boolean'
+    char?: string
+    aliases?: string[]
+    charAliases?: string[]
+    multiple?: boolean
+    /** The shape of its values (src/cli/flag-kinds.ts shaped); `word` when not declared. */
+    valueShape?: ValueShape
+  }
 >
 
+type ArgDefinitions = Record<string, {valueShape?: ValueShape}>
+
 /**
- * Finds option flags given an empty or blank value on the command line (`--cluster ""`, `--zone=`, `-x " "`),
- * including each value of a repeatable flag. Reads argv as oclif does, up to a bare `--`.
+ * Finds option flags whose value on the command line breaks the rule every value follows (src/core/input.ts): empty
+ * or blank (`--cluster ""`, `--zone=`, `-x " "`), or not of the shape the flag declares (`--cluster " alpha"`,
+ * `--num-slices +4`, `--restart-on-exit-codes 3,,5`, a line break in a name), checking each value of a repeatable
+ * flag. One problem per flag. Reads argv as oclif does, up to a bare `--`.
  */
-export function emptyValueProblems(argv: readonly string[], definitions: FlagDefinitions): UsageError[] {
+export function valueProblems(argv: readonly string[], definitions: FlagDefinitions): UsageError[] {
   const byName = new Map<string, string>()
   const byChar = new Map<string, string>()
   for (const [name, def] of Object.entries(definitions)) {
     for (const alias of [name, ...(def.aliases ?? [])]) byName.set(alias, name)
     for (const char of [def.char, ...(def.charAliases ?? [])]) if (char) byChar.set(char, name)
   }
-  const empty = new Set<string>()
+  const problems = new Map<string, UsageError>()
   for (let i = 0; i < argv.length; i++) {
     const token = argv[i]!
     if (token === '--') break
@@ -155,30 +189,63 @@ export function emptyValueProblems(argv: readonly string[], definitions: FlagDef
     else if (i + 1 < argv.length) values.push(argv[++i]!)
     // oclif's repeatable flags are greedy: `--env A=1 B=2` gives both values to --env.
     while (def.multiple && i + 1 < argv.length && !argv[i + 1]!.startsWith('-')) values.push(argv[++i]!)
-    if (values.some((v) => v.trim() === '')) empty.add(name)
+    if (problems.has(name)) continue
+    const problem = flagValueProblem(name, values, def.valueShape ?? 'word')
+    if (problem) problems.set(name, problem)
   }
-  return [...empty].map(
-    (name) =>
-      new UsageError(`--${name} was given an empty value. Give a value, or leave the flag out.`, {
-        flag: `--${name}`,
-        hints: ['An empty shell variable is the usual cause: check the variables your script passes to xpk.'],
-      }),
-  )
+  return [...problems.values()]
+}
+
+function flagValueProblem(name: string, values: readonly string[], shape: ValueShape): UsageError | undefined {
+  const flag = `--${name}`
+  if (values.some((v) => v.trim() === '')) {
+    return new UsageError(`${flag} was given an empty value. Give a value, or leave the flag out.`, {
+      flag,
+      hints: ['An empty shell variable is the usual cause: check the variables your script passes to xpk.'],
+    })
+  }
+  for (const value of values) {
+    const problem = valueShapeProblem(value, shape)
+    if (problem) return new UsageError(valueShapeMessage(flag, value, problem), {flag})
+  }
+  return undefined
+}
+
+/** Positional arguments follow the same rule as flag values (`xpk accelerator describe " v5p-8"`). */
+function argumentProblems(args: Record<string, unknown>, definitions: ArgDefinitions): UsageError[] {
+  return Object.entries(args).flatMap(([name, value]) => {
+    if (typeof value !== 'string') return []
+    const problem = valueShapeProblem(value, definitions[name]?.valueShape ?? 'word')
+    return problem ? [new UsageError(valueShapeMessage(`The argument ${name.toUpperCase()}`, value, problem))] : []
+  })
 }
 
 /** The flag a bare argument most likely belongs to: each topic's subject (`xpk cluster delete demo`). */
 const SUBJECT_FLAGS: Readonly<Record<string, string>> = {cluster: 'cluster', workload: 'workload', vm: 'tpu-prefix'}
 
-/** "unexpected argument "demo"; did you mean --cluster demo?" */
-export function strayArgumentProblem(listed: string, commandId: string, definitions: FlagDefinitions): UsageError {
+/**
+ * "unexpected argument "demo"; did you mean --cluster demo?" A command that takes arguments says which
+ * (`xpk accelerator describe` takes one argument, TYPE), not that it takes flags only.
+ */
+export function strayArgumentProblem(
+  listed: string,
+  commandId: string,
+  definitions: FlagDefinitions,
+  argDefinitions: ArgDefinitions = {},
+): UsageError {
   const args = listed.split(/,\s*/)
   const command = `xpk ${commandId.replaceAll(':', ' ')}`
   const subject = SUBJECT_FLAGS[commandId.split(':')[0] ?? '']
   const guess = subject !== undefined && subject in definitions && args.length === 1 ? subject : undefined
-  const shown = args.map((a) => `"${escapeControl(a)}"`).join(', ')
+  const shown = args.map((a) => `"${escapeInline(a)}"`).join(', ')
+  const takes = Object.keys(argDefinitions).map((name) => name.toUpperCase())
+  const what =
+    takes.length === 0
+      ? 'takes flags only'
+      : `takes ${takes.length === 1 ? 'one argument' : `${takes.length} arguments`}, ${takes.join(' and ')}, and flags`
   return new UsageError(
-    `Unexpected argument${args.length === 1 ? '' : 's'} ${shown}: ${command} takes flags only.` +
-      (guess ? ` Did you mean --${guess} ${args[0]}?` : ''),
+    `Unexpected argument${args.length === 1 ? '' : 's'} ${shown}: ${command} ${what}.` +
+      (guess ? ` Did you mean --${guess} ${escapeInline(args[0]!)}?` : ''),
     {flag: guess ? `--${guess}` : undefined, hints: [`See \`${command} --help\` for flags and examples.`]},
   )
 }
@@ -256,6 +323,6 @@ export function formatError(error: XpkError, verbose: boolean): string {
       cause = cause.cause
     }
   }
-  // Messages quote what users, files and APIs gave; none of it may drive the terminal.
-  return `${escapeControl(lines.join('\n'))}\n`
+  // Messages quote what users, files and APIs gave; none of it may drive the terminal or show a password.
+  return `${escapeControl(redactCredentials(lines.join('\n')))}\n`
 }

@@ -6,7 +6,7 @@ import {
   type CacheImageOptions,
 } from '../services/cluster-cacheimage.js'
 import {gkeConnector, kubeConnector, type KubeFlags} from './cluster-context.js'
-import {pollTuning, realTime, retryTuning} from './context.js'
+import {pollTuning, realTime, retryTuning, timeoutTuning} from './context.js'
 
 /** What `cluster cacheimage` needs: GKE (to find the cluster) and its Kubernetes API on first use, real timers. */
 export function cacheImageDeps(
@@ -23,9 +23,8 @@ export function cacheImageDeps(
  * images on many nodes take long); XPK_POLL_INTERVAL_MS and XPK_RETRY_INTERVAL_MS as for every command.
  */
 export function cacheImageTuning(): Pick<CacheImageOptions, 'timeoutMs' | 'poll' | 'retry'> {
-  const seconds = Number(process.env.XPK_CACHE_IMAGE_TIMEOUT_S)
   return {
-    timeoutMs: Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : DEFAULT_CACHE_IMAGE_TIMEOUT_MS,
+    timeoutMs: timeoutTuning('XPK_CACHE_IMAGE_TIMEOUT_S', DEFAULT_CACHE_IMAGE_TIMEOUT_MS),
     poll: pollTuning({initialMs: 2000, maxMs: 15_000, factor: 1.5}),
     retry: retryTuning(),
   }

@@ -12,23 +12,24 @@ import type {GkeClient} from '../ports/gke.js'
 import type {ClusterCreateDeps} from '../services/cluster-create.js'
 import type {ClusterDeleteDeps} from '../services/cluster-delete.js'
 import type {ClusterDescribeDeps, ClusterReadDeps} from '../services/cluster-read.js'
-import {pollTuning, realTime, retryTuning} from './context.js'
+import {accessToken, pollTuning, realTime, retryTuning, timeoutTuning} from './context.js'
 
 /** Connects to GKE with the resolved endpoint override (gke-endpoint) and XPK_ACCESS_TOKEN, if set. */
 export function gkeConnector(settings: ResolvedSettings): () => Promise<GkeClient> {
-  return () =>
-    createGkeClient({endpoint: settings['gke-endpoint'].value, accessToken: process.env.XPK_ACCESS_TOKEN || undefined})
+  const token = accessToken()
+  return () => createGkeClient({endpoint: settings['gke-endpoint'].value, accessToken: token})
 }
 
 /** Connects to Compute Engine (once, on first use) with the compute-endpoint setting and XPK_ACCESS_TOKEN, if set. */
 export function computeConnector(settings: ResolvedSettings): () => Promise<ComputeClient> {
   let client: Promise<ComputeClient> | undefined
+  const token = accessToken()
   // Imported on use: only `cluster create` for types with a workload policy needs it, and start-up pays per byte.
   return () =>
     (client ??= import('../adapters/compute-rest.js').then(({createComputeClient}) =>
       createComputeClient({
         endpoint: settings['compute-endpoint'].value,
-        accessToken: process.env.XPK_ACCESS_TOKEN || undefined,
+        accessToken: token,
       }),
     ))
 }
@@ -66,7 +67,7 @@ function gkeKubeAccess(cluster: ObservedCluster): KubeAccess {
     token: async () => {
       // The same credentials as every GKE call (XPK_ACCESS_TOKEN, else Application Default Credentials).
       const {authorizer} = await import('../adapters/google-rest.js')
-      const authorize = await authorizer({insecure: false, accessToken: process.env.XPK_ACCESS_TOKEN || undefined})
+      const authorize = await authorizer({insecure: false, accessToken: accessToken()})
       const headers = await authorize(`https://${host}/`, {
         action: `reach cluster ${cluster.name}`,
         project: cluster.project,
@@ -103,9 +104,8 @@ export function clusterCreateDeps(
  * that is up is noticed within a quarter second at first and within 2 s later on (bench:in-cluster measures it).
  */
 export function inClusterTuning(): {availableTimeoutMs: number; poll: Backoff} {
-  const seconds = Number(process.env.XPK_CONTROLLER_TIMEOUT_S)
   return {
-    availableTimeoutMs: (Number.isFinite(seconds) && seconds > 0 ? seconds : 600) * 1000,
+    availableTimeoutMs: timeoutTuning('XPK_CONTROLLER_TIMEOUT_S', 600_000),
     poll: pollTuning({initialMs: 250, maxMs: 2000, factor: 1.5}),
   }
 }

@@ -2,7 +2,7 @@ import * as Flags from '@oclif/core/flags'
 
 import {CLUSTER_DEFAULTS} from '../core/cluster/defaults.js'
 import {DEFAULT_APPLY_CONCURRENCY} from '../core/retry.js'
-import {integerFlag, pathFlag} from './flag-kinds.js'
+import {integerFlag, pathFlag, valueShape} from './flag-kinds.js'
 import {kubeAccessFlags} from './flags.js'
 
 const capacity = ['on-demand', 'spot', 'reservation', 'flex']
@@ -33,6 +33,7 @@ export const clusterCreateFlags = {
     helpGroup: 'CAPACITY (exactly one)',
   }),
   reservation: Flags.string({
+    ...valueShape('list'),
     description: 'Use these reservations: NAME[,NAME2] or projects/P/reservations/NAME[/reservationBlocks/B].',
     exclusive: others('reservation'),
     helpGroup: 'CAPACITY (exactly one)',
@@ -79,10 +80,12 @@ export const clusterCreateFlags = {
     default: `${CLUSTER_DEFAULTS.multiHostTpuMaxPodsPerNode} on multi-host TPU pools`,
   }),
   'custom-nodepool-arguments': Flags.string({
+    ...valueShape('text'),
     description:
       'Extra gcloud-style node-pool flags, mapped to API fields (e.g. "--node-labels=team=ml --disk-size=200").',
   }),
   'custom-tpu-nodepool-arguments': Flags.string({
+    ...valueShape('text'),
     description: 'Like --custom-nodepool-arguments, for multi-host TPU pools only.',
   }),
   'max-parallel': integerFlag('cluster:max-parallel', {

@@ -5,7 +5,9 @@
  */
 import {GcloudConfigFiles} from '../adapters/gcloud-properties.js'
 import {SettingsFile} from '../adapters/settings-file.js'
-import {checkSettings, resolveSettings, type ResolvedSettings, type SettingKey} from '../core/settings.js'
+import {environmentProblems, integerVariable, tokenVariable} from '../core/environment.js'
+import {throwIfProblems} from '../core/errors.js'
+import {resolveSettings, settingsProblems, type ResolvedSettings, type SettingKey} from '../core/settings.js'
 import type {Console} from '../ports/console.js'
 import type {Backoff} from '../core/retry.js'
 import {DEFAULT_RETRY_POLICY, type RetryPolicy} from '../executor/retry.js'
@@ -18,8 +20,9 @@ export function configDeps(console: Console): ConfigDeps {
 /**
  * Resolves project, zone, cluster and the other settings for a command (flag > env > xpk config > gcloud) and,
  * with --verbose, says where each value came from. Every command checks every setting with the same rules here,
- * whatever its source, before doing anything. Reads only local files, so it is fine offline.
- * @throws UsageError or UsageErrors for empty XPK_* variables and values that break a setting's rule
+ * whatever its source, and every other XPK_* variable that is set (src/core/environment.ts), before doing anything.
+ * Reads only local files, so it is fine offline.
+ * @throws UsageError or UsageErrors for empty XPK_* variables and values that break a setting's or variable's rule
  */
 export async function resolveCommandSettings(
   flags: Partial<Record<SettingKey, string>>,
@@ -28,7 +31,7 @@ export async function resolveCommandSettings(
   const deps = configDeps(console)
   const [config, gcloud] = await Promise.all([deps.store.read(), deps.gcloud.read()])
   const settings = resolveSettings({flags, env: process.env, config, gcloud})
-  checkSettings(settings)
+  throwIfProblems([...settingsProblems(settings), ...environmentProblems(process.env)])
   for (const [key, setting] of Object.entries(settings)) {
     if (setting.value !== undefined) console.debug(`${key} = ${setting.value} (from ${setting.origin})`)
   }
@@ -54,18 +57,28 @@ export const realTime = {
   now: Date.now,
 }
 
-function millis(name: string, fallback: number): number {
-  const value = Number(process.env[name])
-  return Number.isFinite(value) && value > 0 ? value : fallback
-}
-
 /** The retry policy, with XPK_RETRY_INTERVAL_MS as its first wait (tests shorten it; the default suits real APIs). */
 export function retryTuning(): RetryPolicy {
   const backoff = DEFAULT_RETRY_POLICY.backoff
-  return {...DEFAULT_RETRY_POLICY, backoff: {...backoff, initialMs: millis('XPK_RETRY_INTERVAL_MS', backoff.initialMs)}}
+  const initialMs = integerVariable(process.env, 'XPK_RETRY_INTERVAL_MS') ?? backoff.initialMs
+  return {...DEFAULT_RETRY_POLICY, backoff: {...backoff, initialMs}}
 }
 
 /** A poll backoff with XPK_POLL_INTERVAL_MS as its first interval. */
 export function pollTuning<T extends Backoff>(poll: T): T {
-  return {...poll, initialMs: millis('XPK_POLL_INTERVAL_MS', poll.initialMs)}
+  return {...poll, initialMs: integerVariable(process.env, 'XPK_POLL_INTERVAL_MS') ?? poll.initialMs}
+}
+
+/** A wait's deadline in ms: the XPK_*_TIMEOUT_S variable when set (checked), else the default. */
+export function timeoutTuning(
+  name: 'XPK_CONTROLLER_TIMEOUT_S' | 'XPK_CACHE_IMAGE_TIMEOUT_S' | 'XPK_WORKLOAD_DELETE_TIMEOUT_S',
+  defaultMs: number,
+): number {
+  const seconds = integerVariable(process.env, name)
+  return seconds === undefined ? defaultMs : seconds * 1000
+}
+
+/** XPK_ACCESS_TOKEN, checked (set but empty is bad input naming it), or undefined for Application Default Credentials. */
+export function accessToken(): string | undefined {
+  return tokenVariable(process.env, 'XPK_ACCESS_TOKEN')
 }

@@ -7,7 +7,7 @@
  */
 import * as Flags from '@oclif/core/flags'
 
-import {INTEGER_FLAGS} from '../core/input.js'
+import {INTEGER_FLAGS, type ValueShape} from '../core/input.js'
 
 interface KindOptions {
   readonly description: string
@@ -24,10 +24,21 @@ function helpText(options: KindOptions, range?: string): string {
   return parts.join(' ')
 }
 
+/**
+ * Declares the shape of a flag's value for the rule every value follows (src/core/input.ts ValueShape), which the
+ * base command applies to every option flag before anything else: spread into the flag's options,
+ * `Flags.string({...valueShape('text'), ...})`. `text` is free text (spaces and line breaks are part of it), `list`
+ * comma-separated items; a flag that declares nothing is a `word`.
+ */
+export function valueShape(shape: ValueShape): {readonly valueShape: ValueShape} {
+  return {valueShape: shape}
+}
+
 /** A whole-number flag, keyed by its entry in {@link INTEGER_FLAGS} (`<topic>:<flag>`). */
 export function integerFlag(key: keyof typeof INTEGER_FLAGS, options: KindOptions) {
   const range = INTEGER_FLAGS[key]
   return Flags.string({
+    ...valueShape('integer'),
     description: helpText(options, `${range.min}-${range.max}`),
     helpValue: '<n>',
     helpGroup: options.helpGroup,

@@ -9,32 +9,28 @@ import type {Console} from '../ports/console.js'
 import type {TpuClient} from '../ports/tpu.js'
 import type {VmApiDeps, VmTiming} from '../services/vm-common.js'
 import type {VmRunDeps} from '../services/vm-run.js'
-import {realTime, retryTuning} from './context.js'
-
-function millis(name: string, fallback: number): number {
-  const value = Number(process.env[name])
-  return Number.isFinite(value) && value > 0 ? value : fallback
-}
+import {resolveTpuEndpoint} from '../core/vm/endpoint.js'
+import {accessToken, pollTuning, realTime, retryTuning} from './context.js'
 
 /** Poll and retry waits: the cluster commands' defaults; XPK_POLL_INTERVAL_MS / XPK_RETRY_INTERVAL_MS set the first wait. */
 export function vmTiming(): VmTiming {
   return {
-    poll: {
-      ...DEFAULT_APPLY_OPTIONS.poll,
-      initialMs: millis('XPK_POLL_INTERVAL_MS', DEFAULT_APPLY_OPTIONS.poll.initialMs),
-    },
+    poll: pollTuning(DEFAULT_APPLY_OPTIONS.poll),
     retry: retryTuning().backoff,
     attempts: retryTuning().attempts,
   }
 }
 
-/** Connects to the TPU API (--tpu-endpoint, else XPK_TPU_ENDPOINT; XPK_ACCESS_TOKEN instead of ADC when set). */
+/**
+ * Connects to the TPU API (--tpu-endpoint, else XPK_TPU_ENDPOINT; XPK_ACCESS_TOKEN instead of ADC when set). Both
+ * are checked here, when the command starts, so a bad one is bad input before any request (not retries against a
+ * host that cannot be reached).
+ */
 export function tpuConnector(endpointFlag: string | undefined): () => Promise<TpuClient> {
-  const endpoint = endpointFlag ?? (process.env.XPK_TPU_ENDPOINT || undefined)
+  const endpoint = resolveTpuEndpoint(endpointFlag, process.env)
+  const token = accessToken()
   return () =>
-    import('../adapters/tpu-api.js').then(({createTpuClient}) =>
-      createTpuClient({endpoint, accessToken: process.env.XPK_ACCESS_TOKEN || undefined}),
-    )
+    import('../adapters/tpu-api.js').then(({createTpuClient}) => createTpuClient({endpoint, accessToken: token}))
 }
 
 export function vmApiDeps(endpointFlag: string | undefined, console: Console, signal: AbortSignal): VmApiDeps {
@@ -86,10 +82,8 @@ export async function vmRunDeps(
 
 /** The local user name, gcloud's default login on TPU VMs, and the variable it came from (for messages). */
 export function localUser(): {sshUser: string; sshUserSource: string} {
-  for (const name of ['USER', 'LOGNAME']) {
-    const value = process.env[name]
-    if (value) return {sshUser: value, sshUserSource: `--ssh-user (default: $${name})`}
-  }
+  if (process.env.USER) return {sshUser: process.env.USER, sshUserSource: '--ssh-user (default: $USER)'}
+  if (process.env.LOGNAME) return {sshUser: process.env.LOGNAME, sshUserSource: '--ssh-user (default: $LOGNAME)'}
   return {sshUser: 'root', sshUserSource: '--ssh-user (default: root)'}
 }
 

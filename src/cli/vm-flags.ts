@@ -1,6 +1,6 @@
 import * as Flags from '@oclif/core/flags'
 
-import {integerFlag, pathFlag} from './flag-kinds.js'
+import {integerFlag, pathFlag, valueShape} from './flag-kinds.js'
 
 /** Where TPU VM commands act, and how they reach the TPU API. */
 export const vmTargetFlags = {
@@ -38,6 +38,7 @@ export const vmRunFlags = {
   ...vmTargetFlags,
   'tpu-prefix': tpuPrefixFlag,
   command: Flags.string({
+    ...valueShape('text'),
     description: 'Command to run on every worker (in the copied script directory).',
     required: true,
   }),

@@ -7,7 +7,7 @@ import type {WorkloadCreateDeps} from '../services/workload-create.js'
 import {DEFAULT_GONE_TIMEOUT_MS, DEFAULT_WORKLOAD_TIMING, type WorkloadTiming} from '../services/workload-delete.js'
 import type {WorkloadDeleteDeps} from '../services/workload-delete.js'
 import type {KubeFlags} from './cluster-context.js'
-import {pollTuning, realTime, retryTuning} from './context.js'
+import {pollTuning, realTime, retryTuning, timeoutTuning} from './context.js'
 
 /**
  * GKE and Kubernetes connectors, imported on first use: cluster-context.ts brings the GKE adapter and the cluster
@@ -59,10 +59,9 @@ export function workloadDeleteDeps(
  * command.
  */
 export function workloadTiming(): WorkloadTiming {
-  const seconds = Number(process.env.XPK_WORKLOAD_DELETE_TIMEOUT_S)
   return {
     retry: retryTuning(),
     poll: pollTuning(DEFAULT_WORKLOAD_TIMING.poll),
-    goneTimeoutMs: Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : DEFAULT_GONE_TIMEOUT_MS,
+    goneTimeoutMs: timeoutTuning('XPK_WORKLOAD_DELETE_TIMEOUT_S', DEFAULT_GONE_TIMEOUT_MS),
   }
 }

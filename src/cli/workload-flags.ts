@@ -4,13 +4,16 @@ import {WORKLOAD_DEFAULTS} from '../core/workload/defaults.js'
 import {DEFAULT_GONE_TIMEOUT_MS} from '../core/workload/jobsets.js'
 import {DEFAULT_PRIORITY, PRIORITY_NAMES} from '../core/workload/priority.js'
 import {STATUS_FILTERS} from '../core/workload/status.js'
-import {choiceFlag, integerFlag, pathFlag} from './flag-kinds.js'
+import {choiceFlag, integerFlag, pathFlag, valueShape} from './flag-kinds.js'
 import {kubeAccessFlags} from './flags.js'
 
 /** The flags of `xpk workload create`, grouped as in `--help`. Defaults are applied (and documented) in src/core. */
 export const workloadCreateFlags = {
   workload: Flags.string({description: 'Workload name: lowercase letters, digits and hyphens, at most 40 characters.'}),
-  command: Flags.string({description: 'Command run in every container, e.g. "python3 train.py --steps=100".'}),
+  command: Flags.string({
+    ...valueShape('text'),
+    description: 'Command run in every container, e.g. "python3 train.py --steps=100".',
+  }),
   'num-slices': integerFlag('workload:num-slices', {
     description: 'TPU/CPU: number of slices (JobSet replicas).',
     default: WORKLOAD_DEFAULTS.numSlices,
@@ -28,6 +31,7 @@ export const workloadCreateFlags = {
     default: WORKLOAD_DEFAULTS.maxRestarts,
   }),
   'restart-on-exit-codes': Flags.string({
+    ...valueShape('list'),
     description: 'Extra exit codes that restart instead of failing, e.g. "3,5-7" (42 and 127-255 always do).',
   }),
   'ttl-seconds-after-finished': integerFlag('workload:ttl-seconds-after-finished', {
@@ -39,6 +43,7 @@ export const workloadCreateFlags = {
     default: WORKLOAD_DEFAULTS.terminationGracePeriodSeconds,
   }),
   env: Flags.string({
+    ...valueShape('text'),
     description: 'Environment variable KEY=VALUE for the containers; repeat for more.',
     multiple: true,
     exclusive: ['env-file'],

@@ -1,7 +1,10 @@
 /**
- * API endpoint overrides (`--gke-endpoint`, `--compute-endpoint`, like gcloud's api_endpoint_overrides). One rule
- * for both, checked when a value is saved, resolved or used: https (plain http only on loopback, for local test
- * servers), a host, no credentials (they would be printed by --verbose and sent in clear), no query or fragment.
+ * API endpoint overrides (`--gke-endpoint`, `--compute-endpoint`, `--tpu-endpoint`, like gcloud's
+ * api_endpoint_overrides). One rule for all, checked when a value is saved, resolved or used, before any request:
+ * a scheme (https; plain http only on loopback, for local test servers) and a host, no credentials (they would be
+ * printed by --verbose and sent in clear), no query or fragment. A value without a scheme is refused rather than
+ * guessed: `tpu.googleapis.com` may mean https, but `localhost:8080` or a typo would be retried as a host that cannot
+ * be reached until the retries run out.
  */
 
 /** A checked endpoint override. */
@@ -18,15 +21,23 @@ export interface Endpoint {
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]', '::1'])
 
-/** Parses an endpoint override, or returns why it is not acceptable. A bare host means https. */
+const EXAMPLE =
+  'a URL like https://us-central1-container.googleapis.com/ (or http://127.0.0.1:PORT/ for a local test server)'
+
+/** Parses an endpoint override, or returns why it is not acceptable. */
 export function parseEndpoint(text: string): Endpoint | {problem: string} {
-  if (text.trim() !== text || /\s/.test(text)) return {problem: 'it contains white space'}
+  if (text.trim() === '') return {problem: `it is empty; give ${EXAMPLE}`}
+  if (/\s/.test(text)) return {problem: 'it contains white space'}
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(text)) return {problem: `it has no scheme; give ${EXAMPLE}`}
+  // The URL parser would take the first path segment of `https:///v1` as the host.
+  if (/^[a-z][a-z0-9+.-]*:\/\/([/?#]|$)/i.test(text)) return {problem: `it has no host; give ${EXAMPLE}`}
   let url: URL
   try {
-    url = new URL(text.includes('://') ? text : `https://${text}`)
+    url = new URL(text)
   } catch {
-    return {problem: 'it is not a URL like https://us-central1-container.googleapis.com/'}
+    return {problem: `it is not ${EXAMPLE}`}
   }
+  if (url.hostname === '') return {problem: `it has no host; give ${EXAMPLE}`}
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
     return {problem: 'it must use https:// (or http:// on 127.0.0.1 for local test servers)'}
   }

@@ -5,6 +5,7 @@
  * exit code, so scripts can rely on the table below (it is also printed in the README, and a test keeps the two
  * in step).
  */
+import {redactCredentials} from './text.js'
 
 /** What went wrong, from the user's point of view. */
 export type ErrorKind =
@@ -166,5 +167,7 @@ export interface ErrorJson {
 
 /** Converts an error into its `--json` shape. */
 export function errorToJson(error: XpkError): ErrorJson {
-  return {error: {kind: error.kind, exitCode: error.exitCode, message: error.message, hints: error.hints}}
+  const message = redactCredentials(error.message)
+  const hints = error.hints.map(redactCredentials)
+  return {error: {kind: error.kind, exitCode: error.exitCode, message, hints}}
 }

@@ -4,6 +4,64 @@
  * held to the range of the API field it ends up in.
  */
 import {throwIfProblems, UsageError, UsageErrors, type XpkErrorOptions} from './errors.js'
+import {escapeInline, hasControlCharacters} from './text.js'
+
+/**
+ * The form a value must have, whatever it is for. Every flag declares its shape (src/cli/flag-kinds.ts; `word` unless
+ * it says otherwise), and the same rule reads XPK_* variables and config values, so a value is refused the same way
+ * wherever it comes from:
+ * - `word`: one value as given: not blank, no white space at either end, no line break or other control character
+ *   (spaces inside are left to the value's own check: a path may hold them, a name may not);
+ * - `integer`: a word of digits with no sign (`+4` and ` 4` are refused, not read as 4);
+ * - `list`: comma-separated words, none of them empty (`3,,5`, `a,` are refused, not read as `3,5`, `a`);
+ * - `text`: free text, which may hold spaces, tabs and line breaks anywhere (`--command`, `--env`); only blank is refused.
+ */
+export type ValueShape = 'word' | 'integer' | 'list' | 'text'
+
+/** What each shape accepts, in a sentence (help texts and the README's rule). */
+export const VALUE_SHAPES: Readonly<Record<ValueShape, string>> = {
+  word: 'a value as given: no white space at either end, no line break or control character',
+  integer: 'a whole number written with digits only: no sign, no white space',
+  list: 'comma-separated items, none empty, none with white space at either end',
+  text: 'free text: spaces, tabs and line breaks are part of the value',
+}
+
+/**
+ * Why a value does not have its shape, as a clause to follow the value ("starts with white space; ..."), or
+ * undefined. Blank values are the caller's to word (`--x was given an empty value`), but are refused here too.
+ */
+export function valueShapeProblem(value: string, shape: ValueShape): string | undefined {
+  if (value.trim() === '') return 'is empty; give a value'
+  if (shape === 'text') return undefined
+  if (/^\s/.test(value)) return 'starts with white space; xpk uses a value exactly as given, so remove it'
+  if (/\s$/.test(value)) return 'ends with white space; xpk uses a value exactly as given, so remove it'
+  if (hasControlCharacters(value)) return 'holds a line break or another control character (shown escaped); remove it'
+  if (shape === 'integer' && /^[+]/.test(value)) return 'has a plus sign; write the number with digits only'
+  if (shape === 'list') {
+    const items = value.split(',')
+    if (items.some((item) => item === ''))
+      return 'has an empty item (two commas in a row, or one at an end); remove the extra comma'
+    if (items.some((item) => item.trim() !== item))
+      return 'has an item with white space around it; write the list without spaces, like a,b'
+  }
+  return undefined
+}
+
+/** `--cluster " alpha": it starts with white space; ...`: a value that breaks the shape rule, quoted safely. */
+export function valueShapeMessage(what: string, value: string, problem: string): string {
+  return `${what} "${escapeInline(value)}": it ${problem}.`
+}
+
+/**
+ * Splits a comma-separated list by the shape rule: every item is kept as written, and an empty item or one with
+ * white space around it is refused (never skipped or trimmed).
+ * @throws UsageError naming `flag`
+ */
+export function splitList(flag: string, text: string): string[] {
+  const problem = valueShapeProblem(text, 'list')
+  if (problem) throw new UsageError(valueShapeMessage(flag, text, problem), {flag})
+  return text.split(',')
+}
 
 /** The inclusive range of an integer flag and where the limit comes from (shown in the message). */
 export interface IntegerRange {
@@ -57,12 +115,13 @@ export const INTEGER_FLAGS = {
  * Exact for any length of input: "99999999999999999999" is out of range, never rounded to 1e20.
  */
 export function parseInteger(text: string, range: IntegerRange): {value: number} | {problem: string} {
-  const trimmed = text.trim()
   const expected = `a whole number from ${range.min} to ${range.max} (${range.limit})`
-  if (!/^[-+]?\d+$/.test(trimmed)) return {problem: `"${text}" is not ${expected}`}
-  const big = BigInt(trimmed)
-  if (big < BigInt(range.min) || big > BigInt(range.max))
-    return {problem: `${trimmed} is out of range: use ${expected}`}
+  const shape = valueShapeProblem(text, 'integer')
+  // " 4" and "+4" are not read as 4: the rule every value follows (a value is used exactly as given).
+  if (shape) return {problem: `"${escapeInline(text)}" ${shape.split(';')[0]}: use ${expected}, in digits only`}
+  if (!/^-?\d+$/.test(text)) return {problem: `"${escapeInline(text)}" is not ${expected}`}
+  const big = BigInt(text)
+  if (big < BigInt(range.min) || big > BigInt(range.max)) return {problem: `${text} is out of range: use ${expected}`}
   return {value: Number(big)}
 }
 

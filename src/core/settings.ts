@@ -1,8 +1,9 @@
 import {endpointProblem} from './endpoint.js'
 import {UsageError, UsageErrors} from './errors.js'
 import {tryParseImageReference} from './image/naming.js'
+import {valueShapeProblem} from './input.js'
 import {closestMatches, orList} from './suggest.js'
-import {escapeControl} from './text.js'
+import {escapeInline, redactCredentials} from './text.js'
 
 /**
  * Settings are the defaults a user can keep instead of repeating flags: where to act (project, zone, cluster)
@@ -115,8 +116,10 @@ export function settingDefinition(key: string): SettingDefinition & {key: Settin
 
 /**
  * Resolves every setting with precedence flag > env > xpk config > gcloud. A value given but empty is never "unset":
- * an empty flag is refused before this runs, and an empty XPK_* variable resolves to '' from the variable, which
- * {@link settingsProblems} reports. Only saved config and gcloud values that are blank are skipped.
+ * an empty flag is refused before this runs, and an empty (or blank) XPK_* variable resolves to '' from the
+ * variable, which {@link settingsProblems} reports. Only saved config and gcloud values that are blank are skipped.
+ * Nothing is trimmed: a value with white space around it is kept as it is, for {@link settingsProblems} to refuse
+ * by the rule every value follows (src/core/input.ts), naming where it came from.
  */
 export function resolveSettings(sources: SettingSources): ResolvedSettings {
   const resolved = {} as Record<SettingKey, ResolvedSetting>
@@ -125,17 +128,19 @@ export function resolveSettings(sources: SettingSources): ResolvedSettings {
 }
 
 function resolveOne(def: SettingDefinition & {key: SettingKey}, sources: SettingSources): ResolvedSetting {
-  const nonEmpty = (v: string | undefined) => (v === undefined || v.trim() === '' ? undefined : v.trim())
+  const nonEmpty = (v: string | undefined) => (v === undefined || v.trim() === '' ? undefined : v)
   const fromFlag = sources.flags[def.key]
-  if (fromFlag !== undefined) return {value: fromFlag.trim(), source: 'flag', origin: `--${def.key}`}
+  if (fromFlag !== undefined) return {value: blankAsEmpty(fromFlag), source: 'flag', origin: `--${def.key}`}
   const fromEnv = sources.env[def.env]
-  if (fromEnv !== undefined) return {value: fromEnv.trim(), source: 'env', origin: def.env}
+  if (fromEnv !== undefined) return {value: blankAsEmpty(fromEnv), source: 'env', origin: def.env}
   const fromConfig = nonEmpty(sources.config[def.key])
   if (fromConfig) return {value: fromConfig, source: 'config', origin: 'xpk config'}
   const fromGcloud = def.gcloudProperty ? nonEmpty(sources.gcloud[def.gcloudProperty]) : undefined
   if (fromGcloud) return {value: fromGcloud, source: 'gcloud', origin: `gcloud property ${def.gcloudProperty}`}
   return {value: undefined, source: 'unset', origin: 'not set'}
 }
+
+const blankAsEmpty = (value: string): string => (value.trim() === '' ? '' : value)
 
 /**
  * Every problem with the resolved settings, each naming where the value came from: a flag or XPK_* variable that is
@@ -159,7 +164,7 @@ export function settingsProblems(settings: ResolvedSettings): UsageError[] {
       )
       continue
     }
-    const problem = def.validate?.(setting.value)
+    const problem = settingValueProblem(def.key, setting.value)
     if (problem) problems.push(invalidSetting(def.key, setting, problem))
   }
   return problems
@@ -180,14 +185,18 @@ function invalidSetting(key: SettingKey, setting: ResolvedSetting, problem: stri
       : setting.source === 'gcloud'
         ? [`Pass --${key} to override the gcloud property, or fix the property.`]
         : []
-  return new UsageError(`--${key} "${escapeControl(setting.value ?? '')}"${from}: ${problem}.`, {
+  // A password in an endpoint's URL is refused without being shown.
+  const shown = redactCredentials(escapeInline(setting.value ?? ''))
+  return new UsageError(`--${key} "${shown}"${from}: ${problem}.`, {
     flag: `--${key}`,
     hints: fix,
   })
 }
 
-/** Checks a value for a key; returns the problem or undefined. */
+/** Checks a value for a key, by the rule every value follows and then the setting's own; the problem or undefined. */
 export function settingValueProblem(key: SettingKey, value: string): string | undefined {
+  const shape = valueShapeProblem(value, 'word')
+  if (shape) return `it ${shape}`
   const def = SETTINGS.find((s) => s.key === key) as SettingDefinition | undefined
   return def?.validate?.(value)
 }
@@ -279,13 +288,17 @@ export function parseIniProperties(text: string): Record<string, string> {
   return properties
 }
 
+/** The variable gcloud reads for a property (`core/project` -> `CLOUDSDK_CORE_PROJECT`). */
+export function gcloudVariable(property: string): string {
+  return `CLOUDSDK_${property.replace('/', '_').toUpperCase()}`
+}
+
 /** gcloud's own environment overrides (`CLOUDSDK_<SECTION>_<NAME>`) for the properties we read. */
 export function gcloudEnvOverrides(env: Readonly<Record<string, string | undefined>>): Record<string, string> {
   const out: Record<string, string> = {}
   for (const def of SETTINGS as readonly SettingDefinition[]) {
     if (!def.gcloudProperty) continue
-    const name = `CLOUDSDK_${def.gcloudProperty.replace('/', '_').toUpperCase()}`
-    const value = env[name]
+    const value = env[gcloudVariable(def.gcloudProperty)]
     if (value) out[def.gcloudProperty] = value
   }
   return out

@@ -17,7 +17,28 @@ export function escapeControl(text: string): string {
   })
 }
 
+/**
+ * A one-line value (a name, a path, a flag's value) as it is quoted in a message: control characters escaped as by
+ * {@link escapeControl}, and newlines and tabs too (`\n`, `\t`), so a value can never break a message into lines
+ * that look like xpk's own.
+ */
+export function escapeInline(text: string): string {
+  return escapeControl(text).replace(/[\n\t]/g, (c) => (c === '\n' ? '\\n' : '\\t'))
+}
+
 /** Whether a one-line value (a name, a path) contains a character {@link escapeControl} would replace, or a newline. */
 export function hasControlCharacters(text: string): boolean {
   return escapeControl(text) !== text || /[\n\t]/.test(text)
+}
+
+// `scheme://user:password@`: the user-info part of a URL, up to the host.
+const URL_CREDENTIALS = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@]*@/gi
+
+/**
+ * Hides the credentials a URL may carry (`https://admin:secret@10.0.0.1` -> `https://***@10.0.0.1`). A kubeconfig's
+ * server URL can hold them, and an error or a description quoting it must not print them; every message xpk prints
+ * goes through this (src/cli/base-command.ts formatError, src/core/errors.ts errorToJson, the console).
+ */
+export function redactCredentials(text: string): string {
+  return text.replace(URL_CREDENTIALS, '$1***@')
 }

@@ -1,5 +1,5 @@
 import {acceleratorCatalog} from '../core/catalog/catalog.js'
-import {resolveAccelerator} from '../core/catalog/lookup.js'
+import {resolveAcceleratorName} from '../core/catalog/lookup.js'
 import type {Accelerator, AcceleratorKind} from '../core/catalog/types.js'
 import {UsageError} from '../core/errors.js'
 import {Problems} from '../core/input.js'
@@ -56,5 +56,5 @@ function isTopologyName(a: Accelerator): boolean {
 
 /** Looks up one accelerator by any accepted name (unknown names are usage errors with suggestions). */
 export function describeAccelerator(name: string): Accelerator {
-  return resolveAccelerator({deviceType: name, fromArgument: true})
+  return resolveAcceleratorName(name)
 }

@@ -16,7 +16,7 @@ import {toYaml} from '../core/manifests/to-yaml.js'
 import {message} from '../core/messages.js'
 import type {Backoff} from '../core/retry.js'
 import {zoneToRegion} from '../core/settings.js'
-import {escapeControl} from '../core/text.js'
+import {escapeInline} from '../core/text.js'
 import {pollUntil, withRetries, type Clock, type RetryOptions, type RetryPolicy} from '../executor/retry.js'
 import type {Console, ProgressBoard} from '../ports/console.js'
 import type {GkeClient} from '../ports/gke.js'
@@ -126,12 +126,12 @@ function checkOptions(options: CacheImageOptions): DaemonSet {
   const cacheKey = options.cacheKey ?? DEFAULT_CACHE_KEY
   const keyProblem = cacheKeyProblem(cacheKey)
   if (keyProblem) {
-    problems.push(new UsageError(`--cache-key "${escapeControl(cacheKey)}": ${keyProblem}.`, {flag: '--cache-key'}))
+    problems.push(new UsageError(`--cache-key "${escapeInline(cacheKey)}": ${keyProblem}.`, {flag: '--cache-key'}))
   }
   if (tryParseImageReference(options.dockerImage) === null) {
     problems.push(
       new UsageError(
-        `--docker-image "${escapeControl(options.dockerImage)}" is not an image reference like us-docker.pkg.dev/PROJECT/REPO/IMAGE:TAG.`,
+        `--docker-image "${escapeInline(options.dockerImage)}" is not an image reference like us-docker.pkg.dev/PROJECT/REPO/IMAGE:TAG.`,
         {
           flag: '--docker-image',
           hints: ['Use [HOST[:PORT]/]PATH[:TAG][@sha256:DIGEST] in lowercase, e.g. python:3.10.'],

@@ -175,7 +175,10 @@ export async function createCluster(
           false,
           {nodePools: lost},
         ),
-        {nothingDone: 'Nothing was changed.', hints: ['Adjust --num-slices or the type, or re-run with --force.']},
+        {
+          nothingDone: 'Nothing was changed.',
+          hints: ['Adjust --num-slices or the type, or re-run with --force; --dry-run shows the whole plan.'],
+        },
       )
     }
     if (inPlan?.destructive) {
@@ -187,7 +190,10 @@ export async function createCluster(
             'workloads, flavors) and Kueue itself are deleted, then Kueue is installed again. Continue?',
           false,
         ),
-        {nothingDone: 'Nothing was changed.', hints: ['Re-run with --force to upgrade Kueue, or --skip-in-cluster.']},
+        {
+          nothingDone: 'Nothing was changed.',
+          hints: ['Re-run with --force to upgrade Kueue, or --skip-in-cluster; --dry-run shows the whole plan.'],
+        },
       )
     }
     const result = await applyClusterPlan(

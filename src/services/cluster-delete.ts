@@ -77,7 +77,7 @@ export async function deleteCluster(
           false,
           {cluster, location: found.location, nodePools},
         ),
-        {nothingDone: 'Nothing was deleted.'},
+        {nothingDone: 'Nothing was deleted.', hints: ['See what it would delete with --dry-run.']},
       )
     }
     const started = deps.now()

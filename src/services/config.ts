@@ -7,7 +7,7 @@ import {
   type SettingReport,
   type SettingKey,
 } from '../core/settings.js'
-import {escapeControl} from '../core/text.js'
+import {escapeInline, redactCredentials} from '../core/text.js'
 import type {Console} from '../ports/console.js'
 import type {GcloudProperties, SettingsStore} from '../ports/settings-store.js'
 import {message} from '../core/messages.js'
@@ -33,7 +33,9 @@ export async function setConfig(key: string, value: string, deps: ConfigDeps): P
     })
   }
   const problem = settingValueProblem(def.key, value)
-  if (problem) throw new UsageError(`Invalid value "${escapeControl(value)}" for ${def.key}: ${problem}.`)
+  if (problem) {
+    throw new UsageError(`Invalid value "${redactCredentials(escapeInline(value))}" for ${def.key}: ${problem}.`)
+  }
   const values = await deps.store.read()
   await deps.store.write({...values, [def.key]: value})
   deps.console.info(message('config.set', `Set ${def.key} = ${value} in ${deps.store.location}.`))

@@ -6,6 +6,10 @@ import type {Console} from '../ports/console.js'
 export interface Declined {
   /** What did not happen, e.g. "Nothing was deleted." */
   readonly nothingDone: string
+  /**
+   * What to do instead, also shown when nobody could be asked (after the hint naming --force). Hints name only flags
+   * the command has, so a suggestion to check first with --dry-run comes from the commands that have it.
+   */
   readonly hints?: readonly string[]
 }
 
@@ -24,9 +28,9 @@ export async function confirmOrStop(console: Console, question: Question, declin
         : 'This needs your confirmation, but there is no terminal to ask on.'
     const hint =
       answer.why === 'quiet'
-        ? "Add --force to proceed without a prompt (Python xpk's --quiet did that), after checking with --dry-run."
-        : 'Re-run with --force to proceed without a prompt (after checking the plan with --dry-run).'
-    throw new UsageError(`${question.text}\n${why}`, {flag: '--force', hints: [hint]})
+        ? "Add --force to proceed without a prompt (Python xpk's --quiet did that)."
+        : 'Re-run with --force to proceed without a prompt.'
+    throw new UsageError(`${question.text}\n${why}`, {flag: '--force', hints: [hint, ...(declined.hints ?? [])]})
   }
   throw new XpkError('declined', declined.nothingDone, declined.hints ? {hints: [...declined.hints]} : {})
 }

@@ -10,26 +10,22 @@ import {
   formatBytes,
   SCRIPT_DIR_MAX_MB_VARIABLE,
 } from '../core/image/context-check.js'
+import {integerVariable, type Environment} from '../core/environment.js'
 import type {ContextEntry} from '../core/image/context-digest.js'
 import {UsageError} from '../core/errors.js'
 import {message, question, type MessageCode} from '../core/messages.js'
 import type {Console} from '../ports/console.js'
 import {confirmOrStop} from './confirm.js'
 
-// A terabyte: beyond it, the limit is surely a typo.
-const MAX_SCRIPT_DIR_MAX_MB = 1_000_000
-
 /** XPK_SCRIPT_DIR_MAX_MB in bytes (null: no limit), or the usage error naming the variable. */
-export function scriptDirLimit(env: Readonly<Record<string, string | undefined>>): number | null | UsageError {
-  const raw = env[SCRIPT_DIR_MAX_MB_VARIABLE]
-  if (raw === undefined) return DEFAULT_SCRIPT_DIR_MAX_MB * 1_000_000
-  if (/^\d+$/.test(raw.trim()) && Number(raw) <= MAX_SCRIPT_DIR_MAX_MB) {
-    return Number(raw) === 0 ? null : Number(raw) * 1_000_000
+export function scriptDirLimit(env: Environment): number | null | UsageError {
+  try {
+    const mb = integerVariable(env, 'XPK_SCRIPT_DIR_MAX_MB') ?? DEFAULT_SCRIPT_DIR_MAX_MB
+    return mb === 0 ? null : mb * 1_000_000
+  } catch (error) {
+    if (error instanceof UsageError) return error
+    throw error
   }
-  return new UsageError(
-    `${SCRIPT_DIR_MAX_MB_VARIABLE}=${JSON.stringify(raw)} is not a size in MB: use a whole number from 0 to ${MAX_SCRIPT_DIR_MAX_MB} (0: no size limit).`,
-    {hints: [`Unset ${SCRIPT_DIR_MAX_MB_VARIABLE} to use the default of ${DEFAULT_SCRIPT_DIR_MAX_MB} MB.`]},
-  )
 }
 
 /** Where the packed directory goes, for the note and the question. */

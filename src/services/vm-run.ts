@@ -39,6 +39,7 @@ import type {TpuClient, TpuLocation, TpuNode} from '../ports/tpu.js'
 import {pollWait, usingTpu, withRetries, type VmApiDeps, type VmTiming} from './vm-common.js'
 import {message, question} from '../core/messages.js'
 import type {LocalFiles} from '../ports/files.js'
+import {escapeInline} from '../core/text.js'
 import {confirmOrStop} from './confirm.js'
 import {confirmPacking, scriptDirLimit, type PackingPurpose} from './script-dir.js'
 
@@ -221,7 +222,7 @@ export async function runOnVms(input: VmRunOptions, deps: VmRunDeps): Promise<Vm
             ? ` after copying ${bundle.files} files (${formatBytes(bundle.tar.length)}) to each`
             : ' in the existing folder') +
           (listedAgo === undefined ? '' : ` (the workers found ${listedAgo} s ago)`) +
-          `: ${options.command}`,
+          `: ${escapeInline(options.command)}`,
       ),
     )
     const logDir = await deps.logs.open(join(logBase, options.runName))

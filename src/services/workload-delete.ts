@@ -9,7 +9,7 @@ import {
 } from '../core/workload/jobsets.js'
 import {message, question} from '../core/messages.js'
 import type {Backoff} from '../core/retry.js'
-import {escapeControl} from '../core/text.js'
+import {escapeInline} from '../core/text.js'
 import {JOBSET_API_VERSION, KUEUE_API_VERSION} from '../core/versions.js'
 import {
   JOBSET_KIND,
@@ -150,7 +150,7 @@ export async function deleteWorkloads(
         false,
         {workloads: selected, filterByJob: options.filterByJob ?? null, filterByStatus: status},
       ),
-      {nothingDone: 'Nothing was deleted.'},
+      {nothingDone: 'Nothing was deleted.', hints: ['See what it would delete with --dry-run.']},
     )
   }
 
@@ -216,16 +216,14 @@ function checkOptions(options: WorkloadDeleteOptions): StatusFilter {
     const parsed = parseStatusFilter(options.filterByStatus)
     if ('value' in parsed) status = parsed.value
     else {
-      problems.push(
-        new UsageError(`--filter-by-status ${escapeControl(parsed.problem)}.`, {flag: '--filter-by-status'}),
-      )
+      problems.push(new UsageError(`--filter-by-status ${escapeInline(parsed.problem)}.`, {flag: '--filter-by-status'}))
     }
   }
   if (options.workload !== undefined) {
     const problem = jobSetNameProblem(options.workload)
     if (problem) {
       problems.push(
-        new UsageError(`--workload "${escapeControl(options.workload)}" is not a workload name: ${problem}.`, {
+        new UsageError(`--workload "${escapeInline(options.workload)}" is not a workload name: ${problem}.`, {
           flag: '--workload',
           hints: ['`xpk workload list` shows the names of the workloads on the cluster.'],
         }),

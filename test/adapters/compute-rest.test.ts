@@ -260,7 +260,7 @@ describe('transport', () => {
     expect(fake.calls.map((c) => [c.status, c.authorization])).toEqual([[200, 'Bearer tok-123']])
 
     const pathed = await createComputeClient({
-      endpoint: 'compute.example.test/compute/v1',
+      endpoint: 'https://compute.example.test/compute/v1',
       accessToken: 'tok-123',
       fetch: redirectingFetch(seen),
     })

@@ -379,6 +379,52 @@ describe('connections', () => {
     expect((error as UsageError).hints).toEqual(['Its contexts: fake-kube.'])
   })
 
+  it('never shows a password in the server URL of a kubeconfig (issue 17): not in the target, not in errors', async () => {
+    const file = join(tempDir('xpk-kubeconfig-'), 'config')
+    const withPassword = fake.url.replace('https://', 'https://admin:s3cret@')
+    writeFileSync(file, fake.kubeconfig().replace(fake.url, withPassword))
+    const client = await connectKube({kind: 'kubeconfig', path: file})
+    await client.apply(configMap('with-password', {}))
+    expect(client.target).toBe(`${fake.url.replace('https://', 'https://***@')} (context fake-kube)`)
+    expect(client.target).not.toContain('s3cret')
+
+    // An error that quotes the server hides the password too.
+    writeFileSync(file, fake.kubeconfig().replace(fake.url, 'https://admin:s3cret@127.0.0.1:9'))
+    const unreachable = await connectKube({kind: 'kubeconfig', path: file})
+    const error = await unreachable.get({apiVersion: 'v1', kind: 'ConfigMap', name: 'x', namespace: 'default'}).then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    )
+    expect(error?.message).toContain('https://***@127.0.0.1:9 (context fake-kube)')
+    expect(error?.message).not.toContain('s3cret')
+  })
+
+  it('says there is no kubeconfig, instead of naming the context client-node makes up ("loaded-context")', async () => {
+    const home = tempDir('xpk-home-')
+    const saved = {KUBECONFIG: process.env.KUBECONFIG, HOME: process.env.HOME}
+    delete process.env.KUBECONFIG
+    process.env.HOME = home
+    try {
+      for (const context of ['elsewhere', undefined]) {
+        const error = await connectKube({kind: 'kubeconfig', context}).then(
+          () => undefined,
+          (e: unknown) => e as UsageError,
+        )
+        expect(error).toBeInstanceOf(UsageError)
+        expect(error!.message).toBe(
+          'There is no kubeconfig to read: KUBECONFIG is not set and ~/.kube/config does not exist.',
+        )
+        expect(error!.flag).toBe(context ? '--context' : '--kubeconfig')
+        expect(JSON.stringify([error!.message, error!.hints])).not.toContain('loaded-context')
+      }
+    } finally {
+      for (const [name, value] of Object.entries(saved)) {
+        if (value === undefined) delete process.env[name]
+        else process.env[name] = value
+      }
+    }
+  })
+
   it('reads gzip-compressed answers', async () => {
     // The fake never compresses, so a one-route server answers like an API server with compression on.
     const tls = await makeFakeKubeTls()

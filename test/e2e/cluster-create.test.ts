@@ -180,7 +180,7 @@ describe('cluster create against the GKE API', () => {
     expect(failed.code).toBe(5)
     expect(failed.stderr).toContain('created 3/4 node pools')
     expect(failed.stderr).toMatch(/stock-np-2: .*does not have enough resources available/)
-    expect(failed.stderr).toMatch(/stockout.*--reservation.*--spot or --flex.*--zone/)
+    expect(failed.stderr).toMatch(/stockout.*--reservation.*--spot.*--flex.*--zone/)
     expect(fake.nodePool(PROJECT, REGION, 'stock', 'stock-np-2')?.status).toBe('ERROR')
 
     expect(failed.stderr).toContain('replaces those in ERROR')

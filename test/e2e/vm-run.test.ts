@@ -292,8 +292,8 @@ describe.skipIf(missing)('xpk vm run against real sshd workers and the fake TPU 
   })
 
   it('names the slices it could not find', async () => {
-    const result = await xpk('--tpu-prefix', 'nothing', '--command', 'true')
-    expect(result.code).toBe(4)
+    const result = await xpk('--tpu-prefix', 'nothing', '--command', 'true', '--use-existing-folder')
+    expect(result.code, result.stderr).toBe(4)
     expect(result.stderr).toContain('No TPU VMs named nothing or nothing-<n>')
     expect(spawnSync('true').status).toBe(0)
   })

@@ -223,7 +223,7 @@ describe('findCrds', () => {
     write(join(search.sharedDir, 'kueue-v0.17.1', 'a.yaml'), `${crdYaml('kueue', 'LocalQueue')}  broken: [\n`)
     const lookup = await findCrds(search)
     expect(lookup.found).toBe(true)
-    expect(() => lookup.components[1]!.crds()).toThrow(/kueue-v0.17.1\/a.yaml is not valid YAML/)
+    expect(() => lookup.components[1]!.crds()).toThrow(/kueue-v0.17.1\/a.yaml line 20, column 1 is not valid YAML/)
   })
 })
 

@@ -43,4 +43,21 @@ describe('confirmOrStop: who answered decides what a "no" means', () => {
     expect((quiet as UsageError).message).toContain('--quiet does not answer questions')
     expect((piped as UsageError).message).toContain('no terminal to ask on')
   })
+
+  it.each(['quiet', 'no-terminal'] as const)(
+    'names --force, then what the command offers instead, when nobody can be asked (%s)',
+    async (answer) => {
+      const error = (await confirmOrStop(new RecordingConsole(answer), destructive, {
+        nothingDone: '',
+        hints: ['See what it would delete with --dry-run.'],
+      }).catch((e: unknown) => e)) as UsageError
+      expect(error.hints).toEqual([expect.stringContaining('--force'), 'See what it would delete with --dry-run.'])
+      // Nothing else: vm delete has no --dry-run, and the generic hint once suggested it for every command.
+      const bare = (await confirmOrStop(new RecordingConsole(answer), destructive, {nothingDone: ''}).catch(
+        (e: unknown) => e,
+      )) as UsageError
+      expect(bare.hints).toHaveLength(1)
+      expect(bare.hints[0]).not.toContain('--dry-run')
+    },
+  )
 })

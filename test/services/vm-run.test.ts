@@ -566,7 +566,7 @@ describe('vm run checks every input before any request', () => {
     {
       case: 'a bad XPK_SCRIPT_DIR_MAX_MB',
       env: {XPK_SCRIPT_DIR_MAX_MB: 'lots'},
-      message: /XPK_SCRIPT_DIR_MAX_MB="lots" is not a size/,
+      message: /XPK_SCRIPT_DIR_MAX_MB: "lots" is not a whole number/,
     },
     {
       case: 'a script directory with node_modules, nobody to ask',

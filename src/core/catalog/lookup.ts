@@ -1,4 +1,5 @@
 import {UsageError} from '../errors.js'
+import {escapeInline} from '../text.js'
 import {closestMatches, orList} from '../suggest.js'
 import {acceleratorCatalog, catalogEntry} from './catalog.js'
 import type {Accelerator, AcceleratorKind} from './types.js'
@@ -28,8 +29,6 @@ export function suggestAcceleratorNames(name: string, limit = 5, kind?: Accelera
 export interface AcceleratorChoice {
   readonly tpuType?: string
   readonly deviceType?: string
-  /** Set when the name came from a positional argument rather than a flag. */
-  readonly fromArgument?: boolean
 }
 
 /**
@@ -37,7 +36,6 @@ export interface AcceleratorChoice {
  * missing type is a usage error that names the flag and the closest valid names.
  */
 export function resolveAccelerator(choice: AcceleratorChoice): Accelerator {
-  const flag = choice.tpuType !== undefined ? '--tpu-type' : '--device-type'
   const name = choice.tpuType ?? choice.deviceType
   if (name === undefined || name === '') {
     throw new UsageError('No accelerator type given.', {
@@ -45,17 +43,31 @@ export function resolveAccelerator(choice: AcceleratorChoice): Accelerator {
       hints: ['Pass --tpu-type (e.g. --tpu-type=v5p-8) or --device-type (e.g. --device-type=h100-80gb-8).'],
     })
   }
+  return lookupAccelerator(name, choice.tpuType !== undefined ? '--tpu-type' : '--device-type')
+}
+
+/**
+ * Resolves an accelerator named by a command's argument (`xpk accelerator describe NAME`), any kind. Apart from
+ * {@link resolveAccelerator}, so what it says names no flag the command does not have.
+ */
+export function resolveAcceleratorName(name: string): Accelerator {
+  return lookupAccelerator(name, undefined)
+}
+
+function lookupAccelerator(name: string, flag: '--tpu-type' | '--device-type' | undefined): Accelerator {
   const kind = flag === '--tpu-type' ? 'TPU' : undefined
   const found = findAccelerator(name)
   if (found && (!kind || found.kind === kind)) return found
   const suggestions = suggestAcceleratorNames(name, 5, kind)
-  const subject = choice.fromArgument ? `"${name}"` : `${flag}=${name}`
+  const subject = flag === undefined ? `"${escapeInline(name)}"` : `${flag}=${escapeInline(name)}`
   const reason =
     found && kind === 'TPU'
       ? `${subject}: ${name} is a ${found.kind}, not a TPU. Use --device-type=${name} instead.`
       : `${subject}: unknown accelerator type. Did you mean ${orList(suggestions)}?`
   throw new UsageError(reason, {
-    flag: choice.fromArgument ? undefined : flag,
-    hints: ['See every accepted name with `xpk accelerator list` (filter with --family, e.g. --family v5p).'],
+    flag,
+    hints: [
+      'See every accepted name with `xpk accelerator list`, or those of one family with `xpk accelerator list --family v5p`.',
+    ],
   })
 }

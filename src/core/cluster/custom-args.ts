@@ -1,5 +1,6 @@
 import {UsageError} from '../errors.js'
 import {INTEGER_FLAGS, parseInteger, type IntegerRange} from '../input.js'
+import {escapeInline} from '../text.js'
 import {closestMatches} from '../suggest.js'
 import type {CustomNodePoolFields, Taint} from './spec.js'
 
@@ -31,7 +32,7 @@ export function splitArguments(text: string, flag: string): string[] {
       inWord = true
     }
   }
-  if (quote) throw new UsageError(`${flag}: unbalanced ${quote} quote in "${text}".`, {flag})
+  if (quote) throw new UsageError(`${flag}: unbalanced ${quote} quote in "${escapeInline(text)}".`, {flag})
   if (inWord) words.push(current)
   return words
 }
@@ -155,19 +156,20 @@ export function parseCustomNodePoolArguments(text: string | undefined, flag: str
   for (let i = 0; i < words.length; i++) {
     const word = words[i]
     if (!word.startsWith('--')) {
-      throw new UsageError(`${flag}: expected --name=value flags, found "${word}".`, {flag})
+      throw new UsageError(`${flag}: expected --name=value flags, found "${escapeInline(word)}".`, {flag})
     }
     const eq = word.indexOf('=')
     const name = word.slice(2, eq < 0 ? undefined : eq)
+    // Free text (it may hold line breaks): what it quotes back is escaped, as every one-line value is.
     const fail = (why: string): never => {
-      throw new UsageError(`${flag}: --${name}: ${why}.`, {flag})
+      throw new UsageError(`${flag}: --${escapeInline(name)}: ${escapeInline(why)}.`, {flag})
     }
     // Own keys only: a flag named like an Object.prototype member (--constructor) must not match.
     if (Object.hasOwn(OWNED_BY_XPK, name)) fail(`xpk sets this itself; ${OWNED_BY_XPK[name]}`)
     const handler = Object.hasOwn(HANDLERS, name) ? HANDLERS[name] : undefined
     if (!handler) {
       const close = closestMatches(name, Object.keys(HANDLERS), 3).map((n) => `--${n}`)
-      throw new UsageError(`${flag}: --${name} cannot be mapped to the GKE API by xpk.`, {
+      throw new UsageError(`${flag}: --${escapeInline(name)} cannot be mapped to the GKE API by xpk.`, {
         flag,
         hints: [
           `Supported: ${Object.keys(HANDLERS)

@@ -1,10 +1,10 @@
 import {resolveAccelerator} from '../catalog/lookup.js'
 import {machineTypeProblem} from '../catalog/machine-types.js'
 import type {Accelerator} from '../catalog/types.js'
-import {INTEGER_FLAGS, MAX_SLICES, Problems} from '../input.js'
+import {INTEGER_FLAGS, MAX_SLICES, Problems, splitList} from '../input.js'
 import {CLUSTER_DEFAULTS} from './defaults.js'
 import {clusterNameProblem, projectIdProblem, zoneToRegion} from '../settings.js'
-import {escapeControl} from '../text.js'
+import {escapeInline} from '../text.js'
 import {mergeCustomFields, parseCustomNodePoolArguments} from './custom-args.js'
 import {releaseChannelFor} from './versions.js'
 import {SCOPES, type Capacity, type ClusterSpec, type NodePoolSpec, type PlacementPolicy} from './spec.js'
@@ -222,16 +222,16 @@ function checkTarget(flags: ClusterCreateFlags, problems: Problems) {
   }
   const name = need(flags.cluster, '--cluster', 'my-cluster')
   const nameProblem = name === undefined ? undefined : clusterNameProblem(name)
-  if (nameProblem) problems.add(`--cluster "${escapeControl(name ?? '')}": ${nameProblem}.`, {flag: '--cluster'})
+  if (nameProblem) problems.add(`--cluster "${escapeInline(name ?? '')}": ${nameProblem}.`, {flag: '--cluster'})
   const project = need(flags.project, '--project', 'my-project')
   const projectProblem = project === undefined ? undefined : projectIdProblem(project)
   if (projectProblem) {
-    problems.add(`--project "${escapeControl(project ?? '')}": ${projectProblem}.`, {flag: '--project'})
+    problems.add(`--project "${escapeInline(project ?? '')}": ${projectProblem}.`, {flag: '--project'})
   }
   const zone = need(flags.zone, '--zone', 'us-central2-b')
   const region = zone === undefined ? undefined : zoneToRegion(zone)
   if (zone !== undefined && region === undefined) {
-    problems.add(`--zone "${escapeControl(zone)}": a zone looks like us-central2-b (region plus a letter).`, {
+    problems.add(`--zone "${escapeInline(zone)}": a zone looks like us-central2-b (region plus a letter).`, {
       flag: '--zone',
     })
   }
@@ -297,7 +297,7 @@ function checkCapacity(flags: ClusterCreateFlags, problems: Problems, project: s
   }
   const reservations: string[] = []
   if (flags.reservation !== undefined && project !== undefined) {
-    for (const item of flags.reservation.split(',').map((s) => s.trim())) {
+    for (const item of problems.attempt(() => splitList('--reservation', flags.reservation!)) ?? []) {
       const path = reservationPath(item, project)
       if (path === undefined) {
         problems.add(
@@ -321,7 +321,7 @@ function checkVersionAndDefaultPool(flags: ClusterCreateFlags, problems: Problem
   const defaultMachine = flags.defaultPoolCpuMachineType ?? CLUSTER_DEFAULTS.defaultPoolCpuMachineType
   const machineProblem = machineTypeProblem(defaultMachine)
   if (machineProblem) {
-    problems.add(`--default-pool-cpu-machine-type "${escapeControl(defaultMachine)}" ${machineProblem}.`, {
+    problems.add(`--default-pool-cpu-machine-type "${escapeInline(defaultMachine)}" ${machineProblem}.`, {
       flag: '--default-pool-cpu-machine-type',
       hints: [`For example e2-standard-16 (the default), n2-standard-32 or c3-highmem-8.`],
     })

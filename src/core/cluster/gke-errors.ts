@@ -96,7 +96,7 @@ function classify(failure: ApiFailure, context: ApiContext): Classified {
           kind: 'conflict',
           retryable: true,
           hints: [
-            'GKE limits concurrent operations per cluster; xpk waits and retries. Lower --max-parallel to avoid it.',
+            'GKE limits concurrent operations per cluster; xpk waits and retries (`xpk cluster create --max-parallel N` starts fewer at once).',
           ],
         }
       }
@@ -105,7 +105,7 @@ function classify(failure: ApiFailure, context: ApiContext): Classified {
           kind: 'stockout',
           retryable: false,
           hints: [
-            `The zone has no free capacity for this machine type right now (a stockout), not a quota problem. Use a reservation (--reservation NAME), --spot or --flex, try another zone with --zone, or re-run the same command later.`,
+            `The zone has no free capacity for this machine type right now (a stockout), not a quota problem. Ask for other capacity or another zone (\`xpk cluster create ... --reservation NAME | --spot | --flex | --zone ZONE\`), or re-run the same command later.`,
           ],
         }
       }
@@ -113,14 +113,16 @@ function classify(failure: ApiFailure, context: ApiContext): Classified {
         return {
           kind: 'quota',
           retryable: true,
-          hints: ['The API rate limit was hit; xpk slows down and retries. Lower --max-parallel if it persists.'],
+          hints: [
+            'The API rate limit was hit; xpk slows down and retries. If it persists, re-run later (`xpk cluster create --max-parallel N` sends fewer requests at once).',
+          ],
         }
       }
       return {
         kind: 'quota',
         retryable: false,
         hints: [
-          `Out of quota in ${location}: request an increase at https://console.cloud.google.com/iam-admin/quotas?project=${project} (filter by the metric in the message), or use a reservation with --reservation.`,
+          `Out of quota in ${location}: request an increase at https://console.cloud.google.com/iam-admin/quotas?project=${project} (filter by the metric in the message), or use a reservation (\`xpk cluster create ... --reservation NAME\`).`,
         ],
       }
     case 'FAILED_PRECONDITION':

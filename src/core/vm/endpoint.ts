@@ -1,5 +1,7 @@
+import {endpointVariable, type Environment} from '../environment.js'
 import {parseEndpoint} from '../endpoint.js'
 import {UsageError} from '../errors.js'
+import {escapeInline, redactCredentials} from '../text.js'
 
 /**
  * Parses the TPU API endpoint override (`--tpu-endpoint` / XPK_TPU_ENDPOINT) by the rule every endpoint follows
@@ -8,10 +10,23 @@ import {UsageError} from '../errors.js'
 export function parseTpuEndpoint(text: string): {host: string; port: number; insecure: boolean} {
   const parsed = parseEndpoint(text)
   if ('problem' in parsed) {
-    throw new UsageError(`--tpu-endpoint "${text}": ${parsed.problem}.`, {
+    throw new UsageError(`--tpu-endpoint "${redactCredentials(escapeInline(text))}": ${parsed.problem}.`, {
       flag: '--tpu-endpoint',
       hints: ['For example --tpu-endpoint https://tpu.googleapis.com/ (or set XPK_TPU_ENDPOINT).'],
     })
   }
   return {host: parsed.host, port: parsed.port, insecure: parsed.insecure}
+}
+
+/**
+ * The TPU API endpoint a vm command uses: `--tpu-endpoint`, else XPK_TPU_ENDPOINT, else undefined (the default),
+ * checked now, so a bad one is bad input before any request, naming where it came from.
+ * @throws UsageError naming the flag or the variable
+ */
+export function resolveTpuEndpoint(flag: string | undefined, env: Environment): string | undefined {
+  if (flag !== undefined) {
+    parseTpuEndpoint(flag)
+    return flag
+  }
+  return endpointVariable(env, 'XPK_TPU_ENDPOINT') === undefined ? undefined : env.XPK_TPU_ENDPOINT
 }

@@ -51,7 +51,7 @@ function classify(
           kind: 'stockout',
           retryable: false,
           hints: [
-            `${zone} has no free TPU capacity of this type right now (a stockout). Try --reserved (with a reservation), --spot or --best-effort, another zone with --zone, or later.`,
+            `${zone} has no free TPU capacity of this type right now (a stockout). Re-run later, or ask for other capacity or another zone: \`xpk vm create ... --reserved | --spot | --best-effort | --zone ZONE\`.`,
           ],
         }
       }
@@ -59,7 +59,7 @@ function classify(
         kind: 'quota',
         retryable: false,
         hints: [
-          `Out of TPU quota in ${zone}: request more at https://console.cloud.google.com/iam-admin/quotas?project=${project} (filter by "TPU"), or use --spot / --best-effort, which use other quotas.`,
+          `Out of TPU quota in ${zone}: request more at https://console.cloud.google.com/iam-admin/quotas?project=${project} (filter by "TPU"), or ask for Spot or best-effort capacity, which use other quotas (\`xpk vm create ... --spot | --best-effort\`).`,
         ],
       }
     case 'INVALID_ARGUMENT':
@@ -67,14 +67,20 @@ function classify(
         kind: 'usage',
         retryable: false,
         hints: RUNTIME.test(failure.message)
-          ? ['Pick a runtime version for this TPU generation with --runtime-version (see `xpk vm create --help`).']
-          : ['The TPU API rejected the request; check --tpu-type, --runtime-version and --zone.'],
+          ? [
+              'Pick a runtime version for this TPU generation: `xpk vm create ... --runtime-version VERSION` (see `xpk vm create --help`).',
+            ]
+          : [
+              'The TPU API rejected the request; the message above says which field. Check --zone, and what `xpk vm create --tpu-type T --runtime-version V` was given.',
+            ],
       }
     case 'ALREADY_EXISTS':
       return {
         kind: 'conflict',
         retryable: false,
-        hints: ['Pick another --tpu-prefix / --queued-resource-id, or delete the old one with `xpk vm delete`.'],
+        hints: [
+          'Pick another name (`xpk vm create --tpu-prefix P --queued-resource-id ID`), or delete the old one with `xpk vm delete`.',
+        ],
       }
     case 'FAILED_PRECONDITION':
     case 'ABORTED':

@@ -2,7 +2,7 @@
  * The input of `xpk workload list`, checked before any request: the status filter (any case), the job filter, and
  * the workload to wait for with its timeout. Every problem is reported at once.
  */
-import {escapeControl} from '../text.js'
+import {escapeInline} from '../text.js'
 import {INTEGER_FLAGS, Problems} from '../input.js'
 import {jobSetNameProblem} from './jobsets.js'
 import {parseStatusFilter, type StatusFilter} from './status.js'
@@ -36,7 +36,7 @@ export function workloadListInputFromFlags(flags: WorkloadListFlags): WorkloadLi
   if (flags.filterByStatus !== undefined) {
     const parsed = parseStatusFilter(flags.filterByStatus)
     if ('value' in parsed) status = parsed.value
-    else problems.add(`--filter-by-status ${escapeControl(parsed.problem)}.`, {flag: '--filter-by-status'})
+    else problems.add(`--filter-by-status ${escapeInline(parsed.problem)}.`, {flag: '--filter-by-status'})
   }
   const timeout = problems.integer('--timeout', flags.timeout, INTEGER_FLAGS['workload:timeout'])
   let wait: WorkloadListInput['wait'] = null
@@ -44,9 +44,11 @@ export function workloadListInputFromFlags(flags: WorkloadListFlags): WorkloadLi
   if (name !== undefined) {
     const problem = jobSetNameProblem(name)
     if (problem) {
-      problems.add(`--wait-for-job-completion "${escapeControl(name)}": ${problem}.`, {
+      problems.add(`--wait-for-job-completion "${escapeInline(name)}": ${problem}.`, {
         flag: '--wait-for-job-completion',
-        hints: ['Give the name the workload was created with (--workload); `xpk workload list` shows them.'],
+        hints: [
+          'Give the name the workload was created with (`xpk workload create --workload NAME`); `xpk workload list` shows them.',
+        ],
       })
     } else wait = {name, timeoutSeconds: timeout ?? DEFAULT_WAIT_TIMEOUT_SECONDS}
   } else if (flags.timeout !== undefined && !problems.has('--timeout')) {

@@ -4,7 +4,7 @@
  * slice's Job) and their worker (`batch.kubernetes.io/job-completion-index`, the pod's index in its indexed Job; a
  * label since Kubernetes 1.28, an annotation before), so one list by label selector finds them all.
  */
-import {escapeControl} from '../text.js'
+import {escapeInline} from '../text.js'
 import {INTEGER_FLAGS, Problems} from '../input.js'
 import {jobSetNameProblem} from './jobsets.js'
 
@@ -52,7 +52,7 @@ const SINCE_UNITS: Record<string, number> = {s: 1, m: 60, h: 3600, d: 86_400}
 export function parseSince(text: string): {value: number} | {problem: string} {
   const trimmed = text.trim()
   const expected = 'a duration like 30s, 10m, 2h or 1h30m (at most 7d)'
-  if (!/^(\d+[smhd])+$/.test(trimmed)) return {problem: `"${escapeControl(text)}" is not ${expected}`}
+  if (!/^(\d+[smhd])+$/.test(trimmed)) return {problem: `"${escapeInline(text)}" is not ${expected}`}
   let seconds = 0
   for (const [, amount, unit] of trimmed.matchAll(/(\d+)([smhd])/g)) seconds += Number(amount) * SINCE_UNITS[unit!]!
   if (seconds < 1 || seconds > MAX_SINCE_SECONDS) return {problem: `${trimmed} is out of range: use ${expected}`}
@@ -67,7 +67,7 @@ export function workloadLogsInputFromFlags(flags: WorkloadLogsFlags): WorkloadLo
   const problems = new Problems()
   const nameProblem = jobSetNameProblem(flags.workload)
   if (nameProblem) {
-    problems.add(`Workload name "${escapeControl(flags.workload)}": ${nameProblem}.`, {
+    problems.add(`Workload name "${escapeInline(flags.workload)}": ${nameProblem}.`, {
       hints: ['Give the name the workload was created with; `xpk workload list` shows them.'],
     })
   }

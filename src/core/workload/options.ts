@@ -2,10 +2,10 @@ import {resolveAccelerator} from '../catalog/lookup.js'
 import type {Accelerator, AcceleratorKind} from '../catalog/types.js'
 import {throwIfProblems, UsageError} from '../errors.js'
 import {tryParseImageReference} from '../image/naming.js'
-import {INTEGER_FLAGS, Problems} from '../input.js'
+import {INTEGER_FLAGS, Problems, splitList} from '../input.js'
 import {WORKLOAD_DEFAULTS} from './defaults.js'
 import {clusterNameProblem} from '../settings.js'
-import {escapeControl} from '../text.js'
+import {escapeInline} from '../text.js'
 import {DEFAULT_PRIORITY, PRIORITY_NAMES, type Priority} from './priority.js'
 import type {EnvVar, WorkloadSpec} from './spec.js'
 
@@ -92,13 +92,11 @@ export function workloadNameProblem(name: string): string | undefined {
 export function parseExitCodes(text: string): number[] {
   const flag = '--restart-on-exit-codes'
   const codes = new Set<number>()
-  for (const raw of text.split(',')) {
-    const item = raw.trim()
-    if (item === '') continue
+  for (const item of splitList(flag, text)) {
     const range = /^(\d+)\s*-\s*(\d+)$/.exec(item)
     const single = /^\d+$/.exec(item)
     if (!range && !single) {
-      throw new UsageError(`${flag}: "${escapeControl(item)}" is not an exit code or a range like 5-7.`, {flag})
+      throw new UsageError(`${flag}: "${escapeInline(item)}" is not an exit code or a range like 5-7.`, {flag})
     }
     const [low, high] = range ? [Number(range[1]), Number(range[2])] : [Number(item), Number(item)]
     if (low > 255 || high > 255) throw new UsageError(`${flag}: exit codes go from 0 to 255 ("${item}").`, {flag})
@@ -120,7 +118,7 @@ export function parseEnvAssignments(assignments: readonly string[]): EnvVar[] {
     const name = eq < 0 ? assignment : assignment.slice(0, eq)
     if (eq < 0 || !ENV_NAME.test(name)) {
       throw new UsageError(
-        `--env "${escapeControl(assignment)}": expected KEY=VALUE with KEY made of letters, digits and _.`,
+        `--env "${escapeInline(assignment)}": expected KEY=VALUE with KEY made of letters, digits and _.`,
         {
           flag: '--env',
           hints: [
@@ -153,7 +151,7 @@ export function parseEnvFile(file: EnvFileInput, localEnv: Readonly<Record<strin
     if (!ENV_NAME.test(name)) {
       problems.push(
         new UsageError(
-          `--env-file ${escapeControl(where)}: "${escapeControl(raw.trim())}" is not KEY=VALUE (KEY: letters, digits and _).`,
+          `--env-file ${escapeInline(where)}: "${escapeInline(raw.trim())}" is not KEY=VALUE (KEY: letters, digits and _).`,
           {
             flag: '--env-file',
           },
@@ -168,7 +166,7 @@ export function parseEnvFile(file: EnvFileInput, localEnv: Readonly<Record<strin
     const inherited = localEnv[name]
     if (inherited === undefined) {
       problems.push(
-        new UsageError(`--env-file ${escapeControl(where)}: ${name} has no value and is not set in your environment.`, {
+        new UsageError(`--env-file ${escapeInline(where)}: ${name} has no value and is not set in your environment.`, {
           flag: '--env-file',
           hints: [`Write ${name}=VALUE in the file, or export ${name} before running xpk.`],
         }),
@@ -257,7 +255,7 @@ function checkIdentity(flags: WorkloadFlags, problems: Problems): void {
     problems.add('Missing --workload: name the workload, e.g. --workload my-run-1.', {flag: '--workload'})
   } else {
     const problem = workloadNameProblem(flags.workload)
-    if (problem) problems.add(`--workload "${escapeControl(flags.workload)}": ${problem}.`, {flag: '--workload'})
+    if (problem) problems.add(`--workload "${escapeInline(flags.workload)}": ${problem}.`, {flag: '--workload'})
   }
   if (flags.command === undefined || flags.command.trim() === '') {
     problems.add('Missing --command: what to run in each container, e.g. --command "python3 train.py".', {
@@ -271,7 +269,7 @@ function checkIdentity(flags: WorkloadFlags, problems: Problems): void {
     })
   } else {
     const problem = clusterNameProblem(flags.cluster)
-    if (problem) problems.add(`--cluster "${escapeControl(flags.cluster)}": ${problem}.`, {flag: '--cluster'})
+    if (problem) problems.add(`--cluster "${escapeInline(flags.cluster)}": ${problem}.`, {flag: '--cluster'})
   }
 }
 
@@ -305,7 +303,7 @@ function checkNumbers(flags: WorkloadFlags, problems: Problems, accelerator: Acc
 function checkPriority(flags: WorkloadFlags, problems: Problems): string {
   const priority = (flags.priority ?? DEFAULT_PRIORITY).trim().toLowerCase()
   if (!PRIORITY_NAMES.includes(priority as Priority)) {
-    problems.add(`--priority "${escapeControl(flags.priority ?? '')}": use one of ${PRIORITY_NAMES.join(', ')}.`, {
+    problems.add(`--priority "${escapeInline(flags.priority ?? '')}": use one of ${PRIORITY_NAMES.join(', ')}.`, {
       flag: '--priority',
     })
   }
@@ -343,7 +341,7 @@ function checkEnvironment(
   if (debugDumpGcs !== null) {
     if (!GCS_PATH.test(debugDumpGcs)) {
       problems.add(
-        `--debug-dump-gcs "${escapeControl(debugDumpGcs)}": expected a Cloud Storage path like gs://bucket/dir (letters, digits and _ . - / = @ + only).`,
+        `--debug-dump-gcs "${escapeInline(debugDumpGcs)}": expected a Cloud Storage path like gs://bucket/dir (letters, digits and _ . - / = @ + only).`,
         {flag: '--debug-dump-gcs'},
       )
     }
@@ -364,31 +362,31 @@ function checkContainer(flags: WorkloadFlags, problems: Problems, accelerator: A
   const known = accelerator === undefined ? undefined : SCHEDULERS[accelerator.kind]
   if (known !== undefined && !known.includes(scheduler)) {
     problems.add(
-      `--scheduler "${escapeControl(scheduler)}": ${accelerator!.kind} clusters have ${known.join(' or ')}; a pod naming another scheduler is never scheduled.`,
+      `--scheduler "${escapeInline(scheduler)}": ${accelerator!.kind} clusters have ${known.join(' or ')}; a pod naming another scheduler is never scheduled.`,
       {flag: '--scheduler', hints: [`Leave --scheduler out to use ${WORKLOAD_DEFAULTS.scheduler}.`]},
     )
   } else if (!/^[a-z0-9]([-a-z0-9./]*[a-z0-9])?$/.test(scheduler) || scheduler.length > 253) {
-    problems.add(`--scheduler "${escapeControl(scheduler)}" is not a scheduler name like default-scheduler.`, {
+    problems.add(`--scheduler "${escapeInline(scheduler)}" is not a scheduler name like default-scheduler.`, {
       flag: '--scheduler',
     })
   }
   const dockerName = flags.dockerName ?? WORKLOAD_DEFAULTS.dockerName
   if (!RFC1123_LABEL.test(dockerName) || dockerName.length > 60) {
     problems.add(
-      `--docker-name "${escapeControl(dockerName)}": a container name is a lowercase RFC 1123 label (at most 60 characters).`,
+      `--docker-name "${escapeInline(dockerName)}": a container name is a lowercase RFC 1123 label (at most 60 characters).`,
       {flag: '--docker-name'},
     )
   }
   const pullSecret = flags.imagePullSecret
   if (pullSecret !== undefined && (!DNS_SUBDOMAIN.test(pullSecret) || pullSecret.length > 253)) {
     problems.add(
-      `--docker-image-pull-secret "${escapeControl(pullSecret)}" is not a Kubernetes secret name (lowercase letters, digits, '-' and '.', at most 253).`,
+      `--docker-image-pull-secret "${escapeInline(pullSecret)}" is not a Kubernetes secret name (lowercase letters, digits, '-' and '.', at most 253).`,
       {flag: '--docker-image-pull-secret'},
     )
   }
   if (flags.dockerImage !== undefined && tryParseImageReference(flags.dockerImage) === null) {
     problems.add(
-      `--docker-image "${escapeControl(flags.dockerImage)}" is not an image reference like us-docker.pkg.dev/PROJECT/REPO/IMAGE:TAG.`,
+      `--docker-image "${escapeInline(flags.dockerImage)}" is not an image reference like us-docker.pkg.dev/PROJECT/REPO/IMAGE:TAG.`,
       {flag: '--docker-image', hints: ['Use [HOST[:PORT]/]PATH[:TAG][@sha256:DIGEST] in lowercase, e.g. python:3.10.']},
     )
   }

@@ -429,10 +429,21 @@ describe('desiredClusterFromFlags reservations', () => {
     expect(problems[0].message).toContain(`"${item}"`)
   })
 
-  it('splits a comma list, trims it and drops duplicates, keeping the order given', () => {
-    const desired = desiredFor({reservation: 'r2, projects/test-project/reservations/r1 ,r2,r1'})
+  it('splits a comma list and drops duplicates, keeping the order given', () => {
+    const desired = desiredFor({reservation: 'r2,projects/test-project/reservations/r1,r2,r1'})
     expect(desired.reservations).toEqual(['r2', 'r1'])
     expect(desired.poolTemplate.capacity).toBe('reservation')
+  })
+
+  // Issue 17: the rule every list follows (src/core/input.ts): nothing is trimmed or skipped.
+  it.each([
+    ['r2, r1', 'has an item with white space around it'],
+    ['r1,,r2', 'has an empty item'],
+    ['r1,', 'has an empty item'],
+  ])('refuses %j: it %s', (reservation, problem) => {
+    expect(problemsOf({reservation}).map((p) => [p.flag, p.message])).toEqual([
+      ['--reservation', expect.stringContaining(problem)],
+    ])
   })
 
   it('reports every malformed item of a list', () => {

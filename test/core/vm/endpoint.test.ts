@@ -6,7 +6,7 @@ import {parseTpuEndpoint} from '../../../src/core/vm/endpoint.js'
 describe('parseTpuEndpoint: the rule of every endpoint override, naming --tpu-endpoint', () => {
   it.each([
     ['https://tpu.googleapis.com/', {host: 'tpu.googleapis.com', port: 443, insecure: false}],
-    ['tpu.example.com:8443', {host: 'tpu.example.com', port: 8443, insecure: false}],
+    ['https://tpu.example.com:8443', {host: 'tpu.example.com', port: 8443, insecure: false}],
     ['http://127.0.0.1:9000', {host: '127.0.0.1', port: 9000, insecure: true}],
   ])('%s is accepted', (text, parsed) => expect(parseTpuEndpoint(text)).toEqual(parsed))
 
@@ -16,6 +16,12 @@ describe('parseTpuEndpoint: the rule of every endpoint override, naming --tpu-en
     ['ftp://127.0.0.1', 'must use https://'],
     ['https://tpu.example.com/?key=1', 'query or fragment'],
     ['tpu example', 'white space'],
+    ['', 'it is empty'],
+    ['tpu.googleapis.com', 'it has no scheme'],
+    ['localhost:8080', 'it has no scheme'],
+    ['https://', 'it has no host'],
+    ['https:///v1', 'it has no host'],
+    ['http://:8080', 'not a URL'],
   ])('%s is refused: %s', (text, problem) => {
     const error = (() => {
       try {

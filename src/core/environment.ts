@@ -1,0 +1,303 @@
+/**
+ * Every environment variable xpk reads, in one table: what it is for, what it must hold, and what happens without
+ * it. xpk's own (XPK_*) are held to their rule when read, like flags: a value that breaks it, or one set but empty, is
+ * bad input naming the variable and the fix (exit 2), never silently replaced by the default. The others belong to
+ * other tools and standards (XDG, Docker, gcloud, kubectl, POSIX) and are read as those say. The README's list is
+ * generated from this table (a test keeps the two in step), and a test checks that every variable the source reads
+ * is here.
+ */
+import {parseEndpoint, type Endpoint} from './endpoint.js'
+import {UsageError} from './errors.js'
+import {MAX_WAIT_SECONDS, parseInteger, valueShapeProblem, type IntegerRange} from './input.js'
+import {gcloudVariable, SETTINGS} from './settings.js'
+import {escapeInline, redactCredentials} from './text.js'
+
+/** The longest wait a Node.js timer can hold, in milliseconds. */
+const MAX_TIMER_MS = 2 ** 31 - 1
+
+/** How xpk reads a variable. */
+export type VariableKind =
+  /** One of the settings (project, zone, ...): resolved and checked with them (src/core/settings.ts). */
+  | 'setting'
+  /** An API endpoint, by the rule every endpoint follows (src/core/endpoint.ts). */
+  | 'endpoint'
+  /** A secret, used as given and never printed. */
+  | 'token'
+  /** A whole number in a range. */
+  | 'integer'
+  /** Another tool's or standard's variable, read as it says. */
+  | 'standard'
+
+export interface VariableDefinition {
+  readonly kind: VariableKind
+  /** What it is for, and what happens without it. */
+  readonly description: string
+  /** For `integer` variables: the range and the unit. */
+  readonly range?: IntegerRange & {readonly unit: string}
+  /** What applies when it is unset, as shown in the README. */
+  readonly default?: string
+  /** For `standard` variables: whose variable it is (xpk reads it as they do). */
+  readonly owner?: string
+}
+
+const SECONDS: IntegerRange & {unit: string} = {
+  min: 1,
+  max: MAX_WAIT_SECONDS,
+  limit: "seconds; Node's timers wait at most about 24.8 days",
+  unit: 's',
+}
+const FIRST_WAIT: IntegerRange & {unit: string} = {
+  min: 1,
+  max: MAX_TIMER_MS,
+  limit: "milliseconds; Node's timers wait at most about 24.8 days",
+  unit: 'ms',
+}
+
+const settingVariables = Object.fromEntries(
+  SETTINGS.map((def) => [
+    def.env,
+    {kind: 'setting', description: `${def.description} Used when --${def.key} is not given.`},
+  ]),
+) as Record<(typeof SETTINGS)[number]['env'], VariableDefinition>
+
+const gcloudVariables = Object.fromEntries(
+  SETTINGS.flatMap((def) =>
+    'gcloudProperty' in def
+      ? [
+          [
+            gcloudVariable(def.gcloudProperty),
+            {
+              kind: 'standard',
+              owner: 'gcloud',
+              description: `gcloud's override of its property ${def.gcloudProperty}: the ${def.key} setting when no flag, XPK_* variable or xpk config gives it.`,
+            },
+          ],
+        ]
+      : [],
+  ),
+) as Record<string, VariableDefinition>
+
+/** Every variable xpk reads, by name. */
+export const ENVIRONMENT = {
+  ...settingVariables,
+  XPK_TPU_ENDPOINT: {
+    kind: 'endpoint',
+    description:
+      'The Cloud TPU API endpoint of the vm commands when --tpu-endpoint is not given, e.g. https://tpu.googleapis.com/.',
+    default: 'https://tpu.googleapis.com/',
+  },
+  XPK_ACCESS_TOKEN: {
+    kind: 'token',
+    description:
+      'An OAuth 2.0 access token used instead of Application Default Credentials for every Google API and GKE cluster xpk calls. Never printed.',
+    default: 'Application Default Credentials',
+  },
+  XPK_POLL_INTERVAL_MS: {
+    kind: 'integer',
+    description:
+      'The first wait between two looks at a long operation or an object being waited for; waits grow from it.',
+    range: FIRST_WAIT,
+    default: "each wait's own, 250-2000 ms",
+  },
+  XPK_RETRY_INTERVAL_MS: {
+    kind: 'integer',
+    description: 'The first wait before retrying a request that failed transiently; waits grow from it.',
+    range: FIRST_WAIT,
+    default: '1000',
+  },
+  XPK_CONTROLLER_TIMEOUT_S: {
+    kind: 'integer',
+    description:
+      '`cluster create`: how long to wait for the JobSet and Kueue controllers to be Available (then exit 124).',
+    range: SECONDS,
+    default: '600',
+  },
+  XPK_CACHE_IMAGE_TIMEOUT_S: {
+    kind: 'integer',
+    description: '`cluster cacheimage`: how long to wait for every node to pull the image (then exit 124).',
+    range: SECONDS,
+    default: '1800',
+  },
+  XPK_WORKLOAD_DELETE_TIMEOUT_S: {
+    kind: 'integer',
+    description:
+      '`workload delete --wait` and `workload create --replace`: how long to wait for a deleted workload to go (then exit 124).',
+    range: SECONDS,
+    default: '600',
+  },
+  XPK_SCRIPT_DIR_MAX_MB: {
+    kind: 'integer',
+    description:
+      '`workload create` and `vm run`: the size of --script-dir, in MB, above which xpk asks before packing it (0: no limit).',
+    // A terabyte: beyond it, the limit is surely a typo.
+    range: {min: 0, max: 1_000_000, limit: 'MB; 0 for no limit', unit: 'MB'},
+    default: '100',
+  },
+  KUBECONFIG: {
+    kind: 'standard',
+    owner: 'kubectl',
+    description: "kubectl's list of kubeconfig files, read for --context when --kubeconfig is not given.",
+    default: '~/.kube/config',
+  },
+  ...gcloudVariables,
+  CLOUDSDK_CONFIG: {
+    kind: 'standard',
+    owner: 'gcloud',
+    description: "gcloud's configuration directory, where the active configuration's properties are read.",
+    default: '~/.config/gcloud',
+  },
+  CLOUDSDK_ACTIVE_CONFIG_NAME: {
+    kind: 'standard',
+    owner: 'gcloud',
+    description: "gcloud's active configuration, instead of the one its active_config file names.",
+  },
+  XDG_CONFIG_HOME: {
+    kind: 'standard',
+    owner: 'the XDG specification',
+    description: 'Where xpk keeps config.yaml and the known hosts of TPU VMs (under xpk/); empty means unset.',
+    default: '~/.config',
+  },
+  XDG_CACHE_HOME: {
+    kind: 'standard',
+    owner: 'the XDG specification',
+    description:
+      'Where xpk keeps its caches (compile cache, file digests, manifests, TPU VM workers; under xpk/); a relative path is ignored, as the XDG specification says.',
+    default: '~/.cache',
+  },
+  HOME: {
+    kind: 'standard',
+    owner: 'POSIX',
+    description: 'Your home directory, where the defaults above and ~/.docker and ~/.ssh are.',
+  },
+  TMPDIR: {
+    kind: 'standard',
+    owner: 'POSIX',
+    description: '`vm run`: where run logs go without --log-dir (xpk-runs/).',
+    default: '/tmp',
+  },
+  USER: {
+    kind: 'standard',
+    owner: 'POSIX',
+    description: '`vm run`: the login on the workers without --ssh-user (else LOGNAME, else root).',
+  },
+  LOGNAME: {kind: 'standard', owner: 'POSIX', description: '`vm run`: the login on the workers when USER is not set.'},
+  SSH_AUTH_SOCK: {kind: 'standard', owner: 'OpenSSH', description: "`vm run`: the SSH agent's socket, when one runs."},
+  DOCKER_HOST: {
+    kind: 'standard',
+    owner: 'Docker',
+    description: "`workload create`: the Docker engine that builds images, as Docker's own tools read it.",
+    default: 'unix:///var/run/docker.sock',
+  },
+  DOCKER_CONFIG: {
+    kind: 'standard',
+    owner: 'Docker',
+    description:
+      "`workload create`: Docker's configuration directory, for credentials of registries other than Google's.",
+    default: '~/.docker',
+  },
+} as const satisfies Record<string, VariableDefinition>
+
+export type VariableName = keyof typeof ENVIRONMENT
+export type Environment = Readonly<Record<string, string | undefined>>
+
+function definition(name: VariableName): VariableDefinition {
+  return ENVIRONMENT[name] as VariableDefinition
+}
+
+/** A variable's value when it is set; '' and blank are refused by name (unset it to get the default). */
+function given(env: Environment, name: VariableName, unsetFor: string): string | undefined {
+  const value = env[name]
+  if (value === undefined) return undefined
+  if (value.trim() === '') {
+    throw new UsageError(`${name} is set but empty. Unset it (\`unset ${name}\`) ${unsetFor}, or give it a value.`)
+  }
+  return value
+}
+
+/** An `integer` variable's value, or undefined when unset. @throws UsageError naming the variable and its range */
+export function integerVariable(env: Environment, name: VariableName): number | undefined {
+  const def = definition(name)
+  const range = def.range!
+  const value = given(env, name, `to use the default of ${def.default} ${range.unit}`)
+  if (value === undefined) return undefined
+  const parsed = parseInteger(value, range)
+  if ('value' in parsed) return parsed.value
+  throw new UsageError(`${name}: ${parsed.problem}.`, {
+    hints: [
+      `Unset ${name} to use the default (${def.default}${/^\d+$/.test(def.default ?? '') ? ` ${range.unit}` : ''}).`,
+    ],
+  })
+}
+
+/** An `endpoint` variable's value, checked, or undefined when unset. @throws UsageError naming the variable */
+export function endpointVariable(env: Environment, name: VariableName): Endpoint | undefined {
+  const def = definition(name)
+  const value = given(env, name, `to use ${def.default}`)
+  if (value === undefined) return undefined
+  const parsed = parseEndpoint(value)
+  if ('problem' in parsed) {
+    throw new UsageError(`${name} "${redactCredentials(escapeInline(value))}": ${parsed.problem}.`, {
+      hints: [`Unset ${name} to use ${def.default}, or give a URL like ${def.default}.`],
+    })
+  }
+  return parsed
+}
+
+/** A `token` variable's value, or undefined when unset. Never quoted in a message. @throws UsageError naming it */
+export function tokenVariable(env: Environment, name: VariableName): string | undefined {
+  const def = definition(name)
+  const value = given(env, name, `to use ${def.default}`)
+  if (value === undefined) return undefined
+  const problem = valueShapeProblem(value, 'word')
+  if (problem) {
+    // The token itself stays out of the message: it is a secret.
+    throw new UsageError(`${name}: it ${problem}.`, {
+      hints: ['Set it to the token alone, e.g. XPK_ACCESS_TOKEN="$(gcloud auth print-access-token)".'],
+    })
+  }
+  return value
+}
+
+/** Checks every XPK_* variable that is set (settings excepted: they are checked with the other settings). */
+export function environmentProblems(env: Environment): UsageError[] {
+  const problems: UsageError[] = []
+  for (const [name, def] of Object.entries(ENVIRONMENT) as [VariableName, VariableDefinition][]) {
+    try {
+      if (def.kind === 'integer') integerVariable(env, name)
+      else if (def.kind === 'endpoint') endpointVariable(env, name)
+      else if (def.kind === 'token') tokenVariable(env, name)
+    } catch (error) {
+      if (!(error instanceof UsageError)) throw error
+      problems.push(error)
+    }
+  }
+  return problems
+}
+
+/** What a variable must hold, in words, for the README's table. */
+function valueRule(def: VariableDefinition): string {
+  switch (def.kind) {
+    case 'setting':
+      return 'the setting\'s rule ("Bad input", rule 2)'
+    case 'endpoint':
+      return 'an https:// URL (http:// on loopback only), no credentials, no query'
+    case 'token':
+      return 'a token as given, no white space'
+    case 'integer':
+      return `a whole number, ${def.range!.min}-${def.range!.max} ${def.range!.unit}`
+    case 'standard':
+      return `as ${def.owner} reads it`
+  }
+}
+
+/**
+ * The README's table of variables (between `<!-- environment:start -->` and `<!-- environment:end -->`), generated
+ * from {@link ENVIRONMENT}; a test keeps the README in step.
+ */
+export function environmentTable(): string {
+  const rows = Object.entries(ENVIRONMENT as Record<string, VariableDefinition>).map(([name, def]) => {
+    const unset = def.kind === 'setting' ? 'xpk config, then gcloud' : (def.default ?? '—')
+    return `| \`${name}\` | ${valueRule(def)} | ${unset} | ${def.description} |`
+  })
+  return ['| variable | value | when unset | what for |', '|---|---|---|---|', ...rows].join('\n')
+}
