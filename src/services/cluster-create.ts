@@ -15,6 +15,7 @@ import type {Console} from '../ports/console.js'
 import type {GkeClient} from '../ports/gke.js'
 import {
   applyClusterPlan,
+  nodePoolStepIds,
   type ApplyDeps,
   type ApplyOptions,
   type ApplyResult,
@@ -22,8 +23,14 @@ import {
 } from '../executor/apply-cluster-plan.js'
 import {withRetries, type RetryOptions} from '../executor/retry.js'
 import {findCluster} from './cluster-lookup.js'
-import {inClusterSteps, readInCluster, type InClusterApplyOptions} from './in-cluster.js'
-import {planInCluster, type InClusterInputs, type InClusterPlan} from '../core/incluster/plan.js'
+import {inClusterSteps, memoizedManifests, readInCluster, type InClusterApplyOptions} from './in-cluster.js'
+import {
+  planInCluster,
+  type InClusterInputs,
+  type InClusterPlan,
+  type ObservedInCluster,
+} from '../core/incluster/plan.js'
+import {shapeOfRunningPools} from '../core/incluster/running-pools.js'
 import {changesSomething, inClusterPlanToJson, renderInClusterPlan} from '../core/incluster/render.js'
 import type {ClusterShape} from '../core/incluster/cluster-shape.js'
 import {clusterVmCount} from '../core/incluster/cluster-shape.js'
@@ -120,11 +127,15 @@ export async function createCluster(
         live ? observed : await withRetries(() => findCluster(gke, spec.project, spec.zone, spec.name), retry),
       )
     })
-    const inPlan = options.inCluster.skip
-      ? null
-      : observed && (observed.status === 'RUNNING' || observed.status === 'RECONCILING')
-        ? planInCluster(inputs, await readInCluster(await kube(), inputs, retry))
-        : planInCluster(inputs, null)
+    // Planning compares the releases' objects with what is live and installing applies them: one load of each.
+    const manifests = memoizedManifests(deps.manifests)
+    const release = (component: 'jobset' | 'kueue') =>
+      manifests.load(component, {override: options.inCluster.manifestOverrides[component], signal: deps.signal})
+    const observedIn: ObservedInCluster | null =
+      !options.inCluster.skip && observed && (observed.status === 'RUNNING' || observed.status === 'RECONCILING')
+        ? await readInCluster(await kube(), inputs, retry, release)
+        : null
+    const inPlan = options.inCluster.skip ? null : planInCluster(inputs, observedIn)
     const shown = withInCluster(renderPlan(plan), inPlan, options)
 
     if (options.dryRun) {
@@ -183,8 +194,18 @@ export async function createCluster(
         inCluster: inPlan
           ? inClusterSteps(
               inPlan,
-              {kube, manifests: deps.manifests, retry: {policy: options.apply.retry, clock: deps, signal: deps.signal}},
+              {kube, manifests, retry: {policy: options.apply.retry, clock: deps, signal: deps.signal}},
               options.inCluster,
+              {
+                after: nodePoolStepIds(plan),
+                // The quota is made for the pools RUNNING once the node-pool steps are done, failed ones or not.
+                replan: async () => {
+                  const ref = {project: plan.project, location: plan.location, name: plan.cluster}
+                  const pools = await withRetries(() => gke.listNodePools(ref), retry)
+                  const shape = shapeOfRunningPools(inputs.shape, desired, pools)
+                  return planInCluster({...inputs, shape}, observedIn)
+                },
+              },
             )
           : [],
       },
@@ -316,7 +337,15 @@ function failureError(failures: readonly StepOutcome[], created: number, wanted:
 }
 
 /** Resources of the GKE half and the in-cluster steps that are not objects applied. */
-const GKE_RESOURCES = new Set(['cluster', 'nodePool', 'placementPolicy', 'release', 'controller', 'kubernetes'])
+const GKE_RESOURCES = new Set([
+  'cluster',
+  'nodePool',
+  'placementPolicy',
+  'release',
+  'controller',
+  'kubernetes',
+  'quota',
+])
 
 /** What the cluster holds once `plan` is applied, as the in-cluster objects see it. */
 function inClusterInputs(
@@ -340,6 +369,7 @@ function inClusterInputs(
     xpkVersion: options.inCluster.xpkVersion,
     expectedNodes: clusterVmCount(shape) + desired.spec.defaultPool.nodeCount,
     placement: placementAfterPlan(plan, observed),
+    nodePoolsChange: nodePoolStepIds(plan).length > 0,
   }
 }
 

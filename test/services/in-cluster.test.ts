@@ -10,7 +10,13 @@ import {KUEUE_API_GROUP} from '../../src/core/versions.js'
 import {DEFAULT_APPLY_OPTIONS} from '../../src/executor/apply-cluster-plan.js'
 import {DEFAULT_RETRY_POLICY, type Clock} from '../../src/executor/retry.js'
 import {runSteps} from '../../src/executor/step-graph.js'
-import {inClusterSteps, readInCluster, type InClusterApplyOptions} from '../../src/services/in-cluster.js'
+import {
+  inClusterSteps,
+  memoizedManifests,
+  readInCluster,
+  type InClusterApplyOptions,
+  type ReleaseLoader,
+} from '../../src/services/in-cluster.js'
 import {aClusterShape} from '../core/incluster/cluster-shapes.js'
 import {MemoryKube, type MemoryKubeOptions} from '../fakes/memory-kube.js'
 import {KUEUE_CRD_NAMES, MemoryReleaseManifests, releaseObjects} from '../fakes/memory-release-manifests.js'
@@ -63,15 +69,26 @@ async function converge(kube: MemoryKube, wanted: InClusterInputs, given: Conver
   const signal = new AbortController().signal
   const retry = {policy: DEFAULT_RETRY_POLICY, clock, signal}
   const console = new RecordingConsole()
-  const observed = await readInCluster(kube, wanted, retry)
+  const options = {
+    manifestOverrides: {},
+    availableTimeoutMs: TEN_MINUTES,
+    poll: DEFAULT_APPLY_OPTIONS.poll,
+    ...given.options,
+  }
+  // As cluster create does: one load of each manifest serves the plan and the install.
+  const memo = memoizedManifests(manifests)
+  const observed = await readInCluster(kube, wanted, retry, loader(memo, options.manifestOverrides))
   const plan = planInCluster(wanted, observed)
-  const steps = inClusterSteps(
-    plan,
-    {kube: async () => kube, manifests, retry},
-    {manifestOverrides: {}, availableTimeoutMs: TEN_MINUTES, poll: DEFAULT_APPLY_OPTIONS.poll, ...given.options},
-  )
+  const steps = inClusterSteps(plan, {kube: async () => kube, manifests: memo, retry}, options)
   const outcomes = await runSteps(steps, {board: console.progress('Inside the cluster'), signal, now: clock.now})
   return {plan, outcomes, console, manifests, failed: outcomes.filter((o) => o.status !== 'done')}
+}
+
+function loader(
+  manifests: MemoryReleaseManifests | ReturnType<typeof memoizedManifests> = new MemoryReleaseManifests(),
+  overrides: InClusterApplyOptions['manifestOverrides'] = {},
+): ReleaseLoader {
+  return (component) => manifests.load(component, {override: overrides[component]})
 }
 
 const applied = (kube: MemoryKube) => kube.requests.filter((r) => r.verb === 'apply')
@@ -168,17 +185,26 @@ describe('a re-run', () => {
     expect(kube.mutatingRequests()).toEqual([])
     const reads = [...kube.readsByKind()]
     expect(reads.filter(([, count]) => count > 1)).toEqual([])
+    // xpk's configuration, and every kind of the two releases (each of their objects is compared with what is live).
     expect(reads.map(([kind]) => kind).sort()).toEqual([
       'ClusterQueue',
+      'ClusterRole',
+      'ClusterRoleBinding',
       'ConfigMap',
+      'CustomResourceDefinition',
       'Deployment',
       'LocalQueue',
+      'MutatingWebhookConfiguration',
+      'Namespace',
       'Node',
       'PriorityClass',
       'ProvisioningRequestConfig',
       'ResourceFlavor',
+      'Service',
+      'ServiceAccount',
+      'ValidatingWebhookConfiguration',
     ])
-    expect(manifests.loads).toEqual([])
+    expect(manifests.loads).toEqual([{component: 'jobset'}, {component: 'kueue'}])
   })
 
   it('2 -> 4 slices updates the quota, applies only what changed, then deletes the flavor of 2 slices', async () => {
@@ -325,17 +351,29 @@ describe('reading the cluster', () => {
       kube.seed(o, {available: o.kind === 'Deployment'})
     }
     const signal = new AbortController().signal
-    const observed = await readInCluster(kube, inputs(), {policy: DEFAULT_RETRY_POLICY, clock: virtualClock(), signal})
+    const observed = await readInCluster(
+      kube,
+      inputs(),
+      {policy: DEFAULT_RETRY_POLICY, clock: virtualClock(), signal},
+      loader(),
+    )
     expect([...observed.kueueCrds].sort()).toEqual([...KUEUE_CRD_NAMES].sort())
+    // From the one list of CRDs the releases are compared with: no second list for the deletions.
+    expect(kube.requests.filter((r) => r.kind === 'CustomResourceDefinition')).toHaveLength(1)
   })
 
-  it('does not list CRDs for a Kueue that can be upgraded in place', async () => {
+  it('names no CRD to delete for a Kueue that can be upgraded in place', async () => {
     const kube = aCluster()
     installed(kube, 'kueue', 'v0.15.0')
     const signal = new AbortController().signal
-    const observed = await readInCluster(kube, inputs(), {policy: DEFAULT_RETRY_POLICY, clock: virtualClock(), signal})
+    const observed = await readInCluster(
+      kube,
+      inputs(),
+      {policy: DEFAULT_RETRY_POLICY, clock: virtualClock(), signal},
+      loader(),
+    )
     expect(observed.kueueCrds).toEqual([])
-    expect(kube.requests.filter((r) => r.kind === 'CustomResourceDefinition')).toEqual([])
+    expect(kube.requests.filter((r) => r.kind === 'CustomResourceDefinition').map((r) => r.verb)).toEqual(['list'])
   })
 })
 

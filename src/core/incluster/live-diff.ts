@@ -14,7 +14,12 @@
  *     `namespaceSelector` (`{}` is "every namespace");
  *   - resource quantities (`nominalQuota`, and every value of `requests`/`limits`) compare by amount, since the API
  *     server and Kueue's webhook rewrite them canonically (`4096Mi` is stored as `4Gi`, `32` as `"32"`).
+ *
+ * The objects of a release manifest (JobSet's, Kueue's) are compared the same way, with no map owned whole (another
+ * tool's keys in a release's ConfigMap are not ours to remove, and applying would not remove them), and without the
+ * `rules` of an aggregated ClusterRole, which the API server fills in from the roles it aggregates.
  */
+import type {KubeObject} from '../kube/release-manifest.js'
 import type {DeploymentPatch, InClusterObject} from './types.js'
 
 /** One field whose live value differs from ours. `live` is undefined when the field is absent there. */
@@ -30,6 +35,8 @@ export interface CompareOptions {
   readonly wholeMaps?: readonly string[]
   /** Paths (dotted, without list indices) of lists merged by a key, with that key. */
   readonly mergeKeys?: Readonly<Record<string, string>>
+  /** Paths (dotted, without list indices) of fields not compared: another party writes them. */
+  readonly ignore?: readonly string[]
 }
 
 /** Maps xpk owns whole, by kind (see the module comment). */
@@ -61,6 +68,20 @@ export function applyWouldChange(desired: InClusterObject, live: unknown): boole
   return liveDifferences(desired, live, {wholeMaps: WHOLE_MAPS_BY_KIND[desired.kind] ?? []}).length > 0
 }
 
+/**
+ * Whether applying an object of a release manifest would change the live object (null or undefined when it does
+ * not exist). A Deployment's containers are matched by name, as the strategic merge of an apply matches them.
+ */
+export function releaseObjectWouldChange(desired: KubeObject, live: unknown): boolean {
+  const aggregated = desired.kind === 'ClusterRole' && desired.aggregationRule !== undefined
+  return (
+    liveDifferences(desired, live, {
+      mergeKeys: desired.kind === 'Deployment' ? {[DEPLOYMENT_CONTAINERS]: 'name'} : {},
+      ignore: aggregated ? ['rules'] : [],
+    }).length > 0
+  )
+}
+
 /** Whether sending `patch` would change the live Deployment (null or undefined when it does not exist). */
 export function patchWouldChange(patch: DeploymentPatch, liveDeployment: unknown): boolean {
   return liveDifferences(patch.body, liveDeployment, {mergeKeys: {[DEPLOYMENT_CONTAINERS]: 'name'}}).length > 0
@@ -75,7 +96,7 @@ interface Place {
 }
 
 function compare(desired: unknown, live: unknown, at: Place, options: CompareOptions, out: FieldDifference[]): void {
-  if (desired === undefined) return
+  if (desired === undefined || options.ignore?.includes(at.schemaPath)) return
   if (Array.isArray(desired)) {
     compareList(desired, live, at, options, out)
   } else if (isMap(desired)) {

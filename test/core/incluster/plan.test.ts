@@ -40,7 +40,19 @@ function liveController(
   const deployment = sizedController(release, sizing)
   const live = {
     ...deployment,
-    metadata: {...deployment.metadata, labels: {...(deployment.metadata.labels as object), ...labels}, uid: 'u-1'},
+    metadata: {
+      ...deployment.metadata,
+      labels: {...(deployment.metadata.labels as object), ...labels},
+      uid: 'u-1',
+      generation: 1,
+    },
+    status: {
+      observedGeneration: 1,
+      replicas: 1,
+      updatedReplicas: 1,
+      availableReplicas: 1,
+      conditions: [{type: 'Available', status: 'True'}],
+    },
   }
   const image = `registry.k8s.io/${component}/${component}:${version}`
   return {installed: true as const, image, managedBy: labels[MANAGED_BY_LABEL] ?? null, deployment: live}
@@ -57,6 +69,14 @@ function asLive(objects: readonly object[]): Map<string, unknown> {
   )
 }
 
+/** Both releases as xpk installs them: every object of their manifests, the controllers sized for `nodes`. */
+function liveReleases(nodes: number): object[] {
+  return (['jobset', 'kueue'] as const).flatMap((component) => {
+    const controller = liveController(component, component === 'jobset' ? 'v0.10.1' : 'v0.17.1', nodes).deployment
+    return releaseObjects(component).map((o) => (o.kind === 'Deployment' ? controller : o))
+  })
+}
+
 /** A cluster on which a previous run with `previous` inputs converged, now with `nodeCount` nodes. */
 function converged(previous: InClusterInputs, nodeCount = previous.expectedNodes): ObservedInCluster {
   return {
@@ -66,7 +86,8 @@ function converged(previous: InClusterInputs, nodeCount = previous.expectedNodes
       kueue: liveController('kueue', 'v0.17.1', previous.expectedNodes),
     },
     kueueCrds: KUEUE_CRD_NAMES,
-    live: asLive(desiredObjects(previous)),
+    live: asLive([...desiredObjects(previous), ...liveReleases(previous.expectedNodes)]),
+    releases: {jobset: releaseObjects('jobset'), kueue: releaseObjects('kueue')},
   }
 }
 
