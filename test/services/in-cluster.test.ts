@@ -174,6 +174,63 @@ describe('in-cluster steps on a fresh cluster', () => {
   })
 })
 
+describe('a release stopped half-way', () => {
+  // Every object of both releases, one at a time: what a run killed or failed mid-install can leave out.
+  const table = (['jobset', 'kueue'] as const).flatMap((component) =>
+    releaseObjects(component).map((o) => ({
+      name: `${component}: ${o.kind} ${o.metadata.name}`,
+      ref: {apiVersion: o.apiVersion, kind: o.kind, name: o.metadata.name, namespace: o.metadata.namespace},
+    })),
+  )
+
+  /** Every object a converged run leaves: both releases and xpk's configuration. */
+  const everything = () =>
+    [...releaseObjects('jobset'), ...releaseObjects('kueue'), ...desiredObjects(inputs())].map((o) => ({
+      apiVersion: o.apiVersion,
+      kind: o.kind,
+      name: o.metadata.name,
+      namespace: o.metadata.namespace,
+    }))
+
+  it.each(table)(
+    '$name missing: a re-run applies what went with it and nothing else, then converges',
+    async ({ref}) => {
+      const kube = aCluster()
+      await converge(kube, inputs())
+      await kube.delete(ref)
+      // A Namespace takes what lives in it along, a CRD its objects: those are missing too.
+      const gone = everything().filter((o) => kube.peek(o) === undefined)
+      expect(gone).toContainEqual(ref)
+      kube.clearLog()
+      const {failed} = await converge(kube, inputs())
+      expect(failed).toEqual([])
+      const sent = kube.mutatingRequests().map((r) => `${r.verb} ${r.kind} ${r.name}`)
+      expect(sent.sort()).toEqual(gone.map((o) => `apply ${o.kind} ${o.name}`).sort())
+      expect(everything().filter((o) => kube.peek(o) === undefined)).toEqual([])
+      kube.clearLog()
+      await converge(kube, inputs())
+      expect(kube.mutatingRequests()).toEqual([])
+    },
+  )
+
+  it('a Kueue whose CRDs are gone is repaired before the queues that need them are applied', async () => {
+    const kube = aCluster()
+    await converge(kube, inputs())
+    for (const name of KUEUE_CRD_NAMES) {
+      await kube.delete({apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', name})
+    }
+    kube.clearLog()
+    const {plan, failed} = await converge(kube, inputs())
+    expect(failed).toEqual([])
+    expect(plan.steps.find((s) => s.kind === 'install')?.reason).toMatch(
+      /^repair Kueue v0\.17\.1: 7 of 15 objects missing \(CustomResourceDefinition admissionchecks\.kueue\.x-k8s\.io, .* and 4 more\)$/,
+    )
+    const order = kube.mutatingRequests().map((r) => `${r.verb} ${r.kind}`)
+    expect(order.lastIndexOf('apply CustomResourceDefinition')).toBeLessThan(order.indexOf('apply ClusterQueue'))
+    expect(kube.all('ClusterQueue').map((q) => q.metadata.name)).toEqual(['cluster-queue'])
+  })
+})
+
 describe('a re-run', () => {
   it('plans nothing to change, sends no mutating request and reads each kind at most once', async () => {
     const kube = aCluster()

@@ -211,7 +211,7 @@ export function planInCluster(inputs: InClusterInputs, observed: ObservedInClust
     const decision = decideInstall(component, controller, {crds: observed?.kueueCrds ?? []})
     const sizing = SIZING[component](nodes)
     const title = RELEASES[component].title
-    const drift = observed ? driftOf(component, sizing, observed) : undefined
+    const drift = observed ? driftOf(component, observed) : undefined
     const steps = releaseSteps[component]
     const awaitStep = {kind: 'await', component, reason: `wait until ${title}'s controller is Available`} as const
     switch (decision.action) {
@@ -233,15 +233,18 @@ export function planInCluster(inputs: InClusterInputs, observed: ObservedInClust
         const deployment = observed?.controllers[component].deployment
         const resize = patchWouldChange(sizing, deployment)
         const managed = controller.installed && controller.managedBy !== null
-        if (drift !== undefined && !driftIsEmpty(drift) && !managed && !onlyTheController(drift, component)) {
+        if (drift !== undefined && !driftIsEmpty(drift) && !managed) {
+          const objects = driftObjects(drift)
+          // A controller too small goes along, sized for the cluster.
+          const sized = resize && !objects.some((o) => isController({kind: o.kind, metadata: o}, component))
           steps.push({
             kind: 'install',
             component,
             action: 'repair',
             decision,
             sizing,
-            objects: driftObjects(drift),
-            reason: `repair ${title} ${decision.installed}: ${describeDrift(drift)}`,
+            objects: sized ? [...objects, controllerRef(component)] : objects,
+            reason: `repair ${title} ${decision.installed}: ${describeDrift(drift)}${sized ? `, and resize its controller for ${nodes} nodes` : ''}`,
           })
           steps.push(awaitStep)
         } else if (resize) {
@@ -304,34 +307,33 @@ export function planInCluster(inputs: InClusterInputs, observed: ObservedInClust
 }
 
 /**
- * The release's objects compared with what is live, its controller Deployment sized as it is applied. The
- * controller is compared with the Deployment observed for it.
+ * The release's objects compared with what is live; the controller Deployment with the Deployment observed for it,
+ * leaving out its containers' resources: the cluster's size decides those (a resize, see `patchWouldChange`).
  */
-function driftOf(component: ReleaseComponent, sizing: DeploymentPatch, observed: ObservedInCluster): ReleaseDrift {
+function driftOf(component: ReleaseComponent, observed: ObservedInCluster): ReleaseDrift {
   const objects = observed.releases[component]
   const controller = findControllerDeployment(objects, component)
-  const sized = objects.map((o) => (o === controller ? sizedController(o, sizing) : o))
+  const unsized = objects.map((o) => (o === controller ? withoutResources(o) : o))
   const deployment = observed.controllers[component].deployment
-  return releaseDrift(sized, (o) =>
-    o.kind === controller?.kind &&
-    o.metadata.name === controller.metadata.name &&
-    o.metadata.namespace === controller.metadata.namespace
-      ? deployment
-      : observed.live.get(objectKey(o)),
-  )
+  return releaseDrift(unsized, (o) => (isController(o, component) ? deployment : observed.live.get(objectKey(o))))
 }
 
-/** Only the controller Deployment differs: a resize, said as one. */
-function onlyTheController(drift: ReleaseDrift, component: ReleaseComponent): boolean {
+function isController(o: {readonly kind: string; readonly metadata: object}, component: ReleaseComponent): boolean {
   const {namespace, name} = RELEASES[component].controller
-  const [only] = drift.different
-  return (
-    drift.missing.length === 0 &&
-    drift.different.length === 1 &&
-    only.kind === 'Deployment' &&
-    only.name === name &&
-    only.namespace === namespace
-  )
+  const metadata = o.metadata as {name?: string; namespace?: string}
+  return o.kind === 'Deployment' && metadata.name === name && metadata.namespace === namespace
+}
+
+function controllerRef(component: ReleaseComponent): ReleaseObjectRef {
+  return {apiVersion: 'apps/v1', kind: 'Deployment', ...RELEASES[component].controller}
+}
+
+function withoutResources(deployment: KubeObject): KubeObject {
+  const copy = structuredClone(deployment) as KubeObject & {
+    spec?: {template?: {spec?: {containers?: {resources?: unknown}[]}}}
+  }
+  for (const c of copy.spec?.template?.spec?.containers ?? []) delete c.resources
+  return copy
 }
 
 /** The objects that describe the cluster's size: its flavor, the ClusterQueue's quota, the resources ConfigMap. */
