@@ -236,7 +236,7 @@ export function planInCluster(inputs: InClusterInputs, observed: ObservedInClust
         if (drift !== undefined && !driftIsEmpty(drift) && !managed) {
           const objects = driftObjects(drift)
           // A controller too small goes along, sized for the cluster.
-          const sized = resize && !objects.some((o) => isController({kind: o.kind, metadata: o}, component))
+          const sized = resize && !objects.some((o) => isController(o, component))
           steps.push({
             kind: 'install',
             component,
@@ -315,13 +315,18 @@ function driftOf(component: ReleaseComponent, observed: ObservedInCluster): Rele
   const controller = findControllerDeployment(objects, component)
   const unsized = objects.map((o) => (o === controller ? withoutResources(o) : o))
   const deployment = observed.controllers[component].deployment
-  return releaseDrift(unsized, (o) => (isController(o, component) ? deployment : observed.live.get(objectKey(o))))
+  return releaseDrift(unsized, (o) =>
+    isController({kind: o.kind, ...o.metadata}, component) ? deployment : observed.live.get(objectKey(o)),
+  )
 }
 
-function isController(o: {readonly kind: string; readonly metadata: object}, component: ReleaseComponent): boolean {
+/** Whether an object (or a ref to one) is the component's controller Deployment. */
+function isController(
+  o: {readonly kind: string; readonly name: string; readonly namespace?: string},
+  component: ReleaseComponent,
+): boolean {
   const {namespace, name} = RELEASES[component].controller
-  const metadata = o.metadata as {name?: string; namespace?: string}
-  return o.kind === 'Deployment' && metadata.name === name && metadata.namespace === namespace
+  return o.kind === 'Deployment' && o.name === name && o.namespace === namespace
 }
 
 function controllerRef(component: ReleaseComponent): ReleaseObjectRef {
