@@ -70,9 +70,10 @@ export async function readInCluster(
   const deploymentsRead = call(() => listAll(kube, 'apps/v1', 'Deployment'))
   const nodesRead = countNodes(kube, call)
   const firstWave = Promise.all(clusterScoped.map(listInto))
-  const releases = await loadReleases(release)
+  const {releases, unread} = await loadReleases(release)
   const crds: KubeObject[] = []
-  const rest = [...listScopes([...configuration, ...releases.jobset, ...releases.kueue]).values()].filter(
+  const releaseObjects = [...(releases.jobset ?? []), ...(releases.kueue ?? [])]
+  const rest = [...listScopes([...configuration, ...releaseObjects]).values()].filter(
     (k) => !listed.has(kindKey(k.apiVersion, k.kind)),
   )
   const secondWave = Promise.all(
@@ -92,12 +93,30 @@ export async function readInCluster(
     : listed.has(kindKey(CRD_API, 'CustomResourceDefinition'))
       ? crds.map((c) => c.metadata.name).filter((n) => n.endsWith('.kueue.x-k8s.io'))
       : await call(() => listKueueCrds(kube))
-  return {nodeCount, controllers: {jobset, kueue}, kueueCrds, live, releases}
+  return {nodeCount, controllers: {jobset, kueue}, kueueCrds, live, releases, releasesUnread: unread}
 }
 
-async function loadReleases(release: ReleaseLoader): Promise<ReleaseObjects> {
-  const [jobset, kueue] = await Promise.all([release('jobset'), release('kueue')])
-  return {jobset: jobset.objects, kueue: kueue.objects}
+/**
+ * Both release manifests. One that cannot be had (no network, and not in the cache) leaves its release uncompared,
+ * with the reason, rather than failing a run that may have nothing to install: an install that needs it fails on
+ * its own. A manifest given by flag that is not one (a usage error) fails here, before anything is changed.
+ */
+async function loadReleases(
+  release: ReleaseLoader,
+): Promise<{releases: ReleaseObjects; unread: Partial<Record<ReleaseComponent, string>>}> {
+  const releases: Partial<Record<ReleaseComponent, readonly KubeObject[]>> = {}
+  const unread: Partial<Record<ReleaseComponent, string>> = {}
+  await Promise.all(
+    (['jobset', 'kueue'] as const).map(async (component) => {
+      try {
+        releases[component] = (await release(component)).objects
+      } catch (error) {
+        if (!(error instanceof XpkError) || error.kind === 'usage' || error.kind === 'interrupted') throw error
+        unread[component] = error.message.replace(/\.$/, '')
+      }
+    }),
+  )
+  return {releases, unread}
 }
 
 interface ListScope {

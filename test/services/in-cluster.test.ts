@@ -2,6 +2,7 @@
 // executor over the in-memory Kubernetes API, with a recording console and the virtual clock.
 import {describe, expect, it} from 'vitest'
 
+import {XpkError} from '../../src/core/errors.js'
 import {kueueControllerPatch, jobSetControllerPatch} from '../../src/core/incluster/controller-sizing.js'
 import {MANAGED_BY_LABEL} from '../../src/core/incluster/install-decision.js'
 import {desiredObjects, planInCluster, sizedController, type InClusterInputs} from '../../src/core/incluster/plan.js'
@@ -228,6 +229,50 @@ describe('a release stopped half-way', () => {
     const order = kube.mutatingRequests().map((r) => `${r.verb} ${r.kind}`)
     expect(order.lastIndexOf('apply CustomResourceDefinition')).toBeLessThan(order.indexOf('apply ClusterQueue'))
     expect(kube.all('ClusterQueue').map((q) => q.metadata.name)).toEqual(['cluster-queue'])
+  })
+})
+
+describe('a release manifest that cannot be read when planning', () => {
+  const offline = (component: 'jobset' | 'kueue') =>
+    new XpkError(
+      'unavailable',
+      `Cannot download the ${component} release manifest from https://example.test: the host name does not resolve (ENOTFOUND).`,
+    )
+
+  it('leaves that release uncompared, with a note, and plans the rest', async () => {
+    const kube = aCluster()
+    await converge(kube, inputs())
+    kube.clearLog()
+    const observed = await readInCluster(
+      kube,
+      inputs(),
+      {policy: DEFAULT_RETRY_POLICY, clock: virtualClock(), signal: new AbortController().signal},
+      async (component) => {
+        if (component === 'kueue') throw offline(component)
+        return new MemoryReleaseManifests().load(component)
+      },
+    )
+    expect(observed.releasesUnread).toEqual({kueue: expect.stringContaining('Cannot download the kueue release')})
+    const plan = planInCluster(inputs(), observed)
+    expect(plan.notes).toEqual([
+      "Kueue's objects were not compared with its release (Cannot download the kueue release manifest from " +
+        'https://example.test: the host name does not resolve (ENOTFOUND)), so any that are missing stay missing: ' +
+        're-run once the manifest can be read, or pass --kueue-manifest.',
+    ])
+    expect(plan.steps.filter((s) => s.kind !== 'apply' || s.change !== 'none')).toEqual([])
+  })
+
+  it('a --kueue-manifest that is not there fails the plan, before anything is changed', async () => {
+    const kube = aCluster()
+    const error = await readInCluster(
+      kube,
+      inputs(),
+      {policy: DEFAULT_RETRY_POLICY, clock: virtualClock(), signal: new AbortController().signal},
+      loader(new MemoryReleaseManifests(), {kueue: '/nowhere/kueue.yaml'}),
+    ).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(XpkError)
+    expect((error as XpkError).kind).toBe('usage')
+    expect(kube.mutatingRequests()).toEqual([])
   })
 })
 

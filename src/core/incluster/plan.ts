@@ -35,12 +35,17 @@ export interface ObservedInCluster {
   readonly kueueCrds: readonly string[]
   /** The live objects of the kinds xpk applies (its configuration and the releases' objects), by {@link objectKey}. */
   readonly live: ReadonlyMap<string, unknown>
-  /** The objects of each release manifest, as loaded: each is compared with the live object of its name. */
+  /**
+   * The objects of each release manifest, as loaded: each is compared with the live object of its name. A release
+   * whose manifest could not be read (a download that failed) is missing here, and said in {@link releasesUnread}.
+   */
   readonly releases: ReleaseObjects
+  /** Why a release manifest could not be read: its objects are not compared, and a note says so. */
+  readonly releasesUnread?: Readonly<Partial<Record<ReleaseComponent, string>>>
 }
 
 /** The objects of the JobSet and Kueue release manifests. */
-export type ReleaseObjects = Readonly<Record<ReleaseComponent, readonly KubeObject[]>>
+export type ReleaseObjects = Readonly<Partial<Record<ReleaseComponent, readonly KubeObject[]>>>
 
 export interface InClusterInputs {
   readonly shape: ClusterShape
@@ -251,6 +256,13 @@ export function planInCluster(inputs: InClusterInputs, observed: ObservedInClust
           steps.push({kind: 'resize', component, sizing, reason: `resize ${title}'s controller for ${nodes} nodes`})
           steps.push(awaitStep)
         }
+        const unread = observed?.releasesUnread?.[component]
+        if (unread !== undefined && !managed) {
+          notes.push(
+            `${title}'s objects were not compared with its release (${unread}), so any that are missing stay ` +
+              `missing: re-run once the manifest can be read, or pass ${RELEASES[component].overrideFlag}.`,
+          )
+        }
         break
       }
       default:
@@ -310,8 +322,9 @@ export function planInCluster(inputs: InClusterInputs, observed: ObservedInClust
  * The release's objects compared with what is live; the controller Deployment with the Deployment observed for it,
  * leaving out its containers' resources: the cluster's size decides those (a resize, see `patchWouldChange`).
  */
-function driftOf(component: ReleaseComponent, observed: ObservedInCluster): ReleaseDrift {
+function driftOf(component: ReleaseComponent, observed: ObservedInCluster): ReleaseDrift | undefined {
   const objects = observed.releases[component]
+  if (objects === undefined) return undefined
   const controller = findControllerDeployment(objects, component)
   const unsized = objects.map((o) => (o === controller ? withoutResources(o) : o))
   const deployment = observed.controllers[component].deployment
