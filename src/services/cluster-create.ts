@@ -37,6 +37,7 @@ import {clusterVmCount} from '../core/incluster/cluster-shape.js'
 import {placementAfterPlan} from '../core/incluster/topology-aware.js'
 import {CLUSTER_DEFAULTS} from '../core/cluster/defaults.js'
 import type {KubeClient} from '../ports/kube.js'
+import {RELEASE_COMPONENTS, type ReleaseComponent} from '../core/kube/release-manifest.js'
 import type {ReleaseManifestSource} from '../ports/release-manifests.js'
 import {message, question} from '../core/messages.js'
 import {confirmOrStop} from './confirm.js'
@@ -101,6 +102,15 @@ export async function createCluster(
   const gke = await deps.gke()
   // The reads that planning needs go through the same retry policy as every change: one 429 is no reason to stop.
   const retry: RetryOptions = {policy: options.apply.retry, clock: deps, signal: deps.signal}
+  // Planning a live cluster compares the releases' objects with what is live, and installing applies them: one load
+  // of each, started now so that reading them (2.4 MB) overlaps the GKE reads (a dry run loads them only to compare).
+  // A failure surfaces where the manifest is used.
+  const manifests = memoizedManifests(deps.manifests)
+  const release = (component: ReleaseComponent) =>
+    manifests.load(component, {override: options.inCluster.manifestOverrides[component], signal: deps.signal})
+  if (!options.inCluster.skip && !options.dryRun) {
+    for (const component of RELEASE_COMPONENTS) release(component).catch(() => undefined)
+  }
   try {
     const spec = desired.spec
     console.info(
@@ -127,10 +137,6 @@ export async function createCluster(
         live ? observed : await withRetries(() => findCluster(gke, spec.project, spec.zone, spec.name), retry),
       )
     })
-    // Planning compares the releases' objects with what is live and installing applies them: one load of each.
-    const manifests = memoizedManifests(deps.manifests)
-    const release = (component: 'jobset' | 'kueue') =>
-      manifests.load(component, {override: options.inCluster.manifestOverrides[component], signal: deps.signal})
     const observedIn: ObservedInCluster | null =
       !options.inCluster.skip && observed && (observed.status === 'RUNNING' || observed.status === 'RECONCILING')
         ? await readInCluster(await kube(), inputs, retry, release)
