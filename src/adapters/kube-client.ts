@@ -559,15 +559,29 @@ class HttpKube implements KubeClient {
       if (status === 404) return {items: []}
       throw kubeApiError(status, statusBody(text), doing)
     }
-    // Parsed item by item as the page arrives (see ListStream), each cut down to the fields asked for.
-    const stream = new ListStream(options.fields)
     let page: {items: unknown[]; continue?: string}
-    try {
-      await readBody(res, (text) => stream.push(text))
-      page = stream.end()
-    } catch (error) {
-      if (error instanceof ListSyntaxError) throw this.notJson(status, doing)
-      throw this.failure(error, doing)
+    if (options.fields === undefined) {
+      // Whole items: one JSON.parse of the page, native, is several times faster than scanning it item by item in
+      // JavaScript (a page of the releases' CRDs, 1.2 MB: 2-3 ms against about 25 ms of scanning).
+      let text: string
+      try {
+        text = await readText(res, true)
+      } catch (error) {
+        throw this.failure(error, doing)
+      }
+      const parsed = wholeList(text)
+      if (parsed === undefined) throw this.notJson(status, doing)
+      page = parsed
+    } else {
+      // Parsed item by item as the page arrives (see ListStream), each cut down to the fields asked for.
+      const stream = new ListStream(options.fields)
+      try {
+        await readBody(res, (text) => stream.push(text))
+        page = stream.end()
+      } catch (error) {
+        if (error instanceof ListSyntaxError) throw this.notJson(status, doing)
+        throw this.failure(error, doing)
+      }
     }
     // The API server leaves apiVersion and kind out of the items of built-in kinds.
     const items = page.items.map((item) => withType(item as KubeObject, apiVersion, kind))
@@ -874,6 +888,22 @@ function notServed(apiVersion: string, kind: string, doing: string): XpkError {
   return new XpkError('failed', `${doing} failed: the cluster does not serve ${kind} in ${apiVersion}.`, {
     hints: ['Its CustomResourceDefinition is not installed yet: `xpk cluster create` installs JobSet and Kueue.'],
   })
+}
+
+/** A list answer parsed whole: its items and continue token, or undefined when it is not a list in JSON. */
+function wholeList(text: string): {items: unknown[]; continue?: string} | undefined {
+  let body: unknown
+  try {
+    body = JSON.parse(text)
+  } catch {
+    return undefined
+  }
+  if (body === null || typeof body !== 'object') return undefined
+  const {items, metadata} = body as {items?: unknown; metadata?: {continue?: unknown}}
+  if (items !== undefined && items !== null && !Array.isArray(items)) return undefined
+  const token = metadata?.continue
+  const list = Array.isArray(items) ? items : []
+  return typeof token === 'string' && token !== '' ? {items: list, continue: token} : {items: list}
 }
 
 /** The answer's whole body as text (gunzipped when compressed and `gzip` allows). */

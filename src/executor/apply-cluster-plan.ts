@@ -77,6 +77,19 @@ export interface ApplyResult {
 /** The lane of node-pool operations, limited to {@link ApplyOptions.concurrency}. */
 const POOL_LANE = 'gke-node-pools'
 
+/**
+ * The ids of the node-pool steps {@link applyClusterPlan} makes of `plan` (creations, deletions, waits): what
+ * in-cluster steps that must follow every node-pool step name as `after`.
+ */
+export function nodePoolStepIds(plan: Plan): string[] {
+  const pools = plan.steps.filter((s): s is NodePoolStep => s.resource === 'nodePool' && s.managed)
+  return [
+    ...pools.filter((p) => p.action === 'delete' || p.action === 'recreate').map((p) => `delete:${p.name}`),
+    ...pools.filter((p) => p.action === 'create' || p.action === 'recreate').map((p) => `create:${p.name}`),
+    ...pools.filter((p) => p.action === 'none' && p.wait).map((p) => `wait:${p.name}`),
+  ]
+}
+
 export async function applyClusterPlan(plan: Plan, deps: ApplyDeps, options: ApplyOptions): Promise<ApplyResult> {
   const runner = new Runner(plan, deps, options)
   return runner.run()

@@ -196,6 +196,7 @@ function doneWord(action: string): string {
       install: 'installed',
       upgrade: 'upgraded',
       resize: 'resized',
+      repair: 'repaired',
       connect: 'connected',
     }[action] ?? 'done'
   )

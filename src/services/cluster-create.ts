@@ -23,6 +23,7 @@ import type {Console} from '../ports/console.js'
 import type {GkeClient} from '../ports/gke.js'
 import {
   applyClusterPlan,
+  nodePoolStepIds,
   type ApplyDeps,
   type ApplyOptions,
   type ApplyResult,
@@ -30,8 +31,14 @@ import {
 } from '../executor/apply-cluster-plan.js'
 import {withRetries, type RetryOptions} from '../executor/retry.js'
 import {findCluster} from './cluster-lookup.js'
-import {inClusterSteps, readInCluster, type InClusterApplyOptions} from './in-cluster.js'
-import {planInCluster, type InClusterInputs, type InClusterPlan} from '../core/incluster/plan.js'
+import {inClusterSteps, memoizedManifests, readInCluster, type InClusterApplyOptions} from './in-cluster.js'
+import {
+  planInCluster,
+  type InClusterInputs,
+  type InClusterPlan,
+  type ObservedInCluster,
+} from '../core/incluster/plan.js'
+import {shapeOfRunningPools} from '../core/incluster/running-pools.js'
 import {changesSomething, inClusterPlanToJson, renderInClusterPlan} from '../core/incluster/render.js'
 import type {ClusterShape} from '../core/incluster/cluster-shape.js'
 import {clusterVmCount} from '../core/incluster/cluster-shape.js'
@@ -91,8 +98,9 @@ export async function createCluster(
   const checked = await checkInputs(options, deps)
   let desired = checked.desired
   const {console} = deps
-  // The manifests were read and checked above; the install steps use those very objects.
-  const manifests = preloaded(deps.manifests, checked.manifests)
+  // The override manifests were read and checked above; planning and the install steps use those very objects.
+  // The releases' own are loaded once (memoized) for both.
+  const manifests = memoizedManifests(preloaded(deps.manifests, checked.manifests))
   if (options.offline) {
     const plan = planCluster(desired, undefined)
     const inputs = inClusterInputs(desired, options, plan, undefined)
@@ -110,6 +118,14 @@ export async function createCluster(
   const gke = await deps.gke()
   // The reads that planning needs go through the same retry policy as every change: one 429 is no reason to stop.
   const retry: RetryOptions = {policy: options.apply.retry, clock: deps, signal: deps.signal}
+  // Planning a live cluster compares the releases' objects with what is live, and installing applies them: one load
+  // of each, started now so that reading them (2.4 MB) overlaps the GKE reads (a dry run loads them only to compare).
+  // A failure surfaces where the manifest is used.
+  const release = (component: ReleaseComponent) =>
+    manifests.load(component, {override: options.inCluster.manifestOverrides[component], signal: deps.signal})
+  if (!options.inCluster.skip && !options.dryRun) {
+    for (const component of RELEASE_COMPONENTS) release(component).catch(() => undefined)
+  }
   try {
     const spec = desired.spec
     console.info(
@@ -137,11 +153,11 @@ export async function createCluster(
         live ? observed : await withRetries(() => findCluster(gke, spec.project, spec.zone, spec.name), retry),
       )
     })
-    const inPlan = options.inCluster.skip
-      ? null
-      : observed && (observed.status === 'RUNNING' || observed.status === 'RECONCILING')
-        ? planInCluster(inputs, await readInCluster(await kube(), inputs, retry))
-        : planInCluster(inputs, null)
+    const observedIn: ObservedInCluster | null =
+      !options.inCluster.skip && observed && (observed.status === 'RUNNING' || observed.status === 'RECONCILING')
+        ? await readInCluster(await kube(), inputs, retry, release)
+        : null
+    const inPlan = options.inCluster.skip ? null : planInCluster(inputs, observedIn)
     const shown = withInCluster(renderPlan(plan), inPlan, options)
 
     if (options.dryRun) {
@@ -208,6 +224,16 @@ export async function createCluster(
               inPlan,
               {kube, manifests, retry: {policy: options.apply.retry, clock: deps, signal: deps.signal}},
               options.inCluster,
+              {
+                after: nodePoolStepIds(plan),
+                // The quota is made for the pools RUNNING once the node-pool steps are done, failed ones or not.
+                replan: async () => {
+                  const ref = {project: plan.project, location: plan.location, name: plan.cluster}
+                  const pools = await withRetries(() => gke.listNodePools(ref), retry)
+                  const shape = shapeOfRunningPools(inputs.shape, desired, pools)
+                  return planInCluster({...inputs, shape}, observedIn)
+                },
+              },
             )
           : [],
       },
@@ -403,7 +429,15 @@ function failureError(failures: readonly StepOutcome[], created: number, wanted:
 }
 
 /** Resources of the GKE half and the in-cluster steps that are not objects applied. */
-const GKE_RESOURCES = new Set(['cluster', 'nodePool', 'placementPolicy', 'release', 'controller', 'kubernetes'])
+const GKE_RESOURCES = new Set([
+  'cluster',
+  'nodePool',
+  'placementPolicy',
+  'release',
+  'controller',
+  'kubernetes',
+  'quota',
+])
 
 /** What the cluster holds once `plan` is applied, as the in-cluster objects see it. */
 function inClusterInputs(
@@ -427,6 +461,7 @@ function inClusterInputs(
     xpkVersion: options.inCluster.xpkVersion,
     expectedNodes: clusterVmCount(shape) + desired.spec.defaultPool.nodeCount,
     placement: placementAfterPlan(plan, observed),
+    nodePoolsChange: nodePoolStepIds(plan).length > 0,
   }
 }
 

@@ -13,13 +13,17 @@ import {
   type InClusterPlan,
   type InClusterStep,
   type ObservedInCluster,
+  type ReleaseObjects,
 } from '../core/incluster/plan.js'
+import {rolloutWaiting, type DeploymentStatus} from '../core/incluster/rollout.js'
+import type {InClusterObject} from '../core/incluster/types.js'
 import {
   applyOrder,
   installWaves,
   controllerImage,
   findControllerDeployment,
   RELEASES,
+  splitApiVersion,
   type KubeObject,
   type ReleaseComponent,
 } from '../core/kube/release-manifest.js'
@@ -36,35 +40,141 @@ const DELETE_CONCURRENCY = 16
 const CONNECT = 'connect:kubernetes'
 const CRD_API = 'apiextensions.k8s.io/v1'
 
+/** Loads a release manifest (memoized by {@link memoizedManifests}, so planning and installing read it once). */
+export type ReleaseLoader = (component: ReleaseComponent) => Promise<ReleaseManifest>
+
 /**
- * Reads what the in-cluster plan compares against: the two controller Deployments, the node count, and the live
- * objects of every kind xpk applies, with one list per kind (and per page), never one read per object. Both
- * controllers come from one list of Deployments in every namespace, so a re-run reads each kind once.
+ * Reads what the in-cluster plan compares against: the two controller Deployments, the node count, the release
+ * manifests, and the live objects of every kind xpk applies (its configuration and every kind of the releases),
+ * with one list per kind (and per page), never one read per object. The Deployments come from one list in every
+ * namespace; a namespaced kind is listed in its namespace when all the objects of that kind live in one, else in
+ * every namespace. Cluster-scoped kinds are listed at once; the rest once the manifests say which kinds they hold.
  */
 export async function readInCluster(
   kube: KubeClient,
   inputs: InClusterInputs,
   retry: RetryOptions,
+  release: ReleaseLoader,
 ): Promise<ObservedInCluster> {
   const call = <T>(read: () => Promise<T>) => withRetries(read, retry)
-  const kinds = new Map<string, {apiVersion: string; kind: string; namespace?: string}>()
-  for (const o of objectsToRead(inputs)) {
-    const namespace = 'namespace' in o.metadata ? (o.metadata.namespace as string) : undefined
-    kinds.set(`${o.apiVersion}/${o.kind}/${namespace ?? ''}`, {apiVersion: o.apiVersion, kind: o.kind, namespace})
-  }
-  const [deployments, nodeCount, lists] = await Promise.all([
-    call(() => listAll(kube, 'apps/v1', 'Deployment')),
-    countNodes(kube, call),
-    Promise.all([...kinds.values()].map((k) => call(() => listAll(kube, k.apiVersion, k.kind, k.namespace)))),
-  ])
   const live = new Map<string, unknown>()
-  for (const items of lists) for (const item of items) live.set(objectKey(item), item)
+  const listed = new Set<string>([kindKey('apps/v1', 'Deployment')])
+  const listInto = async (scope: ListScope) => {
+    listed.add(kindKey(scope.apiVersion, scope.kind))
+    const items = await call(() => listAll(kube, scope.apiVersion, scope.kind, scope.namespace))
+    for (const item of items) live.set(objectKey(item), item)
+    return items
+  }
+  const configuration = objectsToRead(inputs)
+  const clusterScoped = [...listScopes(configuration).values()].filter((k) => !k.namespaced)
+  const deploymentsRead = call(() => listAll(kube, 'apps/v1', 'Deployment'))
+  const nodesRead = countNodes(kube, call)
+  const firstWave = Promise.all(clusterScoped.map(listInto))
+  const {releases, unread} = await loadReleases(release)
+  const crds: KubeObject[] = []
+  const releaseObjects = [...(releases.jobset ?? []), ...(releases.kueue ?? [])]
+  const rest = [...listScopes([...configuration, ...releaseObjects]).values()].filter(
+    (k) => !listed.has(kindKey(k.apiVersion, k.kind)),
+  )
+  const secondWave = Promise.all(
+    rest.map(async (k) => {
+      const items = await listInto(k)
+      if (k.apiVersion === CRD_API && k.kind === 'CustomResourceDefinition') crds.push(...items)
+    }),
+  )
+  const [deployments, nodeCount] = await Promise.all([deploymentsRead, nodesRead, firstWave, secondWave])
+  for (const item of deployments) live.set(objectKey(item), item)
   const jobset = observeController(deployments, 'jobset')
   const kueue = observeController(deployments, 'kueue')
-  // Only a Kueue old enough to need deleting makes the CRD list worth a request.
+  // Only a Kueue old enough to need deleting needs the names of its CRDs, from the CRDs listed (or one list more).
   const breaking = decideInstall('kueue', kueue).action === 'breaking-upgrade'
-  const kueueCrds = breaking ? await call(() => listKueueCrds(kube)) : []
-  return {nodeCount, controllers: {jobset, kueue}, kueueCrds, live}
+  const kueueCrds = !breaking
+    ? []
+    : listed.has(kindKey(CRD_API, 'CustomResourceDefinition'))
+      ? crds.map((c) => c.metadata.name).filter((n) => n.endsWith('.kueue.x-k8s.io'))
+      : await call(() => listKueueCrds(kube))
+  return {nodeCount, controllers: {jobset, kueue}, kueueCrds, live, releases, releasesUnread: unread}
+}
+
+/**
+ * Both release manifests. One that cannot be had (no network, and not in the cache) leaves its release uncompared,
+ * with the reason, rather than failing a run that may have nothing to install: an install that needs it fails on
+ * its own. A manifest given by flag that is not one (a usage error) fails here, before anything is changed.
+ */
+async function loadReleases(
+  release: ReleaseLoader,
+): Promise<{releases: ReleaseObjects; unread: Partial<Record<ReleaseComponent, string>>}> {
+  const releases: Partial<Record<ReleaseComponent, readonly KubeObject[]>> = {}
+  const unread: Partial<Record<ReleaseComponent, string>> = {}
+  await Promise.all(
+    (['jobset', 'kueue'] as const).map(async (component) => {
+      try {
+        releases[component] = (await release(component)).objects
+      } catch (error) {
+        if (!(error instanceof XpkError) || error.kind === 'usage' || error.kind === 'interrupted') throw error
+        unread[component] = error.message.replace(/\.$/, '')
+      }
+    }),
+  )
+  return {releases, unread}
+}
+
+interface ListScope {
+  readonly apiVersion: string
+  readonly kind: string
+  /** Undefined: every namespace (or a cluster-scoped kind). */
+  readonly namespace?: string
+  readonly namespaced: boolean
+}
+
+/** One list per kind (by API group and kind): in the namespace all its objects share, else in every namespace. */
+function listScopes(
+  objects: readonly {readonly apiVersion: string; readonly kind: string; readonly metadata: object}[],
+): Map<string, ListScope> {
+  const namespaces = new Map<string, {apiVersion: string; kind: string; in: Set<string | undefined>}>()
+  for (const o of objects) {
+    const key = kindKey(o.apiVersion, o.kind)
+    const namespace = (o.metadata as {namespace?: string}).namespace
+    const entry = namespaces.get(key) ?? {apiVersion: o.apiVersion, kind: o.kind, in: new Set()}
+    entry.in.add(namespace)
+    namespaces.set(key, entry)
+  }
+  const scopes = new Map<string, ListScope>()
+  for (const [key, entry] of namespaces) {
+    const [only] = entry.in
+    const namespaced = [...entry.in].some((n) => n !== undefined)
+    scopes.set(key, {
+      apiVersion: entry.apiVersion,
+      kind: entry.kind,
+      namespaced,
+      ...(namespaced && entry.in.size === 1 && only !== undefined ? {namespace: only} : {}),
+    })
+  }
+  return scopes
+}
+
+/** A kind by API group (not version) and name. */
+function kindKey(apiVersion: string, kind: string): string {
+  return `${splitApiVersion(apiVersion).group}/${kind}`
+}
+
+/**
+ * A release manifest source that loads each manifest once per override, however many times it is asked: planning
+ * compares the release's objects with what is live, and installing applies them, from one read of the file.
+ */
+export function memoizedManifests(source: ReleaseManifestSource): ReleaseManifestSource {
+  const loads = new Map<string, Promise<ReleaseManifest>>()
+  return {
+    load: (component, options = {}) => {
+      const key = `${component}\n${options.override ?? ''}`
+      let loading = loads.get(key)
+      if (!loading) {
+        loading = source.load(component, options)
+        loads.set(key, loading)
+      }
+      return loading
+    },
+  }
 }
 
 function observeController(
@@ -127,13 +237,31 @@ export interface InClusterApplyOptions {
 }
 
 /**
+ * The quota planned anew once the GKE node-pool steps are done (see `InClusterInputs.nodePoolsChange`): `after` are
+ * the ids of those steps, `replan` plans again for the pools RUNNING then.
+ */
+export interface QuotaAfterNodePools {
+  readonly after: readonly string[]
+  readonly replan: () => Promise<InClusterPlan>
+}
+
+/**
  * The in-cluster plan as executor steps. Steps that change nothing (`unchanged` objects) are left out, so a
  * re-run sends no mutating request. Kueue objects wait for Kueue to be Available (its webhooks validate them);
- * ConfigMaps and PriorityClasses need only the API server.
+ * ConfigMaps and PriorityClasses need only the API server. When the quota waits for the node pools, its steps
+ * become two: the Kueue quota (flavor, ClusterQueue, flavors of earlier sizes) and the resources ConfigMap, each
+ * applying what the plan made for the pools RUNNING then differs from what is live.
  */
-export function inClusterSteps(plan: InClusterPlan, deps: InClusterDeps, options: InClusterApplyOptions): GraphStep[] {
+export function inClusterSteps(
+  plan: InClusterPlan,
+  deps: InClusterDeps,
+  options: InClusterApplyOptions,
+  quota?: QuotaAfterNodePools,
+): GraphStep[] {
   const has = new Set(plan.steps.map((s) => stepId(s)))
-  const work = plan.steps.filter((s) => s.kind !== 'apply' || s.change !== 'none')
+  const deferred = plan.quotaAfterNodePools && quota !== undefined
+  const isDeferred = (s: InClusterStep) => deferred && (s.kind === 'delete' || (s.kind === 'apply' && s.quota))
+  const work = plan.steps.filter((s) => isDeferred(s) || s.kind !== 'apply' || s.change !== 'none')
   if (work.length === 0) return []
   // One connection for every step: when the API cannot be reached, that is said once, not once per object.
   const steps: GraphStep[] = [
@@ -150,8 +278,10 @@ export function inClusterSteps(plan: InClusterPlan, deps: InClusterDeps, options
     },
   ]
   const reachable = {id: CONNECT, because: "the cluster's Kubernetes API could not be reached"}
+  const kueueReady = has.has('await:kueue') ? [{id: 'await:kueue', because: 'Kueue is not Available'}] : []
   const manifest = prefetchManifests(plan, deps, options)
   for (const s of plan.steps) {
+    if (isDeferred(s)) continue
     const id = stepId(s)
     const line =
       s.kind === 'apply'
@@ -165,7 +295,7 @@ export function inClusterSteps(plan: InClusterPlan, deps: InClusterDeps, options
         steps.push({
           ...base,
           resource: 'release',
-          action: s.decision.action === 'install' ? 'install' : 'upgrade',
+          action: s.action === 'install' || s.action === 'repair' ? s.action : 'upgrade',
           run: (ctx) => install(s, deps, options, ctx, manifest(s.component)),
         })
         break
@@ -178,21 +308,23 @@ export function inClusterSteps(plan: InClusterPlan, deps: InClusterDeps, options
         })
         break
       case 'await': {
-        const installs = has.has(`install:${s.component}`)
-        const before = installs ? `install:${s.component}` : `resize:${s.component}`
         const title = RELEASES[s.component].title
+        const before = has.has(`install:${s.component}`)
+          ? [{id: `install:${s.component}`, because: `${title} was not installed`}]
+          : has.has(`resize:${s.component}`)
+            ? [{id: `resize:${s.component}`, because: `${title} was not resized`}]
+            : []
         steps.push({
           ...base,
           resource: 'controller',
           action: 'wait',
-          needs: [reachable, {id: before, because: `${title} was not ${installs ? 'installed' : 'resized'}`}],
+          needs: [reachable, ...before],
           run: (ctx) => awaitAvailable(s.component, deps, options, ctx),
         })
         break
       }
       case 'apply': {
         if (s.change === 'none') break
-        const kueueReady = has.has('await:kueue') ? [{id: 'await:kueue', because: 'Kueue is not Available'}] : []
         steps.push({
           ...base,
           resource: s.object.kind,
@@ -200,8 +332,7 @@ export function inClusterSteps(plan: InClusterPlan, deps: InClusterDeps, options
           needs: s.needsKueue ? [reachable, ...kueueReady] : [reachable],
           run: async (ctx) => {
             ctx.progress('applying')
-            const kube = await deps.kube()
-            await withRetries(() => kube.apply(s.object as unknown as KubeObject, {force: true}), retrying(deps, ctx))
+            await applyObject(s.object, deps, ctx)
           },
         })
         break
@@ -218,15 +349,89 @@ export function inClusterSteps(plan: InClusterPlan, deps: InClusterDeps, options
           needs: [reachable, ...(queue ? [{id: stepId(queue), because: 'the ClusterQueue still names it'}] : [])],
           run: async (ctx) => {
             ctx.progress('deleting')
-            const kube = await deps.kube()
-            await withRetries(() => kube.delete(s.object), retrying(deps, ctx))
+            await deleteObject(s.object, deps, ctx)
           },
         })
         break
       }
     }
   }
+  if (deferred) steps.push(...quotaSteps(quota, deps, reachable, kueueReady))
   return steps
+}
+
+/**
+ * The quota once the node pools are done: the plan made again for the pools RUNNING then, its quota steps applied
+ * where they differ from what is live (flavor, then ClusterQueue, then the flavors of earlier sizes, which Kueue
+ * keeps while a queue names them), and the resources ConfigMap beside them, needing only the API server.
+ */
+function quotaSteps(
+  quota: QuotaAfterNodePools,
+  deps: InClusterDeps,
+  reachable: {readonly id: string; readonly because: string},
+  kueueReady: readonly {readonly id: string; readonly because: string}[],
+): GraphStep[] {
+  let replanned: Promise<InClusterPlan> | undefined
+  const final = async () =>
+    (await (replanned ??= quota.replan())).steps.filter((s) => s.kind === 'delete' || (s.kind === 'apply' && s.quota))
+  const line = 'Kueue quota'
+  const resources = 'resources ConfigMap'
+  return [
+    {
+      id: 'quota:kueue',
+      line,
+      name: line,
+      // Not one object but several, applied only where they differ: the summary does not count it as an object.
+      resource: 'quota',
+      action: 'apply',
+      announce: true,
+      needs: [reachable, ...kueueReady],
+      after: quota.after,
+      run: async (ctx) => {
+        ctx.progress('reading the node pools')
+        for (const s of await final()) {
+          if (s.kind === 'apply' && s.needsKueue && s.change !== 'none') {
+            ctx.progress('applying', `${s.object.kind} ${s.object.metadata.name}`)
+            await applyObject(s.object, deps, ctx)
+          }
+        }
+        for (const s of await final()) {
+          if (s.kind !== 'delete') continue
+          ctx.progress('deleting', `${s.object.kind} ${s.object.name}`)
+          await deleteObject(s.object, deps, ctx)
+        }
+      },
+    },
+    {
+      id: 'quota:configmap',
+      line: resources,
+      name: resources,
+      resource: 'quota',
+      action: 'apply',
+      announce: true,
+      needs: [reachable],
+      after: quota.after,
+      run: async (ctx) => {
+        ctx.progress('reading the node pools')
+        for (const s of await final()) {
+          if (s.kind === 'apply' && !s.needsKueue && s.change !== 'none') {
+            ctx.progress('applying', `${s.object.kind} ${s.object.metadata.name}`)
+            await applyObject(s.object, deps, ctx)
+          }
+        }
+      },
+    },
+  ]
+}
+
+async function applyObject(object: InClusterObject, deps: InClusterDeps, ctx: StepContext): Promise<void> {
+  const kube = await deps.kube()
+  await withRetries(() => kube.apply(object as unknown as KubeObject, {force: true}), retrying(deps, ctx))
+}
+
+async function deleteObject(object: KubeRef, deps: InClusterDeps, ctx: StepContext): Promise<void> {
+  const kube = await deps.kube()
+  await withRetries(() => kube.delete(object), retrying(deps, ctx))
 }
 
 /**
@@ -300,7 +505,11 @@ async function install(
     }
   }
   const controller = findControllerDeployment(manifest.objects, component)
-  const objects = applyOrder(manifest.objects).map((o) => (o === controller ? sizedController(o, step.sizing) : o))
+  const wanted =
+    step.objects === 'all' ? undefined : new Set(step.objects.map((o) => objectKey({kind: o.kind, metadata: o})))
+  const objects = applyOrder(manifest.objects)
+    .filter((o) => wanted === undefined || wanted.has(objectKey(o)))
+    .map((o) => (o === controller ? sizedController(o, step.sizing) : o))
   const waves = installWaves(objects)
   let applied = 0
   const applyAll = (batch: readonly KubeObject[]) =>
@@ -408,23 +617,6 @@ async function awaitGone(
   )
 }
 
-interface DeploymentStatus {
-  readonly metadata: {readonly generation?: number}
-  readonly spec?: {readonly replicas?: number}
-  readonly status?: {
-    readonly observedGeneration?: number
-    readonly replicas?: number
-    readonly updatedReplicas?: number
-    readonly availableReplicas?: number
-    readonly conditions?: readonly {
-      readonly type: string
-      readonly status: string
-      readonly reason?: string
-      readonly message?: string
-    }[]
-  }
-}
-
 /**
  * Waits until the controller's Deployment is Available with its rollout complete (what `kubectl rollout status`
  * waits for), or times out naming why. Available alone is not enough after an upgrade: the old pod keeps the
@@ -468,22 +660,4 @@ async function awaitAvailable(
     },
     {...retrying(deps, ctx), poll: options.poll},
   )
-}
-
-/** What the rollout still waits for, or undefined when the Deployment is Available with every replica updated. */
-function rolloutWaiting(deployment: DeploymentStatus | undefined): string | undefined {
-  if (!deployment) return 'it does not exist'
-  const status = deployment.status ?? {}
-  if ((status.observedGeneration ?? 0) < (deployment.metadata.generation ?? 1)) {
-    return 'its controller has not seen the latest change yet'
-  }
-  const wanted = deployment.spec?.replicas ?? 1
-  const updated = status.updatedReplicas ?? 0
-  const old = (status.replicas ?? 0) - updated
-  const available = status.availableReplicas ?? 0
-  if (updated < wanted) return `${updated} of ${wanted} replicas updated`
-  if (old > 0) return `${old} old ${old === 1 ? 'replica' : 'replicas'} still running`
-  if (available < updated) return `${available} of ${updated} updated replicas available`
-  const availableCondition = (status.conditions ?? []).some((c) => c.type === 'Available' && c.status === 'True')
-  return availableCondition ? undefined : 'not Available'
 }

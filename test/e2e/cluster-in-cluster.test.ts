@@ -6,7 +6,7 @@
 import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest'
 
 import type {ReleaseComponent} from '../../src/core/kube/release-manifest.js'
-import {FakeGke} from '../fakes/fake-gke.js'
+import {FakeGke, gkeErrors} from '../fakes/fake-gke.js'
 import {FakeKube} from '../fakes/fake-kube.js'
 import {isolatedEnv, runCli} from '../helpers/cli.js'
 import {writeReleaseManifest} from '../helpers/release-files.js'
@@ -112,13 +112,61 @@ describe('cluster create: inside the cluster', () => {
     ).toEqual(['4xv5p-16'])
   })
 
+  it('a grow 2 -> 4 whose new pools meet a stockout exits 5 with the quota and ConfigMap of the 2 RUNNING pools', async () => {
+    expect((await create(2)).code).toBe(0)
+    const stockout = (pool: string) =>
+      gke.failOperations({type: 'CREATE_NODE_POOL', match: (t) => t.nodePool === pool, ...gkeErrors.stockout()})
+    stockout('demo-np-2')
+    stockout('demo-np-3')
+    const queue = () =>
+      kube.get({apiVersion: 'kueue.x-k8s.io/v1beta2', kind: 'ClusterQueue', name: 'cluster-queue'}) as {
+        spec: {resourceGroups: {flavors: {name: string; resources: {nominalQuota: unknown}[]}[]}[]}
+      }
+    const flavors = () =>
+      kube.list('kueue.x-k8s.io/v1beta2', 'ResourceFlavor').map((f) => (f.metadata as {name: string}).name)
+    const vms = () =>
+      (
+        kube.get({apiVersion: 'v1', kind: 'ConfigMap', name: 'demo-resources-configmap', namespace: 'default'}) as {
+          data: Record<string, string>
+        }
+      ).data
+
+    const failed = await create(4)
+    expect(failed.code, failed.stderr).toBe(5)
+    expect(failed.stderr).toContain('created 0/2 node pools')
+    // The plan shows the quota of 4 slices, applied only after the pool steps and for the pools RUNNING then: 2.
+    expect(failed.stderr).toContain(
+      'update ClusterQueue cluster-queue: quota 16 -> 32 (after the node-pool steps, for the pools RUNNING then)',
+    )
+    expect(queue().spec.resourceGroups[0]!.flavors[0]).toMatchObject({
+      name: '2xv5p-16',
+      resources: [{nominalQuota: 16}],
+    })
+    expect(flavors()).toEqual(['2xv5p-16'])
+    expect(vms()).toEqual({'v5p-16': '4'})
+
+    // The capacity is back: the re-run recreates the two pools, and the quota follows them.
+    const retried = await create(4)
+    expect(retried.code, retried.stderr).toBe(0)
+    expect(queue().spec.resourceGroups[0]!.flavors[0]).toMatchObject({
+      name: '4xv5p-16',
+      resources: [{nominalQuota: 32}],
+    })
+    expect(flavors()).toEqual(['4xv5p-16'])
+    expect(vms()).toEqual({'v5p-16': '8'})
+  })
+
   it('--json on --dry-run includes the in-cluster steps and the objects they apply', async () => {
     const result = await create(2, '--dry-run', '--json')
     expect(result.code, result.stderr).toBe(0)
     const json = JSON.parse(result.stdout) as {inCluster: {fromLive: boolean; steps: {kind: string; reason: string}[]}}
     expect(json.inCluster.fromLive).toBe(false)
     expect(json.inCluster.steps.map((s) => s.reason)).toEqual(
-      expect.arrayContaining(['install JobSet v0.10.1', 'install Kueue v0.17.1', 'create ClusterQueue cluster-queue']),
+      expect.arrayContaining([
+        'install JobSet v0.10.1',
+        'install Kueue v0.17.1',
+        'create ClusterQueue cluster-queue (after the node-pool steps, for the pools RUNNING then)',
+      ]),
     )
   })
 

@@ -11,6 +11,7 @@ import {desiredFor, observedPoolFrom} from '../builders/observed.js'
 import {MemoryCompute} from '../fakes/memory-compute.js'
 import {MemoryGke} from '../fakes/memory-gke.js'
 import {MemoryKube} from '../fakes/memory-kube.js'
+import {MemoryReleaseManifests} from '../fakes/memory-release-manifests.js'
 import {RecordingConsole, type PromptAnswer} from '../helpers/recording-console.js'
 import {virtualClock} from '../helpers/virtual-clock.js'
 
@@ -187,7 +188,7 @@ describe('createCluster: the Topology decided from the node pools', () => {
         gke: async () => gke,
         compute: async () => new MemoryCompute(),
         kube: async () => kube,
-        manifests: noKube.manifests,
+        manifests: new MemoryReleaseManifests(),
         console,
         signal: new AbortController().signal,
         ...virtualClock(),
@@ -228,5 +229,137 @@ describe('createCluster: the Topology decided from the node pools', () => {
     expect(topologyStep(result)?.reason).toContain('flex-start')
     const noTopology = await dryRun(new MemoryGke(), {...h200, reservation: 'res-a'}, true).done
     expect(topologyStep(noTopology)).toBeUndefined()
+  })
+})
+
+describe('createCluster: the quota describes the node pools RUNNING after the GKE steps', () => {
+  const STOCKOUT = "The zone 'us-central2-b' does not have enough resources available to fulfill the request."
+  const inCluster = {...gkeOnly, skip: false}
+
+  /** GKE where creating the named pools ends in a stockout: the pool is left in ERROR, the operation fails. */
+  function withStockouts(gke: MemoryGke, pools: readonly string[]): MemoryGke {
+    const create = gke.createNodePool.bind(gke)
+    gke.createNodePool = async (ref, spec) => {
+      const op = await create(ref, spec)
+      if (!pools.includes(spec.name)) return op
+      // The operation ends DONE with the stockout as its error, and leaves the pool in ERROR, as GKE does.
+      const entry = gke.ops.get(op.name)!
+      entry.finish = () => {
+        gke.pools.set(spec.name, {...gke.pools.get(spec.name)!, status: 'ERROR', statusMessage: STOCKOUT})
+        entry.op = {...entry.op, error: gkeApiError({code: 8, message: STOCKOUT}, context)}
+      }
+      return op
+    }
+    return gke
+  }
+
+  async function createWith(gke: MemoryGke, kube: MemoryKube, numSlices: number) {
+    const console = new RecordingConsole()
+    const result = await createCluster(
+      {
+        flags: {...flags, numSlices: String(numSlices)},
+        dryRun: false,
+        offline: false,
+        apply: DEFAULT_APPLY_OPTIONS,
+        inCluster,
+      },
+      {
+        gke: async () => gke,
+        compute: async () => new MemoryCompute(),
+        kube: async () => kube,
+        manifests: new MemoryReleaseManifests(),
+        console,
+        signal: new AbortController().signal,
+        ...virtualClock(),
+      },
+    ).catch((e: unknown) => e as XpkError)
+    return {result, console}
+  }
+
+  const quotaOf = (kube: MemoryKube) => {
+    const queue = kube.peek({apiVersion: 'kueue.x-k8s.io/v1beta2', kind: 'ClusterQueue', name: 'cluster-queue'}) as
+      {spec: {resourceGroups: {flavors: {name: string; resources: {nominalQuota: unknown}[]}[]}[]}} | undefined
+    const flavor = queue?.spec.resourceGroups[0]?.flavors[0]
+    const configMap = kube.peek({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      namespace: 'default',
+      name: 'demo-resources-configmap',
+    })
+    return {
+      queue: `${flavor?.name} ${String(flavor?.resources[0]?.nominalQuota)}`,
+      flavors: kube.all('ResourceFlavor').map((f) => f.metadata.name),
+      vms: (configMap as {data?: Record<string, string>} | undefined)?.data?.['v5p-16'],
+    }
+  }
+
+  // v5p-16: 2 VMs of 4 chips a slice.
+  it.each([
+    {
+      name: 'a grow 2 -> 4 whose new pools all meet a stockout',
+      from: 2,
+      to: 4,
+      stockouts: ['demo-np-2', 'demo-np-3'],
+      exit: 'stockout',
+      quota: {queue: '2xv5p-16 16', flavors: ['2xv5p-16'], vms: '4'},
+    },
+    {
+      name: 'a grow 2 -> 4 where one new pool meets a stockout',
+      from: 2,
+      to: 4,
+      stockouts: ['demo-np-3'],
+      exit: 'stockout',
+      quota: {queue: '3xv5p-16 24', flavors: ['3xv5p-16'], vms: '6'},
+    },
+    {
+      name: 'a grow 2 -> 4 that succeeds',
+      from: 2,
+      to: 4,
+      stockouts: [],
+      exit: null,
+      quota: {queue: '4xv5p-16 32', flavors: ['4xv5p-16'], vms: '8'},
+    },
+    {
+      name: 'a new cluster of 2 with one pool in a stockout',
+      from: 0,
+      to: 2,
+      stockouts: ['demo-np-1'],
+      exit: 'stockout',
+      quota: {queue: '1xv5p-16 8', flavors: ['1xv5p-16'], vms: '2'},
+    },
+    {
+      name: 'a new cluster of 2 with both pools in a stockout',
+      from: 0,
+      to: 2,
+      stockouts: ['demo-np-0', 'demo-np-1'],
+      exit: 'stockout',
+      quota: {queue: '0xv5p-16 0', flavors: ['0xv5p-16'], vms: '0'},
+    },
+  ])(
+    '$name: quota $quota.queue, flavors $quota.flavors, $quota.vms VMs',
+    async ({from, to, stockouts, exit, quota}) => {
+      const gke = new MemoryGke()
+      const kube = new MemoryKube()
+      if (from > 0) {
+        const first = await createWith(gke, kube, from)
+        expect(first.result).toMatchObject({applied: true})
+      } else gke.cluster = 'gone'
+      const {result} = await createWith(withStockouts(gke, stockouts), kube, to)
+      if (exit === null) expect(result).toMatchObject({applied: true})
+      else expect((result as XpkError).kind).toBe(exit)
+      expect(quotaOf(kube)).toEqual(quota)
+    },
+  )
+
+  it('the flavor of the pools still running is not deleted when the grow fails, and a re-run finishes the grow', async () => {
+    const gke = new MemoryGke()
+    const kube = new MemoryKube()
+    await createWith(gke, kube, 2)
+    kube.clearLog()
+    await createWith(withStockouts(gke, ['demo-np-2', 'demo-np-3']), kube, 4)
+    expect(kube.mutatingRequests()).toEqual([])
+    const again = await createWith(new MemoryGke([...gke.pools.values()]), kube, 4)
+    expect(again.result).toMatchObject({applied: true})
+    expect(quotaOf(kube)).toEqual({queue: '4xv5p-16 32', flavors: ['4xv5p-16'], vms: '8'})
   })
 })

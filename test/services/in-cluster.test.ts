@@ -2,6 +2,7 @@
 // executor over the in-memory Kubernetes API, with a recording console and the virtual clock.
 import {describe, expect, it} from 'vitest'
 
+import {XpkError} from '../../src/core/errors.js'
 import {kueueControllerPatch, jobSetControllerPatch} from '../../src/core/incluster/controller-sizing.js'
 import {MANAGED_BY_LABEL} from '../../src/core/incluster/install-decision.js'
 import {desiredObjects, planInCluster, sizedController, type InClusterInputs} from '../../src/core/incluster/plan.js'
@@ -10,7 +11,13 @@ import {KUEUE_API_GROUP} from '../../src/core/versions.js'
 import {DEFAULT_APPLY_OPTIONS} from '../../src/executor/apply-cluster-plan.js'
 import {DEFAULT_RETRY_POLICY, type Clock} from '../../src/executor/retry.js'
 import {runSteps} from '../../src/executor/step-graph.js'
-import {inClusterSteps, readInCluster, type InClusterApplyOptions} from '../../src/services/in-cluster.js'
+import {
+  inClusterSteps,
+  memoizedManifests,
+  readInCluster,
+  type InClusterApplyOptions,
+  type ReleaseLoader,
+} from '../../src/services/in-cluster.js'
 import {aClusterShape} from '../core/incluster/cluster-shapes.js'
 import {MemoryKube, type MemoryKubeOptions} from '../fakes/memory-kube.js'
 import {KUEUE_CRD_NAMES, MemoryReleaseManifests, releaseObjects} from '../fakes/memory-release-manifests.js'
@@ -63,15 +70,26 @@ async function converge(kube: MemoryKube, wanted: InClusterInputs, given: Conver
   const signal = new AbortController().signal
   const retry = {policy: DEFAULT_RETRY_POLICY, clock, signal}
   const console = new RecordingConsole()
-  const observed = await readInCluster(kube, wanted, retry)
+  const options = {
+    manifestOverrides: {},
+    availableTimeoutMs: TEN_MINUTES,
+    poll: DEFAULT_APPLY_OPTIONS.poll,
+    ...given.options,
+  }
+  // As cluster create does: one load of each manifest serves the plan and the install.
+  const memo = memoizedManifests(manifests)
+  const observed = await readInCluster(kube, wanted, retry, loader(memo, options.manifestOverrides))
   const plan = planInCluster(wanted, observed)
-  const steps = inClusterSteps(
-    plan,
-    {kube: async () => kube, manifests, retry},
-    {manifestOverrides: {}, availableTimeoutMs: TEN_MINUTES, poll: DEFAULT_APPLY_OPTIONS.poll, ...given.options},
-  )
+  const steps = inClusterSteps(plan, {kube: async () => kube, manifests: memo, retry}, options)
   const outcomes = await runSteps(steps, {board: console.progress('Inside the cluster'), signal, now: clock.now})
   return {plan, outcomes, console, manifests, failed: outcomes.filter((o) => o.status !== 'done')}
+}
+
+function loader(
+  manifests: MemoryReleaseManifests | ReturnType<typeof memoizedManifests> = new MemoryReleaseManifests(),
+  overrides: InClusterApplyOptions['manifestOverrides'] = {},
+): ReleaseLoader {
+  return (component) => manifests.load(component, {override: overrides[component]})
 }
 
 const applied = (kube: MemoryKube) => kube.requests.filter((r) => r.verb === 'apply')
@@ -157,6 +175,107 @@ describe('in-cluster steps on a fresh cluster', () => {
   })
 })
 
+describe('a release stopped half-way', () => {
+  // Every object of both releases, one at a time: what a run killed or failed mid-install can leave out.
+  const table = (['jobset', 'kueue'] as const).flatMap((component) =>
+    releaseObjects(component).map((o) => ({
+      name: `${component}: ${o.kind} ${o.metadata.name}`,
+      ref: {apiVersion: o.apiVersion, kind: o.kind, name: o.metadata.name, namespace: o.metadata.namespace},
+    })),
+  )
+
+  /** Every object a converged run leaves: both releases and xpk's configuration. */
+  const everything = () =>
+    [...releaseObjects('jobset'), ...releaseObjects('kueue'), ...desiredObjects(inputs())].map((o) => ({
+      apiVersion: o.apiVersion,
+      kind: o.kind,
+      name: o.metadata.name,
+      namespace: o.metadata.namespace,
+    }))
+
+  it.each(table)(
+    '$name missing: a re-run applies what went with it and nothing else, then converges',
+    async ({ref}) => {
+      const kube = aCluster()
+      await converge(kube, inputs())
+      await kube.delete(ref)
+      // A Namespace takes what lives in it along, a CRD its objects: those are missing too.
+      const gone = everything().filter((o) => kube.peek(o) === undefined)
+      expect(gone).toContainEqual(ref)
+      kube.clearLog()
+      const {failed} = await converge(kube, inputs())
+      expect(failed).toEqual([])
+      const sent = kube.mutatingRequests().map((r) => `${r.verb} ${r.kind} ${r.name}`)
+      expect(sent.sort()).toEqual(gone.map((o) => `apply ${o.kind} ${o.name}`).sort())
+      expect(everything().filter((o) => kube.peek(o) === undefined)).toEqual([])
+      kube.clearLog()
+      await converge(kube, inputs())
+      expect(kube.mutatingRequests()).toEqual([])
+    },
+  )
+
+  it('a Kueue whose CRDs are gone is repaired before the queues that need them are applied', async () => {
+    const kube = aCluster()
+    await converge(kube, inputs())
+    for (const name of KUEUE_CRD_NAMES) {
+      await kube.delete({apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', name})
+    }
+    kube.clearLog()
+    const {plan, failed} = await converge(kube, inputs())
+    expect(failed).toEqual([])
+    expect(plan.steps.find((s) => s.kind === 'install')?.reason).toMatch(
+      /^repair Kueue v0\.17\.1: 7 of 15 objects missing \(CustomResourceDefinition admissionchecks\.kueue\.x-k8s\.io, .* and 4 more\)$/,
+    )
+    const order = kube.mutatingRequests().map((r) => `${r.verb} ${r.kind}`)
+    expect(order.lastIndexOf('apply CustomResourceDefinition')).toBeLessThan(order.indexOf('apply ClusterQueue'))
+    expect(kube.all('ClusterQueue').map((q) => q.metadata.name)).toEqual(['cluster-queue'])
+  })
+})
+
+describe('a release manifest that cannot be read when planning', () => {
+  const offline = (component: 'jobset' | 'kueue') =>
+    new XpkError(
+      'unavailable',
+      `Cannot download the ${component} release manifest from https://example.test: the host name does not resolve (ENOTFOUND).`,
+    )
+
+  it('leaves that release uncompared, with a note, and plans the rest', async () => {
+    const kube = aCluster()
+    await converge(kube, inputs())
+    kube.clearLog()
+    const observed = await readInCluster(
+      kube,
+      inputs(),
+      {policy: DEFAULT_RETRY_POLICY, clock: virtualClock(), signal: new AbortController().signal},
+      async (component) => {
+        if (component === 'kueue') throw offline(component)
+        return new MemoryReleaseManifests().load(component)
+      },
+    )
+    expect(observed.releasesUnread).toEqual({kueue: expect.stringContaining('Cannot download the kueue release')})
+    const plan = planInCluster(inputs(), observed)
+    expect(plan.notes).toEqual([
+      "Kueue's objects were not compared with its release (Cannot download the kueue release manifest from " +
+        'https://example.test: the host name does not resolve (ENOTFOUND)), so any that are missing stay missing: ' +
+        're-run once the manifest can be read, or pass --kueue-manifest.',
+    ])
+    expect(plan.steps.filter((s) => s.kind !== 'apply' || s.change !== 'none')).toEqual([])
+  })
+
+  it('a --kueue-manifest that is not there fails the plan, before anything is changed', async () => {
+    const kube = aCluster()
+    const error = await readInCluster(
+      kube,
+      inputs(),
+      {policy: DEFAULT_RETRY_POLICY, clock: virtualClock(), signal: new AbortController().signal},
+      loader(new MemoryReleaseManifests(), {kueue: '/nowhere/kueue.yaml'}),
+    ).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(XpkError)
+    expect((error as XpkError).kind).toBe('usage')
+    expect(kube.mutatingRequests()).toEqual([])
+  })
+})
+
 describe('a re-run', () => {
   it('plans nothing to change, sends no mutating request and reads each kind at most once', async () => {
     const kube = aCluster()
@@ -168,17 +287,26 @@ describe('a re-run', () => {
     expect(kube.mutatingRequests()).toEqual([])
     const reads = [...kube.readsByKind()]
     expect(reads.filter(([, count]) => count > 1)).toEqual([])
+    // xpk's configuration, and every kind of the two releases (each of their objects is compared with what is live).
     expect(reads.map(([kind]) => kind).sort()).toEqual([
       'ClusterQueue',
+      'ClusterRole',
+      'ClusterRoleBinding',
       'ConfigMap',
+      'CustomResourceDefinition',
       'Deployment',
       'LocalQueue',
+      'MutatingWebhookConfiguration',
+      'Namespace',
       'Node',
       'PriorityClass',
       'ProvisioningRequestConfig',
       'ResourceFlavor',
+      'Service',
+      'ServiceAccount',
+      'ValidatingWebhookConfiguration',
     ])
-    expect(manifests.loads).toEqual([])
+    expect(manifests.loads).toEqual([{component: 'jobset'}, {component: 'kueue'}])
   })
 
   it('2 -> 4 slices updates the quota, applies only what changed, then deletes the flavor of 2 slices', async () => {
@@ -325,17 +453,29 @@ describe('reading the cluster', () => {
       kube.seed(o, {available: o.kind === 'Deployment'})
     }
     const signal = new AbortController().signal
-    const observed = await readInCluster(kube, inputs(), {policy: DEFAULT_RETRY_POLICY, clock: virtualClock(), signal})
+    const observed = await readInCluster(
+      kube,
+      inputs(),
+      {policy: DEFAULT_RETRY_POLICY, clock: virtualClock(), signal},
+      loader(),
+    )
     expect([...observed.kueueCrds].sort()).toEqual([...KUEUE_CRD_NAMES].sort())
+    // From the one list of CRDs the releases are compared with: no second list for the deletions.
+    expect(kube.requests.filter((r) => r.kind === 'CustomResourceDefinition')).toHaveLength(1)
   })
 
-  it('does not list CRDs for a Kueue that can be upgraded in place', async () => {
+  it('names no CRD to delete for a Kueue that can be upgraded in place', async () => {
     const kube = aCluster()
     installed(kube, 'kueue', 'v0.15.0')
     const signal = new AbortController().signal
-    const observed = await readInCluster(kube, inputs(), {policy: DEFAULT_RETRY_POLICY, clock: virtualClock(), signal})
+    const observed = await readInCluster(
+      kube,
+      inputs(),
+      {policy: DEFAULT_RETRY_POLICY, clock: virtualClock(), signal},
+      loader(),
+    )
     expect(observed.kueueCrds).toEqual([])
-    expect(kube.requests.filter((r) => r.kind === 'CustomResourceDefinition')).toEqual([])
+    expect(kube.requests.filter((r) => r.kind === 'CustomResourceDefinition').map((r) => r.verb)).toEqual(['list'])
   })
 })
 

@@ -221,7 +221,8 @@ interface Candidate {
   readonly differences: readonly string[]
 }
 
-const ownPoolIndex = (cluster: string, name: string): number | undefined => {
+/** The index of one of xpk's own pools (`<cluster>-np-<i>`), or undefined for a pool xpk does not manage. */
+export const ownPoolIndex = (cluster: string, name: string): number | undefined => {
   const prefix = `${cluster}-np-`
   if (!name.startsWith(prefix)) return undefined
   const rest = name.slice(prefix.length)

@@ -14,7 +14,12 @@
  *     `namespaceSelector` (`{}` is "every namespace");
  *   - resource quantities (`nominalQuota`, and every value of `requests`/`limits`) compare by amount, since the API
  *     server and Kueue's webhook rewrite them canonically (`4096Mi` is stored as `4Gi`, `32` as `"32"`).
+ *
+ * The objects of a release manifest (JobSet's, Kueue's) are compared the same way, with no map owned whole (another
+ * tool's keys in a release's ConfigMap are not ours to remove, and applying would not remove them), and without the
+ * `rules` of an aggregated ClusterRole, which the API server fills in from the roles it aggregates.
  */
+import type {KubeObject} from '../kube/release-manifest.js'
 import type {DeploymentPatch, InClusterObject} from './types.js'
 
 /** One field whose live value differs from ours. `live` is undefined when the field is absent there. */
@@ -30,6 +35,8 @@ export interface CompareOptions {
   readonly wholeMaps?: readonly string[]
   /** Paths (dotted, without list indices) of lists merged by a key, with that key. */
   readonly mergeKeys?: Readonly<Record<string, string>>
+  /** Paths (dotted, without list indices) of fields not compared: another party writes them. */
+  readonly ignore?: readonly string[]
 }
 
 /** Maps xpk owns whole, by kind (see the module comment). */
@@ -52,7 +59,7 @@ export function liveDifferences(desired: unknown, live: unknown, options: Compar
     out.push({path: '', desired, live: undefined})
     return out
   }
-  compare(desired, live, {path: '', schemaPath: '', key: '', parentKey: ''}, options, out)
+  compare(desired, live, ROOT, options, out)
   return out
 }
 
@@ -61,27 +68,73 @@ export function applyWouldChange(desired: InClusterObject, live: unknown): boole
   return liveDifferences(desired, live, {wholeMaps: WHOLE_MAPS_BY_KIND[desired.kind] ?? []}).length > 0
 }
 
+/**
+ * Whether applying an object of a release manifest would change the live object (null or undefined when it does
+ * not exist). A Deployment's containers are matched by name, as the strategic merge of an apply matches them.
+ */
+export function releaseObjectWouldChange(desired: KubeObject, live: unknown): boolean {
+  const aggregated = desired.kind === 'ClusterRole' && desired.aggregationRule !== undefined
+  return (
+    liveDifferences(desired, live, {
+      mergeKeys: desired.kind === 'Deployment' ? {[DEPLOYMENT_CONTAINERS]: 'name'} : undefined,
+      ignore: aggregated ? ['rules'] : undefined,
+    }).length > 0
+  )
+}
+
 /** Whether sending `patch` would change the live Deployment (null or undefined when it does not exist). */
 export function patchWouldChange(patch: DeploymentPatch, liveDeployment: unknown): boolean {
   return liveDifferences(patch.body, liveDeployment, {mergeKeys: {[DEPLOYMENT_CONTAINERS]: 'name'}}).length > 0
 }
 
+/**
+ * Where a value is, linked to where its parent is: paths are only spelled out for a difference found or an option
+ * to look up, since comparing an unchanged CRD visits tens of thousands of values.
+ */
 interface Place {
-  readonly path: string
-  /** The path without list indices, as options name it. */
-  readonly schemaPath: string
+  readonly parent: Place | undefined
+  /** The map key this value is under (a list item keeps its list's). */
   readonly key: string
   readonly parentKey: string
+  /** `[3]` (or `[name=manager]`) for a list item. */
+  readonly index?: string
+}
+
+const ROOT: Place = {parent: undefined, key: '', parentKey: ''}
+
+/** Dotted, with list indices: `spec.resourceGroups[0].flavors`. */
+function pathOf(at: Place): string {
+  if (at.parent === undefined) return ''
+  const base = pathOf(at.parent)
+  if (at.index !== undefined) return `${base}${at.index}`
+  return base === '' ? at.key : `${base}.${at.key}`
+}
+
+/** The path without list indices, as options name it. */
+function schemaPathOf(at: Place): string {
+  if (at.parent === undefined) return ''
+  const base = schemaPathOf(at.parent)
+  if (at.index !== undefined) return base
+  return base === '' ? at.key : `${base}.${at.key}`
+}
+
+function child(at: Place, key: string): Place {
+  return {parent: at, key, parentKey: at.key}
+}
+
+function item(at: Place, index: string): Place {
+  return {parent: at, key: at.key, parentKey: at.parentKey, index}
 }
 
 function compare(desired: unknown, live: unknown, at: Place, options: CompareOptions, out: FieldDifference[]): void {
   if (desired === undefined) return
+  if (options.ignore !== undefined && options.ignore.length > 0 && options.ignore.includes(schemaPathOf(at))) return
   if (Array.isArray(desired)) {
     compareList(desired, live, at, options, out)
   } else if (isMap(desired)) {
     compareMap(desired, live, at, options, out)
   } else if (!scalarsEqual(desired, live, isQuantityPlace(at))) {
-    out.push({path: at.path, desired, live})
+    out.push({path: pathOf(at), desired, live})
   }
 }
 
@@ -93,15 +146,15 @@ function compareMap(
   out: FieldDifference[],
 ): void {
   if (!isMap(live)) {
-    out.push({path: at.path, desired, live})
+    out.push({path: pathOf(at), desired, live})
     return
   }
-  for (const [key, value] of Object.entries(desired)) {
-    compare(value, live[key], child(at, key), options, out)
+  for (const key in desired) {
+    compare(desired[key], live[key], child(at, key), options, out)
   }
-  if (options.wholeMaps?.includes(at.schemaPath)) {
+  if (options.wholeMaps !== undefined && options.wholeMaps.length > 0 && options.wholeMaps.includes(schemaPathOf(at))) {
     for (const key of Object.keys(live)) {
-      if (desired[key] === undefined) out.push({path: child(at, key).path, desired: undefined, live: live[key]})
+      if (desired[key] === undefined) out.push({path: pathOf(child(at, key)), desired: undefined, live: live[key]})
     }
   }
 }
@@ -114,29 +167,26 @@ function compareList(
   out: FieldDifference[],
 ): void {
   if (!Array.isArray(live)) {
-    out.push({path: at.path, desired, live})
+    out.push({path: pathOf(at), desired, live})
     return
   }
-  const mergeKey = options.mergeKeys?.[at.schemaPath]
+  const mergeKey = options.mergeKeys === undefined ? undefined : options.mergeKeys[schemaPathOf(at)]
   if (mergeKey !== undefined) {
-    for (const item of desired) {
-      const id = isMap(item) ? item[mergeKey] : undefined
+    for (const entry of desired) {
+      const id = isMap(entry) ? entry[mergeKey] : undefined
       const index = live.findIndex((candidate) => isMap(candidate) && candidate[mergeKey] === id)
-      if (index < 0) out.push({path: `${at.path}[${mergeKey}=${String(id)}]`, desired: item, live: undefined})
-      else compare(item, live[index], {...at, path: `${at.path}[${index}]`}, options, out)
+      if (index < 0) out.push({path: `${pathOf(at)}[${mergeKey}=${String(id)}]`, desired: entry, live: undefined})
+      else compare(entry, live[index], item(at, `[${index}]`), options, out)
     }
     return
   }
   if (live.length !== desired.length) {
-    out.push({path: at.path, desired, live})
+    out.push({path: pathOf(at), desired, live})
     return
   }
-  desired.forEach((item, index) => compare(item, live[index], {...at, path: `${at.path}[${index}]`}, options, out))
-}
-
-function child(at: Place, key: string): Place {
-  const join = (base: string) => (base === '' ? key : `${base}.${key}`)
-  return {path: join(at.path), schemaPath: join(at.schemaPath), key, parentKey: at.key}
+  for (let index = 0; index < desired.length; index++) {
+    compare(desired[index], live[index], item(at, `[${index}]`), options, out)
+  }
 }
 
 function isMap(value: unknown): value is Readonly<Record<string, unknown>> {

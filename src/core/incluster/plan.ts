@@ -3,13 +3,22 @@
  * queue work, decided from what is live. Everything is compared with the live objects first, so a re-run with
  * nothing to change plans no mutating request.
  */
-import {RELEASES, type KubeObject, type ReleaseComponent} from '../kube/release-manifest.js'
+import {findControllerDeployment, RELEASES, type KubeObject, type ReleaseComponent} from '../kube/release-manifest.js'
 import {resourceFlavorName, type ClusterShape} from './cluster-shape.js'
-import {clusterConfigMaps} from './configmaps.js'
+import {clusterConfigMaps, resourcesConfigMapName} from './configmaps.js'
 import {jobSetControllerPatch, kueueControllerPatch} from './controller-sizing.js'
 import {decideInstall, type InstallDecision, type ObservedController} from './install-decision.js'
 import {GKE_DEFAULT_TOPOLOGY_NAME, kueueConfiguration, kueueConfigurationObjects} from './kueue.js'
 import {applyWouldChange, patchWouldChange} from './live-diff.js'
+import {
+  describeDrift,
+  driftIsEmpty,
+  driftObjects,
+  releaseDrift,
+  type ReleaseDrift,
+  type ReleaseObjectRef,
+} from './release-drift.js'
+import {rolloutWaiting, type DeploymentStatus} from './rollout.js'
 import {
   topologyAwareSchedulingPossible,
   topologyAwareSchedulingReason,
@@ -24,9 +33,19 @@ export interface ObservedInCluster {
   readonly controllers: Readonly<Record<ReleaseComponent, ObservedController & {readonly deployment?: unknown}>>
   /** Names of the Kueue CRDs installed (`clusterqueues.kueue.x-k8s.io`, ...), for a breaking upgrade. */
   readonly kueueCrds: readonly string[]
-  /** The live objects of the kinds xpk applies, by {@link objectKey}. */
+  /** The live objects of the kinds xpk applies (its configuration and the releases' objects), by {@link objectKey}. */
   readonly live: ReadonlyMap<string, unknown>
+  /**
+   * The objects of each release manifest, as loaded: each is compared with the live object of its name. A release
+   * whose manifest could not be read (a download that failed) is missing here, and said in {@link releasesUnread}.
+   */
+  readonly releases: ReleaseObjects
+  /** Why a release manifest could not be read: its objects are not compared, and a note says so. */
+  readonly releasesUnread?: Readonly<Partial<Record<ReleaseComponent, string>>>
 }
+
+/** The objects of the JobSet and Kueue release manifests. */
+export type ReleaseObjects = Readonly<Partial<Record<ReleaseComponent, readonly KubeObject[]>>>
 
 export interface InClusterInputs {
   readonly shape: ClusterShape
@@ -38,6 +57,12 @@ export interface InClusterInputs {
    * placement decides, with the accelerator and capacity, whether a GPU cluster gets the `gke-default` Topology.
    */
   readonly placement: ObservedPlacement
+  /**
+   * The GKE steps create, delete or wait for node pools. The quota (ResourceFlavor, ClusterQueue, the resources
+   * ConfigMap, flavors of earlier sizes) must describe the pools that are RUNNING once those steps are done, which
+   * only then is known: its steps are applied after them, planned anew for the pools RUNNING then.
+   */
+  readonly nodePoolsChange?: boolean
 }
 
 /** One in-cluster step, in the order they depend on each other. */
@@ -45,9 +70,17 @@ export type InClusterStep =
   | {
       readonly kind: 'install'
       readonly component: ReleaseComponent
+      /**
+       * `install`, `upgrade` and `breaking-upgrade` as the controller's Deployment decides (see install-decision.ts);
+       * `repair`: the Deployment runs the version xpk installs, but objects of its release are missing or different
+       * (an install that was stopped half-way).
+       */
+      readonly action: InstallDecision['action'] | 'repair'
       readonly decision: InstallDecision
       /** The controller's resources for the cluster's size, applied with the release's Deployment. */
       readonly sizing: DeploymentPatch
+      /** The release's objects to apply: all of them, or those missing or different from what is live. */
+      readonly objects: 'all' | readonly ReleaseObjectRef[]
       readonly reason: string
     }
   | {
@@ -63,12 +96,15 @@ export type InClusterStep =
       readonly change: 'create' | 'update' | 'none'
       /** Needs Kueue's webhooks and CRDs (every Kueue object), or only the API server (core objects). */
       readonly needsKueue: boolean
+      /** Describes the cluster's size (the ResourceFlavor, the ClusterQueue, the resources ConfigMap). */
+      readonly quota: boolean
       readonly reason: string
     }
   | {
       /** A ResourceFlavor xpk made for an earlier size of the cluster, deleted once the ClusterQueue names the new one. */
       readonly kind: 'delete'
       readonly object: {readonly apiVersion: string; readonly kind: string; readonly name: string}
+      readonly quota: true
       readonly reason: string
     }
 
@@ -80,6 +116,11 @@ export interface InClusterPlan {
   readonly notes: readonly string[]
   /** A breaking Kueue upgrade deletes every Kueue object: the plan needs confirmation. */
   readonly destructive: boolean
+  /**
+   * The quota steps wait for the GKE node-pool steps and are planned again then, for the pools RUNNING after them
+   * (see {@link InClusterInputs.nodePoolsChange}); the values shown are those of every pool step succeeding.
+   */
+  readonly quotaAfterNodePools: boolean
 }
 
 /** The key of an object in {@link ObservedInCluster.live}. */
@@ -166,28 +207,61 @@ const SIZING: Readonly<Record<ReleaseComponent, (nodes: number) => DeploymentPat
 
 /** Plans the in-cluster steps against what is live, or, with `observed` null, as if nothing were installed. */
 export function planInCluster(inputs: InClusterInputs, observed: ObservedInCluster | null): InClusterPlan {
-  const steps: InClusterStep[] = []
   const notes: string[] = []
   let destructive = false
   const nodes = observed ? Math.max(observed.nodeCount, inputs.expectedNodes) : inputs.expectedNodes
+  const releaseSteps: Record<ReleaseComponent, InClusterStep[]> = {jobset: [], kueue: []}
   for (const component of ['jobset', 'kueue'] as const) {
     const controller: ObservedController = observed?.controllers[component] ?? {installed: false}
     const decision = decideInstall(component, controller, {crds: observed?.kueueCrds ?? []})
     const sizing = SIZING[component](nodes)
     const title = RELEASES[component].title
+    const drift = observed ? driftOf(component, observed) : undefined
+    const steps = releaseSteps[component]
+    const awaitStep = {kind: 'await', component, reason: `wait until ${title}'s controller is Available`} as const
     switch (decision.action) {
       case 'install':
       case 'upgrade':
-      case 'breaking-upgrade':
+      case 'breaking-upgrade': {
         destructive ||= decision.action === 'breaking-upgrade'
-        steps.push({kind: 'install', component, decision, sizing, reason: decision.reason})
-        steps.push({kind: 'await', component, reason: `wait until ${title}'s controller is Available`})
+        // After a breaking upgrade's deletions nothing of the old release is left to keep.
+        const partial = drift !== undefined && decision.action !== 'breaking-upgrade'
+        const objects = partial ? driftObjects(drift) : 'all'
+        // An install that finds part of its release there finishes one stopped half-way: the line says what is left.
+        const some = partial && decision.action === 'install' && objects.length < drift.total
+        const reason = some ? `${decision.reason}: ${describeDrift(drift)}` : decision.reason
+        steps.push({kind: 'install', component, action: decision.action, decision, sizing, objects, reason})
+        steps.push(awaitStep)
         break
+      }
       case 'skip': {
         const deployment = observed?.controllers[component].deployment
-        if (patchWouldChange(sizing, deployment)) {
+        const resize = patchWouldChange(sizing, deployment)
+        const managed = controller.installed && controller.managedBy !== null
+        if (drift !== undefined && !driftIsEmpty(drift) && !managed) {
+          const objects = driftObjects(drift)
+          // A controller too small goes along, sized for the cluster.
+          const sized = resize && !objects.some((o) => isController(o, component))
+          steps.push({
+            kind: 'install',
+            component,
+            action: 'repair',
+            decision,
+            sizing,
+            objects: sized ? [...objects, controllerRef(component)] : objects,
+            reason: `repair ${title} ${decision.installed}: ${describeDrift(drift)}${sized ? `, and resize its controller for ${nodes} nodes` : ''}`,
+          })
+          steps.push(awaitStep)
+        } else if (resize) {
           steps.push({kind: 'resize', component, sizing, reason: `resize ${title}'s controller for ${nodes} nodes`})
-          steps.push({kind: 'await', component, reason: `wait until ${title}'s controller is Available`})
+          steps.push(awaitStep)
+        }
+        const unread = observed?.releasesUnread?.[component]
+        if (unread !== undefined && !managed) {
+          notes.push(
+            `${title}'s objects were not compared with its release (${unread}), so any that are missing stay ` +
+              `missing: re-run once the manifest can be read, or pass ${RELEASES[component].overrideFlag}.`,
+          )
         }
         break
       }
@@ -202,22 +276,91 @@ export function planInCluster(inputs: InClusterInputs, observed: ObservedInClust
   const topology = topologyDecision(inputs, destructive ? undefined : observed?.live.get(objectKey(flavorKey)))
   if (topology.note) notes.push(topology.note)
   const desired = desiredObjects(inputs, topology.topology)
+  const quotaAfterNodePools = inputs.nodePoolsChange === true
+  const later = quotaAfterNodePools ? ' (after the node-pool steps, for the pools RUNNING then)' : ''
+  const applies: InClusterStep[] = []
   for (const object of desired) {
     const needsKueue = object.apiVersion.startsWith('kueue.x-k8s.io/')
     const live = liveOf(object)
     const change = live === undefined ? 'create' : applyWouldChange(object, live) ? 'update' : 'none'
+    const quota = isQuota(object, inputs.shape)
     const because =
       topology.why !== undefined && namesTopology(object) ? ` (topology-aware scheduling: ${topology.why})` : ''
-    steps.push({
+    applies.push({
       kind: 'apply',
       object,
       change,
       needsKueue,
-      reason: `${describeChange(object, change, live)}${because}`,
+      quota,
+      reason: `${describeChange(object, change, live)}${because}${quota ? later : ''}`,
     })
   }
-  if (observed && !destructive) steps.push(...staleFlavors(desired, observed))
-  return {fromLive: observed !== null, steps, notes, destructive}
+  if (observed && !destructive) {
+    applies.push(...staleFlavors(desired, observed).map((d) => ({...d, reason: `${d.reason}${later}`})))
+  }
+  // Kueue objects go through Kueue's webhooks: an installed Kueue that is not Available yet (a run stopped while it
+  // was starting) is waited for first, even when nothing of Kueue itself is applied.
+  const kueueWork = applies.some(
+    (a) =>
+      (a.kind === 'apply' && a.needsKueue && (a.change !== 'none' || (a.quota && quotaAfterNodePools))) ||
+      a.kind === 'delete',
+  )
+  const kueueDeployment = observed?.controllers.kueue.deployment as DeploymentStatus | undefined
+  const starting = kueueDeployment === undefined ? undefined : rolloutWaiting(kueueDeployment)
+  if (releaseSteps.kueue.length === 0 && kueueWork && starting !== undefined) {
+    releaseSteps.kueue.push({
+      kind: 'await',
+      component: 'kueue',
+      reason: `wait until Kueue's controller is Available (${starting})`,
+    })
+  }
+  const steps = [...releaseSteps.jobset, ...releaseSteps.kueue, ...applies]
+  return {fromLive: observed !== null, steps, notes, destructive, quotaAfterNodePools}
+}
+
+/**
+ * The release's objects compared with what is live; the controller Deployment with the Deployment observed for it,
+ * leaving out its containers' resources: the cluster's size decides those (a resize, see `patchWouldChange`).
+ */
+function driftOf(component: ReleaseComponent, observed: ObservedInCluster): ReleaseDrift | undefined {
+  const objects = observed.releases[component]
+  if (objects === undefined) return undefined
+  const controller = findControllerDeployment(objects, component)
+  const unsized = objects.map((o) => (o === controller ? withoutResources(o) : o))
+  const deployment = observed.controllers[component].deployment
+  return releaseDrift(unsized, (o) =>
+    isController({kind: o.kind, ...o.metadata}, component) ? deployment : observed.live.get(objectKey(o)),
+  )
+}
+
+/** Whether an object (or a ref to one) is the component's controller Deployment. */
+function isController(
+  o: {readonly kind: string; readonly name: string; readonly namespace?: string},
+  component: ReleaseComponent,
+): boolean {
+  const {namespace, name} = RELEASES[component].controller
+  return o.kind === 'Deployment' && o.name === name && o.namespace === namespace
+}
+
+function controllerRef(component: ReleaseComponent): ReleaseObjectRef {
+  return {apiVersion: 'apps/v1', kind: 'Deployment', ...RELEASES[component].controller}
+}
+
+function withoutResources(deployment: KubeObject): KubeObject {
+  const copy = structuredClone(deployment) as KubeObject & {
+    spec?: {template?: {spec?: {containers?: {resources?: unknown}[]}}}
+  }
+  for (const c of copy.spec?.template?.spec?.containers ?? []) delete c.resources
+  return copy
+}
+
+/** The objects that describe the cluster's size: its flavor, the ClusterQueue's quota, the resources ConfigMap. */
+function isQuota(object: InClusterObject, shape: ClusterShape): boolean {
+  return (
+    object.kind === 'ResourceFlavor' ||
+    object.kind === 'ClusterQueue' ||
+    (object.kind === 'ConfigMap' && object.metadata.name === resourcesConfigMapName(shape.clusterName))
+  )
 }
 
 /** The Topology itself, and the flavor that names it: their plan lines say why. */
@@ -234,7 +377,10 @@ const SIZED_FLAVOR = /^\d+x[a-z0-9]([-a-z0-9]*[a-z0-9])?$/
  * flavor another tool or another queue uses is left alone. Kueue keeps a flavor a queue still names (its
  * resource-in-use finalizer), so the delete runs after the ClusterQueue update.
  */
-function staleFlavors(desired: readonly InClusterObject[], observed: ObservedInCluster): InClusterStep[] {
+function staleFlavors(
+  desired: readonly InClusterObject[],
+  observed: ObservedInCluster,
+): Extract<InClusterStep, {kind: 'delete'}>[] {
   const flavor = desired.find((o) => o.kind === 'ResourceFlavor')
   const queue = desired.find((o) => o.kind === 'ClusterQueue')
   if (!flavor || !queue) return []
@@ -256,6 +402,7 @@ function staleFlavors(desired: readonly InClusterObject[], observed: ObservedInC
     .map((o) => ({
       kind: 'delete' as const,
       object: {apiVersion: o.apiVersion ?? flavor.apiVersion, kind: 'ResourceFlavor', name: o.metadata!.name!},
+      quota: true as const,
       reason: `delete ResourceFlavor ${o.metadata!.name}: left by an earlier size of the cluster`,
     }))
 }

@@ -32,21 +32,32 @@ export function renderInClusterPlan(plan: InClusterPlan, options: {readonly verb
   return lines.join('\n')
 }
 
-/** The in-cluster plan as data for `--json`: every object xpk would apply, with what would change. */
+/**
+ * The in-cluster plan as data for `--json`: every object xpk would apply, with what would change; for a release,
+ * which of its objects are applied (`all`, or those missing or different); which steps make the quota.
+ */
 export function inClusterPlanToJson(plan: InClusterPlan): object {
   return {
     fromLive: plan.fromLive,
     destructive: plan.destructive,
+    quotaAfterNodePools: plan.quotaAfterNodePools,
     notes: plan.notes,
     steps: plan.steps.map((s) =>
       s.kind === 'apply'
-        ? {kind: s.kind, change: s.change, reason: s.reason, object: s.object}
+        ? {kind: s.kind, change: s.change, quota: s.quota, reason: s.reason, object: s.object}
         : s.kind === 'install'
-          ? {kind: s.kind, component: s.component, action: s.decision.action, reason: s.reason, sizing: s.sizing.body}
+          ? {
+              kind: s.kind,
+              component: s.component,
+              action: s.action,
+              reason: s.reason,
+              sizing: s.sizing.body,
+              objects: s.objects,
+            }
           : s.kind === 'resize'
             ? {kind: s.kind, component: s.component, reason: s.reason, sizing: s.sizing.body}
             : s.kind === 'delete'
-              ? {kind: s.kind, reason: s.reason, object: s.object}
+              ? {kind: s.kind, quota: s.quota, reason: s.reason, object: s.object}
               : {kind: s.kind, component: s.component, reason: s.reason},
     ),
   }

@@ -9,7 +9,9 @@ import {
   liveDifferences,
   parseQuantity,
   patchWouldChange,
+  releaseObjectWouldChange,
 } from '../../../src/core/incluster/live-diff.js'
+import type {KubeObject} from '../../../src/core/kube/release-manifest.js'
 import type {InClusterObject} from '../../../src/core/incluster/types.js'
 import {workloadRbacObjects} from '../../../src/core/incluster/workload-rbac.js'
 import {aClusterShape, accelerator} from './cluster-shapes.js'
@@ -330,5 +332,74 @@ describe('parseQuantity', () => {
 
   it.each(['', 'abc', '4GB', '4 Gi', '1e1000', 'Gi', null, true, Number.NaN])('%j is not a quantity', (text) => {
     expect(parseQuantity(text)).toBeUndefined()
+  })
+})
+
+describe('releaseObjectWouldChange', () => {
+  const stored = (object: object, edit: (live: Json) => void = () => {}) =>
+    asStored(object as unknown as InClusterObject, edit)
+  const aggregated = {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRole',
+    metadata: {name: 'kueue-batch-admin-role'},
+    aggregationRule: {clusterRoleSelectors: [{matchLabels: {'rbac.kueue.x-k8s.io/batch-admin': 'true'}}]},
+    rules: [],
+  }
+  const deployment = {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: {name: 'kueue-controller-manager', namespace: 'kueue-system'},
+    spec: {template: {spec: {containers: [{name: 'manager', image: 'registry.k8s.io/kueue/kueue:v0.17.1'}]}}},
+  }
+  const config = {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: {name: 'kueue-manager-config', namespace: 'kueue-system'},
+    data: {'controller_manager_config.yaml': 'kind: Configuration'},
+  }
+
+  it.each([
+    ['missing', deployment, () => undefined, true],
+    ['as applied, with what the server adds', deployment, (o: object) => stored(o), false],
+    [
+      'a container image changed',
+      deployment,
+      (o: object) => stored(o, (l) => (at(l, 'spec.template.spec.containers[0]').image = 'other:v1')),
+      true,
+    ],
+    [
+      'a container added beside ours (merged by name, as apply merges it)',
+      deployment,
+      (o: object) =>
+        stored(o, (l) => (at(l, 'spec.template.spec').containers as Json[]).push({name: 'sidecar', image: 'x:1'})),
+      false,
+    ],
+    [
+      'an aggregated ClusterRole whose rules the API server filled in',
+      aggregated,
+      (o: object) => stored(o, (l) => (l.rules = [{apiGroups: ['kueue.x-k8s.io'], resources: ['*'], verbs: ['*']}])),
+      false,
+    ],
+    [
+      'an aggregated ClusterRole whose selector changed',
+      aggregated,
+      (o: object) => stored(o, (l) => (l.aggregationRule = {clusterRoleSelectors: []})),
+      true,
+    ],
+    [
+      "a release ConfigMap with another tool's key besides ours (not ours to remove)",
+      config,
+      (o: object) => stored(o, (l) => ((l.data as Json).extra = 'x')),
+      false,
+    ],
+    [
+      'a release ConfigMap whose value changed',
+      config,
+      (o: object) => stored(o, (l) => ((l.data as Json)['controller_manager_config.yaml'] = 'x')),
+      true,
+    ],
+  ])('%s: %s', (_name, desired, live, changes) => {
+    const object = desired as unknown as KubeObject
+    expect(releaseObjectWouldChange(object, live(object))).toBe(changes)
   })
 })

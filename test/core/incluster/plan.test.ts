@@ -40,7 +40,19 @@ function liveController(
   const deployment = sizedController(release, sizing)
   const live = {
     ...deployment,
-    metadata: {...deployment.metadata, labels: {...(deployment.metadata.labels as object), ...labels}, uid: 'u-1'},
+    metadata: {
+      ...deployment.metadata,
+      labels: {...(deployment.metadata.labels as object), ...labels},
+      uid: 'u-1',
+      generation: 1,
+    },
+    status: {
+      observedGeneration: 1,
+      replicas: 1,
+      updatedReplicas: 1,
+      availableReplicas: 1,
+      conditions: [{type: 'Available', status: 'True'}],
+    },
   }
   const image = `registry.k8s.io/${component}/${component}:${version}`
   return {installed: true as const, image, managedBy: labels[MANAGED_BY_LABEL] ?? null, deployment: live}
@@ -57,6 +69,14 @@ function asLive(objects: readonly object[]): Map<string, unknown> {
   )
 }
 
+/** Both releases as xpk installs them: every object of their manifests, the controllers sized for `nodes`. */
+function liveReleases(nodes: number): object[] {
+  return (['jobset', 'kueue'] as const).flatMap((component) => {
+    const controller = liveController(component, component === 'jobset' ? 'v0.10.1' : 'v0.17.1', nodes).deployment
+    return releaseObjects(component).map((o) => (o.kind === 'Deployment' ? controller : o))
+  })
+}
+
 /** A cluster on which a previous run with `previous` inputs converged, now with `nodeCount` nodes. */
 function converged(previous: InClusterInputs, nodeCount = previous.expectedNodes): ObservedInCluster {
   return {
@@ -66,7 +86,8 @@ function converged(previous: InClusterInputs, nodeCount = previous.expectedNodes
       kueue: liveController('kueue', 'v0.17.1', previous.expectedNodes),
     },
     kueueCrds: KUEUE_CRD_NAMES,
-    live: asLive(desiredObjects(previous)),
+    live: asLive([...desiredObjects(previous), ...liveReleases(previous.expectedNodes)]),
+    releases: {jobset: releaseObjects('jobset'), kueue: releaseObjects('kueue')},
   }
 }
 
@@ -486,3 +507,150 @@ describe('planInCluster: the gke-default Topology of a GPU cluster', () => {
     expect(objectsToRead(inputs()).map((o) => o.kind)).not.toContain('Topology')
   })
 })
+
+describe('planInCluster: every object of the releases is compared with what is live', () => {
+  /** Every object of both releases, as {component, key} (the table the rule is tested over). */
+  const releaseTable = (['jobset', 'kueue'] as const).flatMap((component) =>
+    releaseObjects(component).map((o) => ({component, object: o, name: `${component}: ${o.kind} ${o.metadata.name}`})),
+  )
+  const title = {jobset: 'JobSet', kueue: 'Kueue'} as const
+  const version = {jobset: 'v0.10.1', kueue: 'v0.17.1'} as const
+  const installStep = (steps: readonly InClusterStep[], component: ReleaseComponent) =>
+    steps.find((s): s is Extract<InClusterStep, {kind: 'install'}> => s.kind === 'install' && s.component === component)
+
+  it.each(releaseTable)('$name missing: applied, and only it', ({component, object}) => {
+    const observed = converged(inputs())
+    const live = new Map(observed.live)
+    live.delete(objectKey(object))
+    const controllerGone = object.kind === 'Deployment'
+    const controllers = controllerGone
+      ? {...observed.controllers, [component]: {installed: false as const}}
+      : observed.controllers
+    const plan = planInCluster(inputs(), {...observed, live, controllers})
+    const install = installStep(plan.steps, component)
+    const ref = {apiVersion: object.apiVersion, kind: object.kind, name: object.metadata.name}
+    expect(install?.objects).toEqual([object.metadata.namespace ? {...ref, namespace: object.metadata.namespace} : ref])
+    const named = `${object.kind} ${object.metadata.namespace ? `${object.metadata.namespace}/` : ''}${object.metadata.name}`
+    const total = releaseObjects(component).length
+    // Without its Deployment the release counts as not installed; otherwise it is repaired. Either way one object.
+    expect(install?.action).toBe(controllerGone ? 'install' : 'repair')
+    expect(install?.reason).toBe(
+      `${controllerGone ? 'install' : 'repair'} ${title[component]} ${version[component]}: 1 of ${total} objects missing (${named})`,
+    )
+    expect(changing(plan.steps).map((s) => `${s.kind}:${'component' in s ? s.component : ''}`)).toEqual([
+      `install:${component}`,
+      `await:${component}`,
+    ])
+    expect(installStep(plan.steps, component === 'jobset' ? 'kueue' : 'jobset')).toBeUndefined()
+  })
+
+  // Every object that sets a field besides its name (a ServiceAccount sets none that could differ).
+  it.each(releaseTable.filter(({object}) => object.kind !== 'Deployment' && edit(object, object) !== undefined))(
+    '$name changed by someone: applied again, and only it',
+    ({component, object}) => {
+      const observed = converged(inputs())
+      const live = new Map(observed.live)
+      const changed = structuredClone(live.get(objectKey(object))) as {metadata: {labels?: Record<string, string>}}
+      // A field the release sets, given another value: labels where the release sets some, else a list emptied.
+      const edited = edit(changed, object)
+      live.set(objectKey(object), edited)
+      const install = installStep(planInCluster(inputs(), {...observed, live}).steps, component)
+      expect(install?.action).toBe('repair')
+      expect(install?.objects).toHaveLength(1)
+      expect(install?.reason).toMatch(/: 1 of \d+ objects different \(/)
+    },
+  )
+
+  it('a controller Deployment that differs beyond its size is repaired, not resized', () => {
+    const observed = converged(inputs())
+    const deployment = structuredClone(observed.controllers.kueue.deployment) as {
+      spec: {template: {spec: {containers: {args: string[]}[]}}}
+    }
+    deployment.spec.template.spec.containers[0]!.args = ['--zap-log-level=5']
+    const plan = planInCluster(inputs(), {
+      ...observed,
+      controllers: {...observed.controllers, kueue: {...observed.controllers.kueue, deployment}},
+    })
+    expect(reasons(changing(plan.steps))).toEqual([
+      'repair Kueue v0.17.1: 1 of 15 objects different (Deployment kueue-system/kueue-controller-manager)',
+      "wait until Kueue's controller is Available",
+    ])
+  })
+
+  it.each([
+    {name: 'a newer Kueue', kueue: liveController('kueue', 'v0.18.0', 5)},
+    {name: 'a Kueue Helm manages', kueue: liveController('kueue', 'v0.17.1', 5, {[MANAGED_BY_LABEL]: 'Helm'})},
+  ])('$name is not repaired: its objects are not ours to apply', ({kueue}) => {
+    const observed = converged(inputs())
+    const live = new Map(observed.live)
+    live.delete('CustomResourceDefinition//workloads.kueue.x-k8s.io')
+    const plan = planInCluster(inputs(), {...observed, live, controllers: {...observed.controllers, kueue}})
+    expect(installStep(plan.steps, 'kueue')).toBeUndefined()
+  })
+
+  it('a Kueue still starting is waited for before Kueue objects are applied, even with nothing of Kueue to install', () => {
+    const observed = converged(inputs(2))
+    const deployment = {
+      ...(observed.controllers.kueue.deployment as object),
+      status: {observedGeneration: 1, replicas: 1, updatedReplicas: 1, availableReplicas: 0},
+    }
+    const starting = {
+      ...observed,
+      controllers: {...observed.controllers, kueue: {...observed.controllers.kueue, deployment}},
+    }
+    expect(reasons(changing(planInCluster(inputs(4), starting).steps))[0]).toBe(
+      "wait until Kueue's controller is Available (0 of 1 updated replicas available)",
+    )
+    // With no Kueue object to apply there is nothing to wait for.
+    expect(changing(planInCluster(inputs(2), starting).steps)).toEqual([])
+  })
+})
+
+describe('planInCluster: the quota when the GKE steps change node pools', () => {
+  it('marks the quota steps, and says they follow the node-pool steps for the pools RUNNING then', () => {
+    const plan = planInCluster({...inputs(4), nodePoolsChange: true}, converged(inputs(2)))
+    expect(plan.quotaAfterNodePools).toBe(true)
+    const quota = plan.steps.filter((s) => (s.kind === 'apply' && s.quota) || s.kind === 'delete')
+    expect(quota.map((s) => s.reason)).toEqual([
+      'create ResourceFlavor 4xv5p-16 (after the node-pool steps, for the pools RUNNING then)',
+      'update ClusterQueue cluster-queue: quota 16 -> 32 (after the node-pool steps, for the pools RUNNING then)',
+      'update ConfigMap demo-resources-configmap (after the node-pool steps, for the pools RUNNING then)',
+    ])
+    // Nothing else is marked or deferred: the other objects do not depend on the cluster's size.
+    const others = plan.steps.filter((s) => s.kind === 'apply' && !s.quota)
+    expect(others.map((s) => s.kind === 'apply' && s.object.kind)).toEqual([
+      'ProvisioningRequestConfig',
+      'LocalQueue',
+      'PriorityClass',
+      'PriorityClass',
+      'PriorityClass',
+      'PriorityClass',
+      'PriorityClass',
+      'ConfigMap',
+    ])
+    expect(others.every((s) => !s.reason.includes('RUNNING'))).toBe(true)
+  })
+
+  it('without node-pool steps the quota is applied as planned', () => {
+    const plan = planInCluster(inputs(4), converged(inputs(2)))
+    expect(plan.quotaAfterNodePools).toBe(false)
+    expect(plan.steps.every((s) => !s.reason.includes('RUNNING'))).toBe(true)
+  })
+})
+
+/** `live` with one field the release object sets given another value; undefined when it sets none but its name. */
+function edit(live: object, object: KubeObject): object | undefined {
+  const copy = structuredClone(live) as Record<string, unknown> & {metadata: {labels?: Record<string, string>}}
+  if (object.metadata.labels) {
+    const [key] = Object.keys(object.metadata.labels as object)
+    copy.metadata.labels = {...copy.metadata.labels, [key!]: 'changed'}
+    return copy
+  }
+  for (const field of ['webhooks', 'rules', 'subjects']) {
+    if (Array.isArray(copy[field])) return {...copy, [field]: []}
+  }
+  const spec = copy.spec as Record<string, unknown> | undefined
+  if (spec && 'group' in spec) return {...copy, spec: {...spec, group: 'changed.example.com'}}
+  if (spec && 'ports' in spec) return {...copy, spec: {...spec, ports: []}}
+  return undefined
+}
