@@ -86,6 +86,14 @@ export const MESSAGES = {
     level: 'info',
     summary: '--replace: the existing JobSet of the name is deleted and waited for before the submit.',
   },
+  'workload.confirm-replace': {
+    level: 'question',
+    summary: '--replace: asked before the existing JobSet of the name (and its running pods) is deleted.',
+  },
+  'workload.replace-planned': {
+    level: 'info',
+    summary: 'A dry run with --replace: which existing JobSet a submit would delete.',
+  },
   'workload.rbac-applied': {
     level: 'info',
     summary: "The workloads' ServiceAccount, Role or RoleBindings were missing or differed, and were applied.",
