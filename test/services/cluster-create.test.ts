@@ -108,8 +108,8 @@ describe('createCluster', () => {
     const gke = new MemoryGke()
     gke.cluster = 'gone'
     const createCluster = gke.createCluster.bind(gke)
-    gke.createCluster = async () => {
-      const op = await createCluster()
+    gke.createCluster = async (spec) => {
+      const op = await createCluster(spec)
       gke.ops.get(op.name)!.finish = () => (gke.cluster = 'ERROR')
       return op
     }

@@ -1,0 +1,211 @@
+/**
+ * The lock that keeps two `cluster create` (or `cluster delete`) runs from changing one cluster at once.
+ *
+ * It is a set of resource labels on the GKE cluster, written with GKE's optimistic concurrency: SetLabels must name
+ * the `labelFingerprint` of the labels it replaces, and GKE refuses it when they changed since (FAILED_PRECONDITION
+ * "fingerprint mismatch"). A run reads the cluster, plans from what it read, and takes the lock with the
+ * fingerprint of that same read, so taking it succeeds only if no other run took (or took and released) the lock
+ * in between: the plan is known to have been made from state no other xpk run was changing. A new cluster gets the
+ * lock in its CreateCluster request, where GKE's ALREADY_EXISTS decides between two runs creating one cluster.
+ * Labels rather than a Lease inside the cluster because the GKE phase (node pools) is what races, and a cluster
+ * being created has no Kubernetes API yet; labels need nothing but the GKE API (so `--skip-in-cluster` runs are
+ * covered too).
+ *
+ * Label values allow only lowercase letters, digits, `_` and `-` (at most 63 characters), so the holder's user and
+ * host are stored lowercased, other characters as `_`. `xpk-generation` counts the locks ever taken and stays
+ * when a lock is released, so the labels differ after every lock and release even if GKE derived fingerprints
+ * from the labels' content alone.
+ */
+import {UsageError, XpkError} from '../errors.js'
+
+/** The labels of a held lock, and the generation label that outlives it. */
+export const LOCK_LABEL = {
+  id: 'xpk-lock',
+  user: 'xpk-lock-user',
+  host: 'xpk-lock-host',
+  pid: 'xpk-lock-pid',
+  command: 'xpk-lock-command',
+  since: 'xpk-lock-since',
+} as const
+export const GENERATION_LABEL = 'xpk-generation'
+
+/** Which command holds a lock. */
+export type LockCommand = 'cluster-create' | 'cluster-delete'
+
+/** Who runs this command: the lock's holder identity. */
+export interface LockIdentity {
+  readonly user: string
+  readonly host: string
+  readonly pid: number
+}
+
+/** A lock as the labels record it. */
+export interface LockHolder extends LockIdentity {
+  readonly command: LockCommand
+  /** When it was taken, in whole seconds since the epoch (the holder's clock). */
+  readonly since: number
+  /** A random token of the run that took it, so a run tells its own lock from another's. */
+  readonly id: string
+}
+
+/** A lock older than this is taken to belong to a run that died, and is taken over (with a warning). */
+export const DEFAULT_LOCK_STALE_SECONDS = 3 * 60 * 60
+/** The environment variable that sets it, in whole seconds. */
+export const LOCK_STALE_VARIABLE = 'XPK_CLUSTER_LOCK_STALE_S'
+const MAX_LOCK_STALE_SECONDS = 7 * 24 * 60 * 60
+
+/**
+ * The stale time from `XPK_CLUSTER_LOCK_STALE_S`: whole seconds from 0 (take over any lock at once: for when you
+ * know its holder is gone) to a week. Anything else is bad input naming the variable.
+ */
+export function lockStaleSeconds(env: Readonly<Record<string, string | undefined>>): number {
+  const raw = env[LOCK_STALE_VARIABLE]
+  if (raw === undefined) return DEFAULT_LOCK_STALE_SECONDS
+  const text = raw.trim()
+  if (/^\d{1,7}$/.test(text) && Number(text) <= MAX_LOCK_STALE_SECONDS) return Number(text)
+  throw new UsageError(
+    `${LOCK_STALE_VARIABLE}=${JSON.stringify(raw)} is not a time in seconds: use a whole number from 0 to ${MAX_LOCK_STALE_SECONDS} ` +
+      '(after that long a cluster lock is taken over; 0 takes over any lock at once).',
+    {hints: [`Unset ${LOCK_STALE_VARIABLE} to use the default of ${DEFAULT_LOCK_STALE_SECONDS} s (3 hours).`]},
+  )
+}
+
+/** Text as a GKE label value: lowercase letters, digits, `_` and `-`, at most 63 characters. */
+export function labelValue(text: string): string {
+  return (
+    text
+      .toLowerCase()
+      .replace(/[^a-z0-9_-]/g, '_')
+      .slice(0, 63) || 'unknown'
+  )
+}
+
+/** The lock a run takes now. */
+export function newLockHolder(
+  identity: LockIdentity,
+  command: LockCommand,
+  nowMs: number,
+  random: () => number,
+): LockHolder {
+  const id = Array.from({length: 4}, () =>
+    Math.floor(random() * 0x10000)
+      .toString(16)
+      .padStart(4, '0'),
+  ).join('')
+  return {
+    user: labelValue(identity.user),
+    host: labelValue(identity.host),
+    pid: identity.pid,
+    command,
+    since: Math.floor(nowMs / 1000),
+    id,
+  }
+}
+
+/** The lock the labels record, or null (none, or labels that do not make one up). */
+export function readLock(labels: Readonly<Record<string, string>>): LockHolder | null {
+  const id = labels[LOCK_LABEL.id]
+  if (!id) return null
+  const since = Number(labels[LOCK_LABEL.since])
+  const command = labels[LOCK_LABEL.command]
+  return {
+    id,
+    user: labels[LOCK_LABEL.user] || 'unknown',
+    host: labels[LOCK_LABEL.host] || 'unknown',
+    pid: Number(labels[LOCK_LABEL.pid]) || 0,
+    command: command === 'cluster-delete' ? 'cluster-delete' : 'cluster-create',
+    // A lock without a readable time is as old as can be: it is taken over.
+    since: Number.isFinite(since) ? since : 0,
+  }
+}
+
+/** The labels with the lock of `holder` added and the generation counted up; other labels are kept. */
+export function withLock(labels: Readonly<Record<string, string>>, holder: LockHolder): Record<string, string> {
+  const generation = Number(labels[GENERATION_LABEL])
+  return {
+    ...withoutLock(labels),
+    [LOCK_LABEL.id]: holder.id,
+    [LOCK_LABEL.user]: holder.user,
+    [LOCK_LABEL.host]: holder.host,
+    [LOCK_LABEL.pid]: String(holder.pid),
+    [LOCK_LABEL.command]: holder.command,
+    [LOCK_LABEL.since]: String(holder.since),
+    [GENERATION_LABEL]: String(Number.isInteger(generation) && generation >= 0 ? generation + 1 : 1),
+  }
+}
+
+/** The labels without the lock (the generation stays). */
+export function withoutLock(labels: Readonly<Record<string, string>>): Record<string, string> {
+  const lockKeys = new Set<string>(Object.values(LOCK_LABEL))
+  return Object.fromEntries(Object.entries(labels).filter(([key]) => !lockKeys.has(key)))
+}
+
+/** Whether a cluster's lock is free, held (by a live run, as far as can be told) or stale (taken over). */
+export type LockState =
+  | {readonly state: 'free'}
+  | {readonly state: 'held' | 'stale'; readonly holder: LockHolder; readonly ageSeconds: number}
+
+/**
+ * The lock of a cluster with these labels, seen at `nowMs` with the stale time `staleSeconds`. The age is by the
+ * two machines' clocks; one that puts the lock in the future counts as age 0 (held).
+ */
+export function lockState(labels: Readonly<Record<string, string>>, nowMs: number, staleSeconds: number): LockState {
+  const holder = readLock(labels)
+  if (holder === null) return {state: 'free'}
+  const ageSeconds = Math.max(0, Math.floor(nowMs / 1000) - holder.since)
+  return {state: ageSeconds >= staleSeconds ? 'stale' : 'held', holder, ageSeconds}
+}
+
+/** `alice@workstation (pid 4242, xpk cluster create)` */
+export function describeHolder(holder: LockHolder): string {
+  return `${holder.user}@${holder.host} (pid ${holder.pid}, xpk ${holder.command.replace('-', ' ')})`
+}
+
+/** `45 s`, `3 min 12 s`, `2 h 5 min` */
+export function describeAge(seconds: number): string {
+  if (seconds < 60) return `${seconds} s`
+  if (seconds < 3600) return `${Math.floor(seconds / 60)} min ${seconds % 60} s`
+  return `${Math.floor(seconds / 3600)} h ${Math.floor((seconds % 3600) / 60)} min`
+}
+
+/**
+ * The refusal of a run that finds the cluster's lock held by another (exit 6): who holds it, for how long, and
+ * when it would be taken over. A second run refuses rather than waits: it planned from a cluster another run is
+ * changing, and its plan (a shrink's deletions, say) would be wrong by the time the other is done.
+ */
+export class ClusterLockedError extends XpkError {
+  constructor(
+    readonly cluster: string,
+    readonly holder: LockHolder,
+    readonly ageSeconds: number,
+    staleSeconds: number,
+  ) {
+    super(
+      'conflict',
+      `Cluster ${cluster} is locked by another xpk run: ${describeHolder(holder)}, for ${describeAge(ageSeconds)}. ` +
+        'Nothing was changed.',
+      {
+        hints: [
+          `Wait for that run to finish, then run this command again (it plans from the cluster as that run leaves it).`,
+          `If that run died, its lock is taken over ${staleSeconds - ageSeconds > 0 ? `in ${describeAge(staleSeconds - ageSeconds)} (${LOCK_STALE_VARIABLE}=${staleSeconds})` : 'now'}; ` +
+            `when you are sure it is gone, ${LOCK_STALE_VARIABLE}=0 takes the lock over at once.`,
+        ],
+      },
+    )
+    this.name = 'ClusterLockedError'
+  }
+}
+
+/**
+ * The refusal of a run whose lock could not be taken because the cluster's labels changed since it was read:
+ * another run took the lock (and maybe finished) in the meantime, or another tool changed the labels. The plan was
+ * made from what may no longer be there, so nothing is changed.
+ */
+export function clusterChangedError(cluster: string): XpkError {
+  return new XpkError(
+    'conflict',
+    `Cluster ${cluster} changed while this run was planning (another xpk run locked it, or its labels were changed), ` +
+      'so the plan may no longer fit it. Nothing was changed.',
+    {hints: ['Run the same command again: it plans from the cluster as it is now.']},
+  )
+}
