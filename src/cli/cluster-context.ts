@@ -1,5 +1,8 @@
+import {hostname, userInfo} from 'node:os'
+
 import {createGkeClient} from '../adapters/gke-container-api.js'
 import {HttpReleaseManifests} from '../adapters/release-manifests.js'
+import {lockStaleSeconds} from '../core/cluster/lock.js'
 import type {ObservedCluster} from '../core/cluster/observed.js'
 import {XpkError} from '../core/errors.js'
 import type {Backoff} from '../core/retry.js'
@@ -11,6 +14,7 @@ import type {Console} from '../ports/console.js'
 import type {GkeClient} from '../ports/gke.js'
 import type {ClusterCreateDeps} from '../services/cluster-create.js'
 import type {ClusterDeleteDeps} from '../services/cluster-delete.js'
+import type {ClusterLockOptions} from '../services/cluster-lock.js'
 import type {ClusterDescribeDeps, ClusterReadDeps} from '../services/cluster-read.js'
 import {pollTuning, realTime, retryTuning} from './context.js'
 
@@ -156,4 +160,18 @@ export function clusterDeleteDeps(
  */
 export function applyTuning(): Omit<ApplyOptions, 'signal'> {
   return {...DEFAULT_APPLY_OPTIONS, poll: pollTuning(DEFAULT_APPLY_OPTIONS.poll), retry: retryTuning()}
+}
+
+/**
+ * The cluster lock of `cluster create` and `cluster delete`: this process as its holder (user@host, pid) and the
+ * stale time from XPK_CLUSTER_LOCK_STALE_S, checked here, before any request (a bad value is exit 2 naming it).
+ */
+export function clusterLockTuning(): ClusterLockOptions {
+  let user = process.env.USER ?? process.env.USERNAME ?? 'unknown'
+  try {
+    user = userInfo().username
+  } catch {
+    // No passwd entry for this uid (a container's arbitrary user): the environment's name, if any.
+  }
+  return {identity: {user, host: hostname(), pid: process.pid}, staleSeconds: lockStaleSeconds(process.env)}
 }

@@ -25,6 +25,8 @@ const gkeOnly: ClusterCreateOptions['inCluster'] = {
   availableTimeoutMs: 1000,
   poll: {initialMs: 10, maxMs: 10, factor: 1},
 }
+/** This run as the cluster lock's holder; locks of others are stale after an hour. */
+const LOCK = {identity: {user: 'tester', host: 'test-host', pid: 4242}, staleSeconds: 3600}
 const noKube = {
   kube: () => Promise.reject(new Error('the cluster was reached with --skip-in-cluster')),
   manifests: {load: () => Promise.reject(new Error('a release manifest was loaded with --skip-in-cluster'))},
@@ -38,6 +40,7 @@ function run(gke: MemoryGke, overrides: Partial<ClusterCreateOptions> = {}, answ
     offline: false,
     apply: DEFAULT_APPLY_OPTIONS,
     inCluster: gkeOnly,
+    lock: LOCK,
     ...overrides,
   }
   const compute = new MemoryCompute()
@@ -68,6 +71,7 @@ describe('createCluster', () => {
         offline: false,
         apply: DEFAULT_APPLY_OPTIONS,
         inCluster: gkeOnly,
+        lock: LOCK,
       },
       {
         gke: async () => ((connected = true), new MemoryGke()),
@@ -182,7 +186,7 @@ describe('createCluster: the Topology decided from the node pools', () => {
     const console = new RecordingConsole()
     const kube = new MemoryKube()
     const done = createCluster(
-      {flags, dryRun: true, offline, apply: DEFAULT_APPLY_OPTIONS, inCluster},
+      {flags, dryRun: true, offline, apply: DEFAULT_APPLY_OPTIONS, inCluster, lock: LOCK},
       {
         gke: async () => gke,
         compute: async () => new MemoryCompute(),

@@ -17,6 +17,7 @@
  * from the labels' content alone.
  */
 import {UsageError, XpkError} from '../errors.js'
+import type {Plan} from './plan.js'
 
 /** The labels of a held lock, and the generation label that outlives it. */
 export const LOCK_LABEL = {
@@ -198,14 +199,83 @@ export class ClusterLockedError extends XpkError {
 
 /**
  * The refusal of a run whose lock could not be taken because the cluster's labels changed since it was read:
- * another run took the lock (and maybe finished) in the meantime, or another tool changed the labels. The plan was
- * made from what may no longer be there, so nothing is changed.
+ * another run took the lock (and maybe finished) in the meantime, or another tool changed the labels; or, for a new
+ * cluster, another run created it first. The plan was made from what may no longer be there: nothing is changed.
  */
-export function clusterChangedError(cluster: string): XpkError {
-  return new XpkError(
-    'conflict',
-    `Cluster ${cluster} changed while this run was planning (another xpk run locked it, or its labels were changed), ` +
-      'so the plan may no longer fit it. Nothing was changed.',
-    {hints: ['Run the same command again: it plans from the cluster as it is now.']},
-  )
+export class ClusterChangedError extends XpkError {
+  constructor(readonly cluster: string) {
+    super(
+      'conflict',
+      `Cluster ${cluster} changed while this run was planning (another xpk run locked or created it, or its labels ` +
+        'were changed), so the plan may no longer fit it. Nothing was changed.',
+      {hints: ['Run the same command again: it plans from the cluster as it is now.']},
+    )
+    this.name = 'ClusterChangedError'
+  }
+}
+
+/** Whether an error is one of the lock's refusals (which end a run before it changes anything, exit 6). */
+export function isLockRefusal(error: unknown): error is ClusterLockedError | ClusterChangedError {
+  return error instanceof ClusterLockedError || error instanceof ClusterChangedError
+}
+
+/** The lock as a plan shows it: its state when the cluster was read, or not read (an offline dry run). */
+export type LockView = LockState | {readonly state: 'unread'}
+
+/** The plan line's text for the lock, e.g. `free: taken while the plan is applied (labels xpk-lock-*), ...`. */
+export function lockStepDetail(view: LockView, staleSeconds: number): string {
+  const taking = 'taken while the plan is applied (labels xpk-lock-*) and released when the run ends'
+  switch (view.state) {
+    case 'free':
+      return `free: ${taking}`
+    case 'unread':
+      return `not read (offline): ${taking}`
+    case 'held':
+      return `held by ${describeHolder(view.holder)} for ${describeAge(view.ageSeconds)}: a run now is refused (exit 6)`
+    case 'stale':
+      return (
+        `held by ${describeHolder(view.holder)} for ${describeAge(view.ageSeconds)}, longer than ` +
+        `${LOCK_STALE_VARIABLE}=${staleSeconds}: a run now takes it over`
+      )
+  }
+}
+
+/** The lock as `--json` shows it beside the plan. */
+export interface LockJson {
+  readonly labels: string
+  readonly state: LockView['state']
+  readonly holder: Omit<LockHolder, 'id'> | null
+  readonly ageSeconds: number | null
+  readonly staleAfterSeconds: number
+}
+
+export function lockJson(view: LockView, staleSeconds: number): LockJson {
+  const held = view.state === 'held' || view.state === 'stale'
+  return {
+    labels: 'xpk-lock-*',
+    state: view.state,
+    holder: held
+      ? {
+          user: view.holder.user,
+          host: view.holder.host,
+          pid: view.holder.pid,
+          command: view.holder.command,
+          since: view.holder.since,
+        }
+      : null,
+    ageSeconds: held ? view.ageSeconds : null,
+    staleAfterSeconds: staleSeconds,
+  }
+}
+
+/** The plan with the lock of `holder` in its CreateCluster request's labels (a new cluster is made locked). */
+export function planWithLock(plan: Plan, holder: LockHolder): Plan {
+  return {
+    ...plan,
+    steps: plan.steps.map((step) =>
+      step.resource === 'cluster' && step.action === 'create' && step.spec
+        ? {...step, spec: {...step.spec, labels: withLock(step.spec.labels, holder)}}
+        : step,
+    ),
+  }
 }
