@@ -253,6 +253,8 @@ class Runner {
       this.progress(name, 'waiting for deletion')
       await this.until(name, async () => (await this.deps.gke.getCluster(this.ref)) === undefined)
     }
+    // Planned as new, but there when the apply starts: made since the plan was read (whose is for claimCluster).
+    if (create !== null && current !== undefined && current.status !== 'STOPPING') this.options.claimCluster?.(current)
     if (create !== null && (current === undefined || current.status === 'STOPPING')) {
       this.progress(name, 'creating')
       this.sentChanges = true
