@@ -1,4 +1,4 @@
-import {hostname, userInfo} from 'node:os'
+import {hostname, uptime, userInfo} from 'node:os'
 
 import {createGkeClient} from '../adapters/gke-container-api.js'
 import {HttpReleaseManifests} from '../adapters/release-manifests.js'
@@ -173,5 +173,19 @@ export function clusterLockTuning(): ClusterLockOptions {
   } catch {
     // No passwd entry for this uid (a container's arbitrary user): the environment's name, if any.
   }
-  return {identity: {user, host: hostname(), pid: process.pid}, staleSeconds: lockStaleSeconds(process.env)}
+  // The boot time to the minute: with the host name it says a lock was taken on this machine since it booted.
+  const boot = String(Math.round((Date.now() / 1000 - uptime()) / 60))
+  return {
+    identity: {user, host: hostname(), pid: process.pid, boot},
+    staleSeconds: lockStaleSeconds(process.env),
+    alive: (pid) => {
+      try {
+        process.kill(pid, 0)
+        return true
+      } catch (error) {
+        // EPERM: it runs, as another user.
+        return (error as NodeJS.ErrnoException).code === 'EPERM'
+      }
+    },
+  }
 }

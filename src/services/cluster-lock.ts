@@ -32,6 +32,12 @@ export interface ClusterLockOptions {
   readonly identity: LockIdentity
   /** `XPK_CLUSTER_LOCK_STALE_S` (core/cluster/lock.ts: lockStaleSeconds). */
   readonly staleSeconds: number
+  /** Whether a process of this machine runs: a lock taken here by one that is gone is taken over at once. */
+  readonly alive: (pid: number) => boolean
+}
+
+function local(options: ClusterLockOptions) {
+  return {...options.identity, alive: options.alive}
 }
 
 export interface LockDeps extends Clock {
@@ -53,7 +59,7 @@ export interface HeldLock {
  */
 export function lockOf(cluster: ObservedCluster | undefined, options: ClusterLockOptions, now: number): LockState {
   if (cluster === undefined || cluster.status === 'STOPPING') return {state: 'free'}
-  return lockState(cluster.labels, now, options.staleSeconds)
+  return lockState(cluster.labels, now, options.staleSeconds, local(options))
 }
 
 /** Refuses (exit 6, naming the holder and the lock's age) when another run holds the cluster's lock. */
@@ -103,10 +109,14 @@ export async function takeLock(
     deps.console.warn(
       message(
         'cluster.lock.taken-over',
-        `Taking over the lock of cluster ${cluster.name} from ${describeHolder(state.holder)}: held for ` +
-          `${describeAge(state.ageSeconds)}, longer than ${LOCK_STALE_VARIABLE}=${options.staleSeconds}, so that run is taken to have ended ` +
-          'without releasing it. If it is still running, the two runs may undo each other.',
-        {cluster: cluster.name, holder: {...state.holder}, ageSeconds: state.ageSeconds},
+        state.because === 'gone'
+          ? `Taking over the lock of cluster ${cluster.name} from ${describeHolder(state.holder)}, taken ` +
+              `${describeAge(state.ageSeconds)} ago on this machine by a process that has ended (killed or crashed) ` +
+              'without releasing it.'
+          : `Taking over the lock of cluster ${cluster.name} from ${describeHolder(state.holder)}: held for ` +
+              `${describeAge(state.ageSeconds)}, longer than ${LOCK_STALE_VARIABLE}=${options.staleSeconds}, so that run is taken to have ended ` +
+              'without releasing it. If it is still running, the two runs may undo each other.',
+        {cluster: cluster.name, holder: {...state.holder}, ageSeconds: state.ageSeconds, because: state.because},
       ),
     )
   }
@@ -198,7 +208,9 @@ export function claimNewCluster(
   return (found) => {
     if (found !== undefined && readLock(found.labels)?.id === lock.holder.id) return
     const state =
-      found === undefined ? ({state: 'free'} as const) : lockState(found.labels, now(), options.staleSeconds)
+      found === undefined
+        ? ({state: 'free'} as const)
+        : lockState(found.labels, now(), options.staleSeconds, local(options))
     if (state.state === 'held') throw new ClusterLockedError(name, state.holder, state.ageSeconds, options.staleSeconds)
     throw new ClusterChangedError(name)
   }

@@ -26,7 +26,11 @@ const gkeOnly: ClusterCreateOptions['inCluster'] = {
   poll: {initialMs: 10, maxMs: 10, factor: 1},
 }
 /** This run as the cluster lock's holder; locks of others are stale after an hour. */
-const LOCK = {identity: {user: 'tester', host: 'test-host', pid: 4242}, staleSeconds: 3600}
+const LOCK = {
+  identity: {user: 'tester', host: 'test-host', pid: 4242, boot: '29500000'},
+  staleSeconds: 3600,
+  alive: () => true,
+}
 const noKube = {
   kube: () => Promise.reject(new Error('the cluster was reached with --skip-in-cluster')),
   manifests: {load: () => Promise.reject(new Error('a release manifest was loaded with --skip-in-cluster'))},

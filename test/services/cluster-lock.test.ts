@@ -19,8 +19,10 @@ import {virtualClock} from '../helpers/virtual-clock.js'
 /** 2026-01-01T12:00:00Z on every run's clock (each run has its own virtual clock starting there). */
 const START = Date.UTC(2026, 0, 1, 12)
 const STALE = 3600
-const ME: LockIdentity = {user: 'tester', host: 'test-host', pid: 4242}
-const OTHER: LockIdentity = {user: 'bob', host: 'other-box', pid: 77}
+const ME: LockIdentity = {user: 'tester', host: 'test-host', pid: 4242, boot: '29500000'}
+const OTHER: LockIdentity = {user: 'bob', host: 'other-box', pid: 77, boot: '29400000'}
+/** Processes running on this (test) machine. */
+const RUNNING = new Set([4242, 100, 101, 1, 2])
 const context = {action: 'x', project: 'test-project', location: 'us-central2'}
 
 interface RunOptions {
@@ -59,7 +61,7 @@ function create(gke: MemoryGke, run: RunOptions = {}) {
         availableTimeoutMs: 1000,
         poll: {initialMs: 10, maxMs: 10, factor: 1},
       },
-      lock: {identity: run.identity ?? ME, staleSeconds: STALE},
+      lock: {identity: run.identity ?? ME, staleSeconds: STALE, alive: (pid) => RUNNING.has(pid)},
       ...run.options,
     },
     {
@@ -84,7 +86,7 @@ function remove(gke: MemoryGke, answer: PromptAnswer = 'yes', dryRun = false) {
       cluster: 'demo',
       dryRun,
       apply: DEFAULT_APPLY_OPTIONS,
-      lock: {identity: ME, staleSeconds: STALE},
+      lock: {identity: ME, staleSeconds: STALE, alive: (pid) => RUNNING.has(pid)},
     },
     {gke: async () => gke, console, signal: new AbortController().signal, ...clock()},
   )
@@ -200,6 +202,24 @@ describe('cluster create takes the cluster lock', () => {
     expect(poolNames(gke)).toEqual(['demo-np-0', 'demo-np-1', 'demo-np-2'])
     expect(readLock(gke.labels)).toBeNull()
     expect(gke.labels['xpk-generation']).toBe('2')
+  })
+
+  it('a lock taken on this machine by a process that has ended (killed) is taken over at once; a running one is not', async () => {
+    const gke = new MemoryGke(slices(2))
+    const killed = newLockHolder({...ME, pid: 999}, 'cluster-create', START - 20_000, () => 0.3)
+    gke.labels = withLock(gke.labels, killed)
+    const {done, console} = create(gke, {slices: 3})
+    await done
+    expect(console.the('cluster.lock.taken-over').text).toBe(
+      'Taking over the lock of cluster demo from tester@test-host (pid 999, xpk cluster create), taken 20 s ago on ' +
+        'this machine by a process that has ended (killed or crashed) without releasing it.',
+    )
+    expect(poolNames(gke)).toEqual(['demo-np-0', 'demo-np-1', 'demo-np-2'])
+
+    const busy = new MemoryGke(slices(2))
+    busy.labels = withLock(busy.labels, newLockHolder({...ME, pid: 101}, 'cluster-create', START, () => 0.3))
+    const error = await failure(create(busy, {slices: 3}).done)
+    expect(error.message).toMatch(/^Cluster demo is locked by another xpk run: tester@test-host \(pid 101/)
   })
 
   it('labels changed between the read and the lock (another run came and went): exit 6, nothing changed', async () => {

@@ -25,6 +25,7 @@ export const LOCK_LABEL = {
   user: 'xpk-lock-user',
   host: 'xpk-lock-host',
   pid: 'xpk-lock-pid',
+  boot: 'xpk-lock-boot',
   command: 'xpk-lock-command',
   since: 'xpk-lock-since',
 } as const
@@ -38,6 +39,19 @@ export interface LockIdentity {
   readonly user: string
   readonly host: string
   readonly pid: number
+  /**
+   * When the machine booted (a label value; '' when unknown): with the host, it says a lock was taken on this very
+   * machine since it last booted, so whether its process still runs can be asked of this machine.
+   */
+  readonly boot: string
+}
+
+/** What this machine can tell of a lock's holder: whether a process of this machine still runs. */
+export interface LocalMachine {
+  readonly host: string
+  readonly boot: string
+  readonly pid: number
+  readonly alive: (pid: number) => boolean
 }
 
 /** A lock as the labels record it. */
@@ -97,6 +111,7 @@ export function newLockHolder(
     user: labelValue(identity.user),
     host: labelValue(identity.host),
     pid: identity.pid,
+    boot: labelValue(identity.boot).replace(/^unknown$/, ''),
     command,
     since: Math.floor(nowMs / 1000),
     id,
@@ -114,6 +129,7 @@ export function readLock(labels: Readonly<Record<string, string>>): LockHolder |
     user: labels[LOCK_LABEL.user] || 'unknown',
     host: labels[LOCK_LABEL.host] || 'unknown',
     pid: Number(labels[LOCK_LABEL.pid]) || 0,
+    boot: labels[LOCK_LABEL.boot] ?? '',
     command: command === 'cluster-delete' ? 'cluster-delete' : 'cluster-create',
     // A lock without a readable time is as old as can be: it is taken over.
     since: Number.isFinite(since) ? since : 0,
@@ -129,6 +145,7 @@ export function withLock(labels: Readonly<Record<string, string>>, holder: LockH
     [LOCK_LABEL.user]: holder.user,
     [LOCK_LABEL.host]: holder.host,
     [LOCK_LABEL.pid]: String(holder.pid),
+    [LOCK_LABEL.boot]: holder.boot,
     [LOCK_LABEL.command]: holder.command,
     [LOCK_LABEL.since]: String(holder.since),
     [GENERATION_LABEL]: String(Number.isInteger(generation) && generation >= 0 ? generation + 1 : 1),
@@ -141,20 +158,45 @@ export function withoutLock(labels: Readonly<Record<string, string>>): Record<st
   return Object.fromEntries(Object.entries(labels).filter(([key]) => !lockKeys.has(key)))
 }
 
-/** Whether a cluster's lock is free, held (by a live run, as far as can be told) or stale (taken over). */
+/**
+ * Whether a cluster's lock is free, held (by a live run, as far as can be told) or stale, to be taken over: older
+ * than the stale time (`age`), or taken on this machine since it booted by a process that is gone (`gone`: killed,
+ * crashed), which a re-run of the same command then takes over at once.
+ */
 export type LockState =
   | {readonly state: 'free'}
-  | {readonly state: 'held' | 'stale'; readonly holder: LockHolder; readonly ageSeconds: number}
+  | {readonly state: 'held'; readonly holder: LockHolder; readonly ageSeconds: number}
+  | {
+      readonly state: 'stale'
+      readonly holder: LockHolder
+      readonly ageSeconds: number
+      readonly because: 'age' | 'gone'
+    }
 
 /**
- * The lock of a cluster with these labels, seen at `nowMs` with the stale time `staleSeconds`. The age is by the
- * two machines' clocks; one that puts the lock in the future counts as age 0 (held).
+ * The lock of a cluster with these labels, seen at `nowMs` with the stale time `staleSeconds` from `local`. The age
+ * is by the two machines' clocks; one that puts the lock in the future counts as age 0 (held). A holder is known to
+ * be gone only when it is of this host and this boot and its pid is not running here; a lock from another machine
+ * can only age.
  */
-export function lockState(labels: Readonly<Record<string, string>>, nowMs: number, staleSeconds: number): LockState {
+export function lockState(
+  labels: Readonly<Record<string, string>>,
+  nowMs: number,
+  staleSeconds: number,
+  local?: LocalMachine,
+): LockState {
   const holder = readLock(labels)
   if (holder === null) return {state: 'free'}
   const ageSeconds = Math.max(0, Math.floor(nowMs / 1000) - holder.since)
-  return {state: ageSeconds >= staleSeconds ? 'stale' : 'held', holder, ageSeconds}
+  if (ageSeconds >= staleSeconds) return {state: 'stale', holder, ageSeconds, because: 'age'}
+  const here =
+    local !== undefined &&
+    holder.boot !== '' &&
+    holder.host === labelValue(local.host) &&
+    holder.boot === labelValue(local.boot) &&
+    holder.pid !== local.pid
+  if (here && !local.alive(holder.pid)) return {state: 'stale', holder, ageSeconds, because: 'gone'}
+  return {state: 'held', holder, ageSeconds}
 }
 
 /** `alice@workstation (pid 4242, xpk cluster create)` */
@@ -233,10 +275,10 @@ export function lockStepDetail(view: LockView, staleSeconds: number): string {
     case 'held':
       return `held by ${describeHolder(view.holder)} for ${describeAge(view.ageSeconds)}: a run now is refused (exit 6)`
     case 'stale':
-      return (
-        `held by ${describeHolder(view.holder)} for ${describeAge(view.ageSeconds)}, longer than ` +
-        `${LOCK_STALE_VARIABLE}=${staleSeconds}: a run now takes it over`
-      )
+      return view.because === 'gone'
+        ? `held by ${describeHolder(view.holder)}, whose process has ended: a run now takes it over`
+        : `held by ${describeHolder(view.holder)} for ${describeAge(view.ageSeconds)}, longer than ` +
+            `${LOCK_STALE_VARIABLE}=${staleSeconds}: a run now takes it over`
   }
 }
 
@@ -244,7 +286,7 @@ export function lockStepDetail(view: LockView, staleSeconds: number): string {
 export interface LockJson {
   readonly labels: string
   readonly state: LockView['state']
-  readonly holder: Omit<LockHolder, 'id'> | null
+  readonly holder: Omit<LockHolder, 'id' | 'boot'> | null
   readonly ageSeconds: number | null
   readonly staleAfterSeconds: number
 }

@@ -21,7 +21,7 @@ import {planCluster} from '../../../src/core/cluster/plan.js'
 import {UsageError} from '../../../src/core/errors.js'
 import {desiredFor} from '../../builders/observed.js'
 
-const ME = {user: 'Alice.Smith', host: 'WS-7.corp.example.com', pid: 4242}
+const ME = {user: 'Alice.Smith', host: 'WS-7.corp.example.com', pid: 4242, boot: '29500000'}
 const T0 = Date.UTC(2026, 0, 1, 12, 0, 0)
 const holder = newLockHolder(ME, 'cluster-create', T0, () => 0.5)
 
@@ -34,6 +34,7 @@ describe('the cluster lock as labels', () => {
       'xpk-lock-user': 'alice_smith',
       'xpk-lock-host': 'ws-7_corp_example_com',
       'xpk-lock-pid': '4242',
+      'xpk-lock-boot': '29500000',
       'xpk-lock-command': 'cluster-create',
       'xpk-lock-since': String(T0 / 1000),
       [GENERATION_LABEL]: '1',
@@ -69,6 +70,22 @@ describe('the cluster lock as labels', () => {
     expect(lockState(labels, T0, 0)).toMatchObject({state: 'stale'})
     // A lock whose time cannot be read is as old as can be.
     expect(lockState({...labels, 'xpk-lock-since': 'soon'}, T0, 60)).toMatchObject({state: 'stale'})
+  })
+
+  it("a lock taken on this machine since it booted by a process that is gone is stale at once; other machines' only age", () => {
+    const labels = withLock({}, holder)
+    const here = {host: ME.host, boot: ME.boot, pid: 1, alive: (pid: number) => pid !== 4242}
+    expect(lockState(labels, T0 + 1000, 3600, here)).toMatchObject({state: 'stale', because: 'gone'})
+    expect(lockState(labels, T0 + 1000, 3600, {...here, alive: () => true})).toMatchObject({state: 'held'})
+    // Another host, another boot of this host, or a lock with no boot recorded: whether it runs cannot be asked here.
+    expect(lockState(labels, T0 + 1000, 3600, {...here, host: 'other'})).toMatchObject({state: 'held'})
+    expect(lockState(labels, T0 + 1000, 3600, {...here, boot: '29500001'})).toMatchObject({state: 'held'})
+    const noBoot = withLock({}, {...holder, boot: ''})
+    expect(lockState(noBoot, T0 + 1000, 3600, {...here, boot: ''})).toMatchObject({state: 'held'})
+    expect(lockState(labels, T0 + 3_600_000, 3600, {...here, alive: () => true})).toMatchObject({
+      state: 'stale',
+      because: 'age',
+    })
   })
 
   it('says who holds it and for how long, and when it would be taken over', () => {
