@@ -1,3 +1,4 @@
+import {readFileSync} from 'node:fs'
 import {hostname, uptime, userInfo} from 'node:os'
 
 import {createGkeClient} from '../adapters/gke-container-api.js'
@@ -173,8 +174,14 @@ export function clusterLockTuning(): ClusterLockOptions {
   } catch {
     // No passwd entry for this uid (a container's arbitrary user): the environment's name, if any.
   }
-  // The boot time to the minute: with the host name it says a lock was taken on this machine since it booted.
-  const boot = String(Math.round((Date.now() / 1000 - uptime()) / 60))
+  // With the host name, it says a lock was taken on this machine since it booted: Linux's boot id, else the boot
+  // time to the minute.
+  let boot: string
+  try {
+    boot = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').replaceAll('-', '').trim().slice(0, 16)
+  } catch {
+    boot = `t${Math.round((Date.now() / 1000 - uptime()) / 60)}`
+  }
   return {
     identity: {user, host: hostname(), pid: process.pid, boot},
     staleSeconds: lockStaleSeconds(process.env),
