@@ -167,6 +167,17 @@ export async function createCluster(
     const inClusterWork = inPlan?.steps.filter(changesSomething) ?? []
     if (counts.create + counts.recreate + counts.delete === 0 && !waits && inClusterWork.length === 0) {
       console.info(message('cluster.create.plan', shown))
+      // Nothing to change, but a stale lock (its run died) is cleared, so others are not refused because of it.
+      if (lock.state === 'stale') {
+        const lockDeps = {...deps, gke, retry: options.apply.retry, poll: options.apply.poll}
+        const held = await takeLock(observed!, 'cluster-create', options.lock, lockDeps)
+        await releaseLock(
+          {project: plan.project, location: plan.location, name: plan.cluster},
+          held,
+          options.lock,
+          lockDeps,
+        )
+      }
       return {...json, dryRun: false, applied: true, outcomes: []}
     }
     console.info(message('cluster.create.plan', shown))

@@ -170,10 +170,16 @@ describe('cluster create takes the cluster lock', () => {
     expect(gke.labels).toEqual({gke_product_type: 'xpk', 'xpk-generation': '1'})
   })
 
-  it('a run that changes nothing takes no lock', async () => {
+  it('a run that changes nothing takes no lock, but clears a stale one (its run died) so it refuses nobody', async () => {
     const gke = new MemoryGke(slices(2))
     await create(gke).done
     expect(changes(gke)).toEqual([])
+    lockedByOther(gke, STALE + 1)
+    const {done, console} = create(gke)
+    await done
+    expect(console.codes('warn')).toEqual(['cluster.lock.taken-over'])
+    expect(changes(gke)).toEqual(['setResourceLabels', 'setResourceLabels'])
+    expect(readLock(gke.labels)).toBeNull()
   })
 
   it('is refused (exit 6) while another run holds the lock, naming it and its age, before asking or changing anything', async () => {
