@@ -21,6 +21,7 @@ import {
   type LockState,
 } from '../core/cluster/lock.js'
 import type {ObservedCluster} from '../core/cluster/observed.js'
+import {ApiError} from '../core/errors.js'
 import type {Backoff} from '../core/retry.js'
 import {message} from '../core/messages.js'
 import type {Console} from '../ports/console.js'
@@ -128,6 +129,8 @@ export async function takeLock(
       retry,
     )
   } catch (error) {
+    // Deleted since it was read (by a cluster delete that took the lock and finished): the plan is void too.
+    if (error instanceof ApiError && error.status === 'NOT_FOUND') throw new ClusterChangedError(cluster.name)
     if (!isLabelFingerprintMismatch(error)) throw error
     const now = await withRetries(() => deps.gke.getCluster(ref), retry)
     const current = lockOf(now, options, deps.now())

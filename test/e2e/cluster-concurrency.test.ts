@@ -1,6 +1,6 @@
-// Two users at once on one cluster: the built CLI as two real processes against the GKE fake. Node-pool and cluster
-// operations take long enough (1.5 s) that the second process starts while the first is still applying, so every
-// pair below races: grow and shrink of one cluster, two creates of one new cluster, create and delete. Each must end
+// Two users at once on one cluster: the built CLI as two real processes against the GKE fake. GKE operations are
+// held until both processes have read the cluster, then take 0.3 s, so the second always plans while the first is
+// still applying, and every pair below races: grow and shrink of one cluster, two creates of one new cluster, create and delete. Each must end
 // in exactly one request's canonical state (pools <cluster>-np-0..N-1 for its N), the other refused with exit 6
 // naming the run that holds the lock. Then the lock of a run that died: taken over at once when it was this
 // machine's (its process is gone), after XPK_CLUSTER_LOCK_STALE_S when it was another machine's.
@@ -15,7 +15,7 @@ import {markRequests, mutationsSince} from '../helpers/mutations.js'
 const PROJECT = 'e2e-project'
 const ZONE = 'us-central2-b'
 const REGION = 'us-central2'
-const SLOW_MS = 1500
+const SLOW_MS = 300
 
 let fake: FakeGke
 const env = (extra: Record<string, string> = {}) => isolatedEnv({XPK_GKE_ENDPOINT: `http://${fake.endpoint}`, ...extra})
@@ -51,22 +51,30 @@ async function seedCluster(cluster: string, slices: number, extraLabels: Record<
     await fake.settled()
   }
   fake.calls.length = 0
-  slow()
 }
 
-/** Cluster and node-pool operations that take long enough for a second process to start meanwhile. */
-function slow() {
-  fake.settings.operationMsByType = {
-    CREATE_CLUSTER: SLOW_MS,
-    DELETE_CLUSTER: SLOW_MS,
-    CREATE_NODE_POOL: SLOW_MS,
-    DELETE_NODE_POOL: SLOW_MS,
+/**
+ * Starts two commands at once and waits for both. GKE operations (the lock's SetLabels among them) do not finish
+ * until both commands have read the cluster, however late the second process starts on a busy machine: so the two
+ * really overlap, and the first cannot be done before the second has planned. A create reads the cluster (GetCluster,
+ * twice when it is in neither the region nor the zone) and the server config; a delete reads the cluster. Until the
+ * operations finish, neither reads it again.
+ */
+async function race(a: string[], b: string[]): Promise<CliResult[]> {
+  fake.settings.operationMs = Infinity
+  fake.settings.operationMsByType = {}
+  const creates = [a, b].filter((args) => args[1] === 'create').length
+  const runs = Promise.all([startCli(a, {env: env()}).done, startCli(b, {env: env()}).done])
+  let finished = false
+  void runs.finally(() => (finished = true))
+  const count = (method: string) => fake.calls.filter((c) => c.method === method).length
+  while (!finished && (count('GetServerConfig') < creates || count('GetCluster') < 2)) {
+    await new Promise((r) => setTimeout(r, 20))
   }
-}
-
-/** Starts two commands at once and waits for both. */
-async function race(a: string[], b: string[], extraEnv: Record<string, string> = {}): Promise<CliResult[]> {
-  return Promise.all([startCli(a, {env: env(extraEnv)}).done, startCli(b, {env: env(extraEnv)}).done])
+  // From here operations take SLOW_MS, and those already running finish that long from now.
+  fake.settings.operationMs = SLOW_MS
+  setTimeout(() => fake.finishOperations(), SLOW_MS)
+  return runs
 }
 
 const LOCKED =
@@ -96,7 +104,6 @@ describe('two cluster commands on one cluster at once', () => {
   })
 
   it('two creates of one new cluster (2 and 3 slices): one creates it, the other is exit 6 naming it', async () => {
-    slow()
     const results = await race(createArgs('fresh', 2), createArgs('fresh', 3))
     expect(results.map((r) => r.code).sort(), results.map((r) => r.stderr).join('\n---\n')).toEqual([0, 6])
     const winner = results.findIndex((r) => r.code === 0)
@@ -109,22 +116,28 @@ describe('two cluster commands on one cluster at once', () => {
     expect(readLock(labels('fresh'))).toBeNull()
   })
 
-  it('create (grow) and delete: one is applied, the other refused (exit 6); the cluster is gone or grown, not both', async () => {
+  it('create (grow) and delete: never both applied to one cluster; the end state is one of them, or delete then create', async () => {
     await seedCluster('cd', 1)
-    const results = await race(createArgs('cd', 3), deleteArgs('cd'))
-    expect(results.map((r) => r.code).sort(), results.map((r) => r.stderr).join('\n---\n')).toEqual([0, 6])
-    const [grew, deleted] = results.map((r) => r.code === 0)
+    const [grow, remove] = await race(createArgs('cd', 3), deleteArgs('cd'))
+    const log = [grow, remove].map((r) => r!.stderr).join('\n---\n')
     await fake.settled()
-    if (deleted) {
-      expect(fake.cluster(PROJECT, REGION, 'cd')).toBeUndefined()
-      expect(fake.calls.filter((c) => c.method === 'CreateNodePool')).toEqual([])
-    } else {
-      expect(grew).toBe(true)
+    if (grow!.code === 0 && remove!.code === 0) {
+      // The create started once the deletion was under way: it waited for it, then made the cluster anew (in order,
+      // not at once), so the end state is the create's.
+      expect(grow!.stderr, log).toContain('is being deleted; it is created again once the deletion finishes')
       expect(ownPools('cd')).toEqual(canonical('cd', 3))
-      expect(fake.calls.filter((c) => c.method === 'DeleteCluster')).toEqual([])
-      expect(readLock(labels('cd'))).toBeNull()
+    } else {
+      expect([grow!.code, remove!.code].sort(), log).toEqual([0, 6])
+      expect((grow!.code === 6 ? grow : remove)!.stderr).toMatch(LOCKED)
+      if (remove!.code === 0) {
+        expect(fake.cluster(PROJECT, REGION, 'cd')).toBeUndefined()
+        expect(fake.calls.filter((c) => c.method === 'CreateNodePool')).toEqual([])
+      } else {
+        expect(ownPools('cd')).toEqual(canonical('cd', 3))
+        expect(fake.calls.filter((c) => c.method === 'DeleteCluster')).toEqual([])
+      }
     }
-    expect(results.find((r) => r.code === 6)!.stderr).toMatch(LOCKED)
+    expect(readLock(labels('cd'))).toBeNull()
   })
 })
 

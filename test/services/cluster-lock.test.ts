@@ -223,7 +223,10 @@ describe('cluster create takes the cluster lock', () => {
     expect(poolNames(gke)).toEqual(['demo-np-0', 'demo-np-1', 'demo-np-2'])
 
     const busy = new MemoryGke(slices(2))
-    busy.labels = withLock(busy.labels, newLockHolder({...ME, pid: 101}, 'cluster-create', START, () => 0.3))
+    busy.labels = withLock(
+      busy.labels,
+      newLockHolder({...ME, pid: 101}, 'cluster-create', START, () => 0.3),
+    )
     const error = await failure(create(busy, {slices: 3}).done)
     expect(error.message).toMatch(/^Cluster demo is locked by another xpk run: tester@test-host \(pid 101/)
   })
@@ -266,6 +269,21 @@ describe('cluster create takes the cluster lock', () => {
       /^Cluster demo is locked by another xpk run: bob@other-box \(pid 77, xpk cluster delete\)/,
     )
     expect(poolNames(gke)).toEqual(['demo-np-0', 'demo-np-1'])
+  })
+
+  it('a cluster deleted between the read and the lock (a delete that ran meanwhile): exit 6, nothing changed', async () => {
+    const gke = new MemoryGke(slices(1))
+    const setLabels = gke.setResourceLabels.bind(gke)
+    gke.setResourceLabels = async (ref, labels, fingerprint) => {
+      gke.cluster = 'gone'
+      return setLabels(ref, labels, fingerprint)
+    }
+    const error = await failure(create(gke, {slices: 3}).done)
+    expect(error.exitCode).toBe(6)
+    expect(error.message).toMatch(
+      /^Cluster demo changed while this run was planning \(another xpk run locked, created or deleted it/,
+    )
+    expect(gke.calls.filter((c) => c.startsWith('createNodePool'))).toEqual([])
   })
 
   it('is released when the apply fails (exit 5 for a stockout) and when it is interrupted (exit 130)', async () => {

@@ -241,15 +241,15 @@ export class ClusterLockedError extends XpkError {
 
 /**
  * The refusal of a run whose lock could not be taken because the cluster's labels changed since it was read:
- * another run took the lock (and maybe finished) in the meantime, or another tool changed the labels; or, for a new
- * cluster, another run created it first. The plan was made from what may no longer be there: nothing is changed.
+ * another run took the lock (and maybe finished, or deleted the cluster) in the meantime, or another tool changed the
+ * labels; or, for a new cluster, another run created it first. The plan was made from what may no longer be there: nothing is changed.
  */
 export class ClusterChangedError extends XpkError {
   constructor(readonly cluster: string) {
     super(
       'conflict',
-      `Cluster ${cluster} changed while this run was planning (another xpk run locked or created it, or its labels ` +
-        'were changed), so the plan may no longer fit it. Nothing was changed.',
+      `Cluster ${cluster} changed while this run was planning (another xpk run locked, created or deleted it, or ` +
+        'its labels were changed), so the plan may no longer fit it. Nothing was changed.',
       {hints: ['Run the same command again: it plans from the cluster as it is now.']},
     )
     this.name = 'ClusterChangedError'
