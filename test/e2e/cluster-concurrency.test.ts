@@ -141,7 +141,7 @@ describe('two cluster commands on one cluster at once', () => {
   })
 })
 
-describe('the lock of a run that died', () => {
+describe('the lock of a run that is stopped or dies', () => {
   it('a killed run on this machine: its lock is taken over at once by the re-run, which converges', async () => {
     await seedCluster('killed', 1)
     fake.settings.operationMsByType = {CREATE_NODE_POOL: 60_000}
@@ -167,6 +167,21 @@ describe('the lock of a run that died', () => {
     expect(resumed.stderr).toContain('on this machine by a process that has ended (killed or crashed)')
     expect(ownPools('killed')).toEqual(canonical('killed', 4))
     expect(readLock(labels('killed'))).toBeNull()
+  })
+
+  it('Ctrl-C releases the lock (exit 130), so the next run, from anywhere, is not refused', async () => {
+    await seedCluster('ctrlc', 1)
+    fake.settings.operationMsByType = {CREATE_NODE_POOL: 60_000}
+    const run = startCli(createArgs('ctrlc', 3), {env: env()})
+    for (let i = 0; i < 1000 && fake.calls.filter((c) => c.method === 'CreateNodePool').length < 2; i++) {
+      await new Promise((r) => setTimeout(r, 10))
+    }
+    expect(readLock(labels('ctrlc'))).toMatchObject({pid: run.child.pid})
+    run.child.kill('SIGINT')
+    const stopped = await run.done
+    expect(stopped.code, stopped.stderr).toBe(130)
+    expect(readLock(labels('ctrlc'))).toBeNull()
+    expect(fake.calls.filter((c) => c.method === 'SetLabels')).toHaveLength(2)
   })
 
   it("another machine's lock: refused (exit 6, holder and age) until XPK_CLUSTER_LOCK_STALE_S has passed, then taken over", async () => {
