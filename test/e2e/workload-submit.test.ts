@@ -176,7 +176,7 @@ describe('workload create against the fakes', () => {
   it('two submits of one name at once (two processes): exactly one is submitted, the other is exit 6 "already exists"', async () => {
     // The first JobSet create to arrive is held back, so the other process reads the name as free too and both
     // create: the API server takes one and answers the other 409 AlreadyExists.
-    kube.faults.push({verb: 'create', path: /\/jobsets$/, delayMs: 3000})
+    kube.faults.push({verb: 'create', path: /\/jobsets$/, delayMs: 4000})
     const start = (n: number) =>
       startCli(
         [
