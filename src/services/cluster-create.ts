@@ -169,7 +169,7 @@ export async function createCluster(
       console.info(message('cluster.create.plan', shown))
       // Nothing to change, but a stale lock (its run died) is cleared, so others are not refused because of it.
       if (lock.state === 'stale') {
-        const lockDeps = {...deps, gke, retry: options.apply.retry, poll: options.apply.poll}
+        const lockDeps = {...deps, gke, retry: options.apply.retry}
         const held = await takeLock(observed!, 'cluster-create', options.lock, lockDeps)
         await releaseLock(
           {project: plan.project, location: plan.location, name: plan.cluster},
@@ -216,7 +216,7 @@ export async function createCluster(
     }
     // The lock, taken with the fingerprint of the read the plan was made from (an existing cluster), or sent with
     // the CreateCluster request (a new one); released however the apply ends.
-    const lockDeps = {...deps, gke, retry: options.apply.retry, poll: options.apply.poll}
+    const lockDeps = {...deps, gke, retry: options.apply.retry}
     const creates = plan.steps.some((s) => s.resource === 'cluster' && s.action === 'create')
     const held = creates
       ? lockForNewCluster('cluster-create', options.lock, deps)

@@ -22,11 +22,10 @@ import {
 } from '../core/cluster/lock.js'
 import type {ObservedCluster} from '../core/cluster/observed.js'
 import {ApiError} from '../core/errors.js'
-import type {Backoff} from '../core/retry.js'
 import {message} from '../core/messages.js'
 import type {Console} from '../ports/console.js'
 import type {ClusterRef, GkeClient} from '../ports/gke.js'
-import {pollUntil, withRetries, type Clock, type RetryPolicy} from '../executor/retry.js'
+import {withRetries, type Clock, type RetryPolicy} from '../executor/retry.js'
 
 /** Who this run is, and after how long another run's lock counts as abandoned. */
 export interface ClusterLockOptions {
@@ -46,7 +45,6 @@ export interface LockDeps extends Clock {
   readonly console: Console
   readonly signal: AbortSignal
   readonly retry: RetryPolicy
-  readonly poll: Backoff
 }
 
 /** A lock this run holds. */
@@ -94,7 +92,9 @@ export function lockForNewCluster(command: LockCommand, options: ClusterLockOpti
  * plan was made from. A lock held by another run is refused (exit 6); a stale one is taken over with a warning.
  * When the labels changed since the read, either another run holds the lock now (refused, naming it) or one came
  * and went, or another tool changed the labels: the plan may be stale, so nothing is done (exit 6, re-run).
- * Returns once GKE's operation is done, so the first change of the plan does not collide with it.
+ * The SetLabels operation is not waited for: the labels, and the fingerprint check, take effect when GKE answers
+ * the request; a change of the plan that GKE refuses while the operation runs is retried like any "another
+ * operation is running".
  */
 export async function takeLock(
   cluster: ObservedCluster,
@@ -137,14 +137,8 @@ export async function takeLock(
     refuseIfHeld(cluster.name, current, options)
     throw new ClusterChangedError(cluster.name)
   }
-  deps.console.debug(`Took the lock of cluster ${cluster.name} (${describeHolder(holder)}, id ${holder.id}).`)
-  await pollUntil(
-    async () => {
-      const op = await deps.gke.getOperation(ref.project, ref.location, operation.name)
-      if (op.error) throw op.error
-      return op.status === 'DONE'
-    },
-    {...retry, poll: deps.poll},
+  deps.console.debug(
+    `Took the lock of cluster ${cluster.name} (${describeHolder(holder)}, id ${holder.id}; ${operation.name}).`,
   )
   return {holder}
 }
