@@ -186,6 +186,19 @@ class ContainerApiClient implements GkeClient {
     return this.toOperation(ref.project, ref.location, operation)
   }
 
+  async setResourceLabels(
+    ref: ClusterRef,
+    labels: Readonly<Record<string, string>>,
+    fingerprint: string,
+  ): Promise<GkeOperation> {
+    const context = {action: `set the labels of cluster ${ref.name}`, project: ref.project, location: ref.location}
+    const operation = await this.send('POST', `${path.cluster(ref)}:setResourceLabels`, context, {
+      resourceLabels: {...labels},
+      labelFingerprint: fingerprint,
+    })
+    return this.toOperation(ref.project, ref.location, operation)
+  }
+
   async listNodePools(ref: ClusterRef): Promise<ObservedNodePool[]> {
     const context = {action: `list node pools of ${ref.name}`, project: ref.project, location: ref.location}
     const response = await this.get<{nodePools?: ApiNodePool[]}>(`${path.cluster(ref)}/nodePools`, context)
@@ -264,6 +277,7 @@ class ContainerApiClient implements GkeClient {
       releaseChannel: c.releaseChannel ? enumName(c.releaseChannel.channel, 'UNSPECIFIED') : null,
       privateNodes: Boolean(c.privateClusterConfig?.enablePrivateNodes),
       labels: {...(c.resourceLabels ?? {})},
+      labelFingerprint: c.labelFingerprint ?? '',
       nodePools: (c.nodePools ?? []).map((p) => this.toNodePool(p)),
     }
   }

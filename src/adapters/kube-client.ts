@@ -16,6 +16,7 @@ import {
   FIELD_MANAGER,
   type KubeAccess,
   type KubeClient,
+  type KubeDeleteOptions,
   type KubeListOptions,
   type KubeLookup,
   type KubeObject,
@@ -611,11 +612,40 @@ class HttpKube implements KubeClient {
     return applied
   }
 
-  async delete(ref: KubeRef): Promise<'deleted' | 'absent'> {
+  async create(object: KubeObject): Promise<KubeObject> {
+    const doing = `Creating ${describe(object)}`
+    // The collection the object goes into (a namespaced kind's object without a namespace goes to the default one).
+    const namespace = object.metadata.namespace ?? this.defaultNamespace
+    const path = await this.path(object.apiVersion, object.kind, namespace, undefined, doing)
+    if (path === undefined) throw notServed(object.apiVersion, object.kind, doing)
+    // A 409 AlreadyExists is thrown by send as an ApiError with status ALREADY_EXISTS, for the caller to report.
+    const reply = await this.send(
+      doing,
+      'POST',
+      path,
+      {fieldManager: FIELD_MANAGER},
+      {contentType: 'application/json', text: JSON.stringify(object)},
+    )
+    if (reply.status === 404) {
+      if (!servedNotFound(reply.text)) throw notServed(object.apiVersion, object.kind, doing)
+      throw kubeApiError(404, statusBody(reply.text), doing)
+    }
+    return withType(this.parse(reply, doing) as KubeObject, object.apiVersion, object.kind)
+  }
+
+  async delete(ref: KubeRef, options: KubeDeleteOptions = {}): Promise<'deleted' | 'absent'> {
     const doing = `Deleting ${describe(ref)}`
     const path = await this.path(ref.apiVersion, ref.kind, ref.namespace, ref.name, doing)
     if (path === undefined) return 'absent'
-    const reply = await this.send(doing, 'DELETE', path, {propagationPolicy: 'Background'})
+    // A uid precondition goes in the DeleteOptions body; a different object under the name is a 409 Conflict.
+    const body =
+      options.uid === undefined
+        ? undefined
+        : {
+            contentType: 'application/json',
+            text: JSON.stringify({apiVersion: 'v1', kind: 'DeleteOptions', preconditions: {uid: options.uid}}),
+          }
+    const reply = await this.send(doing, 'DELETE', path, {propagationPolicy: 'Background'}, body)
     if (reply.status === 404) return 'absent'
     this.parse(reply, doing)
     return 'deleted'

@@ -1,5 +1,9 @@
+import {readFileSync} from 'node:fs'
+import {hostname, uptime, userInfo} from 'node:os'
+
 import {createGkeClient} from '../adapters/gke-container-api.js'
 import {HttpReleaseManifests} from '../adapters/release-manifests.js'
+import {lockStaleSeconds} from '../core/cluster/lock.js'
 import type {ObservedCluster} from '../core/cluster/observed.js'
 import {XpkError} from '../core/errors.js'
 import type {Backoff} from '../core/retry.js'
@@ -11,6 +15,7 @@ import type {Console} from '../ports/console.js'
 import type {GkeClient} from '../ports/gke.js'
 import type {ClusterCreateDeps} from '../services/cluster-create.js'
 import type {ClusterDeleteDeps} from '../services/cluster-delete.js'
+import type {ClusterLockOptions} from '../services/cluster-lock.js'
 import type {ClusterDescribeDeps, ClusterReadDeps} from '../services/cluster-read.js'
 import {accessToken, pollTuning, realTime, retryTuning, timeoutTuning} from './context.js'
 
@@ -156,4 +161,38 @@ export function clusterDeleteDeps(
  */
 export function applyTuning(): Omit<ApplyOptions, 'signal'> {
   return {...DEFAULT_APPLY_OPTIONS, poll: pollTuning(DEFAULT_APPLY_OPTIONS.poll), retry: retryTuning()}
+}
+
+/**
+ * The cluster lock of `cluster create` and `cluster delete`: this process as its holder (user@host, pid) and the
+ * stale time from XPK_CLUSTER_LOCK_STALE_S, checked here, before any request (a bad value is exit 2 naming it).
+ */
+export function clusterLockTuning(): ClusterLockOptions {
+  let user = process.env.USER ?? process.env.USERNAME ?? 'unknown'
+  try {
+    user = userInfo().username
+  } catch {
+    // No passwd entry for this uid (a container's arbitrary user): the environment's name, if any.
+  }
+  // With the host name, it says a lock was taken on this machine since it booted: Linux's boot id, else the boot
+  // time to the minute.
+  let boot: string
+  try {
+    boot = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').replaceAll('-', '').trim().slice(0, 16)
+  } catch {
+    boot = `t${Math.round((Date.now() / 1000 - uptime()) / 60)}`
+  }
+  return {
+    identity: {user, host: hostname(), pid: process.pid, boot},
+    staleSeconds: lockStaleSeconds(process.env),
+    alive: (pid) => {
+      try {
+        process.kill(pid, 0)
+        return true
+      } catch (error) {
+        // EPERM: it runs, as another user.
+        return (error as NodeJS.ErrnoException).code === 'EPERM'
+      }
+    },
+  }
 }

@@ -9,6 +9,7 @@ export {
   clusterCreateDeps,
   clusterDeleteDeps,
   clusterDescribeDeps,
+  clusterLockTuning,
   clusterReadDeps,
   describeTarget,
   inClusterTuning,

@@ -93,7 +93,7 @@ export const workloadCreateFlags = {
   }),
   replace: Flags.boolean({
     description:
-      'If a workload of this name exists, delete it (stopping its pods), wait until it is gone, then submit. Without it, an existing name is refused (exit 6).',
+      'If a workload of this name exists, delete it (stopping its pods; asks first, --force does not), wait until it is gone, then submit. Without it, an existing name is refused (exit 6).',
   }),
   ...kubeAccessFlags,
 }

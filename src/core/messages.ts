@@ -21,6 +21,19 @@ export const MESSAGES = {
     level: 'question',
     summary: 'Asked before a Kueue older than v0.15 and every Kueue object are deleted to install the new one.',
   },
+  // the cluster lock of cluster create and cluster delete
+  'cluster.lock.held': {
+    level: 'warn',
+    summary: 'A dry run found the cluster locked by another xpk run (or its lock stale): what a real run would do.',
+  },
+  'cluster.lock.taken-over': {
+    level: 'warn',
+    summary: "Another run's lock was older than XPK_CLUSTER_LOCK_STALE_S and was taken over.",
+  },
+  'cluster.lock.not-released': {
+    level: 'warn',
+    summary: "This run's cluster lock could not be released; it stays until taken over.",
+  },
   // cluster delete
   'cluster.delete.absent': {level: 'info', summary: 'The cluster to delete does not exist: nothing to do.'},
   'cluster.delete.plan': {level: 'info', summary: 'The deletion plan about to be applied.'},
@@ -85,6 +98,14 @@ export const MESSAGES = {
   'workload.replacing': {
     level: 'info',
     summary: '--replace: the existing JobSet of the name is deleted and waited for before the submit.',
+  },
+  'workload.confirm-replace': {
+    level: 'question',
+    summary: '--replace: asked before the existing JobSet of the name (and its running pods) is deleted.',
+  },
+  'workload.replace-planned': {
+    level: 'info',
+    summary: 'A dry run with --replace: which existing JobSet a submit would delete.',
   },
   'workload.rbac-applied': {
     level: 'info',

@@ -4,7 +4,7 @@ import {XpkError} from '../core/errors.js'
 import {DEFAULT_APPLY_CONCURRENCY, type Backoff} from '../core/retry.js'
 import type {Console, ProgressBoard} from '../ports/console.js'
 import type {ComputeClient} from '../ports/compute.js'
-import type {ClusterRef, GkeClient, GkeOperation, ObservedNodePool} from '../ports/gke.js'
+import type {ClusterRef, GkeClient, GkeOperation, ObservedCluster, ObservedNodePool} from '../ports/gke.js'
 import {
   DEFAULT_RETRY_POLICY,
   pollUntil,
@@ -34,6 +34,12 @@ export interface ApplyOptions {
    * cluster step, and they run beside the node-pool operations.
    */
   readonly inCluster?: readonly GraphStep[]
+  /**
+   * Called when the plan's CreateCluster finds the cluster already there, with the cluster as GKE reports it then:
+   * throws unless the cluster is this run's (the cluster lock it was created with; an earlier attempt's answer was
+   * lost). Without it, an existing cluster counts as made by an earlier attempt or run.
+   */
+  readonly claimCluster?: (found: ObservedCluster | undefined) => void
 }
 
 export const DEFAULT_APPLY_OPTIONS: Omit<ApplyOptions, 'signal'> = {
@@ -260,6 +266,8 @@ class Runner {
       this.progress(name, 'waiting for deletion')
       await this.until(name, async () => (await this.deps.gke.getCluster(this.ref)) === undefined)
     }
+    // Planned as new, but there when the apply starts: made since the plan was read (whose is for claimCluster).
+    if (create !== null && current !== undefined && current.status !== 'STOPPING') this.options.claimCluster?.(current)
     if (create !== null && (current === undefined || current.status === 'STOPPING')) {
       this.progress(name, 'creating')
       this.sentChanges = true
@@ -267,6 +275,7 @@ class Runner {
         alreadyDone: 'ALREADY_EXISTS',
       })
       if (operation) await this.waitFor(operation)
+      else this.options.claimCluster?.(await this.retrying(name, () => this.deps.gke.getCluster(this.ref)))
     }
     this.progress(name, 'provisioning')
     let status = ''

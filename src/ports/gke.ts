@@ -32,6 +32,16 @@ export interface GkeClient {
   getCluster(ref: ClusterRef): Promise<ObservedCluster | undefined>
   createCluster(spec: ClusterSpec): Promise<GkeOperation>
   deleteCluster(ref: ClusterRef): Promise<GkeOperation>
+  /**
+   * Replaces the cluster's resource labels (SetLabels), if `fingerprint` is the `labelFingerprint` of the labels it
+   * replaces: when they changed since it was read, GKE refuses (an ApiError that {@link isLabelFingerprintMismatch}
+   * recognises) and nothing changes. xpk's cluster lock rests on this (core/cluster/lock.ts).
+   */
+  setResourceLabels(
+    ref: ClusterRef,
+    labels: Readonly<Record<string, string>>,
+    fingerprint: string,
+  ): Promise<GkeOperation>
   listNodePools(ref: ClusterRef): Promise<ObservedNodePool[]>
   getNodePool(ref: ClusterRef, name: string): Promise<ObservedNodePool | undefined>
   createNodePool(ref: ClusterRef, spec: NodePoolSpec): Promise<GkeOperation>

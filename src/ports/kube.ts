@@ -79,13 +79,20 @@ export interface KubeLogOptions {
   readonly signal: AbortSignal
 }
 
+/** How {@link KubeClient.delete} deletes. */
+export interface KubeDeleteOptions {
+  /** Delete only the object of this uid (the one that was read), not another created under its name since. */
+  readonly uid?: string
+}
+
 /** What a {@link KubeClient.lookup} found. */
 export type KubeLookup =
   {readonly state: 'found'; readonly object: KubeObject} | {readonly state: 'absent'} | {readonly state: 'not-served'}
 
 /**
- * The Kubernetes API as xpk uses it. Everything xpk writes goes through server-side apply under one field
- * manager, so re-runs converge and fields owned by other tools are left alone. Failures are XpkErrors (ApiError
+ * The Kubernetes API as xpk uses it. What xpk configures goes through server-side apply under one field manager, so
+ * re-runs converge and fields owned by other tools are left alone; a workload is created (create-if-absent), so two
+ * submits of one name cannot silently replace each other. Failures are XpkErrors (ApiError
  * with the HTTP status name and whether a retry may help), so the executor's one retry policy handles them.
  */
 export interface KubeClient {
@@ -106,8 +113,18 @@ export interface KubeClient {
    * (what `kubectl apply --server-side --force-conflicts` does for release manifests).
    */
   apply(object: KubeObject, options?: {readonly force?: boolean}): Promise<KubeObject>
-  /** Deletes the object (dependents by background propagation); 'absent' when it was not there. */
-  delete(ref: KubeRef): Promise<'deleted' | 'absent'>
+  /**
+   * Creates the object (a POST under the field manager `xpk`), never touching one that exists: when an object of its
+   * name is there, an ApiError with status ALREADY_EXISTS (the API server's 409 AlreadyExists). This is the
+   * create-if-absent that two writers racing for one name need: exactly one of them gets the object.
+   */
+  create(object: KubeObject): Promise<KubeObject>
+  /**
+   * Deletes the object (dependents by background propagation); 'absent' when it was not there. With `uid`, only the
+   * object of that uid is deleted (the API server's precondition): another object under the name since (someone
+   * deleted it and created their own) is an ApiError with status CONFLICT, and nothing is deleted.
+   */
+  delete(ref: KubeRef, options?: KubeDeleteOptions): Promise<'deleted' | 'absent'>
   /**
    * Follows changes to objects of a kind, calling `onEvent` for each in order, until the server ends the stream
    * (it does now and then) or `options.signal` aborts: then the promise resolves, and the caller may watch again

@@ -48,6 +48,17 @@ import type {KubeClient} from '../ports/kube.js'
 import type {ReleaseManifest, ReleaseManifestSource} from '../ports/release-manifests.js'
 import {message, question} from '../core/messages.js'
 import {confirmOrStop} from './confirm.js'
+import {
+  claimNewCluster,
+  lockForNewCluster,
+  lockOf,
+  noteDryRunLock,
+  refuseIfHeld,
+  releaseLock,
+  takeLock,
+  type ClusterLockOptions,
+} from './cluster-lock.js'
+import {isLockRefusal, lockJson, planWithLock, type LockJson} from '../core/cluster/lock.js'
 
 export interface ClusterCreateOptions {
   readonly flags: ClusterCreateFlags
@@ -64,6 +75,8 @@ export interface ClusterCreateOptions {
     /** `--kubeconfig` / `--context` reach the cluster: the kubeconfig is read and checked with the other inputs. */
     readonly viaKubeconfig?: boolean
   }
+  /** Who holds the cluster lock this run takes, and when another run's lock counts as abandoned. */
+  readonly lock: ClusterLockOptions
 }
 
 export interface ClusterCreateDeps extends Omit<ApplyDeps, 'gke'> {
@@ -85,6 +98,8 @@ export interface ClusterCreateResult extends PlanJson {
   readonly outcomes: readonly StepOutcome[]
   /** The in-cluster plan (null with --skip-in-cluster). */
   readonly inCluster: object | null
+  /** The cluster lock as the cluster was read (`unread` offline). */
+  readonly lock: LockJson
 }
 
 /**
@@ -101,18 +116,27 @@ export async function createCluster(
   // The override manifests were read and checked above; planning and the install steps use those very objects.
   // The releases' own are loaded once (memoized) for both.
   const manifests = memoizedManifests(preloaded(deps.manifests, checked.manifests))
+  const staleSeconds = options.lock.staleSeconds
   if (options.offline) {
     const plan = planCluster(desired, undefined)
     const inputs = inClusterInputs(desired, options, plan, undefined)
     const inPlan = options.inCluster.skip ? null : planInCluster(inputs, null)
-    console.result(withInCluster(renderPlan(plan), inPlan, options))
+    const unread = {state: 'unread'} as const
+    console.result(withInCluster(renderPlan(plan, {view: unread, staleSeconds}), inPlan, options))
     console.info(
       message(
         'cluster.create.offline-plan',
         'Offline dry run: planned as if nothing exists; versions are chosen from the server config when applied.',
       ),
     )
-    return {...planToJson(plan), dryRun: true, applied: false, outcomes: [], inCluster: inJson(inPlan)}
+    return {
+      ...planToJson(plan),
+      dryRun: true,
+      applied: false,
+      outcomes: [],
+      inCluster: inJson(inPlan),
+      lock: lockJson(unread, staleSeconds),
+    }
   }
 
   const gke = await deps.gke()
@@ -135,6 +159,10 @@ export async function createCluster(
       withRetries(() => findCluster(gke, spec.project, spec.zone, spec.name), retry),
       withRetries(() => gke.getServerConfig(spec.project, spec.region), retry),
     ])
+    // Another run changing the cluster: refused before anything else is read (a dry run only says so).
+    const lock = lockOf(observed, options.lock, deps.now())
+    if (!options.dryRun) refuseIfHeld(spec.name, lock, options.lock)
+    const lockShown = {view: lock, staleSeconds}
     desired = withVersions(desired, observed, serverConfig)
     let plan = planCluster(desired, observed)
     // Only a plan that creates pools naming a workload policy needs to know whether that policy exists.
@@ -158,19 +186,32 @@ export async function createCluster(
         ? await readInCluster(await kube(), inputs, retry, release)
         : null
     const inPlan = options.inCluster.skip ? null : planInCluster(inputs, observedIn)
-    const shown = withInCluster(renderPlan(plan), inPlan, options)
+    const shown = withInCluster(renderPlan(plan, lockShown), inPlan, options)
+    const json = {...planToJson(plan), inCluster: inJson(inPlan), lock: lockJson(lock, staleSeconds)}
 
     if (options.dryRun) {
       console.result(shown)
+      noteDryRunLock(spec.name, lock, options.lock, console)
       console.info(message('cluster.create.dry-run', 'Dry run: nothing was changed.'))
-      return {...planToJson(plan), dryRun: true, applied: false, outcomes: [], inCluster: inJson(inPlan)}
+      return {...json, dryRun: true, applied: false, outcomes: []}
     }
     const counts = summarize(plan)
     const waits = plan.steps.some((s) => s.wait)
     const inClusterWork = inPlan?.steps.filter(changesSomething) ?? []
     if (counts.create + counts.recreate + counts.delete === 0 && !waits && inClusterWork.length === 0) {
       console.info(message('cluster.create.plan', shown))
-      return {...planToJson(plan), dryRun: false, applied: true, outcomes: [], inCluster: inJson(inPlan)}
+      // Nothing to change, but a stale lock (its run died) is cleared, so others are not refused because of it.
+      if (lock.state === 'stale') {
+        const lockDeps = {...deps, gke, retry: options.apply.retry}
+        const held = await takeLock(observed!, 'cluster-create', options.lock, lockDeps)
+        await releaseLock(
+          {project: plan.project, location: plan.location, name: plan.cluster},
+          held,
+          options.lock,
+          lockDeps,
+        )
+      }
+      return {...json, dryRun: false, applied: true, outcomes: []}
     }
     console.info(message('cluster.create.plan', shown))
     if (observed?.status === 'ERROR') {
@@ -212,44 +253,59 @@ export async function createCluster(
         },
       )
     }
-    const result = await applyClusterPlan(
-      plan,
-      {...deps, gke},
-      {
-        ...options.apply,
-        concurrency: desired.maxParallel ?? options.apply.concurrency,
-        signal: deps.signal,
-        inCluster: inPlan
-          ? inClusterSteps(
-              inPlan,
-              {kube, manifests, retry: {policy: options.apply.retry, clock: deps, signal: deps.signal}},
-              options.inCluster,
-              {
-                after: nodePoolStepIds(plan),
-                // The quota is made for the pools RUNNING once the node-pool steps are done, failed ones or not.
-                replan: async () => {
-                  const ref = {project: plan.project, location: plan.location, name: plan.cluster}
-                  const pools = await withRetries(() => gke.listNodePools(ref), retry)
-                  const shape = shapeOfRunningPools(inputs.shape, desired, pools)
-                  return planInCluster({...inputs, shape}, observedIn)
+    // The lock, taken with the fingerprint of the read the plan was made from (an existing cluster), or sent with
+    // the CreateCluster request (a new one); released however the apply ends.
+    const lockDeps = {...deps, gke, retry: options.apply.retry}
+    const creates = plan.steps.some((s) => s.resource === 'cluster' && s.action === 'create')
+    const held = creates
+      ? lockForNewCluster('cluster-create', options.lock, deps)
+      : await takeLock(observed!, 'cluster-create', options.lock, lockDeps)
+    const ref = {project: plan.project, location: plan.location, name: plan.cluster}
+    try {
+      const result = await applyClusterPlan(
+        creates ? planWithLock(plan, held.holder) : plan,
+        {...deps, gke},
+        {
+          ...options.apply,
+          concurrency: desired.maxParallel ?? options.apply.concurrency,
+          signal: deps.signal,
+          claimCluster: creates ? claimNewCluster(spec.name, held, options.lock, deps.now) : undefined,
+          inCluster: inPlan
+            ? inClusterSteps(
+                inPlan,
+                {kube, manifests, retry: {policy: options.apply.retry, clock: deps, signal: deps.signal}},
+                options.inCluster,
+                {
+                  after: nodePoolStepIds(plan),
+                  // The quota is made for the pools RUNNING once the node-pool steps are done, failed ones or not.
+                  replan: async () => {
+                    const pools = await withRetries(() => gke.listNodePools(ref), retry)
+                    const shape = shapeOfRunningPools(inputs.shape, desired, pools)
+                    return planInCluster({...inputs, shape}, observedIn)
+                  },
                 },
-              },
-            )
-          : [],
-      },
-    )
-    report(plan, result, console)
-    if (result.interrupted) {
-      const message = result.sentChanges
-        ? 'Interrupted: operations already sent to GKE (and Compute Engine) keep running.'
-        : 'Interrupted before any change was sent to GKE.'
-      throw new XpkError('interrupted', message, {
-        hints: ['Re-run the same command to finish: it picks up what exists and does only the rest.'],
-      })
+              )
+            : [],
+        },
+      )
+      // Another run created the cluster first: this one changed nothing and says whose it is.
+      const refused = result.outcomes.find((o) => isLockRefusal(o.error))
+      if (refused) throw refused.error
+      report(plan, result, console)
+      if (result.interrupted) {
+        const message = result.sentChanges
+          ? 'Interrupted: operations already sent to GKE (and Compute Engine) keep running.'
+          : 'Interrupted before any change was sent to GKE.'
+        throw new XpkError('interrupted', message, {
+          hints: ['Re-run the same command to finish: it picks up what exists and does only the rest.'],
+        })
+      }
+      const failures = result.outcomes.filter((o) => o.status === 'failed' || o.status === 'skipped')
+      if (failures.length > 0) throw failureError(failures, result.poolsCreated, result.poolsWanted)
+      return {...json, dryRun: false, applied: true, outcomes: result.outcomes}
+    } finally {
+      await releaseLock(ref, held, options.lock, lockDeps)
     }
-    const failures = result.outcomes.filter((o) => o.status === 'failed' || o.status === 'skipped')
-    if (failures.length > 0) throw failureError(failures, result.poolsCreated, result.poolsWanted)
-    return {...planToJson(plan), dryRun: false, applied: true, outcomes: result.outcomes, inCluster: inJson(inPlan)}
   } finally {
     await gke.close()
   }

@@ -10,6 +10,8 @@ import type {GkeClient} from '../ports/gke.js'
 import {findCluster} from './cluster-lookup.js'
 import {message, question} from '../core/messages.js'
 import {confirmOrStop} from './confirm.js'
+import {lockOf, noteDryRunLock, refuseIfHeld, releaseLock, takeLock, type ClusterLockOptions} from './cluster-lock.js'
+import {lockJson, type LockJson} from '../core/cluster/lock.js'
 
 export interface ClusterDeleteOptions {
   readonly project: string
@@ -17,6 +19,8 @@ export interface ClusterDeleteOptions {
   readonly cluster: string
   readonly dryRun: boolean
   readonly apply: Omit<ApplyOptions, 'signal'>
+  /** The cluster lock: a delete takes it too, so it never deletes a cluster another run is changing. */
+  readonly lock: ClusterLockOptions
 }
 
 export interface ClusterDeleteDeps extends Clock {
@@ -29,6 +33,8 @@ export interface ClusterDeleteResult extends PlanJson {
   /** `deleted`, `absent` (nothing to do) or `planned` (dry run). */
   readonly outcome: 'deleted' | 'absent' | 'planned'
   readonly nodePools: readonly string[]
+  /** The cluster lock as the cluster was read. */
+  readonly lock: LockJson
 }
 
 const noCompute = async (): Promise<ComputeClient> => {
@@ -36,9 +42,10 @@ const noCompute = async (): Promise<ComputeClient> => {
 }
 
 /**
- * `xpk cluster delete`: reads the cluster, plans its deletion (one step), shows the plan, asks (or --force), and
- * applies it with the executor `cluster create` uses: the same retries, operation watching, progress and Ctrl-C.
- * A cluster that is already gone is success, with a note.
+ * `xpk cluster delete`: reads the cluster, plans its deletion (one step), shows the plan, asks (or --force), takes
+ * the cluster lock (refusing, exit 6, when another run holds it) and applies the plan with the executor `cluster
+ * create` uses: the same retries, operation watching, progress and Ctrl-C. A cluster that is already gone is
+ * success, with a note.
  */
 export async function deleteCluster(
   options: ClusterDeleteOptions,
@@ -51,7 +58,9 @@ export async function deleteCluster(
     const found = await withRetries(() => findCluster(gke, project, zone, cluster), retry)
     const plan = planClusterDelete({project, location: zoneToRegion(zone) ?? zone, name: cluster}, found)
     const nodePools = found?.nodePools.map((p) => p.name) ?? []
-    const json = planToJson(plan)
+    const lock = lockOf(found, options.lock, deps.now())
+    const lockShown = {view: lock, staleSeconds: options.lock.staleSeconds}
+    const json = {...planToJson(plan), lock: lockJson(lock, options.lock.staleSeconds)}
     if (found === undefined) {
       deps.console.info(
         message(
@@ -62,11 +71,14 @@ export async function deleteCluster(
       return {...json, outcome: 'absent', nodePools}
     }
     if (options.dryRun) {
-      deps.console.result(renderPlan(plan))
+      deps.console.result(renderPlan(plan, lockShown))
+      noteDryRunLock(cluster, lock, options.lock, deps.console)
       deps.console.info(message('cluster.delete.dry-run', 'Dry run: nothing was changed.'))
       return {...json, outcome: 'planned', nodePools}
     }
-    deps.console.info(message('cluster.delete.plan', renderPlan(plan)))
+    // A cluster another run is creating or resizing is not deleted under it: refused before the question.
+    refuseIfHeld(cluster, lock, options.lock)
+    deps.console.info(message('cluster.delete.plan', renderPlan(plan, lockShown)))
     if (found.status !== 'STOPPING') {
       const pools = `${nodePools.length} node pool${nodePools.length === 1 ? '' : 's'} (${nodePools.join(', ') || 'none'})`
       await confirmOrStop(
@@ -81,11 +93,17 @@ export async function deleteCluster(
       )
     }
     const started = deps.now()
+    // Being deleted already: nothing to lock, only to wait for. Else the lock, until GKE deletes it with the cluster
+    // (or released, when the deletion did not happen).
+    const lockDeps = {...pickClock(deps), gke, console: deps.console, signal: deps.signal, ...options.apply}
+    const held = found.status === 'STOPPING' ? null : await takeLock(found, 'cluster-delete', options.lock, lockDeps)
     const result = await applyClusterPlan(
       plan,
       {gke, compute: noCompute, console: deps.console, ...pickClock(deps)},
       {...options.apply, signal: deps.signal},
-    )
+    ).finally(async () => {
+      if (held) await releaseLock({project, location: found.location, name: cluster}, held, options.lock, lockDeps)
+    })
     if (result.interrupted) {
       throw new XpkError(
         'interrupted',

@@ -1,7 +1,7 @@
 import {dirname, join, resolve} from 'node:path'
 
 import {imageRepository} from '../core/image/naming.js'
-import {UsageError, XpkError} from '../core/errors.js'
+import {ApiError, UsageError, XpkError} from '../core/errors.js'
 import {parseResourcesConfigMap, resourcesConfigMapName} from '../core/incluster/configmaps.js'
 import {applyWouldChange} from '../core/incluster/live-diff.js'
 import {XPK_NAMESPACE} from '../core/incluster/namespace.js'
@@ -10,7 +10,7 @@ import {workloadRbacObjects} from '../core/incluster/workload-rbac.js'
 import {Problems} from '../core/input.js'
 import {buildJobSet, defaultGpuNetworks} from '../core/manifests/jobset.js'
 import type {JobSet} from '../core/manifests/k8s-types.js'
-import {message} from '../core/messages.js'
+import {message, question} from '../core/messages.js'
 import {type ResolvedSettings, zoneToRegion} from '../core/settings.js'
 import {KUEUE_VERSION} from '../core/versions.js'
 import {capacityProblem, checkCapacity, type CapacityRequest, type CapacityVerdict} from '../core/workload/capacity.js'
@@ -36,6 +36,7 @@ import {withRetries, type RetryOptions} from '../executor/retry.js'
 import type {Console} from '../ports/console.js'
 import type {LocalFiles} from '../ports/files.js'
 import type {KubeClient, KubeObject} from '../ports/kube.js'
+import {confirmOrStop} from './confirm.js'
 import type {ImageBuildOptions, ImageBuildResult} from './image-build.js'
 import {scriptDirLimit} from './script-dir.js'
 import {listAll, reachCluster, targetProblems, type ClusterAccessDeps, type ReachedCluster} from './workload-cluster.js'
@@ -52,7 +53,10 @@ export interface WorkloadCreateOptions {
   readonly offline: boolean
   /** Project, zone, cluster and registry, resolved from flags, environment, xpk config and gcloud. */
   readonly settings: ResolvedSettings
-  /** `--replace`: delete a JobSet of the same name (and wait until it is gone) instead of refusing. */
+  /**
+   * `--replace`: delete the JobSet of the same name that was read (asking first, unless --force), wait until it is
+   * gone, then create this one, instead of refusing.
+   */
   readonly replace?: boolean
   /** `--kubeconfig` / `--context` reach the cluster: GKE is not asked where it is. */
   readonly viaKubeconfig?: boolean
@@ -75,6 +79,15 @@ export interface WorkloadCreateDeps extends ClusterAccessDeps {
 export type WorkloadImage =
   {readonly source: 'given'; readonly reference: string} | ({readonly source: 'built'} & ImageBuildResult)
 
+/** The existing JobSet that --replace deletes. */
+export interface ReplacedJobSet {
+  readonly namespace: string
+  readonly name: string
+  readonly uid: string
+  /** Its creationTimestamp, as the API server gave it. */
+  readonly created: string | null
+}
+
 /** What happened to one of the workloads' ServiceAccount and RBAC objects. */
 export interface RbacChange {
   readonly kind: string
@@ -95,6 +108,11 @@ export interface WorkloadCreateResult {
   readonly jobSet: {readonly namespace: string; readonly name: string}
   /** Whether --replace deleted an existing JobSet of the name first. */
   readonly replaced: boolean
+  /**
+   * With --replace, the JobSet of the name that was read: the one deleted (or, in a dry run, that would be), and
+   * only that one (its uid is a precondition of the delete); null when the name was free.
+   */
+  readonly replaces: ReplacedJobSet | null
   /** The ServiceAccount, Role and RoleBindings, compared with the cluster's; empty in a dry run. */
   readonly rbac: readonly RbacChange[]
   /** tcpxo and rdma GPU types: the networks the pods attach, read from the cluster or (dry run) assumed. */
@@ -108,8 +126,9 @@ export interface WorkloadCreateResult {
 /**
  * `xpk workload create`: validates every flag first (usage errors before any network call), checks that the
  * cluster can ever run the workload (its resources ConfigMap) and that the name is free, obtains the image (given,
- * or built from --script-dir on --base-docker-image), builds the JobSet and submits it with server-side apply,
- * setting up the workloads' ServiceAccount and RBAC when they are missing or differ. With --dry-run the JobSet is
+ * or built from --script-dir on --base-docker-image), builds the JobSet and creates it (create-if-absent: a name
+ * another submit took in the meantime is refused, never overwritten), setting up the workloads' ServiceAccount and
+ * RBAC when they are missing or differ. With --dry-run the JobSet is
  * printed instead, and the cluster is not read.
  */
 export async function createWorkload(
@@ -161,6 +180,8 @@ export async function createWorkload(
   // already taken stops here (a dry run reports the same, the name as a warning).
   const unread = options.dryRun ? (options.offline ? '--offline' : targetMissing.length > 0 ? 'target' : null) : null
   const live = unread === null ? await inspectCluster(input, options, deps, retry) : undefined
+  const replaces = options.replace && live?.existing !== undefined ? replacedJobSet(live.existing) : null
+  if (replaces !== null) await confirmReplace(input, replaces, options.dryRun, deps)
 
   let image: WorkloadImage
   if (options.dockerImage !== undefined) {
@@ -244,11 +265,11 @@ export async function createWorkload(
           `(${input.accelerator.name}, ${describeScale(input.accelerator.kind, input.numSlices, input.numNodes)}, priority ${input.priority}).`,
       ),
     )
-    return {...base, submitted: false, replaced: false, rbac: []}
+    return {...base, submitted: false, replaced: false, replaces, rbac: []}
   }
 
-  const {replaced, rbac} = await submit(input, manifest, live as LiveCluster, timing, deps, retry)
-  const result: WorkloadCreateResult = {...base, submitted: true, replaced, rbac}
+  const {replaced, rbac} = await submit(input, manifest, live as LiveCluster, replaces, timing, deps, retry)
+  const result: WorkloadCreateResult = {...base, submitted: true, replaced, replaces, rbac}
   deps.console.result(() => submittedText(result, input))
   return result
 }
@@ -471,21 +492,25 @@ async function readRbac(
 }
 
 /**
- * Sends what the submit changes: with --replace, deletes the old JobSet and waits until it and its Jobs are gone
- * (a new Job of the same name would collide with one still terminating); applies the RBAC objects that are missing
- * or differ, the ServiceAccount (with the revision that says the others are in place) last; then the JobSet.
+ * Sends what the submit changes: with --replace, deletes the JobSet that was read (only that one: its uid is the
+ * delete's precondition) and waits until it and its Jobs are gone (a new Job of the same name would collide with one
+ * still terminating); applies the RBAC objects that are missing or differ, the ServiceAccount (with the revision
+ * that says the others are in place) last; then creates the JobSet. The create is create-if-absent: when another
+ * submit took the name since it was read, the API server answers 409 AlreadyExists and this one is refused (exit 6),
+ * where an apply would have silently replaced the other's workload.
  */
 async function submit(
   input: WorkloadInput,
   manifest: JobSet,
   live: LiveCluster,
+  replaces: ReplacedJobSet | null,
   timing: WorkloadTiming,
   deps: WorkloadCreateDeps,
   retry: RetryOptions,
 ): Promise<{replaced: boolean; rbac: RbacChange[]}> {
   const {kube} = live.reached
   let replaced = false
-  if (live.existing !== undefined) {
+  if (replaces !== null) {
     deps.console.info(
       message(
         'workload.replacing',
@@ -493,7 +518,12 @@ async function submit(
         {workload: input.name},
       ),
     )
-    await withRetries(() => kube.delete(jobSetRef(input.name)), retry)
+    try {
+      await withRetries(() => kube.delete(jobSetRef(input.name), {uid: replaces.uid}), retry)
+    } catch (error) {
+      if (!(error instanceof ApiError && error.status === 'CONFLICT')) throw error
+      throw nameTaken(input, 'was replaced by another submit after it was read, so it was not deleted', error)
+    }
     await awaitGone(kube, [input.name], 'jobs', timing, deps)
     replaced = true
   }
@@ -525,9 +555,90 @@ async function submit(
     )
   }
 
-  const applied = {...manifest, metadata: {...manifest.metadata, namespace: XPK_NAMESPACE}}
-  await withRetries(() => kube.apply(applied as unknown as KubeObject), retry)
+  const created = {...manifest, metadata: {...manifest.metadata, namespace: XPK_NAMESPACE}} as unknown as KubeObject
+  let attempts = 0
+  try {
+    await withRetries(() => (attempts++, kube.create(created)), retry)
+  } catch (error) {
+    if (!(error instanceof ApiError && error.status === 'ALREADY_EXISTS')) throw error
+    // After a failed attempt whose answer was lost, the JobSet there may be this very submit's: it is when it holds
+    // exactly what was sent (and is not the one --replace deleted).
+    const mine =
+      attempts > 1 &&
+      (await withRetries(() => kube.get(jobSetRef(input.name)), retry).then(
+        (found) =>
+          found !== undefined &&
+          found.metadata.uid !== replaces?.uid &&
+          !applyWouldChange(created as unknown as InClusterObject, found),
+      ))
+    if (!mine) throw nameTaken(input, 'was created by another submit after the name was read as free', error)
+  }
   return {replaced, rbac}
+}
+
+/** The refusal of a name another submit took between the read and the create: exit 6, as for a name taken before. */
+function nameTaken(input: WorkloadInput, what: string, cause: unknown): XpkError {
+  return new XpkError(
+    'conflict',
+    `Workload ${input.name} already exists on cluster ${input.cluster}: JobSet ${XPK_NAMESPACE}/${input.name} ${what}. Nothing of it was changed.`,
+    {
+      hints: [
+        `Someone else submitted a workload of this name at the same time: pick another --workload name, or look at theirs ` +
+          `(\`xpk workload list --cluster ${input.cluster} --filter-by-job ${input.name}\`) and add --replace to delete it and submit this one.`,
+        `\`xpk workload delete --cluster ${input.cluster} --workload ${input.name}\` deletes it.`,
+      ],
+      cause,
+    },
+  )
+}
+
+/** The JobSet --replace would delete, as the result names it. */
+function replacedJobSet(existing: KubeObject): ReplacedJobSet {
+  const created = existing.metadata.creationTimestamp
+  return {
+    namespace: XPK_NAMESPACE,
+    name: existing.metadata.name,
+    uid: String(existing.metadata.uid ?? ''),
+    created: typeof created === 'string' ? created : null,
+  }
+}
+
+/**
+ * --replace deletes a workload that may be running (its pods are stopped; a JobSet cannot be changed in place, as
+ * its spec is immutable): asked first like every destructive step, --force skips the question, and with nobody to
+ * ask it stops (exit 2 naming --force). A dry run says what would be deleted instead.
+ */
+async function confirmReplace(
+  input: WorkloadInput,
+  replaces: ReplacedJobSet,
+  dryRun: boolean,
+  deps: WorkloadCreateDeps,
+): Promise<void> {
+  const what = `JobSet ${replaces.namespace}/${replaces.name}${replaces.created ? ` (created ${replaces.created})` : ''}`
+  if (dryRun) {
+    deps.console.info(
+      message(
+        'workload.replace-planned',
+        `Dry run: --replace would delete workload ${input.name} on cluster ${input.cluster}, ${what}, stopping its pods, ` +
+          'then submit this one (after asking, or with --force).',
+        {...replaces},
+      ),
+    )
+    return
+  }
+  await confirmOrStop(
+    deps.console,
+    question(
+      'workload.confirm-replace',
+      `Replace workload ${input.name} on cluster ${input.cluster}? Its ${what} is deleted, stopping its pods, and this one is submitted. Continue?`,
+      false,
+      {...replaces},
+    ),
+    {
+      nothingDone: 'Nothing was deleted or submitted.',
+      hints: ['Pick another --workload name, or re-run with --force.'],
+    },
+  )
 }
 
 function describeFit(request: CapacityRequest, verdict: CapacityVerdict): string {

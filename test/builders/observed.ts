@@ -42,6 +42,7 @@ export function anObservedCluster(overrides: Partial<ObservedCluster> = {}): Obs
     releaseChannel: 'RAPID',
     privateNodes: false,
     labels: {gke_product_type: 'xpk'},
+    labelFingerprint: 'a1b2c3d4',
     nodePools: [],
     ...overrides,
   }

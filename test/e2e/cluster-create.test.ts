@@ -50,7 +50,16 @@ describe('cluster create against the GKE API', () => {
     const cluster = fake.cluster(PROJECT, REGION, 'fresh')!
     expect(cluster.status).toBe('RUNNING')
     expect(cluster.locations).toEqual([ZONE])
-    expect(cluster.resourceLabels).toEqual({gke_product_type: 'xpk'})
+    // Created with the run's lock among its labels, released at the end: the generation stays.
+    expect(cluster.resourceLabels).toEqual({gke_product_type: 'xpk', 'xpk-generation': '1'})
+    const created = fake.calls.find((c) => c.method === 'CreateCluster')!
+    expect((created.request.cluster as {resourceLabels: Record<string, string>}).resourceLabels).toMatchObject({
+      gke_product_type: 'xpk',
+      'xpk-lock': expect.stringMatching(/^[0-9a-f]{16}$/),
+      'xpk-lock-pid': expect.stringMatching(/^\d+$/),
+      'xpk-lock-command': 'cluster-create',
+      'xpk-generation': '1',
+    })
     expect(cluster.releaseChannel?.channel).toBe('RAPID')
     expect(cluster.currentMasterVersion).toBe('1.35.1-gke.1000000')
 
@@ -77,7 +86,8 @@ describe('cluster create against the GKE API', () => {
     const mutating = fake
       .mutatingCalls()
       .map((c) => `${c.method} ${(c.request.nodePool as {name?: string})?.name ?? ''}`)
-    expect(mutating.sort()).toEqual(['CreateNodePool grow-np-2', 'CreateNodePool grow-np-3'])
+    // The lock taken before the changes and released after them.
+    expect(mutating).toEqual(['SetLabels ', 'CreateNodePool grow-np-2', 'CreateNodePool grow-np-3', 'SetLabels '])
   })
 
   it('refuses to shrink without a terminal or --force, and changes nothing', async () => {

@@ -127,12 +127,16 @@ describe('cluster delete', () => {
       ],
       outcome: 'deleted',
       nodePools: ['default-pool', 'doomed-np-0'],
+      lock: {labels: 'xpk-lock-*', state: 'free', holder: null, ageSeconds: null, staleAfterSeconds: 10800},
     })
     expect(result.stderr).toMatch(/Deleted cluster doomed in \d+s\./)
     const deletes = fake.mutatingCalls()
+    // The lock first (SetLabels), so no cluster create can be changing it; it goes with the cluster.
     expect(deletes.map((c) => [c.method, c.request.name])).toEqual([
+      ['SetLabels', `projects/${PROJECT}/locations/${REGION}/clusters/doomed`],
       ['DeleteCluster', `projects/${PROJECT}/locations/${REGION}/clusters/doomed`],
     ])
+    deletes.shift()
     // The operation is watched (one ListOperations per tick), then the cluster is read once more: gone.
     expect(fake.calls.filter((c) => c.method === 'ListOperations' && c.at >= deletes[0].at).length).toBeGreaterThan(0)
     const polls = fake.calls.filter((c) => c.method === 'GetCluster' && c.at >= deletes[0].at)
@@ -169,6 +173,7 @@ describe('cluster delete', () => {
       [
         'Plan for cluster planned (project e2e-project, us-central2):',
         '  -   delete   cluster  planned  with its 3 node pools (default-pool, planned-np-0, planned-np-1) and every workload on them',
+        '  ~   lock     cluster  planned  free: taken while the plan is applied (labels xpk-lock-*) and released when the run ends',
         'Summary: 1 to delete, 0 unchanged.',
       ].join('\n'),
     )
@@ -187,6 +192,7 @@ describe('cluster delete', () => {
     expect(result.code).toBe(0)
     expect(JSON.parse(result.stdout)).toMatchObject({outcome: 'deleted', location: ZONE, nodePools: ['default-pool']})
     expect(fake.mutatingCalls().map((c) => [c.method, c.request.name])).toEqual([
+      ['SetLabels', `projects/${PROJECT}/locations/${ZONE}/clusters/zonal`],
       ['DeleteCluster', `projects/${PROJECT}/locations/${ZONE}/clusters/zonal`],
     ])
     expect(fake.cluster(PROJECT, ZONE, 'zonal')).toBeUndefined()
@@ -425,6 +431,8 @@ describe('prompts on a real terminal', () => {
     ).toEqual([
       `DeleteNodePool projects/${PROJECT}/locations/${REGION}/clusters/tty/nodePools/tty-np-2`,
       `DeleteNodePool projects/${PROJECT}/locations/${REGION}/clusters/tty/nodePools/tty-np-3`,
+      `SetLabels projects/${PROJECT}/locations/${REGION}/clusters/tty`,
+      `SetLabels projects/${PROJECT}/locations/${REGION}/clusters/tty`,
     ])
   })
 

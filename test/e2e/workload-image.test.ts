@@ -104,7 +104,7 @@ describe.skipIf(!dockerAvailable)('xpk workload create with a real Docker engine
     const dryRun = await create(['--dry-run', '--json'])
     expect(dryRun.code).toBe(0)
     expect(JSON.parse(dryRun.stdout).image).toMatchObject({action: 'would-skip', layersPushed: 0})
-    const again = await create(['--replace'])
+    const again = await create(['--replace', '--force'])
     expect(again.code, again.stderr).toBe(0)
     expect(again.stderr).toMatch(/already in the registry|exists/i)
     expect(again.stderr).not.toMatch(/Pushing|Pushed/)

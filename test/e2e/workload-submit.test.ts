@@ -7,8 +7,9 @@ import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest'
 
 import {FakeGke} from '../fakes/fake-gke.js'
 import {FakeKube, type Obj} from '../fakes/fake-kube.js'
-import {isolatedEnv, runCli} from '../helpers/cli.js'
+import {isolatedEnv, runCli, startCli} from '../helpers/cli.js'
 import {jobSetCrd} from '../helpers/release-files.js'
+import {markRequests, mutationsSince} from '../helpers/mutations.js'
 import {tempDir} from '../helpers/temp.js'
 import {resourcesConfigMap, submitReadyKueueObjects} from '../builders/workload-cluster.js'
 
@@ -79,7 +80,8 @@ describe('workload create against the fakes', () => {
     }
     expect(jobSet.metadata.labels['kueue.x-k8s.io/queue-name']).toBe('multislice-queue')
     expect(jobSet.spec.replicatedJobs[0]!.replicas).toBe(2)
-    expect(jobSet.metadata.managedFields).toContainEqual(expect.objectContaining({manager: 'xpk', operation: 'Apply'}))
+    // Created (a POST by the field manager xpk), not applied: a name another submit holds is never overwritten.
+    expect(jobSet.metadata.managedFields).toContainEqual(expect.objectContaining({manager: 'xpk', operation: 'Update'}))
     expect(kube.get({apiVersion: 'v1', kind: 'ServiceAccount', namespace: 'default', name: 'xpk-sa'})).toBeDefined()
     expect(
       kube.get({
@@ -97,7 +99,7 @@ describe('workload create against the fakes', () => {
     )
     expect(result.stdout).toContain('xpk workload logs --cluster demo run-1')
     expect(kube.mutatingRequests().map((r) => `${r.verb} ${r.resource} ${r.name}`)).toEqual(
-      expect.arrayContaining(['apply jobsets run-1', 'apply serviceaccounts xpk-sa', 'apply roles pod-reader']),
+      expect.arrayContaining(['create jobsets undefined', 'apply serviceaccounts xpk-sa', 'apply roles pod-reader']),
     )
     expect(kube.mutatingRequests()).toHaveLength(5)
   })
@@ -108,11 +110,11 @@ describe('workload create against the fakes', () => {
     gke.calls.length = 0
     const result = await create('run-2')
     expect(result.code, result.stderr).toBe(0)
-    expect(kube.mutatingRequests().map((r) => `${r.verb} ${r.resource} ${r.name}`)).toEqual(['apply jobsets run-2'])
+    expect(kube.mutatingRequests().map((r) => `${r.verb} ${r.resource}`)).toEqual(['create jobsets'])
     // The JobSet and Kueue kinds are known without discovery; the read of the name says JobSets are served.
     expect(kube.requests.filter((r) => r.verb === 'discovery')).toEqual([])
     expect(apiRequests().sort()).toEqual([
-      'apply jobsets run-2',
+      'create jobsets',
       'get configmaps demo-resources-configmap',
       'get jobsets run-2',
       'get localqueues multislice-queue',
@@ -145,11 +147,62 @@ describe('workload create against the fakes', () => {
     expect(again.code).toBe(6)
     expect(again.stderr).toContain('Workload run-1 already exists on cluster demo')
     expect(again.stderr).toContain('--replace')
-    const replaced = await create('run-1', '--replace')
+    // Replacing deletes a workload that may be running: asked first, so with no terminal it needs --force.
+    const mark = markRequests({gke, kube})
+    const unasked = await create('run-1', '--replace')
+    expect(unasked.code).toBe(2)
+    expect(unasked.stderr).toMatch(/Replace workload run-1 on cluster demo\? Its JobSet default\/run-1 \(created /)
+    expect(unasked.stderr).toContain('--force')
+    expect(mutationsSince({gke, kube}, mark)).toEqual([])
+    const planned = await create('run-1', '--replace', '--dry-run', '--json')
+    expect(planned.code, planned.stderr).toBe(0)
+    expect(JSON.parse(planned.stdout)).toMatchObject({
+      submitted: false,
+      replaced: false,
+      replaces: {namespace: 'default', name: 'run-1', uid: oldUid.uid},
+    })
+    expect(planned.stderr).toContain('Dry run: --replace would delete workload run-1 on cluster demo')
+    expect(mutationsSince({gke, kube}, mark)).toEqual([])
+    const replaced = await create('run-1', '--replace', '--force')
     expect(replaced.code, replaced.stderr).toBe(0)
+    // Only the JobSet that was read is deleted: its uid is the delete's precondition.
+    const deletion = kube.requests.find((r) => r.verb === 'delete' && r.resource === 'jobsets')!
+    expect(deletion.body).toMatchObject({preconditions: {uid: oldUid.uid}})
     expect(replaced.stdout).toContain('Replaced workload run-1')
     const now = kube.get({apiVersion: JOBSET, kind: 'JobSet', namespace: 'default', name: 'run-1'}) as Obj
     expect((now.metadata as {uid: string}).uid).not.toBe(oldUid.uid)
+  })
+
+  it('two submits of one name at once (two processes): exactly one is submitted, the other is exit 6 "already exists"', async () => {
+    // The first JobSet create to arrive is held back, so the other process reads the name as free too and both
+    // create: the API server takes one and answers the other 409 AlreadyExists.
+    kube.faults.push({verb: 'create', path: /\/jobsets$/, delayMs: 4000})
+    const start = (n: number) =>
+      startCli(
+        [
+          ...['workload', 'create', '--cluster', 'demo', '--workload', 'run-1', '--tpu-type', 'v5p-16'],
+          ...['--num-slices', '2', '--docker-image', IMAGE, '--command', `python3 train.py --run=${n}`],
+        ],
+        {env: env()},
+      ).done
+    const results = await Promise.all([start(1), start(2)])
+    expect(results.map((r) => r.code).sort(), results.map((r) => r.stderr).join('\n')).toEqual([0, 6])
+    const winner = results.findIndex((r) => r.code === 0)
+    const loser = results[1 - winner]!
+    expect(results[winner]!.stdout).toContain('Submitted workload run-1 on cluster demo')
+    expect(loser.stdout).toBe('')
+    expect(loser.stderr).toContain(
+      'Workload run-1 already exists on cluster demo: JobSet default/run-1 was created by another submit after the name was read as free.',
+    )
+    expect(loser.stderr).toContain('--replace')
+    expect(loser.stderr).toContain('xpk workload delete --cluster demo --workload run-1')
+    // Both reached the create; the JobSet is the winner's, untouched by the loser.
+    const creates = kube.requests.filter((r) => r.verb === 'create' && r.resource === 'jobsets')
+    expect(creates.map((r) => r.status).sort()).toEqual([201, 409])
+    expect(kube.requests.filter((r) => r.resource === 'jobsets' && r.mutating && r.verb !== 'create')).toEqual([])
+    const jobSet = kube.get({apiVersion: JOBSET, kind: 'JobSet', namespace: 'default', name: 'run-1'})
+    expect(JSON.stringify(jobSet)).toContain(`python3 train.py --run=${winner + 1}`)
+    expect(JSON.stringify(jobSet)).not.toContain(`python3 train.py --run=${2 - winner}`)
   })
 
   it('--kubeconfig reaches the cluster without GKE; there are no Cloud Console links then', async () => {

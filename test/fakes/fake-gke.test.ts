@@ -137,6 +137,69 @@ describe('FakeGke clusters', () => {
   })
 })
 
+describe('FakeGke labels (SetLabels with labelFingerprint)', () => {
+  it('replaces the labels only with the current fingerprint; a stale one is FAILED_PRECONDITION and changes nothing', async () => {
+    fake.seedCluster({project: P, location: L, name: 'c1', fields: {resourceLabels: {team: 'ml'}}})
+    const [before] = await client.getCluster({name: clusterPath('c1')})
+    expect(before.resourceLabels).toEqual({team: 'ml'})
+    expect(before.labelFingerprint).toMatch(/^[0-9a-f]{8}$/)
+    const [op] = await client.setLabels({
+      name: clusterPath('c1'),
+      resourceLabels: {team: 'ml', owner: 'alice'},
+      labelFingerprint: before.labelFingerprint,
+    })
+    expect(op).toMatchObject({operationType: 'SET_LABELS', status: 'RUNNING'})
+    // The labels are changed as soon as the RPC is answered.
+    const [after] = await client.getCluster({name: clusterPath('c1')})
+    expect(after.resourceLabels).toEqual({team: 'ml', owner: 'alice'})
+    expect(after.labelFingerprint).not.toBe(before.labelFingerprint)
+    expect(after.status).toBe('RUNNING')
+    const stale = await client
+      .setLabels({name: clusterPath('c1'), resourceLabels: {}, labelFingerprint: before.labelFingerprint})
+      .catch((e: grpc.ServiceError) => e)
+    expect((stale as grpc.ServiceError).code).toBe(grpc.status.FAILED_PRECONDITION)
+    expect((stale as grpc.ServiceError).details).toBe(
+      `Labels could not be set due to fingerprint mismatch; try again with the proper fingerprint: incorrect fingerprint supplied was "${before.labelFingerprint}", the expected one is "${after.labelFingerprint}".`,
+    )
+    const missing = await client
+      .setLabels({name: clusterPath('c1'), resourceLabels: {}})
+      .catch((e: grpc.ServiceError) => e)
+    expect((missing as grpc.ServiceError).code).toBe(grpc.status.FAILED_PRECONDITION)
+    expect(fake.cluster(P, L, 'c1')!.resourceLabels).toEqual({team: 'ml', owner: 'alice'})
+    expect((await waitDone(op.name!)).error).toBeFalsy()
+  })
+
+  it('fingerprints are of the content: labels put back as they were have the old fingerprint again', async () => {
+    fake.seedCluster({project: P, location: L, name: 'c1', fields: {resourceLabels: {a: '1'}}})
+    const first = fake.cluster(P, L, 'c1')!.labelFingerprint!
+    await client.setLabels({name: clusterPath('c1'), resourceLabels: {a: '2'}, labelFingerprint: first})
+    const second = fake.cluster(P, L, 'c1')!.labelFingerprint!
+    await client.setLabels({name: clusterPath('c1'), resourceLabels: {a: '1'}, labelFingerprint: second})
+    expect(fake.cluster(P, L, 'c1')!.labelFingerprint).toBe(first)
+  })
+
+  it('a created cluster has the labels it was created with; bad keys or values are INVALID_ARGUMENT', async () => {
+    await client.createCluster({parent, cluster: {name: 'c2', initialNodeCount: 1, resourceLabels: {lock: 'x1'}}})
+    const created = fake.cluster(P, L, 'c2')!
+    expect(created.resourceLabels).toEqual({lock: 'x1'})
+    expect(created.labelFingerprint).toMatch(/^[0-9a-f]{8}$/)
+    // Refused while the cluster is being created, as node-pool work is.
+    const busy = await client
+      .setLabels({name: clusterPath('c2'), resourceLabels: {}, labelFingerprint: created.labelFingerprint})
+      .catch((e: grpc.ServiceError) => e)
+    expect((busy as grpc.ServiceError).code).toBe(grpc.status.FAILED_PRECONDITION)
+    expect((busy as grpc.ServiceError).details).toMatch(/incompatible operation/)
+    await fake.settled()
+    for (const labels of [{Upper: 'x'}, {ok: 'Not Allowed'}, {'9key': 'x'}] as Record<string, string>[]) {
+      const bad = await client
+        .setLabels({name: clusterPath('c2'), resourceLabels: labels, labelFingerprint: created.labelFingerprint})
+        .catch((e: grpc.ServiceError) => e)
+      expect((bad as grpc.ServiceError).code).toBe(grpc.status.INVALID_ARGUMENT)
+    }
+    expect(fake.cluster(P, L, 'c2')!.resourceLabels).toEqual({lock: 'x1'})
+  })
+})
+
 describe('FakeGke node pools', () => {
   beforeEach(() => {
     fake.seedCluster({project: P, location: L, name: 'c1'})
@@ -465,10 +528,10 @@ describe('FakeGke operations, call log and server config', () => {
   })
 
   it('answers unimplemented RPCs with UNIMPLEMENTED and still logs them as mutating', async () => {
-    await expect(client.setLabels({name: clusterPath('c1'), resourceLabels: {a: 'b'}})).rejects.toMatchObject({
+    await expect(client.setLegacyAbac({name: clusterPath('c1'), enabled: true})).rejects.toMatchObject({
       code: grpc.status.UNIMPLEMENTED,
     })
-    expect(fake.mutatingCalls().map((c) => c.method)).toEqual(['SetLabels'])
+    expect(fake.mutatingCalls().map((c) => c.method)).toEqual(['SetLegacyAbac'])
   })
 
   it('returns a GetServerConfig with release channels and valid versions', async () => {

@@ -2,6 +2,7 @@
 // @google-cloud/container, so the production ClusterManagerClient runs against it unmodified, and over the REST
 // mapping of the same protos (rest-front.ts), which is how xpk itself talks to GKE.
 // Behaviour spec: fake-gke.md next to this file.
+import {createHash} from 'node:crypto'
 import {createRequire} from 'node:module'
 import path from 'node:path'
 import * as grpc from '@grpc/grpc-js'
@@ -21,7 +22,7 @@ export type ClusterStatus = keyof V1['Cluster']['Status']
 export type NodePoolStatus = keyof V1['NodePool']['Status']
 export type OperationStatus = keyof V1['Operation']['Status']
 export type OperationType =
-  'CREATE_CLUSTER' | 'DELETE_CLUSTER' | 'CREATE_NODE_POOL' | 'DELETE_NODE_POOL' | 'SET_NODE_POOL_SIZE'
+  'CREATE_CLUSTER' | 'DELETE_CLUSTER' | 'CREATE_NODE_POOL' | 'DELETE_NODE_POOL' | 'SET_NODE_POOL_SIZE' | 'SET_LABELS'
 export type Channel = 'RAPID' | 'REGULAR' | 'STABLE'
 
 export type ClusterState = Cluster & {name: string; location: string; status: ClusterStatus; nodePools: NodePoolState[]}
@@ -169,6 +170,9 @@ const DEFAULT_CHANNELS: ServerConfigSettings['channels'] = {
 }
 
 const NAME_RE = /^[a-z](?:[-a-z0-9]{0,38}[a-z0-9])?$/
+// GKE resource labels: keys start with a lowercase letter; keys and values are lowercase letters, digits, _ and -.
+const LABEL_KEY_RE = /^[a-z][a-z0-9_-]{0,62}$/
+const LABEL_VALUE_RE = /^[a-z0-9_-]{0,63}$/
 const LOCATION_RE = /^[a-z]+(?:-[a-z]+)?\d+(?:-[a-z])?$/
 const CLUSTER_OPS: readonly OperationType[] = ['CREATE_CLUSTER', 'DELETE_CLUSTER']
 const API = 'https://container.googleapis.com/v1/'
@@ -574,6 +578,8 @@ export class FakeGke {
         return this.deleteNodePool(r)
       case 'SetNodePoolSize':
         return this.setNodePoolSize(r)
+      case 'SetLabels':
+        return this.setLabels(r)
       case 'GetOperation':
         return structuredClone(this.requireOperation(nameFrom(r, 'name', OPERATION_PARTS)).op)
       case 'ListOperations':
@@ -663,6 +669,33 @@ export class FakeGke {
     rec.data.status = 'STOPPING'
     for (const pool of rec.pools.values()) pool.data.status = 'STOPPING'
     return op
+  }
+
+  /**
+   * SetLabels: replaces the cluster's resource labels when `labelFingerprint` is the current one (GKE's optimistic
+   * concurrency), else FAILED_PRECONDITION with GKE's wording; refused while the cluster is being created or deleted.
+   * The labels change at once (a GetCluster right after sees them); the SET_LABELS operation then runs its time.
+   */
+  private setLabels(r: Record<string, unknown>): object {
+    const rec = this.requireCluster(nameFrom(r, 'name', CLUSTER_PARTS))
+    const labels = (r.resourceLabels ?? {}) as Record<string, string>
+    for (const [key, value] of Object.entries(labels)) {
+      if (!LABEL_KEY_RE.test(key)) throw invalid(`Invalid label key "${key}".`)
+      if (!LABEL_VALUE_RE.test(String(value))) throw invalid(`Invalid value "${value}" for label "${key}".`)
+    }
+    const clusterOp = this.running(rec).find((op) => CLUSTER_OPS.includes(op.type))
+    if (clusterOp) throw incompatible(clusterOp)
+    const current = rec.data.labelFingerprint ?? ''
+    const given = typeof r.labelFingerprint === 'string' ? r.labelFingerprint : ''
+    if (given !== current) {
+      throw new RpcError(
+        grpc.status.FAILED_PRECONDITION,
+        `Labels could not be set due to fingerprint mismatch; try again with the proper fingerprint: incorrect fingerprint supplied was "${given}", the expected one is "${current}".`,
+      )
+    }
+    rec.data.resourceLabels = {...labels}
+    rec.data.labelFingerprint = labelFingerprint(labels)
+    return this.startOperation('SET_LABELS', rec, r)
   }
 
   // ---- node pools ----
@@ -956,6 +989,7 @@ export class FakeGke {
       createTime: new Date().toISOString(),
       endpoint: input.endpoint || this.settings.clusterEndpoint,
       masterAuth: {clusterCaCertificate: this.settings.clusterCaCertificate, ...input.masterAuth},
+      labelFingerprint: labelFingerprint((input.resourceLabels ?? {}) as Record<string, string>),
       status: 'PROVISIONING',
     }
     return {key, project, location, data, pools: new Map()}
@@ -1000,4 +1034,16 @@ function nameError(field: string, value: string): string {
     `(only alphanumerics and '-' allowed, must start with a letter and end with an alphanumeric, and must be no ` +
     `longer than 40 characters).`
   )
+}
+
+/**
+ * A fingerprint of the labels' content: 8 hex digits, as GKE shows them. GKE does not say how it derives them; a
+ * content hash is the case where labels put back as they were give the old fingerprint again, which a client must
+ * not be fooled by (xpk's lock counts a generation label for that reason).
+ */
+function labelFingerprint(labels: Readonly<Record<string, string>>): string {
+  const sorted = Object.keys(labels)
+    .sort()
+    .map((key) => [key, labels[key]])
+  return createHash('sha256').update(JSON.stringify(sorted)).digest('hex').slice(0, 8)
 }

@@ -2,7 +2,7 @@
 // a number of reads, every call recorded. Methods can be replaced per test to inject failures.
 import {gkeApiError} from '../../src/core/cluster/gke-errors.js'
 import type {ClusterStatus, ObservedNodePool, ServerConfig} from '../../src/core/cluster/observed.js'
-import type {NodePoolSpec} from '../../src/core/cluster/spec.js'
+import type {ClusterSpec, NodePoolSpec} from '../../src/core/cluster/spec.js'
 import type {ClusterRef, GkeClient, GkeOperation} from '../../src/ports/gke.js'
 import {anObservedCluster, observedPoolFrom} from '../builders/observed.js'
 
@@ -21,6 +21,10 @@ export class MemoryGke implements GkeClient {
   ticks = 2
   /** The cluster's status, or gone. */
   cluster: ClusterStatus | 'gone' = 'RUNNING'
+  /** The cluster's resource labels; SetLabels replaces them when given the current fingerprint. */
+  labels: Record<string, string> = {gke_product_type: 'xpk'}
+  /** Counts label changes: the fingerprint changes with every SetLabels, as GKE's does. */
+  private labelVersion = 0
   private next = 0
 
   constructor(existing: readonly ObservedNodePool[] = []) {
@@ -69,11 +73,28 @@ export class MemoryGke implements GkeClient {
   async getCluster() {
     this.calls.push('getCluster')
     if (this.cluster === 'gone') return undefined
-    return anObservedCluster({status: this.cluster, nodePools: [...this.pools.values()]})
+    return anObservedCluster({
+      status: this.cluster,
+      nodePools: [...this.pools.values()],
+      labels: {...this.labels},
+      labelFingerprint: this.fingerprint,
+    })
   }
-  async createCluster(): Promise<GkeOperation> {
+  /** The current labels' fingerprint. */
+  get fingerprint(): string {
+    return `fp-${this.labelVersion}`
+  }
+  async createCluster(spec: ClusterSpec): Promise<GkeOperation> {
     this.calls.push('createCluster')
+    if (this.cluster !== 'gone' && this.cluster !== 'STOPPING') {
+      throw gkeApiError(
+        {code: 6, message: 'Already exists: projects/test-project/locations/us-central2/clusters/demo.'},
+        CONTEXT,
+      )
+    }
     this.cluster = 'PROVISIONING'
+    this.labels = {...spec.labels}
+    this.labelVersion++
     return this.operation('CREATE_CLUSTER', () => (this.cluster = 'RUNNING'))
   }
   async deleteCluster(): Promise<GkeOperation> {
@@ -84,6 +105,23 @@ export class MemoryGke implements GkeClient {
       this.cluster = 'gone'
       this.pools.clear()
     })
+  }
+  /** GKE's SetLabels: refused (FAILED_PRECONDITION, fingerprint mismatch) unless `fingerprint` is the current one. */
+  async setResourceLabels(_ref: ClusterRef, labels: Readonly<Record<string, string>>, fingerprint: string) {
+    this.calls.push('setResourceLabels')
+    if (this.cluster === 'gone') throw gkeApiError({code: 5, message: 'cluster not found'}, CONTEXT)
+    if (fingerprint !== this.fingerprint) {
+      throw gkeApiError(
+        {
+          code: 9,
+          message: `Labels could not be set due to fingerprint mismatch; try again with the proper fingerprint: incorrect fingerprint supplied was "${fingerprint}", the expected one is "${this.fingerprint}".`,
+        },
+        CONTEXT,
+      )
+    }
+    this.labels = {...labels}
+    this.labelVersion++
+    return this.operation('SET_LABELS', () => {})
   }
   async listNodePools() {
     return [...this.pools.values()]

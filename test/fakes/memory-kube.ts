@@ -14,6 +14,11 @@
 //     stops sending disappear); fields others set are kept. A field both set to different values is a 409 conflict
 //     unless the apply forces, which hands the field to xpk. Lists are atomic, except lists of maps that all have a
 //     `name` (containers, env, volumes), which merge by name as Kubernetes' list-map types do.
+//   - Create (POST) makes the object as an Update by the field manager `xpk` (stored with other managers' fields,
+//     as a real server's managedFields keep an Update apart from an Apply); an object of the name already there is
+//     a 409 AlreadyExists and is left as it is. A delete with a uid precondition that names another object is a 409
+//     Conflict and deletes nothing. (The wire fake answers both the same way; test/fakes/kube-port-contract.test.ts
+//     holds the two together.)
 //   - `metadata.generation` starts at 1 and is bumped when anything outside metadata and status changes;
 //     `resourceVersion` is bumped on every change (an apply that changes nothing leaves it alone); `uid` and
 //     `creationTimestamp` are set on create. `status` in an applied object is ignored, as the status subresource is.
@@ -57,6 +62,7 @@ import {splitApiVersion} from '../../src/core/kube/release-manifest.js'
 import {
   FIELD_MANAGER,
   type KubeClient,
+  type KubeDeleteOptions,
   type KubeListOptions,
   type KubeLookup,
   type KubeObject,
@@ -70,7 +76,7 @@ import {logTimeNanos} from './fake-kube-util.js'
 
 type Json = Record<string, unknown>
 
-export type KubeVerb = 'get' | 'list' | 'apply' | 'delete' | 'watch' | 'logs'
+export type KubeVerb = 'get' | 'list' | 'create' | 'apply' | 'delete' | 'watch' | 'logs'
 
 /** One request as the fake received it. */
 export interface KubeRequest {
@@ -79,11 +85,11 @@ export interface KubeRequest {
   readonly kind: string
   readonly namespace?: string
   readonly name?: string
-  /** Whether the request asks for a change (apply, delete), whatever it answered. */
+  /** Whether the request asks for a change (create, apply, delete), whatever it answered. */
   readonly mutating: boolean
   /** The HTTP status the fake answered with (200, 201, 404, 409, an injected 503, ...). */
   readonly status: number
-  /** The object sent, for applies. */
+  /** The object sent, for creates and applies. */
   readonly body?: KubeObject
   readonly force?: boolean
   readonly list?: KubeListOptions
@@ -390,7 +396,7 @@ export class MemoryKube implements KubeClient {
       if (!deepEqual(before, after)) this.emit('MODIFIED', existing)
       return this.render(existing, apiVersion)
     }
-    const entry = this.create(type.group, kind, apiVersion, namespace, object.metadata.name)
+    const entry = this.newEntry(type.group, kind, apiVersion, namespace, object.metadata.name)
     entry.xpk = applied
     this.entries.set(key, entry)
     this.log(request, 201)
@@ -399,7 +405,43 @@ export class MemoryKube implements KubeClient {
     return this.render(entry, apiVersion)
   }
 
-  async delete(ref: KubeRef): Promise<'deleted' | 'absent'> {
+  /** A POST: the object is made by xpk (an Update under its field manager); one of the name already there is a 409. */
+  async create(object: KubeObject): Promise<KubeObject> {
+    const {apiVersion, kind} = object
+    const doing = `Creating ${kind} ${object.metadata.namespace ? `${object.metadata.namespace}/` : ''}${object.metadata.name}`
+    const body = structuredClone(object) as KubeObject
+    const request = this.begin('create', apiVersion, kind, object.metadata.namespace, object.metadata.name, {body})
+    const type = this.typeOf(apiVersion, kind)
+    if (!type) {
+      this.log(request, 404)
+      throw kubeApiError(404, {reason: 'NotFound', message: 'the server could not find the requested resource'}, doing)
+    }
+    const namespace = type.namespaced ? (object.metadata.namespace ?? 'default') : undefined
+    const key = this.key(type.group, kind, namespace, object.metadata.name)
+    if (this.entries.has(key)) {
+      this.log(request, 409)
+      const resource = `${kind.toLowerCase()}s${type.group ? `.${type.group}` : ''}`
+      throw kubeApiError(
+        409,
+        {reason: 'AlreadyExists', message: `${resource} "${object.metadata.name}" already exists`},
+        doing,
+      )
+    }
+    if (namespace !== undefined && !this.entries.has(this.key('', 'Namespace', undefined, namespace))) {
+      this.log(request, 404)
+      throw kubeApiError(404, {reason: 'NotFound', message: `namespaces "${namespace}" not found`}, doing)
+    }
+    const entry = this.newEntry(type.group, kind, apiVersion, namespace, object.metadata.name)
+    entry.others = appliedConfiguration(object)
+    entry.otherManager = FIELD_MANAGER
+    this.entries.set(key, entry)
+    this.log(request, 201)
+    this.afterWrite(entry, true)
+    this.emit('ADDED', entry)
+    return this.render(entry, apiVersion)
+  }
+
+  async delete(ref: KubeRef, options: KubeDeleteOptions = {}): Promise<'deleted' | 'absent'> {
     const request = this.begin('delete', ref.apiVersion, ref.kind, ref.namespace, ref.name)
     const type = this.typeOf(ref.apiVersion, ref.kind)
     const key = type && this.key(type.group, ref.kind, type.namespaced ? ref.namespace : undefined, ref.name)
@@ -407,6 +449,17 @@ export class MemoryKube implements KubeClient {
     if (!entry) {
       this.log(request, 404)
       return 'absent'
+    }
+    if (options.uid !== undefined && options.uid !== entry.uid) {
+      this.log(request, 409)
+      throw kubeApiError(
+        409,
+        {
+          reason: 'Conflict',
+          message: `Operation cannot be fulfilled on ${ref.kind.toLowerCase()}s "${ref.name}": Precondition failed: UID in precondition: ${options.uid}, UID in object meta: ${entry.uid}`,
+        },
+        `Deleting ${ref.kind} ${ref.namespace ? `${ref.namespace}/` : ''}${ref.name}`,
+      )
     }
     this.log(request, 200)
     if (entry.goneAt === undefined) this.remove(entry)
@@ -681,7 +734,7 @@ export class MemoryKube implements KubeClient {
     const type = this.typeOf(o.apiVersion, o.kind) ?? {group, namespaced: o.metadata.namespace !== undefined}
     const namespace = type.namespaced ? (o.metadata.namespace ?? 'default') : undefined
     const key = this.key(type.group, o.kind, namespace, o.metadata.name)
-    const entry = this.entries.get(key) ?? this.create(type.group, o.kind, o.apiVersion, namespace, o.metadata.name)
+    const entry = this.entries.get(key) ?? this.newEntry(type.group, o.kind, o.apiVersion, namespace, o.metadata.name)
     const applied = appliedConfiguration(o)
     if (manager === FIELD_MANAGER) entry.xpk = applied
     else {
@@ -879,7 +932,7 @@ export class MemoryKube implements KubeClient {
       kind,
       ...(namespace === undefined ? {} : {namespace}),
       ...(name === undefined ? {} : {name}),
-      mutating: verb === 'apply' || verb === 'delete',
+      mutating: verb === 'create' || verb === 'apply' || verb === 'delete',
       status: 0,
       ...extra,
     }
@@ -894,6 +947,7 @@ export class MemoryKube implements KubeClient {
       fault.left--
       this.log(request, fault.status)
       const doing = {
+        create: 'Creating',
         apply: 'Applying',
         delete: 'Deleting',
         get: 'Reading',
@@ -934,7 +988,13 @@ export class MemoryKube implements KubeClient {
     return `${group}/${kind}/${namespace ?? ''}/${name}`
   }
 
-  private create(group: string, kind: string, apiVersion: string, namespace: string | undefined, name: string): Entry {
+  private newEntry(
+    group: string,
+    kind: string,
+    apiVersion: string,
+    namespace: string | undefined,
+    name: string,
+  ): Entry {
     return {
       group,
       kind,

@@ -26,6 +26,12 @@ const gkeOnly: ClusterCreateOptions['inCluster'] = {
   availableTimeoutMs: 1000,
   poll: {initialMs: 10, maxMs: 10, factor: 1},
 }
+/** This run as the cluster lock's holder; locks of others are stale after an hour. */
+const LOCK = {
+  identity: {user: 'tester', host: 'test-host', pid: 4242, boot: '29500000'},
+  staleSeconds: 3600,
+  alive: () => true,
+}
 const noKube = {
   kube: () => Promise.reject(new Error('the cluster was reached with --skip-in-cluster')),
   manifests: {load: () => Promise.reject(new Error('a release manifest was loaded with --skip-in-cluster'))},
@@ -39,6 +45,7 @@ function run(gke: MemoryGke, overrides: Partial<ClusterCreateOptions> = {}, answ
     offline: false,
     apply: DEFAULT_APPLY_OPTIONS,
     inCluster: gkeOnly,
+    lock: LOCK,
     ...overrides,
   }
   const compute = new MemoryCompute()
@@ -69,6 +76,7 @@ describe('createCluster', () => {
         offline: false,
         apply: DEFAULT_APPLY_OPTIONS,
         inCluster: gkeOnly,
+        lock: LOCK,
       },
       {
         gke: async () => ((connected = true), new MemoryGke()),
@@ -109,8 +117,8 @@ describe('createCluster', () => {
     const gke = new MemoryGke()
     gke.cluster = 'gone'
     const createCluster = gke.createCluster.bind(gke)
-    gke.createCluster = async () => {
-      const op = await createCluster()
+    gke.createCluster = async (spec) => {
+      const op = await createCluster(spec)
       gke.ops.get(op.name)!.finish = () => (gke.cluster = 'ERROR')
       return op
     }
@@ -183,7 +191,7 @@ describe('createCluster: the Topology decided from the node pools', () => {
     const console = new RecordingConsole()
     const kube = new MemoryKube()
     const done = createCluster(
-      {flags, dryRun: true, offline, apply: DEFAULT_APPLY_OPTIONS, inCluster},
+      {flags, dryRun: true, offline, apply: DEFAULT_APPLY_OPTIONS, inCluster, lock: LOCK},
       {
         gke: async () => gke,
         compute: async () => new MemoryCompute(),
@@ -262,6 +270,7 @@ describe('createCluster: the quota describes the node pools RUNNING after the GK
         offline: false,
         apply: DEFAULT_APPLY_OPTIONS,
         inCluster,
+        lock: LOCK,
       },
       {
         gke: async () => gke,

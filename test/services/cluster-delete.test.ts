@@ -17,6 +17,11 @@ const options: ClusterDeleteOptions = {
   cluster: 'demo',
   dryRun: false,
   apply: DEFAULT_APPLY_OPTIONS,
+  lock: {
+    identity: {user: 'tester', host: 'test-host', pid: 4242, boot: '29500000'},
+    staleSeconds: 3600,
+    alive: () => true,
+  },
 }
 const pool = observedPoolFrom({...desiredFor({tpuType: 'v5p-8'}).poolTemplate, name: 'demo-np-0', reservation: null})
 

@@ -4,7 +4,7 @@
 import {describe, expect, it} from 'vitest'
 
 import type {ObservedCluster} from '../../src/core/cluster/observed.js'
-import {UsageError, type XpkError} from '../../src/core/errors.js'
+import {ApiError, UsageError, type XpkError} from '../../src/core/errors.js'
 import {resolveSettings} from '../../src/core/settings.js'
 import {DEFAULT_RETRY_POLICY} from '../../src/executor/retry.js'
 import type {KubeObject} from '../../src/ports/kube.js'
@@ -114,10 +114,10 @@ describe('workload create: submitting', () => {
       'apply RoleBinding default-pod-reader-binding force=true',
       'apply RoleBinding xpk-sa-pod-reader-binding force=true',
       'apply ServiceAccount xpk-sa force=true',
-      'apply JobSet run-1 force=false',
+      'create JobSet run-1 force=undefined',
     ])
     // The reads: one each, the two RoleBindings in one list; the Role and RoleBindings only because xpk-sa is new.
-    expect(requestLines(kube).filter((l) => !l.startsWith('apply'))).toEqual([
+    expect(requestLines(kube).filter((l) => !l.startsWith('apply') && !l.startsWith('create'))).toEqual([
       'get ConfigMap demo-resources-configmap',
       'get JobSet run-1',
       'get LocalQueue multislice-queue',
@@ -164,10 +164,10 @@ describe('workload create: submitting', () => {
     await run(kube).done
     kube.clearLog()
     const result = await run(kube, {flags: {workload: 'run-2', priority: 'high'}}).done
-    expect(kube.mutatingRequests().map((r) => `${r.verb} ${r.kind} ${r.name}`)).toEqual(['apply JobSet run-2'])
+    expect(kube.mutatingRequests().map((r) => `${r.verb} ${r.kind} ${r.name}`)).toEqual(['create JobSet run-2'])
     // No Role or RoleBinding read: xpk-sa carries the revision of the RBAC set applied with it.
     expect(requestLines(kube)).toEqual([
-      'apply JobSet run-2',
+      'create JobSet run-2',
       'get ConfigMap demo-resources-configmap',
       'get JobSet run-2',
       'get LocalQueue multislice-queue',
@@ -201,7 +201,7 @@ describe('workload create: submitting', () => {
     expect(kube.mutatingRequests().map((r) => `${r.verb} ${r.kind} ${r.name}`)).toEqual([
       'apply Role pod-reader',
       'apply ServiceAccount xpk-sa',
-      'apply JobSet run-2',
+      'create JobSet run-2',
     ])
     expect(result.rbac.map((r) => `${r.kind} ${r.change}`)).toEqual([
       'ServiceAccount update',
@@ -219,7 +219,7 @@ describe('workload create: submitting', () => {
     const result = await run(kube, {flags: {workload: 'run-2'}}).done
     expect(kube.mutatingRequests().map((r) => `${r.verb} ${r.kind} ${r.name}`)).toEqual([
       'apply ServiceAccount xpk-sa',
-      'apply JobSet run-2',
+      'create JobSet run-2',
     ])
     expect(result.rbac.map((r) => r.change)).toEqual(['create', 'none', 'none', 'none'])
   })
@@ -329,20 +329,27 @@ describe('workload create: a name that is taken', () => {
     const kube = aWorkloadCluster({lingering: {JobSet: 2, Job: 4}})
     seedWorkload(kube, 'run-1', {slices: 2})
     const oldUid = kube.peek(JOBSET('run-1'))!.metadata.uid
-    const jobsAtApply: string[][] = []
-    const apply = kube.apply.bind(kube)
-    kube.apply = async (object: KubeObject, options?: {force?: boolean}) => {
-      if (object.kind === 'JobSet') jobsAtApply.push(namesOf(kube, 'Job'))
-      return apply(object, options)
+    const jobsAtCreate: string[][] = []
+    const create = kube.create.bind(kube)
+    kube.create = async (object: KubeObject) => {
+      if (object.kind === 'JobSet') jobsAtCreate.push(namesOf(kube, 'Job'))
+      return create(object)
     }
-    const {done, console} = run(kube, {patch: {replace: true}})
+    const {done, console} = run(kube, {patch: {replace: true}, console: new RecordingConsole('yes')})
     const result = await done
-    expect(result).toMatchObject({replaced: true, submitted: true})
-    expect(jobsAtApply).toEqual([[]])
+    expect(result).toMatchObject({
+      replaced: true,
+      submitted: true,
+      replaces: {namespace: 'default', name: 'run-1', uid: oldUid, created: expect.any(String)},
+    })
+    expect(console.questions.map((q) => q.code)).toEqual(['workload.confirm-replace'])
+    expect(jobsAtCreate).toEqual([[]])
     expect(kube.peek(JOBSET('run-1'))!.metadata.uid).not.toBe(oldUid)
     const mutating = kube.mutatingRequests().map((r) => `${r.verb} ${r.kind} ${r.name}`)
     expect(mutating[0]).toBe('delete JobSet run-1')
-    expect(mutating.at(-1)).toBe('apply JobSet run-1')
+    expect(mutating.at(-1)).toBe('create JobSet run-1')
+    // Only the JobSet that was read and confirmed is deleted: its uid is the delete's precondition.
+    expect(kube.requests.find((r) => r.verb === 'delete')).toMatchObject({kind: 'JobSet', name: 'run-1', status: 200})
     expect(console.codes()).toContain('workload.replacing')
     expect(console.results.join('\n')).toContain('Replaced workload run-1 on cluster demo')
     // Kueue's Workload and the old pods went with the old JobSet (owner references).
@@ -353,7 +360,7 @@ describe('workload create: a name that is taken', () => {
   it('--replace times out (exit 124) when the old Jobs never go, naming them, and submits nothing', async () => {
     const kube = aWorkloadCluster({lingering: {Job: 1_000_000}})
     seedWorkload(kube, 'run-1')
-    const {done} = run(kube, {patch: {replace: true}})
+    const {done} = run(kube, {patch: {replace: true}, console: new RecordingConsole('yes')})
     const error = await failure(done)
     expect(error.exitCode).toBe(124)
     expect(error.message).toMatch(/Still there after 60s: 1 Job \(run-1-slice-job-0\)/)
@@ -365,6 +372,147 @@ describe('workload create: a name that is taken', () => {
     const {done, console} = run(kube, {patch: {replace: true}})
     await expect(done).resolves.toMatchObject({replaced: false, submitted: true})
     expect(console.codes()).not.toContain('workload.replacing')
+  })
+})
+
+/** The command of the JobSet's first container: which submit a JobSet came from. */
+const commandOf = (kube: MemoryKube, name: string) =>
+  JSON.stringify(
+    (kube.peek(JOBSET(name))!.spec as {replicatedJobs: {template: unknown}[]}).replicatedJobs[0]!.template,
+  ).match(/python3 [a-z.]+ --run=\d/)?.[0]
+
+describe('workload create: two submits at once (create-if-absent)', () => {
+  it('two submits of one name at once: exactly one is submitted, the other is exit 6 and changes nothing of it', async () => {
+    const kube = aWorkloadCluster()
+    const a = run(kube, {flags: {command: 'python3 train.py --run=1'}})
+    const b = run(kube, {flags: {command: 'python3 train.py --run=2'}})
+    const outcomes = await Promise.allSettled([a.done, b.done])
+    const won = outcomes.findIndex((o) => o.status === 'fulfilled')
+    const lost = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected')!.reason as XpkError
+    expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1)
+    expect(lost.exitCode).toBe(6)
+    expect(lost.message).toMatch(
+      /^Workload run-1 already exists on cluster demo: JobSet default\/run-1 was created by another submit/,
+    )
+    expect(lost.hints.join('\n')).toMatch(/--replace/)
+    expect(lost.hints.join('\n')).toContain('xpk workload delete --cluster demo --workload run-1')
+    // The JobSet is the winner's, as it sent it: nothing of the loser's reached it.
+    expect(commandOf(kube, 'run-1')).toBe(`python3 train.py --run=${won + 1}`)
+    expect(kube.requests.filter((r) => r.verb === 'create' && r.kind === 'JobSet').map((r) => r.status)).toEqual(
+      expect.arrayContaining([201, 409]),
+    )
+    expect(kube.requests.filter((r) => r.kind === 'JobSet' && r.verb !== 'get' && r.verb !== 'create')).toEqual([])
+  })
+
+  it("a name taken between the read and the create is refused (the API server's 409), never overwritten", async () => {
+    const kube = aWorkloadCluster()
+    const create = kube.create.bind(kube)
+    kube.create = async (object: KubeObject) => {
+      // Another submit of the same name lands just before this one's create.
+      if (object.kind === 'JobSet') seedWorkload(kube, 'run-1')
+      return create(object)
+    }
+    const theirs = () => kube.peek(JOBSET('run-1'))
+    const error = await failure(run(kube).done)
+    expect(error.exitCode).toBe(6)
+    expect(error.message).toContain('already exists')
+    expect((theirs()!.spec as {replicatedJobs: unknown[]}).replicatedJobs).toEqual([{name: 'slice-job', replicas: 1}])
+  })
+
+  it('a create whose answer was lost and that is retried finds its own JobSet: submitted, not refused', async () => {
+    const kube = aWorkloadCluster()
+    const create = kube.create.bind(kube)
+    let calls = 0
+    kube.create = async (object: KubeObject) => {
+      const made = await create(object)
+      if (object.kind === 'JobSet' && calls++ === 0) {
+        throw new ApiError('unavailable', 'connection reset', {status: 'UNAVAILABLE', retryable: true})
+      }
+      return made
+    }
+    await expect(run(kube).done).resolves.toMatchObject({submitted: true})
+    expect(kube.requests.filter((r) => r.verb === 'create' && r.kind === 'JobSet').map((r) => r.status)).toEqual([
+      201, 409,
+    ])
+  })
+
+  it("a retried create that finds another submit's JobSet there is still refused", async () => {
+    const kube = aWorkloadCluster()
+    const create = kube.create.bind(kube)
+    kube.create = async (object: KubeObject) => {
+      if (object.kind === 'JobSet' && kube.peek(JOBSET('run-1')) === undefined) {
+        seedWorkload(kube, 'run-1')
+        throw new ApiError('unavailable', 'connection reset', {status: 'UNAVAILABLE', retryable: true})
+      }
+      return create(object)
+    }
+    const error = await failure(run(kube).done)
+    expect(error.exitCode).toBe(6)
+    expect(error.message).toContain('was created by another submit')
+  })
+})
+
+describe('workload create --replace: asked first, and only the JobSet that was read is deleted', () => {
+  it('with nobody to ask and no --force it stops with exit 2 naming --force, before the image is built', async () => {
+    const kube = aWorkloadCluster()
+    seedWorkload(kube, 'run-1')
+    const {done, builds} = run(kube, {
+      patch: {replace: true, dockerImage: undefined, scriptDir: tempDir('xpk-script-')},
+      console: new RecordingConsole('no-terminal'),
+    })
+    const error = await failure(done)
+    expect(error).toBeInstanceOf(UsageError)
+    expect((error as UsageError).flag).toBe('--force')
+    expect(error.message).toMatch(/^Replace workload run-1 on cluster demo\? Its JobSet default\/run-1/)
+    expect(builds).toEqual([])
+    expect(kube.mutatingRequests()).toEqual([])
+  })
+
+  it('a person who answers no gets exit 1 and nothing is deleted', async () => {
+    const kube = aWorkloadCluster()
+    seedWorkload(kube, 'run-1')
+    const error = await failure(run(kube, {patch: {replace: true}, console: new RecordingConsole('no')}).done)
+    expect(error.exitCode).toBe(1)
+    expect(error.message).toBe('Nothing was deleted or submitted.')
+    expect(kube.mutatingRequests()).toEqual([])
+  })
+
+  it('--dry-run says which JobSet would be deleted (result.replaces), asks nothing and sends nothing', async () => {
+    const kube = aWorkloadCluster()
+    seedWorkload(kube, 'run-1')
+    const uid = kube.peek(JOBSET('run-1'))!.metadata.uid
+    const {done, console} = run(kube, {patch: {replace: true, dryRun: true}})
+    const result = await done
+    expect(result).toMatchObject({submitted: false, replaced: false, replaces: {name: 'run-1', uid}})
+    expect(console.the('workload.replace-planned').text).toMatch(
+      /^Dry run: --replace would delete workload run-1 on cluster demo, JobSet default\/run-1 \(created /,
+    )
+    expect(console.questions).toEqual([])
+    expect(kube.mutatingRequests()).toEqual([])
+  })
+
+  it('a JobSet replaced by another submit after it was read is not deleted: exit 6, theirs kept', async () => {
+    const kube = aWorkloadCluster()
+    seedWorkload(kube, 'run-1')
+    const del = kube.delete.bind(kube)
+    let theirs: string | undefined
+    kube.delete = async (ref, options) => {
+      if (ref.kind === 'JobSet' && theirs === undefined) {
+        // Someone else replaced it first: deleted the one this run read, and created their own.
+        await del(ref)
+        seedWorkload(kube, 'run-1')
+        theirs = kube.peek(JOBSET('run-1'))!.metadata.uid as string
+      }
+      return del(ref, options)
+    }
+    const error = await failure(run(kube, {patch: {replace: true}, console: new RecordingConsole('yes')}).done)
+    expect(error.exitCode).toBe(6)
+    expect(error.message).toContain('was replaced by another submit after it was read, so it was not deleted')
+    expect(kube.peek(JOBSET('run-1'))!.metadata.uid).toBe(theirs)
+    expect(kube.requests.filter((r) => r.verb === 'delete' && r.kind === 'JobSet').map((r) => r.status)).toEqual([
+      200, 409,
+    ])
+    expect(kube.requests.some((r) => r.verb === 'create' && r.kind === 'JobSet')).toBe(false)
   })
 })
 

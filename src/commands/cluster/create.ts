@@ -6,7 +6,7 @@ import {acceleratorFlags, changeFlags, gkeEndpointFlag, offlineFlag, targetFlags
 export default class ClusterCreate extends XpkCommand {
   static override summary = 'Create a GKE cluster, or bring an existing one to exactly --num-slices slices.'
   static override description =
-    'Plans first, then applies that plan: missing slices are created, slices of the wrong type or capacity are recreated, extra ones deleted (after confirmation, or with --force). Only node pools named <cluster>-np-* are ever changed. Safe to re-run: it finishes what an earlier run left undone.'
+    'Plans first, then applies that plan: missing slices are created, slices of the wrong type or capacity are recreated, extra ones deleted (after confirmation, or with --force). Only node pools named <cluster>-np-* are ever changed. Safe to re-run: it finishes what an earlier run left undone. While it applies, the cluster is locked (GKE labels xpk-lock-*): another cluster create or delete of it is refused (exit 6) naming this run, and a lock older than XPK_CLUSTER_LOCK_STALE_S (default 3 h) is taken over.'
   static override examples = [
     '<%= config.bin %> cluster create --cluster demo --tpu-type v5litepod-16 --num-slices 4 --spot',
     '<%= config.bin %> cluster create --cluster demo --tpu-type v5litepod-16 --num-slices 6 --spot --force',
@@ -28,6 +28,7 @@ export default class ClusterCreate extends XpkCommand {
     const runtime = await import('../../cli/runtime.js')
     const {createCluster} = runtime
     const settings = await runtime.resolveCommandSettings(flags, this.console)
+    const lock = runtime.clusterLockTuning()
     return createCluster(
       {
         // Project, zone and cluster as resolved (flag > env > xpk config > gcloud); the rest as given.
@@ -48,6 +49,7 @@ export default class ClusterCreate extends XpkCommand {
           manifestOverrides: {jobset: flags['jobset-manifest'], kueue: flags['kueue-manifest']},
           ...runtime.inClusterTuning(),
         },
+        lock,
       },
       runtime.clusterCreateDeps(settings, flags, this.console, this.signal),
     )

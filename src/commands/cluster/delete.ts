@@ -4,7 +4,7 @@ import {changeFlags, gkeEndpointFlag, targetFlags} from '../../cli/flags.js'
 export default class ClusterDelete extends XpkCommand {
   static override summary = 'Delete a cluster, its node pools and every workload on it.'
   static override description =
-    'Asks for confirmation first (--force skips it; without a terminal, --force is required). Waits until GKE has deleted the cluster. A cluster that is already gone is not an error.'
+    'Asks for confirmation first (--force skips it; without a terminal, --force is required). Refused (exit 6) while another cluster create or delete holds the cluster lock. Waits until GKE has deleted the cluster. A cluster that is already gone is not an error.'
   static override examples = [
     '<%= config.bin %> cluster delete --cluster demo',
     '<%= config.bin %> cluster delete --cluster demo --force --json',
@@ -23,6 +23,7 @@ export default class ClusterDelete extends XpkCommand {
         cluster: requireSetting(settings, 'cluster'),
         dryRun: flags['dry-run'],
         apply: runtime.applyTuning(),
+        lock: runtime.clusterLockTuning(),
       },
       runtime.clusterDeleteDeps(settings, this.console, this.signal),
     )

@@ -53,6 +53,10 @@ const RATE_LIMIT = /rate limit|per minute|per second|too many requests|quota met
 const OPERATIONS_QUOTA = /too many operations|concurrent operations/i
 // A cluster in ERROR never becomes ready: retrying a change against it would only spin.
 const BROKEN_CLUSTER = /status is (ERROR|DEGRADED)|in (an )?ERROR state/i
+// SetLabels naming a labelFingerprint that is no longer current ("Labels could not be set due to fingerprint mismatch;
+// try again with the proper fingerprint"): the labels changed since they were read. Not a busy cluster (which its
+// "try again" would otherwise match): retrying with the same fingerprint can never succeed.
+const FINGERPRINT_MISMATCH = /fingerprint mismatch/i
 const IN_PROGRESS =
   /incompatible operation|another operation|operation [\w-]+ is (currently|in progress)|currently (creating|deleting|updating|upgrading|running)|in progress|try again|is not ready/i
 
@@ -127,6 +131,13 @@ function classify(failure: ApiFailure, context: ApiContext): Classified {
       }
     case 'FAILED_PRECONDITION':
     case 'ABORTED':
+      if (FINGERPRINT_MISMATCH.test(failure.message)) {
+        return {
+          kind: 'conflict',
+          retryable: false,
+          hints: ["The cluster's labels changed since they were read: read it again and re-run."],
+        }
+      }
       return !BROKEN_CLUSTER.test(failure.message) &&
         (IN_PROGRESS.test(failure.message) || GRPC_STATUS[failure.code] === 'ABORTED')
         ? {
@@ -184,4 +195,9 @@ export function gkeApiError(failure: ApiFailure, context: ApiContext): ApiError 
     .split('\n')[0]
   const detail = (firstLine.length > 400 ? `${firstLine.slice(0, 400)}...` : firstLine) || status
   return new ApiError(kind, `Could not ${context.action}: ${detail}`, {status, retryable, hints})
+}
+
+/** Whether a failed SetLabels says the labels changed since they were read (their fingerprint is no longer current). */
+export function isLabelFingerprintMismatch(error: unknown): boolean {
+  return error instanceof ApiError && error.status === 'FAILED_PRECONDITION' && FINGERPRINT_MISMATCH.test(error.message)
 }

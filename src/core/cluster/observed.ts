@@ -43,6 +43,8 @@ export interface ObservedCluster {
   readonly releaseChannel: string | null
   readonly privateNodes: boolean
   readonly labels: Readonly<Record<string, string>>
+  /** GKE's fingerprint of `labels`: SetLabels must name it, so labels changed since they were read are not overwritten. */
+  readonly labelFingerprint: string
   readonly nodePools: readonly ObservedNodePool[]
 }
 

@@ -1,3 +1,4 @@
+import {lockStepDetail, type LockView} from './lock.js'
 import {SCOPES, type NodePoolSpec} from './spec.js'
 import {summarize, type Plan, type PlanAction, type PlanStep} from './plan.js'
 
@@ -51,14 +52,22 @@ function stepDetail(step: PlanStep): string {
   return step.reason
 }
 
-/** Renders a plan for people: one line per step, then a summary. Pure; used by --dry-run and before prompts. */
-export function renderPlan(plan: Plan): string {
+/**
+ * Renders a plan for people: one line per step, the cluster lock's line when given, then a summary. Pure; used by
+ * --dry-run and before prompts.
+ */
+export function renderPlan(plan: Plan, lock?: {readonly view: LockView; readonly staleSeconds: number}): string {
   const width = Math.max(...plan.steps.map((s) => s.name.length))
   const lines = [`Plan for cluster ${plan.cluster} (project ${plan.project}, ${plan.location}):`]
   for (const step of plan.steps) {
     const resource = RESOURCE_WORD[step.resource]
     lines.push(
       `  ${SYMBOL[step.action].padEnd(3)} ${step.action.padEnd(8)} ${resource} ${step.name.padEnd(width)}  ${stepDetail(step)}`,
+    )
+  }
+  if (lock) {
+    lines.push(
+      `  ${'~'.padEnd(3)} ${'lock'.padEnd(8)} ${RESOURCE_WORD.cluster} ${plan.cluster.padEnd(width)}  ${lockStepDetail(lock.view, lock.staleSeconds)}`,
     )
   }
   const counts = summarize(plan)

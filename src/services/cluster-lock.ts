@@ -1,0 +1,214 @@
+/**
+ * Taking and releasing the cluster lock of `cluster create` and `cluster delete` (what it is and why:
+ * src/core/cluster/lock.ts). A run checks the lock in the cluster it read, plans, asks, then takes the lock with
+ * the fingerprint of that read; it releases the lock when it ends, whether it succeeded, failed or was interrupted.
+ */
+import {isLabelFingerprintMismatch} from '../core/cluster/gke-errors.js'
+import {
+  ClusterLockedError,
+  ClusterChangedError,
+  describeAge,
+  describeHolder,
+  LOCK_STALE_VARIABLE,
+  lockState,
+  newLockHolder,
+  readLock,
+  withLock,
+  withoutLock,
+  type LockCommand,
+  type LockHolder,
+  type LockIdentity,
+  type LockState,
+} from '../core/cluster/lock.js'
+import type {ObservedCluster} from '../core/cluster/observed.js'
+import {ApiError} from '../core/errors.js'
+import {message} from '../core/messages.js'
+import type {Console} from '../ports/console.js'
+import type {ClusterRef, GkeClient} from '../ports/gke.js'
+import {withRetries, type Clock, type RetryPolicy} from '../executor/retry.js'
+
+/** Who this run is, and after how long another run's lock counts as abandoned. */
+export interface ClusterLockOptions {
+  readonly identity: LockIdentity
+  /** `XPK_CLUSTER_LOCK_STALE_S` (core/cluster/lock.ts: lockStaleSeconds). */
+  readonly staleSeconds: number
+  /** Whether a process of this machine runs: a lock taken here by one that is gone is taken over at once. */
+  readonly alive: (pid: number) => boolean
+}
+
+function local(options: ClusterLockOptions) {
+  return {...options.identity, alive: options.alive}
+}
+
+export interface LockDeps extends Clock {
+  readonly gke: GkeClient
+  readonly console: Console
+  readonly signal: AbortSignal
+  readonly retry: RetryPolicy
+}
+
+/** A lock this run holds. */
+export interface HeldLock {
+  readonly holder: LockHolder
+}
+
+/**
+ * The lock as a run that read `cluster` finds it. A cluster being deleted has none that counts (it is going away;
+ * a create waits for it to go and makes the cluster anew with its own lock), nor has a cluster that does not exist.
+ */
+export function lockOf(cluster: ObservedCluster | undefined, options: ClusterLockOptions, now: number): LockState {
+  if (cluster === undefined || cluster.status === 'STOPPING') return {state: 'free'}
+  return lockState(cluster.labels, now, options.staleSeconds, local(options))
+}
+
+/** Refuses (exit 6, naming the holder and the lock's age) when another run holds the cluster's lock. */
+export function refuseIfHeld(cluster: string, state: LockState, options: ClusterLockOptions): void {
+  if (state.state === 'held')
+    throw new ClusterLockedError(cluster, state.holder, state.ageSeconds, options.staleSeconds)
+}
+
+/** The note a dry run adds when the lock is held or stale: what a real run would do now. */
+export function noteDryRunLock(cluster: string, state: LockState, options: ClusterLockOptions, console: Console) {
+  if (state.state === 'free') return
+  const whose = `${describeHolder(state.holder)}, for ${describeAge(state.ageSeconds)}`
+  console.warn(
+    message(
+      'cluster.lock.held',
+      state.state === 'held'
+        ? `Dry run: cluster ${cluster} is locked by another xpk run (${whose}): a run now would be refused (exit 6).`
+        : `Dry run: cluster ${cluster} has a stale lock (${whose}, longer than ${LOCK_STALE_VARIABLE}=${options.staleSeconds}): a run now would take it over.`,
+      {cluster, state: state.state, holder: {...state.holder}, ageSeconds: state.ageSeconds},
+    ),
+  )
+}
+
+/** The lock a run puts into the CreateCluster request of a cluster that does not exist yet. */
+export function lockForNewCluster(command: LockCommand, options: ClusterLockOptions, deps: Clock): HeldLock {
+  return {holder: newLockHolder(options.identity, command, deps.now(), deps.random)}
+}
+
+/**
+ * Takes the lock of an existing cluster: SetLabels with the lock added, naming the fingerprint of the read the
+ * plan was made from. A lock held by another run is refused (exit 6); a stale one is taken over with a warning.
+ * When the labels changed since the read, either another run holds the lock now (refused, naming it) or one came
+ * and went, or another tool changed the labels: the plan may be stale, so nothing is done (exit 6, re-run).
+ * The SetLabels operation is not waited for: the labels, and the fingerprint check, take effect when GKE answers
+ * the request; a change of the plan that GKE refuses while the operation runs is retried like any "another
+ * operation is running".
+ */
+export async function takeLock(
+  cluster: ObservedCluster,
+  command: LockCommand,
+  options: ClusterLockOptions,
+  deps: LockDeps,
+): Promise<HeldLock> {
+  const ref: ClusterRef = {project: cluster.project, location: cluster.location, name: cluster.name}
+  const retry = {policy: deps.retry, clock: deps, signal: deps.signal}
+  const state = lockOf(cluster, options, deps.now())
+  refuseIfHeld(cluster.name, state, options)
+  if (state.state === 'stale') {
+    deps.console.warn(
+      message(
+        'cluster.lock.taken-over',
+        state.because === 'gone'
+          ? `Taking over the lock of cluster ${cluster.name} from ${describeHolder(state.holder)}, taken ` +
+              `${describeAge(state.ageSeconds)} ago on this machine by a process that has ended (killed or crashed) ` +
+              'without releasing it.'
+          : `Taking over the lock of cluster ${cluster.name} from ${describeHolder(state.holder)}: held for ` +
+              `${describeAge(state.ageSeconds)}, longer than ${LOCK_STALE_VARIABLE}=${options.staleSeconds}, so that run is taken to have ended ` +
+              'without releasing it. If it is still running, the two runs may undo each other.',
+        {cluster: cluster.name, holder: {...state.holder}, ageSeconds: state.ageSeconds, because: state.because},
+      ),
+    )
+  }
+  const holder = newLockHolder(options.identity, command, deps.now(), deps.random)
+  let operation
+  try {
+    operation = await withRetries(
+      () => deps.gke.setResourceLabels(ref, withLock(cluster.labels, holder), cluster.labelFingerprint),
+      retry,
+    )
+  } catch (error) {
+    // Deleted since it was read (by a cluster delete that took the lock and finished): the plan is void too.
+    if (error instanceof ApiError && error.status === 'NOT_FOUND') throw new ClusterChangedError(cluster.name)
+    if (!isLabelFingerprintMismatch(error)) throw error
+    const now = await withRetries(() => deps.gke.getCluster(ref), retry)
+    const current = lockOf(now, options, deps.now())
+    refuseIfHeld(cluster.name, current, options)
+    throw new ClusterChangedError(cluster.name)
+  }
+  deps.console.debug(
+    `Took the lock of cluster ${cluster.name} (${describeHolder(holder)}, id ${holder.id}; ${operation.name}).`,
+  )
+  return {holder}
+}
+
+/** How long releasing may take: GKE may still be busy with operations an interrupted run sent. */
+const RELEASE_BUDGET_MS = 60_000
+
+/**
+ * Releases the lock this run holds: SetLabels without it, if the cluster still carries this run's lock (nothing
+ * when the cluster is gone or being deleted, or another run took the lock over). Runs after success, failure and
+ * Ctrl-C alike, so it has its own deadline rather than the command's (already aborted) signal. A lock that cannot be
+ * released is a warning saying how it is cleared.
+ */
+export async function releaseLock(
+  ref: ClusterRef,
+  lock: HeldLock,
+  options: ClusterLockOptions,
+  deps: LockDeps,
+): Promise<void> {
+  const deadline = AbortSignal.timeout(RELEASE_BUDGET_MS)
+  const retry = {policy: {...deps.retry, conflictBudgetMs: RELEASE_BUDGET_MS}, clock: deps, signal: deadline}
+  try {
+    // A mismatch means the labels changed between the read and the write (another tool's labels): read again.
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const cluster = await withRetries(() => deps.gke.getCluster(ref), retry)
+      if (cluster === undefined || cluster.status === 'STOPPING') return
+      if (readLock(cluster.labels)?.id !== lock.holder.id) return
+      try {
+        await withRetries(
+          () => deps.gke.setResourceLabels(ref, withoutLock(cluster.labels), cluster.labelFingerprint),
+          retry,
+        )
+        deps.console.debug(`Released the lock of cluster ${ref.name}.`)
+        return
+      } catch (error) {
+        if (!isLabelFingerprintMismatch(error)) throw error
+      }
+    }
+    throw new Error('its labels kept changing')
+  } catch (error) {
+    deps.console.warn(
+      message(
+        'cluster.lock.not-released',
+        `Could not release the lock of cluster ${ref.name} (${(error as Error).message}). Other xpk runs are refused until ` +
+          `it is taken over, ${describeAge(options.staleSeconds)} after it was taken (${LOCK_STALE_VARIABLE}); ` +
+          `${LOCK_STALE_VARIABLE}=0 on the next run takes it over at once.`,
+        {cluster: ref.name},
+      ),
+    )
+  }
+}
+
+/**
+ * For the executor, when CreateCluster finds the cluster already there: fine when it carries this run's lock (an
+ * earlier attempt's answer was lost); otherwise another run created it first, and this one stops (exit 6), naming
+ * that run when its lock says who it is.
+ */
+export function claimNewCluster(
+  name: string,
+  lock: HeldLock,
+  options: ClusterLockOptions,
+  now: () => number,
+): (found: ObservedCluster | undefined) => void {
+  return (found) => {
+    if (found !== undefined && readLock(found.labels)?.id === lock.holder.id) return
+    const state =
+      found === undefined
+        ? ({state: 'free'} as const)
+        : lockState(found.labels, now(), options.staleSeconds, local(options))
+    if (state.state === 'held') throw new ClusterLockedError(name, state.holder, state.ageSeconds, options.staleSeconds)
+    throw new ClusterChangedError(name)
+  }
+}
