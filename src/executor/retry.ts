@@ -44,6 +44,12 @@ export interface RetryOptions {
   readonly signal: AbortSignal
   /** Told before each wait, e.g. to show "retrying (UNAVAILABLE), again in 2.1s" on a progress line. */
   readonly onRetry?: (error: ApiError, delayMs: number) => void
+  /**
+   * Retry transient failures until the signal aborts instead of for the policy's attempts: for the reads of a wait
+   * that is under way (a watch reconnecting, a followed log reopening), which an API server restarting for a minute
+   * must not end. The wait's time limit (or Ctrl-C) still ends it.
+   */
+  readonly untilAborted?: boolean
 }
 
 /**
@@ -63,7 +69,9 @@ export async function withRetries<T>(call: () => Promise<T>, options: RetryOptio
       if (!(error instanceof ApiError) || !error.retryable) throw error
       const conflict = error.kind === 'conflict'
       const elapsed = clock.now() - started
-      const within = conflict ? elapsed < policy.conflictBudgetMs : attempt + 1 < policy.attempts
+      const within = conflict
+        ? elapsed < policy.conflictBudgetMs
+        : options.untilAborted === true || attempt + 1 < policy.attempts
       if (!within) throw exhausted(error, attempt + 1, elapsed)
       // Conflicts wait long: the backoff stops growing after a few attempts so the cluster is checked often enough.
       const delay = jitteredDelay(conflict ? Math.min(attempt, 4) : attempt, policy.backoff, clock.random())

@@ -243,10 +243,15 @@ function prefetchManifests(
   const load = (component: ReleaseComponent) => {
     let loading = loads.get(component)
     if (!loading) {
-      loading = deps.manifests.load(component, {
-        override: options.manifestOverrides[component],
-        signal: deps.retry.signal,
-      })
+      // A download the network cut short goes through the retry policy like any other request.
+      loading = withRetries(
+        () =>
+          deps.manifests.load(component, {
+            override: options.manifestOverrides[component],
+            signal: deps.retry.signal,
+          }),
+        deps.retry,
+      )
       // Awaited by the step; until then a failure must not count as unhandled.
       loading.catch(() => undefined)
       loads.set(component, loading)

@@ -213,6 +213,9 @@ async function awaitCompletion(
     })
   }
   const found = readJobSet(live)
+  // Once waiting, an API server that stops answering for a while (restarting, upgraded) is retried until the time
+  // limit: only the first reads give up after the policy's attempts.
+  const waiting: RetryOptions = {...retry, untilAborted: true}
   let jobset: ObservedJobSet = found
   const owned = new Map<string, KueueWorkload>()
   const current = (): WorkloadRow => workloadRow(pickWorkload([...owned.values()], jobset), jobset)
@@ -229,7 +232,7 @@ async function awaitCompletion(
           labelSelector: ownedWorkloadsSelector(jobset),
           fields: WORKLOAD_FIELDS,
         }),
-      retry,
+      waiting,
     )
     for (const workload of page.items.map(readWorkload))
       owned.set(workload.metadata.uid ?? workload.metadata.name, workload)
@@ -253,7 +256,7 @@ async function awaitCompletion(
   const interrupt = () => stop.abort(limit.signal.reason)
   if (limit.signal.aborted) interrupt()
   limit.signal.addEventListener('abort', interrupt, {once: true})
-  const follow = {...retry, signal: stop.signal, namespace: XPK_NAMESPACE}
+  const follow = {...waiting, signal: stop.signal, namespace: XPK_NAMESPACE}
   try {
     row = await new Promise<WorkloadRow>((resolve, reject) => {
       const changed = () => {

@@ -117,6 +117,19 @@ describe('withRetries: the one retry policy', () => {
     expect(calls).toBe(1)
   })
 
+  it('untilAborted: a wait under way retries a transient failure past the attempts, until it comes back', async () => {
+    const outage = failing(Array.from({length: 20}, () => fault.unavailable))
+    const clock = virtualClock()
+    await expect(withRetries(outage.call, {...options(clock), untilAborted: true})).resolves.toBe('ok')
+    expect(outage.calls()).toBe(21)
+    // The backoff stops growing at the policy's cap.
+    expect(Math.max(...clock.sleeps)).toBeLessThanOrEqual(DEFAULT_RETRY_POLICY.backoff.maxMs)
+    // Without it, the same outage outlasts the attempts: exit 7.
+    const short = failing(Array.from({length: 20}, () => fault.unavailable))
+    await expect(withRetries(short.call, options())).rejects.toMatchObject({kind: 'unavailable', retryable: false})
+    expect(short.calls()).toBe(DEFAULT_RETRY_POLICY.attempts)
+  })
+
   it('treats ALREADY_EXISTS or NOT_FOUND after a lost response as done', async () => {
     const create = failing([fault.unavailable, fault.alreadyExists])
     await expect(withRetriesIdempotent(create.call, 'ALREADY_EXISTS', options())).resolves.toBeUndefined()
