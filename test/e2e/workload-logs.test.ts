@@ -182,7 +182,7 @@ describe('xpk workload logs', () => {
     expect(order(lists[1]!)).toBeGreaterThan(order(followedLogs().find((r) => r.name === renewed)!))
   }, 60_000)
 
-  it('--follow: Ctrl-C while it waits for a restart stops it, with the lines so far printed', async () => {
+  it('--follow: Ctrl-C while it waits for a restart stops it with exit 130, with the lines so far printed', async () => {
     seedPod(0, 0, {status: RUNNING})
     kube.setPodLog('default', podName(0, 0), 'step 1\n')
     const run = startCli(args('--follow'), {env: env()})
@@ -193,8 +193,9 @@ describe('xpk workload logs', () => {
     run.child.kill('SIGINT')
     const result = await run.done
     expect(result.signal).toBeNull()
-    expect(result.code).toBe(0)
+    expect(result.code).toBe(130)
     expect(result.stdout).toBe('step 1\n')
+    expect(result.stderr).toContain('Error: Interrupted.')
     expect(result.stderr).not.toMatch(/stopped following/)
   }, 60_000)
 
