@@ -64,10 +64,12 @@ export async function vmRunDeps(
     ...vmApiDeps(endpointFlag, console, signal),
     keys: new SshKeyFiles(join(homedir(), '.ssh', 'google_compute_engine')),
     shell: async (keys) => {
-      const {createSshShell} = await import('../adapters/ssh-client.js')
+      const {createSshShell, DEFAULT_READY_TIMEOUT_MS} = await import('../adapters/ssh-client.js')
       return createSshShell({
         privateKey: await readFile(keys.privateKeyPath),
         knownHostsPath: join(configHome, 'xpk', 'known_hosts'),
+        // The SSH handshake's time limit (tests shorten it; the default suits TPU VMs).
+        readyTimeoutMs: millis('XPK_SSH_HANDSHAKE_TIMEOUT_MS', DEFAULT_READY_TIMEOUT_MS),
       })
     },
     plans: new WorkerListFiles(join(cacheHome, 'xpk', 'vm-workers')),

@@ -168,6 +168,14 @@ export const MESSAGES = {
   'vm.run.succeeded': {level: 'info', summary: 'Every worker succeeded.'},
   'vm.run.worker-failed': {level: 'info', summary: 'A worker failed; the others are being stopped.'},
   'vm.run.stopping': {level: 'info', summary: 'Running workers are being stopped.'},
+  'vm.run.lost': {
+    level: 'info',
+    summary: "A worker's connection was lost: its command is stopped through a new connection.",
+  },
+  'vm.run.not-stopped': {
+    level: 'warn',
+    summary: 'A worker whose connection was lost could not be reached again: its command may still run there.',
+  },
   'vm.run.confirm-create-key': {
     level: 'question',
     summary: 'Asked before creating ~/.ssh/google_compute_engine (answered yes when nobody can be asked).',

@@ -10,7 +10,13 @@ import {
   type CachedPlan,
   type RunWorker,
 } from '../core/vm/run-plan.js'
-import {describeStatus, shellStatus, WorkerFailure} from '../core/vm/exit-status.js'
+import {
+  describeStatus,
+  LOST_CONNECTION_STATUS,
+  shellStatus,
+  UnreachableWorker,
+  WorkerFailure,
+} from '../core/vm/exit-status.js'
 import {
   hasSshKey,
   killScript,
@@ -218,7 +224,13 @@ export async function runOnVms(input: VmRunOptions, deps: VmRunDeps): Promise<Vm
     try {
       if (bundle) await shipEverywhere(sessions, workers, bundle.tar, options, deps)
       deps.console.debug(`Ready to start after ${Math.round(deps.now() - started)} ms.`)
-      const {results, firstFailed} = await runEverywhere(sessions, workers, numSlices, logDir, options, deps)
+      // A worker whose connection is lost is reached again, only to stop its command (as Ctrl-C stops the others).
+      const reconnect = (w: RunWorker) =>
+        shell.connect(
+          {host: w.host, port: options.sshPort, user: options.sshUser, identity: w.identity},
+          new AbortController().signal,
+        )
+      const {results, firstFailed} = await runEverywhere(sessions, workers, numSlices, logDir, options, deps, reconnect)
       const result: VmRunResult = {
         runName: options.runName,
         logDir,
@@ -425,10 +437,9 @@ async function connectAll(
     const w = workers[failedAt]
     const reason = (settled[failedAt] as PromiseRejectedResult).reason
     if (reason instanceof XpkError && reason.kind !== 'interrupted') {
-      throw new XpkError(reason.kind, `Slice ${w.slice} worker ${w.worker} (${w.nodeId}): ${reason.message}`, {
-        hints: reason.hints,
-        cause: reason,
-      })
+      const what = `Slice ${w.slice} worker ${w.worker} (${w.nodeId}): ${reason.message}`
+      if (reason.kind === 'unavailable') throw new UnreachableWorker(what, {hints: reason.hints, cause: reason})
+      throw new XpkError(reason.kind, what, {hints: reason.hints, cause: reason})
     }
     throw reason
   }
@@ -494,6 +505,7 @@ async function runEverywhere(
   logDir: string,
   options: Resolved,
   deps: VmRunDeps,
+  reconnect: (w: RunWorker) => Promise<RemoteSession>,
 ): Promise<{results: WorkerResult[]; firstFailed?: number}> {
   const started = deps.now()
   const coordinator = workers[0].internalIp
@@ -557,6 +569,35 @@ async function runEverywhere(
     if (stop === undefined) return false
     if (answered !== 'go' && status === 143) return true
     return stop
+  }
+  /**
+   * Stops the command of a worker whose connection was lost, through a new connection: it goes on running there
+   * otherwise (sshd does not stop a session's processes when its connection dies without a terminal).
+   */
+  const stopLost = async (w: RunWorker) => {
+    board.note(
+      message(
+        'vm.run.lost',
+        `The connection to slice ${w.slice} worker ${w.worker} was lost: stopping its command through a new connection.`,
+        {slice: w.slice, worker: w.worker, host: w.host},
+      ),
+    )
+    try {
+      const session = await reconnect(w)
+      try {
+        await session.exec(killScript(options.runName))
+      } finally {
+        session.close()
+      }
+    } catch (error) {
+      deps.console.warn(
+        message(
+          'vm.run.not-stopped',
+          `Could not reach slice ${w.slice} worker ${w.worker} again to stop its command (${(error as Error).message}): it may still be running there.`,
+          {slice: w.slice, worker: w.worker, host: w.host},
+        ),
+      )
+    }
   }
   const onAbort = () => stopOthers('interrupted')
   deps.signal.addEventListener('abort', onAbort, {once: true})
@@ -646,6 +687,7 @@ async function runEverywhere(
           )
           stopOthers(`slice ${w.slice} worker ${w.worker} failed`)
         }
+        if (exit.code === null && status === LOST_CONNECTION_STATUS) await stopLost(w)
         update()
         return result
       }),
