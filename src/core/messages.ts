@@ -158,7 +158,6 @@ export const MESSAGES = {
   'vm.create.exists': {level: 'info', summary: 'The queued resource exists already with the same request.'},
   'vm.create.requesting': {level: 'info', summary: 'The queued resource is being requested.'},
   'vm.create.async': {level: 'info', summary: '--async: not waiting for the queued resource.'},
-  'vm.create.state': {level: 'info', summary: 'The queued resource changed state while being waited on.'},
   'vm.create.active': {level: 'info', summary: 'The queued resource is ACTIVE, with its nodes.'},
   'vm.delete.absent': {level: 'info', summary: 'The queued resource to delete does not exist: nothing to do.'},
   'vm.delete.confirm': {level: 'question', summary: 'Asked before a queued resource and its TPU VMs are deleted.'},

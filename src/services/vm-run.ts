@@ -507,7 +507,6 @@ async function runEverywhere(
   deps: VmRunDeps,
   reconnect: (w: RunWorker) => Promise<RemoteSession>,
 ): Promise<{results: WorkerResult[]; firstFailed?: number}> {
-  const started = deps.now()
   const coordinator = workers[0].internalIp
   const running = new Set(workers.map((_, i) => i))
   /** Workers xpk is stopping: resolves to whether the command was still running when the stop came. */
@@ -523,7 +522,6 @@ async function runEverywhere(
         workers.length - running.size,
         workers.length,
         [...running].map((i) => workers[i]),
-        Math.round((deps.now() - started) / 1000),
       ),
       status: running.size === 0 ? 'done' : 'running',
     })
@@ -601,18 +599,6 @@ async function runEverywhere(
   }
   const onAbort = () => stopOthers('interrupted')
   deps.signal.addEventListener('abort', onAbort, {once: true})
-
-  const ticker = new AbortController()
-  const ticking = (async () => {
-    try {
-      for (;;) {
-        await deps.sleep(1000, ticker.signal)
-        update()
-      }
-    } catch {
-      // stopped
-    }
-  })()
 
   try {
     update()
@@ -695,8 +681,6 @@ async function runEverywhere(
     return {results, firstFailed}
   } finally {
     deps.signal.removeEventListener('abort', onAbort)
-    ticker.abort()
-    await ticking
     board.close()
   }
 }

@@ -213,6 +213,16 @@ describe('workload list --wait-for-job-completion', () => {
     // Nothing was asked for while it waited: the watches brought the changes.
     expect(kube.requests.length).toBe(before)
     expect(kube.requestCount({verb: 'list'})).toBe(0)
+    // No terminal here: one timestamped line per state, the final one once (it came as a change and as the end).
+    const states = result.stderr
+      .split('\n')
+      .map((line) => new RegExp(`^\\d{4}-[\\d-]+T[\\d:]+Z {2}${name} {2}(.+)`).exec(line)?.[1])
+      .filter(Boolean)
+    expect(states).toEqual([
+      'Running  Every job of the JobSet is ready',
+      'Running  All pods reached readiness and the workload is running',
+      'Succeeded  jobset completed successfully',
+    ])
   })
 
   it('exits 125 with the reason on one line when it fails', async () => {

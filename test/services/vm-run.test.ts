@@ -210,7 +210,7 @@ const options = (extra: Partial<VmRunOptions> = {}): VmRunOptions => ({
 
 describe('vm run (in-process, in-memory TPU and workers)', () => {
   it('adds the key to each node, ships to all four workers before running anything, streams worker 0', async () => {
-    const {tpu, workers, logs, output, deps} = setup((host) => ({code: 0, output: `hello from ${host}\n`}))
+    const {tpu, workers, logs, output, deps, console} = setup((host) => ({code: 0, output: `hello from ${host}\n`}))
     const result = await runOnVms(options(), deps)
     expect(result.workers.map((w) => [w.slice, w.worker, w.exitCode, w.stopped])).toEqual([
       [0, 0, 0, false],
@@ -227,6 +227,12 @@ describe('vm run (in-process, in-memory TPU and workers)', () => {
     expect(logs.files.get('/logs/r1/slice-1-worker-1.log')).toBe(`warming up\nhello from ${result.workers[3].host}\n`)
     expect(workers.started).toHaveLength(4)
     expect(JSON.parse(logs.files.get('/logs/r1/summary.json')!).workers).toHaveLength(4)
+    // Without a terminal, each progress state is printed once: the last copy count and the end of the run too,
+    // though each came as progress and again as done.
+    expect(console.printed('Copying')).toEqual([1, 2, 3, 4].map((n) => `copy  ${n}/4 workers`))
+    const run = console.printed('Run r1')
+    expect(run.at(-1)).toBe('r1  completed 4/4')
+    expect(new Set(run).size).toBe(run.length)
   })
 
   it("stops the other workers when one fails and exits with that worker's code (3), naming it with its log", async () => {

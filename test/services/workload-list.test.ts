@@ -290,6 +290,14 @@ describe('--wait-for-job-completion', () => {
     })
     const states = console.boards[0]!.updates.map((u) => u.line.state)
     expect([...new Set(states)]).toEqual(['Admitted', 'Running', 'Succeeded'])
+    // Succeeded came as a change and again as the end: without a terminal, each state (and message) prints once.
+    expect(states.filter((state) => state === 'Succeeded').length).toBeGreaterThan(1)
+    expect(console.printed('Waiting for workload run-1')).toEqual([
+      'run-1  Admitted  The JobSet is starting its jobs',
+      'run-1  Admitted  Not all pods are ready or succeeded',
+      'run-1  Running  All pods reached readiness and the workload is running',
+      'run-1  Succeeded  jobset completed successfully',
+    ])
     expect(console.boards[0]!.closed).toBe(true)
     expect(console.results[0]).toMatch(/\nrun-1 .* Succeeded /)
     expect(kube.openWatches()).toBe(0)
