@@ -225,6 +225,24 @@ describe('workload list --wait-for-job-completion', () => {
     ])
   })
 
+  it('carries on through a 3 s API server outage (connections cut, handshakes dropped) and exits 0 when it succeeds', async () => {
+    const {name, done} = await startWait('--timeout', '60')
+    const watches = kube.requestCount({verb: 'watch'})
+    await kube.outage(3000)
+    // The watches come back, then the workload finishes.
+    for (let i = 0; i < 500 && kube.requestCount({verb: 'watch'}) < watches + 2; i++) {
+      await new Promise((r) => setTimeout(r, 20))
+    }
+    expect(kube.requestCount({verb: 'watch'})).toBeGreaterThanOrEqual(watches + 2)
+    kube.setStatus(workloadRef(name), kueueStatus.succeeded(20))
+    kube.setStatus(jobsetRef(name), jobsetStatus.completed(20))
+    const result = await done
+    expect(result.stderr).not.toMatch(/^Error/m)
+    expect(result.stderr).not.toMatch(/certificate/i)
+    expect(result.code).toBe(0)
+    expect(result.stdout).toMatch(new RegExp(`^${name}\\s.*\\sSucceeded\\s`, 'm'))
+  }, 60_000)
+
   it('exits 125 with the reason on one line when it fails', async () => {
     const {name, done} = await startWait()
     kube.setStatus(jobsetRef(name), jobsetStatus.failed(20))
