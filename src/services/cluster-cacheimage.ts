@@ -20,6 +20,7 @@ import {escapeControl} from '../core/text.js'
 import {
   pollUntil,
   startTimeLimit,
+  unlessAborted,
   withRetries,
   type Clock,
   type RetryOptions,
@@ -130,7 +131,9 @@ async function applyAndWait(
 ): Promise<CacheImageResult> {
   const {console} = deps
   const retry: RetryOptions = {policy: options.retry, clock: deps, signal: deps.signal}
-  const kube = await deps.kube(options.viaKubeconfig ? undefined : await lookUpCluster(options, deps, retry))
+  const cluster = options.viaKubeconfig ? undefined : await lookUpCluster(options, deps, retry)
+  // Connecting may ask for a token (Application Default Credentials): the time limit or Ctrl-C ends that too.
+  const kube = await unlessAborted(deps.kube(cluster), deps.signal)
   const live = await withRetries(() => kube.get(ref), retry)
   const change = live === undefined ? 'create' : applyWouldChange(manifest, live) ? 'update' : 'none'
   if (change !== 'none') {
@@ -209,7 +212,7 @@ async function lookUpCluster(
   retry: RetryOptions,
 ): Promise<ObservedCluster> {
   const {project, zone, cluster} = options as Required<CacheImageOptions>
-  const gke = await deps.gke()
+  const gke = await unlessAborted(deps.gke(), deps.signal)
   try {
     const found = await withRetries(() => findCluster(gke, project, zone, cluster), retry)
     if (!found) {
