@@ -9,6 +9,26 @@ import module from 'node:module'
 import {homedir} from 'node:os'
 import {join} from 'node:path'
 
+// Ctrl-C, SIGTERM and SIGHUP end xpk with exit 130 and one line from here on, as the exit-code table says, instead of
+// killing the process by the signal while it loads (143 for SIGTERM). A command that runs takes them over
+// (src/cli/signals.ts): its waits end, it says what was already sent and exits 130 itself. Installed first, so that
+// only Node's own start-up, before this line, is left to the signal's default action.
+const stops = {handler: undefined}
+const json = process.argv.includes('--json')
+const onStop = (signal) => {
+  if (stops.handler) return stops.handler(signal)
+  const message = signal === 'SIGINT' ? 'Interrupted.' : `Stopped by ${signal}.`
+  try {
+    if (json) {
+      const error = {kind: 'interrupted', exitCode: 130, message, hints: []}
+      process.stdout.write(`${JSON.stringify({error}, null, 2)}\n`)
+    } else process.stderr.write(`Error: ${message}\n`)
+  } finally {
+    process.exit(130)
+  }
+}
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, onStop)
+
 const MIN_NODE_MAJOR = 22
 const major = Number(process.versions.node.split('.')[0])
 if (major < MIN_NODE_MAJOR) {
@@ -45,4 +65,4 @@ function makeDirectory(path) {
 const args = process.argv.slice(2)
 if (args.includes('--verbose') || args.includes('-v')) process.setSourceMapsEnabled(true)
 const {run} = await import('../dist/xpk.js')
-await run(args)
+await run(args, stops)

@@ -2,6 +2,7 @@ import {ExitError} from '@oclif/core/errors'
 import {execute} from '@oclif/core/execute'
 
 import {formatError} from './cli/base-command.js'
+import {adoptStopSignals, type StopSignals} from './cli/signals.js'
 
 import AcceleratorDescribe from './commands/accelerator/describe.js'
 import AcceleratorList from './commands/accelerator/list.js'
@@ -57,8 +58,9 @@ export function normalizeHelp(argv: readonly string[]): string[] {
   return argv.map((arg, i) => (arg === '-h' && (end < 0 || i < end) ? '--help' : arg))
 }
 
-/** Runs the CLI with the given arguments. */
-export async function run(argv: string[]): Promise<void> {
+/** Runs the CLI with the given arguments; `stops` are bin/run.js's signal handlers, handed to the command. */
+export async function run(argv: string[], stops?: StopSignals): Promise<void> {
+  if (stops) adoptStopSignals(stops)
   handleOutputErrors()
   await execute({args: normalizeHelp(argv), dir: import.meta.url})
 }

@@ -7,7 +7,8 @@
 
 import type {ApiContext} from '../core/cluster/gke-errors.js'
 import {GRPC_STATUS} from '../core/cluster/gke-errors.js'
-import {XpkError} from '../core/errors.js'
+import {ApiError, XpkError} from '../core/errors.js'
+import {certificateFailure, connectionErrorCode} from '../core/tls-errors.js'
 import type {Fetch} from './http-client.js'
 
 const CLOUD_PLATFORM_SCOPE = 'https://www.googleapis.com/auth/cloud-platform'
@@ -164,6 +165,21 @@ export class GoogleRest {
     } catch (error) {
       if (options.signal?.aborted) throw options.signal.reason
       const host = new URL(url).host
+      // Only a completed handshake whose certificate failed verification is a certificate problem; a connection
+      // cut during the handshake is UNAVAILABLE like any other, which the retry policy retries.
+      const certificate = certificateFailure(error)
+      if (certificate !== undefined) {
+        throw new ApiError(
+          'auth',
+          `Could not ${context.action}: the certificate of ${host} failed verification (${certificate}: ${(error as Error).message}).`,
+          {
+            status: 'UNAUTHENTICATED',
+            retryable: false,
+            hints: ['Check the endpoint; a proxy that intercepts TLS needs its CA certificate in NODE_EXTRA_CA_CERTS.'],
+            cause: error,
+          },
+        )
+      }
       const failure: RestFailure = timeout.aborted
         ? {
             kind: 'timeout',
@@ -205,11 +221,5 @@ export class GoogleRest {
 
 /** The system error code of a failed request (ECONNREFUSED, ENOTFOUND, ...), for the message. */
 function networkCode(error: unknown): string {
-  let current: unknown = error
-  for (let depth = 0; depth < 5 && typeof current === 'object' && current !== null; depth++) {
-    const code = (current as {code?: unknown}).code
-    if (typeof code === 'string') return code
-    current = (current as {cause?: unknown}).cause
-  }
-  return error instanceof Error ? error.message : String(error)
+  return connectionErrorCode(error) ?? (error instanceof Error ? error.message : String(error))
 }

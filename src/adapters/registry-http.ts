@@ -4,7 +4,8 @@
  * `WWW-Authenticate` (a Bearer token from its token service, or Basic).
  */
 
-import {XpkError} from '../core/errors.js'
+import {ApiError, XpkError} from '../core/errors.js'
+import {certificateFailure, connectionErrorCode} from '../core/tls-errors.js'
 import {registryApiHost, registryAuthError, registryUsesHttp} from '../core/image/naming.js'
 import type {ManifestFound, RegistryAuth, RegistryClient} from '../ports/images.js'
 import {type Fetch, type HttpInit, type HttpReply, nodeFetch} from './http-client.js'
@@ -114,12 +115,34 @@ export class RegistryHttpClient implements RegistryClient {
     return token
   }
 
+  /**
+   * One request. No answer is UNAVAILABLE, which the retry policy retries (a connection cut during the TLS
+   * handshake included); only a handshake that completed with a certificate that failed verification is a
+   * certificate problem, not retried.
+   */
   private async request(registry: string, url: string, init: HttpInit): Promise<HttpReply> {
     try {
       return await this.fetch(url, {...init, redirect: 'follow', signal: AbortSignal.timeout(this.timeoutMs)})
     } catch (error) {
-      const cause = (error as {cause?: {code?: string}}).cause?.code ?? (error as Error).message
-      throw new XpkError('unavailable', `Cannot reach registry ${registry} (${cause}).`, {
+      const certificate = certificateFailure(error)
+      if (certificate !== undefined) {
+        throw new ApiError(
+          'auth',
+          `The certificate of registry ${registry} failed verification (${certificate}: ${(error as Error).message}).`,
+          {
+            status: 'UNAUTHENTICATED',
+            retryable: false,
+            hints: [
+              'Check the registry address; a proxy that intercepts TLS needs its CA certificate in NODE_EXTRA_CA_CERTS.',
+            ],
+            cause: error,
+          },
+        )
+      }
+      const cause = connectionErrorCode(error) ?? (error as Error).message
+      throw new ApiError('unavailable', `Cannot reach registry ${registry} (${cause}).`, {
+        status: 'UNAVAILABLE',
+        retryable: true,
         hints: ['Check the registry address and your network connection.'],
         cause: error,
       })

@@ -2,8 +2,9 @@ import {mkdir} from 'node:fs/promises'
 import {homedir} from 'node:os'
 import {join, resolve} from 'node:path'
 
-import {UsageError, XpkError} from '../core/errors.js'
+import {ApiError, UsageError, XpkError} from '../core/errors.js'
 import type {ErrorKind} from '../core/errors.js'
+import {certificateFailure} from '../core/tls-errors.js'
 import {
   findControllerDeployment,
   parseManifest,
@@ -164,8 +165,11 @@ export class HttpReleaseManifests implements ReleaseManifestSource {
     const what = `the ${describeRelease(release)} release manifest from ${url}`
     const timeout = AbortSignal.timeout(this.timeoutMs)
     const combined = signal === undefined ? timeout : AbortSignal.any([signal, timeout])
+    // No answer, or a server error, is UNAVAILABLE: the retry policy tries again.
     const fail = (kind: ErrorKind, why: string, cause?: unknown): XpkError =>
-      new XpkError(kind, `Cannot download ${what}: ${why}.`, {hints, cause})
+      kind === 'unavailable'
+        ? new ApiError(kind, `Cannot download ${what}: ${why}.`, {status: 'UNAVAILABLE', retryable: true, hints, cause})
+        : new XpkError(kind, `Cannot download ${what}: ${why}.`, {hints, cause})
     try {
       const response = await fetch(url, {signal: combined, redirect: 'follow'})
       if (!response.ok) {
@@ -186,6 +190,17 @@ export class HttpReleaseManifests implements ReleaseManifestSource {
     } catch (error) {
       if (error instanceof XpkError) throw error
       if (signal?.aborted) throw new XpkError('interrupted', `Stopped downloading ${what}.`, {cause: error})
+      // Only a completed handshake whose certificate failed verification is a certificate problem; a connection
+      // cut during the handshake is unavailable like any other.
+      const certificate = certificateFailure(error)
+      if (certificate !== undefined) {
+        throw new ApiError('auth', `Cannot download ${what}: its certificate failed verification (${certificate}).`, {
+          status: 'UNAUTHENTICATED',
+          retryable: false,
+          hints: [...hints, 'A proxy that intercepts TLS needs its CA certificate in NODE_EXTRA_CA_CERTS.'],
+          cause: error,
+        })
+      }
       if (timeout.aborted) {
         throw fail('unavailable', `no complete answer within ${this.timeoutMs / 1000} s`, error)
       }

@@ -12,10 +12,14 @@ import type {Client, ClientChannel} from 'ssh2'
 import {XpkError} from '../core/errors.js'
 import type {RemoteExit, RemoteSession, RemoteShell, SshTarget} from '../ports/remote-shell.js'
 
+/** How long the SSH handshake (banner, key exchange, authentication) may take. */
+export const DEFAULT_READY_TIMEOUT_MS = 20_000
+
 export interface SshClientOptions {
   readonly privateKey: Buffer
   /** xpk's known-hosts file. */
   readonly knownHostsPath: string
+  /** @default DEFAULT_READY_TIMEOUT_MS */
   readonly readyTimeoutMs?: number
   /** ssh-agent socket for keys with a passphrase; default SSH_AUTH_SOCK. */
   readonly agentSocket?: string
@@ -103,8 +107,20 @@ export function createSshShell(options: SshClientOptions): SshShell {
       const sock = connectTcp({host: target.host, port: target.port, noDelay: true})
       const address = `[${target.host}]:${target.port}`
       let hostKeyProblem: XpkError | undefined
+      // ssh2 may emit 'error' more than once (a handshake that timed out, then the socket closing under it), also
+      // after the connection is up: one listener for the client's whole life, as an 'error' with none crashes the
+      // process. Only the first one while connecting fails the connection; later ones end it, and its commands
+      // then end as a lost connection (their channels close).
+      let connecting: ((error: Error & {level?: string}) => void) | undefined
+      client.on('error', (error: Error & {level?: string}) => {
+        const fail = connecting
+        connecting = undefined
+        fail?.(error)
+      })
+      sock.on('error', () => undefined)
       await new Promise<void>((resolve, reject) => {
         const onAbort = () => {
+          connecting = undefined
           // Not end(): a socket still connecting would wait for the connection (or its timeout) before closing.
           client.destroy()
           reject(signal.reason)
@@ -112,13 +128,17 @@ export function createSshShell(options: SshClientOptions): SshShell {
         if (signal.aborted) return onAbort()
         signal.addEventListener('abort', onAbort, {once: true})
         client.once('ready', () => {
+          connecting = undefined
           signal.removeEventListener('abort', onAbort)
           resolve()
         })
-        client.once('error', (error: Error & {level?: string}) => {
+        connecting = (error) => {
           signal.removeEventListener('abort', onAbort)
+          // Nothing of a failed connection is kept: a server that never finished the handshake is left at once.
+          client.destroy()
+          sock.destroy()
           reject(hostKeyProblem ?? connectError(error, target))
-        })
+        }
         client.connect({
           sock,
           host: target.host,
@@ -130,7 +150,8 @@ export function createSshShell(options: SshClientOptions): SshShell {
           // Algorithms: ssh2's defaults already come first in the cheap order a TPU VM's sshd offers too
           // (curve25519-sha256, ssh-ed25519, aes128-gcm with AES-NI, else chacha20-poly1305); pinning them gained nothing
           // measurable (bench/vm-run.mjs notes), and would lose servers that lack one.
-          readyTimeout: options.readyTimeoutMs ?? 20_000,
+          // A server that accepts the connection and never speaks SSH (no banner) fails it after this long.
+          readyTimeout: options.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS,
           keepaliveInterval: 15_000,
           hostVerifier: (key: Buffer, verify: (valid: boolean) => void) => {
             knownHosts.check(address, target.identity, key.toString('base64'), !target.knownHostOnly).then(
@@ -211,8 +232,10 @@ class Ssh2Session implements RemoteSession {
     } = {},
   ): Promise<RemoteExit> {
     return new Promise((resolve, reject) => {
-      this.client.exec(command, (error: Error | undefined, channel: ClientChannel) => {
-        if (error) return reject(new XpkError('unavailable', `SSH exec failed: ${error.message}`, {cause: error}))
+      const failed = (error: Error) =>
+        reject(new XpkError('unavailable', `SSH exec failed: ${error.message}`, {cause: error}))
+      const open = (error: Error | undefined, channel: ClientChannel) => {
+        if (error) return failed(error)
         let exit: RemoteExit = {code: null, signal: 'connection lost'}
         channel.on('exit', (code: number | null, signal?: string) => {
           exit = code === null || code === undefined ? {code: null, signal: signal ?? 'unknown'} : {code}
@@ -227,7 +250,13 @@ class Ssh2Session implements RemoteSession {
           )
         } else if (options.stdin) channel.end(options.stdin)
         else channel.end()
-      })
+      }
+      try {
+        this.client.exec(command, open)
+      } catch (error) {
+        // The connection is gone already ("Not connected").
+        failed(error as Error)
+      }
     })
   }
 

@@ -228,7 +228,20 @@ function isFinal(line: ProgressLine): boolean {
   return line.status === 'done' || line.status === 'failed'
 }
 
-/** Prints a timestamped line whenever a line's state changes; byte counts alone never print. */
+/**
+ * What a board prints for a line when there is no terminal to redraw it on (after a timestamp): its label, state and
+ * detail. Not its status: on a terminal the status is the icon in front, and a line that goes from running to done
+ * with the same words says nothing new in a log.
+ */
+export function plainProgressText(line: ProgressLine): string {
+  return `${line.label}  ${line.state}${line.detail ? `  ${line.detail}` : ''}`
+}
+
+/**
+ * Prints a timestamped line whenever what a line shows changes ({@link plainProgressText}), so each state is printed
+ * once however often the service reports it; byte counts alone never print. Silent (`--quiet`) prints failed lines
+ * only, each once.
+ */
 class PlainBoard implements ProgressBoard {
   private readonly last = new Map<string, string>()
 
@@ -239,15 +252,14 @@ class PlainBoard implements ProgressBoard {
   ) {}
 
   update(id: string, line: ProgressLine): void {
-    const key = `${line.status}|${line.state}|${line.detail ?? ''}`
-    if (this.last.get(id) === key) return
-    this.last.set(id, key)
     if (this.silent && line.status !== 'failed') return
+    const text = plainProgressText(line)
+    if (this.last.get(id) === text) return
+    this.last.set(id, text)
     const stamp = this.now()
       .toISOString()
       .replace(/\.\d{3}Z$/, 'Z')
-    const detail = line.detail ? `  ${line.detail}` : ''
-    this.out.write(escapeControl(`${stamp}  ${line.label}  ${line.state}${detail}`) + '\n')
+    this.out.write(escapeControl(`${stamp}  ${text}`) + '\n')
   }
 
   note(message: Message): void {

@@ -9,9 +9,9 @@ import {closestMatches, editDistance} from '../core/suggest.js'
 import {escapeControl, escapeInline, hasControlCharacters, redactCredentials} from '../core/text.js'
 import type {Console} from '../ports/console.js'
 import {globalFlags} from './flags.js'
+import {handleStopSignals} from './signals.js'
 
 type AnyFlags = Record<string, unknown>
-const STOP_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP']
 // oclif's own constraint types for parse(), which its public entry points do not export.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type FlagOutput = Record<string, any>
@@ -31,10 +31,11 @@ export abstract class XpkCommand extends Command {
   private parsedFlags: AnyFlags = {}
   private terminal: TerminalConsole | undefined
   private readonly abortController = new AbortController()
+  private releaseSignals: (() => void) | undefined
   /**
-   * Ctrl-C, SIGTERM (a job scheduler, `kill`) and SIGHUP (a closed terminal) all stop the command the same way:
-   * every wait ends, the command says what was already sent and how to resume, and exits 130. A second signal
-   * exits at once.
+   * Ctrl-C, SIGTERM (a job scheduler, `kill`) and SIGHUP (a closed terminal) all stop the command the same way,
+   * whatever it is doing: every wait ends, the command says what was already sent and how to resume, and exits 130
+   * (even one that had nothing left to wait for). A second signal exits at once.
    */
   private readonly onSignal = (signal: NodeJS.Signals): void => {
     if (this.abortController.signal.aborted) process.exit(130)
@@ -64,7 +65,7 @@ export abstract class XpkCommand extends Command {
     // The console is needed before (and even without) a successful parse, e.g. to report a parse error verbosely.
     const given = (...names: string[]) => this.argv.some((arg) => names.includes(arg))
     this.parsedFlags = {quiet: given('--quiet', '-q'), verbose: given('--verbose', '-v'), force: given('--force')}
-    for (const signal of STOP_SIGNALS) process.on(signal, this.onSignal)
+    this.releaseSignals = handleStopSignals(this.onSignal)
   }
 
   /**
@@ -119,8 +120,11 @@ export abstract class XpkCommand extends Command {
   }
 
   protected override async finally(error: Error | undefined): Promise<unknown> {
-    for (const signal of STOP_SIGNALS) process.off(signal, this.onSignal)
-    return super.finally(error)
+    this.releaseSignals?.()
+    const done = await super.finally(error)
+    // Stopped, but the command ended as if it had finished (a followed log ends cleanly on Ctrl-C): still 130.
+    if (error === undefined && this.abortController.signal.aborted) await this.catch(this.abortController.signal.reason)
+    return done
   }
 
   /** JSON goes out plain (no colour codes, no highlighting pass): it is for programs, and big lists stay fast. */
@@ -130,7 +134,12 @@ export abstract class XpkCommand extends Command {
 
   protected override async catch(error: Error & {oclif?: {exit?: number}}): Promise<never> {
     if (error instanceof Errors.ExitError) throw error
-    const typed = toXpkError(error, this.id ?? '', Object.keys(this.ctor.flags ?? {}))
+    let typed = toXpkError(error, this.id ?? '', Object.keys(this.ctor.flags ?? {}))
+    // Whatever a stopped command failed with on its way out (a request cut off, say), it was stopped: exit 130.
+    const stopped: unknown = this.abortController.signal.reason
+    if (typed.kind !== 'interrupted' && this.abortController.signal.aborted && stopped instanceof XpkError) {
+      typed = stopped
+    }
     if (this.jsonEnabled()) {
       this.logJson(errorToJson(typed))
     } else {

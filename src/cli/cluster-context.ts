@@ -168,7 +168,7 @@ export function applyTuning(): Omit<ApplyOptions, 'signal'> {
  * stale time from XPK_CLUSTER_LOCK_STALE_S, checked here, before any request (a bad value is exit 2 naming it).
  */
 export function clusterLockTuning(): ClusterLockOptions {
-  let user = process.env.USER ?? process.env.USERNAME ?? 'unknown'
+  let user = process.env.USER ?? 'unknown'
   try {
     user = userInfo().username
   } catch {

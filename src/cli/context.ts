@@ -38,21 +38,28 @@ export async function resolveCommandSettings(
   return settings
 }
 
+/** Resolves after `ms`, or rejects with the signal's reason when it aborts; `hold` keeps the process alive meanwhile. */
+function wait(ms: number, signal: AbortSignal, hold: boolean): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason as Error)
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort)
+      resolve()
+    }, ms)
+    if (!hold) timer.unref()
+    const onAbort = () => {
+      clearTimeout(timer)
+      reject(signal.reason as Error)
+    }
+    signal.addEventListener('abort', onAbort, {once: true})
+  })
+}
+
 /** Real timers, randomness and clock for services that wait. */
 export const realTime = {
-  sleep: (ms: number, signal: AbortSignal): Promise<void> =>
-    new Promise((resolve, reject) => {
-      if (signal.aborted) return reject(signal.reason)
-      const timer = setTimeout(() => {
-        signal.removeEventListener('abort', onAbort)
-        resolve()
-      }, ms)
-      const onAbort = () => {
-        clearTimeout(timer)
-        reject(signal.reason)
-      }
-      signal.addEventListener('abort', onAbort, {once: true})
-    }),
+  sleep: (ms: number, signal: AbortSignal): Promise<void> => wait(ms, signal, true),
+  // A time limit runs alongside the work it limits, and never keeps the process alive on its own.
+  timer: (ms: number, signal: AbortSignal): Promise<void> => wait(ms, signal, false),
   random: Math.random,
   now: Date.now,
 }

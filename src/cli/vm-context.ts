@@ -2,6 +2,7 @@
  * The composition root of the `vm` commands: the TPU API connects on first use (the adapter imports the SDK
  * lazily), SSH is ssh2 behind the RemoteShell port, timers are real.
  */
+import {integerVariable} from '../core/environment.js'
 import {errorToJson} from '../core/errors.js'
 import {WorkerFailure} from '../core/vm/exit-status.js'
 import {DEFAULT_APPLY_OPTIONS} from '../executor/apply-cluster-plan.js'
@@ -61,10 +62,12 @@ export async function vmRunDeps(
     ...vmApiDeps(endpointFlag, console, signal),
     keys: new SshKeyFiles(join(homedir(), '.ssh', 'google_compute_engine')),
     shell: async (keys) => {
-      const {createSshShell} = await import('../adapters/ssh-client.js')
+      const {createSshShell, DEFAULT_READY_TIMEOUT_MS} = await import('../adapters/ssh-client.js')
       return createSshShell({
         privateKey: await readFile(keys.privateKeyPath),
         knownHostsPath: join(configHome, 'xpk', 'known_hosts'),
+        // The SSH handshake's time limit (tests shorten it; the default suits TPU VMs).
+        readyTimeoutMs: integerVariable(process.env, 'XPK_SSH_HANDSHAKE_TIMEOUT_MS') ?? DEFAULT_READY_TIMEOUT_MS,
       })
     },
     plans: new WorkerListFiles(join(cacheHome, 'xpk', 'vm-workers')),

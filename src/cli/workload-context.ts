@@ -36,7 +36,11 @@ export function workloadCreateDeps(
     files: new NodeFiles(),
     env: process.env,
     cwd: process.cwd(),
-    buildImage: async (options) => buildImage(options, await imageBuildDeps(console)),
+    buildImage: async (options) =>
+      buildImage(options, {
+        ...(await imageBuildDeps(console)),
+        retry: {policy: retryTuning(), clock: realTime, signal},
+      }),
     ...connectors(settings, kube),
     signal,
     ...realTime,

@@ -133,6 +133,19 @@ export const ENVIRONMENT = {
     range: {min: 0, max: 1_000_000, limit: 'MB; 0 for no limit', unit: 'MB'},
     default: '100',
   },
+  XPK_CLUSTER_LOCK_STALE_S: {
+    kind: 'integer',
+    description:
+      "`cluster create` and `cluster delete`: how old another run's cluster lock must be to be taken over (with a warning naming its holder); 0 takes over any lock at once.",
+    range: {min: 0, max: 7 * 24 * 60 * 60, limit: 'seconds, a week at most; 0 takes over any lock at once', unit: 's'},
+    default: '10800',
+  },
+  XPK_SSH_HANDSHAKE_TIMEOUT_MS: {
+    kind: 'integer',
+    description: '`vm run`: how long a worker may take to complete the SSH handshake before it counts as unreachable.',
+    range: FIRST_WAIT,
+    default: '20000',
+  },
   KUBECONFIG: {
     kind: 'standard',
     owner: 'kubectl',

@@ -61,7 +61,11 @@ export const EXIT_CODE_TABLE: readonly ExitCodeRow[] = [
   {code: 8, kinds: ['image'], meaning: 'Building or pushing the container image failed.'},
   {code: 124, kinds: ['timeout'], meaning: 'Timed out waiting.'},
   {code: 125, kinds: ['unsuccessful'], meaning: 'The awaited workload finished unsuccessfully.'},
-  {code: 130, kinds: ['interrupted'], meaning: 'Interrupted (Ctrl-C); re-running the same command resumes.'},
+  {
+    code: 130,
+    kinds: ['interrupted'],
+    meaning: 'Interrupted (Ctrl-C, SIGTERM or SIGHUP); re-running the same command resumes.',
+  },
 ]
 
 const codeByKind = new Map<ErrorKind, number>(EXIT_CODE_TABLE.flatMap((row) => row.kinds.map((k) => [k, row.code])))

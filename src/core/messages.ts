@@ -179,7 +179,6 @@ export const MESSAGES = {
   'vm.create.exists': {level: 'info', summary: 'The queued resource exists already with the same request.'},
   'vm.create.requesting': {level: 'info', summary: 'The queued resource is being requested.'},
   'vm.create.async': {level: 'info', summary: '--async: not waiting for the queued resource.'},
-  'vm.create.state': {level: 'info', summary: 'The queued resource changed state while being waited on.'},
   'vm.create.active': {level: 'info', summary: 'The queued resource is ACTIVE, with its nodes.'},
   'vm.delete.absent': {level: 'info', summary: 'The queued resource to delete does not exist: nothing to do.'},
   'vm.delete.confirm': {level: 'question', summary: 'Asked before a queued resource and its TPU VMs are deleted.'},
@@ -189,6 +188,14 @@ export const MESSAGES = {
   'vm.run.succeeded': {level: 'info', summary: 'Every worker succeeded.'},
   'vm.run.worker-failed': {level: 'info', summary: 'A worker failed; the others are being stopped.'},
   'vm.run.stopping': {level: 'info', summary: 'Running workers are being stopped.'},
+  'vm.run.lost': {
+    level: 'info',
+    summary: "A worker's connection was lost: its command is stopped through a new connection.",
+  },
+  'vm.run.not-stopped': {
+    level: 'warn',
+    summary: 'A worker whose connection was lost could not be reached again: its command may still run there.',
+  },
   'vm.run.confirm-create-key': {
     level: 'question',
     summary: 'Asked before creating ~/.ssh/google_compute_engine (answered yes when nobody can be asked).',

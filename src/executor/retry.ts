@@ -30,6 +30,12 @@ export interface Clock {
   readonly sleep: (ms: number, signal: AbortSignal) => Promise<void>
   readonly random: () => number
   readonly now: () => number
+  /**
+   * Like `sleep`, for a timer that runs alongside other work (a command's time limit, see {@link startTimeLimit}).
+   * A clock whose sleeps end at once (tests' virtual time) has none: its time limits are only the checks of `now()`
+   * that waits make between polls.
+   */
+  readonly timer?: (ms: number, signal: AbortSignal) => Promise<void>
 }
 
 export interface RetryOptions {
@@ -38,6 +44,12 @@ export interface RetryOptions {
   readonly signal: AbortSignal
   /** Told before each wait, e.g. to show "retrying (UNAVAILABLE), again in 2.1s" on a progress line. */
   readonly onRetry?: (error: ApiError, delayMs: number) => void
+  /**
+   * Retry transient failures until the signal aborts instead of for the policy's attempts: for the reads of a wait
+   * that is under way (a watch reconnecting, a followed log reopening), which an API server restarting for a minute
+   * must not end. The wait's time limit (or Ctrl-C) still ends it.
+   */
+  readonly untilAborted?: boolean
 }
 
 /**
@@ -51,13 +63,15 @@ export async function withRetries<T>(call: () => Promise<T>, options: RetryOptio
   for (let attempt = 0; ; attempt++) {
     if (signal.aborted) throw signal.reason
     try {
-      return await call()
+      return await unlessAborted(call(), signal)
     } catch (error) {
       if (signal.aborted) throw signal.reason
       if (!(error instanceof ApiError) || !error.retryable) throw error
       const conflict = error.kind === 'conflict'
       const elapsed = clock.now() - started
-      const within = conflict ? elapsed < policy.conflictBudgetMs : attempt + 1 < policy.attempts
+      const within = conflict
+        ? elapsed < policy.conflictBudgetMs
+        : options.untilAborted === true || attempt + 1 < policy.attempts
       if (!within) throw exhausted(error, attempt + 1, elapsed)
       // Conflicts wait long: the backoff stops growing after a few attempts so the cluster is checked often enough.
       const delay = jitteredDelay(conflict ? Math.min(attempt, 4) : attempt, policy.backoff, clock.random())
@@ -95,6 +109,85 @@ export interface PollOptions extends RetryOptions {
 export async function pollUntil(check: () => Promise<boolean>, options: PollOptions): Promise<void> {
   for (let polls = 0; !(await withRetries(check, options)); polls++) {
     await options.clock.sleep(pollDelay(polls, options.poll), options.signal)
+  }
+}
+
+/**
+ * Settles as `work` does, or rejects with the signal's reason the moment the signal aborts. A request that gets no
+ * answer (a server that accepts connections and never replies) would otherwise hold a command past its time limit,
+ * or past Ctrl-C, until the socket's own idle timeout; what it leaves behind is dropped (the command is ending).
+ */
+export function unlessAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) {
+    work.catch(() => undefined)
+    return Promise.reject(signal.reason as Error)
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => {
+      work.catch(() => undefined)
+      reject(signal.reason as Error)
+    }
+    signal.addEventListener('abort', onAbort, {once: true})
+    work.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort)
+        resolve(value)
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort)
+        reject(error as Error)
+      },
+    )
+  })
+}
+
+/** A command's (or a wait's) time limit: `signal` aborts when it passes, or when the command is stopped. */
+export interface TimeLimit {
+  /** Aborts with the error `expired` made when the limit passed, or with the command's own abort reason. */
+  readonly signal: AbortSignal
+  /** Whether the limit itself passed (not Ctrl-C). */
+  readonly expired: () => boolean
+  /** Stops the timer, e.g. while a question waits for a person's answer. */
+  readonly pause: () => void
+  /** Starts the timer anew for the whole time, e.g. from the answer to a question. */
+  readonly restart: () => void
+  /** Stops the timer for good; the signal stays as it is. */
+  readonly dispose: () => void
+}
+
+/**
+ * Starts a time limit of `ms` from now under `parent` (the command's Ctrl-C signal). Everything run under its
+ * signal ends when it passes, first reads included: every call through {@link withRetries} is raced against it, and
+ * every sleep and watch ends with it. `expired` makes the error it aborts with (kind `timeout`, exit 124).
+ */
+export function startTimeLimit(parent: AbortSignal, ms: number, clock: Clock, expired: () => Error): TimeLimit {
+  const limit = new AbortController()
+  let timer = new AbortController()
+  let passed = false
+  const onParent = () => limit.abort(parent.reason)
+  if (parent.aborted) onParent()
+  else parent.addEventListener('abort', onParent, {once: true})
+  const arm = () => {
+    timer.abort()
+    timer = new AbortController()
+    clock.timer?.(ms, AbortSignal.any([timer.signal, limit.signal])).then(
+      () => {
+        passed = true
+        limit.abort(expired())
+      },
+      () => undefined,
+    )
+  }
+  arm()
+  return {
+    signal: limit.signal,
+    expired: () => passed,
+    pause: () => timer.abort(),
+    restart: arm,
+    dispose: () => {
+      timer.abort()
+      parent.removeEventListener('abort', onParent)
+    },
   }
 }
 

@@ -17,7 +17,15 @@ import {message} from '../core/messages.js'
 import type {Backoff} from '../core/retry.js'
 import {zoneToRegion} from '../core/settings.js'
 import {escapeInline} from '../core/text.js'
-import {pollUntil, withRetries, type Clock, type RetryOptions, type RetryPolicy} from '../executor/retry.js'
+import {
+  pollUntil,
+  startTimeLimit,
+  unlessAborted,
+  withRetries,
+  type Clock,
+  type RetryOptions,
+  type RetryPolicy,
+} from '../executor/retry.js'
 import type {Console, ProgressBoard} from '../ports/console.js'
 import type {GkeClient} from '../ports/gke.js'
 import type {KubeClient, KubeObject, KubeRef} from '../ports/kube.js'
@@ -94,8 +102,38 @@ export async function cacheImage(options: CacheImageOptions, deps: CacheImageDep
     console.info(message('cluster.cacheimage.dry-run', 'Dry run: nothing was applied.'))
     return {...base, change: 'dry-run', nodes: null, pulled: null}
   }
+  // The time limit bounds the whole command, finding the cluster and the first reads included, so a server that
+  // never answers cannot hold it longer.
+  const limit = startTimeLimit(
+    deps.signal,
+    options.timeoutMs,
+    deps,
+    () =>
+      new XpkError(
+        'timeout',
+        `${options.dockerImage} was not cached within ${describeMinutes(options.timeoutMs)}: the cluster did not answer in time.`,
+        {hints: ['Check that the cluster answers (`xpk cluster describe`), then re-run the same command.']},
+      ),
+  )
+  try {
+    return await applyAndWait(options, manifest, ref, base, {...deps, signal: limit.signal})
+  } finally {
+    limit.dispose()
+  }
+}
+
+async function applyAndWait(
+  options: CacheImageOptions,
+  manifest: DaemonSet,
+  ref: KubeRef,
+  base: Pick<CacheImageResult, 'image' | 'daemonSet' | 'manifest'>,
+  deps: CacheImageDeps,
+): Promise<CacheImageResult> {
+  const {console} = deps
   const retry: RetryOptions = {policy: options.retry, clock: deps, signal: deps.signal}
-  const kube = await deps.kube(options.viaKubeconfig ? undefined : await lookUpCluster(options, deps, retry))
+  const cluster = options.viaKubeconfig ? undefined : await lookUpCluster(options, deps, retry)
+  // Connecting may ask for a token (Application Default Credentials): the time limit or Ctrl-C ends that too.
+  const kube = await unlessAborted(deps.kube(cluster), deps.signal)
   const live = await withRetries(() => kube.get(ref), retry)
   const change = live === undefined ? 'create' : applyWouldChange(manifest, live) ? 'update' : 'none'
   if (change !== 'none') {
@@ -174,7 +212,7 @@ async function lookUpCluster(
   retry: RetryOptions,
 ): Promise<ObservedCluster> {
   const {project, zone, cluster} = options as Required<CacheImageOptions>
-  const gke = await deps.gke()
+  const gke = await unlessAborted(deps.gke(), deps.signal)
   try {
     const found = await withRetries(() => findCluster(gke, project, zone, cluster), retry)
     if (!found) {
@@ -222,6 +260,8 @@ async function awaitPulls(
   let progress = daemonSetProgress(undefined)
   let pulls: NodePull[] = []
   let ended: 'done' | 'failed' | 'timeout' = 'done'
+  /** The time limit passed during a wait or a read: no more reads, the last ones explain. */
+  let cutShort = false
   await pollUntil(
     async () => {
       const daemonSet = await kube.get(ref)
@@ -256,7 +296,12 @@ async function awaitPulls(
       return ended !== 'done'
     },
     {...retry, poll: options.poll},
-  )
+  ).catch((error: unknown) => {
+    const reason: unknown = deps.signal.reason
+    if (!(deps.signal.aborted && reason instanceof XpkError && reason.kind === 'timeout')) throw error
+    ended = 'timeout'
+    cutShort = true
+  })
   if (progress.desired === 0) {
     deps.console.warn(
       message(
@@ -277,10 +322,12 @@ async function awaitPulls(
     })
     return {nodes: progress.desired, pulled: progress.ready}
   }
-  const events = await withRetries(
-    () => listAll(kube, 'v1', 'Event', ref.namespace, 'involvedObject.kind=Pod,reason=Failed'),
-    retry,
-  )
+  const events = cutShort
+    ? []
+    : await withRetries(
+        () => listAll(kube, 'v1', 'Event', ref.namespace, 'involvedObject.kind=Pod,reason=Failed'),
+        retry,
+      )
   const explained = withEventCauses(pulls, events)
   const failed = explained.filter((p) => p.state === 'pull-failed')
   board.update('pull', {
@@ -305,7 +352,7 @@ async function awaitPulls(
   const waiting = explained.filter((p) => p.state === 'waiting')
   throw new XpkError(
     'timeout',
-    `${options.dockerImage} was pulled on ${progress.ready}/${progress.desired} nodes within ${Math.round(options.timeoutMs / 60_000)} min.` +
+    `${options.dockerImage} was pulled on ${progress.ready}/${progress.desired} nodes within ${describeMinutes(options.timeoutMs)}.` +
       (failed.length > 0 ? `\nCould not pull it:\n  ${describePulls(failed).join('\n  ')}` : '') +
       (waiting.length > 0 ? `\nStill waiting:\n  ${describePulls(waiting).join('\n  ')}` : ''),
     {
@@ -315,6 +362,11 @@ async function awaitPulls(
       ],
     },
   )
+}
+
+/** "30 min", or "90 s" for a limit shorter than a minute (tests, XPK_CACHE_IMAGE_TIMEOUT_S). */
+function describeMinutes(ms: number): string {
+  return ms >= 60_000 ? `${Math.round(ms / 60_000)} min` : `${Math.round(ms / 1000)} s`
 }
 
 /** The state of each node's pod of the DaemonSet for `image`, by node name. */

@@ -1,4 +1,5 @@
 import {UsageError, XpkError} from '../core/errors.js'
+import {withRetries, type RetryOptions} from '../executor/retry.js'
 import {DEFAULT_SCRIPT_DIR_MAX_MB} from '../core/image/context-check.js'
 import {contextDigest} from '../core/image/context-digest.js'
 import {CONTEXT_FILES_DIR, layerDockerfile} from '../core/image/dockerfile.js'
@@ -65,6 +66,13 @@ export interface ImageBuildDeps {
   readonly console: Console
   /** A millisecond clock, for `seconds`. */
   readonly now: () => number
+  /** The one retry policy, for the registry's reads; without it each is tried once. */
+  readonly retry?: RetryOptions
+}
+
+/** A read of the registry, through the retry policy when there is one. */
+function registryRead<T>(deps: ImageBuildDeps, read: () => Promise<T>): Promise<T> {
+  return deps.retry ? withRetries(read, deps.retry) : read()
 }
 
 interface BuildStep {
@@ -153,9 +161,8 @@ export async function buildImage(options: ImageBuildOptions, deps: ImageBuildDep
     return credential
   })
   const targetAuth = async () => (await targetCredential()).auth
-  const existing = await deps.registry.manifest(
-    {registry: target.registry, repository: target.repository, reference: tag},
-    targetAuth,
+  const existing = await registryRead(deps, () =>
+    deps.registry.manifest({registry: target.registry, repository: target.repository, reference: tag}, targetAuth),
   )
   if (existing.exists) {
     deps.console.info(
@@ -179,9 +186,9 @@ export async function buildImage(options: ImageBuildOptions, deps: ImageBuildDep
   const pushed = await push(target, tag, options.repository, (await targetCredential()).auth, deps)
   const digest =
     pushed.digest ??
-    (await deps.registry
-      .manifest({registry: target.registry, repository: target.repository, reference: tag}, targetAuth)
-      .then((found) => (found.exists ? found.digest : null)))
+    (await registryRead(deps, () =>
+      deps.registry.manifest({registry: target.registry, repository: target.repository, reference: tag}, targetAuth),
+    ).then((found) => (found.exists ? found.digest : null)))
   const done = result('pushed', digest, pushed.layers)
   deps.console.info(
     message(
@@ -312,26 +319,25 @@ async function resolveBase(
       ),
     )
   }
-  const found = await deps.registry
-    .manifest({registry: base.registry, repository: base.repository, reference: base.tag ?? 'latest'}, async () => {
-      // A public base image needs no credentials, so failing to find any is not an error here.
-      try {
-        return (await deps.credentials.forRegistry(base.registry)).auth
-      } catch {
-        return null
-      }
+  const found = await registryRead(deps, () =>
+    deps.registry.manifest(
+      {registry: base.registry, repository: base.repository, reference: base.tag ?? 'latest'},
+      async () => {
+        // A public base image needs no credentials, so failing to find any is not an error here.
+        try {
+          return (await deps.credentials.forRegistry(base.registry)).auth
+        } catch {
+          return null
+        }
+      },
+    ),
+  ).catch((error: unknown) => {
+    if (error instanceof XpkError && error.kind === 'auth') throw error
+    throw new XpkError('image', `Could not look up the base image ${options.baseImage}: ${(error as Error).message}`, {
+      hints: ['Check your network connection, or `docker pull` the base image first.'],
+      cause: error,
     })
-    .catch((error: unknown) => {
-      if (error instanceof XpkError && error.kind === 'auth') throw error
-      throw new XpkError(
-        'image',
-        `Could not look up the base image ${options.baseImage}: ${(error as Error).message}`,
-        {
-          hints: ['Check your network connection, or `docker pull` the base image first.'],
-          cause: error,
-        },
-      )
-    })
+  })
   if (!found.exists) throw missingBase(options.baseImage, base.registry, 'its registry does not have it')
   if (!found.digest) return {digest: null, source: 'unresolved', from: options.baseImage, pull: local !== null}
   return {

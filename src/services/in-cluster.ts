@@ -29,7 +29,7 @@ import {
 } from '../core/kube/release-manifest.js'
 import type {Backoff} from '../core/retry.js'
 import type {GraphStep, StepContext} from '../executor/step-graph.js'
-import {pollUntil, withRetries, type RetryOptions} from '../executor/retry.js'
+import {pollUntil, startTimeLimit, withRetries, type RetryOptions} from '../executor/retry.js'
 import type {KubeClient, KubeRef} from '../ports/kube.js'
 import type {ReleaseManifest, ReleaseManifestSource} from '../ports/release-manifests.js'
 
@@ -448,10 +448,15 @@ function prefetchManifests(
   const load = (component: ReleaseComponent) => {
     let loading = loads.get(component)
     if (!loading) {
-      loading = deps.manifests.load(component, {
-        override: options.manifestOverrides[component],
-        signal: deps.retry.signal,
-      })
+      // A download the network cut short goes through the retry policy like any other request.
+      loading = withRetries(
+        () =>
+          deps.manifests.load(component, {
+            override: options.manifestOverrides[component],
+            signal: deps.retry.signal,
+          }),
+        deps.retry,
+      )
       // Awaited by the step; until then a failure must not count as unhandled.
       loading.catch(() => undefined)
       loads.set(component, loading)
@@ -587,6 +592,40 @@ async function deleteForUpgrade(kube: KubeClient, deletion: BreakingDeletion, re
   }
 }
 
+/**
+ * Polls `check` until it says done, for at most `timeoutMs`: its reads included, so an API server that stops
+ * answering cannot stretch the wait. `timedOut` makes the error once the time is up (checked between polls, and
+ * when the time limit cuts a read or a pause short).
+ */
+async function pollWithin(
+  check: () => Promise<boolean>,
+  timeoutMs: number,
+  timedOut: () => XpkError,
+  deps: InClusterDeps,
+  options: InClusterApplyOptions,
+  ctx: StepContext,
+): Promise<void> {
+  const retry = retrying(deps, ctx)
+  const {clock} = retry
+  const started = clock.now()
+  const limit = startTimeLimit(retry.signal, timeoutMs, clock, timedOut)
+  try {
+    await pollUntil(
+      async () => {
+        if (await check()) return true
+        if (clock.now() - started >= timeoutMs) throw timedOut()
+        return false
+      },
+      {...retry, signal: limit.signal, poll: options.poll},
+    )
+  } catch (error) {
+    if (limit.expired()) throw timedOut()
+    throw error
+  } finally {
+    limit.dispose()
+  }
+}
+
 /** Waits until a deleted object is gone, or times out naming it. */
 async function awaitGone(
   kube: KubeClient,
@@ -595,25 +634,23 @@ async function awaitGone(
   options: InClusterApplyOptions,
   ctx: StepContext,
 ): Promise<void> {
-  const started = deps.retry.clock.now()
-  await pollUntil(
-    async () => {
-      if ((await kube.get(ref)) === undefined) return true
-      if (deps.retry.clock.now() - started >= options.availableTimeoutMs) {
-        throw new XpkError(
-          'timeout',
-          `${ref.kind} ${ref.name} was deleted but is still there after ${Math.round(options.availableTimeoutMs / 1000)} s.`,
-          {
-            hints: [
-              `Something holds its finalizers: \`kubectl get ${ref.kind.toLowerCase()} ${ref.name} -o yaml\` shows them.`,
-              'Re-run the same command once it is gone: the rest of the upgrade follows.',
-            ],
-          },
-        )
-      }
-      return false
-    },
-    {...retrying(deps, ctx), poll: options.poll},
+  await pollWithin(
+    async () => (await kube.get(ref)) === undefined,
+    options.availableTimeoutMs,
+    () =>
+      new XpkError(
+        'timeout',
+        `${ref.kind} ${ref.name} was deleted but is still there after ${Math.round(options.availableTimeoutMs / 1000)} s.`,
+        {
+          hints: [
+            `Something holds its finalizers: \`kubectl get ${ref.kind.toLowerCase()} ${ref.name} -o yaml\` shows them.`,
+            'Re-run the same command once it is gone: the rest of the upgrade follows.',
+          ],
+        },
+      ),
+    deps,
+    options,
+    ctx,
   )
 }
 
@@ -631,33 +668,35 @@ async function awaitAvailable(
   const {namespace, name} = RELEASES[component].controller
   const kube = await deps.kube()
   ctx.progress('waiting for Available')
-  const started = deps.retry.clock.now()
   let last: DeploymentStatus | undefined
-  await pollUntil(
+  let waiting: string | undefined = 'no answer from the API server yet'
+  await pollWithin(
     async () => {
       last = (await kube.get({apiVersion: 'apps/v1', kind: 'Deployment', namespace, name})) as unknown as
         DeploymentStatus | undefined
-      const waiting = rolloutWaiting(last)
-      if (waiting === undefined) return true
-      if (deps.retry.clock.now() - started >= options.availableTimeoutMs) {
-        const conditions = (last?.status?.conditions ?? [])
-          .map((c) => `${c.type}=${c.status}${c.reason ? ` (${c.reason}${c.message ? `: ${c.message}` : ''})` : ''}`)
-          .join('; ')
-        throw new XpkError(
-          'timeout',
-          `Deployment ${namespace}/${name} (${RELEASES[component].title}) did not become Available within ` +
-            `${Math.round(options.availableTimeoutMs / 1000)} s: ${waiting}.` +
-            (last ? ` Its conditions: ${conditions || 'none yet'}.` : ''),
-          {
-            hints: [
-              `Its pods' events say why: look at the Deployment in the Cloud Console, or \`kubectl describe deployment -n ${namespace} ${name}\`.`,
-              'Re-run the same command once it is fixed: what is installed is kept.',
-            ],
-          },
-        )
-      }
-      return false
+      waiting = rolloutWaiting(last)
+      return waiting === undefined
     },
-    {...retrying(deps, ctx), poll: options.poll},
+    options.availableTimeoutMs,
+    () => {
+      const conditions = (last?.status?.conditions ?? [])
+        .map((c) => `${c.type}=${c.status}${c.reason ? ` (${c.reason}${c.message ? `: ${c.message}` : ''})` : ''}`)
+        .join('; ')
+      return new XpkError(
+        'timeout',
+        `Deployment ${namespace}/${name} (${RELEASES[component].title}) did not become Available within ` +
+          `${Math.round(options.availableTimeoutMs / 1000)} s: ${waiting}.` +
+          (last ? ` Its conditions: ${conditions || 'none yet'}.` : ''),
+        {
+          hints: [
+            `Its pods' events say why: look at the Deployment in the Cloud Console, or \`kubectl describe deployment -n ${namespace} ${name}\`.`,
+            'Re-run the same command once it is fixed: what is installed is kept.',
+          ],
+        },
+      )
+    },
+    deps,
+    options,
+    ctx,
   )
 }

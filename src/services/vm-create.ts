@@ -130,8 +130,6 @@ async function waitUntilActive(
   tpu: Parameters<Parameters<typeof usingTpu>[1]>[0],
 ): Promise<QueuedResource> {
   const board = deps.console.progress(`Waiting for queued resource ${id}:`)
-  const started = deps.now()
-  let last = ''
   try {
     for (let poll = 0; ; poll++) {
       const qr = await withRetries(() => tpu.getQueuedResource(location, id), options.timing, deps)
@@ -140,22 +138,12 @@ async function waitUntilActive(
           hints: ['Run `xpk vm create` again to request it anew.'],
         })
       }
-      const seconds = Math.round((deps.now() - started) / 1000)
-      if (qr.state !== last) {
-        last = qr.state
-        board.note(
-          message('vm.create.state', `${id}: ${qr.state} after ${seconds}s: ${STATE_NOTES[qr.state] ?? qr.state}`, {
-            queuedResource: id,
-            state: qr.state,
-            seconds,
-          }),
-        )
-      }
+      // One line per state, with what it means: the board shows how long it has been (or when, in a log).
       board.update(id, {
         label: id,
         state: qr.state,
         status: qr.state === 'ACTIVE' ? 'done' : qr.state === 'FAILED' ? 'failed' : 'running',
-        detail: `${seconds}s`,
+        detail: STATE_NOTES[qr.state] ?? '',
       })
       if (qr.state === 'ACTIVE') return qr
       if (qr.state === 'FAILED') {

@@ -67,17 +67,12 @@ export async function deleteVms(options: VmDeleteOptions, deps: VmApiDeps): Prom
       return {queuedResource: id, outcome: 'deleting', nodes}
     }
     const board = deps.console.progress(`Deleting queued resource ${id}:`)
-    const started = deps.now()
     try {
       for (let poll = 0; ; poll++) {
         const now = await withRetries(() => tpu.getQueuedResource(location, id), options.timing, deps)
         if (!now) break
-        board.update(id, {
-          label: id,
-          state: now.state.toLowerCase(),
-          status: 'running',
-          detail: `${Math.round((deps.now() - started) / 1000)}s`,
-        })
+        // The state alone: the board shows how long it has been (or when, in a log), so each state prints once.
+        board.update(id, {label: id, state: now.state.toLowerCase(), status: 'running'})
         await pollWait(poll, options.timing, deps)
       }
       board.update(id, {label: id, state: 'deleted', status: 'done'})

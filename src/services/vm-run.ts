@@ -13,7 +13,13 @@ import {
   type CachedPlan,
   type RunWorker,
 } from '../core/vm/run-plan.js'
-import {describeStatus, shellStatus, WorkerFailure} from '../core/vm/exit-status.js'
+import {
+  describeStatus,
+  LOST_CONNECTION_STATUS,
+  shellStatus,
+  UnreachableWorker,
+  WorkerFailure,
+} from '../core/vm/exit-status.js'
 import {
   hasSshKey,
   killScript,
@@ -235,7 +241,13 @@ export async function runOnVms(input: VmRunOptions, deps: VmRunDeps): Promise<Vm
     try {
       if (bundle) await shipEverywhere(sessions, workers, bundle.tar, options, deps)
       deps.console.debug(`Ready to start after ${Math.round(deps.now() - started)} ms.`)
-      const {results, firstFailed} = await runEverywhere(sessions, workers, numSlices, logDir, options, deps)
+      // A worker whose connection is lost is reached again, only to stop its command (as Ctrl-C stops the others).
+      const reconnect = (w: RunWorker) =>
+        shell.connect(
+          {host: w.host, port: options.sshPort, user: options.sshUser, identity: w.identity},
+          new AbortController().signal,
+        )
+      const {results, firstFailed} = await runEverywhere(sessions, workers, numSlices, logDir, options, deps, reconnect)
       const result: VmRunResult = {
         runName: options.runName,
         logDir,
@@ -572,10 +584,9 @@ async function connectAll(
     const w = workers[failedAt]
     const reason = (settled[failedAt] as PromiseRejectedResult).reason
     if (reason instanceof XpkError && reason.kind !== 'interrupted') {
-      throw new XpkError(reason.kind, `Slice ${w.slice} worker ${w.worker} (${w.nodeId}): ${reason.message}`, {
-        hints: reason.hints,
-        cause: reason,
-      })
+      const what = `Slice ${w.slice} worker ${w.worker} (${w.nodeId}): ${reason.message}`
+      if (reason.kind === 'unavailable') throw new UnreachableWorker(what, {hints: reason.hints, cause: reason})
+      throw new XpkError(reason.kind, what, {hints: reason.hints, cause: reason})
     }
     throw reason
   }
@@ -641,8 +652,8 @@ async function runEverywhere(
   logDir: string,
   options: Resolved,
   deps: VmRunDeps,
+  reconnect: (w: RunWorker) => Promise<RemoteSession>,
 ): Promise<{results: WorkerResult[]; firstFailed?: number}> {
-  const started = deps.now()
   const coordinator = workers[0].internalIp
   const running = new Set(workers.map((_, i) => i))
   /** Workers xpk is stopping: resolves to whether the command was still running when the stop came. */
@@ -658,7 +669,6 @@ async function runEverywhere(
         workers.length - running.size,
         workers.length,
         [...running].map((i) => workers[i]),
-        Math.round((deps.now() - started) / 1000),
       ),
       status: running.size === 0 ? 'done' : 'running',
     })
@@ -705,20 +715,37 @@ async function runEverywhere(
     if (answered !== 'go' && status === 143) return true
     return stop
   }
+  /**
+   * Stops the command of a worker whose connection was lost, through a new connection: it goes on running there
+   * otherwise (sshd does not stop a session's processes when its connection dies without a terminal).
+   */
+  const stopLost = async (w: RunWorker) => {
+    board.note(
+      message(
+        'vm.run.lost',
+        `The connection to slice ${w.slice} worker ${w.worker} was lost: stopping its command through a new connection.`,
+        {slice: w.slice, worker: w.worker, host: w.host},
+      ),
+    )
+    try {
+      const session = await reconnect(w)
+      try {
+        await session.exec(killScript(options.runName))
+      } finally {
+        session.close()
+      }
+    } catch (error) {
+      deps.console.warn(
+        message(
+          'vm.run.not-stopped',
+          `Could not reach slice ${w.slice} worker ${w.worker} again to stop its command (${(error as Error).message}): it may still be running there.`,
+          {slice: w.slice, worker: w.worker, host: w.host},
+        ),
+      )
+    }
+  }
   const onAbort = () => stopOthers('interrupted')
   deps.signal.addEventListener('abort', onAbort, {once: true})
-
-  const ticker = new AbortController()
-  const ticking = (async () => {
-    try {
-      for (;;) {
-        await deps.sleep(1000, ticker.signal)
-        update()
-      }
-    } catch {
-      // stopped
-    }
-  })()
 
   try {
     update()
@@ -793,6 +820,7 @@ async function runEverywhere(
           )
           stopOthers(`slice ${w.slice} worker ${w.worker} failed`)
         }
+        if (exit.code === null && status === LOST_CONNECTION_STATUS) await stopLost(w)
         update()
         return result
       }),
@@ -800,8 +828,6 @@ async function runEverywhere(
     return {results, firstFailed}
   } finally {
     deps.signal.removeEventListener('abort', onAbort)
-    ticker.abort()
-    await ticking
     board.close()
   }
 }

@@ -5,7 +5,7 @@
 import type {ObservedCluster} from '../core/cluster/observed.js'
 import {UsageError, XpkError} from '../core/errors.js'
 import {zoneToRegion} from '../core/settings.js'
-import {withRetries, type Clock, type RetryOptions} from '../executor/retry.js'
+import {unlessAborted, withRetries, type Clock, type RetryOptions} from '../executor/retry.js'
 import type {GkeClient} from '../ports/gke.js'
 import type {KubeClient, KubeListOptions, KubeObject, KubePage} from '../ports/kube.js'
 import {findCluster} from './cluster-lookup.js'
@@ -53,9 +53,10 @@ export async function reachCluster(
   deps: ClusterAccessDeps,
   retry: RetryOptions,
 ): Promise<ReachedCluster> {
-  if (target.viaKubeconfig) return {kube: await deps.kube(undefined), gke: null}
+  // Connecting may ask for a token (Application Default Credentials): a time limit or Ctrl-C ends that too.
+  if (target.viaKubeconfig) return {kube: await unlessAborted(deps.kube(undefined), deps.signal), gke: null}
   const {project, zone, cluster} = target as Required<WorkloadTarget>
-  const gke = await deps.gke()
+  const gke = await unlessAborted(deps.gke(), deps.signal)
   let found: ObservedCluster | undefined
   try {
     found = await withRetries(() => findCluster(gke, project, zone, cluster), retry)
@@ -69,7 +70,10 @@ export async function reachCluster(
       {hints: ['Check --project and --zone; `xpk cluster list` shows your clusters.']},
     )
   }
-  return {kube: await deps.kube(found), gke: {project: found.project, location: found.location}}
+  return {
+    kube: await unlessAborted(deps.kube(found), deps.signal),
+    gke: {project: found.project, location: found.location},
+  }
 }
 
 /** Every object of a kind (all pages), each page through the retry policy. */

@@ -21,7 +21,15 @@ import {
   workloadRows,
   type StatusFilter,
 } from '../core/workload/status.js'
-import {DEFAULT_RETRY_POLICY, pollUntil, withRetries, type RetryOptions, type RetryPolicy} from '../executor/retry.js'
+import {
+  DEFAULT_RETRY_POLICY,
+  pollUntil,
+  startTimeLimit,
+  withRetries,
+  type RetryOptions,
+  type RetryPolicy,
+  type TimeLimit,
+} from '../executor/retry.js'
 import type {Console, ProgressBoard} from '../ports/console.js'
 import type {KubeClient, KubeObject} from '../ports/kube.js'
 import {confirmOrStop} from './confirm.js'
@@ -99,6 +107,39 @@ export async function deleteWorkloads(
 ): Promise<WorkloadDeleteResult> {
   const status = checkOptions(options)
   const timing = options.timing ?? DEFAULT_WORKLOAD_TIMING
+  // --wait's time limit bounds the whole command, finding the cluster and the first reads included, so a server
+  // that never answers cannot hold it longer; the time a person takes to answer the question does not count.
+  const limit = options.wait
+    ? startTimeLimit(
+        deps.signal,
+        timing.goneTimeoutMs,
+        deps,
+        () =>
+          new XpkError(
+            'timeout',
+            `The workloads were not deleted and gone within ${Math.round(timing.goneTimeoutMs / 1000)} s (XPK_WORKLOAD_DELETE_TIMEOUT_S): the cluster did not answer in time.`,
+            {
+              hints: [
+                'Check that the cluster answers (`xpk cluster describe`), then re-run the same command: a workload already deleted is not an error.',
+              ],
+            },
+          ),
+      )
+    : undefined
+  try {
+    return await deleteSelected(options, status, timing, {...deps, signal: limit?.signal ?? deps.signal}, limit)
+  } finally {
+    limit?.dispose()
+  }
+}
+
+async function deleteSelected(
+  options: WorkloadDeleteOptions,
+  status: StatusFilter,
+  timing: WorkloadTiming,
+  deps: WorkloadDeleteDeps,
+  limit: TimeLimit | undefined,
+): Promise<WorkloadDeleteResult> {
   const retry: RetryOptions = {policy: timing.retry, clock: deps, signal: deps.signal}
   const {console} = deps
   const {kube} = await reachCluster(options, deps, retry)
@@ -141,6 +182,7 @@ export async function deleteWorkloads(
   if (options.workload === undefined) {
     const filters = describeFilters(options.filterByJob, status, 'with')
     const filter = filters === '' ? '' : ` (${filters.trim()})`
+    limit?.pause()
     await confirmOrStop(
       console,
       question(
@@ -152,6 +194,7 @@ export async function deleteWorkloads(
       ),
       {nothingDone: 'Nothing was deleted.', hints: ['See what it would delete with --dry-run.']},
     )
+    limit?.restart()
   }
 
   const outcomes = await deleteJobSets(kube, selected, retry)
@@ -264,7 +307,9 @@ export async function awaitGone(
   timing: WorkloadTiming,
   deps: ClusterAccessDeps & {readonly console: Console},
 ): Promise<void> {
-  const retry: RetryOptions = {policy: timing.retry, clock: deps, signal: deps.signal}
+  // Its own limit too, for `workload create --replace`; under `workload delete --wait` the command's ends first.
+  const limit = startTimeLimit(deps.signal, timing.goneTimeoutMs, deps, () => new XpkError('timeout', 'time is up'))
+  const retry: RetryOptions = {policy: timing.retry, clock: deps, signal: limit.signal}
   const wanted = new Set(names)
   const child = children === 'jobs' ? {apiVersion: 'batch/v1', kind: 'Job'} : {apiVersion: 'v1', kind: 'Pod'}
   const labelSelector = names.length === 1 ? `${JOBSET_NAME_LABEL}=${names[0]}` : JOBSET_NAME_LABEL
@@ -304,7 +349,11 @@ export async function awaitGone(
         return timedOut
       },
       {...retry, poll: timing.poll},
-    )
+    ).catch((error: unknown) => {
+      const reason: unknown = limit.signal.reason
+      if (!(limit.signal.aborted && reason instanceof XpkError && reason.kind === 'timeout')) throw error
+      timedOut = true
+    })
     if (timedOut) {
       board.update('gone', {
         label: names.join(', '),
@@ -339,6 +388,7 @@ export async function awaitGone(
       status: 'done',
     })
   } finally {
+    limit.dispose()
     board.close()
   }
 }

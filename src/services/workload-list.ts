@@ -28,7 +28,7 @@ import {
   type StatusFilter,
   type WorkloadRow,
 } from '../core/workload/status.js'
-import {withRetries, type RetryOptions, type RetryPolicy} from '../executor/retry.js'
+import {startTimeLimit, withRetries, type RetryOptions, type RetryPolicy, type TimeLimit} from '../executor/retry.js'
 import {followChanges} from '../executor/watch.js'
 import type {Console} from '../ports/console.js'
 import type {FieldMask, KubeClient, KubeObject} from '../ports/kube.js'
@@ -63,12 +63,62 @@ export interface WorkloadListResult {
  */
 export async function listWorkloads(options: WorkloadListOptions, deps: WorkloadListDeps): Promise<WorkloadListResult> {
   const input = checkOptions(options)
+  if (input.wait) return waitForWorkload(options, input.wait, deps)
   const retry: RetryOptions = {policy: options.retry, clock: deps, signal: deps.signal}
   const {kube, gke} = await reachCluster(options, deps, retry)
   const {console} = deps
-  if (input.wait) {
-    const started = deps.now()
-    const row = await awaitCompletion(kube, input.wait, deps, retry)
+  // Both kinds at once: each is a chain of pages (every page names the next), so two chains halve the wait.
+  const [workloads, jobsets] = await Promise.all([
+    readAll(kube, KUEUE_API_VERSION, WORKLOAD_KIND, WORKLOAD_FIELDS, readWorkload, retry),
+    readAll(kube, JOBSET_API_VERSION, JOBSET_KIND, JOBSET_FIELDS, readJobSet, retry),
+  ])
+  const rows = workloadRows(workloads, jobsets).filter(
+    (row) => matchesStatus(row, input.status) && (input.job === null || row.name.includes(input.job)),
+  )
+  console.result(() => renderWorkloadList(rows))
+  if (gke) {
+    console.info(
+      message(
+        'workload.list.console',
+        `See your workloads in Cloud Console: https://console.cloud.google.com/kubernetes/aiml/deployments/jobs?project=${gke.project}`,
+        {project: gke.project},
+      ),
+    )
+  }
+  return {filter: {status: input.status, job: input.job}, workloads: rows, waited: null}
+}
+
+/**
+ * `--wait-for-job-completion NAME`: the `--timeout` bounds the whole command, as `kubectl wait --timeout` does:
+ * finding the cluster and the first reads count, so a server that accepts connections and never answers cannot hold
+ * the command past it.
+ */
+async function waitForWorkload(
+  options: WorkloadListOptions,
+  wait: NonNullable<WorkloadListInput['wait']>,
+  deps: WorkloadListDeps,
+): Promise<WorkloadListResult> {
+  const started = deps.now()
+  const limit = startTimeLimit(
+    deps.signal,
+    wait.timeoutSeconds * 1000,
+    deps,
+    () =>
+      new XpkError(
+        'timeout',
+        `Workload ${wait.name} did not finish within ${describeSeconds(wait.timeoutSeconds)}: its state could not be read in that time.`,
+        {
+          hints: [
+            'Check that the cluster answers (`xpk cluster describe`), then wait again; the workload itself keeps running.',
+          ],
+        },
+      ),
+  )
+  try {
+    const retry: RetryOptions = {policy: options.retry, clock: deps, signal: limit.signal}
+    const {kube, gke} = await reachCluster(options, {...deps, signal: limit.signal}, retry)
+    const row = await awaitCompletion(kube, wait, deps, retry, limit)
+    const {console} = deps
     console.result(() => renderWorkloadList([row]))
     const link =
       gke && options.cluster ? workloadConsoleUrl({...gke, cluster: options.cluster, workload: row.name}) : null
@@ -97,26 +147,9 @@ export async function listWorkloads(options: WorkloadListOptions, deps: Workload
       workloads: [row],
       waited: {name: row.name, seconds: Math.round((deps.now() - started) / 1000)},
     }
+  } finally {
+    limit.dispose()
   }
-  // Both kinds at once: each is a chain of pages (every page names the next), so two chains halve the wait.
-  const [workloads, jobsets] = await Promise.all([
-    readAll(kube, KUEUE_API_VERSION, WORKLOAD_KIND, WORKLOAD_FIELDS, readWorkload, retry),
-    readAll(kube, JOBSET_API_VERSION, JOBSET_KIND, JOBSET_FIELDS, readJobSet, retry),
-  ])
-  const rows = workloadRows(workloads, jobsets).filter(
-    (row) => matchesStatus(row, input.status) && (input.job === null || row.name.includes(input.job)),
-  )
-  console.result(() => renderWorkloadList(rows))
-  if (gke) {
-    console.info(
-      message(
-        'workload.list.console',
-        `See your workloads in Cloud Console: https://console.cloud.google.com/kubernetes/aiml/deployments/jobs?project=${gke.project}`,
-        {project: gke.project},
-      ),
-    )
-  }
-  return {filter: {status: input.status, job: input.job}, workloads: rows, waited: null}
 }
 
 /**
@@ -160,14 +193,16 @@ function checkOptions(options: WorkloadListOptions): WorkloadListInput {
 
 /**
  * Watches the JobSet and its Kueue Workloads (two streams, resumed whenever they end) until the workload finishes or
- * the timeout passes, showing its status as it changes. The JobSet stream starts after the JobSet as just read; the
- * Workload stream starts with the JobSet's current Workloads (by Kueue's job-uid label), then follows changes.
+ * the time limit passes, showing its status as it changes. The JobSet stream starts after the JobSet as just read;
+ * the Workload stream starts with the JobSet's current Workloads (by Kueue's job-uid label), then follows changes.
+ * `retry.signal` is the limit's.
  */
 async function awaitCompletion(
   kube: KubeClient,
   wait: NonNullable<WorkloadListInput['wait']>,
   deps: WorkloadListDeps,
   retry: RetryOptions,
+  limit: TimeLimit,
 ): Promise<WorkloadRow> {
   const {name, timeoutSeconds} = wait
   const ref = jobSetRef(name)
@@ -178,6 +213,9 @@ async function awaitCompletion(
     })
   }
   const found = readJobSet(live)
+  // Once waiting, an API server that stops answering for a while (restarting, upgraded) is retried until the time
+  // limit: only the first reads give up after the policy's attempts.
+  const waiting: RetryOptions = {...retry, untilAborted: true}
   let jobset: ObservedJobSet = found
   const owned = new Map<string, KueueWorkload>()
   const current = (): WorkloadRow => workloadRow(pickWorkload([...owned.values()], jobset), jobset)
@@ -194,7 +232,7 @@ async function awaitCompletion(
           labelSelector: ownedWorkloadsSelector(jobset),
           fields: WORKLOAD_FIELDS,
         }),
-      retry,
+      waiting,
     )
     for (const workload of page.items.map(readWorkload))
       owned.set(workload.metadata.uid ?? workload.metadata.name, workload)
@@ -215,10 +253,10 @@ async function awaitCompletion(
     ),
   )
   const stop = new AbortController()
-  const interrupt = () => stop.abort(deps.signal.reason)
-  if (deps.signal.aborted) interrupt()
-  deps.signal.addEventListener('abort', interrupt, {once: true})
-  const follow = {...retry, signal: stop.signal, namespace: XPK_NAMESPACE}
+  const interrupt = () => stop.abort(limit.signal.reason)
+  if (limit.signal.aborted) interrupt()
+  limit.signal.addEventListener('abort', interrupt, {once: true})
+  const follow = {...waiting, signal: stop.signal, namespace: XPK_NAMESPACE}
   try {
     row = await new Promise<WorkloadRow>((resolve, reject) => {
       const changed = () => {
@@ -260,29 +298,23 @@ async function awaitCompletion(
         else owned.set(key, workload)
         changed()
       }).catch(reject)
-      deps
-        .sleep(timeoutSeconds * 1000, stop.signal)
-        .then(
-          () =>
-            reject(
-              new XpkError(
-                'timeout',
-                `Workload ${name} did not finish within ${describeSeconds(timeoutSeconds)}; it is ${row.status}` +
-                  (row.statusMessage ? `: ${oneLine(row.statusMessage)}` : '.'),
-                {hints: ['Wait longer with --timeout SECONDS; the workload itself keeps running.']},
-              ),
-            ),
-          reject,
-        )
     })
     row = await final()
     show(row.outcome === 'SUCCESSFUL' ? 'done' : 'failed')
     return row
   } catch (error) {
     board.update('wait', {label: name, state: row.status, status: 'failed', detail: oneLine(row.statusMessage)})
+    if (limit.expired()) {
+      throw new XpkError(
+        'timeout',
+        `Workload ${name} did not finish within ${describeSeconds(timeoutSeconds)}; it is ${row.status}` +
+          (row.statusMessage ? `: ${oneLine(row.statusMessage)}` : '.'),
+        {hints: ['Wait longer with --timeout SECONDS; the workload itself keeps running.'], cause: error},
+      )
+    }
     throw error
   } finally {
-    deps.signal.removeEventListener('abort', interrupt)
+    limit.signal.removeEventListener('abort', interrupt)
     stop.abort()
     board.close()
   }

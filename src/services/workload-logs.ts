@@ -140,7 +140,11 @@ export async function workloadLogs(options: WorkloadLogsOptions, deps: WorkloadL
   )
   // Ends every stream still open when the command fails (one pod's error, a watch failing for good).
   const stop = new AbortController()
-  const follow = input.follow ? new WorkloadFollow(kube, name, retry, (error) => stop.abort(error)) : undefined
+  // While following, an API server that stops answering for a while (restarting, upgraded) is retried until
+  // following ends (Ctrl-C): only the first reads give up after the policy's attempts.
+  const follow = input.follow
+    ? new WorkloadFollow(kube, name, {...retry, untilAborted: true}, (error) => stop.abort(error))
+    : undefined
   const place: PlaceReader = {
     kube,
     input,
@@ -353,14 +357,22 @@ async function readContainer(
     const before = printed
     let outcome: 'ended' | 'absent'
     try {
-      outcome = await kube.logs(
-        XPK_NAMESPACE,
-        pod.name,
-        {...(pod.container ? {container: pod.container} : {}), ...options, signal},
-        (text) => print(lines.push(text)),
+      // A stream that cannot be opened goes through the retry policy (one cut short once open resolves, and is
+      // reopened below): following, until following ends.
+      outcome = await withRetries(
+        () =>
+          kube.logs(
+            XPK_NAMESPACE,
+            pod.name,
+            {...(pod.container ? {container: pod.container} : {}), ...options, signal},
+            (text) => print(lines.push(text)),
+          ),
+        {policy: reader.policy, clock, signal, untilAborted: input.follow},
       )
     } catch (error) {
       print(lines.flush())
+      // Ctrl-C (or another stream's failure) ends the stream as it ends the others: what came is kept.
+      if (signal.aborted) return {lines: printed, outcome: 'ended'}
       return {lines: printed, error}
     }
     if (outcome === 'absent' || !follow || signal.aborted || !(await follow.stillRunning(pod))) {

@@ -2,6 +2,7 @@
 // sshd is not installed; CI installs it).
 import {spawnSync} from 'node:child_process'
 import {mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync} from 'node:fs'
+import {createServer, type AddressInfo, type Socket} from 'node:net'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
@@ -76,6 +77,20 @@ describe.skipIf(missing)('ssh2 adapter against a real sshd', () => {
     expect(readFileSync(knownHostsPath, 'utf8')).toContain(' node/2/0 ')
   })
 
+  it('a connection dropped while a command runs ends the command as a lost connection, without crashing', async () => {
+    const session = await createSshShell({privateKey, knownHostsPath}).connect(target(), signal)
+    const running = session.exec('sleep 9861')
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    expect(ssh.dropConnections(0)).toBeGreaterThan(0)
+    await expect(running).resolves.toEqual({code: null, signal: 'connection lost'})
+    // The command itself runs on: only xpk can stop it (vm run does, through a new connection).
+    expect(SshWorkers.processesMatching('^sleep 9861')).toHaveLength(1)
+    for (const pid of SshWorkers.processesMatching('^sleep 9861')) process.kill(pid, 'SIGKILL')
+    // A command on the dead connection fails at once as unavailable.
+    await expect(session.exec('true')).rejects.toMatchObject({kind: 'unavailable'})
+    session.close()
+  })
+
   it('reports a refused key as an auth error and a closed port as unavailable', async () => {
     const otherKey = temp('xpk-key2-')
     spawnSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', join(otherKey, 'k')])
@@ -87,6 +102,40 @@ describe.skipIf(missing)('ssh2 adapter against a real sshd', () => {
       .connect({...target(), port: 9}, signal)
       .catch((e: unknown) => e)
     expect(closed).toMatchObject({kind: 'unavailable'})
+  })
+})
+
+describe('a server that accepts the connection and never sends its SSH banner', () => {
+  it('fails the connection as unavailable after the handshake timeout, once, without crashing the process', async () => {
+    const connections: {closed: boolean}[] = []
+    const mute = createServer((socket: Socket) => {
+      const connection = {closed: false}
+      connections.push(connection)
+      socket.on('close', () => (connection.closed = true))
+      socket.on('error', () => undefined)
+      socket.resume()
+    })
+    await new Promise<void>((resolve) => mute.listen(0, '127.0.0.1', resolve))
+    const {port} = mute.address() as AddressInfo
+    const keyDir = temp('xpk-key-mute-')
+    const pair = await new SshKeyFiles(join(keyDir, 'k')).create('test')
+    const shell = createSshShell({
+      privateKey: readFileSync(pair.privateKeyPath),
+      knownHostsPath: join(keyDir, 'known_hosts'),
+      readyTimeoutMs: 300,
+    })
+    const started = Date.now()
+    const error = await shell
+      .connect({host: '127.0.0.1', port, user: 'me', identity: 'node/1/0'}, new AbortController().signal)
+      .catch((e: unknown) => e)
+    expect(error).toMatchObject({kind: 'unavailable'})
+    expect((error as Error).message).toMatch(/Timed out while waiting for handshake/)
+    expect(Date.now() - started).toBeLessThan(5000)
+    // ssh2 reports the connection closing under it as a second 'error': with no listener, an uncaught exception
+    // (the test run fails on it). xpk also closed its side: the server saw the connection end.
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    expect(connections).toEqual([{closed: true}])
+    mute.close()
   })
 })
 

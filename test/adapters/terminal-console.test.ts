@@ -151,10 +151,32 @@ describe('TerminalConsole.progress', () => {
     )
   })
 
-  it('prints only failures under --quiet', () => {
+  it('prints each state once without a terminal: a line that only changes status (running, then done) is not repeated', () => {
+    const {terminal, stderr} = consoleWith()
+    const board = terminal.progress('Waiting for workload run-1')
+    const line = (state: string, status: 'running' | 'done' | 'failed', detail?: string) =>
+      board.update('wait', {label: 'run-1', state, status, ...(detail ? {detail} : {})})
+    line('Admitted', 'running', 'starting')
+    line('Admitted', 'running', 'starting')
+    line('Admitted', 'running', 'pods not ready')
+    line('Running', 'running')
+    line('Succeeded', 'running', 'jobset completed')
+    line('Succeeded', 'done', 'jobset completed')
+    board.close()
+    expect(stderr.text.split('\n').filter(Boolean)).toEqual([
+      'Waiting for workload run-1',
+      '2026-11-21T10:00:00Z  run-1  Admitted  starting',
+      '2026-11-21T10:00:00Z  run-1  Admitted  pods not ready',
+      '2026-11-21T10:00:00Z  run-1  Running',
+      '2026-11-21T10:00:00Z  run-1  Succeeded  jobset completed',
+    ])
+  })
+
+  it('prints only failures under --quiet, each once', () => {
     const {terminal, stderr} = consoleWith({quiet: true})
     const board = terminal.progress('Creating node pools:')
     board.update('np-0', {label: 'np-0', state: 'created', status: 'done'})
+    board.update('np-1', {label: 'np-1', state: 'failed', status: 'failed', detail: 'stockout'})
     board.update('np-1', {label: 'np-1', state: 'failed', status: 'failed', detail: 'stockout'})
     board.close()
     expect(stderr.text).toBe('2026-11-21T10:00:00Z  np-1  failed  stockout\n')

@@ -16,6 +16,7 @@ vi.mock('../../src/cli/runtime.js', () => ({
   resolveCommandSettings: async () => settings,
   applyTuning: () => ({tuning: true}),
   inClusterTuning: () => ({availableTimeoutMs: 1234}),
+  clusterLockTuning: () => ({lock: true}),
   clusterCreateDeps: () => ({deps: true}),
   createCluster: async (options: unknown) => (calls.push({service: 'createCluster', options}), {}),
 }))

@@ -38,7 +38,7 @@ beforeAll(async () => {
   // The check has teeth: the same command with good values sends the request the refused ones must not. Run first,
   // alone: the refusals run side by side, so a mutation in any of them would show in every window open then.
   const sure = await attempt(BASE_DELETE)
-  expect([sure.code, sure.mutations]).toEqual([0, ['gke DeleteCluster']])
+  expect([sure.code, sure.mutations]).toEqual([0, ['gke SetLabels', 'gke DeleteCluster']])
   seedDemo()
   start = markRequests(fakes)
 })

@@ -64,10 +64,15 @@ describe('xpk vm create / list / delete against the fake TPU API', () => {
         {id: 'demo-1', state: 'READY', workers: ['10.1.0.2', '10.1.0.3']},
       ],
     })
-    expect(created.stderr).toMatch(/demo: ACCEPTED after \d+s/)
-    expect(created.stderr).toMatch(/demo: WAITING_FOR_RESOURCES after \d+s: waiting for capacity/)
-    expect(created.stderr).toMatch(/demo: PROVISIONING after \d+s/)
-    expect(created.stderr).toMatch(/demo: ACTIVE after \d+s/)
+    // No terminal here: one timestamped line per state, each state once (it was read more than once).
+    const states = created.stderr
+      .split('\n')
+      .map((line) => /^\d{4}-\d\d-\d\dT[\d:]+Z {2}demo {2}(\w+)/.exec(line)?.[1])
+      .filter(Boolean)
+    expect(states).toEqual(['ACCEPTED', 'WAITING_FOR_RESOURCES', 'PROVISIONING', 'ACTIVE'])
+    expect(created.stderr).toMatch(/ {2}demo {2}WAITING_FOR_RESOURCES {2}waiting for capacity/)
+    const reads = fake.calls.filter((c) => c.method === 'GetQueuedResource' && String(c.request.name).endsWith('/demo'))
+    expect(reads.length).toBeGreaterThan(states.length)
     const request = fake.calls.find((c) => c.method === 'CreateQueuedResource')!.request
     expect(request).toMatchObject({
       parent: `projects/${PROJECT}/locations/${ZONE}`,
@@ -155,7 +160,7 @@ describe('xpk vm create / list / delete against the fake TPU API', () => {
     fake.injectProvisioningFault({match: (id) => id === 'nocap'})
     const result = await createDriven('nocap', '--tpu-prefix', 'nocap', '--tpu-type', 'v5litepod-16', '--spot')
     expect(result.code).toBe(5)
-    expect(result.stderr).toMatch(/nocap: FAILED after/)
+    expect(result.stderr).toMatch(/Z {2}nocap {2}FAILED {2}the request failed\n/)
     expect(result.stderr).toContain('no more capacity')
     expect(result.stderr).toMatch(/Hint: .*stockout/)
     expect(fake.queuedResource(PROJECT, ZONE, 'nocap')).toMatchObject({state: 'FAILED', data: {spot: {}}})

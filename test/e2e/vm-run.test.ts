@@ -2,6 +2,7 @@
 // simulated worker). Skipped only when sshd is not installed (CI installs it with .ci/setup-ssh, so CI never skips).
 import {spawnSync} from 'node:child_process'
 import {existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {createServer, type Socket} from 'node:net'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
@@ -249,6 +250,58 @@ describe.skipIf(missing)('xpk vm run against real sshd workers and the fake TPU 
     const result = await done
     expect(result.code).toBe(130)
     await eventually(() => SshWorkers.processesMatching(`^${marker}`).length === 0, 5000)
+  })
+
+  it("a worker whose connection drops mid-run is 255, and its command is stopped like the others'", async () => {
+    const marker = 'sleep 9877'
+    const {done} = startCli(
+      runArgs('--tpu-prefix', 'demo', '--command', marker, '--use-existing-folder', '--run-name', 'drop'),
+      {env: env(), timeoutMs: 60_000},
+    )
+    await eventually(() => SshWorkers.processesMatching(`^${marker}`).length === 4, 10_000)
+    // Slice 1 worker 0's connection dies (its sshd processes are killed); the command goes on there by itself.
+    expect(ssh.dropConnections(2)).toBeGreaterThan(0)
+    const result = await done
+    expect(result.code, result.stderr).toBe(255)
+    expect(result.stderr).toContain('The connection to slice 1 worker 0 was lost: stopping its command')
+    expect(result.stderr).toContain(
+      'The command failed on slice 1 worker 0 with a lost connection. xpk stopped the other 3',
+    )
+    expect(result.stderr).not.toMatch(/\n\s+at /)
+    await eventually(() => SshWorkers.processesMatching(`^${marker}`).length === 0, 5000)
+  })
+
+  it('a worker whose sshd accepts connections and never sends its banner is exit 255 with a message', async () => {
+    // A fifth "worker" on its own loopback address, at the SSH port: it accepts and says nothing.
+    const accepted: Socket[] = []
+    const mute = createServer((socket) => {
+      accepted.push(socket)
+      socket.on('error', () => undefined)
+    })
+    await new Promise<void>((resolve) => mute.listen(ssh.port, '127.0.9.9', resolve))
+    try {
+      const publicKey = readFileSync(join(home, '.ssh', 'google_compute_engine.pub'), 'utf8').trim()
+      fake.seedNode(PROJECT, ZONE, 'mute', {
+        acceleratorType: 'v4-8',
+        networkEndpoints: [{ipAddress: '127.0.9.9', port: 8470}],
+        metadata: {'ssh-keys': `${ssh.user}:${publicKey}`},
+      })
+      const started = Date.now()
+      const result = await runCli(runArgs('--tpu-prefix', 'mute', '--command', 'true', '--use-existing-folder'), {
+        env: env({XPK_SSH_HANDSHAKE_TIMEOUT_MS: '300'}),
+        timeoutMs: 60_000,
+      })
+      expect(result.code, result.stderr).toBe(255)
+      expect(result.stderr).toMatch(
+        /^Error: Slice 0 worker 0 \(mute\): Could not connect to .*127\.0\.9\.9.*handshake/m,
+      )
+      expect(result.stderr).not.toMatch(/\n\s+at /)
+      expect(accepted.length).toBeGreaterThan(0)
+      expect(Date.now() - started).toBeLessThan(30_000)
+    } finally {
+      for (const socket of accepted) socket.destroy()
+      mute.close()
+    }
   })
 
   it('refuses a worker whose host key changed', async () => {

@@ -213,7 +213,35 @@ describe('workload list --wait-for-job-completion', () => {
     // Nothing was asked for while it waited: the watches brought the changes.
     expect(kube.requests.length).toBe(before)
     expect(kube.requestCount({verb: 'list'})).toBe(0)
+    // No terminal here: one timestamped line per state, the final one once (it came as a change and as the end).
+    const states = result.stderr
+      .split('\n')
+      .map((line) => new RegExp(`^\\d{4}-[\\d-]+T[\\d:]+Z {2}${name} {2}(.+)`).exec(line)?.[1])
+      .filter(Boolean)
+    expect(states).toEqual([
+      'Running  Every job of the JobSet is ready',
+      'Running  All pods reached readiness and the workload is running',
+      'Succeeded  jobset completed successfully',
+    ])
   })
+
+  it('carries on through a 3 s API server outage (connections cut, handshakes dropped) and exits 0 when it succeeds', async () => {
+    const {name, done} = await startWait('--timeout', '60')
+    const watches = kube.requestCount({verb: 'watch'})
+    await kube.outage(3000)
+    // The watches come back, then the workload finishes.
+    for (let i = 0; i < 500 && kube.requestCount({verb: 'watch'}) < watches + 2; i++) {
+      await new Promise((r) => setTimeout(r, 20))
+    }
+    expect(kube.requestCount({verb: 'watch'})).toBeGreaterThanOrEqual(watches + 2)
+    kube.setStatus(workloadRef(name), kueueStatus.succeeded(20))
+    kube.setStatus(jobsetRef(name), jobsetStatus.completed(20))
+    const result = await done
+    expect(result.stderr).not.toMatch(/^Error/m)
+    expect(result.stderr).not.toMatch(/certificate/i)
+    expect(result.code).toBe(0)
+    expect(result.stdout).toMatch(new RegExp(`^${name}\\s.*\\sSucceeded\\s`, 'm'))
+  }, 60_000)
 
   it('exits 125 with the reason on one line when it fails', async () => {
     const {name, done} = await startWait()

@@ -182,7 +182,29 @@ describe('xpk workload logs', () => {
     expect(order(lists[1]!)).toBeGreaterThan(order(followedLogs().find((r) => r.name === renewed)!))
   }, 60_000)
 
-  it('--follow: Ctrl-C while it waits for a restart stops it, with the lines so far printed', async () => {
+  it('--follow carries on through a 3 s API server outage (connections cut, handshakes dropped), nothing lost or twice', async () => {
+    seedPod(0, 0, {status: RUNNING})
+    kube.setPodLog('default', podName(0, 0), 'before\n')
+    const run = startCli(args('--follow'), {env: env()})
+    await until(() => followedLogs().length === 1, 'the stream')
+    const opened = kube.requests.length
+    // The API server restarts: for 3 s every connection is cut during its TLS handshake. The container writes on.
+    const outage = kube.outage(3000)
+    kube.appendPodLog('default', podName(0, 0), 'during\n')
+    await outage
+    await until(() => followedLogs().length >= 2, 'the stream reopened')
+    expect(kube.requests.length).toBeGreaterThan(opened)
+    kube.appendPodLog('default', podName(0, 0), 'after\n')
+    exitContainer(podName(0, 0))
+    kube.setCondition(JOBSET, {type: 'Completed', status: 'True', reason: 'AllJobsCompleted'})
+    const result = await run.done
+    expect(result.stderr).not.toMatch(/^Error/m)
+    expect(result.stderr).not.toMatch(/certificate/i)
+    expect(result.code).toBe(0)
+    expect(result.stdout).toBe('before\nduring\nafter\n')
+  }, 60_000)
+
+  it('--follow: Ctrl-C while it waits for a restart stops it with exit 130, with the lines so far printed', async () => {
     seedPod(0, 0, {status: RUNNING})
     kube.setPodLog('default', podName(0, 0), 'step 1\n')
     const run = startCli(args('--follow'), {env: env()})
@@ -193,8 +215,9 @@ describe('xpk workload logs', () => {
     run.child.kill('SIGINT')
     const result = await run.done
     expect(result.signal).toBeNull()
-    expect(result.code).toBe(0)
+    expect(result.code).toBe(130)
     expect(result.stdout).toBe('step 1\n')
+    expect(result.stderr).toContain('Error: Interrupted.')
     expect(result.stderr).not.toMatch(/stopped following/)
   }, 60_000)
 

@@ -2,7 +2,15 @@ import {describe, expect, it} from 'vitest'
 
 import {gkeApiError} from '../../src/core/cluster/gke-errors.js'
 import {ApiError, XpkError} from '../../src/core/errors.js'
-import {DEFAULT_RETRY_POLICY, pollUntil, withRetries, withRetriesIdempotent} from '../../src/executor/retry.js'
+import {
+  DEFAULT_RETRY_POLICY,
+  pollUntil,
+  startTimeLimit,
+  withRetries,
+  withRetriesIdempotent,
+  type Clock,
+} from '../../src/executor/retry.js'
+import {manualClock} from '../helpers/manual-clock.js'
 import {virtualClock} from '../helpers/virtual-clock.js'
 
 const context = {action: 'read cluster c', project: 'p', location: 'us-central2'}
@@ -29,7 +37,7 @@ function failing(errors: Array<() => Error>, result = 'ok') {
   }
 }
 
-const options = (clock = virtualClock(), signal = new AbortController().signal) => ({
+const options = (clock: Clock = virtualClock(), signal = new AbortController().signal) => ({
   policy: DEFAULT_RETRY_POLICY,
   clock,
   signal,
@@ -94,6 +102,34 @@ describe('withRetries: the one retry policy', () => {
     expect([calls, clock.sleeps.length]).toEqual([1, 0])
   })
 
+  it('ends a call that never answers the moment the signal aborts (a server that accepts and never replies)', async () => {
+    const controller = new AbortController()
+    const reason = new XpkError('timeout', 'Time is up.')
+    let calls = 0
+    const never = () => {
+      calls++
+      return new Promise<string>(() => undefined)
+    }
+    const ended = withRetries(never, options(virtualClock(), controller.signal))
+    await new Promise((r) => setTimeout(r, 5))
+    controller.abort(reason)
+    await expect(ended).rejects.toBe(reason)
+    expect(calls).toBe(1)
+  })
+
+  it('untilAborted: a wait under way retries a transient failure past the attempts, until it comes back', async () => {
+    const outage = failing(Array.from({length: 20}, () => fault.unavailable))
+    const clock = virtualClock()
+    await expect(withRetries(outage.call, {...options(clock), untilAborted: true})).resolves.toBe('ok')
+    expect(outage.calls()).toBe(21)
+    // The backoff stops growing at the policy's cap.
+    expect(Math.max(...clock.sleeps)).toBeLessThanOrEqual(DEFAULT_RETRY_POLICY.backoff.maxMs)
+    // Without it, the same outage outlasts the attempts: exit 7.
+    const short = failing(Array.from({length: 20}, () => fault.unavailable))
+    await expect(withRetries(short.call, options())).rejects.toMatchObject({kind: 'unavailable', retryable: false})
+    expect(short.calls()).toBe(DEFAULT_RETRY_POLICY.attempts)
+  })
+
   it('treats ALREADY_EXISTS or NOT_FOUND after a lost response as done', async () => {
     const create = failing([fault.unavailable, fault.alreadyExists])
     await expect(withRetriesIdempotent(create.call, 'ALREADY_EXISTS', options())).resolves.toBeUndefined()
@@ -117,5 +153,55 @@ describe('pollUntil', () => {
     await pollUntil(check, {...options(clock), poll: {initialMs: 100, maxMs: 1000, factor: 2}})
     expect(reads).toBe(4)
     expect(clock.sleeps).toEqual([100, 750, 200])
+  })
+})
+
+describe('startTimeLimit: a time limit over everything run under its signal', () => {
+  const expired = () => new XpkError('timeout', 'Time is up.')
+
+  it('aborts with the expired error when the time passes, reads in flight included', async () => {
+    const clock = manualClock()
+    const limit = startTimeLimit(new AbortController().signal, 3000, clock, expired)
+    const read = withRetries(() => new Promise<string>(() => undefined), {...options(clock), signal: limit.signal})
+    const ended = read.catch((e: unknown) => e)
+    await clock.advance(2999)
+    expect(limit.signal.aborted).toBe(false)
+    await clock.advance(1)
+    expect(await ended).toMatchObject({kind: 'timeout', exitCode: 124, message: 'Time is up.'})
+    expect(limit.expired()).toBe(true)
+    limit.dispose()
+  })
+
+  it("passes the command's own abort (Ctrl-C) through with its reason, and is then not expired", async () => {
+    const clock = manualClock()
+    const command = new AbortController()
+    const limit = startTimeLimit(command.signal, 3000, clock, expired)
+    const interrupted = new XpkError('interrupted', 'Interrupted.')
+    command.abort(interrupted)
+    expect(limit.signal.reason).toBe(interrupted)
+    expect(limit.expired()).toBe(false)
+    limit.dispose()
+    expect(clock.sleeping).toBe(0)
+  })
+
+  it('stops counting while paused (a question waits for its answer) and counts the whole time anew after', async () => {
+    const clock = manualClock()
+    const limit = startTimeLimit(new AbortController().signal, 3000, clock, expired)
+    await clock.advance(2000)
+    limit.pause()
+    await clock.advance(60_000)
+    expect(limit.signal.aborted).toBe(false)
+    limit.restart()
+    await clock.advance(2999)
+    expect(limit.signal.aborted).toBe(false)
+    await clock.advance(1)
+    expect(limit.expired()).toBe(true)
+  })
+
+  it('with a clock that has no timer (virtual time), never fires: waits check now() between polls instead', async () => {
+    const limit = startTimeLimit(new AbortController().signal, 1, virtualClock(), expired)
+    await new Promise((r) => setTimeout(r, 5))
+    expect(limit.signal.aborted).toBe(false)
+    limit.dispose()
   })
 })

@@ -177,6 +177,31 @@ describe('FakeKube connection', () => {
     }
   })
 
+  it('outage(ms): cuts open connections, drops new ones during the TLS handshake, then serves again as it was', async () => {
+    await core.createNamespacedConfigMap({namespace: 'default', body: {metadata: {name: 'kept'}}})
+    // A log stream that would go on: the outage cuts it.
+    fake.seed({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: {name: 'p', namespace: 'default'},
+      spec: {containers: [{name: 'main', image: 'busybox'}]},
+    })
+    fake.setPodLog('default', 'p', 'first\n')
+    const streamEnded = raw('GET', '/api/v1/namespaces/default/pods/p/log?follow=true').then(
+      () => 'ended',
+      () => 'cut',
+    )
+    await sleep(100)
+    const down = fake.outage(300)
+    expect(['ended', 'cut']).toContain(await streamEnded)
+    const cut = await raw('GET', '/api/v1/namespaces').catch((e: unknown) => e as NodeJS.ErrnoException)
+    expect(cut).toMatchObject({code: 'ECONNRESET'})
+    expect(String((cut as Error).message)).toMatch(/before secure TLS connection was established|socket hang up/)
+    await down
+    const after = await core.readNamespacedConfigMap({namespace: 'default', name: 'kept'})
+    expect(after.metadata?.name).toBe('kept')
+  })
+
   it('is what FakeGke reports as a cluster endpoint and CA when started with gkeClusterOptions()', async () => {
     const gke = await FakeGke.start({operationMs: 1, ...fake.gkeClusterOptions()})
     const client = gkeClientFor(gke)

@@ -5,7 +5,7 @@ import {createHash, randomBytes, randomUUID} from 'node:crypto'
 import type {IncomingMessage, ServerResponse} from 'node:http'
 import {createServer} from 'node:https'
 import type {Server} from 'node:https'
-import type {AddressInfo} from 'node:net'
+import type {AddressInfo, Socket} from 'node:net'
 
 import {dump, load} from 'js-yaml'
 
@@ -311,6 +311,8 @@ export class FakeKube {
   private settleWaiters: (() => void)[] = []
   private rv = 0
   private stopped = false
+  /** While set (see {@link outage}), every new connection is dropped during its TLS handshake. */
+  private down = false
   /** Sorted keys per store, as of a resourceVersion (see {@link sortedKeys}). */
   private readonly keyOrder = new WeakMap<Map<string, Stored>, {rv: number; keys: string[]}>()
   /** List items' JSON per stored object and served version (see {@link itemBytes}). */
@@ -338,7 +340,24 @@ export class FakeKube {
     const token = options.token ?? `fake-kube-${randomBytes(12).toString('hex')}`
     const fake = new FakeKube(server, port, tls, token, options)
     server.on('request', (req: IncomingMessage, res: ServerResponse) => fake.handle(req, res))
+    // Before the TLS server sees it: a connection that comes during an outage is cut before its handshake is done.
+    server.prependListener('connection', (socket: Socket) => {
+      if (fake.down) socket.destroy()
+    })
     return fake
+  }
+
+  /**
+   * The API server restarts: every open connection (watches, log streams, kept-alive ones) is cut, and for `ms` every
+   * new connection is dropped during its TLS handshake, as a load balancer in front of a restarting API server does.
+   * Then it serves again, its objects and logs as they were. Resolves when it serves again.
+   */
+  async outage(ms: number): Promise<void> {
+    this.down = true
+    this.closeStreams()
+    this.server.closeAllConnections()
+    await new Promise((resolve) => setTimeout(resolve, ms))
+    this.down = false
   }
 
   /** `https://127.0.0.1:<port>`, the kubeconfig server URL. */

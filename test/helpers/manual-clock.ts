@@ -12,26 +12,29 @@ export interface ManualClock extends Clock {
 export function manualClock(random = 0.5): ManualClock {
   let now = 0
   const sleepers = new Set<{until: number; wake: () => void}>()
+  const sleep = (ms: number, signal: AbortSignal) =>
+    new Promise<void>((resolve, reject) => {
+      if (signal.aborted) return reject(signal.reason)
+      const sleeper = {
+        until: now + ms,
+        wake: () => {
+          signal.removeEventListener('abort', onAbort)
+          resolve()
+        },
+      }
+      const onAbort = () => {
+        sleepers.delete(sleeper)
+        reject(signal.reason)
+      }
+      signal.addEventListener('abort', onAbort, {once: true})
+      sleepers.add(sleeper)
+    })
   return {
     now: () => now,
     random: () => random,
-    sleep: (ms, signal) =>
-      new Promise<void>((resolve, reject) => {
-        if (signal.aborted) return reject(signal.reason)
-        const sleeper = {
-          until: now + ms,
-          wake: () => {
-            signal.removeEventListener('abort', onAbort)
-            resolve()
-          },
-        }
-        const onAbort = () => {
-          sleepers.delete(sleeper)
-          reject(signal.reason)
-        }
-        signal.addEventListener('abort', onAbort, {once: true})
-        sleepers.add(sleeper)
-      }),
+    sleep,
+    // Its sleeps last until time is moved on, so a time limit can run alongside the work it limits.
+    timer: sleep,
     async advance(ms) {
       now += ms
       for (const sleeper of [...sleepers].sort((a, b) => a.until - b.until)) {

@@ -1,4 +1,5 @@
 // A Console that records everything, for service tests.
+import {plainProgressText} from '../../src/adapters/terminal-console.js'
 import {MESSAGES, type Answer, type Message, type MessageCode, type Question} from '../../src/core/messages.js'
 import type {Console, ProgressBoard, ProgressLine} from '../../src/ports/console.js'
 
@@ -82,6 +83,24 @@ export class RecordingConsole implements Console {
       note: (message) => board.notes.push(checkLevel(message, 'info')),
       close: () => (board.closed = true),
     }
+  }
+
+  /**
+   * The lines the board whose title starts with `prefix` prints when there is no terminal (without timestamps), in
+   * order: each update whose text differs from its line's last one, by the terminal console's own rule.
+   */
+  printed(prefix: string): string[] {
+    const board = this.boards.find((b) => b.title.startsWith(prefix))
+    if (!board) throw new Error(`no progress board titled "${prefix}..."; boards: ${this.boards.map((b) => b.title)}`)
+    const last = new Map<string, string>()
+    const lines: string[] = []
+    for (const {id, line} of board.updates) {
+      const text = plainProgressText(line)
+      if (last.get(id) === text) continue
+      last.set(id, text)
+      lines.push(text)
+    }
+    return lines
   }
 
   /** The last state of each line of the board whose title starts with `prefix`. */

@@ -2,7 +2,7 @@
 // address (127.0.1.<n>) and the same free port, with a generated host key, its own $HOME and authorized_keys file.
 // Everything lives in one temp dir, removed by stop(); every sshd is killed.
 import {spawn, spawnSync, type ChildProcess} from 'node:child_process'
-import {existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {createServer} from 'node:net'
 import {tmpdir, userInfo} from 'node:os'
 import {join} from 'node:path'
@@ -133,6 +133,44 @@ export class SshWorkers {
       ticks += fields.slice(11, 15).reduce((sum, f) => sum + Number(f), 0)
     }
     return (ticks * 1000) / ticksPerSecond
+  }
+
+  /**
+   * Drops every SSH connection to worker `index` as a network failure would: the sshd processes serving them are
+   * killed (SIGKILL), so the connections close, while the commands they started run on. Returns how many processes
+   * were killed. Linux only.
+   */
+  dropConnections(index: number): number {
+    const listener = this.processes[index]?.pid
+    if (listener === undefined) return 0
+    const parents = new Map<number, number>()
+    const names = new Map<number, string>()
+    for (const entry of readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue
+      try {
+        const stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
+        const close = stat.lastIndexOf(')')
+        names.set(Number(entry), stat.slice(stat.indexOf('(') + 1, close))
+        parents.set(Number(entry), Number(stat.slice(close + 2).split(' ')[1]))
+      } catch {
+        // Gone meanwhile.
+      }
+    }
+    const servedBy = (pid: number): boolean => {
+      for (let at = parents.get(pid); at !== undefined && at > 1; at = parents.get(at)) if (at === listener) return true
+      return false
+    }
+    let killed = 0
+    for (const [pid, name] of names) {
+      if (!name.startsWith('sshd') || !servedBy(pid)) continue
+      try {
+        process.kill(pid, 'SIGKILL')
+        killed++
+      } catch {
+        // Gone meanwhile.
+      }
+    }
+    return killed
   }
 
   /** PIDs of processes (on this machine, so on any worker) whose command line contains `marker`. */

@@ -45,19 +45,20 @@ const create = (extra = {}) => ({
 })
 
 describe('vm create', () => {
-  it('requests one queued resource, notes each state once, polls with growing waits and closes the client', async () => {
+  it('requests one queued resource, shows each state once, polls with growing waits and closes the client', async () => {
     const {tpu, console, deps, sleeps} = setup()
     tpu.script = ['ACCEPTED', 'WAITING_FOR_RESOURCES', 'WAITING_FOR_RESOURCES', 'PROVISIONING', 'ACTIVE']
     const result = await createVms(create(), deps)
     expect(result).toMatchObject({queuedResource: 'demo', state: 'ACTIVE', outcome: 'created'})
     expect(result.nodes.map((n) => n.id)).toEqual(['demo-0', 'demo-1'])
-    const notes = console.boards[0].notes.map((n) => [n.code, n.data?.state])
-    expect(notes).toEqual([
-      ['vm.create.state', 'ACCEPTED'],
-      ['vm.create.state', 'WAITING_FOR_RESOURCES'],
-      ['vm.create.state', 'PROVISIONING'],
-      ['vm.create.state', 'ACTIVE'],
+    // Once each, though WAITING_FOR_RESOURCES was read twice: without a terminal, one line per state.
+    expect(console.printed('Waiting for queued resource demo')).toEqual([
+      'demo  ACCEPTED  accepted, queued for capacity',
+      'demo  WAITING_FOR_RESOURCES  waiting for capacity in the zone (this can take a while; Ctrl-C stops waiting, the request stays queued)',
+      'demo  PROVISIONING  capacity found, the TPU VMs are being created',
+      'demo  ACTIVE  the TPU VMs are ready',
     ])
+    expect(console.boards[0].notes).toEqual([])
     expect(sleeps).toEqual([100, 200, 400, 800])
     expect(tpu.closed).toBe(1)
     expect(console.boards[0].closed).toBe(true)
@@ -144,6 +145,9 @@ describe('vm list and delete', () => {
       ['vm.delete.confirm', ['demo-0', 'demo-1']],
     ])
     expect(yes.tpu.queued.has('demo')).toBe(false)
+    // DELETING was read on several polls: without a terminal, it is printed once.
+    expect(yes.tpu.log.filter((m) => m === 'getQueuedResource').length).toBeGreaterThan(3)
+    expect(yes.console.printed('Deleting queued resource demo')).toEqual(['demo  deleting', 'demo  deleted'])
   })
 
   it('treats a queued resource that is gone as success, without asking', async () => {

@@ -43,7 +43,11 @@ const KEY: SshKeyPair = {privateKeyPath: '/home/me/.ssh/google_compute_engine', 
  * only that much later, as when a leftover background process keeps the SSH channel open.
  */
 type Behaviour =
-  {code: number | null; signal?: string; output?: string; afterMs?: number; heldMs?: number} | 'hang' | 'lost'
+  | {code: number | null; signal?: string; output?: string; afterMs?: number; heldMs?: number}
+  | 'hang'
+  | 'lost'
+  | 'cut'
+  | 'unreachable'
 
 /** In-memory workers: records every script, answers ship and kill scripts, runs commands per `behave`. */
 class FakeWorkers implements RemoteShell {
@@ -58,7 +62,7 @@ class FakeWorkers implements RemoteShell {
   /** The TPU API's calls so far, to tell when a connection was made. */
   tpuLog: readonly string[] = []
   /** Commands xpk has not heard the end of: whether each has ended on its own, and how a stop finishes it. */
-  private readonly pending = new Map<string, {ended: boolean; stop: () => void}>()
+  readonly pending = new Map<string, {ended: boolean; stop: () => void}>()
   constructor(private readonly behave: (host: string) => Behaviour) {}
 
   async connect(target: SshTarget & {knownHostOnly?: boolean}): Promise<RemoteSession> {
@@ -66,6 +70,9 @@ class FakeWorkers implements RemoteShell {
     const listingsBefore = this.tpuLog.filter((c) => c === 'listNodes').length
     this.connects.push({host: target.host, identity: target.identity, early, listingsBefore})
     if (early && this.unknown.has(target.host)) throw new XpkError('auth', `${target.host} is not known yet.`)
+    if (this.behave(target.host) === 'unreachable') {
+      throw new XpkError('unavailable', `Could not connect to ${target.host}: Timed out while waiting for handshake.`)
+    }
     const left = this.refusals.get(target.host) ?? 0
     if (left > 0) {
       this.refusals.set(target.host, left - 1)
@@ -97,6 +104,13 @@ class FakeWorkers implements RemoteShell {
           )
         }
         if (behaviour === 'lost') throw new XpkError('unavailable', 'SSH exec failed: connection lost')
+        if (behaviour === 'unreachable') throw new Error('never connected')
+        if (behaviour === 'cut') {
+          // The connection dies after a moment; the command goes on running on the worker until something stops it.
+          this.pending.set(target.host, {ended: false, stop: () => this.pending.delete(target.host)})
+          await new Promise((r) => setTimeout(r, 5))
+          return {code: null, signal: 'connection lost'}
+        }
         await new Promise((r) => setTimeout(r, behaviour.afterMs ?? 1))
         if (behaviour.output) options.onOutput?.(Buffer.from(behaviour.output), 'stdout')
         const exit: RemoteExit = behaviour.signal ? {code: null, signal: behaviour.signal} : {code: behaviour.code}
@@ -217,7 +231,7 @@ const options = (extra: Partial<VmRunOptions> = {}): VmRunOptions => ({
 
 describe('vm run (in-process, in-memory TPU and workers)', () => {
   it('adds the key to each node, ships to all four workers before running anything, streams worker 0', async () => {
-    const {tpu, workers, logs, output, deps} = setup((host) => ({code: 0, output: `hello from ${host}\n`}))
+    const {tpu, workers, logs, output, deps, console} = setup((host) => ({code: 0, output: `hello from ${host}\n`}))
     const result = await runOnVms(options(), deps)
     expect(result.workers.map((w) => [w.slice, w.worker, w.exitCode, w.stopped])).toEqual([
       [0, 0, 0, false],
@@ -234,6 +248,12 @@ describe('vm run (in-process, in-memory TPU and workers)', () => {
     expect(logs.files.get('/logs/r1/slice-1-worker-1.log')).toBe(`warming up\nhello from ${result.workers[3].host}\n`)
     expect(workers.started).toHaveLength(4)
     expect(JSON.parse(logs.files.get('/logs/r1/summary.json')!).workers).toHaveLength(4)
+    // Without a terminal, each progress state is printed once: the last copy count and the end of the run too,
+    // though each came as progress and again as done.
+    expect(console.printed('Copying')).toEqual([1, 2, 3, 4].map((n) => `copy  ${n}/4 workers`))
+    const run = console.printed('Run r1')
+    expect(run.at(-1)).toBe('r1  completed 4/4')
+    expect(new Set(run).size).toBe(run.length)
   })
 
   it("stops the other workers when one fails and exits with that worker's code (3), naming it with its log", async () => {
@@ -294,6 +314,40 @@ describe('vm run (in-process, in-memory TPU and workers)', () => {
     expect((error as Error).message).toContain(`The command failed on slice 0 worker 0 with ${described}.`)
     const [first] = (error as WorkerFailure<VmRunResult>).details.workers
     expect(first.exitCode).toBe(behaviour === 'lost' ? null : status)
+  })
+
+  it("a worker whose connection is lost mid-run is 255, and its command is stopped through a new connection, as the others'", async () => {
+    const {workers, deps, console} = setup((host) => (host.endsWith('.1.2') ? 'cut' : 'hang'))
+    const error = await runOnVms(options({useExistingFolder: true}), deps).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(WorkerFailure)
+    expect(error).toMatchObject({exitCode: 255})
+    expect((error as Error).message).toContain('The command failed on slice 1 worker 0 with a lost connection.')
+    const cut = (error as WorkerFailure<VmRunResult>).details.workers.find((w) => w.slice === 1 && w.worker === 0)!
+    expect([cut.exitCode, cut.stopped]).toEqual([null, false])
+    // Its command was stopped on a connection of its own, opened after the one that was lost.
+    const host = cut.host
+    expect(workers.connects.filter((c) => c.host === host)).toHaveLength(2)
+    expect(workers.scripts.filter((s) => s.kind === 'kill').map((s) => s.host)).toContain(host)
+    expect(workers.pending.has(host)).toBe(false)
+    expect(console.boards.flatMap((b) => b.notes).map((n) => n.code)).toContain('vm.run.lost')
+    // Every worker's command is stopped: the three others through their own connections.
+    expect(workers.scripts.filter((s) => s.kind === 'kill')).toHaveLength(4)
+  })
+
+  it('a worker that cannot be reached over SSH (no banner, dropped) is exit 255 with a message, after the retries', async () => {
+    const {workers, deps, clock} = setup((host) => (host.endsWith('.1.3') ? 'unreachable' : {code: 0}))
+    // Time passes while xpk waits between attempts (past the wait for a freshly added key to reach the VMs).
+    const sleep = deps.sleep
+    const run = runOnVms(options({useExistingFolder: true}), {
+      ...deps,
+      sleep: (ms, signal) => ((clock.now += ms), sleep(ms, signal)),
+    })
+    const error = await run.catch((e: unknown) => e)
+    expect(error).toMatchObject({kind: 'unavailable', exitCode: 255})
+    expect((error as Error).message).toMatch(/^Slice 1 worker 1 \(demo-1\): Could not connect to .*handshake/)
+    expect(workers.connects.filter((c) => c.host.endsWith('.1.3')).length).toBeGreaterThanOrEqual(timing.attempts)
+    // No command started anywhere.
+    expect(workers.started).toEqual([])
   })
 
   it('on abort (Ctrl-C) kills every running worker and rethrows the reason', async () => {

@@ -6,7 +6,7 @@ import {describe, expect, it} from 'vitest'
 import type {ObservedCluster} from '../../src/core/cluster/observed.js'
 import {ApiError, UsageError, type XpkError} from '../../src/core/errors.js'
 import {resolveSettings} from '../../src/core/settings.js'
-import {DEFAULT_RETRY_POLICY} from '../../src/executor/retry.js'
+import {DEFAULT_RETRY_POLICY, type Clock} from '../../src/executor/retry.js'
 import type {KubeObject} from '../../src/ports/kube.js'
 import type {ImageBuildOptions, ImageBuildResult} from '../../src/services/image-build.js'
 import {createWorkload, type WorkloadCreateOptions} from '../../src/services/workload-create.js'
@@ -24,6 +24,7 @@ import {MemoryGke} from '../fakes/memory-gke.js'
 import type {MemoryKube} from '../fakes/memory-kube.js'
 import {RecordingConsole} from '../helpers/recording-console.js'
 import {tempDir} from '../helpers/temp.js'
+import {manualClock} from '../helpers/manual-clock.js'
 import {virtualClock} from '../helpers/virtual-clock.js'
 import {NodeFiles} from '../../src/adapters/local-files.js'
 
@@ -36,6 +37,7 @@ interface RunOptions {
   readonly settings?: Record<string, string>
   readonly gke?: MemoryGke
   readonly console?: RecordingConsole
+  readonly clock?: Clock & {readonly sleeps?: number[]}
 }
 
 function run(kube: MemoryKube, options: RunOptions = {}) {
@@ -44,7 +46,7 @@ function run(kube: MemoryKube, options: RunOptions = {}) {
   const builds: ImageBuildOptions[] = []
   const reached: Array<ObservedCluster | undefined> = []
   let gkeConnections = 0
-  const clock = virtualClock()
+  const clock = options.clock ?? virtualClock()
   const done = createWorkload(
     {
       flags: {workload: 'run-1', tpuType: 'v5p-16', numSlices: '2', command: 'python3 train.py', ...options.flags},
@@ -229,7 +231,7 @@ describe('workload create: submitting', () => {
     kube.failNext(2, {verb: 'get', kind: 'ConfigMap'})
     const {done, clock} = run(kube)
     await expect(done).resolves.toMatchObject({submitted: true})
-    expect(clock.sleeps).toHaveLength(2)
+    expect(clock.sleeps!).toHaveLength(2)
   })
 
   it('a given --docker-image is not built; without it the image is built after the checks pass', async () => {
@@ -365,6 +367,36 @@ describe('workload create: a name that is taken', () => {
     expect(error.exitCode).toBe(124)
     expect(error.message).toMatch(/Still there after 60s: 1 Job \(run-1-slice-job-0\)/)
     expect(kube.mutatingRequests().map((r) => `${r.verb} ${r.kind}`)).toEqual(['delete JobSet'])
+  })
+
+  it('--replace: the wait for the old workload to go has its time limit, its reads included (a silent API server)', async () => {
+    const kube = aWorkloadCluster()
+    seedWorkload(kube, 'run-1')
+    // Once the delete is sent, the API server stops answering: every read hangs.
+    const remove = kube.delete.bind(kube)
+    let deleted = false
+    kube.delete = async (ref) => {
+      const outcome = await remove(ref)
+      deleted = true
+      return outcome
+    }
+    for (const read of ['get', 'list'] as const) {
+      const original = kube[read].bind(kube) as (...args: unknown[]) => Promise<unknown>
+      ;(kube as unknown as Record<string, unknown>)[read] = (...args: unknown[]) =>
+        deleted ? new Promise(() => undefined) : original(...args)
+    }
+    const clock = manualClock()
+    const ended = failure(run(kube, {patch: {replace: true}, clock, console: new RecordingConsole('yes')}).done)
+    for (let i = 0; i < 50 && !deleted; i++) await new Promise((r) => setTimeout(r, 1))
+    expect(deleted).toBe(true)
+    await clock.advance(59_999)
+    expect(await Promise.race([ended, 'still waiting'])).toBe('still waiting')
+    await clock.advance(1)
+    const error = await ended
+    expect(error.exitCode).toBe(124)
+    expect(error.message).toMatch(/^Still there after 60s: JobSet run-1/)
+    expect(kube.mutatingRequests().map((r) => `${r.verb} ${r.kind}`)).toEqual(['delete JobSet'])
+    expect(clock.sleeping).toBe(0)
   })
 
   it('--replace with no workload of the name simply submits', async () => {

@@ -3,12 +3,14 @@
 import {describe, expect, it} from 'vitest'
 
 import {UsageError, type XpkError} from '../../src/core/errors.js'
-import {DEFAULT_RETRY_POLICY} from '../../src/executor/retry.js'
+import {DEFAULT_RETRY_POLICY, type Clock} from '../../src/executor/retry.js'
+import type {GkeClient} from '../../src/ports/gke.js'
 import {deleteWorkloads, type WorkloadDeleteOptions} from '../../src/services/workload-delete.js'
 import {aWorkloadCluster, JOBSET_API, namesOf, seedWorkload} from '../builders/workload-cluster.js'
 import {SCENARIOS, scenarioObjects} from '../builders/workload-states.js'
 import {MemoryGke} from '../fakes/memory-gke.js'
 import type {MemoryKube, MemoryKubeOptions} from '../fakes/memory-kube.js'
+import {manualClock} from '../helpers/manual-clock.js'
 import {RecordingConsole, type PromptAnswer} from '../helpers/recording-console.js'
 import {virtualClock} from '../helpers/virtual-clock.js'
 
@@ -20,10 +22,15 @@ function aBusyCluster(options: MemoryKubeOptions = {}): MemoryKube {
   return kube
 }
 
-function run(kube: MemoryKube, options: Partial<WorkloadDeleteOptions> = {}, answer: PromptAnswer = 'unexpected') {
-  const console = new RecordingConsole(answer)
+function run(
+  kube: MemoryKube,
+  options: Partial<WorkloadDeleteOptions> = {},
+  answer: PromptAnswer = 'unexpected',
+  clock: Clock & {sleeps?: number[]} = virtualClock(),
+  gke: GkeClient = new MemoryGke(),
+  console = new RecordingConsole(answer),
+) {
   let gkeConnections = 0
-  const clock = virtualClock()
   const done = deleteWorkloads(
     {
       project: 'my-project',
@@ -36,7 +43,7 @@ function run(kube: MemoryKube, options: Partial<WorkloadDeleteOptions> = {}, ans
       ...options,
     },
     {
-      gke: async () => (gkeConnections++, new MemoryGke()),
+      gke: async () => (gkeConnections++, gke),
       kube: async () => kube,
       console,
       signal: new AbortController().signal,
@@ -44,6 +51,17 @@ function run(kube: MemoryKube, options: Partial<WorkloadDeleteOptions> = {}, ans
     },
   )
   return {done, console, clock, gkeConnections: () => gkeConnections}
+}
+
+/** A client whose every call is accepted and never answered (close excepted): a server that went silent. */
+function silent<T extends object>(client: T): T {
+  return new Proxy(client, {
+    get: (target, key, receiver) => {
+      const value: unknown = Reflect.get(target, key, receiver)
+      if (typeof value !== 'function' || key === 'close') return value
+      return () => new Promise(() => undefined)
+    },
+  })
 }
 
 const failure = async (p: Promise<unknown>) => (await p.catch((e: unknown) => e)) as XpkError
@@ -84,7 +102,7 @@ describe('workload delete --workload', () => {
     const {done, console, clock} = run(kube, {workload: 'sweep-1', wait: true})
     await expect(done).resolves.toMatchObject({deleted: ['sweep-1'], waited: true})
     expect(namesOf(kube, 'Pod').filter((p) => p.startsWith('sweep-1-'))).toEqual([])
-    expect(clock.sleeps.length).toBeGreaterThan(0)
+    expect(clock.sleeps!.length).toBeGreaterThan(0)
     const details = [...new Set(console.boards[0]!.updates.map((u) => u.line.detail))]
     expect(details).toContain('2 pods left')
     expect(console.boards[0]!.closed).toBe(true)
@@ -100,6 +118,36 @@ describe('workload delete --workload', () => {
     expect(error.exitCode).toBe(124)
     expect(error.message).toBe('Still there after 60s: 2 pods (sweep-1-slice-job-0-0-x0y, sweep-1-slice-job-0-1-x1y).')
   })
+
+  it.each([
+    ['GKE, asked where the cluster is', 'gke'],
+    ['the Kubernetes API, asked to delete', 'kube'],
+  ] as const)(
+    "--wait's time limit bounds the whole command: %s never answers, and it is exit 124 at the limit",
+    async (_, which) => {
+      const kube = aBusyCluster()
+      const clock = manualClock()
+      const gke = new MemoryGke()
+      const {done} = run(
+        which === 'kube' ? silent(kube) : kube,
+        {workload: 'sweep-1', wait: true},
+        'unexpected',
+        clock,
+        which === 'gke' ? silent(gke) : gke,
+      )
+      const ended = failure(done)
+      await clock.advance(59_999)
+      expect(await Promise.race([ended, 'still waiting'])).toBe('still waiting')
+      await clock.advance(1)
+      const error = await ended
+      expect([error.kind, error.exitCode]).toEqual(['timeout', 124])
+      expect(error.message).toBe(
+        'The workloads were not deleted and gone within 60 s (XPK_WORKLOAD_DELETE_TIMEOUT_S): the cluster did not answer in time.',
+      )
+      expect(kube.mutatingRequests()).toEqual([])
+      expect(clock.sleeping).toBe(0)
+    },
+  )
 
   it('a malformed name is exit 2 before any request', async () => {
     const kube = aBusyCluster()
@@ -140,6 +188,28 @@ describe('workload delete --filter-by-job', () => {
     expect(namesOf(kube, 'JobSet')).toEqual(['run-1'])
     // One list of JobSets selected them, however many there are.
     expect(kube.requests.filter((r) => r.verb === 'list').map((r) => r.kind)).toEqual(['JobSet'])
+  })
+
+  it('with --wait, the time a person takes to answer does not count: the limit starts again from the answer', async () => {
+    const kube = aBusyCluster()
+    const clock = manualClock()
+    // Someone answers after 10 minutes, much longer than the 60 s limit.
+    let answer: (yes: boolean) => void = () => undefined
+    const console = new RecordingConsole('yes')
+    console.confirm = async (asked) => {
+      console.questions.push(asked)
+      return {yes: await new Promise<boolean>((resolve) => (answer = resolve)), by: 'person'}
+    }
+    const {done} = run(kube, {filterByJob: 'sweep-1', wait: true}, 'yes', clock, new MemoryGke(), console)
+    const ended = done.catch((e: unknown) => e)
+    await clock.advance(0)
+    expect(console.questions).toHaveLength(1)
+    await clock.advance(600_000)
+    answer(true)
+    await clock.advance(0)
+    // The deletes went out; the pods go at once in this cluster, so the wait ends well within the limit.
+    for (let i = 0; i < 20 && !(await Promise.race([ended.then(() => true), false])); i++) await clock.advance(1000)
+    await expect(ended).resolves.toMatchObject({deleted: ['sweep-1', 'sweep-10'], waited: true})
   })
 
   it('a "no" deletes nothing (exit 1)', async () => {

@@ -83,10 +83,25 @@ const options = (overrides: Partial<WorkloadListOptions> = {}): WorkloadListOpti
   ...overrides,
 })
 
-function run(kube: MemoryKube, overrides: Partial<WorkloadListOptions> = {}, clock: Clock = virtualClock()) {
+/** A client whose every call is accepted and never answered (close excepted): a server that went silent. */
+function silent<T extends object>(client: T): T {
+  return new Proxy(client, {
+    get: (target, key, receiver) => {
+      const value: unknown = Reflect.get(target, key, receiver)
+      if (typeof value !== 'function' || key === 'close') return value
+      return () => new Promise(() => undefined)
+    },
+  })
+}
+
+function run(
+  kube: MemoryKube,
+  overrides: Partial<WorkloadListOptions> = {},
+  clock: Clock = virtualClock(),
+  gke: MemoryGke = new MemoryGke(),
+) {
   const console = new RecordingConsole()
   const reached: Array<ObservedCluster | undefined> = []
-  const gke = new MemoryGke()
   const controller = new AbortController()
   let connections = 0
   const done = listWorkloads(options(overrides), {
@@ -275,6 +290,14 @@ describe('--wait-for-job-completion', () => {
     })
     const states = console.boards[0]!.updates.map((u) => u.line.state)
     expect([...new Set(states)]).toEqual(['Admitted', 'Running', 'Succeeded'])
+    // Succeeded came as a change and again as the end: without a terminal, each state (and message) prints once.
+    expect(states.filter((state) => state === 'Succeeded').length).toBeGreaterThan(1)
+    expect(console.printed('Waiting for workload run-1')).toEqual([
+      'run-1  Admitted  The JobSet is starting its jobs',
+      'run-1  Admitted  Not all pods are ready or succeeded',
+      'run-1  Running  All pods reached readiness and the workload is running',
+      'run-1  Succeeded  jobset completed successfully',
+    ])
     expect(console.boards[0]!.closed).toBe(true)
     expect(console.results[0]).toMatch(/\nrun-1 .* Succeeded /)
     expect(kube.openWatches()).toBe(0)
@@ -300,6 +323,35 @@ describe('--wait-for-job-completion', () => {
     kube.setStatus(workloadRef(workload), kueueStatus.checkRejected(3))
     expect((await failure(done)).exitCode).toBe(125)
   })
+
+  it.each([
+    ['GKE, asked where the cluster is', 'gke'],
+    ['the Kubernetes API, asked for the JobSet', 'kube'],
+  ] as const)(
+    '--timeout bounds the whole command: %s never answers, and it is exit 124 at the time limit',
+    async (_, which) => {
+      const kube = aCluster()
+      seedWorkload(kube, 'run-1', jobsetStatus.starting(1), kueueStatus.admitted(1))
+      const clock = manualClock()
+      const gke = new MemoryGke()
+      const {done, console} = run(
+        which === 'kube' ? silent(kube) : kube,
+        {waitForJobCompletion: 'run-1', timeout: '3'},
+        clock,
+        which === 'gke' ? silent(gke) : gke,
+      )
+      const ended = failure(done)
+      await clock.advance(2999)
+      await settle()
+      expect(await Promise.race([ended, 'still waiting'])).toBe('still waiting')
+      await clock.advance(1)
+      const error = await ended
+      expect([error.kind, error.exitCode]).toEqual(['timeout', 124])
+      expect(error.message).toBe('Workload run-1 did not finish within 3 s: its state could not be read in that time.')
+      expect(console.boards).toEqual([])
+      expect(clock.sleeping).toBe(0)
+    },
+  )
 
   it('runs out of time: exit 124 naming where the workload is, watches closed', async () => {
     const {kube, clock, done} = await waiting({timeout: '90'})

@@ -16,7 +16,8 @@
  * when a lock is released, so the labels differ after every lock and release even if GKE derived fingerprints
  * from the labels' content alone.
  */
-import {UsageError, XpkError} from '../errors.js'
+import {XpkError} from '../errors.js'
+import {integerVariable, type Environment} from '../environment.js'
 import type {Plan} from './plan.js'
 
 /** The labels of a held lock, and the generation label that outlives it. */
@@ -65,24 +66,15 @@ export interface LockHolder extends LockIdentity {
 
 /** A lock older than this is taken to belong to a run that died, and is taken over (with a warning). */
 export const DEFAULT_LOCK_STALE_SECONDS = 3 * 60 * 60
-/** The environment variable that sets it, in whole seconds. */
+/** The environment variable that sets it, in whole seconds (its range is in src/core/environment.ts). */
 export const LOCK_STALE_VARIABLE = 'XPK_CLUSTER_LOCK_STALE_S'
-const MAX_LOCK_STALE_SECONDS = 7 * 24 * 60 * 60
 
 /**
  * The stale time from `XPK_CLUSTER_LOCK_STALE_S`: whole seconds from 0 (take over any lock at once: for when you
  * know its holder is gone) to a week. Anything else is bad input naming the variable.
  */
-export function lockStaleSeconds(env: Readonly<Record<string, string | undefined>>): number {
-  const raw = env[LOCK_STALE_VARIABLE]
-  if (raw === undefined) return DEFAULT_LOCK_STALE_SECONDS
-  const text = raw.trim()
-  if (/^\d{1,7}$/.test(text) && Number(text) <= MAX_LOCK_STALE_SECONDS) return Number(text)
-  throw new UsageError(
-    `${LOCK_STALE_VARIABLE}=${JSON.stringify(raw)} is not a time in seconds: use a whole number from 0 to ${MAX_LOCK_STALE_SECONDS} ` +
-      '(after that long a cluster lock is taken over; 0 takes over any lock at once).',
-    {hints: [`Unset ${LOCK_STALE_VARIABLE} to use the default of ${DEFAULT_LOCK_STALE_SECONDS} s (3 hours).`]},
-  )
+export function lockStaleSeconds(env: Environment): number {
+  return integerVariable(env, LOCK_STALE_VARIABLE) ?? DEFAULT_LOCK_STALE_SECONDS
 }
 
 /** Text as a GKE label value: lowercase letters, digits, `_` and `-`, at most 63 characters. */

@@ -1,4 +1,5 @@
 import {ApiError, type ErrorKind} from '../errors.js'
+import {certificateFailure} from '../tls-errors.js'
 
 /** The parts of a Kubernetes `Status` error body xpk reads. */
 export interface KubeStatusBody {
@@ -63,23 +64,39 @@ export function kubeApiError(httpStatus: number, body: KubeStatusBody | undefine
   return new ApiError(row.kind, message, {status, retryable: row.retryable, hints: row.hint ? [row.hint] : []})
 }
 
-/** A request that never got an HTTP answer (refused, reset, TLS, DNS): worth retrying, like a 503. */
+/**
+ * A request that never got an HTTP answer: refused, reset or closed (during the TLS handshake too, as while an API
+ * server restarts), DNS: worth retrying, like a 503. Only a handshake that completed with a certificate that failed
+ * verification (see tls-errors.ts) is a certificate problem, not retried.
+ */
 export function kubeNetworkError(cause: Error, server: string, doing: string): ApiError {
-  const tls = /certificate|self[- ]signed|CERT_|SSL|TLS/i.test(cause.message)
+  const certificate = certificateFailure(cause)
+  if (certificate !== undefined) {
+    return new ApiError(
+      'auth',
+      `${doing} failed: the certificate of the Kubernetes API at ${server} failed verification (${certificate}: ${cause.message}).`,
+      {
+        status: 'UNAUTHENTICATED',
+        retryable: false,
+        cause,
+        hints: [
+          "The server's certificate does not match the cluster CA xpk was given: check --kubeconfig or the cluster.",
+        ],
+      },
+    )
+  }
   return new ApiError(
-    tls ? 'auth' : 'unavailable',
+    'unavailable',
     `${doing} failed: could not reach the Kubernetes API at ${server} (${cause.message}).`,
     {
-      status: tls ? 'UNAUTHENTICATED' : 'UNAVAILABLE',
-      retryable: !tls,
+      status: 'UNAVAILABLE',
+      retryable: true,
       cause,
-      hints: tls
-        ? ["The server's certificate does not match the cluster CA xpk was given: check --kubeconfig or the cluster."]
-        : [
-            'Check that the cluster is RUNNING (`xpk cluster describe`) and reachable from here: a private control plane ' +
-              'is reached from inside its network or through a kubeconfig (--kubeconfig); `cluster create --skip-in-cluster` ' +
-              'changes only GKE.',
-          ],
+      hints: [
+        'Check that the cluster is RUNNING (`xpk cluster describe`) and reachable from here: a private control plane ' +
+          'is reached from inside its network or through a kubeconfig (--kubeconfig); `cluster create --skip-in-cluster` ' +
+          'changes only GKE.',
+      ],
     },
   )
 }

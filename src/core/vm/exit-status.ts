@@ -69,3 +69,19 @@ export class WorkerFailure<Details = unknown> extends XpkError {
     return this.status
   }
 }
+
+/**
+ * A worker xpk could not reach over SSH, after the retries: no answer, a server that never sent its SSH banner
+ * within the handshake timeout, the connection dropped while it was made. Exit 255, as `ssh` exits when it cannot
+ * connect, with the kind of xpk's own failure (unavailable): no command ran, so there is no worker's code.
+ */
+export class UnreachableWorker extends XpkError {
+  constructor(message: string, options: XpkErrorOptions = {}) {
+    super('unavailable', message, options)
+    this.name = 'UnreachableWorker'
+  }
+
+  override get exitCode(): number {
+    return LOST_CONNECTION_STATUS
+  }
+}

@@ -123,15 +123,15 @@ export function planWorkers(
   return {workers, numSlices: slices.length, usedInternal}
 }
 
-/** The progress line: `completed 3/8; slice 0 worker 5 still running; 12 s`. */
-export function progressLine(done: number, total: number, running: readonly RunWorker[], seconds: number): string {
+/** The progress line: `completed 3/8; slice 0 worker 5 still running` (the board shows the time). */
+export function progressLine(done: number, total: number, running: readonly RunWorker[]): string {
   const still =
     running.length === 0
       ? ''
       : running.length === 1
         ? `; slice ${running[0].slice} worker ${running[0].worker} still running`
         : `; ${running.length} workers still running (slice ${running[0].slice} worker ${running[0].worker}, ...)`
-  return `completed ${done}/${total}${still}; ${seconds} s`
+  return `completed ${done}/${total}${still}`
 }
 
 /** The workers of a TPU prefix as a run found them, with when: a hint for the next run, checked before use. */

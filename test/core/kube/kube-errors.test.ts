@@ -53,7 +53,20 @@ describe('kubeNetworkError', () => {
   })
 
   it('is an auth error that is not retried when the certificate does not match the CA', () => {
-    const error = kubeNetworkError(new Error('self-signed certificate in certificate chain'), 'https://h', 'Listing')
+    const cause = Object.assign(new Error('self-signed certificate in certificate chain'), {
+      code: 'SELF_SIGNED_CERT_IN_CHAIN',
+    })
+    const error = kubeNetworkError(cause, 'https://h', 'Listing')
     expect([error.kind, error.retryable]).toEqual(['auth', false])
+    expect(error.message).toContain('failed verification (SELF_SIGNED_CERT_IN_CHAIN')
+  })
+
+  it('is unavailable and retried when the handshake was cut short, though the message says TLS', () => {
+    const cause = Object.assign(
+      new Error('Client network socket disconnected before secure TLS connection was established'),
+      {code: 'ECONNRESET'},
+    )
+    const error = kubeNetworkError(cause, 'https://h', 'Listing')
+    expect([error.kind, error.status, error.retryable]).toEqual(['unavailable', 'UNAVAILABLE', true])
   })
 })
