@@ -8,6 +8,7 @@ import {createGunzip, gunzipSync} from 'node:zlib'
 
 import {UsageError, XpkError} from '../core/errors.js'
 import {NodeFiles} from './local-files.js'
+import {textFileProblem} from '../core/text-file.js'
 import {redactCredentials} from '../core/text.js'
 import {knownKind} from '../core/kube/known-kinds.js'
 import {kubeApiError, kubeNetworkError, type KubeStatusBody} from '../core/kube/kube-errors.js'
@@ -105,27 +106,14 @@ const MAX_KUBECONFIG_BYTES = 16 * 1024 * 1024
  */
 async function readKubeconfigFile(path: string, flag: string): Promise<string> {
   const read = await new NodeFiles().readText(path, {maxBytes: MAX_KUBECONFIG_BYTES})
-  const problem = (why: string) =>
-    new UsageError(`${flag} ${path}: ${why}`, {
-      flag: flag.startsWith('--') ? flag : undefined,
-      hints: ['Pass a kubeconfig file that kubectl can use, or leave --kubeconfig out to use the GKE cluster.'],
-    })
-  switch (read.kind) {
-    case 'text':
-      return read.text
-    case 'missing':
-      throw problem('no such file.')
-    case 'directory':
-      throw problem('is a directory, not a kubeconfig file.')
-    case 'not-a-file':
-      throw problem('is not a regular file.')
-    case 'too-large':
-      throw problem(`is larger than ${MAX_KUBECONFIG_BYTES} bytes; not a kubeconfig.`)
-    case 'binary':
-      throw problem(`is not a text file (${read.reason}).`)
-    case 'unreadable':
-      throw problem(`cannot be read: ${read.message}`)
-  }
+  if (read.kind === 'text') return read.text
+  throw textFileProblem(read, {
+    flag,
+    path,
+    what: 'a kubeconfig file',
+    maxBytes: MAX_KUBECONFIG_BYTES,
+    hints: ['Pass a kubeconfig file that kubectl can use, or leave --kubeconfig out to use the GKE cluster.'],
+  })
 }
 
 async function loadKubeconfig(

@@ -4,6 +4,7 @@ import {join, resolve} from 'node:path'
 
 import {ApiError, UsageError, XpkError} from '../core/errors.js'
 import type {ErrorKind} from '../core/errors.js'
+import {textFileProblem} from '../core/text-file.js'
 import {certificateFailure} from '../core/tls-errors.js'
 import {
   findControllerDeployment,
@@ -137,22 +138,8 @@ export class HttpReleaseManifests implements ReleaseManifestSource {
 
   private async readOverrideFile(flag: string, path: string): Promise<string> {
     const read = await this.files.readText(resolve(path), {maxBytes: this.maxBytes})
-    switch (read.kind) {
-      case 'text':
-        return read.text
-      case 'missing':
-        throw new UsageError(`${flag}: ${path} does not exist.`, {flag})
-      case 'directory':
-        throw new UsageError(`${flag}: ${path} is a directory, not a manifest file.`, {flag})
-      case 'not-a-file':
-        throw new UsageError(`${flag}: ${path} is not a regular file.`, {flag})
-      case 'too-large':
-        throw new UsageError(`${flag}: ${path} is larger than ${this.maxBytes} bytes; not a release manifest.`, {flag})
-      case 'binary':
-        throw new UsageError(`${flag}: ${path} is not a text file (${read.reason}).`, {flag})
-      case 'unreadable':
-        throw new UsageError(`${flag}: cannot read ${path}: ${read.message}`, {flag})
-    }
+    if (read.kind === 'text') return read.text
+    throw textFileProblem(read, {flag, path, what: 'a release manifest (YAML)', maxBytes: this.maxBytes})
   }
 
   /** The whole body of `url` as UTF-8 text; any failure is an XpkError saying which URL and why. */

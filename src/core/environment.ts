@@ -191,7 +191,8 @@ export const ENVIRONMENT = {
   USER: {
     kind: 'standard',
     owner: 'POSIX',
-    description: '`vm run`: the login on the workers without --ssh-user (else LOGNAME, else root).',
+    description:
+      '`vm run`: the login on the workers without --ssh-user (else LOGNAME, else root); `cluster create` and `cluster delete`: the user named in the cluster lock when this user has no passwd entry.',
   },
   LOGNAME: {kind: 'standard', owner: 'POSIX', description: '`vm run`: the login on the workers when USER is not set.'},
   SSH_AUTH_SOCK: {kind: 'standard', owner: 'OpenSSH', description: "`vm run`: the SSH agent's socket, when one runs."},
@@ -261,7 +262,8 @@ export function tokenVariable(env: Environment, name: VariableName): string | un
   const def = definition(name)
   const value = given(env, name, `to use ${def.default}`)
   if (value === undefined) return undefined
-  const problem = valueShapeProblem(value, 'word')
+  // A token never holds white space: "Bearer ya29..." or a pasted line break would fail every call as bad credentials.
+  const problem = valueShapeProblem(value, 'word') ?? (/\s/.test(value) ? 'has white space inside' : undefined)
   if (problem) {
     // The token itself stays out of the message: it is a secret.
     throw new UsageError(`${name}: it ${problem}.`, {

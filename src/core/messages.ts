@@ -28,7 +28,12 @@ export const MESSAGES = {
   },
   'cluster.lock.taken-over': {
     level: 'warn',
-    summary: "Another run's lock was older than XPK_CLUSTER_LOCK_STALE_S and was taken over.",
+    summary:
+      "Another run's lock was taken over: older than XPK_CLUSTER_LOCK_STALE_S, or taken on this machine by a process that has ended.",
+  },
+  'cluster.lock.releasing': {
+    level: 'info',
+    summary: 'An interrupted run releases its cluster lock before it exits (a few seconds at most).',
   },
   'cluster.lock.not-released': {
     level: 'warn',

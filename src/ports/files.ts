@@ -1,3 +1,5 @@
+import type {TextFileRead} from '../core/text-file.js'
+
 /** The local files a command reads or writes on the user's behalf (env files, manifest output). */
 export interface LocalFiles {
   /** What is at a path, following symlinks; undefined when nothing is there. */
@@ -22,12 +24,5 @@ export interface PathInfo {
   readonly size: number
 }
 
-/** The outcome of {@link LocalFiles.readText}; everything but `text` is a reason the file was not read. */
-export type TextFileRead =
-  | {readonly kind: 'text'; readonly text: string}
-  | {readonly kind: 'missing'}
-  | {readonly kind: 'unreadable'; readonly message: string}
-  | {readonly kind: 'directory'}
-  | {readonly kind: 'not-a-file'}
-  | {readonly kind: 'too-large'; readonly size: number}
-  | {readonly kind: 'binary'; readonly reason: 'NUL bytes' | 'invalid UTF-8'}
+/** The outcome of {@link LocalFiles.readText}: defined in core, where the one message for each reason is made. */
+export type {TextFileRead}

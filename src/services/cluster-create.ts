@@ -50,10 +50,10 @@ import {message, question} from '../core/messages.js'
 import {confirmOrStop} from './confirm.js'
 import {
   claimNewCluster,
-  lockForNewCluster,
   lockOf,
   noteDryRunLock,
   refuseIfHeld,
+  newLock,
   releaseLock,
   takeLock,
   type ClusterLockOptions,
@@ -203,7 +203,8 @@ export async function createCluster(
       // Nothing to change, but a stale lock (its run died) is cleared, so others are not refused because of it.
       if (lock.state === 'stale') {
         const lockDeps = {...deps, gke, retry: options.apply.retry}
-        const held = await takeLock(observed!, 'cluster-create', options.lock, lockDeps)
+        const held = newLock('cluster-create', options.lock, deps)
+        await takeLock(observed!, held, options.lock, lockDeps)
         await releaseLock(
           {project: plan.project, location: plan.location, name: plan.cluster},
           held,
@@ -257,11 +258,12 @@ export async function createCluster(
     // the CreateCluster request (a new one); released however the apply ends.
     const lockDeps = {...deps, gke, retry: options.apply.retry}
     const creates = plan.steps.some((s) => s.resource === 'cluster' && s.action === 'create')
-    const held = creates
-      ? lockForNewCluster('cluster-create', options.lock, deps)
-      : await takeLock(observed!, 'cluster-create', options.lock, lockDeps)
+    const held = newLock('cluster-create', options.lock, deps)
     const ref = {project: plan.project, location: plan.location, name: plan.cluster}
     try {
+      // Inside the try: Ctrl-C while the SetLabels is on the wire may still leave the lock set, and the release
+      // (which removes only this run's lock) must then run.
+      if (!creates) await takeLock(observed!, held, options.lock, lockDeps)
       const result = await applyClusterPlan(
         creates ? planWithLock(plan, held.holder) : plan,
         {...deps, gke},

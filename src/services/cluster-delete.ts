@@ -10,7 +10,15 @@ import type {GkeClient} from '../ports/gke.js'
 import {findCluster} from './cluster-lookup.js'
 import {message, question} from '../core/messages.js'
 import {confirmOrStop} from './confirm.js'
-import {lockOf, noteDryRunLock, refuseIfHeld, releaseLock, takeLock, type ClusterLockOptions} from './cluster-lock.js'
+import {
+  lockOf,
+  newLock,
+  noteDryRunLock,
+  refuseIfHeld,
+  releaseLock,
+  takeLock,
+  type ClusterLockOptions,
+} from './cluster-lock.js'
 import {lockJson, type LockJson} from '../core/cluster/lock.js'
 
 export interface ClusterDeleteOptions {
@@ -96,14 +104,19 @@ export async function deleteCluster(
     // Being deleted already: nothing to lock, only to wait for. Else the lock, until GKE deletes it with the cluster
     // (or released, when the deletion did not happen).
     const lockDeps = {...pickClock(deps), gke, console: deps.console, signal: deps.signal, ...options.apply}
-    const held = found.status === 'STOPPING' ? null : await takeLock(found, 'cluster-delete', options.lock, lockDeps)
-    const result = await applyClusterPlan(
-      plan,
-      {gke, compute: noCompute, console: deps.console, ...pickClock(deps)},
-      {...options.apply, signal: deps.signal},
-    ).finally(async () => {
+    const held = found.status === 'STOPPING' ? null : newLock('cluster-delete', options.lock, deps)
+    let result
+    try {
+      // Inside the try: Ctrl-C while the SetLabels is on the wire may still leave the lock set (see cluster create).
+      if (held) await takeLock(found, held, options.lock, lockDeps)
+      result = await applyClusterPlan(
+        plan,
+        {gke, compute: noCompute, console: deps.console, ...pickClock(deps)},
+        {...options.apply, signal: deps.signal},
+      )
+    } finally {
       if (held) await releaseLock({project, location: found.location, name: cluster}, held, options.lock, lockDeps)
-    })
+    }
     if (result.interrupted) {
       throw new XpkError(
         'interrupted',

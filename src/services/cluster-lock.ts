@@ -82,8 +82,12 @@ export function noteDryRunLock(cluster: string, state: LockState, options: Clust
   )
 }
 
-/** The lock a run puts into the CreateCluster request of a cluster that does not exist yet. */
-export function lockForNewCluster(command: LockCommand, options: ClusterLockOptions, deps: Clock): HeldLock {
+/**
+ * The lock this run takes: put into the CreateCluster request of a cluster that does not exist yet, or set on an
+ * existing one by {@link takeLock}. Made before it is sent, so that whatever happens to the request (a lost answer,
+ * Ctrl-C while it is on the wire) the release in a `finally` can tell whether the lock on the cluster is this one.
+ */
+export function newLock(command: LockCommand, options: ClusterLockOptions, deps: Clock): HeldLock {
   return {holder: newLockHolder(options.identity, command, deps.now(), deps.random)}
 }
 
@@ -98,10 +102,10 @@ export function lockForNewCluster(command: LockCommand, options: ClusterLockOpti
  */
 export async function takeLock(
   cluster: ObservedCluster,
-  command: LockCommand,
+  lock: HeldLock,
   options: ClusterLockOptions,
   deps: LockDeps,
-): Promise<HeldLock> {
+): Promise<void> {
   const ref: ClusterRef = {project: cluster.project, location: cluster.location, name: cluster.name}
   const retry = {policy: deps.retry, clock: deps, signal: deps.signal}
   const state = lockOf(cluster, options, deps.now())
@@ -121,7 +125,7 @@ export async function takeLock(
       ),
     )
   }
-  const holder = newLockHolder(options.identity, command, deps.now(), deps.random)
+  const {holder} = lock
   let operation
   try {
     operation = await withRetries(
@@ -133,6 +137,8 @@ export async function takeLock(
     if (error instanceof ApiError && error.status === 'NOT_FOUND') throw new ClusterChangedError(cluster.name)
     if (!isLabelFingerprintMismatch(error)) throw error
     const now = await withRetries(() => deps.gke.getCluster(ref), retry)
+    // A retried SetLabels whose first answer was lost: the first one landed, and the lock on the cluster is ours.
+    if (now !== undefined && readLock(now.labels)?.id === holder.id) return
     const current = lockOf(now, options, deps.now())
     refuseIfHeld(cluster.name, current, options)
     throw new ClusterChangedError(cluster.name)
@@ -140,11 +146,15 @@ export async function takeLock(
   deps.console.debug(
     `Took the lock of cluster ${cluster.name} (${describeHolder(holder)}, id ${holder.id}; ${operation.name}).`,
   )
-  return {holder}
 }
 
-/** How long releasing may take: GKE may still be busy with operations an interrupted run sent. */
+/** How long releasing may take: GKE may still be busy with operations the run sent. */
 const RELEASE_BUDGET_MS = 60_000
+/**
+ * After Ctrl-C the user is waiting for the prompt, and a re-run on this machine takes the lock over at once (its
+ * holder is gone), so releasing gets only a few seconds.
+ */
+const INTERRUPTED_RELEASE_BUDGET_MS = 10_000
 
 /**
  * Releases the lock this run holds: SetLabels without it, if the cluster still carries this run's lock (nothing
@@ -158,14 +168,20 @@ export async function releaseLock(
   options: ClusterLockOptions,
   deps: LockDeps,
 ): Promise<void> {
-  const deadline = AbortSignal.timeout(RELEASE_BUDGET_MS)
-  const retry = {policy: {...deps.retry, conflictBudgetMs: RELEASE_BUDGET_MS}, clock: deps, signal: deadline}
+  const interrupted = deps.signal.aborted
+  const budgetMs = interrupted ? INTERRUPTED_RELEASE_BUDGET_MS : RELEASE_BUDGET_MS
+  const deadline = AbortSignal.timeout(budgetMs)
+  const retry = {policy: {...deps.retry, conflictBudgetMs: budgetMs}, clock: deps, signal: deadline}
+  if (interrupted)
+    deps.console.info(message('cluster.lock.releasing', `Releasing the lock of cluster ${ref.name}...`))
   try {
     // A mismatch means the labels changed between the read and the write (another tool's labels): read again.
     for (let attempt = 0; attempt < 3; attempt++) {
       const cluster = await withRetries(() => deps.gke.getCluster(ref), retry)
       if (cluster === undefined || cluster.status === 'STOPPING') return
       if (readLock(cluster.labels)?.id !== lock.holder.id) return
+      // GKE changes no labels while it creates the cluster: waiting for that would hold the user's prompt.
+      if (interrupted && cluster.status === 'PROVISIONING') throw new Error('the cluster is still being created')
       try {
         await withRetries(
           () => deps.gke.setResourceLabels(ref, withoutLock(cluster.labels), cluster.labelFingerprint),
@@ -182,8 +198,9 @@ export async function releaseLock(
     deps.console.warn(
       message(
         'cluster.lock.not-released',
-        `Could not release the lock of cluster ${ref.name} (${(error as Error).message}). Other xpk runs are refused until ` +
-          `it is taken over, ${describeAge(options.staleSeconds)} after it was taken (${LOCK_STALE_VARIABLE}); ` +
+        `Could not release the lock of cluster ${ref.name} (${(error as Error).message}). A re-run on this machine ` +
+          `takes it over at once; other xpk runs are refused until it is taken over, ` +
+          `${describeAge(options.staleSeconds)} after it was taken (${LOCK_STALE_VARIABLE}); ` +
           `${LOCK_STALE_VARIABLE}=0 on the next run takes it over at once.`,
         {cluster: ref.name},
       ),

@@ -171,6 +171,9 @@ export function memoizedManifests(source: ReleaseManifestSource): ReleaseManifes
       if (!loading) {
         loading = source.load(component, options)
         loads.set(key, loading)
+        // A failed load is not kept: the retry policy's next attempt (a network blip at the start of a long run)
+        // must load again, not get the same rejection.
+        loading.catch(() => loads.get(key) === loading && loads.delete(key))
       }
       return loading
     },

@@ -45,6 +45,7 @@ import type {TpuClient, TpuLocation, TpuNode} from '../ports/tpu.js'
 import {pollWait, usingTpu, withRetries, type VmApiDeps, type VmTiming} from './vm-common.js'
 import {message, question} from '../core/messages.js'
 import type {LocalFiles} from '../ports/files.js'
+import {formatBytes} from '../core/image/context-check.js'
 import {escapeInline} from '../core/text.js'
 import {confirmOrStop} from './confirm.js'
 import {confirmPacking, scriptDirLimit, type PackingPurpose} from './script-dir.js'
@@ -869,10 +870,5 @@ const statusOf = (r: WorkerResult) => shellStatus({code: r.exitCode, signal: r.s
 
 const describeWorker = (r: WorkerResult) => describeStatus({code: r.exitCode, signal: r.signal})
 
-function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`
-  if (bytes < 1024 * 1024) return `${round(bytes / 1024)} KiB`
-  return `${round(bytes / 1024 / 1024)} MiB`
-}
-
+/** Seconds to one decimal, as --json gives them. */
 const round = (n: number) => Math.round(n * 10) / 10

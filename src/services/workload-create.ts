@@ -2,6 +2,7 @@ import {dirname, join, resolve} from 'node:path'
 
 import {imageRepository} from '../core/image/naming.js'
 import {ApiError, UsageError, XpkError} from '../core/errors.js'
+import {textFileProblem} from '../core/text-file.js'
 import {parseResourcesConfigMap, resourcesConfigMapName} from '../core/incluster/configmaps.js'
 import {applyWouldChange} from '../core/incluster/live-diff.js'
 import {XPK_NAMESPACE} from '../core/incluster/namespace.js'
@@ -672,31 +673,20 @@ function submittedText(result: WorkloadCreateResult, input: WorkloadInput): stri
 export const ENV_FILE_MAX_BYTES = 1 << 20
 
 async function readEnvFile(path: string, files: LocalFiles): Promise<{path: string; text: string} | UsageError> {
-  const problem = (message: string, hints: readonly string[] = []) =>
-    new UsageError(`--env-file ${path}${message}`, {flag: '--env-file', hints})
   if (path.trim() === '')
     return new UsageError('--env-file is empty: give the path of a file of KEY=VALUE lines.', {flag: '--env-file'})
   const read = await files.readText(path, {maxBytes: ENV_FILE_MAX_BYTES})
-  switch (read.kind) {
-    case 'text':
-      return {path, text: read.text}
-    case 'missing':
-      return problem(': no such file.')
-    case 'unreadable':
-      return problem(`: cannot read it (${read.message}).`)
-    case 'directory':
-      return problem(' is a directory; give a file of KEY=VALUE lines.')
-    case 'not-a-file':
-      return problem(' is not a regular file (a device, pipe or socket); give a file of KEY=VALUE lines.')
-    case 'too-large':
-      return problem(` is ${read.size} bytes; an env file may be at most ${ENV_FILE_MAX_BYTES} bytes (1 MiB).`, [
-        'Pass only the variables the workload needs; large data belongs in the image or in storage.',
-      ])
-    case 'binary':
-      return problem(` is not a text file (it contains ${read.reason}).`, [
-        'Give a UTF-8 text file of KEY=VALUE lines.',
-      ])
-  }
+  if (read.kind === 'text') return {path, text: read.text}
+  return textFileProblem(read, {
+    flag: '--env-file',
+    path,
+    what: 'a file of KEY=VALUE lines',
+    maxBytes: ENV_FILE_MAX_BYTES,
+    hints:
+      read.kind === 'too-large'
+        ? ['Pass only the variables the workload needs; large data belongs in the image or in storage.']
+        : [],
+  })
 }
 
 /**

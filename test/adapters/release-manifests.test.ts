@@ -202,8 +202,8 @@ describe('HttpReleaseManifests', () => {
     })
 
     it.each<{name: string; make: (dir: string) => string; message: RegExp}>([
-      {name: 'a missing file', make: (dir) => join(dir, 'nope.yaml'), message: /nope.yaml does not exist/},
-      {name: 'a directory', make: (dir) => dir, message: /is a directory, not a manifest file/},
+      {name: 'a missing file', make: (dir) => join(dir, 'nope.yaml'), message: /nope.yaml: no such file\./},
+      {name: 'a directory', make: (dir) => dir, message: /: is a directory; give a release manifest \(YAML\)\./},
       {
         name: 'a file that is not YAML',
         make: (dir) => write(join(dir, 'bad.yaml'), 'a: [b'),
@@ -227,7 +227,7 @@ describe('HttpReleaseManifests', () => {
       expect(error).toBeInstanceOf(UsageError)
       expect((error as UsageError).flag).toBe('--kueue-manifest')
       expect(error.exitCode).toBe(2)
-      expect(error.message).toMatch(/^--kueue-manifest: /)
+      expect(error.message).toMatch(/^--kueue-manifest[ :]/)
       expect(error.message).toMatch(message)
     })
 

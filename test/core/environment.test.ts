@@ -116,6 +116,8 @@ describe('XPK_ACCESS_TOKEN: used as given, never printed', () => {
     [' ya29.secret', 'starts with white space'],
     ['ya29.secret\n', 'ends with white space'],
     ['ya29.se\u0007cret', 'control character'],
+    ['Bearer ya29.secret', 'has white space inside'],
+    ['ya29.sec ret', 'has white space inside'],
   ])('%j is refused: %s', (value, why) => {
     const error = refusal(() => tokenVariable({XPK_ACCESS_TOKEN: value}, 'XPK_ACCESS_TOKEN'))
     expect(error.message).toContain(why)

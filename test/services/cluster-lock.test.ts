@@ -6,7 +6,7 @@ import {describe, expect, it} from 'vitest'
 
 import {gkeApiError} from '../../src/core/cluster/gke-errors.js'
 import {newLockHolder, readLock, withLock, type LockIdentity} from '../../src/core/cluster/lock.js'
-import type {XpkError} from '../../src/core/errors.js'
+import {XpkError} from '../../src/core/errors.js'
 import {DEFAULT_APPLY_OPTIONS} from '../../src/executor/apply-cluster-plan.js'
 import {createCluster, type ClusterCreateOptions} from '../../src/services/cluster-create.js'
 import {deleteCluster} from '../../src/services/cluster-delete.js'
@@ -77,7 +77,7 @@ function create(gke: MemoryGke, run: RunOptions = {}) {
   return {console, done}
 }
 
-function remove(gke: MemoryGke, answer: PromptAnswer = 'yes', dryRun = false) {
+function remove(gke: MemoryGke, answer: PromptAnswer = 'yes', dryRun = false, signal?: AbortSignal) {
   const console = new RecordingConsole(answer)
   const done = deleteCluster(
     {
@@ -88,7 +88,7 @@ function remove(gke: MemoryGke, answer: PromptAnswer = 'yes', dryRun = false) {
       apply: DEFAULT_APPLY_OPTIONS,
       lock: {identity: ME, staleSeconds: STALE, alive: (pid) => RUNNING.has(pid)},
     },
-    {gke: async () => gke, console, signal: new AbortController().signal, ...clock()},
+    {gke: async () => gke, console, signal: signal ?? new AbortController().signal, ...clock()},
   )
   return {console, done}
 }
@@ -170,6 +170,27 @@ describe('cluster create takes the cluster lock', () => {
     expect(gke.labels).toEqual({gke_product_type: 'xpk', 'xpk-generation': '1'})
   })
 
+  it('Ctrl-C while a new cluster is being created: no wait for GKE to allow labels again, a warning says how the lock is cleared', async () => {
+    const gke = new MemoryGke()
+    gke.cluster = 'gone'
+    const controller = new AbortController()
+    const createCluster = gke.createCluster.bind(gke)
+    gke.createCluster = async (spec) => {
+      const operation = await createCluster(spec)
+      controller.abort(new XpkError('interrupted', 'Interrupted.'))
+      return operation
+    }
+    const {done, console} = create(gke, {signal: controller.signal})
+    const stopped = await failure(done)
+    expect(stopped.exitCode).toBe(130)
+    expect(console.codes('info')).toContain('cluster.lock.releasing')
+    expect(console.the('cluster.lock.not-released').text).toMatch(
+      /^Could not release the lock of cluster demo \(the cluster is still being created\)\. A re-run on this machine takes it over at once/,
+    )
+    expect(changes(gke)).toEqual(['createCluster'])
+    expect(readLock(gke.labels)?.pid).toBe(ME.pid)
+  })
+
   it('a run that changes nothing takes no lock, but clears a stale one (its run died) so it refuses nobody', async () => {
     const gke = new MemoryGke(slices(2))
     await create(gke).done
@@ -229,6 +250,60 @@ describe('cluster create takes the cluster lock', () => {
     )
     const error = await failure(create(busy, {slices: 3}).done)
     expect(error.message).toMatch(/^Cluster demo is locked by another xpk run: tester@test-host \(pid 101/)
+  })
+
+  it("a lock of this machine with this very pid that is not this run's (every run is pid 1 in a container) is taken over at once", async () => {
+    const gke = new MemoryGke(slices(2))
+    gke.labels = withLock(
+      gke.labels,
+      newLockHolder(ME, 'cluster-create', START - 5_000, () => 0.3),
+    )
+    const {done, console} = create(gke, {slices: 3})
+    await done
+    expect(console.the('cluster.lock.taken-over').data).toMatchObject({because: 'gone'})
+    expect(poolNames(gke)).toEqual(['demo-np-0', 'demo-np-1', 'demo-np-2'])
+    expect(readLock(gke.labels)).toBeNull()
+  })
+
+  it('a SetLabels retried after its answer was lost finds its own lock there and goes on', async () => {
+    const gke = new MemoryGke(slices(2))
+    const setLabels = gke.setResourceLabels.bind(gke)
+    let lost = true
+    gke.setResourceLabels = async (ref, labels, fingerprint) => {
+      const operation = await setLabels(ref, labels, fingerprint)
+      if (readLock(labels) !== null && lost) {
+        lost = false
+        // GKE applied it, but the answer never arrived: the retry sends it again with the old fingerprint.
+        throw gkeApiError({code: 14, message: 'connection reset by peer'}, context)
+      }
+      return operation
+    }
+    const {done} = create(gke, {slices: 3})
+    await expect(done).resolves.toMatchObject({applied: true})
+    expect(poolNames(gke)).toEqual(['demo-np-0', 'demo-np-1', 'demo-np-2'])
+    expect(readLock(gke.labels)).toBeNull()
+  })
+
+  it("Ctrl-C while the lock's SetLabels is on the wire: the run ends 130 and the lock it may have set is released", async () => {
+    for (const command of ['create', 'delete'] as const) {
+      const gke = new MemoryGke(slices(2))
+      const setLabels = gke.setResourceLabels.bind(gke)
+      const controller = new AbortController()
+      gke.setResourceLabels = async (ref, labels, fingerprint) => {
+        const operation = await setLabels(ref, labels, fingerprint)
+        // The request reached GKE and took effect; Ctrl-C comes before its answer.
+        if (readLock(labels) !== null) controller.abort(new XpkError('interrupted', 'Interrupted.'))
+        return operation
+      }
+      const run =
+        command === 'create'
+          ? create(gke, {slices: 3, signal: controller.signal}).done
+          : remove(gke, 'yes', false, controller.signal).done
+      const stopped = await failure(run)
+      expect([command, stopped.exitCode]).toEqual([command, 130])
+      expect([command, readLock(gke.labels)]).toEqual([command, null])
+      expect(poolNames(gke)).toEqual(['demo-np-0', 'demo-np-1'])
+    }
   })
 
   it('labels changed between the read and the lock (another run came and went): exit 6, nothing changed', async () => {
@@ -317,7 +392,7 @@ describe('cluster create takes the cluster lock', () => {
     const {done, console} = create(gke, {slices: 3})
     await expect(done).resolves.toMatchObject({applied: true})
     expect(console.the('cluster.lock.not-released').text).toMatch(
-      /^Could not release the lock of cluster demo \(.*Permission denied.*\)\. Other xpk runs are refused until it is taken over, 1 h 0 min after it was taken/,
+      /^Could not release the lock of cluster demo \(.*Permission denied.*\)\. A re-run on this machine takes it over at once; other xpk runs are refused until it is taken over, 1 h 0 min after it was taken/,
     )
     expect(readLock(gke.labels)?.user).toBe('tester')
   })

@@ -2,14 +2,14 @@
 // executor over the in-memory Kubernetes API, with a recording console and the virtual clock.
 import {describe, expect, it} from 'vitest'
 
-import {XpkError} from '../../src/core/errors.js'
+import {ApiError, XpkError} from '../../src/core/errors.js'
 import {kueueControllerPatch, jobSetControllerPatch} from '../../src/core/incluster/controller-sizing.js'
 import {MANAGED_BY_LABEL} from '../../src/core/incluster/install-decision.js'
 import {desiredObjects, planInCluster, sizedController, type InClusterInputs} from '../../src/core/incluster/plan.js'
 import {findControllerDeployment, summarizeCrd, type KubeObject} from '../../src/core/kube/release-manifest.js'
 import {KUEUE_API_GROUP} from '../../src/core/versions.js'
 import {DEFAULT_APPLY_OPTIONS} from '../../src/executor/apply-cluster-plan.js'
-import {DEFAULT_RETRY_POLICY, type Clock} from '../../src/executor/retry.js'
+import {DEFAULT_RETRY_POLICY, withRetries, type Clock} from '../../src/executor/retry.js'
 import {runSteps} from '../../src/executor/step-graph.js'
 import {
   inClusterSteps,
@@ -541,6 +541,29 @@ describe('transient failures', () => {
     expect(queueApplies).toEqual([503, 503, 201])
     expect(kube.requests.filter((r) => r.status === 503)).toHaveLength(4)
     expect(clock.sleeps.length).toBeGreaterThanOrEqual(4)
+  })
+
+  it('a manifest download that fails transiently is loaded again by the retry, not answered from the memo', async () => {
+    const source = new MemoryReleaseManifests()
+    let failures = 1
+    const flaky = {
+      load: (component: Parameters<typeof source.load>[0], options?: Parameters<typeof source.load>[1]) => {
+        if (failures-- > 0)
+          return Promise.reject(
+            new ApiError('unavailable', 'connection reset', {status: 'UNAVAILABLE', retryable: true}),
+          )
+        return source.load(component, options)
+      },
+    }
+    const memo = memoizedManifests(flaky)
+    const clock = virtualClock()
+    const retry = {policy: DEFAULT_RETRY_POLICY, clock, signal: new AbortController().signal}
+    const manifest = await withRetries(() => memo.load('kueue'), retry)
+    expect(manifest.objects.length).toBeGreaterThan(0)
+    expect(source.loadsOf('kueue')).toBe(1)
+    // Once loaded, it is kept: a second use costs nothing.
+    await memo.load('kueue')
+    expect(source.loadsOf('kueue')).toBe(1)
   })
 
   it('a failure that is not transient fails its step once, without retries', async () => {

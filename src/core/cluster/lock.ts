@@ -185,9 +185,11 @@ export function lockState(
     local !== undefined &&
     holder.boot !== '' &&
     holder.host === labelValue(local.host) &&
-    holder.boot === labelValue(local.boot) &&
-    holder.pid !== local.pid
-  if (here && !local.alive(holder.pid)) return {state: 'stale', holder, ageSeconds, because: 'gone'}
+    holder.boot === labelValue(local.boot)
+  // A lock of this machine with this process's own pid is not this run's (callers recognise their own by its id
+  // first): an earlier process had the pid and is gone, as every run is pid 1 in a container.
+  if (here && (holder.pid === local.pid || !local.alive(holder.pid)))
+    return {state: 'stale', holder, ageSeconds, because: 'gone'}
   return {state: 'held', holder, ageSeconds}
 }
 
