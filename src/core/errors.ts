@@ -40,7 +40,11 @@ export const EXIT_CODE_TABLE: readonly ExitCodeRow[] = [
     kinds: ['failed', 'declined', 'internal'],
     meaning: 'The operation failed or only partly succeeded, or you declined a confirmation prompt.',
   },
-  {code: 2, kinds: ['usage'], meaning: 'Bad input: a flag, argument, environment variable or file is invalid. Nothing was changed.'},
+  {
+    code: 2,
+    kinds: ['usage'],
+    meaning: 'Bad input: a flag, argument, environment variable or file is invalid. Nothing was changed.',
+  },
   {
     code: 3,
     kinds: ['auth', 'permission'],

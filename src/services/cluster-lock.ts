@@ -172,8 +172,7 @@ export async function releaseLock(
   const budgetMs = interrupted ? INTERRUPTED_RELEASE_BUDGET_MS : RELEASE_BUDGET_MS
   const deadline = AbortSignal.timeout(budgetMs)
   const retry = {policy: {...deps.retry, conflictBudgetMs: budgetMs}, clock: deps, signal: deadline}
-  if (interrupted)
-    deps.console.info(message('cluster.lock.releasing', `Releasing the lock of cluster ${ref.name}...`))
+  if (interrupted) deps.console.info(message('cluster.lock.releasing', `Releasing the lock of cluster ${ref.name}...`))
   try {
     // A mismatch means the labels changed between the read and the write (another tool's labels): read again.
     for (let attempt = 0; attempt < 3; attempt++) {
