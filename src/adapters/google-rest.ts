@@ -7,8 +7,8 @@
 
 import type {ApiContext} from '../core/cluster/gke-errors.js'
 import {GRPC_STATUS} from '../core/cluster/gke-errors.js'
-import {ApiError, XpkError} from '../core/errors.js'
-import {certificateFailure, connectionErrorCode} from '../core/tls-errors.js'
+import {XpkError} from '../core/errors.js'
+import {certificateError, connectionErrorCode} from '../core/tls-errors.js'
 import type {Fetch} from './http-client.js'
 
 const CLOUD_PLATFORM_SCOPE = 'https://www.googleapis.com/auth/cloud-platform'
@@ -167,19 +167,10 @@ export class GoogleRest {
       const host = new URL(url).host
       // Only a completed handshake whose certificate failed verification is a certificate problem; a connection
       // cut during the handshake is UNAVAILABLE like any other, which the retry policy retries.
-      const certificate = certificateFailure(error)
-      if (certificate !== undefined) {
-        throw new ApiError(
-          'auth',
-          `Could not ${context.action}: the certificate of ${host} failed verification (${certificate}: ${(error as Error).message}).`,
-          {
-            status: 'UNAUTHENTICATED',
-            retryable: false,
-            hints: ['Check the endpoint; a proxy that intercepts TLS needs its CA certificate in NODE_EXTRA_CA_CERTS.'],
-            cause: error,
-          },
-        )
-      }
+      const certificate = certificateError(error, `Could not ${context.action}: the certificate of ${host}`, [
+        'Check the endpoint; a proxy that intercepts TLS needs its CA certificate in NODE_EXTRA_CA_CERTS.',
+      ])
+      if (certificate) throw certificate
       const failure: RestFailure = timeout.aborted
         ? {
             kind: 'timeout',

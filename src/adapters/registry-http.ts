@@ -5,7 +5,7 @@
  */
 
 import {ApiError, XpkError} from '../core/errors.js'
-import {certificateFailure, connectionErrorCode} from '../core/tls-errors.js'
+import {certificateError, connectionErrorCode} from '../core/tls-errors.js'
 import {registryApiHost, registryAuthError, registryUsesHttp} from '../core/image/naming.js'
 import type {ManifestFound, RegistryAuth, RegistryClient} from '../ports/images.js'
 import {type Fetch, type HttpInit, type HttpReply, nodeFetch} from './http-client.js'
@@ -124,21 +124,10 @@ export class RegistryHttpClient implements RegistryClient {
     try {
       return await this.fetch(url, {...init, redirect: 'follow', signal: AbortSignal.timeout(this.timeoutMs)})
     } catch (error) {
-      const certificate = certificateFailure(error)
-      if (certificate !== undefined) {
-        throw new ApiError(
-          'auth',
-          `The certificate of registry ${registry} failed verification (${certificate}: ${(error as Error).message}).`,
-          {
-            status: 'UNAUTHENTICATED',
-            retryable: false,
-            hints: [
-              'Check the registry address; a proxy that intercepts TLS needs its CA certificate in NODE_EXTRA_CA_CERTS.',
-            ],
-            cause: error,
-          },
-        )
-      }
+      const certificate = certificateError(error, `The certificate of registry ${registry}`, [
+        'Check the registry address; a proxy that intercepts TLS needs its CA certificate in NODE_EXTRA_CA_CERTS.',
+      ])
+      if (certificate) throw certificate
       const cause = connectionErrorCode(error) ?? (error as Error).message
       throw new ApiError('unavailable', `Cannot reach registry ${registry} (${cause}).`, {
         status: 'UNAVAILABLE',

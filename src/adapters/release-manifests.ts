@@ -5,7 +5,7 @@ import {join, resolve} from 'node:path'
 import {ApiError, UsageError, XpkError} from '../core/errors.js'
 import type {ErrorKind} from '../core/errors.js'
 import {textFileProblem} from '../core/text-file.js'
-import {certificateFailure} from '../core/tls-errors.js'
+import {certificateError} from '../core/tls-errors.js'
 import {
   findControllerDeployment,
   parseManifest,
@@ -179,15 +179,11 @@ export class HttpReleaseManifests implements ReleaseManifestSource {
       if (signal?.aborted) throw new XpkError('interrupted', `Stopped downloading ${what}.`, {cause: error})
       // Only a completed handshake whose certificate failed verification is a certificate problem; a connection
       // cut during the handshake is unavailable like any other.
-      const certificate = certificateFailure(error)
-      if (certificate !== undefined) {
-        throw new ApiError('auth', `Cannot download ${what}: its certificate failed verification (${certificate}).`, {
-          status: 'UNAUTHENTICATED',
-          retryable: false,
-          hints: [...hints, 'A proxy that intercepts TLS needs its CA certificate in NODE_EXTRA_CA_CERTS.'],
-          cause: error,
-        })
-      }
+      const certificate = certificateError(error, `Cannot download ${what}: its certificate`, [
+        ...hints,
+        'A proxy that intercepts TLS needs its CA certificate in NODE_EXTRA_CA_CERTS.',
+      ])
+      if (certificate) throw certificate
       if (timeout.aborted) {
         throw fail('unavailable', `no complete answer within ${this.timeoutMs / 1000} s`, error)
       }

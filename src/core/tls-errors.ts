@@ -7,6 +7,8 @@
  * established" (the word TLS) a certificate problem.
  */
 
+import {ApiError} from './errors.js'
+
 /** Node's `error.code` for a server certificate that failed verification. */
 export const CERTIFICATE_ERROR_CODES: ReadonlySet<string> = new Set([
   // Node's host name check, after OpenSSL accepted the chain.
@@ -64,4 +66,20 @@ export function connectionErrorCode(error: unknown): string | undefined {
     current = (current as {cause?: unknown}).cause
   }
   return undefined
+}
+
+/**
+ * The error for a connection whose server certificate failed verification (see {@link certificateFailure}), or
+ * undefined for any other failure: exit 3, never retried. `subject` says whose certificate, e.g. "Could not list
+ * clusters: the certificate of container.googleapis.com".
+ */
+export function certificateError(error: unknown, subject: string, hints: readonly string[]): ApiError | undefined {
+  const code = certificateFailure(error)
+  if (code === undefined) return undefined
+  return new ApiError('auth', `${subject} failed verification (${code}: ${(error as Error).message}).`, {
+    status: 'UNAUTHENTICATED',
+    retryable: false,
+    hints: [...hints],
+    cause: error,
+  })
 }

@@ -1,5 +1,5 @@
 import {ApiError, type ErrorKind} from '../errors.js'
-import {certificateFailure} from '../tls-errors.js'
+import {certificateError} from '../tls-errors.js'
 
 /** The parts of a Kubernetes `Status` error body xpk reads. */
 export interface KubeStatusBody {
@@ -70,21 +70,10 @@ export function kubeApiError(httpStatus: number, body: KubeStatusBody | undefine
  * verification (see tls-errors.ts) is a certificate problem, not retried.
  */
 export function kubeNetworkError(cause: Error, server: string, doing: string): ApiError {
-  const certificate = certificateFailure(cause)
-  if (certificate !== undefined) {
-    return new ApiError(
-      'auth',
-      `${doing} failed: the certificate of the Kubernetes API at ${server} failed verification (${certificate}: ${cause.message}).`,
-      {
-        status: 'UNAUTHENTICATED',
-        retryable: false,
-        cause,
-        hints: [
-          "The server's certificate does not match the cluster CA xpk was given: check --kubeconfig or the cluster.",
-        ],
-      },
-    )
-  }
+  const certificate = certificateError(cause, `${doing} failed: the certificate of the Kubernetes API at ${server}`, [
+    "The server's certificate does not match the cluster CA xpk was given: check --kubeconfig or the cluster.",
+  ])
+  if (certificate) return certificate
   return new ApiError(
     'unavailable',
     `${doing} failed: could not reach the Kubernetes API at ${server} (${cause.message}).`,
