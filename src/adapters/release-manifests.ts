@@ -2,6 +2,7 @@ import {mkdir} from 'node:fs/promises'
 import {homedir} from 'node:os'
 import {join, resolve} from 'node:path'
 
+import {xdgDirectory} from '../core/environment.js'
 import {ApiError, UsageError, XpkError} from '../core/errors.js'
 import type {ErrorKind} from '../core/errors.js'
 import {textFileProblem} from '../core/text-file.js'
@@ -41,7 +42,7 @@ const DEFAULT_MAX_BYTES = 64 * 1024 * 1024
  * specification says to ignore a relative one), as bin/run.js does for the compile cache.
  */
 export function defaultManifestCacheDir(env: NodeJS.ProcessEnv = process.env, home: string = homedir()): string {
-  const cacheHome = env.XDG_CACHE_HOME?.startsWith('/') ? env.XDG_CACHE_HOME : join(home, '.cache')
+  const cacheHome = xdgDirectory(env, 'XDG_CACHE_HOME', home)
   return join(cacheHome, 'xpk', 'manifests')
 }
 

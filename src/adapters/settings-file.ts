@@ -2,13 +2,14 @@ import {mkdir, readFile, rename, writeFile} from 'node:fs/promises'
 import {homedir} from 'node:os'
 import {dirname, join} from 'node:path'
 
+import {xdgDirectory} from '../core/environment.js'
 import {XpkError} from '../core/errors.js'
 import {SETTING_KEYS, type SettingKey} from '../core/settings.js'
 import type {SettingsStore} from '../ports/settings-store.js'
 
 /** `$XDG_CONFIG_HOME/xpk/config.yaml` (default `~/.config/xpk/config.yaml`), the file Python xpk uses too. */
 export function defaultSettingsPath(env: NodeJS.ProcessEnv = process.env): string {
-  const base = env.XDG_CONFIG_HOME && env.XDG_CONFIG_HOME !== '' ? env.XDG_CONFIG_HOME : join(homedir(), '.config')
+  const base = xdgDirectory(env, 'XDG_CONFIG_HOME', homedir())
   return join(base, 'xpk', 'config.yaml')
 }
 

@@ -3,6 +3,7 @@
 import {homedir} from 'node:os'
 import {join} from 'node:path'
 
+import {xdgDirectory} from '../core/environment.js'
 import type {Console} from '../ports/console.js'
 import type {ImageBuildDeps} from '../services/image-build.js'
 import {FsBuildContextSource, type FsBuildContextOptions} from '../adapters/build-context.js'
@@ -38,6 +39,6 @@ export async function imageBuildDeps(console: Console, options: ImageBuildDepsOp
 
 /** `$XDG_CACHE_HOME/xpk/digests`; XDG says a relative XDG_CACHE_HOME is to be ignored (as bin/run.js does). */
 function defaultDigestCacheDir(): string {
-  const cacheHome = process.env.XDG_CACHE_HOME?.startsWith('/') ? process.env.XDG_CACHE_HOME : join(homedir(), '.cache')
+  const cacheHome = xdgDirectory(process.env, 'XDG_CACHE_HOME', homedir())
   return join(cacheHome, 'xpk', 'digests')
 }

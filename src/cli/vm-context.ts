@@ -2,7 +2,7 @@
  * The composition root of the `vm` commands: the TPU API connects on first use (the adapter imports the SDK
  * lazily), SSH is ssh2 behind the RemoteShell port, timers are real.
  */
-import {integerVariable} from '../core/environment.js'
+import {integerVariable, xdgDirectory} from '../core/environment.js'
 import {errorToJson} from '../core/errors.js'
 import {WorkerFailure} from '../core/vm/exit-status.js'
 import {DEFAULT_APPLY_OPTIONS} from '../executor/apply-cluster-plan.js'
@@ -55,9 +55,8 @@ export async function vmRunDeps(
       import('node:path'),
       import('node:fs/promises'),
     ])
-  const configHome = process.env.XDG_CONFIG_HOME || join(homedir(), '.config')
-  // XDG: a relative XDG_CACHE_HOME is to be ignored (as bin/run.js does for the compile cache).
-  const cacheHome = process.env.XDG_CACHE_HOME?.startsWith('/') ? process.env.XDG_CACHE_HOME : join(homedir(), '.cache')
+  const configHome = xdgDirectory(process.env, 'XDG_CONFIG_HOME', homedir())
+  const cacheHome = xdgDirectory(process.env, 'XDG_CACHE_HOME', homedir())
   return {
     ...vmApiDeps(endpointFlag, console, signal),
     keys: new SshKeyFiles(join(homedir(), '.ssh', 'google_compute_engine')),

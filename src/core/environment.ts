@@ -167,7 +167,8 @@ export const ENVIRONMENT = {
   XDG_CONFIG_HOME: {
     kind: 'standard',
     owner: 'the XDG specification',
-    description: 'Where xpk keeps config.yaml and the known hosts of TPU VMs (under xpk/); empty means unset.',
+    description:
+      'Where xpk keeps config.yaml and the known hosts of TPU VMs (under xpk/); empty or a relative path means unset, as the XDG specification says.',
     default: '~/.config',
   },
   XDG_CACHE_HOME: {
@@ -315,4 +316,16 @@ export function environmentTable(): string {
     return `| \`${name}\` | ${valueRule(def)} | ${unset} | ${def.description} |`
   })
   return ['| variable | value | when unset | what for |', '|---|---|---|---|', ...rows].join('\n')
+}
+
+const XDG_FALLBACKS = {XDG_CONFIG_HOME: '.config', XDG_CACHE_HOME: '.cache'} as const
+
+/**
+ * An XDG base directory: the variable when it holds an absolute path, else `<home>/.config` or `<home>/.cache`. The
+ * specification says a relative path is invalid and to be ignored, like an empty one (bin/run.js, which runs before
+ * this bundle, reads XDG_CACHE_HOME by the same rule for Node's compile cache).
+ */
+export function xdgDirectory(env: Environment, name: keyof typeof XDG_FALLBACKS, home: string): string {
+  const value = name === 'XDG_CONFIG_HOME' ? env.XDG_CONFIG_HOME : env.XDG_CACHE_HOME
+  return value?.startsWith('/') ? value : `${home.replace(/\/+$/, '')}/${XDG_FALLBACKS[name]}`
 }

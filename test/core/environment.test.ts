@@ -11,6 +11,7 @@ import {
   environmentTable,
   integerVariable,
   tokenVariable,
+  xdgDirectory,
   type VariableDefinition,
   type VariableName,
 } from '../../src/core/environment.js'
@@ -201,5 +202,19 @@ describe('the table is complete and documented', () => {
     const known = new Set(Object.keys(ENVIRONMENT))
     expect([...read].filter((name) => !known.has(name)).sort()).toEqual([])
     expect(read.size).toBeGreaterThan(10)
+  })
+})
+
+describe('xdgDirectory: the XDG base directories', () => {
+  it.each([
+    ['XDG_CONFIG_HOME', undefined, '/home/me/.config'],
+    ['XDG_CONFIG_HOME', '', '/home/me/.config'],
+    ['XDG_CONFIG_HOME', 'relative/conf', '/home/me/.config'],
+    ['XDG_CONFIG_HOME', '/etc/me', '/etc/me'],
+    ['XDG_CACHE_HOME', undefined, '/home/me/.cache'],
+    ['XDG_CACHE_HOME', '.cache', '/home/me/.cache'],
+    ['XDG_CACHE_HOME', '/var/cache/me', '/var/cache/me'],
+  ] as const)('%s=%j is %s (a relative or empty one is ignored, as the specification says)', (name, value, dir) => {
+    expect(xdgDirectory({[name]: value}, name, '/home/me/')).toBe(dir)
   })
 })
