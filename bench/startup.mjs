@@ -6,7 +6,8 @@
 //
 // Offline commands: the whole process, target <= 3x `node -e 0`. Commands that reach GKE: the time from spawning
 // the process to the fake receiving its first GKE request (target <= 4x `node -e 0`), and the whole process.
-// Run with `npm run bench:startup` (which builds first); RUNS (default 31) sets the rounds.
+// Run with `npm run bench:startup` (which builds first); RUNS (default 31) sets the rounds. COMPARE=DIR also times
+// another build's CLI (DIR/bin/run.js, built there) in the same rounds, each case beside this one's.
 import {spawn} from 'node:child_process'
 import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
@@ -85,6 +86,14 @@ const cases = [
   ],
 ]
 
+// Another build's CLI, case by case beside this one's, in the same interleaved rounds.
+if (process.env.COMPARE) {
+  const other = join(process.env.COMPARE, 'bin/run.js')
+  for (const [name, [program, ...args], online] of [...cases]) {
+    if (program === bin) cases.push([`${name.trim()} (${process.env.COMPARE})`, [other, ...args], online])
+  }
+}
+
 /** Runs one case; resolves its wall time and, for GKE commands, when the fake saw the first request. */
 function timeOnce([name, [program, ...args], online]) {
   return new Promise((resolve, reject) => {
@@ -127,11 +136,12 @@ try {
     const runs = samples.get(name)
     const wall = runs.map((r) => r.ms)
     let line = `  ${name.padEnd(40)} whole process ${fmt(median(wall))} ${ratio(wall).toFixed(2)}x`
+    const own = !name.endsWith(`(${process.env.COMPARE})`)
     if (online) {
       const first = runs.map((r) => r.firstRequestMs)
-      worstOnline = Math.max(worstOnline, ratio(first))
+      if (own) worstOnline = Math.max(worstOnline, ratio(first))
       line += `   first GKE request at ${fmt(median(first))} ${ratio(first).toFixed(2)}x (${runs[0].requests} requests)`
-    } else {
+    } else if (own) {
       worstOffline = Math.max(worstOffline, ratio(wall))
     }
     console.log(line)
