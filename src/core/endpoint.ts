@@ -21,6 +21,11 @@ export interface Endpoint {
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]', '::1'])
 
+/** Whether a URL's host name is this machine's loopback, the only place plain http is accepted. */
+export function isLoopbackHost(hostname: string): boolean {
+  return LOOPBACK.has(hostname)
+}
+
 const EXAMPLE =
   'a URL like https://us-central1-container.googleapis.com/ (or http://127.0.0.1:PORT/ for a local test server)'
 
@@ -46,7 +51,7 @@ export function parseEndpoint(text: string): Endpoint | {problem: string} {
   }
   if (url.search || url.hash) return {problem: 'it has a query or fragment; give only scheme, host, port and path'}
   const insecure = url.protocol === 'http:'
-  if (insecure && !LOOPBACK.has(url.hostname)) return {problem: 'plain http is only allowed on loopback; use https://'}
+  if (insecure && !isLoopbackHost(url.hostname)) return {problem: 'plain http is only allowed on loopback; use https://'}
   return {
     host: url.hostname.replace(/^\[|\]$/g, ''),
     port: Number(url.port || (insecure ? 80 : 443)),

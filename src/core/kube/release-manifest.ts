@@ -6,6 +6,7 @@
 
 import {loadAll} from 'js-yaml'
 
+import {isLoopbackHost} from '../endpoint.js'
 import {XpkError} from '../errors.js'
 import {
   JOBSET_API_GROUP,
@@ -134,8 +135,6 @@ export function documentStartLines(text: string): number[] {
 export type ManifestOverride =
   {readonly kind: 'file'; readonly path: string} | {readonly kind: 'url'; readonly url: string}
 
-const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]'])
-
 /**
  * What a manifest override names, or why it cannot be used. A path is a local file; `file:///PATH` (or
  * `file://localhost/PATH`) is the same local file; `https://` is downloaded. Plain `http://` is accepted on loopback
@@ -167,7 +166,10 @@ export function parseManifestOverride(value: string): ManifestOverride | {readon
       return {problem: 'its %-escapes are not valid'}
     }
   }
-  if (scheme === 'http' && !LOOPBACK_HOSTS.has(url.hostname)) {
+  if (url.username || url.password) {
+    return {problem: 'a URL with user:password@ is not accepted: the password would be shown and logged'}
+  }
+  if (scheme === 'http' && !isLoopbackHost(url.hostname)) {
     return {problem: 'plain http:// is only accepted on loopback; a release manifest must come over https://'}
   }
   return {kind: 'url', url: url.href}

@@ -172,6 +172,11 @@ describe('parseManifestOverride: what --jobset-manifest / --kueue-manifest may n
     ['https://mirror.example/jobset.yaml', {kind: 'url', url: 'https://mirror.example/jobset.yaml'}],
     ['http://127.0.0.1:8080/j.yaml', {kind: 'url', url: 'http://127.0.0.1:8080/j.yaml'}],
     ['http://localhost/j.yaml', {kind: 'url', url: 'http://localhost/j.yaml'}],
+    ['http://[::1]:8080/j.yaml', {kind: 'url', url: 'http://[::1]:8080/j.yaml'}],
+    [
+      'https://mirror.example/j.yaml?X-Goog-Signature=ab',
+      {kind: 'url', url: 'https://mirror.example/j.yaml?X-Goog-Signature=ab'},
+    ],
   ])('%s is %j', (value, form) => {
     expect(parseManifestOverride(value)).toEqual(form)
   })
@@ -184,6 +189,7 @@ describe('parseManifestOverride: what --jobset-manifest / --kueue-manifest may n
     ['ftp://mirror.example/j.yaml', /ftp: is not supported/],
     ['gs://bucket/j.yaml', /gs: is not supported/],
     ['https://', /not a valid URL/],
+    ['https://me:s3cret@mirror.example/j.yaml', /user:password@ is not accepted/],
   ])('%s is refused', (value, problem) => {
     const form = parseManifestOverride(value)
     expect('problem' in form && form.problem).toMatch(problem)
