@@ -144,7 +144,13 @@ function timeline(fake, run) {
     poolDone: op ? Date.parse(op.endTime) - create.at : NaN,
     startup: calls[0].at - run.startedAt,
     reads: (firstCreate?.at ?? calls[0].at) - calls[0].at,
-    lastOpDone: Math.max(...fake.operations().map((op) => Date.parse(op.endTime))) - (firstCreate?.at ?? 0),
+    lastOpDone:
+      Math.max(
+        ...fake
+          .operations()
+          .filter((op) => op.endTime)
+          .map((op) => Date.parse(op.endTime)),
+      ) - (firstCreate?.at ?? 0),
     pollLagMedian: median(lags),
     pollLagMax: Math.max(...lags),
     exit: run.endedAt - calls.at(-1).at,
