@@ -51,7 +51,8 @@ export function parseEndpoint(text: string): Endpoint | {problem: string} {
   }
   if (url.search || url.hash) return {problem: 'it has a query or fragment; give only scheme, host, port and path'}
   const insecure = url.protocol === 'http:'
-  if (insecure && !isLoopbackHost(url.hostname)) return {problem: 'plain http is only allowed on loopback; use https://'}
+  if (insecure && !isLoopbackHost(url.hostname))
+    return {problem: 'plain http is only allowed on loopback; use https://'}
   return {
     host: url.hostname.replace(/^\[|\]$/g, ''),
     port: Number(url.port || (insecure ? 80 : 443)),
