@@ -171,7 +171,7 @@ describe('xpk workload create checks files and the script directory first', () =
       '/dev/zero as --env-file',
       () => ['--docker-image', 'i', '--env-file', '/dev/zero'],
       2,
-      /--env-file \/dev\/zero is not a regular file/,
+      /--env-file \/dev\/zero: is not a regular file/,
     ],
     ['a file as --script-dir', (d) => ['--script-dir', join(d, 'train.py')], 2, /--script-dir .* is not a directory/],
     [
