@@ -90,7 +90,7 @@ export function readIgnoreRules(dir: string, names: readonly string[]): IgnoreRu
   return parseIgnoreFiles(files)
 }
 
-/** `dir` ending in one `/`, so paths under it are made by concatenation (10,000 path.join calls cost ~10 ms). */
+/** `dir` ending in one `/`, so paths under it are made by concatenation, cheaper than path.join (README, Speed). */
 function withSlash(dir: string): string {
   return dir.endsWith('/') ? dir : `${dir}/`
 }
@@ -300,7 +300,7 @@ function addEntry(pack: Pack, header: Header, content?: Buffer): Promise<void> {
   })
 }
 
-/** SHA-256 of bytes, in hex, with Node's own implementation (loading it costs 1-3 ms on Node 24). */
+/** SHA-256 of bytes, in hex, with Node's own implementation (README, Speed). */
 export function sha256(content: Uint8Array): string {
   return createHash('sha256').update(content).digest('hex')
 }
