@@ -6,9 +6,10 @@
 // Run with `npm run bench:workload-list` (which builds first). WORKLOADS=n changes the count; PAGE=n the page size
 // the request count is checked against (the CLI asks for 500); RUNS=n the runs per case; CASES=table,json,queued and
 // TARGETS=fake,replay pick what runs; CPU_PROF_DIR=dir writes a V8 CPU profile of every CLI run there;
-// EXTRA_NODE_FLAGS="--max-semi-space-size=64" tries V8 settings; KUBECTL=0 leaves out the kubectl reference row; COMPARE=dir runs the CLI built in another checkout
-// (dir/bin/run.js, say a `git archive` of the commit before a change, built) in turn with this one, run for run
-// against the same fake under the same load, and prints its line under this one's.
+// EXTRA_NODE_FLAGS="--max-semi-space-size=64" tries V8 settings; KUBECTL=0 leaves out the kubectl reference row;
+// COMPARE=dir[,dir...] runs the CLI built in other checkouts (dir/bin/run.js) in turn with this one, run for run
+// against the same fake under the same load, and prints their lines under this one's; COMPARE_REF=commit builds
+// that commit of this repository in a temporary directory (bench/build-ref.mjs) and compares it the same way.
 //
 // CPU is reported apart for the CLI (its process's user+system time, from process.resourceUsage() at exit) and for
 // the server (this process's CPU while the CLI runs: the fake, or the replay, serves every request from here), so
@@ -32,6 +33,7 @@ import {URLSearchParams, fileURLToPath} from 'node:url'
 
 import {at, jobsetStatus, kueueStatus, kueueWorkloadFor, submittedJobSet} from '../test/builders/workload-states.ts'
 import {makeFakeKubeTls} from '../test/fakes/fake-kube-tls.ts'
+import {buildRef} from './build-ref.mjs'
 import {cliEnv, loadFakeGke, loadFakeKube} from './fake-gke.mjs'
 
 const RUNS = Number(process.env.RUNS ?? 5)
@@ -49,6 +51,8 @@ const cacheHome = mkdtempSync(join(scratch, 'cache-'))
 // Reports the process's peak resident set on stderr as it exits (process.resourceUsage().maxRSS is in KiB).
 const PEAK = `data:text/javascript,process.on('exit',()=>{const u=process.resourceUsage();process.stderr.write('\\nXPK_BENCH_MAXRSS_KB='+u.maxRSS+' XPK_BENCH_CPU_US='+(u.userCPUTime+u.systemCPUTime)+'\\n')})`
 
+// Built before any server starts, so a ref that does not build stops the benchmark at once.
+const refBuild = process.env.COMPARE_REF ? buildRef(process.env.COMPARE_REF) : undefined
 const {FakeKube, cleanup: cleanKube} = await loadFakeKube()
 const {FakeGke, cleanup: cleanGke} = await loadFakeGke()
 const kube = await FakeKube.start()
@@ -208,7 +212,11 @@ function runKubectl(kubeconfig) {
 }
 
 const builds = [{label: '', bin}]
-if (process.env.COMPARE) builds.push({label: ' (COMPARE)', bin: join(process.env.COMPARE, 'bin/run.js')})
+// COMPARE=dir[,dir...]: other builds, run in turn with this one.
+for (const dir of process.env.COMPARE?.split(',').filter(Boolean) ?? []) {
+  builds.push({label: process.env.COMPARE.includes(',') ? ` (${dir})` : ' (COMPARE)', bin: join(dir, 'bin/run.js')})
+}
+if (refBuild) builds.push({label: ` (${process.env.COMPARE_REF.slice(0, 12)})`, bin: join(refBuild.dir, 'bin/run.js')})
 
 function runCli(args, target = gke, cli = bin) {
   return new Promise((resolve, reject) => {
@@ -349,4 +357,5 @@ try {
   cleanKube()
   cleanGke()
   rmSync(scratch, {recursive: true, force: true})
+  refBuild?.remove()
 }

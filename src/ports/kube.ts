@@ -1,7 +1,5 @@
-import type {FieldMask} from '../core/kube/field-mask.js'
 import type {KubeObject} from '../core/kube/release-manifest.js'
 
-export type {FieldMask} from '../core/kube/field-mask.js'
 export type {KubeObject} from '../core/kube/release-manifest.js'
 
 /** Which object: apiVersion and kind say the type, namespace is left out for cluster-scoped kinds. */
@@ -25,12 +23,6 @@ export interface KubeListOptions {
   readonly fieldSelector?: string
   readonly limit?: number
   readonly continue?: string
-  /**
-   * The fields of each item the caller reads: the client may return the items cut down to them (see FieldMask).
-   * The server still sends whole objects; cutting them where they are parsed keeps a long list's memory and
-   * garbage small, and lets the client parse them off the main thread.
-   */
-  readonly fields?: FieldMask
 }
 
 /** Which changes a watch follows, and from when. */

@@ -75,6 +75,8 @@ export interface ScriptDirEntry {
   readonly type: 'file' | 'directory' | 'symlink'
   readonly mode: number
   readonly size: number
+  /** Modification time, for the tar header (the time of packing when unknown). */
+  readonly mtimeMs?: number
 }
 
 /** A script directory as listed: its entries, read before anything is asked or sent. */

@@ -207,11 +207,11 @@ export async function createWorkload(
       : {source: 'cluster' as const, names: live.gpuNetworks ?? []}
     : null
   const manifest = buildJobSet({...input, image: image.reference}, gpuNetworks ? {gpuNetworks: gpuNetworks.names} : {})
-  // Loaded here rather than with the service: the YAML library is only needed by the commands that print YAML.
-  const {toYaml} = await import('../core/manifests/to-yaml.js')
-  const yaml = toYaml(manifest)
+  // The YAML is made only where it is written or printed (not on a plain submit, nor for --dry-run --json), and its
+  // emitter loaded only then.
+  const emitter = () => import('../core/manifests/to-yaml.js')
   if (options.outputManifestFile !== undefined) {
-    await deps.files.writeText(options.outputManifestFile, yaml)
+    await deps.files.writeText(options.outputManifestFile, (await emitter()).toYaml(manifest))
     deps.console.info(
       message(
         'workload.manifest-written',
@@ -239,7 +239,8 @@ export async function createWorkload(
     next: nextCommands(input.cluster, input.name),
   }
   if (options.dryRun) {
-    deps.console.result(yaml)
+    const {toYaml} = await emitter()
+    deps.console.result(() => toYaml(manifest))
     if (unread !== null) {
       deps.console.info(
         message(

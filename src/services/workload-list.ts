@@ -12,9 +12,7 @@ import {
   type WorkloadListInput,
 } from '../core/workload/list-options.js'
 import {
-  JOBSET_FIELDS,
   JOBSET_KIND,
-  WORKLOAD_FIELDS,
   WORKLOAD_KIND,
   matchesStatus,
   ownerName,
@@ -31,7 +29,7 @@ import {
 import {startTimeLimit, withRetries, type RetryOptions, type RetryPolicy, type TimeLimit} from '../executor/retry.js'
 import {followChanges} from '../executor/watch.js'
 import type {Console} from '../ports/console.js'
-import type {FieldMask, KubeClient, KubeObject} from '../ports/kube.js'
+import type {KubeClient, KubeObject} from '../ports/kube.js'
 import {reachCluster, targetProblems, type ClusterAccessDeps, type WorkloadTarget} from './workload-cluster.js'
 
 /** Objects per list request: ten thousand workloads take twenty requests per kind. */
@@ -69,8 +67,8 @@ export async function listWorkloads(options: WorkloadListOptions, deps: Workload
   const {console} = deps
   // Both kinds at once: each is a chain of pages (every page names the next), so two chains halve the wait.
   const [workloads, jobsets] = await Promise.all([
-    readAll(kube, KUEUE_API_VERSION, WORKLOAD_KIND, WORKLOAD_FIELDS, readWorkload, retry),
-    readAll(kube, JOBSET_API_VERSION, JOBSET_KIND, JOBSET_FIELDS, readJobSet, retry),
+    readAll(kube, KUEUE_API_VERSION, WORKLOAD_KIND, readWorkload, retry),
+    readAll(kube, JOBSET_API_VERSION, JOBSET_KIND, readJobSet, retry),
   ])
   const rows = workloadRows(workloads, jobsets).filter(
     (row) => matchesStatus(row, input.status) && (input.job === null || row.name.includes(input.job)),
@@ -154,13 +152,12 @@ async function waitForWorkload(
 
 /**
  * Every object of a kind in the namespace, a page at a time (each through the retry policy), each reduced by `read`
- * to the fields xpk uses as soon as its page arrives (and cut down to `fields` by the client where it parses it).
+ * to the fields xpk uses as soon as its page arrives.
  */
 async function readAll<T>(
   kube: KubeClient,
   apiVersion: string,
   kind: string,
-  fields: FieldMask,
   read: (object: KubeObject) => T,
   retry: RetryOptions,
 ): Promise<T[]> {
@@ -168,7 +165,7 @@ async function readAll<T>(
   let token: string | undefined
   do {
     const page = await withRetries(
-      () => kube.list(apiVersion, kind, {namespace: XPK_NAMESPACE, limit: PAGE_SIZE, continue: token, fields}),
+      () => kube.list(apiVersion, kind, {namespace: XPK_NAMESPACE, limit: PAGE_SIZE, continue: token}),
       retry,
     )
     for (const item of page.items) out.push(read(item))
@@ -230,7 +227,6 @@ async function awaitCompletion(
         kube.list(KUEUE_API_VERSION, WORKLOAD_KIND, {
           namespace: XPK_NAMESPACE,
           labelSelector: ownedWorkloadsSelector(jobset),
-          fields: WORKLOAD_FIELDS,
         }),
       waiting,
     )

@@ -259,6 +259,14 @@ describe.skipIf(!dockerAvailable)('FsBuildContextSource against the Docker CLI',
         '[a-c].txt',
         ' #not-a-comment',
         '# a comment',
+        // Read by a regular expression but literal to Docker, which also matches case-sensitively.
+        'a+b.txt',
+        'c|d',
+        'e{1}',
+        'f^g',
+        '*.PY',
+        // A name the matcher library's cache would answer from Object.prototype.
+        'constructor',
       ].join('\n'),
       'README.md': '',
       'docs/a.md': '',
@@ -276,6 +284,15 @@ describe.skipIf(!dockerAvailable)('FsBuildContextSource against the Docker CLI',
       'd.txt': '',
       '#not-a-comment': '',
       'src/main.py': '',
+      'a+b.txt': '',
+      'aab.txt': '',
+      'c|d': '',
+      wd: '',
+      'e{1}': '',
+      e: '',
+      'f^g': '',
+      'top.py': '',
+      constructor: '',
     })
     const base = await makeBaseImage()
     const image = `xpktest/ctx-${uniqueSuffix()}:1`
@@ -296,6 +313,8 @@ describe.skipIf(!dockerAvailable)('FsBuildContextSource against the Docker CLI',
       expect(ours).toEqual(dockerFiles)
       expect(ours).toContain('node_modules/keep/k.js')
       expect(ours).not.toContain('node_modules/other/o.js')
+      expect(ours).toEqual(expect.arrayContaining(['aab.txt', 'wd', 'e', 'top.py']))
+      for (const path of ['a+b.txt', 'c|d', 'e{1}', 'f^g', 'constructor']) expect(ours).not.toContain(path)
     } finally {
       await removeImages([image, base])
     }

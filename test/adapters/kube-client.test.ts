@@ -467,7 +467,7 @@ describe('lists, read as they arrive', () => {
     return {client, close: () => new Promise((resolve) => server.close(() => resolve()))}
   }
 
-  it('cuts items down to the fields asked for, from a page sent in small pieces with its metadata last', async () => {
+  it('reads a page sent in small pieces, with its metadata last', async () => {
     const items = Array.from({length: 50}, (_, i) => ({
       apiVersion: 'v1',
       kind: 'ConfigMap',
@@ -484,17 +484,9 @@ describe('lists, read as they arrive', () => {
       res.end()
     })
     try {
-      const page = await client.list('v1', 'ConfigMap', {fields: {metadata: {name: true, annotations: true}}})
+      const page = await client.list('v1', 'ConfigMap')
       expect(page.continue).toBe('c2')
-      expect(page.items).toHaveLength(50)
-      // apiVersion and kind are added back to cut items, as to built-in items the server sends without them.
-      expect(page.items[7]).toEqual({
-        apiVersion: 'v1',
-        kind: 'ConfigMap',
-        metadata: {name: 'cm-7', annotations: {note: 'a "quoted" \\ value é'}},
-      })
-      const whole = await client.list('v1', 'ConfigMap')
-      expect(whole.items[7]).toEqual(items[7])
+      expect(page.items).toEqual(items)
     } finally {
       await close()
     }

@@ -5,7 +5,7 @@ import {describe, expect, it} from 'vitest'
 
 import type {ObservedCluster} from '../../src/core/cluster/observed.js'
 import {UsageErrors, type XpkError} from '../../src/core/errors.js'
-import {JOBSET_FIELDS, STATUS_FILTERS, WORKLOAD_FIELDS} from '../../src/core/workload/status.js'
+import {STATUS_FILTERS} from '../../src/core/workload/status.js'
 import {DEFAULT_RETRY_POLICY, type Clock} from '../../src/executor/retry.js'
 import {listWorkloads, type WorkloadListOptions} from '../../src/services/workload-list.js'
 import {
@@ -130,10 +130,9 @@ describe('listWorkloads', () => {
     expect(result).toMatchObject({filter: {status: 'EVERYTHING', job: null}, waited: null})
     expect(reached.map((c) => c?.name)).toEqual(['demo'])
     expect(reads(kube).sort()).toEqual(['list JobSet', 'list Workload'])
-    // Each list asks for the fields its reader uses, which a client may cut each object down to as it parses.
     expect(kube.requests.map((r) => r.list)).toEqual([
-      {namespace: 'default', limit: 500, fields: WORKLOAD_FIELDS},
-      {namespace: 'default', limit: 500, fields: JOBSET_FIELDS},
+      {namespace: 'default', limit: 500},
+      {namespace: 'default', limit: 500},
     ])
     expect(kube.mutatingRequests()).toEqual([])
     expect(console.results[0]!.split('\n')).toHaveLength(SCENARIOS.length + 1)

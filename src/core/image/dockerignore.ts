@@ -1,83 +1,103 @@
 /**
- * A `.dockerignore` matcher with Docker's semantics (moby/patternmatcher plus buildkit's dockerignore reader):
+ * `.dockerignore` rules, matched by `@balena/dockerignore` (a port of moby's matcher, the one dockerode ships), with
+ * what the library leaves to its caller:
  *
- * - `#` starts a comment only at the very start of a line; blank lines are skipped; surrounding whitespace is trimmed.
- * - A leading `!` makes the pattern an exception (it re-includes what earlier patterns excluded).
- * - Patterns are cleaned like Go's `filepath.Clean` and a leading `/` is dropped, so `/a/../b/` means `b`.
- * - `*` matches any run of characters except `/`, `?` one character except `/`, `[...]` a class (`[^...]` negates),
- *   `\` escapes the next character, and `**` matches any number of directories, including none.
- * - The last pattern that matches wins, and a pattern that matches a parent directory matches everything below it.
+ * - Every line is checked as Docker checks it before anything is read: a lone `!` and a pattern Go's
+ *   `filepath.Match` calls malformed (an unclosed `[`, an empty class, a trailing `\`) are refused with the file and
+ *   line, where the library would drop the `!`, match a trailing `\` literally and throw on `[` only when first used.
+ * - Characters a regular expression reads but a Docker pattern does not (`+ ( ) | { } ^` outside a class) are
+ *   escaped before the library sees them: unescaped, `c|d` would ignore every path ending in `d`.
+ * - Matching is case-sensitive, as Docker's is on Linux (the library's default ignores case).
+ * - {@link canSkipDirectory} says when a walk need not enter a directory at all.
  *
  * Paths given to {@link isIgnored} are relative to the context root, use `/`, and have no leading `./`.
  */
 
+import {posix} from 'node:path'
+
+import dockerignore from '@balena/dockerignore'
+
 import {UsageError} from '../errors.js'
 
-/** One compiled line of a `.dockerignore` file. */
+/** One pattern line of an ignore file. */
 export interface IgnorePattern {
-  /** The cleaned pattern, without its `!`. */
+  /** The pattern as Docker cleans it (`filepath.Clean`, no leading `/`), without its `!`. */
   readonly pattern: string
   /** True for `!` lines, which re-include matching paths. */
   readonly exception: boolean
-  readonly regex: RegExp
 }
 
-/** The compiled patterns of one `.dockerignore` file, in file order. */
+/** The patterns of one or more ignore files, in order, and their matcher. */
 export interface IgnoreRules {
   readonly patterns: readonly IgnorePattern[]
+  /** Whether `path` is excluded; undefined when there are no patterns. */
+  readonly ignores: ((path: string) => boolean) | undefined
 }
 
-/** Rules that ignore nothing (no `.dockerignore`). */
-export const NO_IGNORE_RULES: IgnoreRules = {patterns: []}
+/** One ignore file: its text, and the name its errors give. */
+export interface IgnoreFile {
+  readonly text: string
+  readonly source: string
+}
+
+/** Rules that ignore nothing (no ignore file). */
+export const NO_IGNORE_RULES: IgnoreRules = {patterns: [], ignores: undefined}
 
 /**
- * Parses the text of a `.dockerignore` file.
- * @param source names the file in error messages.
- * @throws UsageError for a pattern Docker would reject (a lone `!`, an unterminated `[` class or a trailing `\`).
+ * The rules of ignore files read one after the other, as if the later ones' lines followed the earlier ones' (so a
+ * `!` line of a later file can re-include what an earlier file excludes).
+ * @throws UsageError naming the file and line of the first pattern Docker would refuse.
  */
-export function parseDockerignore(text: string, source = '.dockerignore'): IgnoreRules {
+export function parseIgnoreFiles(files: readonly IgnoreFile[]): IgnoreRules {
   const patterns: IgnorePattern[] = []
-  const lines = text.replace(/^\uFEFF/, '').split(/\r?\n/)
-  lines.forEach((raw, index) => {
-    if (raw.startsWith('#')) return
-    let line = raw.trim()
-    if (line === '') return
-    const exception = line.startsWith('!')
-    if (exception) line = line.slice(1).trim()
-    if (line === '') {
-      throw new UsageError(`${source} line ${index + 1}: "!" needs a pattern after it.`, {
-        hints: [`Fix or remove line ${index + 1} of ${source}.`],
+  const lines: string[] = []
+  for (const {text, source} of files) {
+    text
+      .replace(/^\uFEFF/, '')
+      .split(/\r?\n/)
+      .forEach((raw, index) => {
+        if (raw.startsWith('#')) return
+        let line = raw.trim()
+        if (line === '') return
+        const exception = line.startsWith('!')
+        if (exception) line = line.slice(1).trim()
+        const where = `${source} line ${index + 1}`
+        if (line === '') {
+          throw new UsageError(`${where}: "!" needs a pattern after it.`, {
+            hints: [`Fix or remove line ${index + 1} of ${source}.`],
+          })
+        }
+        if (!wellFormed(line)) {
+          throw new UsageError(`${where}: "${raw.trim()}" is not a valid pattern.`, {
+            hints: ['Close every "[" with "]", put something between them, and do not end a pattern with "\\".'],
+          })
+        }
+        patterns.push({pattern: cleanPattern(line), exception})
+        lines.push(`${exception ? '!' : ''}${escapeForRegExp(line)}`)
       })
-    }
-    let pattern = cleanPath(line)
-    if (pattern.length > 1 && pattern.startsWith('/')) pattern = pattern.slice(1)
-    const regex = compilePattern(pattern)
-    if (regex === null) {
-      throw new UsageError(`${source} line ${index + 1}: "${raw.trim()}" is not a valid pattern.`, {
-        hints: ['Close every "[" with "]" and do not end a pattern with "\\".'],
-      })
-    }
-    patterns.push({pattern, exception, regex})
-  })
-  return {patterns}
+  }
+  if (patterns.length === 0) return NO_IGNORE_RULES
+  const matcher = dockerignore.default({ignorecase: false}).add(lines)
+  // The library remembers answers in a plain object (`path in cache`), where `constructor` or `toString` is always
+  // found: a file of that name would never be ignored. A cache without a prototype has only what was put in it.
+  ;(matcher as unknown as {_cache: object})._cache = Object.create(null) as object
+  return {patterns, ignores: (path) => matcher.ignores(path)}
 }
 
-/** True when the path (relative, `/`-separated) is excluded from the build context. */
+/** The rules of one `.dockerignore` text; `source` names the file in errors. */
+export function parseDockerignore(text: string, source = '.dockerignore'): IgnoreRules {
+  return parseIgnoreFiles([{text, source}])
+}
+
+/** True when the path (relative, `/`-separated) is excluded. */
 export function isIgnored(path: string, rules: IgnoreRules): boolean {
-  const parents = parentPaths(path)
-  let ignored = false
-  for (const p of rules.patterns) {
-    // An exclusion cannot change an already-excluded path, nor an exception an included one.
-    if (p.exception !== ignored) continue
-    if (p.regex.test(path) || parents.some((parent) => p.regex.test(parent))) ignored = !p.exception
-  }
-  return ignored
+  return rules.ignores?.(path) ?? false
 }
 
 /**
  * True when a directory and everything below it can be left out without looking inside: it is ignored and no
- * exception pattern names a path under it. Mirrors the Docker CLI, which only descends into an excluded directory
- * when an exception's literal text starts with that directory.
+ * exception pattern names a path under it. As the Docker CLI decides it: a directory is entered only for an
+ * exception whose text starts with the directory's path (`!node_modules/keep`; a wildcard exception does not count).
  */
 export function canSkipDirectory(dir: string, rules: IgnoreRules): boolean {
   if (!isIgnored(dir, rules)) return false
@@ -85,93 +105,77 @@ export function canSkipDirectory(dir: string, rules: IgnoreRules): boolean {
   return !rules.patterns.some((p) => p.exception && `${p.pattern}/`.startsWith(prefix))
 }
 
-/** Go's `path.Clean`: collapses `//`, `.` and `..`; `''` becomes `.`. */
-export function cleanPath(path: string): string {
-  const rooted = path.startsWith('/')
-  const out: string[] = []
-  for (const part of path.split('/')) {
-    if (part === '' || part === '.') continue
-    if (part === '..') {
-      if (out.length > 0 && out[out.length - 1] !== '..') out.pop()
-      else if (!rooted) out.push('..')
-      continue
-    }
-    out.push(part)
+/** Go's `filepath.Clean` of a pattern (as `path.posix.normalize` without the trailing `/`), leading `/` dropped. */
+function cleanPattern(pattern: string): string {
+  let clean = posix.normalize(pattern)
+  if (clean.length > 1 && clean.endsWith('/')) clean = clean.slice(0, -1)
+  if (clean.length > 1 && clean.startsWith('/')) clean = clean.slice(1)
+  return clean
+}
+
+/**
+ * Whether Go's `filepath.Match` accepts the pattern (it checks the whole pattern): every `\` escapes a character,
+ * every class closes and holds at least one character or range, a range's ends are characters (not `-` or `]`).
+ */
+function wellFormed(pattern: string): boolean {
+  const chars = [...pattern]
+  let i = 0
+  // A class member: a character (or an escaped one), which must be followed by something.
+  const member = (): boolean => {
+    const c = chars[i]
+    if (c === undefined || c === '-' || c === ']') return false
+    if (c === '\\') i++
+    if (chars[i] === undefined) return false
+    i++
+    return i < chars.length
   }
-  const joined = out.join('/')
-  if (rooted) return `/${joined}`
-  return joined === '' ? '.' : joined
+  while (i < chars.length) {
+    const c = chars[i++]
+    if (c === '\\') {
+      if (i >= chars.length) return false
+      i++
+    } else if (c === '[') {
+      if (chars[i] === '^') i++
+      for (let ranges = 0; ; ranges++) {
+        if (chars[i] === ']' && ranges > 0) {
+          i++
+          break
+        }
+        if (!member()) return false
+        if (chars[i] === '-') {
+          i++
+          if (!member()) return false
+        }
+      }
+    }
+  }
+  return true
 }
 
-function parentPaths(path: string): string[] {
-  const parts = path.split('/')
-  const parents: string[] = []
-  for (let i = 1; i < parts.length; i++) parents.push(parts.slice(0, i).join('/'))
-  return parents
-}
+// Read by a regular expression, but literal in a Docker pattern (moby escapes them; the library does not).
+const REGEXP_ONLY = new Set(['+', '(', ')', '|', '{', '}', '^'])
 
-const REGEX_SPECIAL = new Set(['.', '+', '(', ')', '|', '{', '}', '$', '^'])
-
-/** Translates a cleaned pattern into an anchored regular expression, or null when it is malformed. */
-function compilePattern(pattern: string): RegExp | null {
-  let source = '^'
+/** The pattern with those characters escaped outside classes (`\` escapes are kept as they are). */
+function escapeForRegExp(pattern: string): string {
+  let out = ''
   let inClass = false
   const chars = [...pattern]
   for (let i = 0; i < chars.length; i++) {
-    const ch = chars[i]!
-    if (inClass) {
-      if (ch === '\\') {
-        const next = chars[++i]
-        if (next === undefined) return null
-        source += escapeLiteral(next)
-      } else if (ch === ']') {
-        source += ']'
-        inClass = false
-      } else if (ch === '[') {
-        source += '\\['
-      } else {
-        source += ch
-      }
-      continue
-    }
-    if (ch === '*') {
-      if (chars[i + 1] === '*') {
-        i++
-        // `**/` is treated as `**`; a trailing `**` takes everything, otherwise any number of whole directories.
-        if (chars[i + 1] === '/') i++
-        source += i + 1 >= chars.length ? '.*' : '(?:.*/)?'
-      } else {
-        source += '[^/]*'
-      }
-    } else if (ch === '?') {
-      source += '[^/]'
-    } else if (ch === '\\') {
-      const next = chars[++i]
-      if (next === undefined) return null
-      source += escapeLiteral(next)
-    } else if (ch === '[') {
+    const c = chars[i]
+    if (c === '\\') {
+      out += c + chars[++i]
+    } else if (inClass) {
+      out += c
+      if (c === ']') inClass = false
+    } else if (c === '[') {
+      out += c
       inClass = true
-      source += '['
-      if (chars[i + 1] === '^') {
-        source += '^'
-        i++
-      }
-      // Go rejects an empty class, and a leading `]` would otherwise close it.
-      if (chars[i + 1] === ']') return null
-    } else if (ch === ']') {
-      source += '\\]'
+      // A `^` right after `[` negates the class.
+      if (chars[i + 1] === '^') out += chars[++i]
     } else {
-      source += REGEX_SPECIAL.has(ch) ? `\\${ch}` : ch
+      out += REGEXP_ONLY.has(c) ? `\\${c}` : c
     }
   }
-  if (inClass) return null
-  try {
-    return new RegExp(`${source}$`, 's')
-  } catch {
-    return null
-  }
-}
-
-function escapeLiteral(ch: string): string {
-  return /[A-Za-z0-9_]/.test(ch) ? ch : `\\${ch}`
+  // A leading `#` would make the library take the line for a comment (xpk has already dropped the comments).
+  return out.startsWith('#') ? `\\${out}` : out
 }

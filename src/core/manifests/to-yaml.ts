@@ -2,9 +2,10 @@
  * Serializes manifests as YAML. This is the only place manifests become text, so every manifest xpk prints,
  * writes or applies looks the same.
  *
- * Written here rather than with js-yaml, whose load and dump cost a `workload create --dry-run` about 15 ms of
- * start-up. Manifests only hold maps, lists, strings, numbers and booleans, so a small emitter that errs on the side
- * of quoting is enough; the tests round-trip every manifest and a few thousand random strings through js-yaml.
+ * Written here rather than with js-yaml's dump: set up to write the same text (bench/yaml-emit.ts does), js-yaml is
+ * several times slower on every manifest and adds its loading to the commands that print one (README, Speed).
+ * Manifests only hold maps, lists, strings, numbers and booleans, so a small emitter that errs on the side of quoting
+ * is enough; the tests round-trip every manifest and a few thousand random strings through js-yaml.
  *
  * - Keys keep the order the builders created them in; properties whose value is `undefined` are left out.
  * - A string is written plain only when no YAML 1.1 or 1.2 reader can take it for anything else (kubectl still

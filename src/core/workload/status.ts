@@ -20,8 +20,6 @@
  *      the Workload yet.
  */
 
-import type {FieldMask} from '../kube/field-mask.js'
-
 /** A metav1.Condition as Kueue and JobSet write them; everything optional, since it comes from the cluster. */
 export interface ObservedCondition {
   readonly type?: string
@@ -114,61 +112,6 @@ export interface ObservedJobSet {
       readonly suspended?: number
     }[]
   }
-}
-
-/** The fields of a pod template {@link readPodTemplate} reads. */
-const POD_TEMPLATE_FIELDS: FieldMask = {
-  spec: {
-    containers: {resources: {requests: true, limits: true}},
-    initContainers: {resources: {requests: true, limits: true}},
-    nodeSelector: true,
-    priorityClassName: true,
-  },
-}
-
-const META_FIELDS: FieldMask = {
-  name: true,
-  namespace: true,
-  uid: true,
-  resourceVersion: true,
-  creationTimestamp: true,
-  labels: true,
-  ownerReferences: true,
-}
-
-/**
- * The fields of a Kueue Workload {@link readWorkload} reads, for the list request: the Kubernetes client may cut
- * each object down to them where it parses the page (`readWorkload` of the cut object is the same as of the whole).
- */
-export const WORKLOAD_FIELDS: FieldMask = {
-  apiVersion: true,
-  kind: true,
-  metadata: META_FIELDS,
-  spec: {
-    queueName: true,
-    priority: true,
-    priorityClassRef: true,
-    active: true,
-    podSets: {name: true, count: true, template: POD_TEMPLATE_FIELDS},
-  },
-  status: {
-    conditions: true,
-    admission: {clusterQueue: true, podSetAssignments: {name: true, count: true}},
-    reclaimablePods: true,
-    requeueState: true,
-  },
-}
-
-/** The fields of a JobSet {@link readJobSet} reads (see {@link WORKLOAD_FIELDS}). */
-export const JOBSET_FIELDS: FieldMask = {
-  apiVersion: true,
-  kind: true,
-  metadata: META_FIELDS,
-  spec: {
-    suspend: true,
-    replicatedJobs: {name: true, replicas: true, template: {spec: {parallelism: true, template: POD_TEMPLATE_FIELDS}}},
-  },
-  status: {conditions: true, restarts: true, terminalState: true, replicatedJobsStatus: true},
 }
 
 type Loose = Record<string, unknown> | undefined

@@ -1,7 +1,7 @@
 import {describe, expect, it} from 'vitest'
 
 import {UsageError} from '../../../src/core/errors.js'
-import {canSkipDirectory, cleanPath, isIgnored, parseDockerignore} from '../../../src/core/image/dockerignore.js'
+import {canSkipDirectory, isIgnored, parseDockerignore, parseIgnoreFiles} from '../../../src/core/image/dockerignore.js'
 
 // [name, .dockerignore text, path, ignored?]
 const cases: Array<[string, string, string, boolean]> = [
@@ -47,6 +47,22 @@ const cases: Array<[string, string, string, boolean]> = [
   ['only one directory level', '*/temp*', 'a/b/temp', false],
   ['a hidden directory', '.git', '.git/objects/ab/cd', true],
   ['the ignore file itself can be ignored', '.dockerignore', '.dockerignore', true],
+  // Where @balena/dockerignore alone departs from Docker (each checked against `docker build`, test/adapters).
+  ['a plus is literal', 'a+b.txt', 'a+b.txt', true],
+  ['a plus is not a repetition', 'a+b.txt', 'aab.txt', false],
+  ['parentheses are literal', '(x).txt', '(x).txt', true],
+  ['a bar is literal', 'c|d', 'c|d', true],
+  ['a bar is not an alternative', 'c|d', 'Upper.md', false],
+  ['braces are literal', 'e{1}', 'e{1}', true],
+  ['braces are not a count', 'e{1}', 'e', false],
+  ['a caret outside a class is literal', 'f^g', 'f^g', true],
+  ['a caret starting a class negates it', '[^f]^g', 'x^g', true],
+  ['matching is case-sensitive', '*.MD', 'README.md', false],
+  ['a pattern starting with a hash after a space', ' #x|y', '#x|y', true],
+  ['a file named constructor', '*', 'constructor', true],
+  ['a file named toString', '*', 'toString', true],
+  ['a file named __proto__', '*', '__proto__', true],
+  ['a file named hasOwnProperty below a directory', 'a', 'a/hasOwnProperty', true],
 ]
 
 describe('isIgnored', () => {
@@ -65,6 +81,11 @@ describe('parseDockerignore', () => {
     ['an unterminated class', 'ok\n[abc', /line 2/],
     ['an empty class', '[]', /line 1/],
     ['a trailing backslash', 'abc\\', /line 1/],
+    ['a class with only a caret', '[^]', /line 1/],
+    ['a range starting with a dash', 'ok\n\n[-a]', /line 3/],
+    ['a range with no end', '[a-]', /line 1/],
+    ['a class that ends the pattern unclosed after an escape', '[\\', /line 1/],
+    ['a lone bang after comments', '# c\n!', /line 2/],
   ])('rejects %s', (_name, text, message) => {
     expect(() => parseDockerignore(text, 'x/.dockerignore')).toThrow(UsageError)
     expect(() => parseDockerignore(text, 'x/.dockerignore')).toThrow(message)
@@ -94,15 +115,40 @@ describe('canSkipDirectory', () => {
   })
 })
 
-describe('cleanPath', () => {
+describe('parseIgnoreFiles', () => {
+  it('reads the files as one list of lines: a later exception re-includes', () => {
+    const rules = parseIgnoreFiles([
+      {text: '*.log\nsecret.txt', source: '.dockerignore'},
+      {text: '!keep.log', source: '.xpkignore'},
+    ])
+    expect(['a.log', 'keep.log', 'secret.txt', 'x.py'].filter((p) => isIgnored(p, rules))).toEqual([
+      'a.log',
+      'secret.txt',
+    ])
+  })
+
+  it('names the file and line of a malformed pattern', () => {
+    const read = () =>
+      parseIgnoreFiles([
+        {text: 'ok\n', source: 'd/.dockerignore'},
+        {text: '# c\nfine\n[oops', source: 'd/.xpkignore'},
+      ])
+    expect(read).toThrow(UsageError)
+    expect(read).toThrow('d/.xpkignore line 3: "[oops" is not a valid pattern.')
+  })
+
+  it('ignores nothing without patterns', () => {
+    expect(isIgnored('a', parseIgnoreFiles([{text: '# only\n\n', source: 'x'}]))).toBe(false)
+  })
+})
+
+describe('pattern cleaning', () => {
   it.each([
-    ['', '.'],
     ['a//b/./c/', 'a/b/c'],
     ['a/../../b', '../b'],
-    ['/../a', '/a'],
-    ['/', '/'],
+    ['/../a', 'a'],
     ['./', '.'],
-  ])('%j -> %j', (input, output) => {
-    expect(cleanPath(input)).toBe(output)
+  ])('%j is kept as %j', (line, pattern) => {
+    expect(parseDockerignore(line).patterns[0]?.pattern).toBe(pattern)
   })
 })
