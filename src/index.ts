@@ -62,7 +62,13 @@ export function normalizeHelp(argv: readonly string[]): string[] {
 export async function run(argv: string[], stops?: StopSignals): Promise<void> {
   if (stops) adoptStopSignals(stops)
   handleOutputErrors()
-  await execute({args: normalizeHelp(argv), dir: import.meta.url})
+  // No plugins: xpk has no plugin story, and oclif would otherwise load and run code it finds in
+  // $XDG_DATA_HOME/xpk (user plugins) or the package's devPlugins inside every command.
+  await execute({
+    args: normalizeHelp(argv),
+    dir: import.meta.url,
+    loadOptions: {userPlugins: false, devPlugins: false},
+  })
 }
 
 /**
