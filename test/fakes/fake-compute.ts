@@ -1,8 +1,17 @@
 // A test double of the few Compute Engine REST v1 endpoints xpk uses for workload policies, served over real HTTP on
 // loopback so the production adapter (fetch, JSON, status codes, operation polling) runs against it unmodified.
 // Behaviour spec: fake-compute.md next to this file.
-import {createServer, type IncomingMessage, type Server, type ServerResponse} from 'node:http'
-import type {AddressInfo} from 'node:net'
+import type {IncomingMessage, ServerResponse} from 'node:http'
+
+import {
+  closeServer,
+  readBody,
+  serveWithFaults,
+  startHttpServer,
+  Timers,
+  type Fault,
+  type StartedServer,
+} from './fake-server.js'
 
 export type PolicyStatus = 'CREATING' | 'READY' | 'DELETING' | 'EXPIRED' | 'INVALID'
 export type OperationStatus = 'RUNNING' | 'DONE'
@@ -61,7 +70,8 @@ export interface ComputeCall {
   status?: number
 }
 
-export interface HttpFault {
+/** An HTTP-level fault (`times`, `delayMs` and `afterApply` as every fake's: fake-server.ts). */
+export interface HttpFault extends Fault {
   /** Answer with this status and a Google JSON error. Omit to only delay the request by delayMs. */
   status?: number
   message?: string
@@ -71,9 +81,6 @@ export interface HttpFault {
   method?: 'GET' | 'POST'
   /** Only paths (below the API root) containing this string or matching this pattern. */
   path?: string | RegExp
-  /** Counts down as the fault is consumed; the fault is removed at 0. Default 1. */
-  times?: number
-  delayMs?: number
   /** Sent verbatim instead of the Google JSON error, e.g. a proxy's HTML page. */
   rawBody?: string
 }
@@ -197,38 +204,27 @@ export class FakeCompute {
   private readonly policyMap = new Map<string, PolicyState>()
   private readonly ops = new Map<string, OpRecord>()
   private readonly active = new Set<OpRecord>()
-  private readonly delayed = new Set<NodeJS.Timeout>()
+  private readonly delays = new Timers()
   private settleWaiters: (() => void)[] = []
   private opCounter = 0
   private idCounter = 0
   private stopped = false
 
-  private constructor(
-    private readonly server: Server,
-    private readonly options: FakeComputeOptions,
-  ) {
+  private started!: StartedServer
+
+  private constructor(private readonly options: FakeComputeOptions) {
     this.settings = resolveSettings(options)
   }
 
   static async start(options: FakeComputeOptions = {}): Promise<FakeCompute> {
-    const server = createServer()
-    const fake = new FakeCompute(server, options)
-    server.on('request', (request, response) => {
-      // A bug in the fake must fail the test that hit it, not leave the client hanging.
-      fake.serve(request, response).catch((error: unknown) => {
-        if (!response.headersSent) response.writeHead(500, {'content-type': 'text/plain'})
-        response.end(`fake-compute crashed: ${String(error)}`)
-      })
-    })
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject)
-      server.listen(0, '127.0.0.1', resolve)
-    })
+    const fake = new FakeCompute(options)
+    fake.started = await startHttpServer('fake-compute', (request, response) => fake.serve(request, response))
     return fake
   }
 
+  /** The loopback port it serves on. */
   get port(): number {
-    return (this.server.address() as AddressInfo).port
+    return this.started.port
   }
 
   /** What to pass as the adapter's `endpoint`: the adapter adds `compute/v1/`. */
@@ -240,10 +236,8 @@ export class FakeCompute {
     if (this.stopped) return
     this.stopped = true
     this.clearOperationTimers()
-    for (const timer of this.delayed) clearTimeout(timer)
-    this.delayed.clear()
-    this.server.closeAllConnections()
-    await new Promise((resolve) => this.server.close(resolve))
+    this.delays.clear()
+    await closeServer(this.started.server)
     this.notifySettled(true)
   }
 
@@ -341,40 +335,26 @@ export class FakeCompute {
       response.end(raw)
     }
 
-    const fault = this.takeFault(call)
-    if (fault?.delayMs) {
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(() => {
-          this.delayed.delete(timer)
-          resolve()
-        }, fault.delayMs)
-        this.delayed.add(timer)
-      })
-      if (this.stopped) return
-    }
-    if (fault?.status !== undefined) {
-      const message = fault.message ?? `Injected fault: HTTP ${fault.status}.`
-      return answer(fault.status, fault.rawBody ?? googleErrorBody(fault.status, message, fault.reason))
-    }
     try {
-      answer(200, this.route(call, url.pathname, text))
+      const outcome = await serveWithFaults({
+        faults: this.faults,
+        fits: (f) =>
+          (!f.method || f.method === call.method) &&
+          (f.path === undefined || (typeof f.path === 'string' ? call.path.includes(f.path) : f.path.test(call.path))),
+        answers: (f) => f.status !== undefined,
+        latencyMs: 0,
+        timers: this.delays,
+        stopped: () => this.stopped,
+        serve: () => this.route(call, url.pathname, text),
+      })
+      if (outcome.kind === 'stopped') return
+      if (outcome.kind === 'served') return answer(200, outcome.value)
+      const {status, message, rawBody, reason} = outcome.fault
+      answer(status!, rawBody ?? googleErrorBody(status!, message ?? `Injected fault: HTTP ${status}.`, reason))
     } catch (error) {
       if (!(error instanceof HttpError)) throw error
       answer(error.status, googleErrorBody(error.status, error.message, error.reason))
     }
-  }
-
-  private takeFault(call: ComputeCall): HttpFault | undefined {
-    const index = this.faults.findIndex(
-      (f) =>
-        (!f.method || f.method === call.method) &&
-        (f.path === undefined || (typeof f.path === 'string' ? call.path.includes(f.path) : f.path.test(call.path))),
-    )
-    if (index < 0) return undefined
-    const fault = this.faults[index]!
-    fault.times = (fault.times ?? 1) - 1
-    if (fault.times <= 0) this.faults.splice(index, 1)
-    return fault
   }
 
   private route(call: ComputeCall, pathname: string, text: string): object {
@@ -586,15 +566,6 @@ function notFound(resource: string): HttpError {
 
 function resolveSettings(options: FakeComputeOptions): FakeComputeSettings {
   return {operationMs: options.operationMs ?? 50, requireToken: options.requireToken}
-}
-
-function readBody(request: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = []
-    request.on('data', (chunk: Buffer) => chunks.push(chunk))
-    request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')))
-    request.on('error', reject)
-  })
 }
 
 function parseBody(text: string): unknown {

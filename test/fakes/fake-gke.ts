@@ -7,6 +7,7 @@ import {createRequire} from 'node:module'
 import path from 'node:path'
 import * as grpc from '@grpc/grpc-js'
 
+import {serveWithFaults, Timers, type Fault} from './fake-server.js'
 import {routeUnary, startGrpcServer} from './grpc-server.js'
 import {startRestFront, type DecodeOptions, type RestFront} from './rest-front.js'
 import * as protoLoader from '@grpc/proto-loader'
@@ -80,18 +81,14 @@ export interface CallRecord {
   details?: string
 }
 
-export interface RpcFault {
+/** An RPC-level fault (`times`, `delayMs` and `afterApply` as every fake's: fake-server.ts). */
+export interface RpcFault extends Fault {
   /** RPC name as in the proto (CreateNodePool) or '*' for any. */
   method: string
   /** Omit to only delay the RPC by delayMs. */
   code?: grpc.status
   message?: string
-  /** Counts down as the fault is consumed; the fault is removed at 0. Default 1. */
-  times?: number
   match?: (request: Record<string, unknown>) => boolean
-  delayMs?: number
-  /** The RPC takes effect and only the response is lost, like a deadline that fires after the server acted. */
-  afterApply?: boolean
 }
 
 export interface OperationTarget {
@@ -353,7 +350,7 @@ export class FakeGke {
   private readonly clusters = new Map<string, ClusterRecord>()
   private readonly ops = new Map<string, OpRecord>()
   private readonly active = new Set<OpRecord>()
-  private readonly delayed = new Set<NodeJS.Timeout>()
+  private readonly delays = new Timers()
   private settleWaiters: (() => void)[] = []
   private opCounter = 0
   private idCounter = 0
@@ -398,8 +395,7 @@ export class FakeGke {
     if (this.stopped) return
     this.stopped = true
     this.clearOperationTimers()
-    for (const timer of this.delayed) clearTimeout(timer)
-    this.delayed.clear()
+    this.delays.clear()
     this.server.forceShutdown()
     await this.rest?.close()
     this.notifySettled(true)
@@ -516,46 +512,25 @@ export class FakeGke {
       if (code === grpc.status.OK) callback(null, value)
       else callback({code, details})
     }
-    let fault: RpcFault | undefined
-    try {
-      fault = this.takeFault(method, request)
-    } catch (err) {
-      // A throwing match() is a bug in the test; surface it instead of crashing the server.
-      return respond(grpc.status.INTERNAL, `fake-gke: fault match threw: ${String(err)}`)
-    }
-    const run = () => {
-      if (this.stopped) return
-      let value: object | undefined
-      if (fault?.code !== undefined && !fault.afterApply) {
-        return respond(fault.code, fault.message ?? grpc.status[fault.code])
-      }
-      try {
-        value = this.dispatch(method, request)
-      } catch (err) {
+    serveWithFaults({
+      faults: this.faults,
+      fits: (f) => (f.method === '*' || f.method === method) && (!f.match || f.match(request)),
+      answers: (f) => f.code !== undefined,
+      latencyMs: this.settings.rpcLatencyMs,
+      timers: this.delays,
+      stopped: () => this.stopped,
+      serve: () => this.dispatch(method, request),
+    }).then(
+      (outcome) => {
+        if (outcome.kind === 'served') respond(grpc.status.OK, undefined, outcome.value)
+        else if (outcome.kind === 'fault')
+          respond(outcome.fault.code!, outcome.fault.message ?? grpc.status[outcome.fault.code!])
+      },
+      (err: unknown) => {
         if (err instanceof RpcError) return respond(err.code, err.message)
-        return respond(grpc.status.INTERNAL, `fake-gke: ${err instanceof Error ? err.stack : String(err)}`)
-      }
-      if (fault?.code !== undefined) return respond(fault.code, fault.message ?? grpc.status[fault.code])
-      respond(grpc.status.OK, undefined, value)
-    }
-    const delay = this.settings.rpcLatencyMs + (fault?.delayMs ?? 0)
-    if (delay <= 0) return run()
-    const timer = setTimeout(() => {
-      this.delayed.delete(timer)
-      run()
-    }, delay)
-    this.delayed.add(timer)
-  }
-
-  private takeFault(method: string, request: Record<string, unknown>): RpcFault | undefined {
-    const index = this.faults.findIndex(
-      (f) => (f.method === '*' || f.method === method) && (f.times ?? 1) > 0 && (!f.match || f.match(request)),
+        respond(grpc.status.INTERNAL, `fake-gke: ${err instanceof Error ? err.stack : String(err)}`)
+      },
     )
-    if (index < 0) return undefined
-    const fault = this.faults[index]
-    fault.times = (fault.times ?? 1) - 1
-    if (fault.times <= 0) this.faults.splice(index, 1)
-    return fault
   }
 
   private dispatch(method: string, r: Record<string, unknown>): object {
