@@ -6,7 +6,9 @@ import type {IncomingMessage, ServerResponse} from 'node:http'
 import {
   closeServer,
   readBody,
+  Running,
   serveWithFaults,
+  takeFault,
   startHttpServer,
   Timers,
   type Fault,
@@ -192,7 +194,6 @@ interface OpRecord {
   project: string
   key: string
   failure?: {errors: {code: string; message: string}[]; httpErrorStatusCode: number}
-  timer?: NodeJS.Timeout
 }
 
 export class FakeCompute {
@@ -203,9 +204,8 @@ export class FakeCompute {
 
   private readonly policyMap = new Map<string, PolicyState>()
   private readonly ops = new Map<string, OpRecord>()
-  private readonly active = new Set<OpRecord>()
+  private readonly active = new Running<OpRecord>()
   private readonly delays = new Timers()
-  private settleWaiters: (() => void)[] = []
   private opCounter = 0
   private idCounter = 0
   private stopped = false
@@ -235,15 +235,14 @@ export class FakeCompute {
   async stop(): Promise<void> {
     if (this.stopped) return
     this.stopped = true
-    this.clearOperationTimers()
+    this.active.stop()
     this.delays.clear()
     await closeServer(this.started.server)
-    this.notifySettled(true)
   }
 
   /** Back to the state right after start(): no policies, operations, calls or faults; settings as started. */
   reset(): void {
-    this.clearOperationTimers()
+    this.active.clear()
     this.policyMap.clear()
     this.ops.clear()
     this.calls.length = 0
@@ -252,7 +251,6 @@ export class FakeCompute {
     this.opCounter = 0
     this.idCounter = 0
     this.settings = resolveSettings(this.options)
-    this.notifySettled()
   }
 
   /** Every call that is not a GET. */
@@ -266,13 +264,12 @@ export class FakeCompute {
 
   /** Completes running operations now, as if their time had come. */
   finishOperations(filter?: (op: OperationState) => boolean): void {
-    for (const rec of [...this.active]) if (!filter || filter(structuredClone(rec.op))) this.finish(rec)
+    for (const rec of this.active.all()) if (!filter || filter(structuredClone(rec.op))) this.finish(rec)
   }
 
   /** Resolves once no operation is running. */
   settled(): Promise<void> {
-    if (this.active.size === 0 || this.stopped) return Promise.resolve()
-    return new Promise((resolve) => this.settleWaiters.push(resolve))
+    return this.active.settled()
   }
 
   seedPolicy(seed: SeedPolicy): PolicyState {
@@ -439,7 +436,7 @@ export class FakeCompute {
     const policy = this.newPolicy(project, region, name, {...(workload as {type: string})}, body)
     this.policyMap.set(key, policy)
     const target: OperationTarget = {project, region, name, body: structuredClone(body)}
-    const fault = this.takeOperationFault(target)
+    const fault = takeFault(this.operationFaults, (f) => !f.match || f.match(target))
     const now = new Date().toISOString()
     const opName = `operation-${++this.opCounter}`
     const rec: OpRecord = {
@@ -467,28 +464,14 @@ export class FakeCompute {
     }
     this.ops.set(opName, rec)
     const duration = fault?.durationMs ?? this.settings.operationMs
-    if (duration <= 0) {
-      this.finish(rec)
-    } else {
-      this.active.add(rec)
-      if (Number.isFinite(duration)) rec.timer = setTimeout(() => this.finish(rec), duration)
-    }
+    if (duration <= 0) this.finish(rec)
+    else this.active.start(rec, duration, (running) => this.finish(running))
     return rec.op
-  }
-
-  private takeOperationFault(target: OperationTarget): OperationFault | undefined {
-    const index = this.operationFaults.findIndex((f) => !f.match || f.match(target))
-    if (index < 0) return undefined
-    const fault = this.operationFaults[index]!
-    fault.times = (fault.times ?? 1) - 1
-    if (fault.times <= 0) this.operationFaults.splice(index, 1)
-    return fault
   }
 
   private finish(rec: OpRecord): void {
     if (rec.op.status === 'DONE') return
-    clearTimeout(rec.timer)
-    this.active.delete(rec)
+    this.active.end(rec)
     rec.op.status = 'DONE'
     rec.op.progress = 100
     rec.op.endTime = new Date().toISOString()
@@ -504,7 +487,6 @@ export class FakeCompute {
       const policy = this.policyMap.get(rec.key)
       if (policy) policy.status = 'READY'
     }
-    if (this.active.size === 0) this.notifySettled()
   }
 
   private newPolicy(
@@ -530,18 +512,6 @@ export class FakeCompute {
 
   private nextId(): string {
     return String(4_000_000_000_000_000_000n + BigInt(++this.idCounter))
-  }
-
-  private clearOperationTimers(): void {
-    for (const rec of this.active) clearTimeout(rec.timer)
-    this.active.clear()
-  }
-
-  private notifySettled(all = false): void {
-    if (!all && this.active.size > 0) return
-    const waiters = this.settleWaiters
-    this.settleWaiters = []
-    for (const resolve of waiters) resolve()
   }
 }
 

@@ -7,7 +7,7 @@ import {createRequire} from 'node:module'
 import path from 'node:path'
 import * as grpc from '@grpc/grpc-js'
 
-import {serveWithFaults, Timers, type Fault} from './fake-server.js'
+import {Running, serveWithFaults, takeFault, Timers, type Fault} from './fake-server.js'
 import {routeUnary, startGrpcServer} from './grpc-server.js'
 import {startRestFront, type DecodeOptions, type RestFront} from './rest-front.js'
 import * as protoLoader from '@grpc/proto-loader'
@@ -207,7 +207,6 @@ interface OpRecord {
   nodePool?: string
   failure?: {code: number; message: string; resourceStatus: ClusterStatus & NodePoolStatus}
   resizeTo?: number
-  timer?: NodeJS.Timeout
 }
 
 let cachedService: grpc.ServiceDefinition | undefined
@@ -349,9 +348,8 @@ export class FakeGke {
 
   private readonly clusters = new Map<string, ClusterRecord>()
   private readonly ops = new Map<string, OpRecord>()
-  private readonly active = new Set<OpRecord>()
+  private readonly active = new Running<OpRecord>()
   private readonly delays = new Timers()
-  private settleWaiters: (() => void)[] = []
   private opCounter = 0
   private idCounter = 0
   private stopped = false
@@ -394,17 +392,16 @@ export class FakeGke {
   async stop(): Promise<void> {
     if (this.stopped) return
     this.stopped = true
-    this.clearOperationTimers()
+    this.active.stop()
     this.delays.clear()
     this.server.forceShutdown()
     await this.rest?.close()
-    this.notifySettled(true)
   }
 
   /** Back to the state right after start(): no clusters, operations, calls or faults; settings as started. */
   reset(): void {
     // RPCs held back by a delay still get answered, against the fresh state.
-    this.clearOperationTimers()
+    this.active.clear()
     this.clusters.clear()
     this.ops.clear()
     this.calls.length = 0
@@ -413,13 +410,11 @@ export class FakeGke {
     this.opCounter = 0
     this.idCounter = 0
     this.settings = resolveSettings(this.options)
-    this.notifySettled()
   }
 
   /** Resolves once no operation is running. */
   settled(): Promise<void> {
-    if (this.active.size === 0 || this.stopped) return Promise.resolve()
-    return new Promise((resolve) => this.settleWaiters.push(resolve))
+    return this.active.settled()
   }
 
   failOperations(fault: OperationFault): void {
@@ -428,7 +423,7 @@ export class FakeGke {
 
   /** Completes running operations now, as if their time had come. */
   finishOperations(filter?: (op: OperationState) => boolean): void {
-    for (const rec of [...this.active]) if (!filter || filter(structuredClone(rec.op))) this.finish(rec)
+    for (const rec of this.active.all()) if (!filter || filter(structuredClone(rec.op))) this.finish(rec)
   }
 
   mutatingCalls(): CallRecord[] {
@@ -498,7 +493,7 @@ export class FakeGke {
   }
 
   runningOperations(): OperationState[] {
-    return [...this.active].map((r) => structuredClone(r.op))
+    return this.active.all().map((r) => structuredClone(r.op))
   }
 
   // ---- RPC plumbing ----
@@ -805,7 +800,10 @@ export class FakeGke {
       request,
     }
     if (nodePool) target.nodePool = nodePool
-    const fault = this.takeOperationFault(target)
+    const fault = takeFault(
+      this.operationFaults,
+      (f) => (!f.type || f.type === target.type) && (!f.match || f.match(target)),
+    )
     if (fault) {
       const message = typeof fault.message === 'function' ? fault.message(target) : fault.message
       opRec.failure = {
@@ -815,26 +813,13 @@ export class FakeGke {
       }
     }
     this.ops.set(name, opRec)
-    this.active.add(opRec)
     const duration = fault?.durationMs ?? this.settings.operationMsByType[type] ?? this.settings.operationMs
-    if (Number.isFinite(duration)) opRec.timer = setTimeout(() => this.finish(opRec), Math.max(0, duration))
+    this.active.start(opRec, duration, (rec) => this.finish(rec))
     return structuredClone(op)
   }
 
-  private takeOperationFault(target: OperationTarget): OperationFault | undefined {
-    const index = this.operationFaults.findIndex(
-      (f) => (!f.type || f.type === target.type) && (f.times ?? 1) > 0 && (!f.match || f.match(target)),
-    )
-    if (index < 0) return undefined
-    const fault = this.operationFaults[index]
-    fault.times = (fault.times ?? 1) - 1
-    if (fault.times <= 0) this.operationFaults.splice(index, 1)
-    return fault
-  }
-
   private finish(rec: OpRecord, override?: OpRecord['failure']): void {
-    if (!this.active.delete(rec)) return
-    clearTimeout(rec.timer)
+    if (!this.active.end(rec)) return
     const failure = override ?? rec.failure
     rec.op.status = 'DONE'
     rec.op.endTime = new Date().toISOString()
@@ -845,7 +830,6 @@ export class FakeGke {
     const cluster = this.clusters.get(rec.clusterKey)
     const pool = rec.nodePool ? cluster?.pools.get(rec.nodePool) : undefined
     if (cluster) this.applyOutcome(rec, cluster, pool, failure)
-    this.notifySettled()
   }
 
   private applyOutcome(
@@ -885,19 +869,7 @@ export class FakeGke {
   }
 
   private running(rec: ClusterRecord): OpRecord[] {
-    return [...this.active].filter((op) => op.clusterKey === rec.key)
-  }
-
-  private notifySettled(force = false): void {
-    if (!force && this.active.size > 0) return
-    const waiters = this.settleWaiters
-    this.settleWaiters = []
-    for (const resolve of waiters) resolve()
-  }
-
-  private clearOperationTimers(): void {
-    for (const rec of this.active) clearTimeout(rec.timer)
-    this.active.clear()
+    return this.active.all().filter((op) => op.clusterKey === rec.key)
   }
 
   // ---- server config ----

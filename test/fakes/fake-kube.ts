@@ -47,6 +47,7 @@ import {defaultBuiltin, initialStatus, validateBuiltin, validateMeta} from './fa
 import {
   closeServer,
   readBody,
+  Running,
   serveWithFaults,
   startHttpServer,
   Timers,
@@ -309,10 +310,9 @@ export class FakeKube {
   private readonly logs = new Map<string, PodLog>()
   /** Namespaces deleted and still Terminating. */
   private readonly terminating = new Set<string>()
-  private readonly timers = new Set<NodeJS.Timeout>()
+  /** Background work (garbage collection, namespace deletion, rollouts), each a job of its own. */
+  private readonly pending = new Running<object>()
   private readonly delays = new Timers()
-  private pendingWork = 0
-  private settleWaiters: (() => void)[] = []
   private rv = 0
   private stopped = false
   /** While set (see {@link outage}), every new connection is dropped during its TLS handshake. */
@@ -406,11 +406,10 @@ export class FakeKube {
   async stop(): Promise<void> {
     if (this.stopped) return
     this.stopped = true
-    this.clearTimers()
+    this.pending.stop()
     this.delays.clear()
     this.closeStreams()
     await closeServer(this.started.server)
-    this.notifySettled(true)
   }
 
   /**
@@ -419,20 +418,17 @@ export class FakeKube {
    * client that cached one never sees it again.
    */
   reset(): void {
-    this.clearTimers()
+    this.pending.clear()
     this.closeStreams()
     this.requests.length = 0
     this.faults.length = 0
     this.settings = resolveSettings(this.options)
-    this.pendingWork = 0
     this.initState()
-    this.notifySettled()
   }
 
   /** Resolves once no background work (garbage collection, namespace deletion) is pending. */
   settled(): Promise<void> {
-    if (this.pendingWork === 0 || this.stopped) return Promise.resolve()
-    return new Promise((resolve) => this.settleWaiters.push(resolve))
+    return this.pending.settled()
   }
 
   mutatingRequests(): RequestRecord[] {
@@ -1103,29 +1099,13 @@ export class FakeKube {
   }
 
   private later(ms: number, work: () => void): void {
-    this.pendingWork++
-    const timer = setTimeout(() => {
-      this.timers.delete(timer)
+    this.pending.start({}, ms, (job) => {
       try {
         if (!this.stopped) work()
       } finally {
-        this.pendingWork--
-        this.notifySettled()
+        this.pending.end(job)
       }
-    }, ms)
-    this.timers.add(timer)
-  }
-
-  private notifySettled(force = false): void {
-    if (!force && this.pendingWork > 0) return
-    const waiters = this.settleWaiters
-    this.settleWaiters = []
-    for (const resolve of waiters) resolve()
-  }
-
-  private clearTimers(): void {
-    for (const timer of this.timers) clearTimeout(timer)
-    this.timers.clear()
+    })
   }
 
   private closeStreams(): void {

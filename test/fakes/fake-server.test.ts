@@ -2,7 +2,7 @@
 // each fake's matching and answers; these check the order and counting they all share.
 import {describe, expect, it} from 'vitest'
 
-import {serveWithFaults, takeFault, Timers, type Fault} from './fake-server.js'
+import {Running, serveWithFaults, takeFault, Timers, type Fault} from './fake-server.js'
 
 type TestFault = Fault & {name: string; status?: number}
 
@@ -97,5 +97,44 @@ describe('serveWithFaults', () => {
       serve: () => 'answer',
     })
     await expect(outcome).rejects.toThrow('fault match threw: Error: boom')
+  })
+})
+
+describe('Running', () => {
+  it('ends each item when its time comes; settled() resolves once none runs', async () => {
+    const running = new Running<string>()
+    const ended: string[] = []
+    const end = (item: string) => (running.end(item), ended.push(item))
+    running.start('slow', 40, end)
+    running.start('fast', 10, end)
+    running.start('held', Infinity, end)
+    expect(running.all()).toEqual(['slow', 'fast', 'held'])
+    let settled = false
+    const waiting = running.settled().then(() => (settled = true))
+    await new Promise((resolve) => setTimeout(resolve, 60))
+    expect([ended, settled]).toEqual([['fast', 'slow'], false])
+    expect(running.end('held')).toBe(true)
+    expect(running.end('held')).toBe(false)
+    await waiting
+    expect(settled).toBe(true)
+  })
+
+  it('clear() forgets what runs without ending it (its timers never fire) and releases waiters', async () => {
+    const running = new Running<string>()
+    const ended: string[] = []
+    running.start('a', 5, (item) => ended.push(item))
+    const waiting = running.settled()
+    running.clear()
+    await waiting
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    expect([ended, running.size]).toEqual([[], 0])
+  })
+
+  it('after stop(), settled() resolves at once even while something is started', async () => {
+    const running = new Running<string>()
+    running.stop()
+    running.start('x', Infinity, () => {})
+    await running.settled()
+    expect(running.has('x')).toBe(true)
   })
 })

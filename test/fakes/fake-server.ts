@@ -156,3 +156,68 @@ export async function serveWithFaults<F extends Fault, T>(
   if (answering) return {kind: 'fault', fault: fault!, applied: {value}}
   return {kind: 'served', value, fault}
 }
+
+// ---- long-running work ----
+
+/**
+ * What a fake is running for a while (operations, background work): each ends when its time comes (never, for
+ * Infinity, until ended by hand), and `settled()` resolves once none runs. One timer each: hundreds cost nothing.
+ */
+export class Running<R> {
+  private readonly timers = new Map<R, NodeJS.Timeout | undefined>()
+  private waiters: (() => void)[] = []
+  private stopped = false
+
+  /** Runs `item` until {@link end}; `ms` later (unless Infinity), `onTime(item)` is called, which is to end it. */
+  start(item: R, ms: number, onTime: (item: R) => void): void {
+    const timer = Number.isFinite(ms) ? setTimeout(() => onTime(item), Math.max(0, ms)) : undefined
+    this.timers.set(item, timer)
+  }
+
+  /** Ends `item`'s run; false when it was not running (it ended before). */
+  end(item: R): boolean {
+    if (!this.timers.has(item)) return false
+    clearTimeout(this.timers.get(item))
+    this.timers.delete(item)
+    if (this.timers.size === 0) this.release()
+    return true
+  }
+
+  has(item: R): boolean {
+    return this.timers.has(item)
+  }
+
+  /** What runs, in the order it started. */
+  all(): R[] {
+    return [...this.timers.keys()]
+  }
+
+  get size(): number {
+    return this.timers.size
+  }
+
+  /** Resolves once nothing runs (at once after {@link stop}). */
+  settled(): Promise<void> {
+    if (this.timers.size === 0 || this.stopped) return Promise.resolve()
+    return new Promise((resolve) => this.waiters.push(resolve))
+  }
+
+  /** Forgets everything running without ending it (the fake resets): its timers never fire. */
+  clear(): void {
+    for (const timer of this.timers.values()) clearTimeout(timer)
+    this.timers.clear()
+    this.release()
+  }
+
+  /** {@link clear}, for good: the fake stopped. */
+  stop(): void {
+    this.stopped = true
+    this.clear()
+  }
+
+  private release(): void {
+    const waiters = this.waiters
+    this.waiters = []
+    for (const resolve of waiters) resolve()
+  }
+}
