@@ -2,12 +2,12 @@
 // @google-cloud/container, so the production ClusterManagerClient runs against it unmodified, and over the REST
 // mapping of the same protos (rest-front.ts), which is how xpk itself talks to GKE.
 // Behaviour spec: fake-gke.md next to this file.
-import {createHash} from 'node:crypto'
 import {createRequire} from 'node:module'
 import path from 'node:path'
 import * as grpc from '@grpc/grpc-js'
 
 import {Running, serveWithFaults, takeFault, Timers, type Fault} from './fake-server.js'
+import {gkeSays, LABEL_KEY_RE, LABEL_VALUE_RE, labelFingerprint} from './gke-wording.js'
 import {routeUnary, startGrpcServer} from './grpc-server.js'
 import {startRestFront, type DecodeOptions, type RestFront} from './rest-front.js'
 import * as protoLoader from '@grpc/proto-loader'
@@ -167,9 +167,6 @@ const DEFAULT_CHANNELS: ServerConfigSettings['channels'] = {
 }
 
 const NAME_RE = /^[a-z](?:[-a-z0-9]{0,38}[a-z0-9])?$/
-// GKE resource labels: keys start with a lowercase letter; keys and values are lowercase letters, digits, _ and -.
-const LABEL_KEY_RE = /^[a-z][a-z0-9_-]{0,62}$/
-const LABEL_VALUE_RE = /^[a-z0-9_-]{0,63}$/
 const LOCATION_RE = /^[a-z]+(?:-[a-z]+)?\d+(?:-[a-z])?$/
 const CLUSTER_OPS: readonly OperationType[] = ['CREATE_CLUSTER', 'DELETE_CLUSTER']
 const API = 'https://container.googleapis.com/v1/'
@@ -183,7 +180,7 @@ class RpcError extends Error {
   }
 }
 
-const notFound = (name: string) => new RpcError(grpc.status.NOT_FOUND, `Not found: ${name}.`)
+const notFound = (name: string) => new RpcError(grpc.status.NOT_FOUND, gkeSays.notFound(name))
 const invalid = (message: string) => new RpcError(grpc.status.INVALID_ARGUMENT, message)
 
 interface ClusterRecord {
@@ -581,7 +578,7 @@ export class FakeGke {
     const name = input.name ?? ''
     if (!NAME_RE.test(name)) throw invalid(nameError('cluster.name', name))
     const key = clusterKey(project, location, name)
-    if (this.clusters.has(key)) throw new RpcError(grpc.status.ALREADY_EXISTS, `Already exists: ${key}.`)
+    if (this.clusters.has(key)) throw new RpcError(grpc.status.ALREADY_EXISTS, gkeSays.alreadyExists(key))
 
     const pools = input.nodePools ?? []
     delete input.nodePools
@@ -624,15 +621,14 @@ export class FakeGke {
     const rec = this.requireCluster(nameFrom(r, 'name', CLUSTER_PARTS))
     const clusterOp = this.running(rec).find((op) => CLUSTER_OPS.includes(op.type))
     if (clusterOp) {
-      const verb = clusterOp.type === 'CREATE_CLUSTER' ? 'creating' : 'deleting'
       throw new RpcError(
         grpc.status.FAILED_PRECONDITION,
-        `Operation ${shortId(clusterOp)} is currently ${verb} cluster ${rec.data.name}. Please wait and try again once it is done.`,
+        gkeSays.busyCluster(shortId(clusterOp), clusterOp.type, rec.data.name),
       )
     }
     // Deleting a cluster supersedes whatever its node pools were doing.
     for (const op of this.running(rec)) {
-      const message = 'Operation was aborted: the cluster is being deleted.'
+      const message = gkeSays.abortedByClusterDelete
       this.finish(op, {code: grpc.status.ABORTED, message, resourceStatus: 'STOPPING'})
     }
     const op = this.startOperation('DELETE_CLUSTER', rec, r)
@@ -650,18 +646,15 @@ export class FakeGke {
     const rec = this.requireCluster(nameFrom(r, 'name', CLUSTER_PARTS))
     const labels = (r.resourceLabels ?? {}) as Record<string, string>
     for (const [key, value] of Object.entries(labels)) {
-      if (!LABEL_KEY_RE.test(key)) throw invalid(`Invalid label key "${key}".`)
-      if (!LABEL_VALUE_RE.test(String(value))) throw invalid(`Invalid value "${value}" for label "${key}".`)
+      if (!LABEL_KEY_RE.test(key)) throw invalid(gkeSays.invalidLabelKey(key))
+      if (!LABEL_VALUE_RE.test(String(value))) throw invalid(gkeSays.invalidLabelValue(key, String(value)))
     }
     const clusterOp = this.running(rec).find((op) => CLUSTER_OPS.includes(op.type))
     if (clusterOp) throw incompatible(clusterOp)
     const current = rec.data.labelFingerprint ?? ''
     const given = typeof r.labelFingerprint === 'string' ? r.labelFingerprint : ''
     if (given !== current) {
-      throw new RpcError(
-        grpc.status.FAILED_PRECONDITION,
-        `Labels could not be set due to fingerprint mismatch; try again with the proper fingerprint: incorrect fingerprint supplied was "${given}", the expected one is "${current}".`,
-      )
+      throw new RpcError(grpc.status.FAILED_PRECONDITION, gkeSays.fingerprintMismatch(given, current))
     }
     rec.data.resourceLabels = {...labels}
     rec.data.labelFingerprint = labelFingerprint(labels)
@@ -682,7 +675,7 @@ export class FakeGke {
     const name = input.name ?? ''
     if (!NAME_RE.test(name)) throw invalid(nameError('node_pool.name', name))
     if (rec.pools.has(name)) {
-      throw new RpcError(grpc.status.ALREADY_EXISTS, `Already exists: ${rec.key}/nodePools/${name}.`)
+      throw new RpcError(grpc.status.ALREADY_EXISTS, gkeSays.alreadyExists(`${rec.key}/nodePools/${name}`))
     }
     const policyName = (input as {placementPolicy?: {policyName?: string}}).placementPolicy?.policyName
     if (policyName) {
@@ -726,20 +719,11 @@ export class FakeGke {
     const clusterOp = running.find((op) => CLUSTER_OPS.includes(op.type))
     if (clusterOp) throw incompatible(clusterOp)
     if (rec.data.status !== 'RUNNING' && rec.data.status !== 'DEGRADED') {
-      throw new RpcError(
-        grpc.status.FAILED_PRECONDITION,
-        `Cluster ${rec.data.name} is not ready: its status is ${rec.data.status}.`,
-      )
+      throw new RpcError(grpc.status.FAILED_PRECONDITION, gkeSays.notReady(rec.data.name, rec.data.status))
     }
     const poolOp = poolName ? running.find((op) => op.nodePool === poolName) : undefined
     if (poolOp) {
-      const verb = {CREATE_NODE_POOL: 'creating', DELETE_NODE_POOL: 'deleting', SET_NODE_POOL_SIZE: 'resizing'}[
-        poolOp.type as 'CREATE_NODE_POOL'
-      ]
-      throw new RpcError(
-        grpc.status.FAILED_PRECONDITION,
-        `Operation ${shortId(poolOp)} is currently ${verb} node pool ${poolName}. Please wait and try again once it is done.`,
-      )
+      throw new RpcError(grpc.status.FAILED_PRECONDITION, gkeSays.busyPool(shortId(poolOp), poolOp.type, poolName!))
     }
     if (running.length >= this.settings.maxConcurrentOperationsPerCluster) {
       if (this.settings.concurrencyLimitError === 'too-many-operations') {
@@ -972,7 +956,7 @@ function shortId(rec: OpRecord): string {
 }
 
 function incompatible(rec: OpRecord): RpcError {
-  return new RpcError(grpc.status.FAILED_PRECONDITION, `Cluster is running incompatible operation ${shortId(rec)}.`)
+  return new RpcError(grpc.status.FAILED_PRECONDITION, gkeSays.incompatibleOperation(shortId(rec)))
 }
 
 function nameError(field: string, value: string): string {
@@ -981,16 +965,4 @@ function nameError(field: string, value: string): string {
     `(only alphanumerics and '-' allowed, must start with a letter and end with an alphanumeric, and must be no ` +
     `longer than 40 characters).`
   )
-}
-
-/**
- * A fingerprint of the labels' content: 8 hex digits, as GKE shows them. GKE does not say how it derives them; a
- * content hash is the case where labels put back as they were give the old fingerprint again, which a client must
- * not be fooled by (xpk's lock counts a generation label for that reason).
- */
-function labelFingerprint(labels: Readonly<Record<string, string>>): string {
-  const sorted = Object.keys(labels)
-    .sort()
-    .map((key) => [key, labels[key]])
-  return createHash('sha256').update(JSON.stringify(sorted)).digest('hex').slice(0, 8)
 }
