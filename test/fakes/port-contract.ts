@@ -26,8 +26,11 @@ export interface Failure {
 export interface Step<Port> {
   /** What is called, as the failure report names the step (e.g. `getCluster(demo)`). */
   readonly call: string
-  /** Makes the call; `got` holds earlier steps' answers by their `as` names. */
-  readonly run: (port: Port, got: Readonly<Record<string, unknown>>) => Promise<unknown>
+  /**
+   * Makes the call; `got` holds earlier steps' answers by their `as` names, `seen` what the subject saw (its log
+   * of changes asked for, when it keeps one).
+   */
+  readonly run: (port: Port, got: Readonly<Record<string, unknown>>, seen: Seen) => Promise<unknown>
   /** The answer, compared with toEqual (asymmetric matchers such as expect.objectContaining work). */
   readonly gives?: unknown
   /** The failure it must end in. A step with neither `gives` nor `fails` must only not fail. */
@@ -43,9 +46,17 @@ export interface ContractCase<Port, Given> {
   readonly steps: readonly Step<Port>[]
 }
 
+/** What a subject saw of the calls made to it. */
+export interface Seen {
+  /** The changes asked for so far, one line each (`create JobSet run-1 201`), in the order they came. */
+  readonly writes: () => readonly string[]
+}
+
 /** One implementation under the contract. */
 export interface Subject<Port, Given> {
   readonly name: string
+  /** Its log of changes asked for, in the contract's words (the subject made last). */
+  readonly writes?: () => readonly string[]
   /** Once for the file (a wire fake's server). */
   readonly start?: () => Promise<void>
   readonly stop?: () => Promise<void>
@@ -88,11 +99,17 @@ export function portContract<Port, Given>(
       it.each(cases.map((c) => [c.name, c] as const))('%s', async (_name, contractCase) => {
         const target = await subject.make(contractCase.given)
         const got: Record<string, unknown> = {}
+        const seen: Seen = {
+          writes: () => {
+            if (!subject.writes) throw new Error(`${subject.name} keeps no log of writes`)
+            return subject.writes()
+          },
+        }
         for (const [index, step] of contractCase.steps.entries()) {
           const where = `step ${index + 1}, ${step.call}`
           let answer: unknown
           try {
-            answer = await step.run(target, got)
+            answer = await step.run(target, got, seen)
           } catch (error) {
             const failure = failureOf(error)
             expect(step.fails, `${where} failed: ${failure.message}`).toBeDefined()
