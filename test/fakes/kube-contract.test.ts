@@ -218,6 +218,11 @@ const cases: readonly ContractCase<KubeClient, KubeGiven>[] = [
           }),
         }),
       },
+      {
+        call: 'lookup ConfigMap a',
+        run: (kube) => kube.lookup(cmRef('a')),
+        gives: {state: 'found', object: expect.objectContaining({kind: 'ConfigMap', data: {a: '1'}})},
+      },
       {...get(cmRef('b')), gives: undefined},
       {call: 'lookup ConfigMap b', run: (kube) => kube.lookup(cmRef('b')), gives: {state: 'absent'}},
       {call: 'lookup JobSet run-1', run: (kube) => kube.lookup(JOBSET_REF), gives: {state: 'absent'}},
@@ -236,6 +241,15 @@ const cases: readonly ContractCase<KubeClient, KubeGiven>[] = [
       {...get(JOBSET_REF), gives: undefined},
       {call: 'list JobSet', run: (kube) => kube.list(JOBSET_API, 'JobSet'), gives: {items: []}},
       {call: 'delete JobSet', run: (kube) => kube.delete(JOBSET_REF), gives: 'absent'},
+      {
+        call: 'watch JobSet',
+        run: (kube) => kube.watch(JOBSET_API, 'JobSet', {signal: signal()}, () => {}),
+        fails: {
+          status: 'NOT_FOUND',
+          kind: 'not-found',
+          message: `Watching JobSet objects failed: the cluster does not serve JobSet in ${JOBSET_API}`,
+        },
+      },
       {
         call: 'apply JobSet',
         run: (kube) => kube.apply(jobSet('x')),
