@@ -8,13 +8,14 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {PATH_KINDS} from '../../src/cli/flag-kinds.js'
 import {COMMANDS} from '../../src/index.js'
-import {FakeGke} from '../fakes/fake-gke.js'
-import {FakeKube} from '../fakes/fake-kube.js'
+import type {FakeGke} from '../fakes/fake-gke.js'
+import type {FakeKube} from '../fakes/fake-kube.js'
 import {FakeTpu} from '../fakes/fake-tpu.js'
 import {isolatedEnv, runCli, type CliResult} from '../helpers/cli.js'
 import {markRequests, mutationsSince, type WireFakes} from '../helpers/mutations.js'
 import {sshdMissing, SshWorkers} from '../helpers/sshd.js'
 import {tempDir} from '../helpers/temp.js'
+import {fakesForFile, seedDemoCluster, startKubeAndGke} from '../helpers/wire-fakes.js'
 
 const TPU_PROJECT = 'run-project'
 const ZONE = 'us-central2-b'
@@ -24,22 +25,21 @@ let tpu: FakeTpu
 let fakes: WireFakes
 let files: string
 
-beforeAll(async () => {
-  kube = await FakeKube.start()
-  gke = await FakeGke.start(kube.gkeClusterOptions())
-  gke.seedCluster({
-    project: 'my-project',
-    location: 'us-central2',
-    name: 'demo',
-    nodePools: [{name: 'default-pool', initialNodeCount: 1, config: {machineType: 'e2-standard-16'}}],
-  })
-  tpu = await FakeTpu.start({stepMs: 20})
-  tpu.seedNode(TPU_PROJECT, ZONE, 'demo', {
-    acceleratorType: 'v4-8',
-    networkEndpoints: [{ipAddress: '127.0.0.1', port: 8470}],
-    metadata: {'ssh-keys': 'someone:ssh-ed25519 AAAA someone'},
-  })
-  fakes = {gke, kube, tpu}
+fakesForFile(
+  async (wire) => {
+    ;({kube, gke} = await startKubeAndGke(wire))
+    seedDemoCluster(gke, 'my-project', 1)
+    tpu = wire.add(await FakeTpu.start({stepMs: 20}))
+    tpu.seedNode(TPU_PROJECT, ZONE, 'demo', {
+      acceleratorType: 'v4-8',
+      networkEndpoints: [{ipAddress: '127.0.0.1', port: 8470}],
+      metadata: {'ssh-keys': 'someone:ssh-ed25519 AAAA someone'},
+    })
+    fakes = {gke, kube, tpu}
+  },
+  {reset: false},
+)
+beforeAll(() => {
   files = tempDir('xpk-checks-first-')
   mkdirSync(join(files, 'a-directory'))
   writeFileSync(join(files, 'a-file'), 'just a file\n')
@@ -51,11 +51,6 @@ beforeAll(async () => {
   )
   mkdirSync(join(files, 'cwd'))
   writeFileSync(join(files, 'cwd', 'train.py'), 'print(1)\n')
-})
-afterAll(async () => {
-  await gke?.stop()
-  await kube?.stop()
-  await tpu?.stop()
 })
 
 const env = (extra: Record<string, string> = {}) =>

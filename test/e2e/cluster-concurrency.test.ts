@@ -4,13 +4,14 @@
 // in exactly one request's canonical state (pools <cluster>-np-0..N-1 for its N), the other refused with exit 6
 // naming the run that holds the lock. Then the lock of a run that died: taken over at once when it was this
 // machine's (its process is gone), after XPK_CLUSTER_LOCK_STALE_S when it was another machine's.
-import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 
 import {createGkeClient} from '../../src/adapters/gke-container-api.js'
 import {newLockHolder, readLock, withLock} from '../../src/core/cluster/lock.js'
 import {FakeGke} from '../fakes/fake-gke.js'
 import {isolatedEnv, runCli, startCli, type CliResult} from '../helpers/cli.js'
 import {markRequests, mutationsSince} from '../helpers/mutations.js'
+import {fakesForFile} from '../helpers/wire-fakes.js'
 
 const PROJECT = 'e2e-project'
 const ZONE = 'us-central2-b'
@@ -80,14 +81,8 @@ async function race(a: string[], b: string[]): Promise<CliResult[]> {
 const LOCKED =
   /Cluster (\S+) (is locked by another xpk run: \S+@\S+ \(pid \d+, xpk cluster (create|delete)\)|changed while this run was planning)/
 
-beforeAll(async () => {
-  fake = await FakeGke.start({operationMs: 30})
-})
-afterAll(async () => {
-  await fake.stop()
-})
-beforeEach(() => {
-  fake.reset()
+fakesForFile(async (fakes) => {
+  fake = fakes.add(await FakeGke.start({operationMs: 30}))
 })
 
 describe('two cluster commands on one cluster at once', () => {

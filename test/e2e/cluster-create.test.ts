@@ -1,8 +1,9 @@
 import * as grpc from '@grpc/grpc-js'
-import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 
 import {FakeGke, gkeErrors} from '../fakes/fake-gke.js'
 import {isolatedEnv, runCli, startCli} from '../helpers/cli.js'
+import {fakesForFile} from '../helpers/wire-fakes.js'
 
 const PROJECT = 'e2e-project'
 const ZONE = 'us-central2-b'
@@ -31,14 +32,8 @@ const pools = (cluster: string) =>
     .sort()
 const ownPools = (cluster: string) => pools(cluster).filter((n) => n.startsWith(`${cluster}-np-`))
 
-beforeAll(async () => {
-  fake = await FakeGke.start({operationMs: 30})
-})
-afterAll(async () => {
-  await fake.stop()
-})
-beforeEach(() => {
-  fake.reset()
+fakesForFile(async (fakes) => {
+  fake = fakes.add(await FakeGke.start({operationMs: 30}))
 })
 
 describe('cluster create against the GKE API', () => {

@@ -3,13 +3,14 @@
 // tests can find them, so the ClusterQueue status seeded here is one the real schema accepts.
 import {writeFileSync} from 'node:fs'
 import {join} from 'node:path'
-import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 
 import {FakeGke, type SeedNodePool} from '../fakes/fake-gke.js'
 import {FakeKube} from '../fakes/fake-kube.js'
 import {isolatedEnv, runCli} from '../helpers/cli.js'
 import {releaseWithRealCrds} from '../helpers/release-files.js'
 import {tempDir} from '../helpers/temp.js'
+import {fakesForFile, startKubeAndGke} from '../helpers/wire-fakes.js'
 
 const PROJECT = 'e2e-project'
 const ZONE = 'us-central2-b'
@@ -109,19 +110,10 @@ const table = (text: string) =>
     .split('\n')
     .map((line) => line.trim().split(/\s{3,}/))
 
-beforeAll(async () => {
-  kube = await FakeKube.start()
-  gke = await FakeGke.start({operationMs: 20, ...kube.gkeClusterOptions()})
+const wire = fakesForFile(async (fakes) => {
+  ;({kube, gke} = await startKubeAndGke(fakes, {gke: {operationMs: 20}}))
   kubeconfig = join(tempDir('xpk-kubeconfig-'), 'config')
   writeFileSync(kubeconfig, kube.kubeconfig())
-}, 60_000)
-afterAll(async () => {
-  await gke?.stop()
-  await kube?.stop()
-})
-beforeEach(() => {
-  gke.reset()
-  kube.reset()
 })
 
 describe('cluster describe: inside the cluster', () => {
@@ -230,9 +222,9 @@ describe('cluster describe: inside the cluster', () => {
       )
       expect(result.stderr).toMatch(/^Warning: Could not read inside cluster demo/m)
     } finally {
-      kube = await FakeKube.start({token: kube.token})
+      kube = wire.add(await FakeKube.start({token: kube.token}))
       await gke.stop()
-      gke = await FakeGke.start({operationMs: 20, ...kube.gkeClusterOptions()})
+      gke = wire.add(await FakeGke.start({operationMs: 20, ...kube.gkeClusterOptions()}))
       writeFileSync(kubeconfig, kube.kubeconfig())
     }
   })

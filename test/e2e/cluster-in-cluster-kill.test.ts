@@ -7,14 +7,15 @@
 //   - every object of both release manifests is live with every field the manifest sets, and the Kueue
 //     configuration is there (ClusterQueue with the quota of 2 slices, the resources ConfigMap).
 // The counts (kill points, how each one ended) are printed for the issue note.
-import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 
 import type {KubeObject, ReleaseComponent} from '../../src/core/kube/release-manifest.js'
-import {FakeGke} from '../fakes/fake-gke.js'
-import {FakeKube} from '../fakes/fake-kube.js'
+import type {FakeGke} from '../fakes/fake-gke.js'
+import type {FakeKube} from '../fakes/fake-kube.js'
 import {isolatedEnv, runCli, startCli} from '../helpers/cli.js'
 import {releaseWithRealCrds, writeReleaseManifest} from '../helpers/release-files.js'
 import {tempDir} from '../helpers/temp.js'
+import {fakesForFile, startKubeAndGke} from '../helpers/wire-fakes.js'
 
 const PROJECT = 'e2e-project'
 const ZONE = 'us-central2-b'
@@ -118,16 +119,15 @@ async function runKilledAt(point: number) {
   return result
 }
 
-beforeAll(async () => {
-  kube = await FakeKube.start({rolloutMs: 30})
-  gke = await FakeGke.start({operationMs: 20, ...kube.gkeClusterOptions()})
-  manifests.jobset = writeReleaseManifest('jobset', tempDir('xpk-release-'))
-  manifests.kueue = writeReleaseManifest('kueue', tempDir('xpk-release-'))
-}, 60_000)
-afterAll(async () => {
-  await gke?.stop()
-  await kube?.stop()
-})
+// Each run starts from the fakes reset by hand: a whole run, then one per kill point.
+fakesForFile(
+  async (fakes) => {
+    ;({kube, gke} = await startKubeAndGke(fakes, {kube: {rolloutMs: 30}, gke: {operationMs: 20}}))
+    manifests.jobset = writeReleaseManifest('jobset', tempDir('xpk-release-'))
+    manifests.kueue = writeReleaseManifest('kueue', tempDir('xpk-release-'))
+  },
+  {reset: false},
+)
 
 describe('cluster create killed with SIGKILL after any request of the in-cluster phase', () => {
   it('converges on re-run at every kill point', async () => {

@@ -3,7 +3,7 @@
 // manifests come from files (--jobset-manifest / --kueue-manifest, as on an air-gapped cluster); they carry the
 // real JobSet and Kueue CRDs when the tests can find them, so the fake validates every Kueue object xpk applies
 // against the real schemas.
-import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 
 import type {ReleaseComponent} from '../../src/core/kube/release-manifest.js'
 import {FakeGke, gkeErrors} from '../fakes/fake-gke.js'
@@ -11,6 +11,7 @@ import {FakeKube} from '../fakes/fake-kube.js'
 import {isolatedEnv, runCli} from '../helpers/cli.js'
 import {writeReleaseManifest} from '../helpers/release-files.js'
 import {tempDir} from '../helpers/temp.js'
+import {fakesForFile, startKubeAndGke} from '../helpers/wire-fakes.js'
 
 const PROJECT = 'e2e-project'
 const ZONE = 'us-central2-b'
@@ -38,19 +39,10 @@ const create = (slices: number, ...extra: string[]) =>
     {env: env()},
   )
 
-beforeAll(async () => {
-  kube = await FakeKube.start({rolloutMs: 30})
-  gke = await FakeGke.start({operationMs: 20, ...kube.gkeClusterOptions()})
+const wire = fakesForFile(async (fakes) => {
+  ;({kube, gke} = await startKubeAndGke(fakes, {kube: {rolloutMs: 30}, gke: {operationMs: 20}}))
   manifests.jobset = writeReleaseManifest('jobset', tempDir('xpk-release-'))
   manifests.kueue = writeReleaseManifest('kueue', tempDir('xpk-release-'))
-}, 60_000)
-afterAll(async () => {
-  await gke?.stop()
-  await kube?.stop()
-})
-beforeEach(() => {
-  gke.reset()
-  kube.reset()
 })
 
 describe('cluster create: inside the cluster', () => {
@@ -172,10 +164,10 @@ describe('cluster create: inside the cluster', () => {
 
   it('times out naming the Deployment and its conditions when a controller never becomes Available', async () => {
     await kube.stop()
-    kube = await FakeKube.start({rolloutMs: Infinity, token: kube.token})
+    kube = wire.add(await FakeKube.start({rolloutMs: Infinity, token: kube.token}))
     const {clusterEndpoint, clusterCaCertificate} = kube.gkeClusterOptions()
     await gke.stop()
-    gke = await FakeGke.start({operationMs: 20, clusterEndpoint, clusterCaCertificate})
+    gke = wire.add(await FakeGke.start({operationMs: 20, clusterEndpoint, clusterCaCertificate}))
     const result = await create(1)
     expect(result.code).toBe(124)
     expect(result.stderr).toMatch(

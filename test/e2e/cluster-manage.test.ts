@@ -2,11 +2,12 @@ import {spawn} from 'node:child_process'
 import {mkdirSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import * as grpc from '@grpc/grpc-js'
-import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 
 import {FakeGke, type SeedNodePool} from '../fakes/fake-gke.js'
 import {isolatedEnv, REPO_ROOT, runCli} from '../helpers/cli.js'
 import {tempDir} from '../helpers/temp.js'
+import {fakesForFile} from '../helpers/wire-fakes.js'
 
 const PROJECT = 'e2e-project'
 const ZONE = 'us-central2-b'
@@ -80,14 +81,8 @@ function runInTerminal(
   })
 }
 
-beforeAll(async () => {
-  fake = await FakeGke.start({operationMs: 30})
-})
-afterAll(async () => {
-  await fake.stop()
-})
-beforeEach(() => {
-  fake.reset()
+fakesForFile(async (fakes) => {
+  fake = fakes.add(await FakeGke.start({operationMs: 30}))
 })
 
 describe('cluster delete', () => {

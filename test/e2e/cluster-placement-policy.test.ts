@@ -1,8 +1,9 @@
-import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 
 import {computeErrors, FakeCompute} from '../fakes/fake-compute.js'
 import {FakeGke} from '../fakes/fake-gke.js'
 import {isolatedEnv, runCli} from '../helpers/cli.js'
+import {fakesForFile} from '../helpers/wire-fakes.js'
 
 /**
  * Types like multi-host tpu7x name a GCE workload policy as their placement policy. GKE (the fake, wired to the
@@ -30,23 +31,17 @@ const ownPools = (cluster: string) =>
     .filter((n) => n.startsWith(`${cluster}-np-`))
     .sort()
 
-beforeAll(async () => {
-  compute = await FakeCompute.start({operationMs: 30})
-  gke = await FakeGke.start({
-    operationMs: 30,
-    placementPolicyExists: (policy) => {
-      const [, project, , region, , name] = policy.split('/')
-      return compute.policy(project, region, name)?.status === 'READY'
-    },
-  })
-})
-afterAll(async () => {
-  await gke.stop()
-  await compute.stop()
-})
-beforeEach(() => {
-  gke.reset()
-  compute.reset()
+fakesForFile(async (fakes) => {
+  compute = fakes.add(await FakeCompute.start({operationMs: 30}))
+  gke = fakes.add(
+    await FakeGke.start({
+      operationMs: 30,
+      placementPolicyExists: (policy) => {
+        const [, project, , region, , name] = policy.split('/')
+        return compute.policy(project, region, name)?.status === 'READY'
+      },
+    }),
+  )
 })
 
 describe('cluster create with a workload placement policy (tpu7x-16)', () => {

@@ -4,36 +4,30 @@
 import {spawnSync} from 'node:child_process'
 import {existsSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
-import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 
 import {COMMANDS} from '../../src/index.js'
 import {resourcesConfigMap, submitReadyKueueObjects} from '../builders/workload-cluster.js'
 import {at, jobsetStatus, kueueStatus, kueueWorkloadFor, submittedJobSet} from '../builders/workload-states.js'
-import {FakeGke} from '../fakes/fake-gke.js'
-import {FakeKube, type Obj} from '../fakes/fake-kube.js'
+import type {FakeGke} from '../fakes/fake-gke.js'
+import type {FakeKube, Obj} from '../fakes/fake-kube.js'
 import {isolatedEnv, REPO_ROOT, runCli} from '../helpers/cli.js'
 import {tempDir} from '../helpers/temp.js'
+import {fakesForFile, seedDemoCluster, startKubeAndGke} from '../helpers/wire-fakes.js'
 import {workloadCrds} from '../helpers/workload-crds.js'
 
 const BIN = join(REPO_ROOT, 'bin/run.js')
 let fake: FakeGke
 let kube: FakeKube
 
-beforeAll(async () => {
-  // The examples' dry runs read inside the existing cluster too: it answers from the Kubernetes fake.
-  kube = await FakeKube.start()
-  fake = await FakeGke.start(kube.gkeClusterOptions())
-  fake.seedCluster({
-    project: 'my-project',
-    location: 'us-central2',
-    name: 'demo',
-    nodePools: [{name: 'default-pool', initialNodeCount: 6, config: {machineType: 'e2-standard-16'}}],
-  })
-})
-afterAll(async () => {
-  await fake?.stop()
-  await kube?.stop()
-})
+fakesForFile(
+  async (wire) => {
+    // The examples' dry runs read inside the existing cluster too: it answers from the Kubernetes fake.
+    ;({kube, gke: fake} = await startKubeAndGke(wire))
+    seedDemoCluster(fake, 'my-project', 6)
+  },
+  {reset: false},
+)
 
 const env = (extra: Record<string, string> = {}) =>
   isolatedEnv({

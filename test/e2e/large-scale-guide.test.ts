@@ -1,10 +1,11 @@
 import {spawn, spawnSync} from 'node:child_process'
 import {chmodSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
-import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 
 import {FakeGke} from '../fakes/fake-gke.js'
 import {isolatedEnv, REPO_ROOT, runCli} from '../helpers/cli.js'
+import {fakesForFile} from '../helpers/wire-fakes.js'
 import {tempDir} from '../helpers/temp.js'
 
 const GUIDE = join(REPO_ROOT, 'xpk-large-scale-guide.sh')
@@ -133,12 +134,12 @@ describe('xpk-large-scale-guide.sh', () => {
 
 describe('xpk-large-scale-guide.sh against the GKE fake', () => {
   let fake: FakeGke
-  beforeAll(async () => {
-    fake = await FakeGke.start({operationMs: 30})
-  })
-  afterAll(async () => {
-    await fake.stop()
-  })
+  fakesForFile(
+    async (fakes) => {
+      fake = fakes.add(await FakeGke.start({operationMs: 30}))
+    },
+    {reset: false},
+  )
 
   /** A gcloud stand-in that logs its arguments and answers the guide's read-only questions. */
   function stubGcloud(): {dir: string; log: string} {

@@ -1,33 +1,32 @@
-import {createServer, type Server} from 'node:http'
-import type {AddressInfo} from 'node:net'
-import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 
 import {FakeGke} from '../fakes/fake-gke.js'
+import {closeServer, startHttpServer} from '../fakes/fake-server.js'
 import {isolatedEnv, runCli} from '../helpers/cli.js'
+import {fakesForFile} from '../helpers/wire-fakes.js'
 
 // GCE_METADATA_HOST points google-auth-library's metadata lookups at this sink instead of 169.254.169.254, so any
 // probe shows up here instead of leaving the machine.
-let sink: Server
+let sinkPort: number
 const probes: string[] = []
 let fake: FakeGke
 
-beforeAll(async () => {
-  sink = createServer((request, response) => {
-    probes.push(`${request.method} ${request.url}`)
-    response.writeHead(404).end()
-  })
-  await new Promise<void>((resolve) => sink.listen(0, '127.0.0.1', resolve))
-  fake = await FakeGke.start({operationMs: 20})
-})
-
-afterAll(async () => {
-  await fake.stop()
-  await new Promise((resolve) => sink.close(resolve))
-})
+fakesForFile(
+  async (fakes) => {
+    const started = await startHttpServer('metadata sink', async (request, response) => {
+      probes.push(`${request.method} ${request.url}`)
+      response.writeHead(404).end()
+    })
+    sinkPort = started.port
+    fakes.add({stop: () => closeServer(started.server)})
+    fake = fakes.add(await FakeGke.start({operationMs: 20}))
+  },
+  {reset: false},
+)
 
 describe('the GKE client with an endpoint override', () => {
   it('never asks the metadata server for credentials, a project or a universe domain', async () => {
-    const port = (sink.address() as AddressInfo).port
+    const port = sinkPort
     const env = isolatedEnv({
       XPK_GKE_ENDPOINT: `http://${fake.endpoint}`,
       GCE_METADATA_HOST: `127.0.0.1:${port}`,

@@ -12,12 +12,13 @@ import {ENVIRONMENT, type VariableDefinition} from '../../src/core/environment.j
 import type {ValueShape} from '../../src/core/input.js'
 import {COMMANDS} from '../../src/index.js'
 import {FakeCompute} from '../fakes/fake-compute.js'
-import {FakeGke} from '../fakes/fake-gke.js'
-import {FakeKube} from '../fakes/fake-kube.js'
+import type {FakeGke} from '../fakes/fake-gke.js'
+import type {FakeKube} from '../fakes/fake-kube.js'
 import {FakeTpu} from '../fakes/fake-tpu.js'
 import {isolatedEnv, runCli, type CliResult} from '../helpers/cli.js'
 import {markRequests, mutationsSince, type WireFakes} from '../helpers/mutations.js'
 import {tempDir} from '../helpers/temp.js'
+import {fakesForFile, seedDemoCluster, startKubeAndGke} from '../helpers/wire-fakes.js'
 
 type CommandId = keyof typeof COMMANDS
 type Definition = {type: 'option' | 'boolean'; valueShape?: ValueShape; multiple?: boolean}
@@ -28,13 +29,17 @@ let tpu: FakeTpu
 let compute: FakeCompute
 let fakes: WireFakes
 
+fakesForFile(
+  async (wire) => {
+    ;({kube, gke} = await startKubeAndGke(wire))
+    seedDemo()
+    tpu = wire.add(await FakeTpu.start())
+    compute = wire.add(await FakeCompute.start())
+    fakes = {gke, kube, tpu, compute}
+  },
+  {reset: false},
+)
 beforeAll(async () => {
-  kube = await FakeKube.start()
-  gke = await FakeGke.start(kube.gkeClusterOptions())
-  seedDemo()
-  tpu = await FakeTpu.start()
-  compute = await FakeCompute.start()
-  fakes = {gke, kube, tpu, compute}
   // The check has teeth: the same command with good values sends the request the refused ones must not. Run first,
   // alone: the refusals run side by side, so a mutation in any of them would show in every window open then.
   const sure = await attempt(BASE_DELETE)
@@ -45,17 +50,11 @@ beforeAll(async () => {
 afterAll(async () => {
   // And over the whole run: not one mutating request since.
   if (fakes) expect(mutationsSince(fakes, start)).toEqual([])
-  await Promise.all([gke?.stop(), kube?.stop(), tpu?.stop(), compute?.stop()])
 })
 
 let start: ReturnType<typeof markRequests>
 function seedDemo(): void {
-  gke.seedCluster({
-    project: 'my-project',
-    location: 'us-central2',
-    name: 'demo',
-    nodePools: [{name: 'default-pool', initialNodeCount: 3, config: {machineType: 'e2-standard-16'}}],
-  })
+  seedDemoCluster(gke, 'my-project', 3)
 }
 
 const env = (extra: Record<string, string | undefined> = {}) =>

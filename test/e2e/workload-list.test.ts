@@ -3,7 +3,7 @@
 // state by writing the status objects Kueue and the JobSet controller write (through the status subresource, with
 // the real CRDs validating them when the tests can find them). Every filter, --filter-by-job, --json, the wait
 // (success 0, failure 125, timeout 124) and bad input (exit 2, no request at all).
-import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest'
+import {beforeEach, describe, expect, it} from 'vitest'
 
 import type {WorkloadListResult} from '../../src/services/workload-list.js'
 import {
@@ -15,9 +15,10 @@ import {
   submittedJobSet,
   type WorkloadScenario,
 } from '../builders/workload-states.js'
-import {FakeGke} from '../fakes/fake-gke.js'
-import {FakeKube, type Obj} from '../fakes/fake-kube.js'
+import type {FakeGke} from '../fakes/fake-gke.js'
+import type {FakeKube, Obj} from '../fakes/fake-kube.js'
 import {isolatedEnv, runCli, startCli} from '../helpers/cli.js'
+import {fakesForFile, seedDemoCluster, startKubeAndGke} from '../helpers/wire-fakes.js'
 import {workloadCrds} from '../helpers/workload-crds.js'
 
 const PROJECT = 'e2e-project'
@@ -27,15 +28,13 @@ const CRDS = workloadCrds()
 let gke: FakeGke
 let kube: FakeKube
 
-beforeAll(async () => {
-  kube = await FakeKube.start({bookmarkIntervalMs: 1000})
-  gke = await FakeGke.start({...kube.gkeClusterOptions()})
-  gke.seedCluster({project: PROJECT, location: 'us-central2', name: 'demo'})
-}, 60_000)
-afterAll(async () => {
-  await gke?.stop()
-  await kube?.stop()
-})
+fakesForFile(
+  async (wire) => {
+    ;({kube, gke} = await startKubeAndGke(wire, {kube: {bookmarkIntervalMs: 1000}}))
+    seedDemoCluster(gke, PROJECT)
+  },
+  {reset: false},
+)
 beforeEach(() => {
   kube.reset()
   kube.seed(...(CRDS as unknown as Obj[]))

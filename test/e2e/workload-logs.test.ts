@@ -3,12 +3,13 @@
 // controller label them, and the test writes their container logs through the fake while the CLI follows them,
 // restarts containers, and replaces pods as a JobSet restart does.
 import * as k8s from '@kubernetes/client-node'
-import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest'
+import {beforeEach, describe, expect, it} from 'vitest'
 
 import {at, submittedJobSet, SLICES} from '../builders/workload-states.js'
-import {FakeGke} from '../fakes/fake-gke.js'
-import {FakeKube, type Obj} from '../fakes/fake-kube.js'
+import type {FakeGke} from '../fakes/fake-gke.js'
+import type {FakeKube, Obj} from '../fakes/fake-kube.js'
 import {isolatedEnv, runCli, startCli} from '../helpers/cli.js'
+import {fakesForFile, seedDemoCluster, startKubeAndGke} from '../helpers/wire-fakes.js'
 import {workloadCrds} from '../helpers/workload-crds.js'
 
 const PROJECT = 'e2e-project'
@@ -20,15 +21,13 @@ const WORKERS = 4
 let gke: FakeGke
 let kube: FakeKube
 
-beforeAll(async () => {
-  kube = await FakeKube.start()
-  gke = await FakeGke.start({...kube.gkeClusterOptions()})
-  gke.seedCluster({project: PROJECT, location: 'us-central2', name: 'demo'})
-}, 60_000)
-afterAll(async () => {
-  await gke?.stop()
-  await kube?.stop()
-})
+fakesForFile(
+  async (wire) => {
+    ;({kube, gke} = await startKubeAndGke(wire))
+    seedDemoCluster(gke, PROJECT)
+  },
+  {reset: false},
+)
 beforeEach(() => {
   kube.reset()
   kube.seed(...(workloadCrds() as unknown as Obj[]))

@@ -3,14 +3,15 @@
 // tests can find it (CI always does), so a submitted JobSet that the API server would reject fails here too.
 import {writeFileSync} from 'node:fs'
 import {join} from 'node:path'
-import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest'
+import {beforeEach, describe, expect, it} from 'vitest'
 
-import {FakeGke} from '../fakes/fake-gke.js'
-import {FakeKube, type Obj} from '../fakes/fake-kube.js'
+import type {FakeGke} from '../fakes/fake-gke.js'
+import type {FakeKube, Obj} from '../fakes/fake-kube.js'
 import {isolatedEnv, runCli, startCli} from '../helpers/cli.js'
 import {jobSetCrd} from '../helpers/release-files.js'
 import {markRequests, mutationsSince} from '../helpers/mutations.js'
 import {tempDir} from '../helpers/temp.js'
+import {fakesForFile, seedDemoCluster, startKubeAndGke} from '../helpers/wire-fakes.js'
 import {resourcesConfigMap, submitReadyKueueObjects} from '../builders/workload-cluster.js'
 
 const PROJECT = 'e2e-project'
@@ -21,15 +22,13 @@ const JOBSET = 'jobset.x-k8s.io/v1alpha2'
 let gke: FakeGke
 let kube: FakeKube
 
-beforeAll(async () => {
-  kube = await FakeKube.start()
-  gke = await FakeGke.start(kube.gkeClusterOptions())
-  gke.seedCluster({project: PROJECT, location: 'us-central2', name: 'demo'})
-}, 60_000)
-afterAll(async () => {
-  await gke?.stop()
-  await kube?.stop()
-})
+fakesForFile(
+  async (wire) => {
+    ;({kube, gke} = await startKubeAndGke(wire))
+    seedDemoCluster(gke, PROJECT)
+  },
+  {reset: false},
+)
 beforeEach(() => setUpCluster())
 
 /** The cluster as `cluster create` leaves it, but for the objects of the kinds in `without`. */

@@ -30,12 +30,13 @@ const failure = (promise: Promise<unknown>) =>
   )
 
 describe('createWorkloadPolicy', () => {
-  it('inserts, waits for the operation, then until the policy is READY', async () => {
+  it('inserts, waits for the operation, then reads the policy READY', async () => {
     const log: string[] = []
     const compute = new MemoryCompute(log)
     await createWorkloadPolicy(compute, SPEC, options())
+    expect(compute.created).toEqual([SPEC])
     expect(compute.policies.get(SPEC.name)?.status).toBe('READY')
-    expect(log.filter((c) => c.startsWith('getWorkloadPolicy')).length).toBeGreaterThan(1)
+    expect(log).toEqual([`createWorkloadPolicy ${SPEC.name}`, `getWorkloadPolicy ${SPEC.name}`])
   })
 
   it('takes a policy that exists already (409) once it is READY, without a second insert', async () => {

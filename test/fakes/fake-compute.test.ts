@@ -246,6 +246,15 @@ describe('FakeCompute faults', () => {
     expect(fake.calls[0]?.status).toBe(200)
   })
 
+  it('afterApply makes the insert and loses its answer: the retry finds the policy there (409, exists)', async () => {
+    fake.faults.push({method: 'POST', status: 504, afterApply: true})
+    const error = (await compute.insertWorkloadPolicy(spec()).catch((e: unknown) => e)) as ApiError
+    expect([error.status, error.retryable]).toEqual(['DEADLINE_EXCEEDED', true])
+    expect(fake.policies().map((p) => p.name)).toEqual([spec().name])
+    expect(await compute.insertWorkloadPolicy(spec())).toBe('exists')
+    expect(fake.calls.map((c) => c.status)).toEqual([504, 409])
+  })
+
   it('fails a matching operation: DONE with error.errors and httpErrorStatusCode, policy removed', async () => {
     fake.failOperations({
       match: (t) => t.name === 'doomed',

@@ -1,8 +1,19 @@
 // A test double of the few Compute Engine REST v1 endpoints xpk uses for workload policies, served over real HTTP on
 // loopback so the production adapter (fetch, JSON, status codes, operation polling) runs against it unmodified.
 // Behaviour spec: fake-compute.md next to this file.
-import {createServer, type IncomingMessage, type Server, type ServerResponse} from 'node:http'
-import type {AddressInfo} from 'node:net'
+import type {IncomingMessage, ServerResponse} from 'node:http'
+
+import {
+  closeServer,
+  readBody,
+  Running,
+  serveWithFaults,
+  takeFault,
+  startHttpServer,
+  Timers,
+  type Fault,
+  type StartedServer,
+} from './fake-server.js'
 
 export type PolicyStatus = 'CREATING' | 'READY' | 'DELETING' | 'EXPIRED' | 'INVALID'
 export type OperationStatus = 'RUNNING' | 'DONE'
@@ -61,7 +72,8 @@ export interface ComputeCall {
   status?: number
 }
 
-export interface HttpFault {
+/** An HTTP-level fault (`times`, `delayMs` and `afterApply` as every fake's: fake-server.ts). */
+export interface HttpFault extends Fault {
   /** Answer with this status and a Google JSON error. Omit to only delay the request by delayMs. */
   status?: number
   message?: string
@@ -71,9 +83,6 @@ export interface HttpFault {
   method?: 'GET' | 'POST'
   /** Only paths (below the API root) containing this string or matching this pattern. */
   path?: string | RegExp
-  /** Counts down as the fault is consumed; the fault is removed at 0. Default 1. */
-  times?: number
-  delayMs?: number
   /** Sent verbatim instead of the Google JSON error, e.g. a proxy's HTML page. */
   rawBody?: string
 }
@@ -185,7 +194,6 @@ interface OpRecord {
   project: string
   key: string
   failure?: {errors: {code: string; message: string}[]; httpErrorStatusCode: number}
-  timer?: NodeJS.Timeout
 }
 
 export class FakeCompute {
@@ -196,39 +204,27 @@ export class FakeCompute {
 
   private readonly policyMap = new Map<string, PolicyState>()
   private readonly ops = new Map<string, OpRecord>()
-  private readonly active = new Set<OpRecord>()
-  private readonly delayed = new Set<NodeJS.Timeout>()
-  private settleWaiters: (() => void)[] = []
+  private readonly active = new Running<OpRecord>()
+  private readonly delays = new Timers()
   private opCounter = 0
   private idCounter = 0
   private stopped = false
 
-  private constructor(
-    private readonly server: Server,
-    private readonly options: FakeComputeOptions,
-  ) {
+  private started!: StartedServer
+
+  private constructor(private readonly options: FakeComputeOptions) {
     this.settings = resolveSettings(options)
   }
 
   static async start(options: FakeComputeOptions = {}): Promise<FakeCompute> {
-    const server = createServer()
-    const fake = new FakeCompute(server, options)
-    server.on('request', (request, response) => {
-      // A bug in the fake must fail the test that hit it, not leave the client hanging.
-      fake.serve(request, response).catch((error: unknown) => {
-        if (!response.headersSent) response.writeHead(500, {'content-type': 'text/plain'})
-        response.end(`fake-compute crashed: ${String(error)}`)
-      })
-    })
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject)
-      server.listen(0, '127.0.0.1', resolve)
-    })
+    const fake = new FakeCompute(options)
+    fake.started = await startHttpServer('fake-compute', (request, response) => fake.serve(request, response))
     return fake
   }
 
+  /** The loopback port it serves on. */
   get port(): number {
-    return (this.server.address() as AddressInfo).port
+    return this.started.port
   }
 
   /** What to pass as the adapter's `endpoint`: the adapter adds `compute/v1/`. */
@@ -239,17 +235,14 @@ export class FakeCompute {
   async stop(): Promise<void> {
     if (this.stopped) return
     this.stopped = true
-    this.clearOperationTimers()
-    for (const timer of this.delayed) clearTimeout(timer)
-    this.delayed.clear()
-    this.server.closeAllConnections()
-    await new Promise((resolve) => this.server.close(resolve))
-    this.notifySettled(true)
+    this.active.stop()
+    this.delays.clear()
+    await closeServer(this.started.server)
   }
 
   /** Back to the state right after start(): no policies, operations, calls or faults; settings as started. */
   reset(): void {
-    this.clearOperationTimers()
+    this.active.clear()
     this.policyMap.clear()
     this.ops.clear()
     this.calls.length = 0
@@ -258,7 +251,6 @@ export class FakeCompute {
     this.opCounter = 0
     this.idCounter = 0
     this.settings = resolveSettings(this.options)
-    this.notifySettled()
   }
 
   /** Every call that is not a GET. */
@@ -272,13 +264,12 @@ export class FakeCompute {
 
   /** Completes running operations now, as if their time had come. */
   finishOperations(filter?: (op: OperationState) => boolean): void {
-    for (const rec of [...this.active]) if (!filter || filter(structuredClone(rec.op))) this.finish(rec)
+    for (const rec of this.active.all()) if (!filter || filter(structuredClone(rec.op))) this.finish(rec)
   }
 
   /** Resolves once no operation is running. */
   settled(): Promise<void> {
-    if (this.active.size === 0 || this.stopped) return Promise.resolve()
-    return new Promise((resolve) => this.settleWaiters.push(resolve))
+    return this.active.settled()
   }
 
   seedPolicy(seed: SeedPolicy): PolicyState {
@@ -341,40 +332,26 @@ export class FakeCompute {
       response.end(raw)
     }
 
-    const fault = this.takeFault(call)
-    if (fault?.delayMs) {
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(() => {
-          this.delayed.delete(timer)
-          resolve()
-        }, fault.delayMs)
-        this.delayed.add(timer)
-      })
-      if (this.stopped) return
-    }
-    if (fault?.status !== undefined) {
-      const message = fault.message ?? `Injected fault: HTTP ${fault.status}.`
-      return answer(fault.status, fault.rawBody ?? googleErrorBody(fault.status, message, fault.reason))
-    }
     try {
-      answer(200, this.route(call, url.pathname, text))
+      const outcome = await serveWithFaults({
+        faults: this.faults,
+        fits: (f) =>
+          (!f.method || f.method === call.method) &&
+          (f.path === undefined || (typeof f.path === 'string' ? call.path.includes(f.path) : f.path.test(call.path))),
+        answers: (f) => f.status !== undefined,
+        latencyMs: 0,
+        timers: this.delays,
+        stopped: () => this.stopped,
+        serve: () => this.route(call, url.pathname, text),
+      })
+      if (outcome.kind === 'stopped') return
+      if (outcome.kind === 'served') return answer(200, outcome.value)
+      const {status, message, rawBody, reason} = outcome.fault
+      answer(status!, rawBody ?? googleErrorBody(status!, message ?? `Injected fault: HTTP ${status}.`, reason))
     } catch (error) {
       if (!(error instanceof HttpError)) throw error
       answer(error.status, googleErrorBody(error.status, error.message, error.reason))
     }
-  }
-
-  private takeFault(call: ComputeCall): HttpFault | undefined {
-    const index = this.faults.findIndex(
-      (f) =>
-        (!f.method || f.method === call.method) &&
-        (f.path === undefined || (typeof f.path === 'string' ? call.path.includes(f.path) : f.path.test(call.path))),
-    )
-    if (index < 0) return undefined
-    const fault = this.faults[index]!
-    fault.times = (fault.times ?? 1) - 1
-    if (fault.times <= 0) this.faults.splice(index, 1)
-    return fault
   }
 
   private route(call: ComputeCall, pathname: string, text: string): object {
@@ -459,7 +436,7 @@ export class FakeCompute {
     const policy = this.newPolicy(project, region, name, {...(workload as {type: string})}, body)
     this.policyMap.set(key, policy)
     const target: OperationTarget = {project, region, name, body: structuredClone(body)}
-    const fault = this.takeOperationFault(target)
+    const fault = takeFault(this.operationFaults, (f) => !f.match || f.match(target))
     const now = new Date().toISOString()
     const opName = `operation-${++this.opCounter}`
     const rec: OpRecord = {
@@ -487,28 +464,14 @@ export class FakeCompute {
     }
     this.ops.set(opName, rec)
     const duration = fault?.durationMs ?? this.settings.operationMs
-    if (duration <= 0) {
-      this.finish(rec)
-    } else {
-      this.active.add(rec)
-      if (Number.isFinite(duration)) rec.timer = setTimeout(() => this.finish(rec), duration)
-    }
+    if (duration <= 0) this.finish(rec)
+    else this.active.start(rec, duration, (running) => this.finish(running))
     return rec.op
-  }
-
-  private takeOperationFault(target: OperationTarget): OperationFault | undefined {
-    const index = this.operationFaults.findIndex((f) => !f.match || f.match(target))
-    if (index < 0) return undefined
-    const fault = this.operationFaults[index]!
-    fault.times = (fault.times ?? 1) - 1
-    if (fault.times <= 0) this.operationFaults.splice(index, 1)
-    return fault
   }
 
   private finish(rec: OpRecord): void {
     if (rec.op.status === 'DONE') return
-    clearTimeout(rec.timer)
-    this.active.delete(rec)
+    this.active.end(rec)
     rec.op.status = 'DONE'
     rec.op.progress = 100
     rec.op.endTime = new Date().toISOString()
@@ -524,7 +487,6 @@ export class FakeCompute {
       const policy = this.policyMap.get(rec.key)
       if (policy) policy.status = 'READY'
     }
-    if (this.active.size === 0) this.notifySettled()
   }
 
   private newPolicy(
@@ -551,18 +513,6 @@ export class FakeCompute {
   private nextId(): string {
     return String(4_000_000_000_000_000_000n + BigInt(++this.idCounter))
   }
-
-  private clearOperationTimers(): void {
-    for (const rec of this.active) clearTimeout(rec.timer)
-    this.active.clear()
-  }
-
-  private notifySettled(all = false): void {
-    if (!all && this.active.size > 0) return
-    const waiters = this.settleWaiters
-    this.settleWaiters = []
-    for (const resolve of waiters) resolve()
-  }
 }
 
 const HTTP_MESSAGES: Record<number, string> = {
@@ -586,15 +536,6 @@ function notFound(resource: string): HttpError {
 
 function resolveSettings(options: FakeComputeOptions): FakeComputeSettings {
   return {operationMs: options.operationMs ?? 50, requireToken: options.requireToken}
-}
-
-function readBody(request: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = []
-    request.on('data', (chunk: Buffer) => chunks.push(chunk))
-    request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')))
-    request.on('error', reject)
-  })
 }
 
 function parseBody(text: string): unknown {

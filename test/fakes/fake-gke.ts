@@ -2,11 +2,12 @@
 // @google-cloud/container, so the production ClusterManagerClient runs against it unmodified, and over the REST
 // mapping of the same protos (rest-front.ts), which is how xpk itself talks to GKE.
 // Behaviour spec: fake-gke.md next to this file.
-import {createHash} from 'node:crypto'
 import {createRequire} from 'node:module'
 import path from 'node:path'
 import * as grpc from '@grpc/grpc-js'
 
+import {Running, serveWithFaults, takeFault, Timers, type Fault} from './fake-server.js'
+import {gkeSays, LABEL_KEY_RE, LABEL_VALUE_RE, labelFingerprint} from './gke-wording.js'
 import {routeUnary, startGrpcServer} from './grpc-server.js'
 import {startRestFront, type DecodeOptions, type RestFront} from './rest-front.js'
 import * as protoLoader from '@grpc/proto-loader'
@@ -80,18 +81,14 @@ export interface CallRecord {
   details?: string
 }
 
-export interface RpcFault {
+/** An RPC-level fault (`times`, `delayMs` and `afterApply` as every fake's: fake-server.ts). */
+export interface RpcFault extends Fault {
   /** RPC name as in the proto (CreateNodePool) or '*' for any. */
   method: string
   /** Omit to only delay the RPC by delayMs. */
   code?: grpc.status
   message?: string
-  /** Counts down as the fault is consumed; the fault is removed at 0. Default 1. */
-  times?: number
   match?: (request: Record<string, unknown>) => boolean
-  delayMs?: number
-  /** The RPC takes effect and only the response is lost, like a deadline that fires after the server acted. */
-  afterApply?: boolean
 }
 
 export interface OperationTarget {
@@ -170,9 +167,6 @@ const DEFAULT_CHANNELS: ServerConfigSettings['channels'] = {
 }
 
 const NAME_RE = /^[a-z](?:[-a-z0-9]{0,38}[a-z0-9])?$/
-// GKE resource labels: keys start with a lowercase letter; keys and values are lowercase letters, digits, _ and -.
-const LABEL_KEY_RE = /^[a-z][a-z0-9_-]{0,62}$/
-const LABEL_VALUE_RE = /^[a-z0-9_-]{0,63}$/
 const LOCATION_RE = /^[a-z]+(?:-[a-z]+)?\d+(?:-[a-z])?$/
 const CLUSTER_OPS: readonly OperationType[] = ['CREATE_CLUSTER', 'DELETE_CLUSTER']
 const API = 'https://container.googleapis.com/v1/'
@@ -186,7 +180,7 @@ class RpcError extends Error {
   }
 }
 
-const notFound = (name: string) => new RpcError(grpc.status.NOT_FOUND, `Not found: ${name}.`)
+const notFound = (name: string) => new RpcError(grpc.status.NOT_FOUND, gkeSays.notFound(name))
 const invalid = (message: string) => new RpcError(grpc.status.INVALID_ARGUMENT, message)
 
 interface ClusterRecord {
@@ -210,7 +204,6 @@ interface OpRecord {
   nodePool?: string
   failure?: {code: number; message: string; resourceStatus: ClusterStatus & NodePoolStatus}
   resizeTo?: number
-  timer?: NodeJS.Timeout
 }
 
 let cachedService: grpc.ServiceDefinition | undefined
@@ -352,9 +345,8 @@ export class FakeGke {
 
   private readonly clusters = new Map<string, ClusterRecord>()
   private readonly ops = new Map<string, OpRecord>()
-  private readonly active = new Set<OpRecord>()
-  private readonly delayed = new Set<NodeJS.Timeout>()
-  private settleWaiters: (() => void)[] = []
+  private readonly active = new Running<OpRecord>()
+  private readonly delays = new Timers()
   private opCounter = 0
   private idCounter = 0
   private stopped = false
@@ -397,18 +389,16 @@ export class FakeGke {
   async stop(): Promise<void> {
     if (this.stopped) return
     this.stopped = true
-    this.clearOperationTimers()
-    for (const timer of this.delayed) clearTimeout(timer)
-    this.delayed.clear()
+    this.active.stop()
+    this.delays.clear()
     this.server.forceShutdown()
     await this.rest?.close()
-    this.notifySettled(true)
   }
 
   /** Back to the state right after start(): no clusters, operations, calls or faults; settings as started. */
   reset(): void {
     // RPCs held back by a delay still get answered, against the fresh state.
-    this.clearOperationTimers()
+    this.active.clear()
     this.clusters.clear()
     this.ops.clear()
     this.calls.length = 0
@@ -417,13 +407,11 @@ export class FakeGke {
     this.opCounter = 0
     this.idCounter = 0
     this.settings = resolveSettings(this.options)
-    this.notifySettled()
   }
 
   /** Resolves once no operation is running. */
   settled(): Promise<void> {
-    if (this.active.size === 0 || this.stopped) return Promise.resolve()
-    return new Promise((resolve) => this.settleWaiters.push(resolve))
+    return this.active.settled()
   }
 
   failOperations(fault: OperationFault): void {
@@ -432,7 +420,7 @@ export class FakeGke {
 
   /** Completes running operations now, as if their time had come. */
   finishOperations(filter?: (op: OperationState) => boolean): void {
-    for (const rec of [...this.active]) if (!filter || filter(structuredClone(rec.op))) this.finish(rec)
+    for (const rec of this.active.all()) if (!filter || filter(structuredClone(rec.op))) this.finish(rec)
   }
 
   mutatingCalls(): CallRecord[] {
@@ -502,7 +490,7 @@ export class FakeGke {
   }
 
   runningOperations(): OperationState[] {
-    return [...this.active].map((r) => structuredClone(r.op))
+    return this.active.all().map((r) => structuredClone(r.op))
   }
 
   // ---- RPC plumbing ----
@@ -516,46 +504,25 @@ export class FakeGke {
       if (code === grpc.status.OK) callback(null, value)
       else callback({code, details})
     }
-    let fault: RpcFault | undefined
-    try {
-      fault = this.takeFault(method, request)
-    } catch (err) {
-      // A throwing match() is a bug in the test; surface it instead of crashing the server.
-      return respond(grpc.status.INTERNAL, `fake-gke: fault match threw: ${String(err)}`)
-    }
-    const run = () => {
-      if (this.stopped) return
-      let value: object | undefined
-      if (fault?.code !== undefined && !fault.afterApply) {
-        return respond(fault.code, fault.message ?? grpc.status[fault.code])
-      }
-      try {
-        value = this.dispatch(method, request)
-      } catch (err) {
+    serveWithFaults({
+      faults: this.faults,
+      fits: (f) => (f.method === '*' || f.method === method) && (!f.match || f.match(request)),
+      answers: (f) => f.code !== undefined,
+      latencyMs: this.settings.rpcLatencyMs,
+      timers: this.delays,
+      stopped: () => this.stopped,
+      serve: () => this.dispatch(method, request),
+    }).then(
+      (outcome) => {
+        if (outcome.kind === 'served') respond(grpc.status.OK, undefined, outcome.value)
+        else if (outcome.kind === 'fault')
+          respond(outcome.fault.code!, outcome.fault.message ?? grpc.status[outcome.fault.code!])
+      },
+      (err: unknown) => {
         if (err instanceof RpcError) return respond(err.code, err.message)
-        return respond(grpc.status.INTERNAL, `fake-gke: ${err instanceof Error ? err.stack : String(err)}`)
-      }
-      if (fault?.code !== undefined) return respond(fault.code, fault.message ?? grpc.status[fault.code])
-      respond(grpc.status.OK, undefined, value)
-    }
-    const delay = this.settings.rpcLatencyMs + (fault?.delayMs ?? 0)
-    if (delay <= 0) return run()
-    const timer = setTimeout(() => {
-      this.delayed.delete(timer)
-      run()
-    }, delay)
-    this.delayed.add(timer)
-  }
-
-  private takeFault(method: string, request: Record<string, unknown>): RpcFault | undefined {
-    const index = this.faults.findIndex(
-      (f) => (f.method === '*' || f.method === method) && (f.times ?? 1) > 0 && (!f.match || f.match(request)),
+        respond(grpc.status.INTERNAL, `fake-gke: ${err instanceof Error ? err.stack : String(err)}`)
+      },
     )
-    if (index < 0) return undefined
-    const fault = this.faults[index]
-    fault.times = (fault.times ?? 1) - 1
-    if (fault.times <= 0) this.faults.splice(index, 1)
-    return fault
   }
 
   private dispatch(method: string, r: Record<string, unknown>): object {
@@ -611,7 +578,7 @@ export class FakeGke {
     const name = input.name ?? ''
     if (!NAME_RE.test(name)) throw invalid(nameError('cluster.name', name))
     const key = clusterKey(project, location, name)
-    if (this.clusters.has(key)) throw new RpcError(grpc.status.ALREADY_EXISTS, `Already exists: ${key}.`)
+    if (this.clusters.has(key)) throw new RpcError(grpc.status.ALREADY_EXISTS, gkeSays.alreadyExists(key))
 
     const pools = input.nodePools ?? []
     delete input.nodePools
@@ -654,15 +621,14 @@ export class FakeGke {
     const rec = this.requireCluster(nameFrom(r, 'name', CLUSTER_PARTS))
     const clusterOp = this.running(rec).find((op) => CLUSTER_OPS.includes(op.type))
     if (clusterOp) {
-      const verb = clusterOp.type === 'CREATE_CLUSTER' ? 'creating' : 'deleting'
       throw new RpcError(
         grpc.status.FAILED_PRECONDITION,
-        `Operation ${shortId(clusterOp)} is currently ${verb} cluster ${rec.data.name}. Please wait and try again once it is done.`,
+        gkeSays.busyCluster(shortId(clusterOp), clusterOp.type, rec.data.name),
       )
     }
     // Deleting a cluster supersedes whatever its node pools were doing.
     for (const op of this.running(rec)) {
-      const message = 'Operation was aborted: the cluster is being deleted.'
+      const message = gkeSays.abortedByClusterDelete
       this.finish(op, {code: grpc.status.ABORTED, message, resourceStatus: 'STOPPING'})
     }
     const op = this.startOperation('DELETE_CLUSTER', rec, r)
@@ -680,18 +646,15 @@ export class FakeGke {
     const rec = this.requireCluster(nameFrom(r, 'name', CLUSTER_PARTS))
     const labels = (r.resourceLabels ?? {}) as Record<string, string>
     for (const [key, value] of Object.entries(labels)) {
-      if (!LABEL_KEY_RE.test(key)) throw invalid(`Invalid label key "${key}".`)
-      if (!LABEL_VALUE_RE.test(String(value))) throw invalid(`Invalid value "${value}" for label "${key}".`)
+      if (!LABEL_KEY_RE.test(key)) throw invalid(gkeSays.invalidLabelKey(key))
+      if (!LABEL_VALUE_RE.test(String(value))) throw invalid(gkeSays.invalidLabelValue(key, String(value)))
     }
     const clusterOp = this.running(rec).find((op) => CLUSTER_OPS.includes(op.type))
     if (clusterOp) throw incompatible(clusterOp)
     const current = rec.data.labelFingerprint ?? ''
     const given = typeof r.labelFingerprint === 'string' ? r.labelFingerprint : ''
     if (given !== current) {
-      throw new RpcError(
-        grpc.status.FAILED_PRECONDITION,
-        `Labels could not be set due to fingerprint mismatch; try again with the proper fingerprint: incorrect fingerprint supplied was "${given}", the expected one is "${current}".`,
-      )
+      throw new RpcError(grpc.status.FAILED_PRECONDITION, gkeSays.fingerprintMismatch(given, current))
     }
     rec.data.resourceLabels = {...labels}
     rec.data.labelFingerprint = labelFingerprint(labels)
@@ -712,7 +675,7 @@ export class FakeGke {
     const name = input.name ?? ''
     if (!NAME_RE.test(name)) throw invalid(nameError('node_pool.name', name))
     if (rec.pools.has(name)) {
-      throw new RpcError(grpc.status.ALREADY_EXISTS, `Already exists: ${rec.key}/nodePools/${name}.`)
+      throw new RpcError(grpc.status.ALREADY_EXISTS, gkeSays.alreadyExists(`${rec.key}/nodePools/${name}`))
     }
     const policyName = (input as {placementPolicy?: {policyName?: string}}).placementPolicy?.policyName
     if (policyName) {
@@ -756,20 +719,11 @@ export class FakeGke {
     const clusterOp = running.find((op) => CLUSTER_OPS.includes(op.type))
     if (clusterOp) throw incompatible(clusterOp)
     if (rec.data.status !== 'RUNNING' && rec.data.status !== 'DEGRADED') {
-      throw new RpcError(
-        grpc.status.FAILED_PRECONDITION,
-        `Cluster ${rec.data.name} is not ready: its status is ${rec.data.status}.`,
-      )
+      throw new RpcError(grpc.status.FAILED_PRECONDITION, gkeSays.notReady(rec.data.name, rec.data.status))
     }
     const poolOp = poolName ? running.find((op) => op.nodePool === poolName) : undefined
     if (poolOp) {
-      const verb = {CREATE_NODE_POOL: 'creating', DELETE_NODE_POOL: 'deleting', SET_NODE_POOL_SIZE: 'resizing'}[
-        poolOp.type as 'CREATE_NODE_POOL'
-      ]
-      throw new RpcError(
-        grpc.status.FAILED_PRECONDITION,
-        `Operation ${shortId(poolOp)} is currently ${verb} node pool ${poolName}. Please wait and try again once it is done.`,
-      )
+      throw new RpcError(grpc.status.FAILED_PRECONDITION, gkeSays.busyPool(shortId(poolOp), poolOp.type, poolName!))
     }
     if (running.length >= this.settings.maxConcurrentOperationsPerCluster) {
       if (this.settings.concurrencyLimitError === 'too-many-operations') {
@@ -830,7 +784,10 @@ export class FakeGke {
       request,
     }
     if (nodePool) target.nodePool = nodePool
-    const fault = this.takeOperationFault(target)
+    const fault = takeFault(
+      this.operationFaults,
+      (f) => (!f.type || f.type === target.type) && (!f.match || f.match(target)),
+    )
     if (fault) {
       const message = typeof fault.message === 'function' ? fault.message(target) : fault.message
       opRec.failure = {
@@ -840,26 +797,13 @@ export class FakeGke {
       }
     }
     this.ops.set(name, opRec)
-    this.active.add(opRec)
     const duration = fault?.durationMs ?? this.settings.operationMsByType[type] ?? this.settings.operationMs
-    if (Number.isFinite(duration)) opRec.timer = setTimeout(() => this.finish(opRec), Math.max(0, duration))
+    this.active.start(opRec, duration, (rec) => this.finish(rec))
     return structuredClone(op)
   }
 
-  private takeOperationFault(target: OperationTarget): OperationFault | undefined {
-    const index = this.operationFaults.findIndex(
-      (f) => (!f.type || f.type === target.type) && (f.times ?? 1) > 0 && (!f.match || f.match(target)),
-    )
-    if (index < 0) return undefined
-    const fault = this.operationFaults[index]
-    fault.times = (fault.times ?? 1) - 1
-    if (fault.times <= 0) this.operationFaults.splice(index, 1)
-    return fault
-  }
-
   private finish(rec: OpRecord, override?: OpRecord['failure']): void {
-    if (!this.active.delete(rec)) return
-    clearTimeout(rec.timer)
+    if (!this.active.end(rec)) return
     const failure = override ?? rec.failure
     rec.op.status = 'DONE'
     rec.op.endTime = new Date().toISOString()
@@ -870,7 +814,6 @@ export class FakeGke {
     const cluster = this.clusters.get(rec.clusterKey)
     const pool = rec.nodePool ? cluster?.pools.get(rec.nodePool) : undefined
     if (cluster) this.applyOutcome(rec, cluster, pool, failure)
-    this.notifySettled()
   }
 
   private applyOutcome(
@@ -910,19 +853,7 @@ export class FakeGke {
   }
 
   private running(rec: ClusterRecord): OpRecord[] {
-    return [...this.active].filter((op) => op.clusterKey === rec.key)
-  }
-
-  private notifySettled(force = false): void {
-    if (!force && this.active.size > 0) return
-    const waiters = this.settleWaiters
-    this.settleWaiters = []
-    for (const resolve of waiters) resolve()
-  }
-
-  private clearOperationTimers(): void {
-    for (const rec of this.active) clearTimeout(rec.timer)
-    this.active.clear()
+    return this.active.all().filter((op) => op.clusterKey === rec.key)
   }
 
   // ---- server config ----
@@ -1025,7 +956,7 @@ function shortId(rec: OpRecord): string {
 }
 
 function incompatible(rec: OpRecord): RpcError {
-  return new RpcError(grpc.status.FAILED_PRECONDITION, `Cluster is running incompatible operation ${shortId(rec)}.`)
+  return new RpcError(grpc.status.FAILED_PRECONDITION, gkeSays.incompatibleOperation(shortId(rec)))
 }
 
 function nameError(field: string, value: string): string {
@@ -1034,16 +965,4 @@ function nameError(field: string, value: string): string {
     `(only alphanumerics and '-' allowed, must start with a letter and end with an alphanumeric, and must be no ` +
     `longer than 40 characters).`
   )
-}
-
-/**
- * A fingerprint of the labels' content: 8 hex digits, as GKE shows them. GKE does not say how it derives them; a
- * content hash is the case where labels put back as they were give the old fingerprint again, which a client must
- * not be fooled by (xpk's lock counts a generation label for that reason).
- */
-function labelFingerprint(labels: Readonly<Record<string, string>>): string {
-  const sorted = Object.keys(labels)
-    .sort()
-    .map((key) => [key, labels[key]])
-  return createHash('sha256').update(JSON.stringify(sorted)).digest('hex').slice(0, 8)
 }

@@ -3,9 +3,7 @@
 // Behaviour spec: fake-kube.md next to this file.
 import {createHash, randomBytes, randomUUID} from 'node:crypto'
 import type {IncomingMessage, ServerResponse} from 'node:http'
-import {createServer} from 'node:https'
-import type {Server} from 'node:https'
-import type {AddressInfo, Socket} from 'node:net'
+import type {Socket} from 'node:net'
 
 import {dump, load} from 'js-yaml'
 
@@ -46,6 +44,16 @@ import {
   logTimeNanos,
 } from './fake-kube-util.js'
 import {defaultBuiltin, initialStatus, validateBuiltin, validateMeta} from './fake-kube-validation.js'
+import {
+  closeServer,
+  readBody,
+  Running,
+  serveWithFaults,
+  startHttpServer,
+  Timers,
+  type Fault,
+  type StartedServer,
+} from './fake-server.js'
 
 export type {Obj} from './fake-kube-util.js'
 
@@ -91,7 +99,8 @@ export interface RequestRecord {
   at: number
 }
 
-export interface KubeFault {
+/** A request-level fault (`times`, `delayMs` and `afterApply` as every fake's: fake-server.ts). */
+export interface KubeFault extends Fault {
   /** HTTP method (GET, PATCH, ...); any when omitted. */
   method?: string
   /** Exact path, or a pattern tested against the path; any when omitted. */
@@ -104,11 +113,6 @@ export interface KubeFault {
   message?: string
   /** Sent as Retry-After and details.retryAfterSeconds (429 and 503 clients honour it). */
   retryAfterSeconds?: number
-  /** Consumed per matching request; removed at 0. Default 1; Infinity for a lasting fault. */
-  times?: number
-  delayMs?: number
-  /** The request takes effect and only the answer is lost, like a timeout after the server acted. */
-  afterApply?: boolean
 }
 
 export interface FakeKubeOptions {
@@ -306,9 +310,9 @@ export class FakeKube {
   private readonly logs = new Map<string, PodLog>()
   /** Namespaces deleted and still Terminating. */
   private readonly terminating = new Set<string>()
-  private readonly timers = new Set<NodeJS.Timeout>()
-  private pendingWork = 0
-  private settleWaiters: (() => void)[] = []
+  /** Background work (garbage collection, namespace deletion, rollouts), each a job of its own. */
+  private readonly pending = new Running<object>()
+  private readonly delays = new Timers()
   private rv = 0
   private stopped = false
   /** While set (see {@link outage}), every new connection is dropped during its TLS handshake. */
@@ -318,9 +322,9 @@ export class FakeKube {
   /** List items' JSON per stored object and served version (see {@link itemBytes}). */
   private readonly itemTexts = new WeakMap<Obj, Map<string, Buffer>>()
 
+  private started!: StartedServer
+
   private constructor(
-    private readonly server: Server,
-    readonly port: number,
     private readonly tls: FakeKubeTls,
     readonly token: string,
     private readonly options: FakeKubeOptions,
@@ -331,15 +335,12 @@ export class FakeKube {
 
   static async start(options: FakeKubeOptions = {}): Promise<FakeKube> {
     const tls = await makeFakeKubeTls()
-    const server = createServer({key: tls.serverKeyPem, cert: tls.serverCertPem})
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject)
-      server.listen(0, '127.0.0.1', () => resolve())
+    const fake = new FakeKube(tls, options.token ?? `fake-kube-${randomBytes(12).toString('hex')}`, options)
+    fake.started = await startHttpServer('fake-kube', (req, res) => fake.handle(req, res), {
+      key: tls.serverKeyPem,
+      cert: tls.serverCertPem,
     })
-    const port = (server.address() as AddressInfo).port
-    const token = options.token ?? `fake-kube-${randomBytes(12).toString('hex')}`
-    const fake = new FakeKube(server, port, tls, token, options)
-    server.on('request', (req: IncomingMessage, res: ServerResponse) => fake.handle(req, res))
+    const server = fake.started.server
     // Before the TLS server sees it: a connection that comes during an outage is cut before its handshake is done.
     server.prependListener('connection', (socket: Socket) => {
       if (fake.down) socket.destroy()
@@ -355,9 +356,14 @@ export class FakeKube {
   async outage(ms: number): Promise<void> {
     this.down = true
     this.closeStreams()
-    this.server.closeAllConnections()
+    this.started.server.closeAllConnections()
     await new Promise((resolve) => setTimeout(resolve, ms))
     this.down = false
+  }
+
+  /** The loopback port it serves on. */
+  get port(): number {
+    return this.started.port
   }
 
   /** `https://127.0.0.1:<port>`, the kubeconfig server URL. */
@@ -400,11 +406,10 @@ export class FakeKube {
   async stop(): Promise<void> {
     if (this.stopped) return
     this.stopped = true
-    this.clearTimers()
+    this.pending.stop()
+    this.delays.clear()
     this.closeStreams()
-    this.server.closeAllConnections()
-    await new Promise<void>((resolve) => this.server.close(() => resolve()))
-    this.notifySettled(true)
+    await closeServer(this.started.server)
   }
 
   /**
@@ -413,20 +418,17 @@ export class FakeKube {
    * client that cached one never sees it again.
    */
   reset(): void {
-    this.clearTimers()
+    this.pending.clear()
     this.closeStreams()
     this.requests.length = 0
     this.faults.length = 0
     this.settings = resolveSettings(this.options)
-    this.pendingWork = 0
     this.initState()
-    this.notifySettled()
   }
 
   /** Resolves once no background work (garbage collection, namespace deletion) is pending. */
   settled(): Promise<void> {
-    if (this.pendingWork === 0 || this.stopped) return Promise.resolve()
-    return new Promise((resolve) => this.settleWaiters.push(resolve))
+    return this.pending.settled()
   }
 
   mutatingRequests(): RequestRecord[] {
@@ -1097,29 +1099,13 @@ export class FakeKube {
   }
 
   private later(ms: number, work: () => void): void {
-    this.pendingWork++
-    const timer = setTimeout(() => {
-      this.timers.delete(timer)
+    this.pending.start({}, ms, (job) => {
       try {
         if (!this.stopped) work()
       } finally {
-        this.pendingWork--
-        this.notifySettled()
+        this.pending.end(job)
       }
-    }, ms)
-    this.timers.add(timer)
-  }
-
-  private notifySettled(force = false): void {
-    if (!force && this.pendingWork > 0) return
-    const waiters = this.settleWaiters
-    this.settleWaiters = []
-    for (const resolve of waiters) resolve()
-  }
-
-  private clearTimers(): void {
-    for (const timer of this.timers) clearTimeout(timer)
-    this.timers.clear()
+    })
   }
 
   private closeStreams(): void {
@@ -1318,15 +1304,11 @@ export class FakeKube {
 
   // ---- HTTP ----
 
-  private handle(req: IncomingMessage, res: ServerResponse): void {
-    const chunks: Buffer[] = []
-    req.on('data', (chunk: Buffer) => chunks.push(chunk))
-    req.on('end', () => {
-      const raw = Buffer.concat(chunks).toString('utf8')
-      this.serve(req, res, raw).catch((err: unknown) => {
-        if (!res.headersSent)
-          this.sendError(res, errors.internal(`fake-kube: ${err instanceof Error ? err.stack : String(err)}`))
-      })
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const raw = await readBody(req)
+    await this.serve(req, res, raw).catch((err: unknown) => {
+      if (!res.headersSent)
+        this.sendError(res, errors.internal(`fake-kube: ${err instanceof Error ? err.stack : String(err)}`))
     })
   }
 
@@ -1366,46 +1348,31 @@ export class FakeKube {
       return this.sendError(res, new KubeError(401, 'Unauthorized', 'Unauthorized'))
     }
 
-    let fault: KubeFault | undefined
     try {
-      fault = this.takeFault(record)
-    } catch (err) {
-      return this.sendError(res, errors.internal(`fake-kube: fault match threw: ${String(err)}`))
-    }
-    if (fault) record.faulted = true
-    const delay = this.settings.latencyMs + (fault?.delayMs ?? 0)
-    if (delay > 0) {
-      await new Promise((resolve) => setTimeout(resolve, delay))
-      if (this.stopped) return
-    }
-    if (fault?.status !== undefined && !fault.afterApply) return this.sendFault(res, fault)
-
-    try {
-      const reply = this.route(req, res, record, target, raw)
-      if (!reply) return
-      if (fault?.status !== undefined) return this.sendFault(res, fault)
-      this.send(res, reply.status, reply.body, reply.headers)
+      const outcome = await serveWithFaults({
+        faults: this.faults,
+        fits: (f) =>
+          (!f.method || f.method.toUpperCase() === record.method) &&
+          (f.path === undefined || (typeof f.path === 'string' ? f.path === record.path : f.path.test(record.path))) &&
+          (!f.verb || f.verb === record.verb) &&
+          (!f.match || f.match(record)),
+        answers: (f) => f.status !== undefined,
+        taken: () => (record.faulted = true),
+        latencyMs: this.settings.latencyMs,
+        timers: this.delays,
+        stopped: () => this.stopped,
+        serve: () => this.route(req, res, record, target, raw),
+      })
+      if (outcome.kind === 'stopped') return
+      // A watch or a log stream answered as it went.
+      const reply = outcome.kind === 'served' ? outcome.value : outcome.applied?.value
+      if (outcome.kind === 'fault' && (!outcome.applied || reply)) return this.sendFault(res, outcome.fault)
+      if (reply) this.send(res, reply.status, reply.body, reply.headers)
     } catch (err) {
       if (err instanceof KubeError) return this.sendError(res, err)
       if (err instanceof SelectorError) return this.sendError(res, errors.badRequest(err.message))
       throw err
     }
-  }
-
-  private takeFault(record: RequestRecord): KubeFault | undefined {
-    const index = this.faults.findIndex(
-      (f) =>
-        (f.times ?? 1) > 0 &&
-        (!f.method || f.method.toUpperCase() === record.method) &&
-        (f.path === undefined || (typeof f.path === 'string' ? f.path === record.path : f.path.test(record.path))) &&
-        (!f.verb || f.verb === record.verb) &&
-        (!f.match || f.match(record)),
-    )
-    if (index < 0) return undefined
-    const fault = this.faults[index]
-    fault.times = (fault.times ?? 1) - 1
-    if (fault.times <= 0) this.faults.splice(index, 1)
-    return fault
   }
 
   private sendFault(res: ServerResponse, fault: KubeFault): void {

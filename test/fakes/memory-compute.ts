@@ -1,50 +1,150 @@
-// An in-memory double of the ComputeClient port for executor and service tests: policies and operations with
-// real state, every call logged (in order with the GKE calls when given their log), failures injectable.
+// An in-memory double of the ComputeClient port for executor and service tests: policies and operations with real
+// state, every call logged (in order with the GKE calls when given their log), failures injectable. Held to the wire
+// fake (FakeCompute through the REST adapter) by compute-contract.test.ts, which says what both do:
+//   - A policy exists from its insert on, CREATING, and is READY once the insert's operation is DONE (after `ticks`
+//     reads of it). An operation that fails takes its policy away, except one that ends ALREADY_EXISTS (another
+//     creator won the race): that creator's policy stays, READY.
+//   - An insert of a name that exists (in any state) is `exists`; an unknown operation is NOT_FOUND.
+//   - Failures are ApiErrors classified as the adapter classifies Compute Engine's answers (gkeApiError, with
+//     Compute Engine named in the hints), saying what was being done.
+// One project and region: the project and region of a call are not kept apart.
+import {gkeApiError, GRPC_STATUS} from '../../src/core/cluster/gke-errors.js'
 import type {WorkloadPolicySpec} from '../../src/core/cluster/spec.js'
-import type {ApiError} from '../../src/core/errors.js'
+import {ApiError} from '../../src/core/errors.js'
 import type {ComputeClient, ComputeOperation, ObservedWorkloadPolicy} from '../../src/ports/compute.js'
+import {takeFault, type Fault} from './fake-server.js'
+
+/** A call of the port. */
+export type ComputeCall = 'getWorkloadPolicy' | 'insertWorkloadPolicy' | 'getRegionOperation'
+
+/** A failure as Compute Engine reports it, in gRPC terms: its status name and message. */
+export interface ComputeFailure {
+  readonly status: (typeof GRPC_STATUS)[number]
+  readonly message: string
+}
+
+interface CallFault extends Fault, ComputeFailure {
+  readonly call: ComputeCall
+}
+
+interface OperationRecord {
+  reads: number
+  readonly spec: WorkloadPolicySpec
+  readonly error: ApiError | null
+}
 
 export class MemoryCompute implements ComputeClient {
+  /** The policies this fake's inserts made, in order (when their operation ended well). */
   readonly created: WorkloadPolicySpec[] = []
   readonly policies = new Map<string, ObservedWorkloadPolicy>()
-  /** The insert fails with this. */
+  /** Every insert fails with this, as it is (a test's own error). */
   failWith: ApiError | undefined
-  /** The insert's operation ends with this error. */
+  /** The next inserts' operations end with this error, as it is. */
   operationError: ApiError | null = null
-  /** Reads of an operation before it is done, and of a new policy before it is READY. */
+  /**
+   * Reads of an operation before it is done; and of a policy another creator left CREATING (seeded so, with no
+   * insert of ours) before that creator's operation makes it READY.
+   */
   ticks = 2
-  private readonly ops = new Map<string, {reads: number; spec: WorkloadPolicySpec}>()
+  private readonly ops = new Map<string, OperationRecord>()
+  private readonly faults: CallFault[] = []
+  private readonly operationFaults: (Fault & ComputeFailure)[] = []
+  /** Reads of policies others are creating, by name. */
+  private readonly othersReads = new Map<string, number>()
 
   constructor(private readonly log: string[] = []) {}
 
-  async getWorkloadPolicy(_project: string, _region: string, name: string) {
+  /** The next `times` calls of `call` fail as Compute Engine's answer `failure` would. */
+  failNext(call: ComputeCall, failure: ComputeFailure, times = 1): this {
+    this.faults.push({call, ...failure, times})
+    return this
+  }
+
+  /** The next insert's operation ends DONE with `failure` (ALREADY_EXISTS: another creator won the race). */
+  failNextOperation(failure: ComputeFailure): this {
+    this.operationFaults.push({...failure})
+    return this
+  }
+
+  async getWorkloadPolicy(project: string, region: string, name: string) {
     this.log.push(`getWorkloadPolicy ${name}`)
+    // A 404 answer is no policy, as the adapter reads it.
+    if (this.fault('getWorkloadPolicy', {action: `read workload policy ${name}`, project, location: region})) {
+      return undefined
+    }
     const policy = this.policies.get(name)
-    if (policy?.status === 'CREATING' && this.ticks-- <= 0) this.policies.set(name, {...policy, status: 'READY'})
-    return this.policies.get(name)
+    if (policy?.status === 'CREATING' && ![...this.ops.values()].some((op) => op.spec.name === name)) {
+      const reads = (this.othersReads.get(name) ?? 0) + 1
+      this.othersReads.set(name, reads)
+      if (reads > this.ticks) this.policies.set(name, {...policy, status: 'READY'})
+    }
+    const found = this.policies.get(name)
+    return found && {...found}
   }
 
   async insertWorkloadPolicy(spec: WorkloadPolicySpec): Promise<ComputeOperation | 'exists'> {
     this.log.push(`createWorkloadPolicy ${spec.name}`)
     if (this.failWith) throw this.failWith
-    if (this.policies.has(spec.name)) return 'exists'
-    const name = `op-${this.ops.size}`
-    this.ops.set(name, {reads: 0, spec})
+    const context = {action: `create workload policy ${spec.name}`, project: spec.project, location: spec.region}
+    // A 409 answer is a policy of the name, as the adapter reads it.
+    if (this.fault('insertWorkloadPolicy', context) || this.policies.has(spec.name)) return 'exists'
+    const name = `operation-${this.ops.size + 1}`
+    const failure = takeFault(this.operationFaults, () => true)
+    this.ops.set(name, {reads: 0, spec, error: failure ? computeError(failure, context) : this.operationError})
+    this.policies.set(spec.name, {
+      name: spec.name,
+      acceleratorTopology: spec.acceleratorTopology,
+      type: 'HIGH_THROUGHPUT',
+      status: 'CREATING',
+    })
     return {name, done: false, error: null}
   }
 
-  async getRegionOperation(_project: string, _region: string, name: string): Promise<ComputeOperation> {
-    const op = this.ops.get(name)!
-    if (++op.reads < this.ticks) return {name, done: false, error: null}
-    if (!this.operationError && !this.policies.has(op.spec.name)) {
-      this.created.push(op.spec)
-      this.policies.set(op.spec.name, {
-        name: op.spec.name,
-        acceleratorTopology: op.spec.acceleratorTopology,
-        type: 'HIGH_THROUGHPUT',
-        status: 'CREATING',
-      })
+  async getRegionOperation(project: string, region: string, name: string): Promise<ComputeOperation> {
+    const reading = {action: `check operation ${name}`, project, location: region}
+    this.fault('getRegionOperation', reading)
+    const op = this.ops.get(name)
+    if (!op) {
+      const resource = `projects/${project}/regions/${region}/operations/${name}`
+      throw computeError({status: 'NOT_FOUND', message: `The resource '${resource}' was not found`}, reading)
     }
-    return {name, done: true, error: this.operationError}
+    if (++op.reads < this.ticks) return {name, done: false, error: null}
+    if (op.reads === this.ticks) this.finish(op)
+    return {name, done: true, error: op.error}
   }
+
+  /** The operation ends: its policy READY, or gone when it failed (but for a race another creator won). */
+  private finish(op: OperationRecord): void {
+    const policy = this.policies.get(op.spec.name)
+    if (op.error === null) {
+      this.created.push(op.spec)
+      if (policy) this.policies.set(op.spec.name, {...policy, status: 'READY'})
+    } else if (op.error.status === 'ALREADY_EXISTS') {
+      if (policy) this.policies.set(op.spec.name, {...policy, status: 'READY'})
+    } else {
+      this.policies.delete(op.spec.name)
+    }
+  }
+
+  /**
+   * Throws the injected failure of `call`, but for the answers the adapter reads as results: true for a 404 to a
+   * read of a policy and a 409 to an insert.
+   */
+  private fault(call: ComputeCall, context: {action: string; project: string; location: string}): boolean {
+    const fault = takeFault(this.faults, (f) => f.call === call)
+    if (!fault) return false
+    if (call === 'getWorkloadPolicy' && fault.status === 'NOT_FOUND') return true
+    if (call === 'insertWorkloadPolicy' && fault.status === 'ALREADY_EXISTS') return true
+    throw computeError(fault, context)
+  }
+}
+
+/** A Compute Engine failure as the REST adapter classifies it. */
+function computeError(failure: ComputeFailure, context: {action: string; project: string; location: string}) {
+  const error = gkeApiError({code: GRPC_STATUS.indexOf(failure.status), message: failure.message}, context)
+  return new ApiError(error.kind, error.message, {
+    status: error.status,
+    retryable: error.retryable,
+    hints: error.hints.map((hint) => hint.replace(/^GKE\b/, 'Compute Engine')),
+  })
 }

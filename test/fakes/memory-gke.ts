@@ -1,47 +1,322 @@
-// In-memory doubles of the GkeClient port for executor and service tests: real state, operations that finish after
-// a number of reads, every call recorded. Methods can be replaced per test to inject failures.
-import {gkeApiError} from '../../src/core/cluster/gke-errors.js'
-import type {ClusterStatus, ObservedNodePool, ServerConfig} from '../../src/core/cluster/observed.js'
+// An in-memory double of the GkeClient port for executor and service tests: one cluster with real state, operations
+// that finish after a number of reads, every call recorded. Held to the wire fake (FakeGke through the REST adapter)
+// by gke-contract.test.ts, which says what both do; in short, as GKE (fake-gke.md):
+//   - The cluster is `demo` in us-central2 (a call's project is not compared: one project). Reads of another cluster
+//     find nothing; changes to it are NOT_FOUND.
+//   - Creating the cluster (or a pool) that exists, in any state, is ALREADY_EXISTS; deleting one that does not is
+//     NOT_FOUND. A change is refused (FAILED_PRECONDITION, retried by xpk) while the cluster is being created or
+//     deleted, or while another operation runs on the same pool, and (not retried) while the cluster is neither
+//     RUNNING nor DEGRADED. Deleting the cluster aborts the operations running on its pools.
+//   - Labels carry a fingerprint of their content; SetLabels with another fingerprint is refused as GKE words it.
+//   - The cluster is made with `default-pool`; resources are PROVISIONING (or STOPPING) while their operation runs,
+//     then RUNNING (or gone). An operation made to fail leaves its resource in ERROR with the failure as its message.
+//   - Failures are ApiErrors classified as the adapter classifies GKE's answers, saying what was being done.
+// Methods can still be replaced per test, for what the contract does not cover.
+import {gkeApiError, GRPC_STATUS} from '../../src/core/cluster/gke-errors.js'
+import type {ClusterStatus, NodePoolStatus, ObservedNodePool, ServerConfig} from '../../src/core/cluster/observed.js'
 import type {ClusterSpec, NodePoolSpec} from '../../src/core/cluster/spec.js'
+import type {ApiError} from '../../src/core/errors.js'
 import type {ClusterRef, GkeClient, GkeOperation} from '../../src/ports/gke.js'
-import {anObservedCluster, observedPoolFrom} from '../builders/observed.js'
+import {anObservedCluster, anObservedPool, observedPoolFrom} from '../builders/observed.js'
+import {takeFault, type Fault} from './fake-server.js'
+import {gkeSays, LABEL_KEY_RE, LABEL_VALUE_RE, labelFingerprint} from './gke-wording.js'
 
-const CONTEXT = {action: 'x', project: 'test-project', location: 'us-central2'}
+/** Where the one cluster is. */
+export const MEMORY_CLUSTER = {location: 'us-central2', name: 'demo'} as const
 
-/**
- * A GKE client in memory: operations finish after `ticks` reads of them; every call is counted. Methods can be
- * replaced per test to inject failures.
- */
+/** A method of the port. */
+export type GkeCall = Exclude<keyof GkeClient, 'close'>
+
+/** A failure as GKE reports it, in gRPC terms: its status name and message. */
+export interface GkeFailure {
+  readonly status: (typeof GRPC_STATUS)[number]
+  readonly message: string
+}
+
+interface Context {
+  readonly action: string
+  readonly project: string
+  readonly location: string
+}
+
+interface OperationEntry {
+  op: GkeOperation
+  reads: number
+  /** Applies the operation's outcome when it is done (tests may replace it). */
+  finish: () => void
+  /** The node pool it works on; undefined for the cluster's own operations. */
+  readonly pool?: string
+}
+
+const CLUSTER_OPERATIONS = new Set(['CREATE_CLUSTER', 'DELETE_CLUSTER'])
+
 export class MemoryGke implements GkeClient {
   readonly pools = new Map<string, ObservedNodePool>()
-  readonly ops = new Map<string, {op: GkeOperation; reads: number; finish: () => void}>()
+  readonly ops = new Map<string, OperationEntry>()
   readonly calls: string[] = []
   inFlight = 0
   maxInFlight = 0
+  /** Reads of an operation (getOperation, or listOperations) before it is done. */
   ticks = 2
   /** The cluster's status, or gone. */
   cluster: ClusterStatus | 'gone' = 'RUNNING'
-  /** The cluster's resource labels; SetLabels replaces them when given the current fingerprint. */
+  /** The cluster's resource labels; SetLabels replaces them when given their current fingerprint. */
   labels: Record<string, string> = {gke_product_type: 'xpk'}
-  /** Counts label changes: the fingerprint changes with every SetLabels, as GKE's does. */
-  private labelVersion = 0
   private next = 0
+  private readonly faults: (Fault & GkeFailure & {readonly call: GkeCall})[] = []
+  private readonly operationFaults: (Fault & GkeFailure & {readonly type: string})[] = []
 
   constructor(existing: readonly ObservedNodePool[] = []) {
     for (const p of existing) this.pools.set(p.name, p)
   }
 
-  private operation(type: string, finish: () => void): GkeOperation {
+  /** The current labels' fingerprint (of their content, as FakeGke's). */
+  get fingerprint(): string {
+    return labelFingerprint(this.labels)
+  }
+
+  /** The next `times` calls of `call` fail as GKE's answer `failure` would. */
+  failNext(call: GkeCall, failure: GkeFailure, times = 1): this {
+    this.faults.push({call, ...failure, times})
+    return this
+  }
+
+  /** The next operation of `type` (CREATE_NODE_POOL, ...) ends DONE with `failure`, its resource left in ERROR. */
+  failNextOperation(type: string, failure: GkeFailure): this {
+    this.operationFaults.push({type, ...failure})
+    return this
+  }
+
+  async getServerConfig(project: string, location: string): Promise<ServerConfig> {
+    this.calls.push('getServerConfig')
+    this.fault('getServerConfig', {action: 'read the GKE server config', project, location})
+    const version = '1.35.1-gke.1000000'
+    const channel = {defaultVersion: version, validVersions: [version]}
+    return {
+      defaultVersion: version,
+      validMasterVersions: [version],
+      validNodeVersions: [version],
+      channels: {RAPID: channel, REGULAR: channel, STABLE: channel},
+    }
+  }
+
+  async listClusters(project: string, location?: string) {
+    this.calls.push('listClusters')
+    this.fault('listClusters', {action: 'list clusters', project, location: location ?? '-'})
+    if (this.cluster === 'gone') return []
+    if (location !== undefined && location !== '-' && location !== MEMORY_CLUSTER.location) return []
+    return [this.snapshot(project)]
+  }
+
+  async getCluster(ref: ClusterRef) {
+    this.calls.push('getCluster')
+    this.fault('getCluster', this.context(`read cluster ${ref.name}`, ref))
+    return this.exists(ref) ? this.snapshot(ref.project) : undefined
+  }
+
+  async createCluster(spec: ClusterSpec): Promise<GkeOperation> {
+    this.calls.push('createCluster')
+    const ref = {project: spec.project, location: spec.region, name: spec.name}
+    const context = this.context(`create cluster ${spec.name}`, ref)
+    this.fault('createCluster', context)
+    if (!this.isTheCluster(ref)) throw new Error(`MemoryGke holds one cluster, ${MEMORY_CLUSTER.name}`)
+    if (this.cluster !== 'gone') this.fail('ALREADY_EXISTS', gkeSays.alreadyExists(this.key(ref)), context)
+    this.cluster = 'PROVISIONING'
+    this.labels = {...spec.labels}
+    this.pools.set('default-pool', {
+      ...anObservedPool({name: 'default-pool', machineType: spec.defaultPool.machineType}),
+      nodeCount: spec.defaultPool.nodeCount,
+      locations: [spec.zone],
+      tpuTopology: null,
+      placementType: null,
+      status: 'PROVISIONING',
+    })
+    return this.operation(ref, 'CREATE_CLUSTER', undefined, () => {
+      this.cluster = 'RUNNING'
+      for (const [name, pool] of this.pools) this.pools.set(name, {...pool, status: 'RUNNING'})
+    })
+  }
+
+  async deleteCluster(ref: ClusterRef): Promise<GkeOperation> {
+    this.calls.push('deleteCluster')
+    const context = this.context(`delete cluster ${ref.name}`, ref)
+    this.fault('deleteCluster', context)
+    if (!this.exists(ref)) this.fail('NOT_FOUND', gkeSays.notFound(this.key(ref)), context)
+    const clusterOp = this.running().find((e) => CLUSTER_OPERATIONS.has(e.op.type))
+    if (clusterOp) {
+      this.fail('FAILED_PRECONDITION', gkeSays.busyCluster(shortId(clusterOp), clusterOp.op.type, ref.name), context)
+    }
+    // Deleting the cluster supersedes whatever its node pools were doing.
+    for (const entry of this.running()) {
+      const failure = {status: 'ABORTED', message: gkeSays.abortedByClusterDelete} as const
+      this.end(entry, gkeApiError(code(failure), this.operationContext(entry)))
+    }
+    this.cluster = 'STOPPING'
+    for (const [name, pool] of this.pools) this.pools.set(name, {...pool, status: 'STOPPING'})
+    return this.operation(ref, 'DELETE_CLUSTER', undefined, () => {
+      this.cluster = 'gone'
+      this.pools.clear()
+    })
+  }
+
+  async setResourceLabels(ref: ClusterRef, labels: Readonly<Record<string, string>>, fingerprint: string) {
+    this.calls.push('setResourceLabels')
+    const context = this.context(`set the labels of cluster ${ref.name}`, ref)
+    this.fault('setResourceLabels', context)
+    if (!this.exists(ref)) this.fail('NOT_FOUND', gkeSays.notFound(this.key(ref)), context)
+    for (const [key, value] of Object.entries(labels)) {
+      if (!LABEL_KEY_RE.test(key)) this.fail('INVALID_ARGUMENT', gkeSays.invalidLabelKey(key), context)
+      if (!LABEL_VALUE_RE.test(value)) this.fail('INVALID_ARGUMENT', gkeSays.invalidLabelValue(key, value), context)
+    }
+    const clusterOp = this.running().find((e) => CLUSTER_OPERATIONS.has(e.op.type))
+    if (clusterOp) this.fail('FAILED_PRECONDITION', gkeSays.incompatibleOperation(shortId(clusterOp)), context)
+    if (fingerprint !== this.fingerprint) {
+      this.fail('FAILED_PRECONDITION', gkeSays.fingerprintMismatch(fingerprint, this.fingerprint), context)
+    }
+    this.labels = {...labels}
+    return this.operation(ref, 'SET_LABELS', undefined, () => {})
+  }
+
+  async listNodePools(ref: ClusterRef) {
+    const context = this.context(`list node pools of ${ref.name}`, ref)
+    this.fault('listNodePools', context)
+    if (!this.exists(ref)) this.fail('NOT_FOUND', gkeSays.notFound(this.key(ref)), context)
+    return [...this.pools.values()]
+  }
+
+  async getNodePool(ref: ClusterRef, name: string) {
+    this.calls.push(`getNodePool ${name}`)
+    this.fault('getNodePool', this.context(`read node pool ${name}`, ref))
+    return this.exists(ref) ? this.pools.get(name) : undefined
+  }
+
+  async createNodePool(ref: ClusterRef, spec: NodePoolSpec) {
+    this.calls.push(`createNodePool ${spec.name}`)
+    const context = this.context(`create node pool ${spec.name}`, ref)
+    this.fault('createNodePool', context)
+    if (!this.exists(ref)) this.fail('NOT_FOUND', gkeSays.notFound(this.key(ref)), context)
+    if (this.pools.has(spec.name)) {
+      this.fail('ALREADY_EXISTS', gkeSays.alreadyExists(`${this.key(ref)}/nodePools/${spec.name}`), context)
+    }
+    this.checkAccepts(ref, context)
+    this.pools.set(spec.name, {...observedPoolFrom(spec), status: 'PROVISIONING'})
+    return this.operation(ref, 'CREATE_NODE_POOL', spec.name, () => this.setPoolStatus(spec.name, 'RUNNING'))
+  }
+
+  async deleteNodePool(ref: ClusterRef, name: string) {
+    this.calls.push(`deleteNodePool ${name}`)
+    const context = this.context(`delete node pool ${name}`, ref)
+    this.fault('deleteNodePool', context)
+    if (!this.exists(ref)) this.fail('NOT_FOUND', gkeSays.notFound(this.key(ref)), context)
+    if (!this.pools.has(name)) this.fail('NOT_FOUND', gkeSays.notFound(`${this.key(ref)}/nodePools/${name}`), context)
+    this.checkAccepts(ref, context, name)
+    this.setPoolStatus(name, 'STOPPING')
+    return this.operation(ref, 'DELETE_NODE_POOL', name, () => this.pools.delete(name))
+  }
+
+  async getOperation(project: string, location: string, name: string) {
+    this.calls.push('getOperation')
+    const context = {action: 'check an operation', project, location}
+    this.fault('getOperation', context)
+    if (!this.ops.has(name)) this.fail('NOT_FOUND', gkeSays.notFound(name), context)
+    return this.read(name)
+  }
+
+  async listOperations(project: string, location: string) {
+    this.calls.push('listOperations')
+    this.fault('listOperations', {action: 'list operations', project, location})
+    return [...this.ops.keys()].filter((name) => name.includes(`/locations/${location}/`)).map((n) => this.read(n))
+  }
+
+  async close() {}
+
+  // ---- internals ----
+
+  private isTheCluster(ref: {location: string; name: string}): boolean {
+    return ref.location === MEMORY_CLUSTER.location && ref.name === MEMORY_CLUSTER.name
+  }
+
+  private exists(ref: ClusterRef): boolean {
+    return this.isTheCluster(ref) && this.cluster !== 'gone'
+  }
+
+  private key(ref: ClusterRef): string {
+    return `projects/${ref.project}/locations/${ref.location}/clusters/${ref.name}`
+  }
+
+  private context(action: string, ref: ClusterRef): Context {
+    return {action, project: ref.project, location: ref.location}
+  }
+
+  private snapshot(project: string) {
+    return anObservedCluster({
+      project,
+      status: this.cluster as ClusterStatus,
+      nodePools: [...this.pools.values()],
+      labels: {...this.labels},
+      labelFingerprint: this.fingerprint,
+    })
+  }
+
+  private fail(status: GkeFailure['status'], message: string, context: Context): never {
+    throw gkeApiError(code({status, message}), context)
+  }
+
+  private fault(call: GkeCall, context: Context): void {
+    const fault = takeFault(this.faults, (f) => f.call === call)
+    if (fault) throw gkeApiError(code(fault), context)
+  }
+
+  /** The order GKE refuses a node-pool change in: the cluster busy, not ready, then the same pool busy. */
+  private checkAccepts(ref: ClusterRef, context: Context, pool?: string): void {
+    const running = this.running()
+    const clusterOp = running.find((e) => CLUSTER_OPERATIONS.has(e.op.type))
+    if (clusterOp) this.fail('FAILED_PRECONDITION', gkeSays.incompatibleOperation(shortId(clusterOp)), context)
+    if (this.cluster !== 'RUNNING' && this.cluster !== 'DEGRADED') {
+      this.fail('FAILED_PRECONDITION', gkeSays.notReady(ref.name, this.cluster), context)
+    }
+    const poolOp = pool === undefined ? undefined : running.find((e) => e.pool === pool)
+    if (poolOp) this.fail('FAILED_PRECONDITION', gkeSays.busyPool(shortId(poolOp), poolOp.op.type, pool!), context)
+  }
+
+  private setPoolStatus(name: string, status: NodePoolStatus, statusMessage?: string): void {
+    const pool = this.pools.get(name)
+    if (pool) this.pools.set(name, {...pool, status, ...(statusMessage === undefined ? {} : {statusMessage})})
+  }
+
+  private running(): OperationEntry[] {
+    return [...this.ops.values()].filter((e) => e.op.status !== 'DONE')
+  }
+
+  private operation(ref: ClusterRef, type: string, pool: string | undefined, finish: () => void): GkeOperation {
     const op: GkeOperation = {
-      name: `projects/test-project/locations/us-central2/operations/op-${this.next++}`,
+      name: `projects/${ref.project}/locations/${ref.location}/operations/operation-${++this.next}`,
       type,
       status: 'RUNNING',
       error: null,
     }
     this.inFlight++
     this.maxInFlight = Math.max(this.maxInFlight, this.inFlight)
-    this.ops.set(op.name, {op, reads: 0, finish})
+    const entry: OperationEntry = {op, reads: 0, finish, ...(pool === undefined ? {} : {pool})}
+    const fault = takeFault(this.operationFaults, (f) => f.type === type)
+    if (fault) {
+      // It ends DONE with the failure, its resource in ERROR saying why.
+      entry.finish = () => {
+        entry.op = {...entry.op, error: gkeApiError(code(fault), this.operationContext(entry))}
+        if (pool !== undefined) return this.setPoolStatus(pool, 'ERROR', fault.message)
+        this.cluster = 'ERROR'
+        for (const name of this.pools.keys()) this.setPoolStatus(name, 'ERROR')
+      }
+    }
+    this.ops.set(op.name, entry)
     return op
+  }
+
+  /** What the adapter says an operation was doing: its type and the name of what it works on. */
+  private operationContext(entry: OperationEntry): Context {
+    const [, project, , location] = entry.op.name.split('/')
+    const target = entry.pool ?? MEMORY_CLUSTER.name
+    return {action: `${entry.op.type.toLowerCase().replaceAll('_', ' ')} ${target}`, project, location}
   }
 
   private read(name: string): GkeOperation {
@@ -54,101 +329,17 @@ export class MemoryGke implements GkeClient {
     return entry.op
   }
 
-  async getServerConfig(): Promise<ServerConfig> {
-    this.calls.push('getServerConfig')
-    const version = '1.35.1-gke.1000000'
-    const channel = {defaultVersion: version, validVersions: [version]}
-    return {
-      defaultVersion: version,
-      validMasterVersions: [version],
-      validNodeVersions: [version],
-      channels: {RAPID: channel, REGULAR: channel, STABLE: channel},
-    }
+  /** Ends a running operation at once with `error`, its outcome not applied. */
+  private end(entry: OperationEntry, error: ApiError): void {
+    entry.op = {...entry.op, status: 'DONE', error}
+    this.inFlight--
   }
-  async listClusters() {
-    this.calls.push('listClusters')
-    const cluster = await this.getCluster()
-    return cluster ? [cluster] : []
-  }
-  async getCluster() {
-    this.calls.push('getCluster')
-    if (this.cluster === 'gone') return undefined
-    return anObservedCluster({
-      status: this.cluster,
-      nodePools: [...this.pools.values()],
-      labels: {...this.labels},
-      labelFingerprint: this.fingerprint,
-    })
-  }
-  /** The current labels' fingerprint. */
-  get fingerprint(): string {
-    return `fp-${this.labelVersion}`
-  }
-  async createCluster(spec: ClusterSpec): Promise<GkeOperation> {
-    this.calls.push('createCluster')
-    if (this.cluster !== 'gone' && this.cluster !== 'STOPPING') {
-      throw gkeApiError(
-        {code: 6, message: 'Already exists: projects/test-project/locations/us-central2/clusters/demo.'},
-        CONTEXT,
-      )
-    }
-    this.cluster = 'PROVISIONING'
-    this.labels = {...spec.labels}
-    this.labelVersion++
-    return this.operation('CREATE_CLUSTER', () => (this.cluster = 'RUNNING'))
-  }
-  async deleteCluster(): Promise<GkeOperation> {
-    this.calls.push('deleteCluster')
-    if (this.cluster === 'gone') throw gkeApiError({code: 5, message: 'cluster not found'}, CONTEXT)
-    this.cluster = 'STOPPING'
-    return this.operation('DELETE_CLUSTER', () => {
-      this.cluster = 'gone'
-      this.pools.clear()
-    })
-  }
-  /** GKE's SetLabels: refused (FAILED_PRECONDITION, fingerprint mismatch) unless `fingerprint` is the current one. */
-  async setResourceLabels(_ref: ClusterRef, labels: Readonly<Record<string, string>>, fingerprint: string) {
-    this.calls.push('setResourceLabels')
-    if (this.cluster === 'gone') throw gkeApiError({code: 5, message: 'cluster not found'}, CONTEXT)
-    if (fingerprint !== this.fingerprint) {
-      throw gkeApiError(
-        {
-          code: 9,
-          message: `Labels could not be set due to fingerprint mismatch; try again with the proper fingerprint: incorrect fingerprint supplied was "${fingerprint}", the expected one is "${this.fingerprint}".`,
-        },
-        CONTEXT,
-      )
-    }
-    this.labels = {...labels}
-    this.labelVersion++
-    return this.operation('SET_LABELS', () => {})
-  }
-  async listNodePools() {
-    return [...this.pools.values()]
-  }
-  async getNodePool(_ref: ClusterRef, name: string) {
-    this.calls.push(`getNodePool ${name}`)
-    return this.pools.get(name)
-  }
-  async createNodePool(_ref: ClusterRef, spec: NodePoolSpec) {
-    this.calls.push(`createNodePool ${spec.name}`)
-    this.pools.set(spec.name, {...observedPoolFrom(spec), status: 'PROVISIONING'})
-    return this.operation('CREATE_NODE_POOL', () =>
-      this.pools.set(spec.name, {...this.pools.get(spec.name)!, status: 'RUNNING'}),
-    )
-  }
-  async deleteNodePool(_ref: ClusterRef, name: string) {
-    this.calls.push(`deleteNodePool ${name}`)
-    this.pools.set(name, {...this.pools.get(name)!, status: 'STOPPING'})
-    return this.operation('DELETE_NODE_POOL', () => this.pools.delete(name))
-  }
-  async getOperation(_p: string, _l: string, name: string) {
-    this.calls.push('getOperation')
-    return this.read(name)
-  }
-  async listOperations() {
-    this.calls.push('listOperations')
-    return [...this.ops.keys()].map((name) => this.read(name))
-  }
-  async close() {}
+}
+
+function code(failure: GkeFailure): {code: number; message: string} {
+  return {code: GRPC_STATUS.indexOf(failure.status), message: failure.message}
+}
+
+function shortId(entry: OperationEntry): string {
+  return entry.op.name.slice(entry.op.name.lastIndexOf('/') + 1)
 }

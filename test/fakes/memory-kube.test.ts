@@ -87,7 +87,12 @@ describe('MemoryKube', () => {
       'Applying ConfigMap nowhere/x failed: namespaces "nowhere" not found',
     ])
     const queue = {apiVersion: 'kueue.x-k8s.io/v1beta2', kind: 'ClusterQueue', metadata: {name: 'q'}, spec: {}}
-    expect((await failure(kube.apply(queue))).status).toBe('NOT_FOUND')
+    // As the adapter says it (discovery finds no such kind): not an API error, nothing to retry.
+    const notServed = await failure(kube.apply(queue))
+    expect([notServed.kind, notServed.message]).toEqual([
+      'failed',
+      'Applying ClusterQueue q failed: the cluster does not serve ClusterQueue in kueue.x-k8s.io/v1beta2.',
+    ])
     expect(await kube.list('kueue.x-k8s.io/v1beta2', 'ClusterQueue')).toEqual({items: []})
     expect(await kube.get({apiVersion: 'kueue.x-k8s.io/v1beta2', kind: 'ClusterQueue', name: 'q'})).toBeUndefined()
     for (const o of releaseObjects('kueue').filter((x) => x.kind === 'CustomResourceDefinition')) kube.seed(o)

@@ -2,13 +2,16 @@
 // whether it mutates, so tests can count what a re-run sends), faults injected per verb and kind, and the bits of
 // controller behaviour the in-cluster steps wait on (Deployments becoming Available, DaemonSet pods pulling an
 // image on matching nodes). The wire-level fake API server (fake-kube.ts) is what the adapter is tested against;
-// this one is for services, where speed and direct control of cluster state matter more than HTTP.
+// this one is for services, where speed and direct control of cluster state matter more than HTTP. The two are held
+// together by test/fakes/kube-contract.test.ts (the port's contract, run on both): where they part, this one is
+// wrong. Its failures are the adapter's: kubeApiError with what was being done worded as the adapter words it.
 //
 // What it models, and how far:
 //   - Objects are keyed by API group, kind, namespace and name (so one object is served in every version its type
 //     serves). Built-in kinds are known; custom kinds are known while a CRD that serves the requested version is
 //     stored. An unknown kind lists empty and gets undefined (as the port says; `lookup` says 'not-served', a
-//     missing object of a served kind 'absent'); applying one is a 404.
+//     missing object of a served kind 'absent'); creating or applying one fails as the adapter says it, "the
+//     cluster does not serve KIND in VERSION", which is no API error and not retried.
 //   - Server-side apply for two parties: the field manager `xpk` and "others" (what tests seed, e.g. an older
 //     release applied by kubectl or Helm). xpk's last applied configuration replaces its previous one (fields it
 //     stops sending disappear); fields others set are kept. A field both set to different values is a 409 conflict
@@ -17,8 +20,7 @@
 //   - Create (POST) makes the object as an Update by the field manager `xpk` (stored with other managers' fields,
 //     as a real server's managedFields keep an Update apart from an Apply); an object of the name already there is
 //     a 409 AlreadyExists and is left as it is. A delete with a uid precondition that names another object is a 409
-//     Conflict and deletes nothing. (The wire fake answers both the same way; test/fakes/kube-port-contract.test.ts
-//     holds the two together.)
+//     Conflict and deletes nothing.
 //   - `metadata.generation` starts at 1 and is bumped when anything outside metadata and status changes;
 //     `resourceVersion` is bumped on every change (an apply that changes nothing leaves it alone); `uid` and
 //     `creationTimestamp` are set on create. `status` in an applied object is ignored, as the status subresource is.
@@ -40,7 +42,8 @@
 //   - Label selectors: `k=v`, `k==v`, `k!=v`, `k`, `!k`, `k in (a,b)`, `k notin (a,b)`, comma-separated. Field
 //     selectors: `path=value` and `path!=value` on the fields the real server lets each kind be selected by
 //     (metadata.name and metadata.namespace, and a few per kind); any other field is a 400, as there.
-//   - Lists are sorted by namespace and name and paged with `limit`/`continue` (an opaque offset).
+//   - Lists are sorted by namespace and name and paged with `limit`/`continue` (an opaque offset); with `fields`,
+//     each item is cut down to them (its apiVersion and kind kept), as the adapter cuts them.
 //   - Watches: every write (apply, seed, setStatus, setAvailable, delete, a lingering delete's deletionTimestamp)
 //     is an event with the object's new resourceVersion; a watch gets ADDED for the current matches when it names
 //     no resourceVersion, else the retained events after it (`watchHistory`, default 1,000; older is a 410
@@ -57,6 +60,8 @@
 //     space; not before the pieces that continue a line); `sinceTime` keeps the lines not before its second (the
 //     API server passes it on to the kubelet to the second), `tailLines` the last lines; sinceSeconds is not
 //     modelled (every line is recent).
+import {XpkError} from '../../src/core/errors.js'
+import {projectFields} from '../../src/core/kube/field-mask.js'
 import {kubeApiError} from '../../src/core/kube/kube-errors.js'
 import {splitApiVersion} from '../../src/core/kube/release-manifest.js'
 import {
@@ -312,7 +317,7 @@ export class MemoryKube implements KubeClient {
     const fields = parseFieldSelector(options.fieldSelector, kind)
     if (typeof fields === 'string') {
       this.log(request, 400)
-      throw kubeApiError(400, {reason: 'BadRequest', message: fields}, `Listing ${kind}`)
+      throw kubeApiError(400, {reason: 'BadRequest', message: fields}, doingOn('list', kind))
     }
     const matching = [...this.entries.values()]
       .filter((e) => e.group === type.group && e.kind === kind)
@@ -326,18 +331,22 @@ export class MemoryKube implements KubeClient {
       throw kubeApiError(
         410,
         {reason: 'Expired', message: 'The provided continue parameter is too old'},
-        `Listing ${kind}`,
+        doingOn('list', kind),
       )
     }
     const end = options.limit === undefined || options.limit <= 0 ? matching.length : offset + options.limit
     this.log(request, 200)
-    const items = matching.slice(offset, end)
+    const mask = options.fields
+    // Cut down to the fields asked for, as the adapter cuts them where it parses the page (its type kept).
+    const items = matching
+      .slice(offset, end)
+      .map((o) => (mask === undefined ? o : {...(projectFields(o, mask) as KubeObject), apiVersion, kind}))
     return end < matching.length ? {items, continue: encodeContinue(end)} : {items}
   }
 
   async apply(object: KubeObject, options: {readonly force?: boolean} = {}): Promise<KubeObject> {
     const {apiVersion, kind} = object
-    const doing = `Applying ${kind} ${object.metadata.namespace ? `${object.metadata.namespace}/` : ''}${object.metadata.name}`
+    const doing = doingOn('apply', kind, object.metadata.namespace, object.metadata.name)
     const body = structuredClone(object) as KubeObject
     const request = this.begin('apply', apiVersion, kind, object.metadata.namespace, object.metadata.name, {
       body,
@@ -346,7 +355,7 @@ export class MemoryKube implements KubeClient {
     const type = this.typeOf(apiVersion, kind)
     if (!type) {
       this.log(request, 404)
-      throw kubeApiError(404, {reason: 'NotFound', message: 'the server could not find the requested resource'}, doing)
+      throw notServed(apiVersion, kind, doing)
     }
     const namespace = type.namespaced ? (object.metadata.namespace ?? 'default') : undefined
     if (namespace !== undefined && !this.entries.has(this.key('', 'Namespace', undefined, namespace))) {
@@ -408,13 +417,13 @@ export class MemoryKube implements KubeClient {
   /** A POST: the object is made by xpk (an Update under its field manager); one of the name already there is a 409. */
   async create(object: KubeObject): Promise<KubeObject> {
     const {apiVersion, kind} = object
-    const doing = `Creating ${kind} ${object.metadata.namespace ? `${object.metadata.namespace}/` : ''}${object.metadata.name}`
+    const doing = doingOn('create', kind, object.metadata.namespace, object.metadata.name)
     const body = structuredClone(object) as KubeObject
     const request = this.begin('create', apiVersion, kind, object.metadata.namespace, object.metadata.name, {body})
     const type = this.typeOf(apiVersion, kind)
     if (!type) {
       this.log(request, 404)
-      throw kubeApiError(404, {reason: 'NotFound', message: 'the server could not find the requested resource'}, doing)
+      throw notServed(apiVersion, kind, doing)
     }
     const namespace = type.namespaced ? (object.metadata.namespace ?? 'default') : undefined
     const key = this.key(type.group, kind, namespace, object.metadata.name)
@@ -458,7 +467,7 @@ export class MemoryKube implements KubeClient {
           reason: 'Conflict',
           message: `Operation cannot be fulfilled on ${ref.kind.toLowerCase()}s "${ref.name}": Precondition failed: UID in precondition: ${options.uid}, UID in object meta: ${entry.uid}`,
         },
-        `Deleting ${ref.kind} ${ref.namespace ? `${ref.namespace}/` : ''}${ref.name}`,
+        doingOn('delete', ref.kind, ref.namespace, ref.name),
       )
     }
     this.log(request, 200)
@@ -479,15 +488,15 @@ export class MemoryKube implements KubeClient {
       this.log(request, 404)
       throw kubeApiError(
         404,
-        {reason: 'NotFound', message: 'the server could not find the requested resource'},
-        `Watching ${kind}`,
+        {reason: 'NotFound', message: `the cluster does not serve ${kind} in ${apiVersion}`},
+        doingOn('watch', kind),
       )
     }
     const labels = parseLabelSelector(options.labelSelector)
     const fields = parseFieldSelector(options.fieldSelector, kind)
     if (typeof fields === 'string') {
       this.log(request, 400)
-      throw kubeApiError(400, {reason: 'BadRequest', message: fields}, `Watching ${kind}`)
+      throw kubeApiError(400, {reason: 'BadRequest', message: fields}, doingOn('watch', kind))
     }
     const from = options.resourceVersion === undefined ? undefined : Number(options.resourceVersion)
     if (from !== undefined && (!Number.isInteger(from) || from < this.forgottenUpTo)) {
@@ -495,7 +504,7 @@ export class MemoryKube implements KubeClient {
       throw kubeApiError(
         410,
         {reason: 'Expired', message: `too old resource version: ${options.resourceVersion}`},
-        `Watching ${kind}`,
+        doingOn('watch', kind),
       )
     }
     this.log(request, 200)
@@ -558,7 +567,7 @@ export class MemoryKube implements KubeClient {
           reason: 'BadRequest',
           message: `parsing time "${options.sinceTime}" as "2006-01-02T15:04:05Z07:00": cannot parse`,
         },
-        `Reading the log of pod ${namespace}/${pod}`,
+        doingOn('logs', 'Pod', namespace, pod),
       )
     }
     this.log(request, 200)
@@ -709,7 +718,7 @@ export class MemoryKube implements KubeClient {
       const error = kubeApiError(
         status,
         {reason: status === 410 ? 'Expired' : undefined, message},
-        `Watching ${watcher.kind}`,
+        doingOn('watch', watcher.kind),
       )
       this.deliver(watcher, () => error)
     }
@@ -946,17 +955,7 @@ export class MemoryKube implements KubeClient {
     if (fault) {
       fault.left--
       this.log(request, fault.status)
-      const doing = {
-        create: 'Creating',
-        apply: 'Applying',
-        delete: 'Deleting',
-        get: 'Reading',
-        list: 'Listing',
-        watch: 'Watching',
-        logs: 'Reading the log of',
-      }[verb]
-      const what = `${doing} ${kind}${name ? ` ${name}` : ''}`
-      throw kubeApiError(fault.status, {message: fault.message}, what)
+      throw kubeApiError(fault.status, {message: fault.message}, doingOn(verb, kind, namespace, name))
     }
     return request
   }
@@ -1572,4 +1571,32 @@ function parseFieldSelector(selector: string | undefined, kind: string): ((objec
     }
   })
   return (o) => terms.every((t) => t(o))
+}
+
+/** What a request was doing, as the adapter (src/adapters/kube-client.ts) names it in its errors. */
+function doingOn(verb: KubeVerb, kind: string, namespace?: string, name?: string): string {
+  const object = `${kind} ${namespace ? `${namespace}/` : ''}${name ?? ''}`
+  switch (verb) {
+    case 'list':
+      return `Listing ${kind} objects`
+    case 'watch':
+      return `Watching ${kind} objects`
+    case 'logs':
+      return `Reading the log of pod ${namespace}/${name}`
+    case 'get':
+      return `Reading ${object}`
+    case 'create':
+      return `Creating ${object}`
+    case 'apply':
+      return `Applying ${object}`
+    case 'delete':
+      return `Deleting ${object}`
+  }
+}
+
+/** A create or apply of a kind the cluster does not serve, as the adapter reports it (discovery said so). */
+function notServed(apiVersion: string, kind: string, doing: string): XpkError {
+  return new XpkError('failed', `${doing} failed: the cluster does not serve ${kind} in ${apiVersion}.`, {
+    hints: ['Its CustomResourceDefinition is not installed yet: `xpk cluster create` installs JobSet and Kueue.'],
+  })
 }

@@ -5,12 +5,12 @@
 //
 // The messages are read with the protobufjs and proto3-json-serializer copies that google-gax uses for its own REST
 // transport, so the JSON mapping here is the client library's.
-import {createServer, type IncomingMessage, type ServerResponse} from 'node:http'
+import type {IncomingMessage, ServerResponse} from 'node:http'
 import {createRequire} from 'node:module'
-import type {AddressInfo} from 'node:net'
 import * as grpc from '@grpc/grpc-js'
 import type {protobuf as Protobuf} from 'google-gax'
 
+import {closeServer, readBody, startHttpServer} from './fake-server.js'
 import type {ServeUnary} from './grpc-server.js'
 
 type Root = InstanceType<typeof Protobuf.Root>
@@ -161,8 +161,7 @@ export async function startRestFront(
         break
       }
     }
-    const chunks: Buffer[] = []
-    for await (const chunk of request) chunks.push(chunk as Buffer)
+    const text = await readBody(request)
     if (!route || !match) {
       return replyError(
         response,
@@ -174,7 +173,6 @@ export async function startRestFront(
     // `$alt=json;enum-encoding=int` (google-gax's REST transport) asks for enums as numbers.
     const numericEnums = /enum-encoding=int/.test(url.searchParams.get('$alt') ?? '')
     for (const [key, value] of url.searchParams) if (!key.startsWith('$')) setPath(json, jsonName(key), value)
-    const text = Buffer.concat(chunks).toString('utf8')
     if (route.body && text) {
       let body: unknown
       try {
@@ -200,18 +198,10 @@ export async function startRestFront(
     })
   }
 
-  const server = createServer((request, response) => {
+  const {server, port} = await startHttpServer('rest-front', (request, response) =>
     handle(request, response).catch((error: unknown) =>
       replyError(response, grpc.status.INTERNAL, `rest-front: ${error instanceof Error ? error.stack : String(error)}`),
-    )
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  return {
-    port: (server.address() as AddressInfo).port,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections()
-        server.close(() => resolve())
-      }),
-  }
+    ),
+  )
+  return {port, close: () => closeServer(server)}
 }

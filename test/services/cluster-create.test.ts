@@ -134,9 +134,9 @@ describe('createCluster', () => {
     const gke = new MemoryGke([pool('demo-np-0'), pool('demo-np-1')])
     const read = gke.getServerConfig.bind(gke)
     let reads = 0
-    gke.getServerConfig = async () => {
+    gke.getServerConfig = async (project, location) => {
       if (++reads === 1) throw gkeApiError({code: 8, message: 'Too many requests per minute'}, context)
-      return read()
+      return read(project, location)
     }
     await expect(run(gke).done).resolves.toMatchObject({applied: true, outcomes: []})
     expect(reads).toBe(2)

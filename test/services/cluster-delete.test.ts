@@ -89,7 +89,7 @@ describe('deleteCluster', () => {
     const {console, done} = run(gke, 'no-terminal')
     const getCluster = gke.getCluster.bind(gke)
     let reads = 0
-    gke.getCluster = async () => (++reads >= 3 ? ((gke.cluster = 'gone'), getCluster()) : getCluster())
+    gke.getCluster = async (ref) => (++reads >= 3 ? ((gke.cluster = 'gone'), getCluster(ref)) : getCluster(ref))
     await expect(done).resolves.toMatchObject({outcome: 'deleted'})
     expect(console.questions).toEqual([])
     expect(gke.calls).not.toContain('deleteCluster')
@@ -103,8 +103,8 @@ describe('deleteCluster', () => {
     const deleteOnce = gke.deleteCluster.bind(gke)
     let reads = 0
     let deletes = 0
-    gke.getCluster = async () => (++reads === 1 ? Promise.reject(unavailable()) : getCluster())
-    gke.deleteCluster = async () => (++deletes === 1 ? Promise.reject(unavailable()) : deleteOnce())
+    gke.getCluster = async (ref) => (++reads === 1 ? Promise.reject(unavailable()) : getCluster(ref))
+    gke.deleteCluster = async (ref) => (++deletes === 1 ? Promise.reject(unavailable()) : deleteOnce(ref))
     await expect(run(gke).done).resolves.toMatchObject({outcome: 'deleted'})
     expect(deletes).toBe(2)
   })
@@ -113,8 +113,8 @@ describe('deleteCluster', () => {
     const gke = new MemoryGke([pool])
     const controller = new AbortController()
     const deleteOnce = gke.deleteCluster.bind(gke)
-    gke.deleteCluster = async () => {
-      const op = await deleteOnce()
+    gke.deleteCluster = async (ref) => {
+      const op = await deleteOnce(ref)
       controller.abort(new XpkError('interrupted', 'Interrupted.'))
       return op
     }

@@ -142,7 +142,7 @@ describe('workload create: submitting', () => {
       gpuNetworks: null,
       links: {
         console:
-          'https://console.cloud.google.com/kubernetes/service/us-central2/demo/default/run-1/details?project=test-project',
+          'https://console.cloud.google.com/kubernetes/service/us-central2/demo/default/run-1/details?project=my-project',
       },
       next: ['xpk workload list --cluster demo --filter-by-job run-1', 'xpk workload logs --cluster demo run-1'],
     })

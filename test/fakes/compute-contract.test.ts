@@ -1,0 +1,260 @@
+// The Compute Engine port's contract (port-contract.ts), held by MemoryCompute (the executor and service tests') and
+// by the REST adapter talking to FakeCompute: what creating a workload policy rests on (the policy CREATING from its
+// insert, READY when the insert's operation is DONE; `exists` for a name taken; an operation lost to another creator
+// ending ALREADY_EXISTS with that creator's policy left), and the failures the one retry policy tells apart.
+import {expect} from 'vitest'
+
+import {createComputeClient} from '../../src/adapters/compute-rest.js'
+import type {ComputeClient, ComputeOperation, WorkloadPolicySpec} from '../../src/ports/compute.js'
+import {FakeCompute, type HttpFault} from './fake-compute.js'
+import {MemoryCompute, type ComputeCall, type ComputeFailure} from './memory-compute.js'
+import {failureOf, portContract, until, type ContractCase, type Subject} from './port-contract.js'
+
+const PROJECT = 'p1'
+const REGION = 'us-east5'
+const SPEC: WorkloadPolicySpec = {
+  project: PROJECT,
+  region: REGION,
+  name: 'tpu7x-16-2x2x2',
+  acceleratorTopology: '2x2x2',
+}
+
+/** The world a case starts from, in the port's terms. */
+interface ComputeGiven {
+  /** Policies others made (no operation of this port's runs for them). */
+  readonly policies?: readonly {readonly name: string; readonly status: string}[]
+  /** Calls that fail, as Compute Engine answers them. */
+  readonly failing?: readonly (ComputeFailure & {readonly call: ComputeCall})[]
+  /** The next insert's operation ends DONE with this error. */
+  readonly operationFails?: ComputeFailure
+}
+
+let wire: FakeCompute
+
+/** How FakeCompute answers each failure: HTTP status and Google's error reason. */
+const HTTP: Readonly<Record<string, [number, string]>> = {
+  UNAVAILABLE: [503, 'backendError'],
+  RESOURCE_EXHAUSTED: [429, 'rateLimitExceeded'],
+  PERMISSION_DENIED: [403, 'forbidden'],
+  NOT_FOUND: [404, 'notFound'],
+  ALREADY_EXISTS: [409, 'alreadyExists'],
+}
+/** The operation error code Compute Engine reports for each failure. */
+const OPERATION_CODE: Readonly<Record<string, string>> = {
+  ALREADY_EXISTS: 'RESOURCE_ALREADY_EXISTS',
+  RESOURCE_EXHAUSTED: 'QUOTA_EXCEEDED',
+  INTERNAL: 'INTERNAL_ERROR',
+}
+const ROUTES: Readonly<Record<ComputeCall, Pick<HttpFault, 'method' | 'path'>>> = {
+  getWorkloadPolicy: {method: 'GET', path: /\/resourcePolicies\/[^/]+$/},
+  insertWorkloadPolicy: {method: 'POST', path: /\/resourcePolicies$/},
+  getRegionOperation: {method: 'GET', path: /\/operations\/[^/]+$/},
+}
+
+const subjects: readonly Subject<ComputeClient, ComputeGiven>[] = [
+  {
+    name: 'MemoryCompute',
+    make: async (given = {}) => {
+      const compute = new MemoryCompute()
+      for (const p of given.policies ?? []) {
+        compute.policies.set(p.name, {...p, acceleratorTopology: '2x2x2', type: 'HIGH_THROUGHPUT'})
+      }
+      for (const {call, ...failure} of given.failing ?? []) compute.failNext(call, failure)
+      if (given.operationFails) compute.failNextOperation(given.operationFails)
+      return compute
+    },
+  },
+  {
+    name: 'the REST adapter against FakeCompute',
+    start: async () => {
+      // Long enough that a read right after an insert finds the operation still running on a loaded machine.
+      wire = await FakeCompute.start({operationMs: 150})
+    },
+    stop: () => wire.stop(),
+    make: async (given = {}) => {
+      wire.reset()
+      for (const p of given.policies ?? []) {
+        wire.seedPolicy({
+          project: PROJECT,
+          region: REGION,
+          name: p.name,
+          acceleratorTopology: '2x2x2',
+          status: p.status as never,
+        })
+      }
+      for (const {call, status, message} of given.failing ?? []) {
+        const [httpStatus, reason] = HTTP[status]!
+        wire.faults.push({...ROUTES[call], status: httpStatus, reason, message})
+      }
+      if (given.operationFails) {
+        const {status, message} = given.operationFails
+        wire.failOperations({errors: [{code: OPERATION_CODE[status]!, message}]})
+      }
+      return createComputeClient({endpoint: wire.endpoint})
+    },
+  },
+]
+
+const theirs = (status: string) => ({name: 'theirs', acceleratorTopology: '2x2x2', type: 'HIGH_THROUGHPUT', status})
+const ours = (status: string) => ({name: SPEC.name, acceleratorTopology: '2x2x2', type: 'HIGH_THROUGHPUT', status})
+const get =
+  (name = SPEC.name) =>
+  (compute: ComputeClient) =>
+    compute.getWorkloadPolicy(PROJECT, REGION, name)
+/** Reads the insert's operation until it is DONE; its failure as the port classifies it. */
+const untilDone = async (compute: ComputeClient, got: Readonly<Record<string, unknown>>) => {
+  const op = await until(
+    () => compute.getRegionOperation(PROJECT, REGION, (got.op as ComputeOperation).name),
+    (o) => o.done,
+  )
+  return {done: op.done, error: op.error && failureOf(op.error)}
+}
+const RUNNING = {name: expect.any(String), done: false, error: null}
+
+const cases: readonly ContractCase<ComputeClient, ComputeGiven>[] = [
+  {
+    name: 'a policy that does not exist reads as none',
+    steps: [{call: 'getWorkloadPolicy', run: get(), gives: undefined}],
+  },
+  {
+    name: 'a policy someone else made reads as it is, in its state',
+    given: {policies: [{name: 'theirs', status: 'READY'}]},
+    steps: [{call: 'getWorkloadPolicy(theirs)', run: get('theirs'), gives: theirs('READY')}],
+  },
+  {
+    name: 'an insert answers a running operation; the policy is CREATING until it is DONE, then READY',
+    steps: [
+      {call: 'insertWorkloadPolicy', run: (c) => c.insertWorkloadPolicy(SPEC), gives: RUNNING, as: 'op'},
+      {call: 'getWorkloadPolicy', run: get(), gives: ours('CREATING')},
+      {call: 'getRegionOperation until done', run: untilDone, gives: {done: true, error: null}},
+      {call: 'getWorkloadPolicy', run: get(), gives: ours('READY')},
+      {call: 'insertWorkloadPolicy again', run: (c) => c.insertWorkloadPolicy(SPEC), gives: 'exists'},
+    ],
+  },
+  {
+    name: 'an insert of a name taken, in any state, is `exists` and changes nothing',
+    given: {policies: [{name: SPEC.name, status: 'DELETING'}]},
+    steps: [
+      {call: 'insertWorkloadPolicy', run: (c) => c.insertWorkloadPolicy(SPEC), gives: 'exists'},
+      {call: 'getWorkloadPolicy', run: get(), gives: ours('DELETING')},
+    ],
+  },
+  {
+    name: 'an operation that ends ALREADY_EXISTS (another creator won) leaves that creator’s policy, READY',
+    given: {operationFails: {status: 'ALREADY_EXISTS', message: `The resource '${SPEC.name}' already exists`}},
+    steps: [
+      {call: 'insertWorkloadPolicy', run: (c) => c.insertWorkloadPolicy(SPEC), gives: RUNNING, as: 'op'},
+      {
+        call: 'getRegionOperation until done',
+        run: untilDone,
+        gives: {
+          done: true,
+          error: expect.objectContaining({
+            status: 'ALREADY_EXISTS',
+            kind: 'conflict',
+            retryable: false,
+            message: `Could not create workload policy ${SPEC.name}: The resource '${SPEC.name}' already exists`,
+          }),
+        },
+      },
+      {call: 'getWorkloadPolicy', run: get(), gives: ours('READY')},
+    ],
+  },
+  {
+    name: 'an operation that fails otherwise takes its policy away, its error classified',
+    given: {
+      operationFails: {status: 'RESOURCE_EXHAUSTED', message: "Quota 'RESOURCE_POLICIES' exceeded. Limit: 10.0"},
+    },
+    steps: [
+      {call: 'insertWorkloadPolicy', run: (c) => c.insertWorkloadPolicy(SPEC), as: 'op'},
+      {
+        call: 'getRegionOperation until done',
+        run: untilDone,
+        gives: {
+          done: true,
+          error: expect.objectContaining({
+            status: 'RESOURCE_EXHAUSTED',
+            kind: 'quota',
+            retryable: false,
+            message: `Could not create workload policy ${SPEC.name}: Quota 'RESOURCE_POLICIES' exceeded. Limit: 10.0`,
+          }),
+        },
+      },
+      {call: 'getWorkloadPolicy', run: get(), gives: undefined},
+    ],
+  },
+  {
+    name: 'an operation never started reads as NOT_FOUND',
+    steps: [
+      {
+        call: 'getRegionOperation(operation-99)',
+        run: (c) => c.getRegionOperation(PROJECT, REGION, 'operation-99'),
+        fails: {
+          status: 'NOT_FOUND',
+          kind: 'not-found',
+          retryable: false,
+          message: `Could not check operation operation-99: The resource 'projects/${PROJECT}/regions/${REGION}/operations/operation-99' was not found`,
+        },
+      },
+    ],
+  },
+  {
+    name: 'a 503 to an insert is retryable and made nothing; the insert again goes through',
+    given: {failing: [{call: 'insertWorkloadPolicy', status: 'UNAVAILABLE', message: 'Backend Error'}]},
+    steps: [
+      {
+        call: 'insertWorkloadPolicy',
+        run: (c) => c.insertWorkloadPolicy(SPEC),
+        fails: {
+          status: 'UNAVAILABLE',
+          kind: 'unavailable',
+          retryable: true,
+          message: `Could not create workload policy ${SPEC.name}: Backend Error`,
+          hints: [
+            'Compute Engine did not answer or failed transiently; re-run the command to continue where it stopped.',
+          ],
+        },
+      },
+      {call: 'getWorkloadPolicy', run: get(), gives: undefined},
+      {call: 'insertWorkloadPolicy again', run: (c) => c.insertWorkloadPolicy(SPEC), gives: RUNNING},
+    ],
+  },
+  {
+    name: 'a rate limit on a read is retryable',
+    given: {failing: [{call: 'getWorkloadPolicy', status: 'RESOURCE_EXHAUSTED', message: 'Rate Limit Exceeded'}]},
+    steps: [
+      {
+        call: 'getWorkloadPolicy',
+        run: get(),
+        fails: {
+          status: 'RESOURCE_EXHAUSTED',
+          kind: 'quota',
+          retryable: true,
+          message: `Could not read workload policy ${SPEC.name}: Rate Limit Exceeded`,
+        },
+      },
+      {call: 'getWorkloadPolicy again', run: get(), gives: undefined},
+    ],
+  },
+  {
+    name: 'a permission denied is not retryable',
+    given: {
+      failing: [
+        {
+          call: 'insertWorkloadPolicy',
+          status: 'PERMISSION_DENIED',
+          message: "Required 'compute.resourcePolicies.create'",
+        },
+      ],
+    },
+    steps: [
+      {
+        call: 'insertWorkloadPolicy',
+        run: (c) => c.insertWorkloadPolicy(SPEC),
+        fails: {status: 'PERMISSION_DENIED', kind: 'permission', retryable: false, exitCode: 3},
+      },
+    ],
+  },
+]
+
+portContract('the Compute Engine port', subjects, cases)

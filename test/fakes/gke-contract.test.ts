@@ -1,0 +1,610 @@
+// The GKE port's contract (port-contract.ts), held by MemoryGke (the executor and service tests') and by the REST
+// adapter talking to FakeGke: what cluster create and delete rest on. Reads that find nothing; creates of what exists
+// and deletes of what does not; the lifecycles and operations (read until DONE, listed by location, failing with
+// their resource left in ERROR, aborted by the cluster's delete); the refusals a busy or broken cluster answers
+// (retried or not); the labels and their fingerprint, which the cluster lock rests on; and transient failures.
+import {expect} from 'vitest'
+
+import {createGkeClient, toApiNodePool} from '../../src/adapters/gke-container-api.js'
+import type {ObservedCluster, ObservedNodePool} from '../../src/core/cluster/observed.js'
+import type {NodePoolSpec} from '../../src/core/cluster/spec.js'
+import type {ClusterRef, GkeClient, GkeOperation} from '../../src/ports/gke.js'
+import {desiredFor, observedPoolFrom} from '../builders/observed.js'
+import {FakeGke, type ClusterStatus, type SeedNodePool} from './fake-gke.js'
+import {MemoryGke, type GkeCall, type GkeFailure} from './memory-gke.js'
+import {failureOf, portContract, until, type ContractCase, type Step, type Subject} from './port-contract.js'
+
+const PROJECT = 'test-project'
+const REF: ClusterRef = {project: PROJECT, location: 'us-central2', name: 'demo'}
+const KEY = `projects/${PROJECT}/locations/us-central2/clusters/demo`
+const DESIRED = desiredFor({tpuType: 'v5p-16'})
+const poolSpec = (name: string): NodePoolSpec => ({...DESIRED.poolTemplate, name, reservation: null})
+
+/** The world a case starts from, in the port's terms. */
+interface GkeGiven {
+  /** Cluster demo in us-central2 in this state (default RUNNING), or none. */
+  readonly cluster?: Exclude<ClusterStatus, 'STATUS_UNSPECIFIED'> | 'none'
+  readonly labels?: Readonly<Record<string, string>>
+  /** Its node pools, RUNNING, as xpk makes them. */
+  readonly pools?: readonly string[]
+  /** Calls that fail, as GKE answers them. */
+  readonly failing?: readonly (GkeFailure & {readonly call: GkeCall})[]
+  /** The next operation of the type ends DONE with this error. */
+  readonly operationFails?: GkeFailure & {readonly type: string}
+}
+
+const LABELS = {gke_product_type: 'xpk'}
+const GRPC_CODE: Readonly<Record<string, number>> = {UNAVAILABLE: 14, RESOURCE_EXHAUSTED: 8, PERMISSION_DENIED: 7}
+const RPC: Readonly<Record<GkeCall, string>> = {
+  getServerConfig: 'GetServerConfig',
+  listClusters: 'ListClusters',
+  getCluster: 'GetCluster',
+  createCluster: 'CreateCluster',
+  deleteCluster: 'DeleteCluster',
+  setResourceLabels: 'SetLabels',
+  listNodePools: 'ListNodePools',
+  getNodePool: 'GetNodePool',
+  createNodePool: 'CreateNodePool',
+  deleteNodePool: 'DeleteNodePool',
+  getOperation: 'GetOperation',
+  listOperations: 'ListOperations',
+}
+
+let wire: FakeGke
+
+const subjects: readonly Subject<GkeClient, GkeGiven>[] = [
+  {
+    name: 'MemoryGke',
+    make: async (given = {}) => {
+      const gke = new MemoryGke()
+      if (given.cluster === 'none') gke.cluster = 'gone'
+      else {
+        gke.cluster = given.cluster ?? 'RUNNING'
+        for (const name of given.pools ?? []) gke.pools.set(name, observedPoolFrom(poolSpec(name)))
+      }
+      gke.labels = {...(given.labels ?? LABELS)}
+      for (const {call, ...failure} of given.failing ?? []) gke.failNext(call, failure)
+      if (given.operationFails) {
+        const {type, ...failure} = given.operationFails
+        gke.failNextOperation(type, failure)
+      }
+      return gke
+    },
+  },
+  {
+    name: 'the REST adapter against FakeGke',
+    start: async () => {
+      // Long enough that what a case does right after starting an operation finds it running on a loaded machine.
+      wire = await FakeGke.start({operationMs: 150})
+    },
+    stop: () => wire.stop(),
+    make: async (given = {}) => {
+      wire.reset()
+      if (given.cluster !== 'none') {
+        wire.seedCluster({
+          ...REF,
+          status: given.cluster ?? 'RUNNING',
+          fields: {resourceLabels: {...(given.labels ?? LABELS)}, locations: ['us-central2-b']},
+          nodePools: (given.pools ?? []).map((name) => toApiNodePool(poolSpec(name)) as SeedNodePool),
+        })
+      }
+      for (const {call, status, message} of given.failing ?? []) {
+        wire.faults.push({method: RPC[call], code: GRPC_CODE[status]!, message})
+      }
+      if (given.operationFails) {
+        const {type, status, message} = given.operationFails
+        wire.failOperations({type: type as never, code: GRPC_CODE[status]!, message})
+      }
+      return createGkeClient({endpoint: `http://${wire.endpoint}`})
+    },
+  },
+]
+
+// ---- what the cases compare: the fields the services read, not those each fake fills in its own way ----
+
+const clusterView = (c: ObservedCluster | undefined) =>
+  c && {
+    name: c.name,
+    location: c.location,
+    project: c.project,
+    status: c.status,
+    labels: c.labels,
+    pools: c.nodePools.map((p) => `${p.name} ${p.status}`).sort(),
+  }
+const poolView = (p: ObservedNodePool | undefined) =>
+  p && {
+    name: p.name,
+    status: p.status,
+    machineType: p.machineType,
+    nodeCount: p.nodeCount,
+    locations: p.locations,
+    tpuTopology: p.tpuTopology,
+    placementType: p.placementType,
+    capacity: p.capacity,
+  }
+const opView = (op: GkeOperation) => ({type: op.type, status: op.status, error: op.error && failureOf(op.error)})
+
+const getCluster =
+  (ref: ClusterRef = REF) =>
+  async (gke: GkeClient) =>
+    clusterView(await gke.getCluster(ref))
+const getPool = (name: string) => async (gke: GkeClient) => poolView(await gke.getNodePool(REF, name))
+/** Reads an operation (kept under `as`) until it is DONE. */
+const untilDone =
+  (as: string) =>
+  async (gke: GkeClient, got: Readonly<Record<string, unknown>>): Promise<unknown> =>
+    opView(
+      await until(
+        () => gke.getOperation(PROJECT, REF.location, (got[as] as GkeOperation).name),
+        (op) => op.status === 'DONE',
+      ),
+    )
+const started = (type: string) => ({
+  name: expect.stringMatching(/\/operations\/operation-\d+$/),
+  type,
+  status: 'RUNNING',
+  error: null,
+})
+const DONE = (type: string) => ({type, status: 'DONE', error: null})
+const createPool = (name: string, as?: string): Step<GkeClient> => ({
+  call: `createNodePool(${name})`,
+  run: (gke) => gke.createNodePool(REF, poolSpec(name)),
+  gives: started('CREATE_NODE_POOL'),
+  ...(as ? {as} : {}),
+})
+const RUNNING_POOL = {
+  name: 'demo-np-0',
+  status: 'RUNNING',
+  machineType: 'ct5p-hightpu-4t',
+  nodeCount: 2,
+  locations: ['us-central2-b'],
+  tpuTopology: '2x2x2',
+  placementType: 'COMPACT',
+  capacity: 'spot',
+}
+const RETRIED_CONFLICT = {status: 'FAILED_PRECONDITION', kind: 'conflict', retryable: true, exitCode: 6}
+const NOT_FOUND = {status: 'NOT_FOUND', kind: 'not-found', retryable: false}
+
+const cases: readonly ContractCase<GkeClient, GkeGiven>[] = [
+  {
+    name: 'the server config names a default among the valid versions, and the three release channels',
+    steps: [
+      {
+        call: 'getServerConfig',
+        run: async (gke) => {
+          const config = await gke.getServerConfig(PROJECT, REF.location)
+          return {
+            defaultValid: config.validMasterVersions.includes(config.defaultVersion),
+            channels: Object.keys(config.channels).sort(),
+            channelDefaultsValid: Object.values(config.channels).every((c) =>
+              c.validVersions.includes(c.defaultVersion),
+            ),
+          }
+        },
+        gives: {defaultValid: true, channels: ['RAPID', 'REGULAR', 'STABLE'], channelDefaultsValid: true},
+      },
+    ],
+  },
+  {
+    name: 'the cluster reads with its labels and pools; another name or location finds nothing',
+    given: {pools: ['demo-np-0']},
+    steps: [
+      {
+        call: 'getCluster(demo)',
+        run: getCluster(),
+        gives: {
+          name: 'demo',
+          location: 'us-central2',
+          project: PROJECT,
+          status: 'RUNNING',
+          labels: LABELS,
+          pools: ['demo-np-0 RUNNING'],
+        },
+      },
+      {call: 'getCluster(other)', run: getCluster({...REF, name: 'other'}), gives: undefined},
+      {call: 'getCluster(demo in the zone)', run: getCluster({...REF, location: 'us-central2-b'}), gives: undefined},
+      {call: 'getNodePool(demo-np-0)', run: getPool('demo-np-0'), gives: RUNNING_POOL},
+      {call: 'getNodePool(nope)', run: getPool('nope'), gives: undefined},
+      {
+        call: 'listNodePools',
+        run: async (gke) => (await gke.listNodePools(REF)).map((p) => p.name),
+        gives: ['demo-np-0'],
+      },
+    ],
+  },
+  {
+    name: 'clusters are listed by project, or by location',
+    steps: [
+      {call: 'listClusters', run: async (gke) => (await gke.listClusters(PROJECT)).map((c) => c.name), gives: ['demo']},
+      {
+        call: 'listClusters(us-central2)',
+        run: async (gke) => (await gke.listClusters(PROJECT, 'us-central2')).map((c) => c.name),
+        gives: ['demo'],
+      },
+      {call: 'listClusters(us-east5)', run: (gke) => gke.listClusters(PROJECT, 'us-east5'), gives: []},
+    ],
+  },
+  {
+    name: 'no cluster: reads find nothing, changes are NOT_FOUND naming it',
+    given: {cluster: 'none'},
+    steps: [
+      {call: 'getCluster', run: getCluster(), gives: undefined},
+      {call: 'listClusters', run: (gke) => gke.listClusters(PROJECT), gives: []},
+      {call: 'getNodePool', run: getPool('demo-np-0'), gives: undefined},
+      {
+        call: 'deleteCluster',
+        run: (gke) => gke.deleteCluster(REF),
+        fails: {
+          ...NOT_FOUND,
+          message: `Could not delete cluster demo: Not found: ${KEY}.`,
+          hints: [
+            `Looked in projects/${PROJECT}/locations/us-central2. Check --project and --zone (xpk clusters live in the zone's region); \`xpk cluster list\` shows your clusters.`,
+          ],
+        },
+      },
+      {
+        call: 'listNodePools',
+        run: (gke) => gke.listNodePools(REF),
+        fails: {...NOT_FOUND, message: `Could not list node pools of demo: Not found: ${KEY}.`},
+      },
+      {
+        call: 'createNodePool',
+        run: (gke) => gke.createNodePool(REF, poolSpec('demo-np-0')),
+        fails: {...NOT_FOUND, message: `Could not create node pool demo-np-0: Not found: ${KEY}.`},
+      },
+      {
+        call: 'setResourceLabels',
+        run: (gke) => gke.setResourceLabels(REF, LABELS, 'abcd1234'),
+        fails: {...NOT_FOUND, message: `Could not set the labels of cluster demo: Not found: ${KEY}.`},
+      },
+    ],
+  },
+  {
+    name: 'creating the cluster that exists is ALREADY_EXISTS (exit 6, not retried)',
+    steps: [
+      {
+        call: 'createCluster',
+        run: (gke) => gke.createCluster(DESIRED.spec),
+        fails: {
+          status: 'ALREADY_EXISTS',
+          kind: 'conflict',
+          retryable: false,
+          exitCode: 6,
+          message: `Could not create cluster demo: Already exists: ${KEY}.`,
+        },
+      },
+    ],
+  },
+  {
+    name: 'a cluster is made PROVISIONING with its default pool and labels; changes wait for it; then RUNNING',
+    given: {cluster: 'none'},
+    steps: [
+      {
+        call: 'createCluster',
+        run: (gke) => gke.createCluster(DESIRED.spec),
+        gives: started('CREATE_CLUSTER'),
+        as: 'op',
+      },
+      {
+        call: 'getCluster',
+        run: getCluster(),
+        gives: {
+          name: 'demo',
+          location: 'us-central2',
+          project: PROJECT,
+          status: 'PROVISIONING',
+          labels: DESIRED.spec.labels,
+          pools: ['default-pool PROVISIONING'],
+        },
+      },
+      {
+        call: 'createNodePool while it is made',
+        run: (gke) => gke.createNodePool(REF, poolSpec('demo-np-0')),
+        fails: {
+          ...RETRIED_CONFLICT,
+          message: 'Could not create node pool demo-np-0: Cluster is running incompatible operation operation-1.',
+        },
+      },
+      {
+        call: 'setResourceLabels while it is made',
+        run: async (gke) => {
+          const {labelFingerprint} = (await gke.getCluster(REF))!
+          return gke.setResourceLabels(REF, {a: 'b'}, labelFingerprint)
+        },
+        fails: {
+          ...RETRIED_CONFLICT,
+          message: /^Could not set the labels of cluster demo: Cluster is running incompatible/,
+        },
+      },
+      {call: 'getOperation until DONE', run: untilDone('op'), gives: DONE('CREATE_CLUSTER')},
+      {
+        call: 'getCluster',
+        run: async (gke) => {
+          const c = (await gke.getCluster(REF))!
+          return [c.status, c.nodePools.map((p) => `${p.name} ${p.status}`)]
+        },
+        gives: ['RUNNING', ['default-pool RUNNING']],
+      },
+    ],
+  },
+  {
+    name: 'a deleted cluster is STOPPING, refuses a second delete, then is gone',
+    given: {pools: ['demo-np-0']},
+    steps: [
+      {call: 'deleteCluster', run: (gke) => gke.deleteCluster(REF), gives: started('DELETE_CLUSTER'), as: 'op'},
+      {
+        call: 'getCluster',
+        run: async (gke) => clusterView(await gke.getCluster(REF))?.pools.concat((await gke.getCluster(REF))!.status),
+        gives: ['demo-np-0 STOPPING', 'STOPPING'],
+      },
+      {
+        call: 'deleteCluster again',
+        run: (gke) => gke.deleteCluster(REF),
+        fails: {
+          ...RETRIED_CONFLICT,
+          message:
+            'Could not delete cluster demo: Operation operation-1 is currently deleting cluster demo. Please wait and try again once it is done.',
+        },
+      },
+      {call: 'getOperation until DONE', run: untilDone('op'), gives: DONE('DELETE_CLUSTER')},
+      {call: 'getCluster', run: getCluster(), gives: undefined},
+    ],
+  },
+  {
+    name: 'deleting the cluster aborts the operations running on its pools',
+    steps: [
+      createPool('demo-np-0', 'pool'),
+      {call: 'deleteCluster', run: (gke) => gke.deleteCluster(REF), gives: started('DELETE_CLUSTER')},
+      {
+        call: 'getOperation(the pool’s)',
+        run: async (gke, got) => opView(await gke.getOperation(PROJECT, REF.location, (got.pool as GkeOperation).name)),
+        gives: {
+          type: 'CREATE_NODE_POOL',
+          status: 'DONE',
+          error: expect.objectContaining({
+            status: 'ABORTED',
+            kind: 'conflict',
+            retryable: true,
+            message: 'Could not create node pool demo-np-0: Operation was aborted: the cluster is being deleted.',
+          }),
+        },
+      },
+    ],
+  },
+  {
+    name: 'a node pool is PROVISIONING, then RUNNING; made twice is ALREADY_EXISTS; a busy pool refuses its delete',
+    steps: [
+      createPool('demo-np-0', 'create'),
+      {call: 'getNodePool', run: getPool('demo-np-0'), gives: {...RUNNING_POOL, status: 'PROVISIONING'}},
+      {
+        call: 'createNodePool again',
+        run: (gke) => gke.createNodePool(REF, poolSpec('demo-np-0')),
+        fails: {
+          status: 'ALREADY_EXISTS',
+          kind: 'conflict',
+          retryable: false,
+          message: `Could not create node pool demo-np-0: Already exists: ${KEY}/nodePools/demo-np-0.`,
+        },
+      },
+      {
+        call: 'deleteNodePool while it is made',
+        run: (gke) => gke.deleteNodePool(REF, 'demo-np-0'),
+        fails: {
+          ...RETRIED_CONFLICT,
+          message:
+            'Could not delete node pool demo-np-0: Operation operation-1 is currently creating node pool demo-np-0. Please wait and try again once it is done.',
+        },
+      },
+      {call: 'getOperation until DONE', run: untilDone('create'), gives: DONE('CREATE_NODE_POOL')},
+      {call: 'getNodePool', run: getPool('demo-np-0'), gives: RUNNING_POOL},
+      {
+        call: 'deleteNodePool',
+        run: (gke) => gke.deleteNodePool(REF, 'demo-np-0'),
+        gives: started('DELETE_NODE_POOL'),
+        as: 'delete',
+      },
+      {call: 'getNodePool', run: getPool('demo-np-0'), gives: {...RUNNING_POOL, status: 'STOPPING'}},
+      {call: 'getOperation until DONE', run: untilDone('delete'), gives: DONE('DELETE_NODE_POOL')},
+      {call: 'getNodePool', run: getPool('demo-np-0'), gives: undefined},
+    ],
+  },
+  {
+    name: 'deleting a pool that does not exist is NOT_FOUND naming it',
+    steps: [
+      {
+        call: 'deleteNodePool(nope)',
+        run: (gke) => gke.deleteNodePool(REF, 'nope'),
+        fails: {...NOT_FOUND, message: `Could not delete node pool nope: Not found: ${KEY}/nodePools/nope.`},
+      },
+    ],
+  },
+  {
+    name: 'a cluster in ERROR refuses node-pool changes, not retried',
+    given: {cluster: 'ERROR'},
+    steps: [
+      {
+        call: 'createNodePool',
+        run: (gke) => gke.createNodePool(REF, poolSpec('demo-np-0')),
+        fails: {
+          status: 'FAILED_PRECONDITION',
+          kind: 'conflict',
+          retryable: false,
+          message: 'Could not create node pool demo-np-0: Cluster demo is not ready: its status is ERROR.',
+        },
+      },
+    ],
+  },
+  {
+    name: 'an operation that fails (a stockout) ends DONE with its error; its pool is left in ERROR saying why',
+    given: {
+      operationFails: {
+        type: 'CREATE_NODE_POOL',
+        status: 'RESOURCE_EXHAUSTED',
+        message:
+          "[GCE_STOCKOUT]: The zone 'projects/test-project/zones/us-central2-b' does not have enough resources available to fulfill the request.",
+      },
+    },
+    steps: [
+      createPool('demo-np-0', 'create'),
+      {
+        call: 'getOperation until DONE',
+        run: untilDone('create'),
+        gives: {
+          type: 'CREATE_NODE_POOL',
+          status: 'DONE',
+          error: expect.objectContaining({
+            status: 'RESOURCE_EXHAUSTED',
+            kind: 'stockout',
+            retryable: false,
+            message: expect.stringMatching(/^Could not create node pool demo-np-0: \[GCE_STOCKOUT\]/),
+          }),
+        },
+      },
+      {
+        call: 'getNodePool',
+        run: async (gke) => {
+          const pool = (await gke.getNodePool(REF, 'demo-np-0'))!
+          return [pool.status, pool.statusMessage]
+        },
+        gives: ['ERROR', expect.stringMatching(/^\[GCE_STOCKOUT\]: The zone .* does not have enough resources/)],
+      },
+    ],
+  },
+  {
+    name: 'operations are read by name and listed by location; an unknown one is NOT_FOUND',
+    steps: [
+      createPool('demo-np-0', 'op'),
+      {
+        call: 'listOperations(us-central2)',
+        run: async (gke, got) =>
+          (await gke.listOperations(PROJECT, 'us-central2')).map((op) => op.name === (got.op as GkeOperation).name),
+        gives: [true],
+      },
+      {call: 'listOperations(us-east5)', run: (gke) => gke.listOperations(PROJECT, 'us-east5'), gives: []},
+      {
+        call: 'getOperation(operation-99)',
+        run: (gke) =>
+          gke.getOperation(PROJECT, 'us-central2', `projects/${PROJECT}/locations/us-central2/operations/operation-99`),
+        fails: {
+          ...NOT_FOUND,
+          message: `Could not check an operation: Not found: projects/${PROJECT}/locations/us-central2/operations/operation-99.`,
+        },
+      },
+    ],
+  },
+  {
+    name: 'SetLabels with the fingerprint read replaces the labels; the fingerprint follows their content',
+    steps: [
+      {
+        call: 'setResourceLabels',
+        run: async (gke) => {
+          const before = (await gke.getCluster(REF))!
+          await gke.setResourceLabels(REF, {...LABELS, 'xpk-lock': 'abc'}, before.labelFingerprint)
+          const locked = (await gke.getCluster(REF))!
+          await gke.setResourceLabels(REF, LABELS, locked.labelFingerprint)
+          const after = (await gke.getCluster(REF))!
+          return {
+            locked: locked.labels,
+            changed: locked.labelFingerprint !== before.labelFingerprint,
+            // Labels put back as they were give the old fingerprint again (why xpk's lock counts a generation).
+            sameAgain: after.labelFingerprint === before.labelFingerprint,
+          }
+        },
+        gives: {locked: {...LABELS, 'xpk-lock': 'abc'}, changed: true, sameAgain: true},
+      },
+    ],
+  },
+  {
+    name: 'a stale fingerprint is a mismatch (exit 6, not retried) and changes nothing; two writers: one wins',
+    steps: [
+      {call: 'getCluster', run: async (gke) => (await gke.getCluster(REF))!.labelFingerprint, as: 'read'},
+      {
+        call: 'setResourceLabels',
+        run: (gke, got) => gke.setResourceLabels(REF, {'xpk-lock': 'first'}, got.read as string),
+        gives: started('SET_LABELS'),
+      },
+      {
+        call: 'setResourceLabels with the same fingerprint',
+        run: (gke, got) => gke.setResourceLabels(REF, {'xpk-lock': 'second'}, got.read as string),
+        fails: {
+          status: 'FAILED_PRECONDITION',
+          kind: 'conflict',
+          retryable: false,
+          exitCode: 6,
+          message: /^Could not set the labels of cluster demo: Labels could not be set due to fingerprint mismatch/,
+          hints: ["The cluster's labels changed since they were read: read it again and re-run."],
+        },
+      },
+      {
+        call: 'two writers at once',
+        run: async (gke) => {
+          const {labelFingerprint} = (await gke.getCluster(REF))!
+          const outcomes = await Promise.allSettled(
+            ['a', 'b'].map((v) => gke.setResourceLabels(REF, {'xpk-lock': v}, labelFingerprint)),
+          )
+          const winner = outcomes.findIndex((o) => o.status === 'fulfilled')
+          return [
+            outcomes.map((o) => o.status).sort(),
+            (await gke.getCluster(REF))!.labels['xpk-lock'] === 'ab'[winner],
+          ]
+        },
+        gives: [['fulfilled', 'rejected'], true],
+      },
+    ],
+  },
+  {
+    name: 'a label GKE does not accept is INVALID_ARGUMENT, not retried',
+    steps: [
+      {
+        call: 'setResourceLabels({Upper: x})',
+        run: async (gke) => gke.setResourceLabels(REF, {Upper: 'x'}, (await gke.getCluster(REF))!.labelFingerprint),
+        fails: {
+          status: 'INVALID_ARGUMENT',
+          kind: 'failed',
+          retryable: false,
+          message: 'Could not set the labels of cluster demo: Invalid label key "Upper".',
+        },
+      },
+    ],
+  },
+  {
+    name: 'transient failures (unavailable, too many operations) are retryable and changed nothing',
+    given: {
+      failing: [
+        {call: 'getCluster', status: 'UNAVAILABLE', message: 'connection reset'},
+        {
+          call: 'createNodePool',
+          status: 'RESOURCE_EXHAUSTED',
+          message:
+            'Too many operations: cluster "demo" hits the concurrent operations quota 5, please try again later.',
+        },
+      ],
+    },
+    steps: [
+      {
+        call: 'getCluster',
+        run: getCluster(),
+        fails: {
+          status: 'UNAVAILABLE',
+          kind: 'unavailable',
+          retryable: true,
+          message: 'Could not read cluster demo: connection reset',
+        },
+      },
+      {
+        call: 'createNodePool',
+        run: (gke) => gke.createNodePool(REF, poolSpec('demo-np-0')),
+        fails: {
+          status: 'RESOURCE_EXHAUSTED',
+          kind: 'conflict',
+          retryable: true,
+          message: /^Could not create node pool demo-np-0: Too many operations/,
+        },
+      },
+      {call: 'getNodePool', run: getPool('demo-np-0'), gives: undefined},
+      createPool('demo-np-0'),
+    ],
+  },
+]
+
+portContract('the GKE port', subjects, cases)
