@@ -308,17 +308,6 @@ const cases: readonly ContractCase<KubeClient, KubeGiven>[] = [
         gives: [['a', 'b'], 'string', ['c'], undefined],
       },
       {
-        call: 'list cut down to metadata.name and data',
-        run: async (kube) =>
-          (await kube.list('v1', 'ConfigMap', {namespace: 'default', fields: {metadata: {name: true}, data: true}}))
-            .items,
-        gives: [
-          {apiVersion: 'v1', kind: 'ConfigMap', metadata: {name: 'a'}, data: {}},
-          {apiVersion: 'v1', kind: 'ConfigMap', metadata: {name: 'b'}, data: {a: '1'}},
-          {apiVersion: 'v1', kind: 'ConfigMap', metadata: {name: 'c'}, data: {}},
-        ],
-      },
-      {
         call: 'list by a field the server does not select on',
         run: (kube) => kube.list('v1', 'ConfigMap', {fieldSelector: 'data.a=1'}),
         fails: {

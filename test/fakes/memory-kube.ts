@@ -42,8 +42,7 @@
 //   - Label selectors: `k=v`, `k==v`, `k!=v`, `k`, `!k`, `k in (a,b)`, `k notin (a,b)`, comma-separated. Field
 //     selectors: `path=value` and `path!=value` on the fields the real server lets each kind be selected by
 //     (metadata.name and metadata.namespace, and a few per kind); any other field is a 400, as there.
-//   - Lists are sorted by namespace and name and paged with `limit`/`continue` (an opaque offset); with `fields`,
-//     each item is cut down to them (its apiVersion and kind kept), as the adapter cuts them.
+//   - Lists are sorted by namespace and name and paged with `limit`/`continue` (an opaque offset).
 //   - Watches: every write (apply, seed, setStatus, setAvailable, delete, a lingering delete's deletionTimestamp)
 //     is an event with the object's new resourceVersion; a watch gets ADDED for the current matches when it names
 //     no resourceVersion, else the retained events after it (`watchHistory`, default 1,000; older is a 410
@@ -61,7 +60,6 @@
 //     API server passes it on to the kubelet to the second), `tailLines` the last lines; sinceSeconds is not
 //     modelled (every line is recent).
 import {XpkError} from '../../src/core/errors.js'
-import {projectFields} from '../../src/core/kube/field-mask.js'
 import {kubeApiError} from '../../src/core/kube/kube-errors.js'
 import {splitApiVersion} from '../../src/core/kube/release-manifest.js'
 import {
@@ -336,11 +334,7 @@ export class MemoryKube implements KubeClient {
     }
     const end = options.limit === undefined || options.limit <= 0 ? matching.length : offset + options.limit
     this.log(request, 200)
-    const mask = options.fields
-    // Cut down to the fields asked for, as the adapter cuts them where it parses the page (its type kept).
-    const items = matching
-      .slice(offset, end)
-      .map((o) => (mask === undefined ? o : {...(projectFields(o, mask) as KubeObject), apiVersion, kind}))
+    const items = matching.slice(offset, end)
     return end < matching.length ? {items, continue: encodeContinue(end)} : {items}
   }
 
