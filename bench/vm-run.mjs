@@ -46,6 +46,8 @@ const home = join(root, 'home')
 const scriptDir = join(root, 'script')
 mkdirSync(join(home, '.ssh'), {recursive: true})
 mkdirSync(join(scriptDir, 'src'), {recursive: true})
+// --log-dir must exist (a typo is not hidden by making it).
+mkdirSync(join(root, 'logs'))
 // 50 MB: one large incompressible file (a checkpoint or dataset shard) plus 200 small source files.
 const small = 200
 const smallBytes = 8 * 1024

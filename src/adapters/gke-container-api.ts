@@ -6,7 +6,7 @@
  */
 import type {protos} from '@google-cloud/container'
 
-import {type ApiContext, gkeApiError, GRPC_STATUS} from '../core/cluster/gke-errors.js'
+import {type ApiContext, gkeApiError} from '../core/cluster/gke-errors.js'
 import type {ClusterStatus, NodePoolStatus} from '../core/cluster/observed.js'
 import type {Capacity, ClusterSpec, NodePoolSpec} from '../core/cluster/spec.js'
 import {parseEndpoint, type Endpoint} from '../core/endpoint.js'
@@ -20,7 +20,7 @@ import type {
   ObservedNodePool,
   ServerConfig,
 } from '../ports/gke.js'
-import {authorizer, GoogleRest, grpcCodeForHttp, type RestFailure} from './google-rest.js'
+import {authorizer, failureCode, GoogleRest} from './google-rest.js'
 import {type Fetch, nodeFetch} from './http-client.js'
 
 type ApiCluster = protos.google.container.v1.ICluster
@@ -68,7 +68,7 @@ export async function createGkeClient(connection: GkeConnection = {}): Promise<G
     authorize,
     connection.requestTimeoutMs ?? 60_000,
     connection.fetch ?? nodeFetch,
-    (failure, context) => gkeApiError({code: gkeCode(failure), message: failure.message}, context),
+    (failure, context) => gkeApiError({code: failureCode(failure), message: failure.message}, context),
   )
   return new ContainerApiClient(rest)
 }
@@ -77,24 +77,6 @@ export async function createGkeClient(connection: GkeConnection = {}): Promise<G
 function gkeBase(endpoint: string): {base: string; insecure: boolean} {
   const {origin, path, insecure} = gkeEndpoint(endpoint)
   return {base: `${origin}${path === '/' ? '/v1/' : path}`, insecure}
-}
-
-/**
- * The gRPC code of a failure, which the classification works on. GKE names it in the error body's `status`; the
- * HTTP status alone would not do, since FAILED_PRECONDITION ("another operation is running", retried) and
- * INVALID_ARGUMENT (not retried) are both 400.
- */
-function gkeCode(failure: RestFailure): number {
-  switch (failure.kind) {
-    case 'timeout':
-      return GRPC_STATUS.indexOf('DEADLINE_EXCEEDED')
-    case 'unreachable':
-      return GRPC_STATUS.indexOf('UNAVAILABLE')
-    case 'malformed':
-      return GRPC_STATUS.indexOf('INTERNAL')
-    case 'answer':
-      return failure.statusName ? GRPC_STATUS.indexOf(failure.statusName) : grpcCodeForHttp(failure.httpStatus)
-  }
 }
 
 const segment = encodeURIComponent

@@ -1,5 +1,5 @@
 /**
- * The HTTP side shared by xpk's clients of Google REST APIs (GKE, Compute Engine): credentials, one JSON request
+ * The HTTP side shared by xpk's clients of Google REST APIs (GKE, Compute Engine, Cloud TPU): credentials, one JSON request
  * with a timeout, and Google's JSON error body read into a gRPC-style failure that the caller classifies. Node
  * built-ins only: google-auth-library is imported only when Application Default Credentials are needed, because
  * loading it costs about 100 ms of start-up, and requests go through node:http/node:https (http-client.ts).
@@ -120,6 +120,24 @@ export function grpcCodeForHttp(status: number): number {
       return 4
     default:
       return status >= 500 ? 14 : 3
+  }
+}
+
+/**
+ * The gRPC code of a failure, which the classifications work on. GKE and Cloud TPU name it in the error body's
+ * `status`; the HTTP status alone would not do, since FAILED_PRECONDITION ("another operation is running", retried)
+ * and INVALID_ARGUMENT (not retried) are both 400.
+ */
+export function failureCode(failure: RestFailure): number {
+  switch (failure.kind) {
+    case 'timeout':
+      return GRPC_STATUS.indexOf('DEADLINE_EXCEEDED')
+    case 'unreachable':
+      return GRPC_STATUS.indexOf('UNAVAILABLE')
+    case 'malformed':
+      return GRPC_STATUS.indexOf('INTERNAL')
+    case 'answer':
+      return failure.statusName ? GRPC_STATUS.indexOf(failure.statusName) : grpcCodeForHttp(failure.httpStatus)
   }
 }
 
