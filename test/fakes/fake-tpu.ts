@@ -5,6 +5,9 @@ import {createRequire} from 'node:module'
 import * as grpc from '@grpc/grpc-js'
 
 import {startRestFront, type DecodeOptions, type RestFront} from './rest-front.js'
+import {TPU_ID as ID, TPU_TYPE as TYPE, workersOf} from './tpu-shapes.js'
+
+export {workersOf}
 
 export type QueuedResourceStateName =
   | 'CREATING'
@@ -123,18 +126,7 @@ class RpcError extends Error {
   }
 }
 
-const ID = /^[a-z](?:[-a-z0-9]*[a-z0-9])?$/
-const TYPE = /^(v2|v3|v4|v5litepod|v5p|v6e)-(\d+)$/
 const LOCATION_NAME = /^projects\/([^/]+)\/locations\/([^/]+)$/
-
-/** Workers (VMs) per slice of a type: single-host up to size 8, then 4 chips per host (v5litepod, v6e) or 8 cores. */
-export function workersOf(acceleratorType: string): number {
-  const m = TYPE.exec(acceleratorType)
-  if (!m) return 1
-  const size = Number(m[2])
-  if (size <= 8) return 1
-  return m[1] === 'v5litepod' || m[1] === 'v6e' ? size / 4 : size / 8
-}
 
 let nodeCounter = 1000
 
