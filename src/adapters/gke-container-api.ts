@@ -20,8 +20,7 @@ import type {
   ObservedNodePool,
   ServerConfig,
 } from '../ports/gke.js'
-import {authorizer, failureCode, GoogleRest} from './google-rest.js'
-import {type Fetch, nodeFetch} from './http-client.js'
+import {connectRest, failureCode, type GoogleConnection, type GoogleRest} from './google-rest.js'
 
 type ApiCluster = protos.google.container.v1.ICluster
 type ApiNodePool = protos.google.container.v1.INodePool
@@ -29,18 +28,12 @@ type ApiOperation = protos.google.container.v1.IOperation
 type ApiServerConfig = protos.google.container.v1.IServerConfig
 
 /** How to reach the GKE API. */
-export interface GkeConnection {
+export interface GkeConnection extends GoogleConnection {
   /**
    * Endpoint override, like gcloud's `api_endpoint_overrides/container`: `https://HOST[:PORT]/` for a private or
    * regional endpoint, or `http://127.0.0.1:PORT` (loopback only) for a local test server.
    */
   readonly endpoint?: string
-  /** A static OAuth access token; used instead of Application Default Credentials (no metadata lookups). */
-  readonly accessToken?: string
-  /** How long one HTTP request may take, in milliseconds. @default 60000 */
-  readonly requestTimeoutMs?: number
-  /** How requests are sent. @default nodeFetch (node:http and node:https) */
-  readonly fetch?: Fetch
 }
 
 const DEFAULT_BASE = 'https://container.googleapis.com/v1/'
@@ -61,14 +54,9 @@ export function gkeEndpoint(endpoint: string): Endpoint {
  * it is; otherwise google-auth-library is imported for Application Default Credentials.
  */
 export async function createGkeClient(connection: GkeConnection = {}): Promise<GkeClient> {
-  const {base, insecure} = connection.endpoint ? gkeBase(connection.endpoint) : {base: DEFAULT_BASE, insecure: false}
-  const authorize = await authorizer({insecure, accessToken: connection.accessToken})
-  const rest = new GoogleRest(
-    base,
-    authorize,
-    connection.requestTimeoutMs ?? 60_000,
-    connection.fetch ?? nodeFetch,
-    (failure, context) => gkeApiError({code: failureCode(failure), message: failure.message}, context),
+  const root = connection.endpoint ? gkeBase(connection.endpoint) : {base: DEFAULT_BASE, insecure: false}
+  const rest = await connectRest(root, connection, (failure, context) =>
+    gkeApiError({code: failureCode(failure), message: failure.message}, context),
   )
   return new ContainerApiClient(rest)
 }

@@ -21,23 +21,13 @@ import type {
   TpuNode,
   TpuOperation,
 } from '../ports/tpu.js'
-import {authorizer, failureCode, GoogleRest} from './google-rest.js'
-import {type Fetch, nodeFetch} from './http-client.js'
+import {connectRest, failureCode, type GoogleConnection, type GoogleRest} from './google-rest.js'
 
-/** How to reach the TPU API. */
-export interface TpuConnection {
-  /**
-   * `https://HOST[:PORT]/[PATH/]` (without a path, `v2/` is appended), or `http://127.0.0.1:PORT` (loopback only,
-   * no credentials sent) for a local test server.
-   */
-  readonly endpoint?: string
-  /** A static OAuth access token, used instead of Application Default Credentials. */
-  readonly accessToken?: string
-  /** How long one HTTP request may take, in milliseconds. @default 60000 */
-  readonly requestTimeoutMs?: number
-  /** How requests are sent. @default nodeFetch (node:http and node:https) */
-  readonly fetch?: Fetch
-}
+/**
+ * How to reach the TPU API. The endpoint is `https://HOST[:PORT]/[PATH/]` (without a path, `v2/` is appended), or
+ * `http://127.0.0.1:PORT` (loopback only, no credentials sent) for a local test server.
+ */
+export type TpuConnection = GoogleConnection
 
 const DEFAULT_BASE = 'https://tpu.googleapis.com/v2/'
 
@@ -93,18 +83,12 @@ interface ApiOperation {
  * it is; otherwise google-auth-library is imported for Application Default Credentials.
  */
 export async function createTpuClient(connection: TpuConnection = {}): Promise<TpuClient> {
-  const {base, insecure} = connection.endpoint ? tpuBase(connection.endpoint) : {base: DEFAULT_BASE, insecure: false}
-  const authorize = await authorizer({insecure, accessToken: connection.accessToken})
-  const rest = new GoogleRest(
-    base,
-    authorize,
-    connection.requestTimeoutMs ?? 60_000,
-    connection.fetch ?? nodeFetch,
-    (failure, context) =>
-      tpuApiError(
-        {code: failureCode(failure), message: failure.message},
-        {action: context.action, project: context.project, zone: context.location},
-      ),
+  const root = connection.endpoint ? tpuBase(connection.endpoint) : {base: DEFAULT_BASE, insecure: false}
+  const rest = await connectRest(root, connection, (failure, context) =>
+    tpuApiError(
+      {code: failureCode(failure), message: failure.message},
+      {action: context.action, project: context.project, zone: context.location},
+    ),
   )
   return new TpuRestClient(rest)
 }
