@@ -57,6 +57,25 @@ export default tseslint.config(
   // The layers (README, Development): commands -> cli -> services -> executor -> core/ports; adapters -> ports/core.
   // Each layer may import only those below it; SDKs only in src/adapters; src/core does no I/O.
   ...layers(),
+  // The Google client libraries are dev dependencies (their message types, the fakes' protos): src may import their
+  // types only, which the bundle drops, never a value, which would need the package at run time.
+  {
+    files: ['src/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['@google-cloud/*', 'google-gax', 'google-gax/*'],
+              allowTypeImports: true,
+              message: 'A dev dependency: import its types only (`import type`); the adapters speak REST themselves.',
+            },
+          ],
+        },
+      ],
+    },
+  },
   {
     files: ['bin/**/*.js', 'scripts/**/*.mjs', 'bench/**/*.mjs', 'bench/**/*.js', 'eslint.config.js'],
     languageOptions: {

@@ -1,4 +1,4 @@
-// The GKE and Kubernetes API fakes (test/fakes/fake-gke.ts, fake-kube.ts) for benchmarks that run the CLI against
+// The GKE, Kubernetes and Cloud TPU API fakes (test/fakes/fake-gke.ts, fake-kube.ts, fake-tpu.ts) for benchmarks that run the CLI against
 // them, loaded through scripts/test-doubles.mjs (they are TypeScript Node's type stripping does not take).
 import {mkdtempSync} from 'node:fs'
 import {join} from 'node:path'
@@ -15,6 +15,12 @@ export async function loadFakeGke() {
 export async function loadFakeKube() {
   const {modules, cleanup} = await loadTestModules(["export {FakeKube} from './test/fakes/fake-kube.ts'"])
   return {FakeKube: modules.FakeKube, cleanup}
+}
+
+/** The Cloud TPU API fake class (test/fakes/fake-tpu.ts); `cleanup()` removes its build. */
+export async function loadFakeTpu() {
+  const {modules, cleanup} = await loadTestModules(["export {FakeTpu} from './test/fakes/fake-tpu.ts'"])
+  return {FakeTpu: modules.FakeTpu, cleanup}
 }
 
 /**

@@ -5,7 +5,8 @@
 // earlier runs would. Reports median times and the median of per-round ratios.
 //
 // Offline commands: the whole process, target <= 3x `node -e 0`. Commands that reach GKE: the time from spawning
-// the process to the fake receiving its first GKE request (target <= 4x `node -e 0`), and the whole process.
+// the process to the fake receiving its first GKE request (target <= 4x `node -e 0`), and the whole process. The vm
+// commands likewise against the Cloud TPU fake (test/fakes/fake-tpu.ts): the time to its first TPU API request.
 // Run with `npm run bench:startup` (which builds first); RUNS (default 31) sets the rounds. COMPARE=DIR also times
 // another build's CLI (DIR/bin/run.js, built there) in the same rounds, each case beside this one's.
 import {spawn} from 'node:child_process'
@@ -13,7 +14,7 @@ import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {delimiter, dirname, join} from 'node:path'
 
-import {cliEnv, loadFakeGke, loadFakeKube} from './fake-gke.mjs'
+import {cliEnv, loadFakeGke, loadFakeKube, loadFakeTpu} from './fake-gke.mjs'
 
 const RUNS = Number(process.env.RUNS ?? 31)
 const OFFLINE_TARGET = 3
@@ -28,6 +29,10 @@ writeFileSync(join(scriptDir, 'train.py'), 'print("hello")\n')
 
 const {FakeGke, cleanup} = await loadFakeGke()
 const {FakeKube, cleanup: cleanupKube} = await loadFakeKube()
+const {FakeTpu, cleanup: cleanupTpu} = await loadFakeTpu()
+// Two slices of v5litepod-16 under the prefix the vm commands name.
+const tpu = await FakeTpu.start()
+for (const slice of [0, 1]) tpu.seedNode(PROJECT, ZONE, `bench-${slice}`, {acceleratorType: 'v5litepod-16'})
 // The cluster's own API, which `cluster create --dry-run` reads to plan what it installs inside (JobSet, Kueue).
 const kube = await FakeKube.start()
 const fake = await FakeGke.start(kube.gkeClusterOptions())
@@ -56,12 +61,13 @@ const env = {
   PATH: `${dirname(node)}${delimiter}${process.env.PATH}`,
   // The fake cluster's token; plain http to the GKE fake never carries it.
   XPK_ACCESS_TOKEN: kube.token,
+  XPK_TPU_ENDPOINT: `http://${tpu.endpoint}`,
 }
 
 const workload = ['workload', 'create', '--project', PROJECT, '--cluster', 'bench', '--workload', 'bench-1']
 const target = ['--project', PROJECT, '--zone', ZONE, '--cluster', 'bench']
 const slices = ['--tpu-type', 'v5litepod-16', '--num-slices', '4', '--spot']
-/** [name, argv, reaches GKE] */
+/** [name, argv, the fake whose first request is timed (GKE's or the TPU API's), if any] */
 const cases = [
   ['node -e 0', [node, '-e', '0'], false],
   ['xpk --help', [bin, '--help'], false],
@@ -76,14 +82,15 @@ const cases = [
     ],
     false,
   ],
-  ['xpk cluster list', [bin, 'cluster', 'list', '--project', PROJECT], true],
-  ['xpk cluster describe', [bin, 'cluster', 'describe', ...target], true],
-  ['xpk cluster create --dry-run (existing)', [bin, 'cluster', 'create', ...target, ...slices, '--dry-run'], true],
+  ['xpk cluster list', [bin, 'cluster', 'list', '--project', PROJECT], fake],
+  ['xpk cluster describe', [bin, 'cluster', 'describe', ...target], fake],
+  ['xpk cluster create --dry-run (existing)', [bin, 'cluster', 'create', ...target, ...slices, '--dry-run'], fake],
   [
     '  the same, --skip-in-cluster',
     [bin, 'cluster', 'create', ...target, ...slices, '--dry-run', '--skip-in-cluster'],
-    true,
+    fake,
   ],
+  ['xpk vm list', [bin, 'vm', 'list', '--project', PROJECT, '--zone', ZONE, '--tpu-prefix', 'bench'], tpu],
 ]
 
 // Another build's CLI, case by case beside this one's, in the same interleaved rounds.
@@ -94,10 +101,10 @@ if (process.env.COMPARE) {
   }
 }
 
-/** Runs one case; resolves its wall time and, for GKE commands, when the fake saw the first request. */
+/** Runs one case; resolves its wall time and, for commands that reach a fake, when it saw the first request. */
 function timeOnce([name, [program, ...args], online]) {
   return new Promise((resolve, reject) => {
-    fake.calls.length = 0
+    if (online) online.calls.length = 0
     const startedAt = Date.now()
     const start = process.hrtime.bigint()
     const child = spawn(program, args, {env, stdio: ['ignore', 'ignore', 'pipe']})
@@ -108,8 +115,8 @@ function timeOnce([name, [program, ...args], online]) {
       const ms = Number(process.hrtime.bigint() - start) / 1e6
       if (code !== 0) return reject(new Error(`${name} exited ${code}: ${stderr}`))
       if (!online) return resolve({ms})
-      if (fake.calls.length === 0) return reject(new Error(`${name} made no GKE request`))
-      resolve({ms, firstRequestMs: fake.calls[0].at - startedAt, requests: fake.calls.length})
+      if (online.calls.length === 0) return reject(new Error(`${name} made no request to its API`))
+      resolve({ms, firstRequestMs: online.calls[0].at - startedAt, requests: online.calls.length})
     })
   })
 }
@@ -140,7 +147,8 @@ try {
     if (online) {
       const first = runs.map((r) => r.firstRequestMs)
       if (own) worstOnline = Math.max(worstOnline, ratio(first))
-      line += `   first GKE request at ${fmt(median(first))} ${ratio(first).toFixed(2)}x (${runs[0].requests} requests)`
+      const api = online === tpu ? 'TPU API' : 'GKE'
+      line += `   first ${api} request at ${fmt(median(first))} ${ratio(first).toFixed(2)}x (${runs[0].requests} requests)`
     } else if (own) {
       worstOffline = Math.max(worstOffline, ratio(wall))
     }
@@ -150,16 +158,18 @@ try {
     `Worst offline command:        ${worstOffline.toFixed(2)}x node -e 0 (target <= ${OFFLINE_TARGET.toFixed(2)}x)`,
   )
   console.log(
-    `Worst first GKE request:      ${worstOnline.toFixed(2)}x node -e 0 (target <= ${FIRST_REQUEST_TARGET.toFixed(2)}x)`,
+    `Worst first API request:      ${worstOnline.toFixed(2)}x node -e 0 (target <= ${FIRST_REQUEST_TARGET.toFixed(2)}x)`,
   )
   console.log(
-    'GKE is the local fake over plain http on loopback, so no credentials are loaded; with Application Default ' +
+    'GKE and the TPU API are local fakes over plain http on loopback, so no credentials are loaded; with Application Default ' +
       'Credentials google-auth-library loads first (npm run bench:gke-transports measures it).',
   )
 } finally {
   await fake.stop()
   await kube.stop()
+  await tpu.stop()
   cleanup()
   cleanupKube()
+  cleanupTpu()
   rmSync(scratch, {recursive: true, force: true})
 }

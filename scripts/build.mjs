@@ -1,5 +1,7 @@
 // Bundles the CLI into dist/ with esbuild. One bundle keeps start-up fast (oclif alone is ~160 CommonJS
-// modules when loaded file by file); the cloud SDKs stay external and are only imported lazily by adapters.
+// modules when loaded file by file); the SDKs stay external and are only imported lazily by adapters. The Google
+// APIs (GKE, Compute Engine, Cloud TPU) are spoken to over REST by xpk's own adapters: no Google client library is
+// imported at run time (their message types are dev dependencies).
 import {build} from 'esbuild'
 import {readFile, rm} from 'node:fs/promises'
 import {createRequire} from 'node:module'
@@ -8,13 +10,11 @@ import {dirname} from 'node:path'
 import {DOCKERODE_RARELY_USED, LAZY, LAZY_BUILTINS, LAZY_PROXY, WSL_STUB} from './build-stubs.mjs'
 
 const external = [
-  '@google-cloud/*',
   '@kubernetes/client-node',
   // dockerode is bundled (see DOCKERODE_RARELY_USED) but these native or proto-loading parts never are.
   'ssh2',
   'cpu-features',
   'google-auth-library',
-  'google-gax',
   '@grpc/*',
   'tar-stream',
   // oclif only reaches for these to run TypeScript sources in development; never in the bundle.

@@ -13,23 +13,16 @@ import type {
   ObservedWorkloadPolicy,
   WorkloadPolicySpec,
 } from '../ports/compute.js'
-import {authorizer, GoogleRest, grpcCodeForHttp, type RestFailure} from './google-rest.js'
-import {type Fetch, nodeFetch} from './http-client.js'
+import {connectRest, type GoogleConnection, type GoogleRest, grpcCodeForHttp, type RestFailure} from './google-rest.js'
 
 /** How to reach the Compute Engine API. */
-export interface ComputeConnection {
+export interface ComputeConnection extends GoogleConnection {
   /**
    * Endpoint override, like gcloud's `api_endpoint_overrides/compute`: `https://HOST[:PORT]/[PATH/]` or
    * `http://127.0.0.1:PORT` (loopback only) for a local test server. Without a path, `compute/v1/` is appended.
    * Plain http sends no credentials at all.
    */
   readonly endpoint?: string
-  /** A static OAuth access token; used instead of Application Default Credentials (no metadata lookups). */
-  readonly accessToken?: string
-  /** How long one HTTP request may take, in milliseconds. @default 60000 */
-  readonly requestTimeoutMs?: number
-  /** How requests are sent. @default nodeFetch (node:http and node:https) */
-  readonly fetch?: Fetch
 }
 
 const DEFAULT_BASE = 'https://compute.googleapis.com/compute/v1/'
@@ -39,16 +32,9 @@ const DEFAULT_BASE = 'https://compute.googleapis.com/compute/v1/'
  * Credentials are needed (no token, not a loopback test server), and asked for credentials only on the first request.
  */
 export async function createComputeClient(connection: ComputeConnection = {}): Promise<ComputeClient> {
-  const {base, insecure} = connection.endpoint
-    ? computeBase(connection.endpoint)
-    : {base: DEFAULT_BASE, insecure: false}
-  const authorize = await authorizer({insecure, accessToken: connection.accessToken})
-  const rest = new GoogleRest(
-    base,
-    authorize,
-    connection.requestTimeoutMs ?? 60_000,
-    connection.fetch ?? nodeFetch,
-    (failure, context) => computeApiError(computeFailure(failure), context),
+  const root = connection.endpoint ? computeBase(connection.endpoint) : {base: DEFAULT_BASE, insecure: false}
+  const rest = await connectRest(root, connection, (failure, context) =>
+    computeApiError(computeFailure(failure), context),
   )
   return new ComputeRestClient(rest)
 }

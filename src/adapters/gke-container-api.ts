@@ -6,7 +6,7 @@
  */
 import type {protos} from '@google-cloud/container'
 
-import {type ApiContext, gkeApiError, GRPC_STATUS} from '../core/cluster/gke-errors.js'
+import {type ApiContext, gkeApiError} from '../core/cluster/gke-errors.js'
 import type {ClusterStatus, NodePoolStatus} from '../core/cluster/observed.js'
 import type {Capacity, ClusterSpec, NodePoolSpec} from '../core/cluster/spec.js'
 import {parseEndpoint, type Endpoint} from '../core/endpoint.js'
@@ -20,8 +20,7 @@ import type {
   ObservedNodePool,
   ServerConfig,
 } from '../ports/gke.js'
-import {authorizer, GoogleRest, grpcCodeForHttp, type RestFailure} from './google-rest.js'
-import {type Fetch, nodeFetch} from './http-client.js'
+import {connectRest, failureCode, type GoogleConnection, type GoogleRest} from './google-rest.js'
 
 type ApiCluster = protos.google.container.v1.ICluster
 type ApiNodePool = protos.google.container.v1.INodePool
@@ -29,18 +28,12 @@ type ApiOperation = protos.google.container.v1.IOperation
 type ApiServerConfig = protos.google.container.v1.IServerConfig
 
 /** How to reach the GKE API. */
-export interface GkeConnection {
+export interface GkeConnection extends GoogleConnection {
   /**
    * Endpoint override, like gcloud's `api_endpoint_overrides/container`: `https://HOST[:PORT]/` for a private or
    * regional endpoint, or `http://127.0.0.1:PORT` (loopback only) for a local test server.
    */
   readonly endpoint?: string
-  /** A static OAuth access token; used instead of Application Default Credentials (no metadata lookups). */
-  readonly accessToken?: string
-  /** How long one HTTP request may take, in milliseconds. @default 60000 */
-  readonly requestTimeoutMs?: number
-  /** How requests are sent. @default nodeFetch (node:http and node:https) */
-  readonly fetch?: Fetch
 }
 
 const DEFAULT_BASE = 'https://container.googleapis.com/v1/'
@@ -61,14 +54,9 @@ export function gkeEndpoint(endpoint: string): Endpoint {
  * it is; otherwise google-auth-library is imported for Application Default Credentials.
  */
 export async function createGkeClient(connection: GkeConnection = {}): Promise<GkeClient> {
-  const {base, insecure} = connection.endpoint ? gkeBase(connection.endpoint) : {base: DEFAULT_BASE, insecure: false}
-  const authorize = await authorizer({insecure, accessToken: connection.accessToken})
-  const rest = new GoogleRest(
-    base,
-    authorize,
-    connection.requestTimeoutMs ?? 60_000,
-    connection.fetch ?? nodeFetch,
-    (failure, context) => gkeApiError({code: gkeCode(failure), message: failure.message}, context),
+  const root = connection.endpoint ? gkeBase(connection.endpoint) : {base: DEFAULT_BASE, insecure: false}
+  const rest = await connectRest(root, connection, (failure, context) =>
+    gkeApiError({code: failureCode(failure), message: failure.message}, context),
   )
   return new ContainerApiClient(rest)
 }
@@ -77,24 +65,6 @@ export async function createGkeClient(connection: GkeConnection = {}): Promise<G
 function gkeBase(endpoint: string): {base: string; insecure: boolean} {
   const {origin, path, insecure} = gkeEndpoint(endpoint)
   return {base: `${origin}${path === '/' ? '/v1/' : path}`, insecure}
-}
-
-/**
- * The gRPC code of a failure, which the classification works on. GKE names it in the error body's `status`; the
- * HTTP status alone would not do, since FAILED_PRECONDITION ("another operation is running", retried) and
- * INVALID_ARGUMENT (not retried) are both 400.
- */
-function gkeCode(failure: RestFailure): number {
-  switch (failure.kind) {
-    case 'timeout':
-      return GRPC_STATUS.indexOf('DEADLINE_EXCEEDED')
-    case 'unreachable':
-      return GRPC_STATUS.indexOf('UNAVAILABLE')
-    case 'malformed':
-      return GRPC_STATUS.indexOf('INTERNAL')
-    case 'answer':
-      return failure.statusName ? GRPC_STATUS.indexOf(failure.statusName) : grpcCodeForHttp(failure.httpStatus)
-  }
 }
 
 const segment = encodeURIComponent

@@ -1,5 +1,5 @@
 /**
- * The HTTP side shared by xpk's clients of Google REST APIs (GKE, Compute Engine): credentials, one JSON request
+ * The HTTP side shared by xpk's clients of Google REST APIs (GKE, Compute Engine, Cloud TPU): credentials, one JSON request
  * with a timeout, and Google's JSON error body read into a gRPC-style failure that the caller classifies. Node
  * built-ins only: google-auth-library is imported only when Application Default Credentials are needed, because
  * loading it costs about 100 ms of start-up, and requests go through node:http/node:https (http-client.ts).
@@ -9,7 +9,7 @@ import type {ApiContext} from '../core/cluster/gke-errors.js'
 import {GRPC_STATUS} from '../core/cluster/gke-errors.js'
 import {XpkError} from '../core/errors.js'
 import {certificateError, connectionErrorCode} from '../core/tls-errors.js'
-import type {Fetch} from './http-client.js'
+import {type Fetch, nodeFetch} from './http-client.js'
 
 const CLOUD_PLATFORM_SCOPE = 'https://www.googleapis.com/auth/cloud-platform'
 
@@ -55,6 +55,32 @@ export async function authorizer(options: {insecure: boolean; accessToken?: stri
       })
     }
   }
+}
+
+/** How to reach a Google REST API, as each client (GKE, Compute Engine, Cloud TPU) takes it. */
+export interface GoogleConnection {
+  /** Endpoint override (rules in src/core/endpoint.ts); plain http to loopback sends no credentials at all. */
+  readonly endpoint?: string
+  /** A static OAuth access token; used instead of Application Default Credentials (no metadata lookups). */
+  readonly accessToken?: string
+  /** How long one HTTP request may take, in milliseconds. @default 60000 */
+  readonly requestTimeoutMs?: number
+  /** How requests are sent. @default nodeFetch (node:http and node:https) */
+  readonly fetch?: Fetch
+}
+
+/**
+ * The REST client of one API root: no credentials over plain http (a loopback test server), a static token as it
+ * is, otherwise Application Default Credentials; failures classified by the API's own rules.
+ */
+export async function connectRest(
+  root: {readonly base: string; readonly insecure: boolean},
+  connection: GoogleConnection,
+  classify: (failure: RestFailure, context: ApiContext) => Error,
+): Promise<GoogleRest> {
+  const authorize = await authorizer({insecure: root.insecure, accessToken: connection.accessToken})
+  const timeoutMs = connection.requestTimeoutMs ?? 60_000
+  return new GoogleRest(root.base, authorize, timeoutMs, connection.fetch ?? nodeFetch, classify)
 }
 
 /** A Google JSON error body: `{error: {code, message, status, errors: [{reason}], details: [{reason}]}}`. */
@@ -120,6 +146,24 @@ export function grpcCodeForHttp(status: number): number {
       return 4
     default:
       return status >= 500 ? 14 : 3
+  }
+}
+
+/**
+ * The gRPC code of a failure, which the classifications work on. GKE and Cloud TPU name it in the error body's
+ * `status`; the HTTP status alone would not do, since FAILED_PRECONDITION ("another operation is running", retried)
+ * and INVALID_ARGUMENT (not retried) are both 400.
+ */
+export function failureCode(failure: RestFailure): number {
+  switch (failure.kind) {
+    case 'timeout':
+      return GRPC_STATUS.indexOf('DEADLINE_EXCEEDED')
+    case 'unreachable':
+      return GRPC_STATUS.indexOf('UNAVAILABLE')
+    case 'malformed':
+      return GRPC_STATUS.indexOf('INTERNAL')
+    case 'answer':
+      return failure.statusName ? GRPC_STATUS.indexOf(failure.statusName) : grpcCodeForHttp(failure.httpStatus)
   }
 }
 

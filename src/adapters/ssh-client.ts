@@ -52,17 +52,11 @@ class KnownHosts {
     return this.entries
   }
 
-  /** 'known', 'learnt' or 'changed'; without `learn`, an unknown key is 'unknown' and nothing is written. */
-  async check(
-    address: string,
-    identity: string,
-    key: string,
-    learn = true,
-  ): Promise<'known' | 'learnt' | 'changed' | 'unknown'> {
+  /** 'known', 'learnt' (an address or identity not seen before) or 'changed'. */
+  async check(address: string, identity: string, key: string): Promise<'known' | 'learnt' | 'changed'> {
     const entries = await this.load()
     const known = entries.get(address)
     if (known && known.identity === identity) return known.key === key ? 'known' : 'changed'
-    if (!learn) return 'unknown'
     entries.set(address, {identity, key})
     const text = [...entries].map(([a, e]) => `${a} ${e.identity} ${e.key}\n`).join('')
     this.writing = this.writing.then(async () => {
@@ -76,20 +70,7 @@ class KnownHosts {
   }
 }
 
-/** A connection target; `knownHostOnly` connects only to a host whose key is known for that identity already. */
-export type SshClientTarget = SshTarget & {
-  /**
-   * For connections opened before the TPU API has confirmed who the workers are: an unknown host key is not learnt
-   * and a different one is not reported as changed; either just fails the connection (a confirmed one follows).
-   */
-  readonly knownHostOnly?: boolean
-}
-
-export interface SshShell extends RemoteShell {
-  connect(target: SshClientTarget, signal: AbortSignal): Promise<RemoteSession>
-}
-
-export function createSshShell(options: SshClientOptions): SshShell {
+export function createSshShell(options: SshClientOptions): RemoteShell {
   const knownHosts = new KnownHosts(options.knownHostsPath)
   // The module, and the key parsed once for every connection.
   let loaded: Promise<{SshClient: typeof Client; auth: ReturnType<typeof credentials>}> | undefined
@@ -99,7 +80,7 @@ export function createSshShell(options: SshClientOptions): SshShell {
       return {SshClient: ssh2.Client, auth: credentials(options, ssh2.utils)}
     }))
   return {
-    async connect(target: SshClientTarget, signal: AbortSignal): Promise<RemoteSession> {
+    async connect(target: SshTarget, signal: AbortSignal): Promise<RemoteSession> {
       const {SshClient, auth} = await load()
       const client = new SshClient()
       // xpk's own socket, so that close() can let the process exit without waiting for the server's side of the
@@ -154,12 +135,8 @@ export function createSshShell(options: SshClientOptions): SshShell {
           readyTimeout: options.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS,
           keepaliveInterval: 15_000,
           hostVerifier: (key: Buffer, verify: (valid: boolean) => void) => {
-            knownHosts.check(address, target.identity, key.toString('base64'), !target.knownHostOnly).then(
+            knownHosts.check(address, target.identity, key.toString('base64')).then(
               (verdict) => {
-                if (target.knownHostOnly) {
-                  if (verdict !== 'known') hostKeyProblem = new XpkError('auth', `${address} is not known yet.`)
-                  return verify(verdict === 'known')
-                }
                 if (verdict === 'changed') {
                   hostKeyProblem = new XpkError(
                     'auth',

@@ -1,16 +1,16 @@
 /**
- * The {@link TpuClient} port over the Cloud TPU v2 API (`@google-cloud/tpu`, gRPC). The SDK is imported lazily, on
- * first connection, so other commands never load it. gax's own retries are off on every call (`retry: null`):
- * services retry with xpk's backoff (src/core/retry.ts), so a transient failure is retried once per policy, not
- * twice nested.
+ * The {@link TpuClient} port over the Cloud TPU v2 REST API (tpu.googleapis.com/v2), through google-rest.ts as GKE
+ * and Compute Engine are. The client library (`@google-cloud/tpu` over google-gax and grpc-js) is not used: loading
+ * it and parsing its protos cost a `vm` command 0.5-0.7 s of CPU before its first request (README, Speed). The
+ * messages below are the proto3 JSON mapping of google/cloud/tpu/v2/cloud_tpu.proto, reduced to the fields xpk
+ * sends and reads; test/adapters/tpu-api.test.ts checks that they reach the API as the library's own REST transport
+ * sends them.
  */
-import type {protos} from '@google-cloud/tpu'
-import type {TpuClient as GaxTpuClient} from '@google-cloud/tpu/build/src/v2/tpu_client.js'
 
-import {XpkError} from '../core/errors.js'
+import type {ApiContext} from '../core/cluster/gke-errors.js'
+import {parseTpuEndpoint} from '../core/vm/endpoint.js'
 import {shortName} from '../core/vm/naming.js'
 import {tpuApiError} from '../core/vm/tpu-errors.js'
-import {parseTpuEndpoint} from '../core/vm/endpoint.js'
 import type {
   QueuedResource,
   QueuedResourceRequest,
@@ -21,73 +21,90 @@ import type {
   TpuNode,
   TpuOperation,
 } from '../ports/tpu.js'
+import {connectRest, failureCode, type GoogleConnection, type GoogleRest} from './google-rest.js'
 
-type ApiNode = protos.google.cloud.tpu.v2.INode
-type ApiQueuedResource = protos.google.cloud.tpu.v2.IQueuedResource
-type ApiOperation = protos.google.longrunning.IOperation
+/**
+ * How to reach the TPU API. The endpoint is `https://HOST[:PORT]/[PATH/]` (without a path, `v2/` is appended), or
+ * `http://127.0.0.1:PORT` (loopback only, no credentials sent) for a local test server.
+ */
+export type TpuConnection = GoogleConnection
 
-/** How to reach the TPU API. */
-export interface TpuConnection {
-  /** `https://HOST[:PORT]/`, or `http://127.0.0.1:PORT` (loopback only) for a local test server. */
-  readonly endpoint?: string
-  /** A static OAuth access token, used instead of Application Default Credentials. */
-  readonly accessToken?: string
+const DEFAULT_BASE = 'https://tpu.googleapis.com/v2/'
+
+/** google.rpc.Status: an RPC's or an operation's failure. */
+interface ApiStatus {
+  readonly code?: number
+  readonly message?: string
 }
 
-/** Per-call settings: no gax retries (ours only), and a bounded wait per call. */
-const CALL = {retry: null, timeout: 60_000} as const
+/** google.cloud.tpu.v2.Node; `id` is an int64, so a string in JSON. */
+export interface ApiNode {
+  readonly name?: string
+  readonly id?: string
+  readonly acceleratorType?: string
+  readonly runtimeVersion?: string
+  readonly state?: string
+  readonly queuedResource?: string
+  readonly networkEndpoints?: readonly {
+    readonly ipAddress?: string
+    readonly port?: number
+    readonly accessConfig?: {readonly externalIp?: string}
+  }[]
+  readonly metadata?: Readonly<Record<string, string>>
+  readonly schedulingConfig?: {readonly preemptible?: boolean; readonly reserved?: boolean; readonly spot?: boolean}
+}
 
+/** google.cloud.tpu.v2.QueuedResource.Tpu.NodeSpec */
+interface ApiNodeSpec {
+  readonly parent?: string
+  readonly nodeId?: string
+  readonly multisliceParams?: {readonly nodeCount?: number; readonly nodeIdPrefix?: string}
+  readonly node?: ApiNode
+}
+
+/** google.cloud.tpu.v2.QueuedResource; `spot` is an empty message whose presence asks for Spot capacity. */
+export interface ApiQueuedResource {
+  readonly name?: string
+  readonly tpu?: {readonly nodeSpec?: readonly ApiNodeSpec[]}
+  readonly spot?: Record<string, never>
+  readonly reservationName?: string
+  readonly state?: {readonly state?: string; readonly failedData?: {readonly error?: ApiStatus}}
+}
+
+/** google.longrunning.Operation without its payloads, which xpk does not read; `done` is left out while false. */
+interface ApiOperation {
+  readonly name?: string
+  readonly done?: boolean
+  readonly error?: ApiStatus
+}
+
+/**
+ * Creates the real TPU client. Plain http (a loopback test server) sends no credentials; a static token is sent as
+ * it is; otherwise google-auth-library is imported for Application Default Credentials.
+ */
 export async function createTpuClient(connection: TpuConnection = {}): Promise<TpuClient> {
-  const [{TpuClient: GaxClient}, gax] = await Promise.all([
-    import('@google-cloud/tpu/build/src/v2/tpu_client.js'),
-    import('google-gax'),
-  ])
-  // The package's protos hold TPU v1, v2alpha1 and v2; parsing only v2 halves the client's construction (~120 ms).
-  class V2OnlyGrpcClient extends gax.GrpcClient {
-    override loadProtoJSON(
-      json: Parameters<InstanceType<typeof gax.GrpcClient>['loadProtoJSON']>[0],
-      ignoreCache = false,
-    ) {
-      return super.loadProtoJSON(onlyTpuV2(json), ignoreCache)
-    }
-  }
-  const options: Record<string, unknown> = {}
-  if (connection.endpoint) {
-    const parsed = parseTpuEndpoint(connection.endpoint)
-    Object.assign(options, {apiEndpoint: parsed.host, port: parsed.port, universeDomain: 'googleapis.com'})
-    if (parsed.insecure) options.sslCreds = gax.grpc.credentials.createInsecure()
-  }
-  if (connection.accessToken) {
-    const auth = new gax.googleAuthLibrary.OAuth2Client()
-    auth.setCredentials({access_token: connection.accessToken})
-    Object.assign(options, {authClient: auth, universeDomain: 'googleapis.com'})
-  }
-  type GaxInstance = ConstructorParameters<typeof GaxClient>[1]
-  return new TpuApiClient(
-    new GaxClient(
-      options as ConstructorParameters<typeof GaxClient>[0],
-      {
-        ...gax,
-        GrpcClient: V2OnlyGrpcClient,
-      } as unknown as GaxInstance,
+  const root = connection.endpoint ? tpuBase(connection.endpoint) : {base: DEFAULT_BASE, insecure: false}
+  const rest = await connectRest(root, connection, (failure, context) =>
+    tpuApiError(
+      {code: failureCode(failure), message: failure.message},
+      {action: context.action, project: context.project, zone: context.location},
     ),
   )
+  return new TpuRestClient(rest)
 }
 
-/** The bundled protos with google.cloud.tpu reduced to v2, the only version this client calls. */
-export function onlyTpuV2<T>(json: T): T {
-  type Nested = {nested?: Record<string, Nested>}
-  const root = json as Nested
-  const google = root.nested?.google
-  const cloud = google?.nested?.cloud
-  const tpu = cloud?.nested?.tpu
-  if (!google || !cloud || !tpu?.nested?.v2) return json
-  const trimmedCloud = {...cloud, nested: {...cloud.nested, tpu: {...tpu, nested: {v2: tpu.nested.v2}}}}
-  return {...root, nested: {...root.nested, google: {...google, nested: {...google.nested, cloud: trimmedCloud}}}} as T
+/** The API root for an endpoint override: `v2/` under its host, or the path it gives (e.g. a proxy's). */
+function tpuBase(endpoint: string): {base: string; insecure: boolean} {
+  const {origin, path, insecure} = parseTpuEndpoint(endpoint)
+  return {base: `${origin}${path === '/' ? '/v2/' : path}`, insecure}
 }
 
+const segment = encodeURIComponent
+const locationPath = (l: TpuLocation) => `projects/${segment(l.project)}/locations/${segment(l.zone)}`
+/** The parent the API names in node specs: the same location, unescaped (the names are checked by the core). */
 const parent = (l: TpuLocation) => `projects/${l.project}/locations/${l.zone}`
 
+/** The REST API sends enums by name and leaves out default values; absent values get the fallback. */
 function enumName(value: unknown, fallback: string): string {
   return typeof value === 'string' && value !== '' ? value : fallback
 }
@@ -117,7 +134,7 @@ export function toNode(node: ApiNode): TpuNode {
 
 export function toQueuedResource(qr: ApiQueuedResource): QueuedResource {
   const specs = qr.tpu?.nodeSpec ?? []
-  const first = specs[0]?.node ?? undefined
+  const first = specs[0]?.node
   const nodeIds = specs.flatMap((spec) => {
     const multi = spec.multisliceParams
     if (multi?.nodeCount) {
@@ -155,7 +172,7 @@ export function queuedResourceMessage(location: TpuLocation, request: QueuedReso
     ...(request.capacity === 'reserved' ? {schedulingConfig: {reserved: true}} : {}),
     ...(request.capacity === 'best-effort' ? {schedulingConfig: {preemptible: true}} : {}),
   }
-  const spec =
+  const spec: ApiNodeSpec =
     request.numSlices === 1
       ? {parent: parent(location), nodeId: request.nodePrefix, node}
       : {
@@ -170,86 +187,80 @@ export function queuedResourceMessage(location: TpuLocation, request: QueuedReso
   }
 }
 
-class TpuApiClient implements TpuClient {
-  constructor(private readonly client: GaxTpuClient) {}
+/** A list response: the items under `key`, and the token of the next page when there is one. */
+type Page<K extends string, T> = {readonly [key in K]?: readonly T[]} & {readonly nextPageToken?: string}
 
-  private async call<T>(action: string, location: TpuLocation, run: () => Promise<T>): Promise<T> {
-    try {
-      return await run()
-    } catch (error) {
-      const e = error as {code?: unknown; details?: string; message?: string}
-      if (typeof e.code === 'number') {
-        throw tpuApiError(
-          {code: e.code, message: e.details || e.message || ''},
-          {action, project: location.project, zone: location.zone},
-        )
-      }
-      if (/default credentials|could not refresh access token|invalid_grant/i.test(e.message ?? '')) {
-        throw new XpkError('auth', `Could not ${action}: no usable Google Cloud credentials.`, {
-          hints: ['Run `gcloud auth application-default login`, or set GOOGLE_APPLICATION_CREDENTIALS.'],
-          cause: error,
-        })
-      }
-      throw error
-    }
+/**
+ * No call retries by itself (src/executor/retry.ts is the only retry policy); the request timeout (GoogleRest) bounds
+ * one attempt.
+ */
+class TpuRestClient implements TpuClient {
+  constructor(private readonly rest: GoogleRest) {}
+
+  private context(action: string, location: TpuLocation): ApiContext {
+    return {action, project: location.project, location: location.zone}
   }
 
-  private async orMissing<T>(action: string, location: TpuLocation, run: () => Promise<T>): Promise<T | undefined> {
-    try {
-      return await this.call(action, location, run)
-    } catch (error) {
-      if (error instanceof XpkError && error.kind === 'not-found') return undefined
-      throw error
-    }
+  /** Every item of a list, page after page (the API pages at its own default size). */
+  private async list<K extends string, T>(path: string, key: K, context: ApiContext): Promise<T[]> {
+    const items: T[] = []
+    let token: string | undefined
+    do {
+      const query = token ? `?pageToken=${encodeURIComponent(token)}` : ''
+      const page = this.rest.json<Page<K, T>>(await this.rest.request('GET', path + query, context), context)
+      items.push(...((page[key] ?? []) as readonly T[]))
+      token = page.nextPageToken || undefined
+    } while (token)
+    return items
+  }
+
+  /** GET of one resource; undefined when it does not exist. */
+  private async getOrMissing<T>(path: string, context: ApiContext): Promise<T | undefined> {
+    const reply = await this.rest.request('GET', path, context, {answers: [404]})
+    return reply.status === 404 ? undefined : this.rest.json<T>(reply, context)
+  }
+
+  private async operation(method: string, path: string, context: ApiContext, body?: object): Promise<TpuOperation> {
+    const reply = await this.rest.request(method, path, context, body ? {body} : {})
+    return toOperation(this.rest.json<ApiOperation>(reply, context))
   }
 
   async listNodes(location: TpuLocation): Promise<TpuNode[]> {
-    const [nodes] = await this.call('list TPU nodes', location, () =>
-      this.client.listNodes({parent: parent(location)}, CALL),
-    )
-    return nodes.map((n) => toNode(n))
+    const context = this.context('list TPU nodes', location)
+    const nodes = await this.list<'nodes', ApiNode>(`${locationPath(location)}/nodes`, 'nodes', context)
+    return nodes.map(toNode)
   }
 
   async getNode(location: TpuLocation, id: string): Promise<TpuNode | undefined> {
-    const result = await this.orMissing(`read TPU node ${id}`, location, () =>
-      this.client.getNode({name: `${parent(location)}/nodes/${id}`}, CALL),
-    )
-    return result && toNode(result[0])
+    const context = this.context(`read TPU node ${id}`, location)
+    const node = await this.getOrMissing<ApiNode>(`${locationPath(location)}/nodes/${segment(id)}`, context)
+    return node && toNode(node)
   }
 
   async listQueuedResources(location: TpuLocation): Promise<QueuedResource[]> {
-    const [list] = await this.call('list queued resources', location, () =>
-      this.client.listQueuedResources({parent: parent(location)}, CALL),
-    )
+    const context = this.context('list queued resources', location)
+    const path = `${locationPath(location)}/queuedResources`
+    const list = await this.list<'queuedResources', ApiQueuedResource>(path, 'queuedResources', context)
     return list.map(toQueuedResource)
   }
 
   async getQueuedResource(location: TpuLocation, id: string): Promise<QueuedResource | undefined> {
-    const result = await this.orMissing(`read queued resource ${id}`, location, () =>
-      this.client.getQueuedResource({name: `${parent(location)}/queuedResources/${id}`}, CALL),
-    )
-    return result && toQueuedResource(result[0])
+    const context = this.context(`read queued resource ${id}`, location)
+    const path = `${locationPath(location)}/queuedResources/${segment(id)}`
+    const qr = await this.getOrMissing<ApiQueuedResource>(path, context)
+    return qr && toQueuedResource(qr)
   }
 
   async createQueuedResource(location: TpuLocation, request: QueuedResourceRequest): Promise<TpuOperation> {
-    const [, raw] = await this.call(`create queued resource ${request.id}`, location, () =>
-      this.client.createQueuedResource(
-        {
-          parent: parent(location),
-          queuedResourceId: request.id,
-          queuedResource: queuedResourceMessage(location, request),
-        },
-        CALL,
-      ),
-    )
-    return toOperation(raw ?? {})
+    const context = this.context(`create queued resource ${request.id}`, location)
+    const path = `${locationPath(location)}/queuedResources?queuedResourceId=${segment(request.id)}`
+    return this.operation('POST', path, context, queuedResourceMessage(location, request))
   }
 
   async deleteQueuedResource(location: TpuLocation, id: string, force: boolean): Promise<TpuOperation> {
-    const [, raw] = await this.call(`delete queued resource ${id}`, location, () =>
-      this.client.deleteQueuedResource({name: `${parent(location)}/queuedResources/${id}`, force}, CALL),
-    )
-    return toOperation(raw ?? {})
+    const context = this.context(`delete queued resource ${id}`, location)
+    const path = `${locationPath(location)}/queuedResources/${segment(id)}${force ? '?force=true' : ''}`
+    return this.operation('DELETE', path, context)
   }
 
   async setNodeMetadata(
@@ -257,24 +268,21 @@ class TpuApiClient implements TpuClient {
     id: string,
     metadata: Readonly<Record<string, string>>,
   ): Promise<TpuOperation> {
-    const [, raw] = await this.call(`update the metadata of TPU node ${id}`, location, () =>
-      this.client.updateNode(
-        {node: {name: `${parent(location)}/nodes/${id}`, metadata: {...metadata}}, updateMask: {paths: ['metadata']}},
-        CALL,
-      ),
-    )
-    return toOperation(raw ?? {})
+    const context = this.context(`update the metadata of TPU node ${id}`, location)
+    // The update mask names the one field replaced; the node's other fields are left as they are.
+    const path = `${locationPath(location)}/nodes/${segment(id)}?updateMask=metadata`
+    return this.operation('PATCH', path, context, {metadata: {...metadata}} satisfies ApiNode)
   }
 
   async getOperation(name: string): Promise<TpuOperation> {
     const [, project = '', , zone = ''] = name.split('/')
-    const [op] = await this.call(`read operation ${shortName(name)}`, {project, zone}, () =>
-      this.client.getOperation({name} as Parameters<GaxTpuClient['getOperation']>[0], CALL),
-    )
+    const context = this.context(`read operation ${shortName(name)}`, {project, zone})
+    const path = name.split('/').map(segment).join('/')
+    const op = this.rest.json<ApiOperation>(await this.rest.request('GET', path, context), context)
     return toOperation(op)
   }
 
   async close(): Promise<void> {
-    await this.client.close()
+    // Nothing to release: idle keep-alive connections do not hold the process open.
   }
 }

@@ -45,18 +45,15 @@ export async function vmRunDeps(
   console: Console,
   signal: AbortSignal,
 ): Promise<VmRunDeps> {
-  const [{SshKeyFiles}, {WorkerListFiles}, {RunLogFiles}, {NodeFiles}, {homedir, tmpdir}, {join}, {readFile}] =
-    await Promise.all([
-      import('../adapters/ssh-keys.js'),
-      import('../adapters/ssh-targets.js'),
-      import('../adapters/run-logs.js'),
-      import('../adapters/local-files.js'),
-      import('node:os'),
-      import('node:path'),
-      import('node:fs/promises'),
-    ])
+  const [{SshKeyFiles}, {RunLogFiles}, {NodeFiles}, {homedir, tmpdir}, {join}, {readFile}] = await Promise.all([
+    import('../adapters/ssh-keys.js'),
+    import('../adapters/run-logs.js'),
+    import('../adapters/local-files.js'),
+    import('node:os'),
+    import('node:path'),
+    import('node:fs/promises'),
+  ])
   const configHome = xdgDirectory(process.env, 'XDG_CONFIG_HOME', homedir())
-  const cacheHome = xdgDirectory(process.env, 'XDG_CACHE_HOME', homedir())
   return {
     ...vmApiDeps(endpointFlag, console, signal),
     keys: new SshKeyFiles(join(homedir(), '.ssh', 'google_compute_engine')),
@@ -69,7 +66,6 @@ export async function vmRunDeps(
         readyTimeoutMs: integerVariable(process.env, 'XPK_SSH_HANDSHAKE_TIMEOUT_MS') ?? DEFAULT_READY_TIMEOUT_MS,
       })
     },
-    plans: new WorkerListFiles(join(cacheHome, 'xpk', 'vm-workers')),
     list: async (dir) => (await import('../adapters/ssh-bundle.js')).listScriptDir(dir),
     pack: async (listing) => (await import('../adapters/ssh-bundle.js')).packScriptDir(listing),
     logs: new RunLogFiles(),

@@ -4,15 +4,7 @@ import {UsageError, XpkError} from '../core/errors.js'
 import {Problems} from '../core/input.js'
 import {pollDelay} from '../core/retry.js'
 import {defaultRunName} from '../core/vm/naming.js'
-import {
-  checkRunInput,
-  freshPlan,
-  planCacheKey,
-  planWorkers,
-  progressLine,
-  type CachedPlan,
-  type RunWorker,
-} from '../core/vm/run-plan.js'
+import {checkRunInput, planWorkers, progressLine, type RunWorker} from '../core/vm/run-plan.js'
 import {
   describeStatus,
   LOST_CONNECTION_STATUS,
@@ -39,7 +31,6 @@ import type {
   ScriptDirListing,
   SshKeyPair,
   SshKeyStore,
-  SshTarget,
 } from '../ports/remote-shell.js'
 import type {TpuClient, TpuLocation, TpuNode} from '../ports/tpu.js'
 import {pollWait, usingTpu, withRetries, type VmApiDeps, type VmTiming} from './vm-common.js'
@@ -85,26 +76,9 @@ type Resolved = VmRunOptions & {
   readonly sshPort: number
 }
 
-/**
- * SSH as `vm run` uses it. `knownHostOnly` connects only to a host whose key is already known for that identity,
- * learning nothing and reporting no change (such a connection just fails): for connections opened before the TPU API
- * has confirmed who the workers are.
- */
-export interface VmShell extends RemoteShell {
-  connect(target: SshTarget & {readonly knownHostOnly?: boolean}, signal: AbortSignal): Promise<RemoteSession>
-}
-
-/** The workers each prefix had when last listed (JSON values, checked by the reader). */
-export interface PlanCache {
-  read(key: string): Promise<unknown>
-  write(key: string, value: unknown): Promise<void>
-}
-
 export interface VmRunDeps extends VmApiDeps {
   readonly keys: SshKeyStore
-  readonly shell: (keys: SshKeyPair) => Promise<VmShell>
-  /** Without it, every run lists the workers first and connects after. */
-  readonly plans?: PlanCache
+  readonly shell: (keys: SshKeyPair) => Promise<RemoteShell>
   /** Lists the script directory (after its ignore files); nothing is read but the listing. */
   readonly list: (dir: string) => Promise<ScriptDirListing>
   readonly pack: (listing: ScriptDirEntries) => Promise<{tar: Buffer; files: number; bytes: number}>
@@ -149,21 +123,6 @@ export interface VmRunResult {
 /** How long SSH refusals are retried after xpk added the key to the nodes' metadata. */
 const KEY_PROPAGATION_MS = 90_000
 
-/**
- * Workers listed longer ago than this are not connected to early: slices that old are often gone, and connecting to
- * an address nobody answers on would only add load.
- */
-const EARLY_CONNECT_MAX_AGE_MS = 24 * 3600_000
-
-/**
- * A re-run in the existing folder within this time of the last listing skips the TPU API when every worker of that
- * listing answers as before (same address, same host key for the same node): see {@link runOnVms}.
- */
-const SKIP_LISTING_MAX_AGE_MS = 10 * 60_000
-
-/** How long a re-run waits for the workers of the last listing before asking the TPU API after all. */
-const SKIP_LISTING_WAIT_MS = 5000
-
 const READY_LINE = Buffer.from(`${READY_MARKER}\n`)
 
 /**
@@ -180,95 +139,66 @@ export async function runOnVms(input: VmRunOptions, deps: VmRunDeps): Promise<Vm
   // Loading the SSH client overlaps the TPU API calls.
   const shellReady = deps.shell(keys)
   shellReady.catch(() => {})
-  // So do the connections to the workers this prefix had when last listed: each is used only for a worker at the
-  // same address with the same host key for the same node, and nothing runs on them before the plan is settled.
-  const planKey = planCacheKey(options)
-  const early = await connectEarly(shellReady, planKey, options, deps)
+  let packing: ReturnType<VmRunDeps['pack']> | undefined
+  // Every run asks the TPU API for the workers: one REST request, whose cost a re-run does not measurably feel
+  // (README, Speed, on why the last listing is no longer kept to skip it).
+  const {plan, addedKeys} = await usingTpu(deps, async (tpu) => {
+    const nodes = await withRetries(() => tpu.listNodes(location), options.timing, deps)
+    const plan = planWorkers(options.tpuPrefix, nodes, options.internalIp)
+    // Packing overlaps the metadata updates; it is awaited below, so an early failure must not go unhandled.
+    packing = listing === undefined ? undefined : deps.pack(listing)
+    packing?.catch(() => {})
+    const mine = nodes.filter((n) => plan.workers.some((w) => w.nodeId === n.id))
+    const addedKeys = await ensureKeyOnNodes(tpu, location, mine, options, keys, deps)
+    return {plan, addedKeys}
+  })
+  deps.console.debug(`Found ${plan.workers.length} workers in ${Math.round(deps.now() - started)} ms.`)
+  if (plan.usedInternal && !options.internalIp) {
+    deps.console.debug('Some workers have no external IP: connecting to their internal IPs.')
+  }
+  const bundle = packing ? await packing : undefined
+  const {workers, numSlices} = plan
+  deps.console.info(
+    message(
+      'vm.run.starting',
+      `Running on ${workers.length} worker${workers.length === 1 ? '' : 's'} of ${numSlices} slice${numSlices === 1 ? '' : 's'}` +
+        (bundle
+          ? ` after copying ${bundle.files} files (${formatBytes(bundle.tar.length)}) to each`
+          : ' in the existing folder') +
+        `: ${escapeInline(options.command)}`,
+    ),
+  )
+  const logDir = await deps.logs.open(join(logBase, options.runName))
+  const shell = await shellReady
+  const sessions = await connectAll(shell, workers, options, addedKeys, deps)
+  deps.console.debug(`Connected to every worker after ${Math.round(deps.now() - started)} ms.`)
   try {
-    let packing: ReturnType<VmRunDeps['pack']> | undefined
-    let plan: {workers: readonly RunWorker[]; numSlices: number; usedInternal?: boolean}
-    let addedKeys = false
-    // A re-run shortly after a listing skips the TPU API (its client alone is most of a re-run's CPU) when every
-    // worker answers as before. The host keys prove each is the same node; what this cannot see is a slice added
-    // to the prefix since, which the next listing (at most SKIP_LISTING_MAX_AGE_MS later) picks up.
-    const skipListing =
-      early !== undefined &&
-      options.useExistingFolder &&
-      deps.now() - early.plan.savedAt < SKIP_LISTING_MAX_AGE_MS &&
-      (await early.allConnected(SKIP_LISTING_WAIT_MS, deps))
-    let listedAgo: number | undefined
-    if (skipListing) {
-      plan = early.plan
-      listedAgo = Math.round((deps.now() - early.plan.savedAt) / 1000)
-      deps.console.debug(`Every worker listed ${listedAgo} s ago answered as before: not asking the TPU API again.`)
-    } else {
-      ;({plan, addedKeys} = await usingTpu(deps, async (tpu) => {
-        const nodes = await withRetries(() => tpu.listNodes(location), options.timing, deps)
-        const plan = planWorkers(options.tpuPrefix, nodes, options.internalIp)
-        // Packing overlaps the metadata updates; it is awaited below, so an early failure must not go unhandled.
-        packing = listing === undefined ? undefined : deps.pack(listing)
-        packing?.catch(() => {})
-        const mine = nodes.filter((n) => plan.workers.some((w) => w.nodeId === n.id))
-        const addedKeys = await ensureKeyOnNodes(tpu, location, mine, options, keys, deps)
-        return {plan, addedKeys}
-      }))
-      deps.console.debug(`Found ${plan.workers.length} workers in ${Math.round(deps.now() - started)} ms.`)
-      if (plan.usedInternal && !options.internalIp) {
-        deps.console.debug('Some workers have no external IP: connecting to their internal IPs.')
-      }
-      const cached: CachedPlan = {savedAt: deps.now(), numSlices: plan.numSlices, workers: plan.workers}
-      await deps.plans?.write(planKey, cached)
-    }
-    const bundle = packing ? await packing : undefined
-    const {workers, numSlices} = plan
-    deps.console.info(
-      message(
-        'vm.run.starting',
-        `Running on ${workers.length} worker${workers.length === 1 ? '' : 's'} of ${numSlices} slice${numSlices === 1 ? '' : 's'}` +
-          (bundle
-            ? ` after copying ${bundle.files} files (${formatBytes(bundle.tar.length)}) to each`
-            : ' in the existing folder') +
-          (listedAgo === undefined ? '' : ` (the workers found ${listedAgo} s ago)`) +
-          `: ${escapeInline(options.command)}`,
-      ),
-    )
-    const logDir = await deps.logs.open(join(logBase, options.runName))
-    const shell = await shellReady
-    const sessions = await connectAll(shell, workers, options, addedKeys, deps, early)
-    deps.console.debug(
-      `Connected to every worker after ${Math.round(deps.now() - started)} ms` +
-        (early ? ` (${early.used} of them early).` : '.'),
-    )
-    try {
-      if (bundle) await shipEverywhere(sessions, workers, bundle.tar, options, deps)
-      deps.console.debug(`Ready to start after ${Math.round(deps.now() - started)} ms.`)
-      // A worker whose connection is lost is reached again, only to stop its command (as Ctrl-C stops the others).
-      const reconnect = (w: RunWorker) =>
-        shell.connect(
-          {host: w.host, port: options.sshPort, user: options.sshUser, identity: w.identity},
-          new AbortController().signal,
-        )
-      const {results, firstFailed} = await runEverywhere(sessions, workers, numSlices, logDir, options, deps, reconnect)
-      const result: VmRunResult = {
-        runName: options.runName,
-        logDir,
-        seconds: round((deps.now() - started) / 1000),
-        shipped: bundle ? {files: bundle.files, bytes: bundle.bytes} : null,
-        workers: results,
-      }
-      await deps.logs.writeFile(`${logDir}/summary.json`, `${JSON.stringify(result, null, 2)}\n`)
-      deps.console.debug(`Finished after ${Math.round(deps.now() - started)} ms.`)
-      deps.signal.throwIfAborted()
-      if (firstFailed !== undefined) throw await failure(result, firstFailed, deps)
-      deps.console.info(
-        message('vm.run.succeeded', `All ${results.length} workers succeeded in ${result.seconds} s. Logs: ${logDir}`),
+    if (bundle) await shipEverywhere(sessions, workers, bundle.tar, options, deps)
+    deps.console.debug(`Ready to start after ${Math.round(deps.now() - started)} ms.`)
+    // A worker whose connection is lost is reached again, only to stop its command (as Ctrl-C stops the others).
+    const reconnect = (w: RunWorker) =>
+      shell.connect(
+        {host: w.host, port: options.sshPort, user: options.sshUser, identity: w.identity},
+        new AbortController().signal,
       )
-      return result
-    } finally {
-      for (const s of sessions) s.close()
+    const {results, firstFailed} = await runEverywhere(sessions, workers, numSlices, logDir, options, deps, reconnect)
+    const result: VmRunResult = {
+      runName: options.runName,
+      logDir,
+      seconds: round((deps.now() - started) / 1000),
+      shipped: bundle ? {files: bundle.files, bytes: bundle.bytes} : null,
+      workers: results,
     }
+    await deps.logs.writeFile(`${logDir}/summary.json`, `${JSON.stringify(result, null, 2)}\n`)
+    deps.console.debug(`Finished after ${Math.round(deps.now() - started)} ms.`)
+    deps.signal.throwIfAborted()
+    if (firstFailed !== undefined) throw await failure(result, firstFailed, deps)
+    deps.console.info(
+      message('vm.run.succeeded', `All ${results.length} workers succeeded in ${result.seconds} s. Logs: ${logDir}`),
+    )
+    return result
   } finally {
-    early?.discard()
+    for (const s of sessions) s.close()
   }
 }
 
@@ -403,95 +333,6 @@ async function checkLogDir(
   return undefined
 }
 
-/**
- * Connections opened to the workers a prefix had when last listed, while the TPU API is asked (or instead, see
- * {@link runOnVms}), one per worker. A host whose key is not already known for that node is not connected to. Each
- * connection goes to the worker with the same address and node identity in the settled plan; the rest are closed.
- */
-class EarlyConnections {
-  private readonly pending = new Map<string, Promise<RemoteSession | undefined>>()
-  private readonly stop = new AbortController()
-  used = 0
-
-  constructor(
-    readonly plan: CachedPlan,
-    shell: Promise<VmShell>,
-    options: Resolved,
-    signal: AbortSignal,
-  ) {
-    const stopped = AbortSignal.any([signal, this.stop.signal])
-    for (const w of plan.workers) {
-      const connection = shell
-        .then((s) =>
-          s.connect(
-            {host: w.host, port: options.sshPort, user: options.sshUser, identity: w.identity, knownHostOnly: true},
-            stopped,
-          ),
-        )
-        // A failed early connection is no failure: the worker is connected to as usual once the plan is settled.
-        .catch(() => undefined)
-      this.pending.set(EarlyConnections.key(w), connection)
-    }
-  }
-
-  private static key(w: RunWorker): string {
-    return JSON.stringify([w.host, w.identity])
-  }
-
-  /** Whether every worker was connected to within `ms`; false as soon as one fails. */
-  async allConnected(ms: number, deps: VmRunDeps): Promise<boolean> {
-    const timer = new AbortController()
-    const all = Promise.all(
-      [...this.pending.values()].map(async (c) => {
-        if (!(await c)) throw new Error('not connected')
-      }),
-    )
-    try {
-      return await Promise.race([
-        all.then(
-          () => true,
-          () => false,
-        ),
-        deps.sleep(ms, timer.signal).then(
-          () => false,
-          () => false,
-        ),
-      ])
-    } finally {
-      timer.abort()
-    }
-  }
-
-  /** The early connection to this worker, if one was opened for it and succeeded (each is handed out once). */
-  async take(w: RunWorker): Promise<RemoteSession | undefined> {
-    const connection = this.pending.get(EarlyConnections.key(w))
-    this.pending.delete(EarlyConnections.key(w))
-    const session = await connection
-    if (session) this.used++
-    return session
-  }
-
-  /** Stops the connections not handed out, and closes those that were made. */
-  discard(): void {
-    this.stop.abort()
-    for (const connection of this.pending.values()) void connection.then((s) => s?.close())
-    this.pending.clear()
-  }
-}
-
-async function connectEarly(
-  shell: Promise<VmShell>,
-  key: string,
-  options: Resolved,
-  deps: VmRunDeps,
-): Promise<EarlyConnections | undefined> {
-  if (!deps.plans) return undefined
-  const plan = freshPlan(await deps.plans.read(key), deps.now(), EARLY_CONNECT_MAX_AGE_MS)
-  if (!plan) return undefined
-  deps.console.debug(`Connecting early to the ${plan.workers.length} workers listed last time.`)
-  return new EarlyConnections(plan, shell, options, deps.signal)
-}
-
 /** Creates the key pair gcloud would have made, after asking (the answer defaults to yes). */
 async function createKeyPair(deps: VmRunDeps): Promise<SshKeyPair> {
   // Creating a key destroys nothing, so with nobody to ask the host's default answer (yes) lets scripts go on.
@@ -555,13 +396,10 @@ async function connectAll(
   options: Resolved,
   addedKeys: boolean,
   deps: VmRunDeps,
-  early?: EarlyConnections,
 ): Promise<RemoteSession[]> {
   const deadline = deps.now() + (addedKeys ? options.keyPropagationMs : 0)
   const settled = await Promise.allSettled(
     workers.map(async (w) => {
-      const ready = await early?.take(w)
-      if (ready) return ready
       for (let attempt = 0; ; attempt++) {
         try {
           return await shell.connect(

@@ -9,6 +9,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {connectKube} from '../../src/adapters/kube-client.js'
 import {createComputeClient} from '../../src/adapters/compute-rest.js'
 import {createGkeClient} from '../../src/adapters/gke-container-api.js'
+import {createTpuClient} from '../../src/adapters/tpu-api.js'
 import {nodeFetch} from '../../src/adapters/http-client.js'
 import {RegistryHttpClient} from '../../src/adapters/registry-http.js'
 import {HttpReleaseManifests} from '../../src/adapters/release-manifests.js'
@@ -113,6 +114,14 @@ const ADAPTERS: ReadonlyArray<readonly [string, (port: number) => Promise<unknow
     async (port) => {
       const compute = await createComputeClient({endpoint: `https://127.0.0.1:${port}/`, accessToken: 'token'})
       return compute.getWorkloadPolicy('p', 'us-central2', 'policy')
+    },
+  ],
+  [
+    // Over gRPC (the client library, before) a certificate of another CA was UNAVAILABLE too: retried, then exit 7.
+    'Cloud TPU (tpu-api.ts over google-rest.ts and http-client.ts)',
+    async (port) => {
+      const tpu = await createTpuClient({endpoint: `https://127.0.0.1:${port}/`, accessToken: 'token'})
+      return tpu.listNodes({project: 'p', zone: 'us-central2-b'})
     },
   ],
   [

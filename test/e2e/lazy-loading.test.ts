@@ -5,6 +5,7 @@ import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {FakeGke} from '../fakes/fake-gke.js'
+import {FakeTpu} from '../fakes/fake-tpu.js'
 import {isolatedEnv, runCli} from '../helpers/cli.js'
 import {tempDir} from '../helpers/temp.js'
 
@@ -19,13 +20,18 @@ module.registerHooks({
 })
 `
 let fake: FakeGke
+let tpu: FakeTpu
 let hook: string
 beforeAll(async () => {
   fake = await FakeGke.start()
+  tpu = await FakeTpu.start()
   hook = join(tempDir('xpk-hook-'), 'record-loads.mjs')
   writeFileSync(hook, HOOK)
 })
-afterAll(async () => fake?.stop())
+afterAll(async () => {
+  await fake?.stop()
+  await tpu?.stop()
+})
 
 const RUNTIMES = ['catalog-runtime', 'workload-runtime', 'vm-runtime', 'runtime']
 const SDKS = ['@google-cloud/container', '@google-cloud/tpu', 'google-gax', 'dockerode', 'ssh2', 'google-auth-library']
@@ -38,6 +44,7 @@ async function loads(args: string[]): Promise<{chunks: string[]; packages: strin
     XPK_LOADED_LOG: log,
     NODE_OPTIONS: `--import=${hook}`,
     XPK_GKE_ENDPOINT: `http://${fake.endpoint}`,
+    XPK_TPU_ENDPOINT: `http://${tpu.endpoint}`,
     XPK_PROJECT: 'my-project',
     XPK_ZONE: 'us-central2-b',
   })
@@ -73,6 +80,8 @@ describe('each command loads only what it uses', () => {
     // GKE over REST with fetch: no client library at all, and no google-auth-library for a loopback endpoint
     // (plain http carries no credentials; with ADC only google-auth-library would load).
     [['cluster', 'list'], ['runtime'], []],
+    // The TPU API over REST too: neither @google-cloud/tpu nor google-gax (0.5-0.7 s of CPU when they were used).
+    [['vm', 'list', '--tpu-prefix', 'demo'], ['vm-runtime'], []],
   ])('xpk %j loads runtimes %j and SDKs %j only', async (args, chunks, packages) => {
     const loaded = await loads(args)
     expect(loaded.chunks).toEqual(chunks)

@@ -161,15 +161,15 @@ describe.skipIf(missing)('xpk vm run against real sshd workers and the fake TPU 
     )
   })
 
-  it('re-runs in the existing folder without copying, and streams worker 0 to stdout; soon after a listing, without the TPU API', async () => {
+  it('re-runs in the existing folder without copying, and streams worker 0 to stdout; one listing, no update', async () => {
     fake.calls.length = 0
     const knownHosts = readFileSync(join(home, 'xdg', 'xpk', 'known_hosts'), 'utf8')
     const result = await xpk('--tpu-prefix', 'demo', '--command', 'cat train.sh', '--use-existing-folder')
     expect(result.code, result.stderr).toBe(0)
     expect(result.stdout).toBe('echo "training on slice $MEGASCALE_SLICE_ID"\n')
-    expect(result.stderr).toMatch(/in the existing folder \(the workers found \d+ s ago\)/)
-    // The workers of the last listing all answered with their known host keys: the TPU API was not asked.
-    expect(fake.calls.map((c) => c.method)).toEqual([])
+    expect(result.stderr).toContain('Running on 4 workers of 2 slices in the existing folder: cat train.sh')
+    // The key is in every node's metadata already: the TPU API is only asked for the workers.
+    expect(fake.calls.map((c) => c.method)).toEqual(['ListNodes'])
     expect(readFileSync(join(home, 'xdg', 'xpk', 'known_hosts'), 'utf8')).toBe(knownHosts)
   })
 
@@ -315,7 +315,7 @@ describe.skipIf(missing)('xpk vm run against real sshd workers and the fake TPU 
     const result = await xpk('--tpu-prefix', 'demo', '--command', 'true', '--use-existing-folder')
     expect(result.code).toBe(3)
     expect(result.stderr).toMatch(/Slice 1 worker 0 \(demo-1\): The SSH host key of .* has changed/)
-    // The early connection to it failed quietly, so xpk listed the workers and connected as usual, which refused it.
+    // Listed, then refused when connecting: before any command ran.
     expect(fake.calls.map((c) => c.method)).toEqual(['ListNodes'])
     expect(readFileSync(knownHosts, 'utf8')).toBe(text.replace(line, forged))
     writeFileSync(knownHosts, text)

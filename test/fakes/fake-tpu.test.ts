@@ -1,9 +1,7 @@
 import * as grpc from '@grpc/grpc-js'
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 
-import {createRequire} from 'node:module'
-
-import {createTpuClient, onlyTpuV2} from '../../src/adapters/tpu-api.js'
+import {createTpuClient} from '../../src/adapters/tpu-api.js'
 import {ApiError} from '../../src/core/errors.js'
 import type {TpuClient} from '../../src/ports/tpu.js'
 import {FakeTpu, workersOf} from './fake-tpu.js'
@@ -141,7 +139,7 @@ describe('fake TPU API through the production client', () => {
     fake.injectFault({method: 'ListNodes', code: grpc.status.UNAVAILABLE, message: 'try later'})
     const e = await client.listNodes(LOC).catch((err) => err)
     expect(e).toMatchObject({kind: 'unavailable', retryable: true})
-    // gax does not retry on its own: exactly one ListNodes reached the server.
+    // The adapter does not retry on its own: exactly one ListNodes reached the server.
     expect(fake.calls.filter((c) => c.method === 'ListNodes')).toHaveLength(1)
     expect(await client.listNodes(LOC)).toBeInstanceOf(Array)
   })
@@ -171,13 +169,29 @@ describe('fake TPU API through the production client', () => {
     }
   })
 
-  it('the client parses only the v2 protos of the package (every RPC above went through them)', () => {
-    const protos = createRequire(import.meta.url)('@google-cloud/tpu/build/protos/protos.json')
-    const tpu = (j: {nested: {google: {nested: {cloud: {nested: {tpu: {nested: object}}}}}}}) =>
-      Object.keys(j.nested.google.nested.cloud.nested.tpu.nested)
-    expect(tpu(protos).sort()).toEqual(['v1', 'v2', 'v2alpha1'])
-    expect(tpu(onlyTpuV2(protos))).toEqual(['v2'])
-    expect(tpu(protos).sort()).toEqual(['v1', 'v2', 'v2alpha1'])
+  it('pages lists at pageSize with a next page token, which the client follows to the end', async () => {
+    const paged = await FakeTpu.start({pageSize: 2})
+    const c = await createTpuClient({endpoint: `http://${paged.endpoint}`})
+    try {
+      for (const id of ['n1', 'n2', 'n3', 'n4', 'n5'])
+        paged.seedNode('p', 'us-central2-b', id, {acceleratorType: 'v4-8'})
+      paged.seedNode('p', 'elsewhere', 'n6', {acceleratorType: 'v4-8'})
+      expect((await c.listNodes(LOC)).map((n) => n.id)).toEqual(['n1', 'n2', 'n3', 'n4', 'n5'])
+      const lists = paged.calls.filter((call) => call.method === 'ListNodes')
+      expect(lists.map((call) => call.request.pageToken ?? null)).toEqual([
+        null,
+        expect.any(String),
+        expect.any(String),
+      ])
+      await c.createQueuedResource(LOC, request('q1'))
+      await c.createQueuedResource(LOC, request('q2'))
+      await c.createQueuedResource(LOC, request('q3'))
+      expect((await c.listQueuedResources(LOC)).map((q) => q.id)).toEqual(['q1', 'q2', 'q3'])
+      expect(paged.calls.filter((call) => call.method === 'ListQueuedResources')).toHaveLength(2)
+    } finally {
+      await c.close()
+      await paged.stop()
+    }
   })
 
   it('counts workers per slice like the TPU API', () => {

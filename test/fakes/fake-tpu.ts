@@ -1,12 +1,13 @@
-// A test double of the Cloud TPU v2 API (nodes, queued resources, operations), served over real gRPC from the
-// .proto files that ship with @google-cloud/tpu, so the production TpuClient runs against it unmodified.
-// Behaviour spec: fake-tpu.md next to this file.
+// A test double of the Cloud TPU v2 API (nodes, queued resources, operations), served over the REST mapping of the
+// .proto files that ship with @google-cloud/tpu (rest-front.ts), which is how xpk talks to the TPU API, so the
+// production TpuClient runs against it unmodified. Behaviour spec: fake-tpu.md next to this file.
 import {createRequire} from 'node:module'
-import path from 'node:path'
 import * as grpc from '@grpc/grpc-js'
-import * as protoLoader from '@grpc/proto-loader'
 
-import {routeUnary, startGrpcServer} from './grpc-server.js'
+import {startRestFront, type DecodeOptions, type RestFront} from './rest-front.js'
+import {TPU_ID as ID, TPU_TYPE as TYPE, workersOf} from './tpu-shapes.js'
+
+export {workersOf}
 
 export type QueuedResourceStateName =
   | 'CREATING'
@@ -108,6 +109,8 @@ export interface FakeTpuOptions {
   onMetadata?: (nodeId: string, metadata: Record<string, string>) => void
   /** Added before every RPC is answered. */
   rpcLatencyMs?: number
+  /** The most items a list answers with (a smaller `pageSize` in the request wins); then `nextPageToken`. */
+  pageSize?: number
 }
 
 type Settings = Required<Omit<FakeTpuOptions, 'onMetadata' | 'endpoints'>> &
@@ -123,49 +126,32 @@ class RpcError extends Error {
   }
 }
 
-const ID = /^[a-z](?:[-a-z0-9]*[a-z0-9])?$/
-const TYPE = /^(v2|v3|v4|v5litepod|v5p|v6e)-(\d+)$/
 const LOCATION_NAME = /^projects\/([^/]+)\/locations\/([^/]+)$/
-
-/** Workers (VMs) per slice of a type: single-host up to size 8, then 4 chips per host (v5litepod, v6e) or 8 cores. */
-export function workersOf(acceleratorType: string): number {
-  const m = TYPE.exec(acceleratorType)
-  if (!m) return 1
-  const size = Number(m[2])
-  if (size <= 8) return 1
-  return m[1] === 'v5litepod' || m[1] === 'v6e' ? size / 4 : size / 8
-}
 
 let nodeCounter = 1000
 
-let cached: {tpu: grpc.ServiceDefinition; operations: grpc.ServiceDefinition} | undefined
+/** How requests reach `serve`: enums by name, int64 as strings, and only the fields the client sent. */
+const DECODE: DecodeOptions = {longs: String, enums: String, defaults: false, oneofs: false}
 
-function loadServices() {
-  if (cached) return cached
-  const require = createRequire(import.meta.url)
-  const tpuMain = require.resolve('@google-cloud/tpu')
-  const tpuProtos = path.join(path.dirname(require.resolve('@google-cloud/tpu/package.json')), 'build/protos')
-  // google-gax's "exports" hides its package.json, so locate its protos from its main file.
-  const gaxProtos = path.join(path.dirname(createRequire(tpuMain).resolve('google-gax')), '../protos')
-  const definition = protoLoader.loadSync(
-    ['google/cloud/tpu/v2/cloud_tpu.proto', 'google/longrunning/operations.proto'],
-    {
-      includeDirs: [tpuProtos, gaxProtos],
-      keepCase: false,
-      longs: String,
-      enums: String,
-      defaults: false,
-      oneofs: false,
-    },
-  )
-  const loaded = grpc.loadPackageDefinition(definition) as unknown as {
-    google: {
-      cloud: {tpu: {v2: {Tpu: {service: grpc.ServiceDefinition}}}}
-      longrunning: {Operations: {service: grpc.ServiceDefinition}}
-    }
+let cachedProtos: object | undefined
+
+/**
+ * The package's protos with the long-running operations mixin added to the Tpu service at the path the API serves it
+ * (`/v2/{name=projects/*\/locations/*\/operations/*}`, from the service configuration, which the library's REST
+ * transport also uses; the proto's own annotation is the generic `/v1/{name=operations/**}`).
+ */
+function tpuProtos(): object {
+  if (cachedProtos) return cachedProtos
+  type Json = {nested: Record<string, Json>; methods: Record<string, object>}
+  const protos = structuredClone(createRequire(import.meta.url)('@google-cloud/tpu/build/protos/protos.json')) as Json
+  const tpu = protos.nested.google!.nested.cloud!.nested.tpu!.nested.v2!.nested.Tpu!
+  tpu.methods.GetOperation = {
+    requestType: '.google.longrunning.GetOperationRequest',
+    responseType: '.google.longrunning.Operation',
+    options: {'(google.api.http).get': '/v2/{name=projects/*/locations/*/operations/*}'},
   }
-  cached = {tpu: loaded.google.cloud.tpu.v2.Tpu.service, operations: loaded.google.longrunning.Operations.service}
-  return cached
+  cachedProtos = protos
+  return protos
 }
 
 const timestamp = () => {
@@ -187,32 +173,35 @@ export class FakeTpu {
   private stopped = false
   readonly settings: Settings
 
-  private readonly server: grpc.Server
-  readonly port: number
+  private rest: RestFront | undefined
 
-  private constructor(server: grpc.Server, port: number, options: FakeTpuOptions) {
-    this.server = server
-    this.port = port
+  private constructor(options: FakeTpuOptions) {
     this.settings = {
       stepMs: 20,
       waitForResources: false,
       deleteMs: 20,
       updateMs: 0,
       rpcLatencyMs: 0,
+      pageSize: Infinity,
       ...options,
     }
   }
 
   static async start(options: FakeTpuOptions = {}): Promise<FakeTpu> {
-    const services = loadServices()
-    const {server, port} = await startGrpcServer()
-    const fake = new FakeTpu(server, port, options)
-    routeUnary(server, [services.tpu, services.operations], (method, request, callback) =>
+    const fake = new FakeTpu(options)
+    fake.rest = await startRestFront(tpuProtos(), 'google.cloud.tpu.v2.Tpu', DECODE, (method, request, callback) =>
       fake.serve(method, request, callback),
     )
     return fake
   }
 
+  /** The port of the REST front. */
+  get port(): number {
+    if (!this.rest) throw new Error('fake-tpu: not started')
+    return this.rest.port
+  }
+
+  /** `127.0.0.1:PORT`, which xpk talks to (`XPK_TPU_ENDPOINT=http://<endpoint>`). */
   get endpoint(): string {
     return `127.0.0.1:${this.port}`
   }
@@ -222,7 +211,7 @@ export class FakeTpu {
     this.stopped = true
     for (const t of this.timers) clearTimeout(t)
     this.timers.clear()
-    this.server.forceShutdown()
+    await this.rest?.close()
   }
 
   // ---- test controls ----
@@ -302,7 +291,7 @@ export class FakeTpu {
     }
   }
 
-  // ---- RPC plumbing ----
+  // ---- request plumbing ----
 
   private serve(method: string, request: Record<string, unknown>, callback: grpc.sendUnaryData<object>): void {
     const record: CallRecord = {method, request, at: Date.now()}
@@ -345,16 +334,23 @@ export class FakeTpu {
 
   private dispatch(method: string, r: Record<string, unknown>): object {
     switch (method) {
-      case 'ListNodes':
-        return {nodes: this.listIn(r, this.nodeMap)}
+      case 'ListNodes': {
+        const {items, nextPageToken} = this.listIn(r, this.nodeMap)
+        return {nodes: items, ...(nextPageToken ? {nextPageToken} : {})}
+      }
       case 'GetNode':
         return structuredClone(this.requireNode(String(r.name ?? '')))
       case 'UpdateNode':
         return this.updateNode(r)
       case 'DeleteNode':
         return this.deleteNode(String(r.name ?? ''))
-      case 'ListQueuedResources':
-        return {queuedResources: this.listIn(r, this.queued).map((q) => this.render(q as QueuedResourceRecord))}
+      case 'ListQueuedResources': {
+        const {items, nextPageToken} = this.listIn(r, this.queued)
+        return {
+          queuedResources: items.map((q) => this.render(q as QueuedResourceRecord)),
+          ...(nextPageToken ? {nextPageToken} : {}),
+        }
+      }
       case 'GetQueuedResource':
         return this.render(this.requireQueued(String(r.name ?? '')))
       case 'CreateQueuedResource':
@@ -371,12 +367,24 @@ export class FakeTpu {
     }
   }
 
-  private listIn<T extends {name: string}>(r: Record<string, unknown>, map: Map<string, T>): T[] {
+  /** One page of the resources under the request's parent, in creation order; the token is the next offset. */
+  private listIn<T extends {name: string}>(
+    r: Record<string, unknown>,
+    map: Map<string, T>,
+  ): {items: T[]; nextPageToken?: string} {
     const parent = String(r.parent ?? '')
     if (!LOCATION_NAME.test(parent)) throw new RpcError(grpc.status.INVALID_ARGUMENT, `Invalid parent "${parent}".`)
-    return [...map.values()]
-      .filter((v) => v.name.startsWith(`${parent}/`))
-      .map((v) => structuredClone({...v, timer: undefined}) as T)
+    const token = String(r.pageToken ?? '')
+    const offset = token === '' ? 0 : Number(Buffer.from(token, 'base64url').toString())
+    if (!Number.isInteger(offset) || offset < 0) {
+      throw new RpcError(grpc.status.INVALID_ARGUMENT, `Invalid page token "${token}".`)
+    }
+    const asked = Number(r.pageSize ?? 0)
+    const size = Math.min(asked > 0 ? asked : Infinity, this.settings.pageSize)
+    const all = [...map.values()].filter((v) => v.name.startsWith(`${parent}/`))
+    const items = all.slice(offset, offset + size).map((v) => structuredClone({...v, timer: undefined}) as T)
+    const next = offset + items.length
+    return {items, ...(next < all.length ? {nextPageToken: Buffer.from(String(next)).toString('base64url')} : {})}
   }
 
   private requireNode(name: string): NodeState {

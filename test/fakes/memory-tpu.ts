@@ -1,5 +1,8 @@
-// An in-memory TpuClient for service tests: queued resources follow a scripted list of states, one per read.
+// An in-memory TpuClient for service tests: queued resources follow a scripted list of states, one per read. It
+// serves one location (project p, zone us-central2-b unless given); the port-level behaviour the services rely on
+// is held to FakeTpu's through the real adapter by tpu-port-contract.test.ts.
 import {ApiError} from '../../src/core/errors.js'
+import {tpuApiError} from '../../src/core/vm/tpu-errors.js'
 import type {
   QueuedResource,
   QueuedResourceRequest,
@@ -9,6 +12,10 @@ import type {
   TpuNode,
   TpuOperation,
 } from '../../src/ports/tpu.js'
+import {TPU_ID, TPU_TYPE, workersOf} from './tpu-shapes.js'
+
+/** The failure FakeTpu gives a queued resource that found no capacity. */
+export const NO_CAPACITY = {code: 8, message: 'There is no more capacity in the zone; you can try again later.'}
 
 export class MemoryTpu implements TpuClient {
   readonly queued = new Map<string, QueuedResource & {script: QueuedResourceState[]}>()
@@ -18,8 +25,12 @@ export class MemoryTpu implements TpuClient {
   readonly failures = new Map<string, ApiError[]>()
   /** The states a created queued resource goes through, one per getQueuedResource call. */
   script: QueuedResourceState[] = ['ACCEPTED', 'PROVISIONING', 'ACTIVE']
-  workersPerNode = 2
+  /** The states of the queued resource created with this id, instead of `script`. */
+  readonly scripts = new Map<string, QueuedResourceState[]>()
   closed = 0
+  private operations = 0
+
+  constructor(readonly location: TpuLocation = {project: 'p', zone: 'us-central2-b'}) {}
 
   private fail(method: string): void {
     this.log.push(method)
@@ -27,28 +38,52 @@ export class MemoryTpu implements TpuClient {
     if (next) throw next
   }
 
-  async listNodes(_l: TpuLocation): Promise<TpuNode[]> {
+  /** Whether `l` is the location this fake serves; any other one is empty, as an unused zone is. */
+  private here(l: TpuLocation): boolean {
+    return l.project === this.location.project && l.zone === this.location.zone
+  }
+
+  /** Creating anywhere else is beyond this fake: the tests that need two zones use FakeTpu. */
+  private requireHere(l: TpuLocation): void {
+    if (!this.here(l)) throw new Error(`MemoryTpu serves ${this.location.project}/${this.location.zone} only`)
+  }
+
+  /** The error the adapter makes of the status FakeTpu answers with. */
+  private error(code: number, message: string, action: string): ApiError {
+    return tpuApiError({code, message}, {action, ...this.location})
+  }
+
+  private name(kind: 'nodes' | 'queuedResources', id: string): string {
+    return `projects/${this.location.project}/locations/${this.location.zone}/${kind}/${id}`
+  }
+
+  private operation(done: boolean): TpuOperation {
+    const {project, zone} = this.location
+    return {name: `projects/${project}/locations/${zone}/operations/operation-${++this.operations}`, done}
+  }
+
+  async listNodes(l: TpuLocation): Promise<TpuNode[]> {
     this.fail('listNodes')
-    return [...this.nodes.values()]
+    return this.here(l) ? [...this.nodes.values()] : []
   }
-  async getNode(_l: TpuLocation, id: string): Promise<TpuNode | undefined> {
+  async getNode(l: TpuLocation, id: string): Promise<TpuNode | undefined> {
     this.fail('getNode')
-    return this.nodes.get(id)
+    return this.here(l) ? this.nodes.get(id) : undefined
   }
-  async listQueuedResources(_l: TpuLocation): Promise<QueuedResource[]> {
+  async listQueuedResources(l: TpuLocation): Promise<QueuedResource[]> {
     this.fail('listQueuedResources')
-    return [...this.queued.values()]
+    return this.here(l) ? [...this.queued.values()] : []
   }
-  async getQueuedResource(_l: TpuLocation, id: string): Promise<QueuedResource | undefined> {
+  async getQueuedResource(l: TpuLocation, id: string): Promise<QueuedResource | undefined> {
     this.fail('getQueuedResource')
-    const qr = this.queued.get(id)
+    const qr = this.here(l) ? this.queued.get(id) : undefined
     if (!qr) return undefined
     if (qr.script.length > 0) {
       const state = qr.script.shift()!
-      const failure = state === 'FAILED' ? {code: 8, message: 'There is no more capacity in the zone.'} : undefined
-      const next = {...qr, state, ...(failure ? {failure} : {})}
+      const next = {...qr, state, ...(state === 'FAILED' ? {failure: NO_CAPACITY} : {})}
       this.queued.set(id, next)
       if (state === 'ACTIVE') for (const n of qr.nodeIds) this.addNode(n, qr.acceleratorType, qr.id)
+      if (state === 'FAILED') for (const n of qr.nodeIds) this.nodes.delete(n)
       if (state === 'DELETING' && qr.script.length === 0) this.queued.delete(id)
       return next
     }
@@ -61,16 +96,26 @@ export class MemoryTpu implements TpuClient {
       runtimeVersion: 'tpu-ubuntu2204-base',
       state: 'READY',
       ...(queuedResource ? {queuedResource} : {}),
-      workers: Array.from({length: this.workersPerNode}, (_, w) => ({internalIp: `10.0.${this.nodes.size}.${w + 2}`})),
+      workers: Array.from({length: workersOf(type)}, (_, w) => ({internalIp: `10.0.${this.nodes.size}.${w + 2}`})),
       metadata: {},
     }
     this.nodes.set(id, node)
     return node
   }
-  async createQueuedResource(_l: TpuLocation, r: QueuedResourceRequest): Promise<TpuOperation> {
+  async createQueuedResource(l: TpuLocation, r: QueuedResourceRequest): Promise<TpuOperation> {
     this.fail('createQueuedResource')
+    this.requireHere(l)
+    const action = `create queued resource ${r.id}`
     const nodeIds =
       r.numSlices === 1 ? [r.nodePrefix] : Array.from({length: r.numSlices}, (_, i) => `${r.nodePrefix}-${i}`)
+    if (!TPU_ID.test(r.id)) throw this.error(3, `Invalid queued resource id "${r.id}".`, action)
+    if (!TPU_TYPE.test(r.acceleratorType)) {
+      throw this.error(3, `Invalid accelerator type "${r.acceleratorType}".`, action)
+    }
+    const taken = this.queued.has(r.id)
+      ? this.name('queuedResources', r.id)
+      : nodeIds.filter((n) => this.nodes.has(n)).map((n) => this.name('nodes', n))[0]
+    if (taken) throw this.error(6, `Resource '${taken}' already exists`, action)
     this.queued.set(r.id, {
       id: r.id,
       state: 'CREATING',
@@ -78,31 +123,46 @@ export class MemoryTpu implements TpuClient {
       acceleratorType: r.acceleratorType,
       runtimeVersion: r.runtimeVersion,
       capacity: r.capacity,
-      script: [...this.script],
+      script: [...(this.scripts.get(r.id) ?? this.script)],
     })
-    return {name: 'op-create', done: true}
+    return this.operation(true)
   }
-  async deleteQueuedResource(_l: TpuLocation, id: string): Promise<TpuOperation> {
+  async deleteQueuedResource(l: TpuLocation, id: string, force: boolean): Promise<TpuOperation> {
     this.fail('deleteQueuedResource')
-    const qr = this.queued.get(id)
-    if (qr) {
-      this.queued.set(id, {...qr, state: 'DELETING', script: ['DELETING', 'DELETING']})
-      for (const n of qr.nodeIds) this.nodes.delete(n)
+    const action = `delete queued resource ${id}`
+    const name = this.name('queuedResources', id)
+    const qr = this.here(l) ? this.queued.get(id) : undefined
+    if (!qr) throw this.error(5, `Resource '${name}' was not found`, action)
+    const live = qr.nodeIds.filter((n) => this.nodes.has(n))
+    if (qr.state === 'DELETING') throw this.error(9, `${name} is being deleted.`, action)
+    if (!force && (live.length > 0 || !['FAILED', 'SUSPENDED'].includes(qr.state))) {
+      throw this.error(
+        9,
+        `Queued resource '${name}' is ${qr.state}${live.length ? ` and has ${live.length} nodes` : ''}; only a FAILED or SUSPENDED queued resource without nodes can be deleted without force.`,
+        action,
+      )
     }
-    return {name: 'op-delete', done: false}
+    this.queued.set(id, {...qr, state: 'DELETING', script: ['DELETING', 'DELETING']})
+    for (const n of qr.nodeIds) this.nodes.delete(n)
+    return this.operation(false)
   }
-  async setNodeMetadata(
-    _l: TpuLocation,
-    id: string,
-    metadata: Readonly<Record<string, string>>,
-  ): Promise<TpuOperation> {
+  async setNodeMetadata(l: TpuLocation, id: string, metadata: Readonly<Record<string, string>>): Promise<TpuOperation> {
     this.fail('setNodeMetadata')
-    const node = this.nodes.get(id)!
+    const action = `update the metadata of TPU node ${id}`
+    const node = this.here(l) ? this.nodes.get(id) : undefined
+    if (!node) throw this.error(5, `Resource '${this.name('nodes', id)}' was not found`, action)
+    if (node.state !== 'READY') {
+      throw this.error(9, `Node '${this.name('nodes', id)}' is ${node.state}; it must be READY.`, action)
+    }
     this.nodes.set(id, {...node, metadata: {...metadata}})
-    return {name: 'op-update', done: true}
+    return this.operation(true)
   }
   async getOperation(name: string): Promise<TpuOperation> {
     this.fail('getOperation')
+    const number = /^projects\/[^/]+\/locations\/[^/]+\/operations\/operation-(\d+)$/.exec(name)?.[1]
+    if (!number || Number(number) > this.operations) {
+      throw this.error(5, `Operation ${name} not found.`, `read operation ${name.split('/').at(-1)}`)
+    }
     return {name, done: true}
   }
   async close(): Promise<void> {

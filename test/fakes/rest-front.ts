@@ -102,8 +102,9 @@ function routesOf(root: Root, service: string): Route[] {
       pattern,
       variables,
       body: options['(google.api.http).body'],
-      requestType: root.lookupType(method.requestType),
-      responseType: root.lookupType(method.responseType),
+      // Relative to the service: the root holds other versions of the API with messages of the same names.
+      requestType: definition.lookupType(method.requestType),
+      responseType: definition.lookupType(method.responseType),
     })
   }
   return routes
@@ -116,6 +117,26 @@ function setPath(target: Json, dotted: string, value: unknown): void {
   for (const key of keys.slice(0, -1)) at = (at[key] ??= {}) as Json
   at[keys.at(-1)!] = value
 }
+
+/**
+ * A query parameter's value as the field it sets takes it in JSON: query strings are text, but a bool (`force=true`)
+ * or a 32-bit number is not, and the JSON mapping refuses text for them.
+ */
+function queryValue(type: Type, dotted: string, text: string): unknown {
+  const keys = dotted.split('.')
+  let at: Type | undefined = type
+  for (const key of keys.slice(0, -1)) {
+    const nested: unknown = at?.fields[key]?.resolve().resolvedType
+    at = typeof nested === 'object' && nested !== null && 'fields' in nested ? (nested as Type) : undefined
+  }
+  const kind = at?.fields[keys.at(-1)!]?.type ?? ''
+  if (kind === 'bool' && (text === 'true' || text === 'false')) return text === 'true'
+  if (SMALL_NUMBERS.has(kind) && text.trim() !== '' && Number.isFinite(Number(text))) return Number(text)
+  return text
+}
+
+/** Number types whose JSON form is a number (64-bit integers are strings in JSON). */
+const SMALL_NUMBERS = new Set(['int32', 'uint32', 'sint32', 'fixed32', 'sfixed32', 'double', 'float'])
 
 /** lower_snake proto field paths to the JSON names (lowerCamelCase) the proto3 mapping uses. */
 const jsonName = (path: string) => path.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase())
@@ -172,7 +193,9 @@ export async function startRestFront(
     const json: Json = {}
     // `$alt=json;enum-encoding=int` (google-gax's REST transport) asks for enums as numbers.
     const numericEnums = /enum-encoding=int/.test(url.searchParams.get('$alt') ?? '')
-    for (const [key, value] of url.searchParams) if (!key.startsWith('$')) setPath(json, jsonName(key), value)
+    for (const [key, value] of url.searchParams) {
+      if (!key.startsWith('$')) setPath(json, jsonName(key), queryValue(route.requestType, jsonName(key), value))
+    }
     if (route.body && text) {
       let body: unknown
       try {

@@ -20,13 +20,7 @@ import type {
 import {READY_MARKER} from '../../src/core/vm/remote-scripts.js'
 import type {VmTiming} from '../../src/services/vm-common.js'
 import {WorkerFailure} from '../../src/core/vm/exit-status.js'
-import {
-  runOnVms,
-  type PlanCache,
-  type VmRunDeps,
-  type VmRunOptions,
-  type VmRunResult,
-} from '../../src/services/vm-run.js'
+import {runOnVms, type VmRunDeps, type VmRunOptions, type VmRunResult} from '../../src/services/vm-run.js'
 import {MemoryTpu} from '../fakes/memory-tpu.js'
 import {RecordingConsole, type PromptAnswer} from '../helpers/recording-console.js'
 
@@ -54,22 +48,18 @@ class FakeWorkers implements RemoteShell {
   readonly scripts: {host: string; kind: 'ship' | 'run' | 'kill'; stdin?: number}[] = []
   readonly refusals = new Map<string, number>()
   readonly started: string[] = []
-  /** Every connection: to whom, whether only to a known host (opened early), and how many listings preceded it. */
-  readonly connects: {host: string; identity: string; early: boolean; listingsBefore: number}[] = []
+  /** Every connection: to whom, and how many listings preceded it. */
+  readonly connects: {host: string; identity: string; listingsBefore: number}[] = []
   readonly closed: string[] = []
-  /** Hosts whose key is not known for the identity asked (an early connection to them fails). */
-  readonly unknown = new Set<string>()
   /** The TPU API's calls so far, to tell when a connection was made. */
   tpuLog: readonly string[] = []
   /** Commands xpk has not heard the end of: whether each has ended on its own, and how a stop finishes it. */
   readonly pending = new Map<string, {ended: boolean; stop: () => void}>()
   constructor(private readonly behave: (host: string) => Behaviour) {}
 
-  async connect(target: SshTarget & {knownHostOnly?: boolean}): Promise<RemoteSession> {
-    const early = target.knownHostOnly === true
+  async connect(target: SshTarget): Promise<RemoteSession> {
     const listingsBefore = this.tpuLog.filter((c) => c === 'listNodes').length
-    this.connects.push({host: target.host, identity: target.identity, early, listingsBefore})
-    if (early && this.unknown.has(target.host)) throw new XpkError('auth', `${target.host} is not known yet.`)
+    this.connects.push({host: target.host, identity: target.identity, listingsBefore})
     if (this.behave(target.host) === 'unreachable') {
       throw new XpkError('unavailable', `Could not connect to ${target.host}: Timed out while waiting for handshake.`)
     }
@@ -125,18 +115,6 @@ class FakeWorkers implements RemoteShell {
   }
 }
 
-/** The plan cache in memory, as JSON text like the files. */
-class MemoryPlans implements PlanCache {
-  readonly entries = new Map<string, string>()
-  async read(key: string) {
-    const text = this.entries.get(key)
-    return text === undefined ? undefined : JSON.parse(text)
-  }
-  async write(key: string, value: unknown) {
-    this.entries.set(key, JSON.stringify(value))
-  }
-}
-
 /** The default run-logs directory of these tests: under the run's temporary root, and never made (logs are kept in memory). */
 const LOG_BASE = join(tmpdir(), 'xpk-vm-run-logs-never-made')
 
@@ -171,7 +149,6 @@ function setup(
   const workers = new FakeWorkers(behave)
   workers.tpuLog = tpu.log
   const logs = new MemoryLogs()
-  const plans = new MemoryPlans()
   const clock = {now: Date.now()}
   const console = new RecordingConsole(options.answer ?? 'unexpected')
   const output: string[] = []
@@ -197,7 +174,6 @@ function setup(
     random: () => 0.5,
     now: () => clock.now,
     keys,
-    plans,
     shell: async () => workers,
     list: async (dir) =>
       listings.get(dir) ?? {dir, entries: [{path: 'train.py', type: 'file', mode: 0o644, size: 900}]},
@@ -209,7 +185,7 @@ function setup(
     env: options.env ?? {},
     output: (chunk) => output.push(chunk.toString()),
   }
-  return {tpu, workers, logs, console, output, created, deps, controller, plans, clock, listings}
+  return {tpu, workers, logs, console, output, created, deps, controller, clock, listings}
 }
 
 const options = (extra: Partial<VmRunOptions> = {}): VmRunOptions => ({
@@ -455,80 +431,34 @@ describe('vm run start gate', () => {
   })
 })
 
-describe('vm run re-runs: connecting early to the workers listed last time', () => {
+describe('vm run re-runs', () => {
   const rerun = options({useExistingFolder: true, runName: 'r2'})
-  const minutes = (n: number) => n * 60_000
 
-  it('within minutes of a listing, connects to those workers at once and does not ask the TPU API', async () => {
-    const {tpu, workers, console, deps, clock} = setup(() => ({code: 0}))
+  it('ask the TPU API for the workers every time, and connect once it has answered', async () => {
+    const {tpu, workers, console, deps} = setup(() => ({code: 0}))
     await runOnVms(options(), deps)
-    expect(tpu.log.filter((c) => c === 'listNodes')).toHaveLength(1)
-    expect(workers.connects.every((c) => !c.early)).toBe(true)
     workers.connects.length = 0
-    clock.now += minutes(9)
     const result = await runOnVms(rerun, deps)
     expect(result.workers.map((w) => w.exitCode)).toEqual([0, 0, 0, 0])
-    // Four connections, all early (to known hosts only), and no second listing.
-    expect(workers.connects.map((c) => c.early)).toEqual([true, true, true, true])
-    expect(tpu.log.filter((c) => c === 'listNodes')).toHaveLength(1)
-    expect(console.messages.some((m) => m.code === 'vm.run.starting' && m.text.includes('found 540 s ago'))).toBe(true)
-  })
-
-  it('lists again once the listing is older than 10 minutes, still connecting before the answer', async () => {
-    const {tpu, workers, deps, clock} = setup(() => ({code: 0}))
-    await runOnVms(options(), deps)
-    workers.connects.length = 0
-    clock.now += minutes(11)
-    await runOnVms(rerun, deps)
     expect(tpu.log.filter((c) => c === 'listNodes')).toHaveLength(2)
-    expect(workers.connects.map((c) => [c.early, c.listingsBefore])).toEqual([
-      [true, 1],
-      [true, 1],
-      [true, 1],
-      [true, 1],
+    expect(workers.connects.map((c) => c.listingsBefore)).toEqual([2, 2, 2, 2])
+    expect(console.messages.filter((m) => m.code === 'vm.run.starting').map((m) => m.text)).toEqual([
+      'Running on 4 workers of 2 slices after copying 3 files (1.0 kB) to each: python3 train.py',
+      'Running on 4 workers of 2 slices in the existing folder: python3 train.py',
     ])
   })
 
-  it('asks the TPU API when a worker does not answer as before, and connects to that one as usual', async () => {
+  it('connect to a node the listing shows replaced under its new identity', async () => {
     const {tpu, workers, deps} = setup(() => ({code: 0}))
-    await runOnVms(options(), deps)
-    const changed = tpu.nodes.get('demo-1')!.workers[0].internalIp
-    workers.unknown.add(changed)
-    workers.connects.length = 0
-    const result = await runOnVms(rerun, deps)
-    expect(result.workers.every((w) => w.exitCode === 0)).toBe(true)
-    expect(tpu.log.filter((c) => c === 'listNodes')).toHaveLength(2)
-    expect(workers.connects.filter((c) => c.host === changed).map((c) => c.early)).toEqual([true, false])
-    expect(workers.connects.filter((c) => c.host !== changed).every((c) => c.early)).toBe(true)
-  })
-
-  it('closes the early connections to a node the listing shows replaced, and connects anew with its identity', async () => {
-    const {tpu, workers, deps, clock} = setup(() => ({code: 0}))
     await runOnVms(options(), deps)
     // demo-1 was deleted and created again: same addresses, a new unique id.
     tpu.nodes.set('demo-1', {...tpu.nodes.get('demo-1')!, uid: '42'})
-    clock.now += minutes(11)
     workers.connects.length = 0
     await runOnVms(rerun, deps)
-    const replaced = workers.connects.filter((c) => c.identity.startsWith('demo-1/'))
-    expect(replaced.map((c) => [c.identity, c.early])).toEqual([
-      ['demo-1/-/0', true],
-      ['demo-1/-/1', true],
-      ['demo-1/42/0', false],
-      ['demo-1/42/1', false],
+    expect(workers.connects.filter((c) => c.identity.startsWith('demo-1/')).map((c) => c.identity)).toEqual([
+      'demo-1/42/0',
+      'demo-1/42/1',
     ])
-    // The two stale early connections are closed; the run used the new ones.
-    await new Promise((r) => setTimeout(r, 1))
-    const demo1 = tpu.nodes.get('demo-1')!.workers.map((w) => w.internalIp)
-    expect(workers.closed.filter((h) => demo1.includes(h)).length).toBeGreaterThanOrEqual(4)
-    expect(workers.started.filter((h) => demo1.includes(h))).toHaveLength(4)
-  })
-
-  it('copies with a listing every time, even right after one', async () => {
-    const {tpu, deps} = setup(() => ({code: 0}))
-    await runOnVms(options(), deps)
-    await runOnVms(options({runName: 'r2'}), deps)
-    expect(tpu.log.filter((c) => c === 'listNodes')).toHaveLength(2)
   })
 })
 

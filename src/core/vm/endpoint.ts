@@ -1,5 +1,5 @@
 import {endpointVariable, type Environment} from '../environment.js'
-import {parseEndpoint} from '../endpoint.js'
+import {parseEndpoint, type Endpoint} from '../endpoint.js'
 import {UsageError} from '../errors.js'
 import {escapeInline, redactCredentials} from '../text.js'
 
@@ -7,7 +7,7 @@ import {escapeInline, redactCredentials} from '../text.js'
  * Parses the TPU API endpoint override (`--tpu-endpoint` / XPK_TPU_ENDPOINT) by the rule every endpoint follows
  * (src/core/endpoint.ts). Anything else is a usage error naming the flag.
  */
-export function parseTpuEndpoint(text: string): {host: string; port: number; insecure: boolean} {
+export function parseTpuEndpoint(text: string): Endpoint {
   const parsed = parseEndpoint(text)
   if ('problem' in parsed) {
     throw new UsageError(`--tpu-endpoint "${redactCredentials(escapeInline(text))}": ${parsed.problem}.`, {
@@ -15,7 +15,7 @@ export function parseTpuEndpoint(text: string): {host: string; port: number; ins
       hints: ['For example --tpu-endpoint https://tpu.googleapis.com/ (or set XPK_TPU_ENDPOINT).'],
     })
   }
-  return {host: parsed.host, port: parsed.port, insecure: parsed.insecure}
+  return parsed
 }
 
 /**

@@ -5,9 +5,24 @@ import {parseTpuEndpoint} from '../../../src/core/vm/endpoint.js'
 
 describe('parseTpuEndpoint: the rule of every endpoint override, naming --tpu-endpoint', () => {
   it.each([
-    ['https://tpu.googleapis.com/', {host: 'tpu.googleapis.com', port: 443, insecure: false}],
-    ['https://tpu.example.com:8443', {host: 'tpu.example.com', port: 8443, insecure: false}],
-    ['http://127.0.0.1:9000', {host: '127.0.0.1', port: 9000, insecure: true}],
+    [
+      'https://tpu.googleapis.com/',
+      {host: 'tpu.googleapis.com', port: 443, insecure: false, origin: 'https://tpu.googleapis.com', path: '/'},
+    ],
+    [
+      'https://tpu.example.com:8443/proxy/v2',
+      {
+        host: 'tpu.example.com',
+        port: 8443,
+        insecure: false,
+        origin: 'https://tpu.example.com:8443',
+        path: '/proxy/v2/',
+      },
+    ],
+    [
+      'http://127.0.0.1:9000',
+      {host: '127.0.0.1', port: 9000, insecure: true, origin: 'http://127.0.0.1:9000', path: '/'},
+    ],
   ])('%s is accepted', (text, parsed) => expect(parseTpuEndpoint(text)).toEqual(parsed))
 
   it.each([
