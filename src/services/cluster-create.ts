@@ -39,7 +39,12 @@ import {
   type ObservedInCluster,
 } from '../core/incluster/plan.js'
 import {shapeOfRunningPools} from '../core/incluster/running-pools.js'
-import {changesSomething, inClusterPlanToJson, renderInClusterPlan} from '../core/incluster/render.js'
+import {
+  changesSomething,
+  inClusterPlanToJson,
+  renderInClusterPlan,
+  type InClusterPlanJson,
+} from '../core/incluster/render.js'
 import type {ClusterShape} from '../core/incluster/cluster-shape.js'
 import {clusterVmCount} from '../core/incluster/cluster-shape.js'
 import {placementAfterPlan} from '../core/incluster/topology-aware.js'
@@ -97,7 +102,7 @@ export interface ClusterCreateResult extends PlanJson {
   readonly applied: boolean
   readonly outcomes: readonly StepOutcome[]
   /** The in-cluster plan (null with --skip-in-cluster). */
-  readonly inCluster: object | null
+  readonly inCluster: InClusterPlanJson | null
   /** The cluster lock as the cluster was read (`unread` offline). */
   readonly lock: LockJson
 }
@@ -527,7 +532,7 @@ function withInCluster(text: string, plan: InClusterPlan | null, options: Cluste
   return plan ? `${text}\n${renderInClusterPlan(plan, {verbose: options.verbose})}` : text
 }
 
-function inJson(plan: InClusterPlan | null): object | null {
+function inJson(plan: InClusterPlan | null): InClusterPlanJson | null {
   return plan ? inClusterPlanToJson(plan) : null
 }
 
