@@ -56,7 +56,8 @@ describe('the --json schemas of test/golden/contract/schemas', () => {
     const walk = (node: unknown, at: string): void => {
       if (node === null || typeof node !== 'object') return
       const n = node as Record<string, unknown>
-      if (n.type === 'object' && !('additionalProperties' in n)) loose.push(at)
+      const types = Array.isArray(n.type) ? n.type : [n.type]
+      if (types.includes('object') && !('additionalProperties' in n)) loose.push(at)
       for (const [k, v] of Object.entries(n)) walk(v, `${at}/${k}`)
     }
     for (const [name, schema] of Object.entries(generated)) walk(schema, name)
