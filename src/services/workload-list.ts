@@ -7,6 +7,7 @@ import {JOBSET_API_VERSION, KUEUE_API_VERSION} from '../core/versions.js'
 import {jobSetRef} from '../core/workload/jobsets.js'
 import {workloadConsoleUrl} from '../core/workload/links.js'
 import {
+  describeSeconds,
   workloadListInputFromFlags,
   type WorkloadListFlags,
   type WorkloadListInput,
@@ -327,12 +328,4 @@ function ownedWorkloadsSelector(jobset: ObservedJobSet): string {
 
 function oneLine(text: string): string {
   return escapeControl(text.replace(/\s*[\r\n\t]+\s*/g, ' ').trim())
-}
-
-/** "7 days", "90 s", "2 h 30 min": how long a wait is, for messages. */
-function describeSeconds(seconds: number): string {
-  if (seconds % 86_400 === 0) return `${seconds / 86_400} day${seconds === 86_400 ? '' : 's'}`
-  if (seconds % 3600 === 0) return `${seconds / 3600} h`
-  if (seconds % 60 === 0 && seconds >= 60) return `${seconds / 60} min`
-  return `${seconds} s`
 }

@@ -4,7 +4,8 @@ import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {describe, expect, it} from 'vitest'
 
-import {MESSAGES, message, question} from '../../src/core/messages.js'
+import {message, question} from '../../src/core/messages.js'
+import {MESSAGES} from '../../src/core/messages/registry.js'
 
 const GOLDEN = fileURLToPath(new URL('../golden/contract/messages.json', import.meta.url))
 const SRC = fileURLToPath(new URL('../../src', import.meta.url))
