@@ -44,6 +44,7 @@ import type {
 import type {TpuClient, TpuLocation, TpuNode} from '../ports/tpu.js'
 import {pollWait, usingTpu, withRetries, type VmApiDeps, type VmTiming} from './vm-common.js'
 import {message, question} from '../core/messages.js'
+import {vmRunConfirmLargeScriptDir, vmRunDefaultScriptDir} from '../core/messages/vm.js'
 import type {LocalFiles} from '../ports/files.js'
 import {formatBytes} from '../core/image/context-check.js'
 import {escapeInline} from '../core/text.js'
@@ -285,7 +286,7 @@ interface CheckedInputs {
 const WORKER_PACKING: PackingPurpose = {
   destination: 'to every worker',
   ignoreFiles: '.dockerignore and .xpkignore',
-  codes: {defaultDir: 'vm.run.default-script-dir', confirm: 'vm.run.confirm-large-script-dir'},
+  messages: {defaultDir: vmRunDefaultScriptDir, confirm: vmRunConfirmLargeScriptDir},
   nothingDone: 'Nothing was copied or run.',
 }
 
