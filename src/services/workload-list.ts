@@ -1,6 +1,6 @@
 import {throwIfProblems, UsageError, UsageErrors, XpkError} from '../core/errors.js'
 import {XPK_NAMESPACE} from '../core/incluster/namespace.js'
-import {message} from '../core/messages.js'
+import {workloadListConsole, workloadListFinished, workloadListWaiting} from '../core/messages/workload.js'
 import {renderWorkloadList} from '../core/render/workloads.js'
 import {escapeControl} from '../core/text.js'
 import {JOBSET_API_VERSION, KUEUE_API_VERSION} from '../core/versions.js'
@@ -78,13 +78,7 @@ export async function listWorkloads(options: WorkloadListOptions, deps: Workload
   )
   console.result(() => renderWorkloadList(rows))
   if (gke) {
-    console.info(
-      message(
-        'workload.list.console',
-        `See your workloads in Cloud Console: https://console.cloud.google.com/kubernetes/aiml/deployments/jobs?project=${gke.project}`,
-        {project: gke.project},
-      ),
-    )
+    console.info(workloadListConsole({project: gke.project}))
   }
   return {filter: {status: input.status, job: input.job}, workloads: rows, waited: null}
 }
@@ -136,13 +130,7 @@ async function waitForWorkload(
         },
       )
     }
-    console.info(
-      message(
-        'workload.list.finished',
-        `Workload ${row.name} finished successfully${link ? `; see it here: ${link}` : '.'}`,
-        {workload: row.name, status: row.status, link},
-      ),
-    )
+    console.info(workloadListFinished({workload: row.name, status: row.status, link}))
     return {
       filter: {status: 'EVERYTHING', job: null},
       workloads: [row],
@@ -246,13 +234,7 @@ async function awaitCompletion(
   const show = (state: 'running' | 'done' | 'failed') =>
     board.update('wait', {label: name, state: row.status, status: state, detail: oneLine(row.statusMessage)})
   show('running')
-  deps.console.info(
-    message(
-      'workload.list.waiting',
-      `Waiting up to ${describeSeconds(timeoutSeconds)} for workload ${name} to finish; it is ${row.status}.`,
-      {workload: name, status: row.status, timeoutSeconds},
-    ),
-  )
+  deps.console.info(workloadListWaiting({workload: name, status: row.status, timeoutSeconds}))
   const stop = new AbortController()
   const interrupt = () => stop.abort(limit.signal.reason)
   if (limit.signal.aborted) interrupt()
