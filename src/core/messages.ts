@@ -118,18 +118,3 @@ function built(code: string, made: Made): {code: string; text: string; data?: Re
 export type Answer =
   | {readonly yes: boolean; readonly by: 'person' | 'force'}
   | {readonly yes: boolean; readonly by: 'default'; readonly why: 'no-terminal' | 'quiet'}
-
-/** Builds a message by code and text. Being replaced by the makers of src/core/messages/<topic>.ts. */
-export function message(code: MessageCode, text: string, data?: Readonly<Record<string, unknown>>): Message {
-  return built(code, data === undefined ? text : {text, data}) as Message
-}
-
-/** Builds a question with its default answer. Being replaced by the makers of src/core/messages/<topic>.ts. */
-export function question(
-  code: MessageCode,
-  text: string,
-  defaultAnswer: boolean,
-  data?: Readonly<Record<string, unknown>>,
-): Question {
-  return {...built(code, data === undefined ? text : {text, data}), default: defaultAnswer} as Question
-}
