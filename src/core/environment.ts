@@ -175,7 +175,7 @@ export const ENVIRONMENT = {
     kind: 'standard',
     owner: 'the XDG specification',
     description:
-      'Where xpk keeps its caches (compile cache, file digests, manifests, TPU VM workers; under xpk/); a relative path is ignored, as the XDG specification says.',
+      'Where xpk keeps its caches (compile cache, file digests, manifests; under xpk/); a relative path is ignored, as the XDG specification says.',
     default: '~/.cache',
   },
   HOME: {

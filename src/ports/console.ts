@@ -10,10 +10,10 @@ export interface Console {
    * function to skip rendering altogether in that case.
    */
   result(text: string | (() => string)): void
-  /** Prints a progress note (stderr). Suppressed by `--quiet`. */
-  info(message: Message): void
-  /** Prints a warning (stderr). Never suppressed. */
-  warn(message: Message): void
+  /** Prints a progress note (stderr). Suppressed by `--quiet`. Only a note's maker makes a `Message<'info'>`. */
+  info(message: Message<'info'>): void
+  /** Prints a warning (stderr). Never suppressed. Only a warning's maker makes a `Message<'warn'>`. */
+  warn(message: Message<'warn'>): void
   /** Prints a detail only shown with `--verbose` (stderr). */
   debug(text: string): void
   /**
@@ -44,8 +44,8 @@ export interface ProgressLine {
 export interface ProgressBoard {
   /** Adds or updates the line with this id. */
   update(id: string, line: ProgressLine): void
-  /** Prints a one-off message above the live lines. */
-  note(message: Message): void
+  /** Prints a one-off note above the live lines. */
+  note(message: Message<'info'>): void
   /** Stops redrawing and leaves the final state on screen. */
   close(): void
 }

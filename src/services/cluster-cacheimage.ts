@@ -13,7 +13,7 @@ import {
 import {applyWouldChange} from '../core/incluster/live-diff.js'
 import type {DaemonSet} from '../core/manifests/k8s-types.js'
 import {toYaml} from '../core/manifests/to-yaml.js'
-import {message} from '../core/messages.js'
+import {clusterCacheimageApplied, clusterCacheimageDryRun, clusterCacheimageNoNodes} from '../core/messages/cluster.js'
 import type {Backoff} from '../core/retry.js'
 import {zoneToRegion} from '../core/settings.js'
 import {escapeInline} from '../core/text.js'
@@ -99,7 +99,7 @@ export async function cacheImage(options: CacheImageOptions, deps: CacheImageDep
   const {console} = deps
   if (options.dryRun) {
     console.result(() => toYaml(manifest))
-    console.info(message('cluster.cacheimage.dry-run', 'Dry run: nothing was applied.'))
+    console.info(clusterCacheimageDryRun())
     return {...base, change: 'dry-run', nodes: null, pulled: null}
   }
   // The time limit bounds the whole command, finding the cluster and the first reads included, so a server that
@@ -139,13 +139,8 @@ async function applyAndWait(
   if (change !== 'none') {
     await withRetries(() => kube.apply(manifest as unknown as KubeObject, {force: true}), retry)
   }
-  const verb = {create: 'created', update: 'updated', none: 'unchanged'}[change]
   console.info(
-    message(
-      'cluster.cacheimage.applied',
-      `DaemonSet ${ref.namespace}/${ref.name} ${verb}: caching ${options.dockerImage} on every node of its type.`,
-      {change, namespace: ref.namespace, name: ref.name, image: options.dockerImage},
-    ),
+    clusterCacheimageApplied({change, namespace: ref.namespace!, name: ref.name, image: options.dockerImage}),
   )
   const board = console.progress(`Caching ${options.dockerImage}`)
   try {
@@ -303,13 +298,7 @@ async function awaitPulls(
     cutShort = true
   })
   if (progress.desired === 0) {
-    deps.console.warn(
-      message(
-        'cluster.cacheimage.no-nodes',
-        `No node of this type is in the cluster yet, so nothing pulled ${options.dockerImage}; nodes that join later pull it when they start.`,
-        {image: options.dockerImage},
-      ),
-    )
+    deps.console.warn(clusterCacheimageNoNodes({image: options.dockerImage}))
   }
   if (ended === 'done') {
     board.update('pull', {

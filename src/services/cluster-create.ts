@@ -39,14 +39,27 @@ import {
   type ObservedInCluster,
 } from '../core/incluster/plan.js'
 import {shapeOfRunningPools} from '../core/incluster/running-pools.js'
-import {changesSomething, inClusterPlanToJson, renderInClusterPlan} from '../core/incluster/render.js'
+import {
+  changesSomething,
+  inClusterPlanToJson,
+  renderInClusterPlan,
+  type InClusterPlanJson,
+} from '../core/incluster/render.js'
 import type {ClusterShape} from '../core/incluster/cluster-shape.js'
 import {clusterVmCount} from '../core/incluster/cluster-shape.js'
 import {placementAfterPlan} from '../core/incluster/topology-aware.js'
 import {CLUSTER_DEFAULTS} from '../core/cluster/defaults.js'
 import type {KubeClient} from '../ports/kube.js'
 import type {ReleaseManifest, ReleaseManifestSource} from '../ports/release-manifests.js'
-import {message, question} from '../core/messages.js'
+import {
+  clusterCreateConfirmDeletePools,
+  clusterCreateConfirmKueueUpgrade,
+  clusterCreateDryRun,
+  clusterCreateOfflinePlan,
+  clusterCreatePlan,
+  clusterCreateReading,
+  clusterCreateSummary,
+} from '../core/messages/cluster.js'
 import {confirmOrStop} from './confirm.js'
 import {
   claimNewCluster,
@@ -97,7 +110,7 @@ export interface ClusterCreateResult extends PlanJson {
   readonly applied: boolean
   readonly outcomes: readonly StepOutcome[]
   /** The in-cluster plan (null with --skip-in-cluster). */
-  readonly inCluster: object | null
+  readonly inCluster: InClusterPlanJson | null
   /** The cluster lock as the cluster was read (`unread` offline). */
   readonly lock: LockJson
 }
@@ -123,12 +136,7 @@ export async function createCluster(
     const inPlan = options.inCluster.skip ? null : planInCluster(inputs, null)
     const unread = {state: 'unread'} as const
     console.result(withInCluster(renderPlan(plan, {view: unread, staleSeconds}), inPlan, options))
-    console.info(
-      message(
-        'cluster.create.offline-plan',
-        'Offline dry run: planned as if nothing exists; versions are chosen from the server config when applied.',
-      ),
-    )
+    console.info(clusterCreateOfflinePlan())
     return {
       ...planToJson(plan),
       dryRun: true,
@@ -152,9 +160,7 @@ export async function createCluster(
   }
   try {
     const spec = desired.spec
-    console.info(
-      message('cluster.create.reading', `Reading cluster ${spec.name} and GKE versions in ${spec.region}...`),
-    )
+    console.info(clusterCreateReading({cluster: spec.name, region: spec.region}))
     const [observed, serverConfig] = await Promise.all([
       withRetries(() => findCluster(gke, spec.project, spec.zone, spec.name), retry),
       withRetries(() => gke.getServerConfig(spec.project, spec.region), retry),
@@ -192,14 +198,14 @@ export async function createCluster(
     if (options.dryRun) {
       console.result(shown)
       noteDryRunLock(spec.name, lock, options.lock, console)
-      console.info(message('cluster.create.dry-run', 'Dry run: nothing was changed.'))
+      console.info(clusterCreateDryRun())
       return {...json, dryRun: true, applied: false, outcomes: []}
     }
     const counts = summarize(plan)
     const waits = plan.steps.some((s) => s.wait)
     const inClusterWork = inPlan?.steps.filter(changesSomething) ?? []
     if (counts.create + counts.recreate + counts.delete === 0 && !waits && inClusterWork.length === 0) {
-      console.info(message('cluster.create.plan', shown))
+      console.info(clusterCreatePlan({plan: shown}))
       // Nothing to change, but a stale lock (its run died) is cleared, so others are not refused because of it.
       if (lock.state === 'stale') {
         const lockDeps = {...deps, gke, retry: options.apply.retry}
@@ -214,7 +220,7 @@ export async function createCluster(
       }
       return {...json, dryRun: false, applied: true, outcomes: []}
     }
-    console.info(message('cluster.create.plan', shown))
+    console.info(clusterCreatePlan({plan: shown}))
     if (observed?.status === 'ERROR') {
       throw new XpkError('conflict', `Cluster ${observed.name} is in ERROR, so its node pools cannot be changed.`, {
         hints: [
@@ -225,34 +231,16 @@ export async function createCluster(
     }
     if (isDestructive(plan)) {
       const lost = destructiveSteps(plan).map((s) => s.name)
-      await confirmOrStop(
-        console,
-        question(
-          'cluster.create.confirm-delete-pools',
-          `This deletes ${lost.length} node pool${lost.length === 1 ? '' : 's'} (${lost.join(', ')}) and the workloads running on them. Continue?`,
-          false,
-          {nodePools: lost},
-        ),
-        {
-          nothingDone: 'Nothing was changed.',
-          hints: ['Adjust --num-slices or the type, or re-run with --force; --dry-run shows the whole plan.'],
-        },
-      )
+      await confirmOrStop(console, clusterCreateConfirmDeletePools({nodePools: lost}), {
+        nothingDone: 'Nothing was changed.',
+        hints: ['Adjust --num-slices or the type, or re-run with --force; --dry-run shows the whole plan.'],
+      })
     }
     if (inPlan?.destructive) {
-      await confirmOrStop(
-        console,
-        question(
-          'cluster.create.confirm-kueue-upgrade',
-          'The installed Kueue is older than v0.15, which cannot be upgraded in place: every Kueue object (queues, ' +
-            'workloads, flavors) and Kueue itself are deleted, then Kueue is installed again. Continue?',
-          false,
-        ),
-        {
-          nothingDone: 'Nothing was changed.',
-          hints: ['Re-run with --force to upgrade Kueue, or --skip-in-cluster; --dry-run shows the whole plan.'],
-        },
-      )
+      await confirmOrStop(console, clusterCreateConfirmKueueUpgrade(), {
+        nothingDone: 'Nothing was changed.',
+        hints: ['Re-run with --force to upgrade Kueue, or --skip-in-cluster; --dry-run shows the whole plan.'],
+      })
     }
     // The lock, taken with the fingerprint of the read the plan was made from (an existing cluster), or sent with
     // the CreateCluster request (a new one); released however the apply ends.
@@ -454,8 +442,9 @@ function report(plan: Plan, result: ApplyResult, console: Console): void {
   if (objects > 0) parts.push(`applied ${objects} object${objects === 1 ? '' : 's'} inside the cluster`)
   if (parts.length === 0) parts.push('waited for the node pools to be ready')
   console.info(
-    message('cluster.create.summary', `Cluster ${plan.cluster}: ${parts.join(', ')}.`, {
+    clusterCreateSummary({
       cluster: plan.cluster,
+      did: parts,
       poolsCreated,
       poolsWanted,
       poolsFound,
@@ -527,7 +516,7 @@ function withInCluster(text: string, plan: InClusterPlan | null, options: Cluste
   return plan ? `${text}\n${renderInClusterPlan(plan, {verbose: options.verbose})}` : text
 }
 
-function inJson(plan: InClusterPlan | null): object | null {
+function inJson(plan: InClusterPlan | null): InClusterPlanJson | null {
   return plan ? inClusterPlanToJson(plan) : null
 }
 

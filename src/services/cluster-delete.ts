@@ -8,7 +8,13 @@ import type {ComputeClient} from '../ports/compute.js'
 import type {Console} from '../ports/console.js'
 import type {GkeClient} from '../ports/gke.js'
 import {findCluster} from './cluster-lookup.js'
-import {message, question} from '../core/messages.js'
+import {
+  clusterDeleteAbsent,
+  clusterDeleteConfirm,
+  clusterDeleteDone,
+  clusterDeleteDryRun,
+  clusterDeletePlan,
+} from '../core/messages/cluster.js'
 import {confirmOrStop} from './confirm.js'
 import {
   lockOf,
@@ -70,35 +76,23 @@ export async function deleteCluster(
     const lockShown = {view: lock, staleSeconds: options.lock.staleSeconds}
     const json = {...planToJson(plan), lock: lockJson(lock, options.lock.staleSeconds)}
     if (found === undefined) {
-      deps.console.info(
-        message(
-          'cluster.delete.absent',
-          `Cluster ${cluster} does not exist in project ${project} (${zoneToRegion(zone) ?? zone} or ${zone}): nothing to delete.`,
-        ),
-      )
+      deps.console.info(clusterDeleteAbsent({cluster, project, region: zoneToRegion(zone) ?? zone, zone}))
       return {...json, outcome: 'absent', nodePools}
     }
     if (options.dryRun) {
       deps.console.result(renderPlan(plan, lockShown))
       noteDryRunLock(cluster, lock, options.lock, deps.console)
-      deps.console.info(message('cluster.delete.dry-run', 'Dry run: nothing was changed.'))
+      deps.console.info(clusterDeleteDryRun())
       return {...json, outcome: 'planned', nodePools}
     }
     // A cluster another run is creating or resizing is not deleted under it: refused before the question.
     refuseIfHeld(cluster, lock, options.lock)
-    deps.console.info(message('cluster.delete.plan', renderPlan(plan, lockShown)))
+    deps.console.info(clusterDeletePlan({plan: renderPlan(plan, lockShown)}))
     if (found.status !== 'STOPPING') {
-      const pools = `${nodePools.length} node pool${nodePools.length === 1 ? '' : 's'} (${nodePools.join(', ') || 'none'})`
-      await confirmOrStop(
-        deps.console,
-        question(
-          'cluster.delete.confirm',
-          `Delete cluster ${cluster} in ${found.location} with its ${pools} and every workload on it. This cannot be undone. Continue?`,
-          false,
-          {cluster, location: found.location, nodePools},
-        ),
-        {nothingDone: 'Nothing was deleted.', hints: ['See what it would delete with --dry-run.']},
-      )
+      await confirmOrStop(deps.console, clusterDeleteConfirm({cluster, location: found.location, nodePools}), {
+        nothingDone: 'Nothing was deleted.',
+        hints: ['See what it would delete with --dry-run.'],
+      })
     }
     const started = deps.now()
     // Being deleted already: nothing to lock, only to wait for. Else the lock, until GKE deletes it with the cluster
@@ -128,9 +122,7 @@ export async function deleteCluster(
     }
     const failure = result.outcomes.find((o) => o.status === 'failed')
     if (failure?.error) throw failure.error
-    deps.console.info(
-      message('cluster.delete.done', `Deleted cluster ${cluster} in ${Math.round((deps.now() - started) / 1000)}s.`),
-    )
+    deps.console.info(clusterDeleteDone({cluster, seconds: Math.round((deps.now() - started) / 1000)}))
     return {...json, outcome: 'deleted', nodePools}
   } finally {
     await gke.close()

@@ -7,9 +7,7 @@ import {isLabelFingerprintMismatch} from '../core/cluster/gke-errors.js'
 import {
   ClusterLockedError,
   ClusterChangedError,
-  describeAge,
   describeHolder,
-  LOCK_STALE_VARIABLE,
   lockState,
   newLockHolder,
   readLock,
@@ -22,7 +20,12 @@ import {
 } from '../core/cluster/lock.js'
 import type {ObservedCluster} from '../core/cluster/observed.js'
 import {ApiError} from '../core/errors.js'
-import {message} from '../core/messages.js'
+import {
+  clusterLockHeld,
+  clusterLockNotReleased,
+  clusterLockReleasing,
+  clusterLockTakenOver,
+} from '../core/messages/cluster.js'
 import type {Console} from '../ports/console.js'
 import type {ClusterRef, GkeClient} from '../ports/gke.js'
 import {withRetries, type Clock, type RetryPolicy} from '../executor/retry.js'
@@ -70,16 +73,7 @@ export function refuseIfHeld(cluster: string, state: LockState, options: Cluster
 /** The note a dry run adds when the lock is held or stale: what a real run would do now. */
 export function noteDryRunLock(cluster: string, state: LockState, options: ClusterLockOptions, console: Console) {
   if (state.state === 'free') return
-  const whose = `${describeHolder(state.holder)}, for ${describeAge(state.ageSeconds)}`
-  console.warn(
-    message(
-      'cluster.lock.held',
-      state.state === 'held'
-        ? `Dry run: cluster ${cluster} is locked by another xpk run (${whose}): a run now would be refused (exit 6).`
-        : `Dry run: cluster ${cluster} has a stale lock (${whose}, longer than ${LOCK_STALE_VARIABLE}=${options.staleSeconds}): a run now would take it over.`,
-      {cluster, state: state.state, holder: {...state.holder}, ageSeconds: state.ageSeconds},
-    ),
-  )
+  console.warn(clusterLockHeld({cluster, lock: state, staleSeconds: options.staleSeconds}))
 }
 
 /**
@@ -112,17 +106,13 @@ export async function takeLock(
   refuseIfHeld(cluster.name, state, options)
   if (state.state === 'stale') {
     deps.console.warn(
-      message(
-        'cluster.lock.taken-over',
-        state.because === 'gone'
-          ? `Taking over the lock of cluster ${cluster.name} from ${describeHolder(state.holder)}, taken ` +
-              `${describeAge(state.ageSeconds)} ago on this machine by a process that has ended (killed or crashed) ` +
-              'without releasing it.'
-          : `Taking over the lock of cluster ${cluster.name} from ${describeHolder(state.holder)}: held for ` +
-              `${describeAge(state.ageSeconds)}, longer than ${LOCK_STALE_VARIABLE}=${options.staleSeconds}, so that run is taken to have ended ` +
-              'without releasing it. If it is still running, the two runs may undo each other.',
-        {cluster: cluster.name, holder: {...state.holder}, ageSeconds: state.ageSeconds, because: state.because},
-      ),
+      clusterLockTakenOver({
+        cluster: cluster.name,
+        holder: state.holder,
+        ageSeconds: state.ageSeconds,
+        because: state.because,
+        staleSeconds: options.staleSeconds,
+      }),
     )
   }
   const {holder} = lock
@@ -172,7 +162,7 @@ export async function releaseLock(
   const budgetMs = interrupted ? INTERRUPTED_RELEASE_BUDGET_MS : RELEASE_BUDGET_MS
   const deadline = AbortSignal.timeout(budgetMs)
   const retry = {policy: {...deps.retry, conflictBudgetMs: budgetMs}, clock: deps, signal: deadline}
-  if (interrupted) deps.console.info(message('cluster.lock.releasing', `Releasing the lock of cluster ${ref.name}...`))
+  if (interrupted) deps.console.info(clusterLockReleasing({cluster: ref.name}))
   try {
     // A mismatch means the labels changed between the read and the write (another tool's labels): read again.
     for (let attempt = 0; attempt < 3; attempt++) {
@@ -195,14 +185,11 @@ export async function releaseLock(
     throw new Error('its labels kept changing')
   } catch (error) {
     deps.console.warn(
-      message(
-        'cluster.lock.not-released',
-        `Could not release the lock of cluster ${ref.name} (${(error as Error).message}). A re-run on this machine ` +
-          `takes it over at once; other xpk runs are refused until it is taken over, ` +
-          `${describeAge(options.staleSeconds)} after it was taken (${LOCK_STALE_VARIABLE}); ` +
-          `${LOCK_STALE_VARIABLE}=0 on the next run takes it over at once.`,
-        {cluster: ref.name},
-      ),
+      clusterLockNotReleased({
+        cluster: ref.name,
+        cause: (error as Error).message,
+        staleSeconds: options.staleSeconds,
+      }),
     )
   }
 }

@@ -12,7 +12,7 @@ import {
   type NodeHealth,
 } from '../core/incluster/describe.js'
 import {RELEASES} from '../core/kube/release-manifest.js'
-import {message} from '../core/messages.js'
+import {clusterDescribeNoGke, clusterDescribeUnreachable} from '../core/messages/cluster.js'
 import {zoneToRegion} from '../core/settings.js'
 import {KUEUE_API_GROUP, KUEUE_API_VERSION} from '../core/versions.js'
 import {withRetries, type Clock, type RetryOptions, type RetryPolicy} from '../executor/retry.js'
@@ -80,12 +80,7 @@ export async function describeCluster(
   deps: ClusterDescribeDeps,
 ): Promise<ClusterDescription> {
   if (options.target === null) {
-    deps.console.info(
-      message(
-        'cluster.describe.no-gke',
-        'Reached through the kubeconfig: GKE was not asked, so there is no node-pool information from it (machine types, expected node counts).',
-      ),
-    )
+    deps.console.info(clusterDescribeNoGke())
     const kube = await deps.kube(undefined)
     return {inCluster: await readInside(kube, null, 'kubeconfig', deps)}
   }
@@ -100,13 +95,7 @@ export async function describeCluster(
   } catch (error) {
     // Only what the cluster (or the way to it) answered becomes a note; an abort or a bug stays what it is.
     if (!(error instanceof XpkError) || error instanceof UsageError || deps.signal.aborted) throw error
-    deps.console.warn(
-      message(
-        'cluster.describe.unreachable',
-        `Could not read inside cluster ${cluster.name}, so only what GKE reports is shown (--skip-in-cluster skips this read): ${error.message}`,
-        {cluster: cluster.name, cause: error.message, kind: error.kind},
-      ),
-    )
+    deps.console.warn(clusterDescribeUnreachable({cluster: cluster.name, cause: error.message, kind: error.kind}))
     return {...cluster, inCluster: {reached: false, reason: 'unreachable', cause: error.message}}
   }
 }

@@ -10,7 +10,7 @@ import {
 import {escapeInline, redactCredentials} from '../core/text.js'
 import type {Console} from '../ports/console.js'
 import type {GcloudProperties, SettingsStore} from '../ports/settings-store.js'
-import {message} from '../core/messages.js'
+import {configFile, configNotSet, configSet, configUnset} from '../core/messages/config.js'
 
 export interface ConfigDeps {
   readonly store: SettingsStore
@@ -38,7 +38,7 @@ export async function setConfig(key: string, value: string, deps: ConfigDeps): P
   }
   const values = await deps.store.read()
   await deps.store.write({...values, [def.key]: value})
-  deps.console.info(message('config.set', `Set ${def.key} = ${value} in ${deps.store.location}.`))
+  deps.console.info(configSet({key: def.key, value, file: deps.store.location}))
   return {key: def.key, value}
 }
 
@@ -46,7 +46,7 @@ export async function setConfig(key: string, value: string, deps: ConfigDeps): P
 export async function getConfig(key: string, deps: ConfigDeps): Promise<ConfigValue> {
   const def = settingDefinition(key)
   const value = (await deps.store.read())[def.key] ?? null
-  if (value === null) deps.console.info(message('config.not-set', `${def.key} is not set in ${deps.store.location}.`))
+  if (value === null) deps.console.info(configNotSet({key: def.key, file: deps.store.location}))
   return {key: def.key, value}
 }
 
@@ -56,7 +56,7 @@ export async function unsetConfig(key: string, deps: ConfigDeps): Promise<Config
   const values = await deps.store.read()
   const {[def.key]: _removed, ...rest} = values
   await deps.store.write(rest)
-  deps.console.info(message('config.unset', `Unset ${def.key} in ${deps.store.location}.`))
+  deps.console.info(configUnset({key: def.key, file: deps.store.location}))
   return {key: def.key, value: null}
 }
 
@@ -64,6 +64,6 @@ export async function unsetConfig(key: string, deps: ConfigDeps): Promise<Config
 export async function listConfig(deps: ConfigDeps): Promise<SettingReport[]> {
   const [config, gcloud] = await Promise.all([deps.store.read(), deps.gcloud.read()])
   const resolved = resolveSettings({flags: {}, env: deps.env, config, gcloud})
-  deps.console.info(message('config.file', `xpk config file: ${deps.store.location}`))
+  deps.console.info(configFile({file: deps.store.location}))
   return SETTINGS.map((def) => ({key: def.key, env: def.env, description: def.description, ...resolved[def.key]}))
 }

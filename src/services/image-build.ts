@@ -23,7 +23,19 @@ import type {
   RegistryCredentials,
   ScannedContext,
 } from '../ports/images.js'
-import {message} from '../core/messages.js'
+import {
+  imageBaseLookupFallback,
+  imageBasePlatformMismatch,
+  imageConfirmLargeScriptDir,
+  imageCredentialProblem,
+  imageDefaultScriptDir,
+  imageExists,
+  imageOffline,
+  imagePushed,
+  imageUnsupportedFiles,
+  imageVanishedFiles,
+  imageWouldBuild,
+} from '../core/messages/image.js'
 import {confirmPacking, type PackingPurpose} from './script-dir.js'
 
 export interface ImageBuildOptions {
@@ -142,14 +154,7 @@ export async function buildImage(options: ImageBuildOptions, deps: ImageBuildDep
   )
 
   if (options.offline) {
-    deps.console.info(
-      message(
-        'image.offline',
-        `Offline: the image would be ${local}; the registry was not asked whether it exists.` +
-          (resolved.digest ? '' : ' The base image digest is unknown offline, so the real tag may differ.'),
-        {reference: local, baseDigestKnown: Boolean(resolved.digest)},
-      ),
-    )
+    deps.console.info(imageOffline({reference: local, baseDigestKnown: Boolean(resolved.digest)}))
     return result('offline', null)
   }
 
@@ -157,7 +162,7 @@ export async function buildImage(options: ImageBuildOptions, deps: ImageBuildDep
   const targetCredential = once(async () => {
     const credential = await deps.credentials.forRegistry(target.registry)
     deps.console.debug(`Credentials for ${target.registry}: ${credential.source}.`)
-    if (credential.problem) deps.console.warn(message('image.credential-problem', credential.problem))
+    if (credential.problem) deps.console.warn(imageCredentialProblem({problem: credential.problem}))
     return credential
   })
   const targetAuth = async () => (await targetCredential()).auth
@@ -165,20 +170,11 @@ export async function buildImage(options: ImageBuildOptions, deps: ImageBuildDep
     deps.registry.manifest({registry: target.registry, repository: target.repository, reference: tag}, targetAuth),
   )
   if (existing.exists) {
-    deps.console.info(
-      message(
-        'image.exists',
-        options.dryRun
-          ? `Dry run: ${local} is already in the registry; a real run would skip the build and push.`
-          : `${local} is already in the registry (nothing changed): skipped the build and push.`,
-      ),
-    )
+    deps.console.info(imageExists({reference: local, dryRun: options.dryRun}))
     return result(options.dryRun ? 'would-skip' : 'exists', existing.digest)
   }
   if (options.dryRun) {
-    deps.console.info(
-      message('image.would-build', `Dry run: ${local} is not in the registry yet; a real run would build and push it.`),
-    )
+    deps.console.info(imageWouldBuild({reference: local}))
     return result('would-build', null)
   }
 
@@ -191,11 +187,12 @@ export async function buildImage(options: ImageBuildOptions, deps: ImageBuildDep
     ).then((found) => (found.exists ? found.digest : null)))
   const done = result('pushed', digest, pushed.layers)
   deps.console.info(
-    message(
-      'image.pushed',
-      `Pushed ${done.reference} (${pushed.layers.pushed} new layer(s), ${pushed.layers.skipped} already in the registry)` +
-        ` in ${done.seconds.toFixed(1)} s.`,
-    ),
+    imagePushed({
+      reference: done.reference,
+      layersPushed: pushed.layers.pushed,
+      layersSkipped: pushed.layers.skipped,
+      seconds: done.seconds,
+    }),
   )
   return done
 }
@@ -232,27 +229,10 @@ async function scanScriptDir(options: ImageBuildOptions, deps: ImageBuildDeps): 
     )
   }
   if (scanned.unsupported.length > 0) {
-    deps.console.warn(
-      message(
-        'image.unsupported-files',
-        `Left out of the image (neither file, directory nor symlink): ${scanned.unsupported.slice(0, 5).join(', ')}` +
-          (scanned.unsupported.length > 5 ? ` and ${scanned.unsupported.length - 5} more` : '') +
-          '. List them in .dockerignore to silence this.',
-        {files: scanned.unsupported},
-      ),
-    )
+    deps.console.warn(imageUnsupportedFiles({files: scanned.unsupported}))
   }
   if (scanned.vanished.length > 0) {
-    deps.console.warn(
-      message(
-        'image.vanished-files',
-        `Disappeared while the script directory was being read, so left out of the image: ` +
-          `${scanned.vanished.slice(0, 5).join(', ')}` +
-          (scanned.vanished.length > 5 ? ` and ${scanned.vanished.length - 5} more` : '') +
-          '. If something is still writing into the directory, wait until it is done and run the command again.',
-        {files: scanned.vanished},
-      ),
-    )
+    deps.console.warn(imageVanishedFiles({files: scanned.vanished}))
   }
   return scanned
 }
@@ -274,7 +254,7 @@ async function checkContext(listing: ContextListing, options: ImageBuildOptions,
 const IMAGE_PACKING: PackingPurpose = {
   destination: 'into the image',
   ignoreFiles: '.dockerignore',
-  codes: {defaultDir: 'image.default-script-dir', confirm: 'image.confirm-large-script-dir'},
+  messages: {defaultDir: imageDefaultScriptDir, confirm: imageConfirmLargeScriptDir},
   nothingDone: 'Nothing was built.',
 }
 
@@ -300,12 +280,7 @@ async function resolveBase(
   } catch (error) {
     const engineDown = error instanceof XpkError && (error.kind === 'unavailable' || error.kind === 'permission')
     if (!options.dryRun || !engineDown) throw error
-    deps.console.warn(
-      message(
-        'image.base-lookup-fallback',
-        `${error.message} The dry run asks the registry for the base image instead; the tag may differ.`,
-      ),
-    )
+    deps.console.warn(imageBaseLookupFallback({cause: error.message}))
   }
   if (local && local.platform === options.platform) {
     const repoDigest = local.repoDigests.map(tryParseImageReference).find((d) => d && sameRepository(d, base))
@@ -313,10 +288,11 @@ async function resolveBase(
   }
   if (local) {
     deps.console.warn(
-      message(
-        'image.base-platform-mismatch',
-        `The local copy of ${options.baseImage} is ${local.platform}; using the ${options.platform} one.`,
-      ),
+      imageBasePlatformMismatch({
+        image: options.baseImage,
+        localPlatform: local.platform,
+        platform: options.platform,
+      }),
     )
   }
   const found = await registryRead(deps, () =>

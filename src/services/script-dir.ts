@@ -3,17 +3,12 @@
  * create`, to every worker by `vm run`): say what the default (current) directory holds, and ask before packing one
  * that looks like a whole repository (node_modules, .git) or is bigger than XPK_SCRIPT_DIR_MAX_MB.
  */
-import {
-  contextConcerns,
-  contextSize,
-  DEFAULT_SCRIPT_DIR_MAX_MB,
-  formatBytes,
-  SCRIPT_DIR_MAX_MB_VARIABLE,
-} from '../core/image/context-check.js'
+import {contextConcerns, contextSize, DEFAULT_SCRIPT_DIR_MAX_MB} from '../core/image/context-check.js'
 import {integerVariable, type Environment} from '../core/environment.js'
 import type {ContextEntry} from '../core/image/context-digest.js'
 import {UsageError} from '../core/errors.js'
-import {message, question, type MessageCode} from '../core/messages.js'
+import type {NoteMaker, QuestionMaker} from '../core/messages.js'
+import type {DefaultScriptDir, LargeScriptDir} from '../core/messages/script-dir.js'
 import type {Console} from '../ports/console.js'
 import {confirmOrStop} from './confirm.js'
 
@@ -34,8 +29,11 @@ export interface PackingPurpose {
   readonly destination: string
   /** The ignore files honoured, e.g. ".dockerignore". */
   readonly ignoreFiles: string
-  /** The codes of the note about the default directory and of the question. */
-  readonly codes: {readonly defaultDir: MessageCode; readonly confirm: MessageCode}
+  /** The makers of the note about the default directory and of the question (each command has its own codes). */
+  readonly messages: {
+    readonly defaultDir: NoteMaker<string, DefaultScriptDir, 'info'>
+    readonly confirm: QuestionMaker<string, LargeScriptDir>
+  }
   /** What a "no" leaves undone, e.g. "Nothing was built." */
   readonly nothingDone: string
 }
@@ -52,22 +50,12 @@ export async function confirmPacking(
 ): Promise<void> {
   const {files, bytes} = contextSize(entries)
   if (dir.isDefault) {
-    console.info(
-      message(
-        purpose.codes.defaultDir,
-        `Packing the current directory ${dir.path} (no --script-dir given): ${files} file${files === 1 ? '' : 's'}, ` +
-          `${formatBytes(bytes)} after ${purpose.ignoreFiles}.`,
-        {dir: dir.path, files, bytes},
-      ),
-    )
+    console.info(purpose.messages.defaultDir({dir: dir.path, files, bytes, ignoreFiles: purpose.ignoreFiles}))
   }
   const concerns = contextConcerns(entries, dir.maxBytes)
   if (concerns.length === 0) return
-  const text =
-    `The script directory ${dir.path} ${concerns.join(' and ')}; all of it would be copied ${purpose.destination}. ` +
-    `Exclude what the workload does not need in ${dir.path}/.dockerignore, pass --script-dir with just your code, ` +
-    `or raise the limit with ${SCRIPT_DIR_MAX_MB_VARIABLE}=MB. Pack it anyway?`
-  await confirmOrStop(console, question(purpose.codes.confirm, text, false, {dir: dir.path, concerns}), {
+  const asked = purpose.messages.confirm({dir: dir.path, concerns, destination: purpose.destination})
+  await confirmOrStop(console, asked, {
     nothingDone: purpose.nothingDone,
     hints: ['Narrow the script directory as above, or pass --force to pack it without asking.'],
   })

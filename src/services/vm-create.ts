@@ -5,7 +5,7 @@ import {STATE_NOTES} from '../core/vm/render.js'
 import {tpuApiError} from '../core/vm/tpu-errors.js'
 import type {QueuedResource, TpuLocation, TpuNode} from '../ports/tpu.js'
 import {pollWait, usingTpu, withRetries, type VmApiDeps, type VmTiming} from './vm-common.js'
-import {message} from '../core/messages.js'
+import {vmCreateActive, vmCreateAsync, vmCreateExists, vmCreateRequesting} from '../core/messages/vm.js'
 
 export interface VmCreateOptions extends VmCreateInput, TpuLocation {
   /** Return once the request is accepted instead of waiting until ACTIVE. */
@@ -50,15 +50,18 @@ export async function createVms(options: VmCreateOptions, deps: VmApiDeps): Prom
         )
       }
       outcome = 'existing'
-      deps.console.info(
-        message('vm.create.exists', `Queued resource ${id} exists already with the same request (${existing.state}).`),
-      )
+      deps.console.info(vmCreateExists({queuedResource: id, state: existing.state}))
     } else {
       deps.console.info(
-        message(
-          'vm.create.requesting',
-          `Requesting ${request.numSlices} x ${request.type.name} (${request.type.hosts} worker${request.type.hosts === 1 ? '' : 's'} each, ${request.runtimeVersion}, ${request.capacity}) as queued resource ${id}: ${nodeIds.join(', ')}.`,
-        ),
+        vmCreateRequesting({
+          queuedResource: id,
+          numSlices: request.numSlices,
+          type: request.type.name,
+          hosts: request.type.hosts,
+          runtimeVersion: request.runtimeVersion,
+          capacity: request.capacity,
+          nodes: nodeIds,
+        }),
       )
       try {
         await withRetries(
@@ -89,12 +92,7 @@ export async function createVms(options: VmCreateOptions, deps: VmApiDeps): Prom
       }
     }
     if (options.async) {
-      deps.console.info(
-        message(
-          'vm.create.async',
-          `Not waiting (--async). Follow it with \`xpk vm list --tpu-prefix ${request.tpuPrefix}\`.`,
-        ),
-      )
+      deps.console.info(vmCreateAsync({tpuPrefix: request.tpuPrefix}))
       const now = await tpu.getQueuedResource(location, id)
       return {queuedResource: id, state: now?.state ?? 'CREATING', outcome, nodes: []}
     }
@@ -102,12 +100,7 @@ export async function createVms(options: VmCreateOptions, deps: VmApiDeps): Prom
     const nodes = (
       await Promise.all(nodeIds.map((n) => withRetries(() => tpu.getNode(location, n), options.timing, deps)))
     ).filter((n): n is TpuNode => n !== undefined)
-    deps.console.info(
-      message(
-        'vm.create.active',
-        `Queued resource ${id} is ACTIVE: ${nodes.map((n) => `${n.id} (${n.workers.length} worker${n.workers.length === 1 ? '' : 's'})`).join(', ')}.`,
-      ),
-    )
+    deps.console.info(vmCreateActive({queuedResource: id, nodes}))
     deps.console.result(
       nodes
         .map((n) => `${n.id}\t${n.state}\t${n.workers.map((w) => w.externalIp ?? w.internalIp).join(',')}`)

@@ -2,7 +2,7 @@ import {throwIfProblems, XpkError} from '../core/errors.js'
 import {idProblem} from '../core/vm/naming.js'
 import type {TpuLocation} from '../ports/tpu.js'
 import {pollWait, usingTpu, withRetries, type VmApiDeps, type VmTiming} from './vm-common.js'
-import {message, question} from '../core/messages.js'
+import {vmDeleteAbsent, vmDeleteAsync, vmDeleteConfirm, vmDeleteDone} from '../core/messages/vm.js'
 import {confirmOrStop} from './confirm.js'
 
 export interface VmDeleteOptions extends TpuLocation {
@@ -36,25 +36,13 @@ export async function deleteVms(options: VmDeleteOptions, deps: VmApiDeps): Prom
   return usingTpu(deps, async (tpu) => {
     const found = await withRetries(() => tpu.getQueuedResource(location, id), options.timing, deps)
     if (!found) {
-      deps.console.info(
-        message(
-          'vm.delete.absent',
-          `Queued resource ${id} does not exist in ${options.project}/${options.zone}: nothing to delete.`,
-        ),
-      )
+      deps.console.info(vmDeleteAbsent({queuedResource: id, project: options.project, zone: options.zone}))
       return {queuedResource: id, outcome: 'absent', nodes: []}
     }
     const nodes = found.nodeIds
-    await confirmOrStop(
-      deps.console,
-      question(
-        'vm.delete.confirm',
-        `Delete queued resource ${id} (${found.state}) and its TPU VMs ${nodes.join(', ') || '(none)'}? Anything running on them stops.`,
-        false,
-        {queuedResource: id, state: found.state, nodes},
-      ),
-      {nothingDone: 'Nothing was deleted.'},
-    )
+    await confirmOrStop(deps.console, vmDeleteConfirm({queuedResource: id, state: found.state, nodes}), {
+      nothingDone: 'Nothing was deleted.',
+    })
     if (found.state !== 'DELETING') {
       try {
         await withRetries(() => tpu.deleteQueuedResource(location, id, true), options.timing, deps)
@@ -63,7 +51,7 @@ export async function deleteVms(options: VmDeleteOptions, deps: VmApiDeps): Prom
       }
     }
     if (options.async) {
-      deps.console.info(message('vm.delete.async', `Deleting ${id} in the background (--async).`))
+      deps.console.info(vmDeleteAsync({queuedResource: id}))
       return {queuedResource: id, outcome: 'deleting', nodes}
     }
     const board = deps.console.progress(`Deleting queued resource ${id}:`)
@@ -79,12 +67,7 @@ export async function deleteVms(options: VmDeleteOptions, deps: VmApiDeps): Prom
     } finally {
       board.close()
     }
-    deps.console.info(
-      message(
-        'vm.delete.done',
-        `Deleted queued resource ${id} and ${nodes.length} TPU VM slice${nodes.length === 1 ? '' : 's'}.`,
-      ),
-    )
+    deps.console.info(vmDeleteDone({queuedResource: id, nodes}))
     return {queuedResource: id, outcome: 'deleted', nodes}
   })
 }

@@ -34,10 +34,20 @@ import type {
 } from '../ports/remote-shell.js'
 import type {TpuClient, TpuLocation, TpuNode} from '../ports/tpu.js'
 import {pollWait, usingTpu, withRetries, type VmApiDeps, type VmTiming} from './vm-common.js'
-import {message, question} from '../core/messages.js'
+import {
+  vmRunAddingKey,
+  vmRunConfirmCreateKey,
+  vmRunConfirmLargeScriptDir,
+  vmRunDefaultScriptDir,
+  vmRunKeyCreated,
+  vmRunLost,
+  vmRunNotStopped,
+  vmRunStarting,
+  vmRunStopping,
+  vmRunSucceeded,
+  vmRunWorkerFailed,
+} from '../core/messages/vm.js'
 import type {LocalFiles} from '../ports/files.js'
-import {formatBytes} from '../core/image/context-check.js'
-import {escapeInline} from '../core/text.js'
 import {confirmOrStop} from './confirm.js'
 import {confirmPacking, scriptDirLimit, type PackingPurpose} from './script-dir.js'
 
@@ -159,14 +169,12 @@ export async function runOnVms(input: VmRunOptions, deps: VmRunDeps): Promise<Vm
   const bundle = packing ? await packing : undefined
   const {workers, numSlices} = plan
   deps.console.info(
-    message(
-      'vm.run.starting',
-      `Running on ${workers.length} worker${workers.length === 1 ? '' : 's'} of ${numSlices} slice${numSlices === 1 ? '' : 's'}` +
-        (bundle
-          ? ` after copying ${bundle.files} files (${formatBytes(bundle.tar.length)}) to each`
-          : ' in the existing folder') +
-        `: ${escapeInline(options.command)}`,
-    ),
+    vmRunStarting({
+      workers: workers.length,
+      slices: numSlices,
+      copied: bundle ? {files: bundle.files, bytes: bundle.tar.length} : null,
+      command: options.command,
+    }),
   )
   const logDir = await deps.logs.open(join(logBase, options.runName))
   const shell = await shellReady
@@ -193,9 +201,7 @@ export async function runOnVms(input: VmRunOptions, deps: VmRunDeps): Promise<Vm
     deps.console.debug(`Finished after ${Math.round(deps.now() - started)} ms.`)
     deps.signal.throwIfAborted()
     if (firstFailed !== undefined) throw await failure(result, firstFailed, deps)
-    deps.console.info(
-      message('vm.run.succeeded', `All ${results.length} workers succeeded in ${result.seconds} s. Logs: ${logDir}`),
-    )
+    deps.console.info(vmRunSucceeded({workers: results.length, seconds: result.seconds, logDir}))
     return result
   } finally {
     for (const s of sessions) s.close()
@@ -215,7 +221,7 @@ interface CheckedInputs {
 const WORKER_PACKING: PackingPurpose = {
   destination: 'to every worker',
   ignoreFiles: '.dockerignore and .xpkignore',
-  codes: {defaultDir: 'vm.run.default-script-dir', confirm: 'vm.run.confirm-large-script-dir'},
+  messages: {defaultDir: vmRunDefaultScriptDir, confirm: vmRunConfirmLargeScriptDir},
   nothingDone: 'Nothing was copied or run.',
 }
 
@@ -336,20 +342,12 @@ async function checkLogDir(
 /** Creates the key pair gcloud would have made, after asking (the answer defaults to yes). */
 async function createKeyPair(deps: VmRunDeps): Promise<SshKeyPair> {
   // Creating a key destroys nothing, so with nobody to ask the host's default answer (yes) lets scripts go on.
-  await confirmOrStop(
-    deps.console,
-    question(
-      'vm.run.confirm-create-key',
-      'There is no SSH key for Google Cloud (~/.ssh/google_compute_engine, as gcloud makes it). Create one now (no passphrase)?',
-      true,
-    ),
-    {
-      nothingDone: 'No SSH key, so xpk cannot reach the TPU VMs.',
-      hints: ['Create one with `ssh-keygen -f ~/.ssh/google_compute_engine`, then re-run.'],
-    },
-  )
+  await confirmOrStop(deps.console, vmRunConfirmCreateKey(), {
+    nothingDone: 'No SSH key, so xpk cannot reach the TPU VMs.',
+    hints: ['Create one with `ssh-keygen -f ~/.ssh/google_compute_engine`, then re-run.'],
+  })
   const created = await deps.keys.create('xpk')
-  deps.console.info(message('vm.run.key-created', `Created ${created.privateKeyPath}.`))
+  deps.console.info(vmRunKeyCreated({privateKeyPath: created.privateKeyPath}))
   return created
 }
 
@@ -364,12 +362,7 @@ async function ensureKeyOnNodes(
 ): Promise<boolean> {
   const lacking = nodes.filter((n) => !hasSshKey(n.metadata, options.sshUser, keys.publicKey))
   if (lacking.length === 0) return false
-  deps.console.info(
-    message(
-      'vm.run.adding-key',
-      `Adding your SSH key (${options.sshUser}) to the ssh-keys metadata of ${lacking.map((n) => n.id).join(', ')}.`,
-    ),
-  )
+  deps.console.info(vmRunAddingKey({user: options.sshUser, nodes: lacking.map((n) => n.id)}))
   await Promise.all(
     lacking.map(async (node) => {
       const op = await withRetries(
@@ -524,10 +517,7 @@ async function runEverywhere(
     if (stopping) return
     stopping = true
     answer('stop')
-    if (running.size > 0)
-      board.note(
-        message('vm.run.stopping', `Stopping ${running.size} running worker${running.size === 1 ? '' : 's'}: ${why}.`),
-      )
+    if (running.size > 0) board.note(vmRunStopping({running: running.size, why}))
     for (const i of running) {
       let report = ''
       const stop = sessions[i].exec(killScript(options.runName), {
@@ -559,13 +549,7 @@ async function runEverywhere(
    * otherwise (sshd does not stop a session's processes when its connection dies without a terminal).
    */
   const stopLost = async (w: RunWorker) => {
-    board.note(
-      message(
-        'vm.run.lost',
-        `The connection to slice ${w.slice} worker ${w.worker} was lost: stopping its command through a new connection.`,
-        {slice: w.slice, worker: w.worker, host: w.host},
-      ),
-    )
+    board.note(vmRunLost({slice: w.slice, worker: w.worker, host: w.host}))
     try {
       const session = await reconnect(w)
       try {
@@ -575,11 +559,7 @@ async function runEverywhere(
       }
     } catch (error) {
       deps.console.warn(
-        message(
-          'vm.run.not-stopped',
-          `Could not reach slice ${w.slice} worker ${w.worker} again to stop its command (${(error as Error).message}): it may still be running there.`,
-          {slice: w.slice, worker: w.worker, host: w.host},
-        ),
+        vmRunNotStopped({slice: w.slice, worker: w.worker, host: w.host, cause: (error as Error).message}),
       )
     }
   }
@@ -654,9 +634,7 @@ async function runEverywhere(
         }
         if (status !== 0 && !stopped) {
           firstFailed ??= i
-          board.note(
-            message('vm.run.worker-failed', `Slice ${w.slice} worker ${w.worker} failed with ${describeStatus(exit)}.`),
-          )
+          board.note(vmRunWorkerFailed({slice: w.slice, worker: w.worker, exit}))
           stopOthers(`slice ${w.slice} worker ${w.worker} failed`)
         }
         if (exit.code === null && status === LOST_CONNECTION_STATUS) await stopLost(w)

@@ -11,10 +11,25 @@ import {workloadRbacObjects} from '../core/incluster/workload-rbac.js'
 import {Problems} from '../core/input.js'
 import {buildJobSet, defaultGpuNetworks} from '../core/manifests/jobset.js'
 import type {JobSet} from '../core/manifests/k8s-types.js'
-import {message, question} from '../core/messages.js'
+import {
+  workloadCapacity,
+  workloadClusterUnchecked,
+  workloadConfirmReplace,
+  workloadDryRun,
+  workloadGpuNetworks,
+  workloadGpuNetworksAssumed,
+  workloadGpuNetworksMissing,
+  workloadKueueOlder,
+  workloadManifestWritten,
+  workloadNameTaken,
+  workloadQueueInactive,
+  workloadRbacApplied,
+  workloadReplacePlanned,
+  workloadReplacing,
+} from '../core/messages/workload.js'
 import {type ResolvedSettings, zoneToRegion} from '../core/settings.js'
 import {KUEUE_VERSION} from '../core/versions.js'
-import {capacityProblem, checkCapacity, type CapacityRequest, type CapacityVerdict} from '../core/workload/capacity.js'
+import {capacityProblem, checkCapacity, type CapacityRequest} from '../core/workload/capacity.js'
 import {
   inactiveQueue,
   type JobSetKind,
@@ -212,12 +227,7 @@ export async function createWorkload(
   const emitter = () => import('../core/manifests/to-yaml.js')
   if (options.outputManifestFile !== undefined) {
     await deps.files.writeText(options.outputManifestFile, (await emitter()).toYaml(manifest))
-    deps.console.info(
-      message(
-        'workload.manifest-written',
-        `Wrote the JobSet manifest of ${input.name} to ${options.outputManifestFile}.`,
-      ),
-    )
+    deps.console.info(workloadManifestWritten({workload: input.name, file: options.outputManifestFile}))
   }
 
   const place = live
@@ -243,29 +253,20 @@ export async function createWorkload(
     deps.console.result(() => toYaml(manifest))
     if (unread !== null) {
       deps.console.info(
-        message(
-          'workload.cluster-unchecked',
-          `Dry run: cluster ${input.cluster} was not read (${unread === '--offline' ? '--offline' : 'no --project and --zone to find it, nor --kubeconfig'}), ` +
-            'so whether it is set up for workloads, has room for this one and the name is free was not checked.',
-          {reason: unread === '--offline' ? 'offline' : 'no-target'},
-        ),
+        workloadClusterUnchecked({cluster: input.cluster, reason: unread === '--offline' ? 'offline' : 'no-target'}),
       )
     }
     if (gpuNetworks) {
-      deps.console.info(
-        message(
-          'workload.gpu-networks-assumed',
-          `Dry run: the cluster's GPU networks (GKENetworkParamSets) were not read; assumed ${gpuNetworks.names.join(', ')}.`,
-          {networks: gpuNetworks.names},
-        ),
-      )
+      deps.console.info(workloadGpuNetworksAssumed({networks: gpuNetworks.names}))
     }
     deps.console.info(
-      message(
-        'workload.dry-run',
-        `Dry run: nothing was submitted. Workload ${input.name} would run on cluster ${input.cluster} ` +
-          `(${input.accelerator.name}, ${describeScale(input.accelerator.kind, input.numSlices, input.numNodes)}, priority ${input.priority}).`,
-      ),
+      workloadDryRun({
+        workload: input.name,
+        cluster: input.cluster,
+        accelerator: input.accelerator.name,
+        scale: describeScale(input.accelerator.kind, input.numSlices, input.numNodes),
+        priority: input.priority,
+      }),
     )
     return {...base, submitted: false, replaced: false, replaces, rbac: []}
   }
@@ -352,7 +353,7 @@ async function inspectCluster(
   const verdict = checkCapacity(request, configMap === undefined ? undefined : parseResourcesConfigMap(data))
   const problem = capacityProblem(request, verdict)
   if (problem) throw problem
-  deps.console.info(message('workload.capacity', describeFit(request, verdict), {...verdict}))
+  deps.console.info(workloadCapacity({request, verdict}))
 
   const existing = named.state === 'found' ? named.object : undefined
   const jobSet: JobSetKind =
@@ -365,13 +366,12 @@ async function inspectCluster(
     queueLookup.state === 'found' ? queueLookup.object : olderQueue?.state === 'found' ? olderQueue.object : undefined
   if (olderQueue?.state === 'found') {
     deps.console.warn(
-      message(
-        'workload.kueue-older',
-        `Kueue on cluster ${input.cluster} serves only ${refs.olderLocalQueue.apiVersion} (a release before v0.15): ` +
-          `${input.name} is queued as usual. \`xpk cluster create --cluster ${input.cluster} ...\` upgrades it to ` +
-          `${KUEUE_VERSION} (after asking, as the upgrade deletes Kueue's objects).`,
-        {served: refs.olderLocalQueue.apiVersion, installs: KUEUE_VERSION},
-      ),
+      workloadKueueOlder({
+        workload: input.name,
+        cluster: input.cluster,
+        served: refs.olderLocalQueue.apiVersion,
+        installs: KUEUE_VERSION,
+      }),
     )
   }
   const missing = missingObjects({jobSet, localQueue, priorityClass}, input.priority)
@@ -388,13 +388,12 @@ async function inspectCluster(
   const inactive = inactiveQueue(localQueue)
   if (inactive) {
     deps.console.warn(
-      message(
-        'workload.queue-inactive',
-        `Kueue reports LocalQueue ${XPK_NAMESPACE}/${localQueue!.metadata.name} of cluster ${input.cluster} as not active ` +
-          `(${inactive.reason}${inactive.message ? `: ${inactive.message}` : ''}): ${input.name} waits until it is. ` +
-          `Re-running \`xpk cluster create --cluster ${input.cluster} ...\` recreates its ClusterQueue.`,
-        {...inactive},
-      ),
+      workloadQueueInactive({
+        workload: input.name,
+        cluster: input.cluster,
+        queue: `${XPK_NAMESPACE}/${localQueue!.metadata.name}`,
+        inactive,
+      }),
     )
   }
 
@@ -409,11 +408,7 @@ async function inspectCluster(
       `\`xpk workload delete --cluster ${input.cluster} --workload ${input.name}\` deletes it.`,
     ]
     if (!options.dryRun) throw new XpkError('conflict', text, {hints})
-    deps.console.warn(
-      message('workload.name-taken', `Dry run: ${text} A submit would be refused: ${hints[0]}`, {
-        workload: input.name,
-      }),
-    )
+    deps.console.warn(workloadNameTaken({workload: input.name, conflict: text, hint: hints[0]!}))
   }
 
   let gpuNetworks: string[] | null = null
@@ -421,21 +416,14 @@ async function inspectCluster(
     gpuNetworks = gpuNetworkNames(paramSets)
     if (gpuNetworks.length === 0) {
       deps.console.warn(
-        message(
-          'workload.gpu-networks-missing',
-          `Cluster ${input.cluster} has no GKENetworkParamSet, so the pods of ${input.name} get the default network only ` +
-            `and ${input.accelerator.name}'s GPUDirect networking cannot be used (NCCL falls back to slower paths).`,
-          {accelerator: input.accelerator.name},
-        ),
+        workloadGpuNetworksMissing({
+          workload: input.name,
+          cluster: input.cluster,
+          accelerator: input.accelerator.name,
+        }),
       )
     } else {
-      deps.console.info(
-        message(
-          'workload.gpu-networks',
-          `GPU networks of cluster ${input.cluster} (GKENetworkParamSets), attached as eth1-eth${gpuNetworks.length}: ${gpuNetworks.join(', ')}.`,
-          {networks: gpuNetworks},
-        ),
-      )
+      deps.console.info(workloadGpuNetworks({cluster: input.cluster, networks: gpuNetworks}))
     }
   }
 
@@ -513,13 +501,7 @@ async function submit(
   const {kube} = live.reached
   let replaced = false
   if (replaces !== null) {
-    deps.console.info(
-      message(
-        'workload.replacing',
-        `--replace: deleting the existing JobSet ${XPK_NAMESPACE}/${input.name} and waiting until it and its Jobs are gone.`,
-        {workload: input.name},
-      ),
-    )
+    deps.console.info(workloadReplacing({namespace: XPK_NAMESPACE, workload: input.name}))
     try {
       await withRetries(() => kube.delete(jobSetRef(input.name), {uid: replaces.uid}), retry)
     } catch (error) {
@@ -544,17 +526,7 @@ async function submit(
     const isServiceAccount = (object: InClusterObject) => object.kind === 'ServiceAccount'
     await Promise.all(changed.filter(({object}) => !isServiceAccount(object)).map(({object}) => send(object)))
     await Promise.all(changed.filter(({object}) => isServiceAccount(object)).map(({object}) => send(object)))
-    deps.console.info(
-      message(
-        'workload.rbac-applied',
-        `Set up the workloads' service account and RBAC in namespace ${XPK_NAMESPACE}: ` +
-          `${rbac
-            .filter((r) => r.change !== 'none')
-            .map((r) => `${r.change === 'create' ? 'created' : 'updated'} ${r.kind} ${r.name}`)
-            .join(', ')}.`,
-        {objects: rbac.filter((r) => r.change !== 'none')},
-      ),
-    )
+    deps.console.info(workloadRbacApplied({namespace: XPK_NAMESPACE, changed: rbac.filter((r) => r.change !== 'none')}))
   }
 
   const created = {...manifest, metadata: {...manifest.metadata, namespace: XPK_NAMESPACE}} as unknown as KubeObject
@@ -616,40 +588,14 @@ async function confirmReplace(
   dryRun: boolean,
   deps: WorkloadCreateDeps,
 ): Promise<void> {
-  const what = `JobSet ${replaces.namespace}/${replaces.name}${replaces.created ? ` (created ${replaces.created})` : ''}`
   if (dryRun) {
-    deps.console.info(
-      message(
-        'workload.replace-planned',
-        `Dry run: --replace would delete workload ${input.name} on cluster ${input.cluster}, ${what}, stopping its pods, ` +
-          'then submit this one (after asking, or with --force).',
-        {...replaces},
-      ),
-    )
+    deps.console.info(workloadReplacePlanned({workload: input.name, cluster: input.cluster, replaces}))
     return
   }
-  await confirmOrStop(
-    deps.console,
-    question(
-      'workload.confirm-replace',
-      `Replace workload ${input.name} on cluster ${input.cluster}? Its ${what} is deleted, stopping its pods, and this one is submitted. Continue?`,
-      false,
-      {...replaces},
-    ),
-    {
-      nothingDone: 'Nothing was deleted or submitted.',
-      hints: ['Pick another --workload name, or re-run with --force.'],
-    },
-  )
-}
-
-function describeFit(request: CapacityRequest, verdict: CapacityVerdict): string {
-  if (verdict.kind === 'fits-autoprovisioning') {
-    const limit = verdict.maximumChips === null ? 'without a chip limit' : `up to ${verdict.maximumChips} chips`
-    return `Cluster ${request.cluster} provisions ${request.accelerator.canonical} nodes on demand (${limit}); ${request.workload} needs ${verdict.chipsNeeded} chips.`
-  }
-  if (verdict.kind !== 'fits') return ''
-  return `Cluster ${request.cluster} has ${verdict.vmsAvailable} VM${verdict.vmsAvailable === 1 ? '' : 's'} of ${verdict.deviceType}; ${request.workload} needs ${verdict.vmsNeeded}.`
+  await confirmOrStop(deps.console, workloadConfirmReplace({workload: input.name, cluster: input.cluster, replaces}), {
+    nothingDone: 'Nothing was deleted or submitted.',
+    hints: ['Pick another --workload name, or re-run with --force.'],
+  })
 }
 
 /** The submit's report on stdout: what was sent, where to follow it, what to run next. */

@@ -7,7 +7,12 @@ import {
   jobSetRef,
   namesContaining,
 } from '../core/workload/jobsets.js'
-import {message, question} from '../core/messages.js'
+import {
+  workloadDeleteAbsent,
+  workloadDeleteConfirm,
+  workloadDeleteDryRun,
+  workloadDeleteNoMatch,
+} from '../core/messages/workload.js'
 import type {Backoff} from '../core/retry.js'
 import {escapeInline} from '../core/text.js'
 import {JOBSET_API_VERSION, KUEUE_API_VERSION} from '../core/versions.js'
@@ -152,13 +157,7 @@ async function deleteSelected(
   } else {
     selected = namesContaining(await selectByStatus(kube, status, retry), options.filterByJob)
     if (selected.length === 0) {
-      console.info(
-        message(
-          'workload.delete.no-match',
-          `There are no workloads${describeFilters(options.filterByJob, status, 'whose')} in ${where}: nothing to delete.`,
-          {filterByJob: options.filterByJob ?? null, filterByStatus: status},
-        ),
-      )
+      console.info(workloadDeleteNoMatch({filterByJob: options.filterByJob ?? null, filterByStatus: status, where}))
       return {...base, selected, deleted: [], alreadyGone: [], waited: false}
     }
   }
@@ -175,23 +174,20 @@ async function deleteSelected(
     if (present.length > 0) {
       console.result(present.map((name) => `Would delete JobSet ${XPK_NAMESPACE}/${name}.`).join('\n'))
     }
-    console.info(message('workload.delete.dry-run', 'Dry run: nothing was deleted.', {workloads: present}))
+    console.info(workloadDeleteDryRun({workloads: present}))
     return {...base, selected, deleted: [], alreadyGone: gone, waited: false}
   }
 
   if (options.workload === undefined) {
-    const filters = describeFilters(options.filterByJob, status, 'with')
-    const filter = filters === '' ? '' : ` (${filters.trim()})`
     limit?.pause()
     await confirmOrStop(
       console,
-      question(
-        'workload.delete.confirm',
-        `Delete ${selected.length} workload${selected.length === 1 ? '' : 's'} in ${where}${filter}, stopping their pods:\n` +
-          `${selected.map((name) => `  ${name}`).join('\n')}\nContinue?`,
-        false,
-        {workloads: selected, filterByJob: options.filterByJob ?? null, filterByStatus: status},
-      ),
+      workloadDeleteConfirm({
+        workloads: selected,
+        filterByJob: options.filterByJob ?? null,
+        filterByStatus: status,
+        where,
+      }),
       {nothingDone: 'Nothing was deleted.', hints: ['See what it would delete with --dry-run.']},
     )
     limit?.restart()
@@ -214,11 +210,7 @@ async function deleteSelected(
 }
 
 function noteAbsent(console: Console, name: string, where: string): void {
-  console.info(
-    message('workload.delete.absent', `Workload ${name} is not in ${where} (already deleted): nothing to do.`, {
-      workload: name,
-    }),
-  )
+  console.info(workloadDeleteAbsent({workload: name, where}))
 }
 
 /**
@@ -240,15 +232,6 @@ async function selectByStatus(kube: KubeClient, status: StatusFilter, retry: Ret
   return workloadRows(workloads.map(readWorkload), jobSets.map(readJobSet))
     .filter((row) => live.has(row.name) && matchesStatus(row, status))
     .map((row) => row.name)
-}
-
-/** ` whose name contains "x" and status is FAILED` (or `with` ...), or '' without filters. */
-function describeFilters(job: string | undefined, status: StatusFilter, lead: 'whose' | 'with'): string {
-  const parts = [
-    ...(job === undefined ? [] : [lead === 'whose' ? `whose name contains "${job}"` : `names containing "${job}"`]),
-    ...(status === 'EVERYTHING' ? [] : [lead === 'whose' ? `whose status is ${status}` : `status ${status}`]),
-  ]
-  return parts.length === 0 ? '' : ` ${parts.join(lead === 'whose' ? ' and ' : ', ')}`
 }
 
 /** Every problem with the input, before any request; the status filter to apply. */

@@ -1,12 +1,13 @@
 import {throwIfProblems, UsageError, UsageErrors, XpkError} from '../core/errors.js'
 import {XPK_NAMESPACE} from '../core/incluster/namespace.js'
-import {message} from '../core/messages.js'
+import {workloadListConsole, workloadListFinished, workloadListWaiting} from '../core/messages/workload.js'
 import {renderWorkloadList} from '../core/render/workloads.js'
 import {escapeControl} from '../core/text.js'
 import {JOBSET_API_VERSION, KUEUE_API_VERSION} from '../core/versions.js'
 import {jobSetRef} from '../core/workload/jobsets.js'
 import {workloadConsoleUrl} from '../core/workload/links.js'
 import {
+  describeSeconds,
   workloadListInputFromFlags,
   type WorkloadListFlags,
   type WorkloadListInput,
@@ -75,13 +76,7 @@ export async function listWorkloads(options: WorkloadListOptions, deps: Workload
   )
   console.result(() => renderWorkloadList(rows))
   if (gke) {
-    console.info(
-      message(
-        'workload.list.console',
-        `See your workloads in Cloud Console: https://console.cloud.google.com/kubernetes/aiml/deployments/jobs?project=${gke.project}`,
-        {project: gke.project},
-      ),
-    )
+    console.info(workloadListConsole({project: gke.project}))
   }
   return {filter: {status: input.status, job: input.job}, workloads: rows, waited: null}
 }
@@ -133,13 +128,7 @@ async function waitForWorkload(
         },
       )
     }
-    console.info(
-      message(
-        'workload.list.finished',
-        `Workload ${row.name} finished successfully${link ? `; see it here: ${link}` : '.'}`,
-        {workload: row.name, status: row.status, link},
-      ),
-    )
+    console.info(workloadListFinished({workload: row.name, status: row.status, link}))
     return {
       filter: {status: 'EVERYTHING', job: null},
       workloads: [row],
@@ -241,13 +230,7 @@ async function awaitCompletion(
   const show = (state: 'running' | 'done' | 'failed') =>
     board.update('wait', {label: name, state: row.status, status: state, detail: oneLine(row.statusMessage)})
   show('running')
-  deps.console.info(
-    message(
-      'workload.list.waiting',
-      `Waiting up to ${describeSeconds(timeoutSeconds)} for workload ${name} to finish; it is ${row.status}.`,
-      {workload: name, status: row.status, timeoutSeconds},
-    ),
-  )
+  deps.console.info(workloadListWaiting({workload: name, status: row.status, timeoutSeconds}))
   const stop = new AbortController()
   const interrupt = () => stop.abort(limit.signal.reason)
   if (limit.signal.aborted) interrupt()
@@ -323,12 +306,4 @@ function ownedWorkloadsSelector(jobset: ObservedJobSet): string {
 
 function oneLine(text: string): string {
   return escapeControl(text.replace(/\s*[\r\n\t]+\s*/g, ' ').trim())
-}
-
-/** "7 days", "90 s", "2 h 30 min": how long a wait is, for messages. */
-function describeSeconds(seconds: number): string {
-  if (seconds % 86_400 === 0) return `${seconds / 86_400} day${seconds === 86_400 ? '' : 's'}`
-  if (seconds % 3600 === 0) return `${seconds / 3600} h`
-  if (seconds % 60 === 0 && seconds >= 60) return `${seconds / 60} min`
-  return `${seconds} s`
 }

@@ -1,6 +1,15 @@
 import {ApiError, throwIfProblems, UsageError, UsageErrors, XpkError} from '../core/errors.js'
 import {XPK_NAMESPACE} from '../core/incluster/namespace.js'
-import {message} from '../core/messages.js'
+import {
+  workloadLogsEnded,
+  workloadLogsGone,
+  workloadLogsReading,
+  workloadLogsReconnected,
+  workloadLogsRestarted,
+  workloadLogsStarted,
+  workloadLogsUnreadable,
+  workloadLogsWaiting,
+} from '../core/messages/workload.js'
 import {JOBSET_NAME_LABEL, jobSetRef} from '../core/workload/jobsets.js'
 import {workerLogsUrl} from '../core/workload/links.js'
 import {jitteredDelay} from '../core/retry.js'
@@ -11,7 +20,6 @@ import {
   podPrefix,
   readFollowedPod,
   reopenAsked,
-  restartNote,
   selectPods,
   stillRunning,
   workloadLogsInputFromFlags,
@@ -113,13 +121,7 @@ export async function workloadLogs(options: WorkloadLogsOptions, deps: WorkloadL
   const sayGone = (slice: number, worker: number, why: string) => {
     const logs = link(slice, worker)
     gone.push({slice, worker, logs})
-    console.warn(
-      message(
-        'workload.logs.gone',
-        `${why} Its logs are in Cloud Logging${logs ? `: ${logs}` : ' (reach the cluster through GKE for the link).'}`,
-        {workload: name, slice, worker, logs},
-      ),
-    )
+    console.warn(workloadLogsGone({workload: name, slice, worker, why, logs}))
   }
   const wanted = select.all ? places(shape) : [{slice: select.slice, worker: select.worker}]
   const missing = wanted.filter((w) => !pods.some((p) => p.slice === w.slice && p.worker === w.worker))
@@ -131,13 +133,7 @@ export async function workloadLogs(options: WorkloadLogsOptions, deps: WorkloadL
     for (const w of missing) sayGone(w.slice, w.worker, noPod(name, w))
   }
   // Pods outside the shape the JobSet says (it was changed, or another tool made them) are read too.
-  console.info(
-    message(
-      'workload.logs.reading',
-      `${input.follow ? 'Following' : 'Reading'} the log${pods.length === 1 ? '' : 's'} of ${plural(pods.length, 'pod')} of workload ${name}.`,
-      {workload: name, pods: pods.map((p) => p.name), follow: input.follow},
-    ),
-  )
+  console.info(workloadLogsReading({workload: name, pods: pods.map((p) => p.name), follow: input.follow}))
   // Ends every stream still open when the command fails (one pod's error, a watch failing for good).
   const stop = new AbortController()
   // While following, an API server that stops answering for a while (restarting, upgraded) is retried until
@@ -165,13 +161,7 @@ export async function workloadLogs(options: WorkloadLogsOptions, deps: WorkloadL
     follow?.throwIfFailed()
     const ended = follow?.ended()
     if (ended && !deps.signal.aborted) {
-      const how = ended === 'deleted' ? 'was deleted' : ended
-      console.info(
-        message('workload.logs.ended', `Workload ${name} ${how}; stopped following its logs.`, {
-          workload: name,
-          end: ended,
-        }),
-      )
+      console.info(workloadLogsEnded({workload: name, end: ended}))
     }
     return {workload: name, pods: read.flat(), gone, restarts: place.restarts}
   } catch (error) {
@@ -228,13 +218,7 @@ async function readPlace(
       const {error} = outcome
       const tolerated = input.select.all || next
       if (!tolerated || !(error instanceof ApiError) || error.status !== 'INVALID_ARGUMENT') throw error
-      console.warn(
-        message('workload.logs.unreadable', `Could not read the log of pod ${pod.name}: ${error.message}`, {
-          pod: pod.name,
-          slice: pod.slice,
-          worker: pod.worker,
-        }),
-      )
+      console.warn(workloadLogsUnreadable({pod: pod.name, slice: pod.slice, worker: pod.worker, cause: error.message}))
       return 'unreadable'
     }
     if (outcome.outcome === 'absent' && outcome.lines === 0) {
@@ -254,13 +238,7 @@ async function readPlace(
       return reader.sayGone(place.slice, place.worker, why)
     }
     goneWhy = why
-    console.info(
-      message('workload.logs.waiting', `${why} Waiting for the workload to make its new pod.`, {
-        workload,
-        slice: place.slice,
-        worker: place.worker,
-      }),
-    )
+    console.info(workloadLogsWaiting({workload, slice: place.slice, worker: place.worker, why}))
   }
   let current: FollowedPod
   if (first) {
@@ -287,18 +265,8 @@ async function readPlace(
       why: next.why,
       restartCount: pod.restarts,
     })
-    const data = {workload, slice: pod.slice, worker: pod.worker, pod: pod.name}
-    if (next.why === 'started') console.info(message('workload.logs.started', restartNote(next), data))
-    else {
-      console.warn(
-        message('workload.logs.restarted', restartNote(next), {
-          ...data,
-          why: next.why,
-          restartCount: pod.restarts,
-          ...(pod.restartAttempt === undefined ? {} : {restartAttempt: pod.restartAttempt}),
-        }),
-      )
-    }
+    if (next.why === 'started') console.info(workloadLogsStarted({workload, next}))
+    else console.warn(workloadLogsRestarted({workload, next}))
     const outcome = await readPod(pod, true)
     if (outcome !== 'absent') {
       found = true
@@ -393,18 +361,13 @@ async function readContainer(
     options = {follow: true, timestamps: true, ...from}
     reconnected ??= () =>
       console.info(
-        message(
-          'workload.logs.reconnected',
-          `The log stream of pod ${pod.name} (slice ${pod.slice}, worker ${pod.worker}) was cut short while its ` +
-            `container runs; reading on${sinceTime ? ` from ${sinceTime}` : ''}.`,
-          {
-            workload: input.workload,
-            slice: pod.slice,
-            worker: pod.worker,
-            pod: pod.name,
-            ...(sinceTime ? {sinceTime} : {}),
-          },
-        ),
+        workloadLogsReconnected({
+          workload: input.workload,
+          slice: pod.slice,
+          worker: pod.worker,
+          pod: pod.name,
+          sinceTime,
+        }),
       )
   }
 }

@@ -2,7 +2,9 @@ import {PassThrough, Writable} from 'node:stream'
 import {describe, expect, it} from 'vitest'
 
 import {TerminalConsole, type TerminalConsoleOptions} from '../../src/adapters/terminal-console.js'
-import {message, question, type Question} from '../../src/core/messages.js'
+import type {Question} from '../../src/core/messages.js'
+import {clusterCreatePlan} from '../../src/core/messages/cluster.js'
+import {imageCredentialProblem} from '../../src/core/messages/image.js'
 
 class Capture extends Writable {
   text = ''
@@ -15,7 +17,12 @@ class Capture extends Writable {
   }
 }
 
-const ask = (text: string, fallback: boolean): Question => question('cluster.delete.confirm', text, fallback)
+// Messages whose text is the payload as given (a plan, a credential helper's complaint), and a question of any text and
+// default: the host is tested with them, whatever the makers of other codes would say.
+const note = (text: string) => clusterCreatePlan({plan: text})
+const warning = (text: string) => imageCredentialProblem({problem: text})
+const ask = (text: string, fallback: boolean): Question =>
+  ({code: 'cluster.delete.confirm', text, default: fallback}) as Question
 
 function consoleWith(options: TerminalConsoleOptions = {}) {
   const stdout = new Capture()
@@ -35,8 +42,8 @@ describe('TerminalConsole output discipline', () => {
   it('puts results on stdout and everything else on stderr', () => {
     const {terminal, stdout, stderr} = consoleWith({verbose: true})
     terminal.result('RESULT')
-    terminal.info(message('config.file', 'note'))
-    terminal.warn(message('image.vanished-files', 'careful'))
+    terminal.info(note('note'))
+    terminal.warn(warning('careful'))
     terminal.debug('detail')
     expect(stdout.text).toBe('RESULT\n')
     expect(stderr.text).toBe('note\nWarning: careful\ndetail\n')
@@ -45,9 +52,9 @@ describe('TerminalConsole output discipline', () => {
   it('drops results under --json, notes under --quiet and details without --verbose', () => {
     const {terminal, stdout, stderr} = consoleWith({json: true, quiet: true})
     terminal.result('RESULT')
-    terminal.info(message('config.file', 'note'))
+    terminal.info(note('note'))
     terminal.debug('detail')
-    terminal.warn(message('image.vanished-files', 'careful'))
+    terminal.warn(warning('careful'))
     expect(stdout.text).toBe('')
     expect(stderr.text).toBe('Warning: careful\n')
   })
@@ -115,14 +122,14 @@ describe('TerminalConsole terminal safety', () => {
   const visible = 'name\\x1b[2J\\x1b]0;title\\x07\\r\\x9b\\u202e'
 
   it.each([
-    ['info', (t: TerminalConsole) => t.info(message('config.file', hostile))],
-    ['warn', (t: TerminalConsole) => t.warn(message('image.vanished-files', hostile))],
+    ['info', (t: TerminalConsole) => t.info(note(hostile))],
+    ['warn', (t: TerminalConsole) => t.warn(warning(hostile))],
     ['debug', (t: TerminalConsole) => t.debug(hostile)],
     [
       'a progress line',
       (t: TerminalConsole) => t.progress('Pools').update('p', {label: hostile, state: 'creating', status: 'running'}),
     ],
-    ['a progress note', (t: TerminalConsole) => t.progress('Pools').note(message('vm.run.stopping', hostile))],
+    ['a progress note', (t: TerminalConsole) => t.progress('Pools').note(note(hostile))],
   ])('escapes control characters in %s', (_, write) => {
     const {terminal, stderr} = consoleWith({verbose: true})
     write(terminal)

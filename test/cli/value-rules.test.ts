@@ -8,7 +8,8 @@ import {describe, expect, it} from 'vitest'
 import {TerminalConsole} from '../../src/adapters/terminal-console.js'
 import {formatError, strayArgumentProblem} from '../../src/cli/base-command.js'
 import {errorToJson, UsageError, UsageErrors, XpkError} from '../../src/core/errors.js'
-import {message} from '../../src/core/messages.js'
+import {configFile} from '../../src/core/messages/config.js'
+import {imageCredentialProblem} from '../../src/core/messages/image.js'
 import {VALUE_SHAPES, valueShapeProblem, type ValueShape} from '../../src/core/input.js'
 import {COMMANDS} from '../../src/index.js'
 
@@ -271,8 +272,8 @@ describe('a password in a URL is never printed, whatever prints the message', ()
       },
     })
     const terminal = new TerminalConsole({stderr, verbose: true})
-    terminal.info(message('config.file', secret))
-    terminal.warn(message('config.file', secret))
+    terminal.info(configFile({file: secret}))
+    terminal.warn(imageCredentialProblem({problem: secret}))
     terminal.debug(secret)
     expect(written.split('https://***@10.0.0.1').length).toBe(4)
     expect(written).not.toContain('s3cret')

@@ -8,6 +8,7 @@ import {describe, expect, it} from 'vitest'
 import {FakeGke, type SeedNodePool} from '../fakes/fake-gke.js'
 import {FakeKube} from '../fakes/fake-kube.js'
 import {isolatedEnv, runCli} from '../helpers/cli.js'
+import {expectGolden} from '../helpers/golden.js'
 import {releaseWithRealCrds} from '../helpers/release-files.js'
 import {tempDir} from '../helpers/temp.js'
 import {fakesForFile, startKubeAndGke} from '../helpers/wire-fakes.js'
@@ -27,6 +28,8 @@ const env = () =>
     XPK_ACCESS_TOKEN: kube.token,
     XPK_RETRY_INTERVAL_MS: '20',
   })
+/** The text with the Kubernetes fake's address (a free port, new each run) as `<kube>`, for the goldens. */
+const atEndpoint = (text: string) => text.replaceAll(kube.endpoint, '<kube>')
 const describeCluster = (...extra: string[]) =>
   runCli(['cluster', 'describe', '--project', PROJECT, '--zone', ZONE, '--cluster', 'demo', ...extra], {env: env()})
 
@@ -103,13 +106,6 @@ function seedWorkingCluster(): void {
   kube.requests.length = 0
 }
 
-/** Splits a table (columns separated by 3+ spaces) into rows of cells. */
-const table = (text: string) =>
-  text
-    .trim()
-    .split('\n')
-    .map((line) => line.trim().split(/\s{3,}/))
-
 const wire = fakesForFile(async (fakes) => {
   ;({kube, gke} = await startKubeAndGke(fakes, {gke: {operationMs: 20}}))
   kubeconfig = join(tempDir('xpk-kubeconfig-'), 'config')
@@ -121,34 +117,8 @@ describe('cluster describe: inside the cluster', () => {
     seedWorkingCluster()
     const result = await describeCluster()
     expect(result.code, result.stderr).toBe(0)
-    const [facts, pools, insideFacts, queues, poolNodes] = result.stdout.trim().split('\n\n')
-    expect(facts).toMatch(/^Cluster:\s+demo$/m)
-    expect(table(pools!)[0]).toEqual([
-      'NODE POOL',
-      'MACHINE TYPE',
-      'ACCELERATOR',
-      'TOPOLOGY',
-      'NODES',
-      'STATUS',
-      'CAPACITY',
-    ])
-    expect(insideFacts).toMatch(
-      new RegExp(`^Inside the cluster, at https://${kube.endpoint.replaceAll('.', '\\.')}:$`, 'm'),
-    )
-    expect(insideFacts).toMatch(/^JobSet:\s+v0\.10\.1$/m)
-    expect(insideFacts).toMatch(/^Kueue:\s+v0\.17\.1$/m)
-    expect(insideFacts).toMatch(/^Workloads in cluster-queue:\s+1 admitted, 2 pending, 1 reserving quota$/m)
-    expect(insideFacts).toMatch(/^Nodes:\s+4 of 6 ready$/m)
-    expect(table(queues!)).toEqual([
-      ['CLUSTER QUEUE', 'FLAVOR', 'RESOURCE', 'QUOTA', 'RESERVED', 'USED'],
-      ['cluster-queue', '2xv5p-16', 'google.com/tpu', '16', '8', '8'],
-    ])
-    expect(table(poolNodes!)).toEqual([
-      ['NODE POOL', 'EXPECTED', 'READY', 'TOTAL'],
-      ['default-pool', '2', '2', '2'],
-      ['demo-np-0', '2', '0', '2'],
-      ['demo-np-1', '2', '2', '2'],
-    ])
+    // GKE's facts and node pools, then the inside: versions, workload counts, queue quota and usage, nodes per pool.
+    expectGolden('cli/cluster-describe-inside.txt', atEndpoint(result.stdout))
     expect(result.stderr).toBe('')
     // Reads only, each kind once: no request per node.
     expect(kube.mutatingRequests()).toEqual([])
@@ -234,14 +204,8 @@ describe('cluster describe: inside the cluster', () => {
     const result = await runCli(['cluster', 'describe', '--kubeconfig', kubeconfig], {env: env()})
     expect(result.code, result.stderr).toBe(0)
     expect(gke.calls).toEqual([])
-    expect(result.stdout).not.toMatch(/^Cluster:/m)
-    expect(result.stdout).toMatch(/^Inside the cluster, at https:\/\/127\.0\.0\.1:\d+ \(context fake-kube\):$/m)
-    expect(table(result.stdout.trim().split('\n\n').at(-1)!)).toEqual([
-      ['NODE POOL', 'READY', 'TOTAL'],
-      ['default-pool', '2', '2'],
-      ['demo-np-0', '0', '2'],
-      ['demo-np-1', '2', '2'],
-    ])
+    // Only the inside, and its node pools without the expected count GKE would have given.
+    expectGolden('cli/cluster-describe-kubeconfig.txt', atEndpoint(result.stdout))
     expect(result.stderr).toContain('GKE was not asked')
 
     const json = await runCli(['cluster', 'describe', '--kubeconfig', kubeconfig, '--json'], {env: env()})

@@ -8,6 +8,7 @@ import {FakeGke, type SeedNodePool} from '../fakes/fake-gke.js'
 import {isolatedEnv, REPO_ROOT, runCli} from '../helpers/cli.js'
 import {tempDir} from '../helpers/temp.js'
 import {fakesForFile} from '../helpers/wire-fakes.js'
+import {expectGolden} from '../helpers/golden.js'
 
 const PROJECT = 'e2e-project'
 const ZONE = 'us-central2-b'
@@ -32,14 +33,6 @@ const defaultPool: SeedNodePool = {name: 'default-pool', initialNodeCount: 6, co
 
 function seed(name: string, location = REGION, nodePools: SeedNodePool[] = [defaultPool, v5pSlice(`${name}-np-0`)]) {
   return fake.seedCluster({project: PROJECT, location, name, nodePools})
-}
-
-/** Splits a kubectl-style table (columns separated by 3+ spaces) into rows of cells. */
-function table(text: string): string[][] {
-  return text
-    .trim()
-    .split('\n')
-    .map((line) => line.trim().split(/\s{3,}/))
 }
 
 const shellQuote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`
@@ -234,13 +227,8 @@ describe('cluster list', () => {
     seedThree()
     const result = await xpk('cluster', 'list', '--project', PROJECT)
     expect(result.code).toBe(0)
-    const [header, ...rows] = table(result.stdout)
-    expect(header).toEqual(['NAME', 'LOCATION', 'STATUS', 'VERSION', 'NODE POOLS', 'ACCELERATORS'])
-    expect(rows).toEqual([
-      ['euro', 'europe-west4', 'RUNNING', '1.34.5-gke.1200000', '1', 'n2-standard-8'],
-      ['alpha', 'us-central2', 'RUNNING', '1.34.5-gke.1200000', '3', 'e2-standard-16, 2x v5p 2x2x2'],
-      ['beta', 'us-central2', 'RUNNING', '1.34.5-gke.1200000', '2', 'e2-standard-16, v5p 2x2x2'],
-    ])
+    // euro, alpha, beta: by location, then name.
+    expectGolden('cli/cluster-list.txt', result.stdout)
     expect(fake.calls.map((c) => [c.method, c.request.parent])).toEqual([
       ['ListClusters', `projects/${PROJECT}/locations/-`],
     ])
@@ -333,19 +321,8 @@ describe('cluster describe', () => {
     seedMixed()
     const result = await xpk('cluster', 'describe', ...target, '--cluster', 'mixed')
     expect(result.code).toBe(0)
-    const [facts, pools] = result.stdout.trim().split('\n\n')
-    expect(facts).toMatch(/^Cluster:\s+mixed$/m)
-    expect(facts).toMatch(/^Project:\s+e2e-project$/m)
-    expect(facts).toMatch(/^Location:\s+us-central2$/m)
-    expect(facts).toMatch(/^Status:\s+RUNNING$/m)
-    expect(facts).toMatch(/^Version:\s+1\.34\.5-gke\.1200000$/m)
-    expect(table(pools)).toEqual([
-      ['NODE POOL', 'MACHINE TYPE', 'ACCELERATOR', 'TOPOLOGY', 'NODES', 'STATUS', 'CAPACITY'],
-      ['default-pool', 'e2-standard-16', 'e2-standard-16', '-', '6', 'RUNNING', 'on-demand'],
-      ['mixed-np-0', 'ct5p-hightpu-4t', 'v5p 2x2x2', '2x2x2', '2', 'RUNNING', 'spot'],
-      ['mixed-np-1', 'ct5p-hightpu-4t', 'v5p 2x2x2', '2x2x2', '2', 'PROVISIONING', 'reservation res-a'],
-      ['gpus', 'a3-highgpu-8g', '8x nvidia-h100-80gb', '-', '2', 'RUNNING', 'on-demand'],
-    ])
+    // Facts, then the node pools: TPU on-demand, spot and reservation, and GPU (no inside: no cluster to reach).
+    expectGolden('cli/cluster-describe-gke.txt', result.stdout)
     expect(fake.mutatingCalls()).toEqual([])
   })
 

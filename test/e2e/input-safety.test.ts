@@ -109,12 +109,15 @@ const examples = (Object.keys(COMMANDS) as CommandId[])
   .filter((id) => !id.startsWith('vm:'))
   .flatMap((id) => {
     const cmd = COMMANDS[id] as unknown as {examples?: string[]; flags?: Record<string, unknown>}
-    return (cmd.examples ?? []).map((example) => {
+    return (cmd.examples ?? []).flatMap((example) => {
       const argv = words(example.replace('<%= config.bin %> ', ''))
       const flags = cmd.flags ?? {}
       // Examples that change things run as dry runs: they must be valid, and the fakes stand in for the cloud.
       if ('dry-run' in flags && !argv.includes('--dry-run')) argv.push('--dry-run')
-      return {id, example, argv}
+      const run = {id, example, argv, jsonVariant: false}
+      // Each runs with --json too, so what it prints is held to its command's schema (test/helpers/cli.ts).
+      if (argv.includes('--json')) return [run]
+      return [run, {id, example: `${example} [+ --json]`, argv: [...argv, '--json'], jsonVariant: true}]
     })
   })
 
@@ -125,13 +128,14 @@ describe('every --help example runs', () => {
   })
 
   const shapes: Record<string, unknown> = {}
-  it.each(examples)('$example', async ({id, example, argv}) => {
+  it.each(examples)('$example', async ({id, example, argv, jsonVariant}) => {
     if (id === 'workload:list' || id === 'workload:logs') seedWorkloads()
     if (id === 'workload:create') seedSubmitReady()
     const result = await runCli(argv, {env: env(), cwd: tempDir('xpk-example-')})
     expect(result.stderr).not.toMatch(/^Error/m)
     expect(result.code).toBe(0)
-    if (argv.includes('--json'))
+    if (jsonVariant) expect(() => JSON.parse(result.stdout), 'stdout is one JSON value').not.toThrow()
+    else if (argv.includes('--json'))
       shapes[example.replace('<%= config.bin %> ', 'xpk ')] = shapeOf(JSON.parse(result.stdout))
   })
 
@@ -142,6 +146,31 @@ describe('every --help example runs', () => {
     expect(Object.keys(shapes).length).toBeGreaterThanOrEqual(8)
     if (process.env.UPDATE_GOLDENS) writeFileSync(golden, actual)
     expect(actual).toBe(readFileSync(golden, 'utf8'))
+  })
+})
+
+// Under --json a failure is one object on stdout, `{"error": {kind, exitCode, message, hints}}`, held to
+// test/golden/contract/schemas/error.json by test/helpers/cli.ts: one run per kind a user can cause here.
+describe('every failure under --json is the error object', () => {
+  it.each([
+    ['an unknown command', ['nonsense', '--json'], 2, 'usage'],
+    ['several missing flags at once', ['cluster', 'create', '--cluster', 'x', '--json'], 2, 'usage'],
+    ['a bad argument', ['accelerator', 'describe', 'v9z-8', '--json'], 2, 'usage'],
+    ['a cluster that does not exist', ['cluster', 'describe', '--cluster', 'nope', '--json'], 4, 'not-found'],
+    ['a bulk delete nobody can confirm', ['workload', 'delete', '--cluster', 'demo', '--json'], 2, 'usage'],
+    [
+      'an API that cannot be reached',
+      ['cluster', 'list', '--gke-endpoint', 'http://127.0.0.1:9', '--json'],
+      7,
+      'unavailable',
+    ],
+  ])('%s: xpk %j exits %i', async (_, argv, code, kind) => {
+    if (argv[0] === 'workload') seedWorkloads()
+    const result = await runCli(argv, {env: env()})
+    expect(result.code).toBe(code)
+    const {error} = JSON.parse(result.stdout) as {error: {kind: string; exitCode: number}}
+    expect(error.exitCode).toBe(code)
+    expect(error.kind).toBe(kind)
   })
 })
 

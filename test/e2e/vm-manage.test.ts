@@ -2,6 +2,7 @@ import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest'
 
 import {FakeTpu} from '../fakes/fake-tpu.js'
 import {isolatedEnv, runCli, startCli, type CliResult} from '../helpers/cli.js'
+import {expectGolden} from '../helpers/golden.js'
 
 const PROJECT = 'vm-project'
 const ZONE = 'us-central2-b'
@@ -91,9 +92,8 @@ describe('xpk vm create / list / delete against the fake TPU API', () => {
 
     const listed = await xpk('vm', 'list', '--tpu-prefix', 'demo')
     expect(listed.code, listed.stderr).toBe(0)
-    expect(listed.stdout).toMatch(/^QUEUED RESOURCE\s+STATE\s+TYPE/m)
-    expect(listed.stdout).toMatch(/^demo\s+ACTIVE\s+v4-16\s+2\s+on-demand\s+demo-0,demo-1$/m)
-    expect(listed.stdout).toMatch(/^demo-1\s+READY\s+v4-16\s+tpu-ubuntu2204-base\s+2\s+10\.1\.0\.2,10\.1\.0\.3/m)
+    // The queued resource, then its two slices with their workers' IPs.
+    expectGolden('cli/vm-list.txt', listed.stdout)
     const json = JSON.parse((await xpk('vm', 'list', '--json')).stdout)
     expect(json.nodes.map((n: {id: string}) => n.id)).toEqual(expect.arrayContaining(['demo-0', 'demo-1']))
 

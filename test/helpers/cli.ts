@@ -4,6 +4,7 @@ import {tmpdir} from 'node:os'
 import {dirname, join, resolve} from 'node:path'
 import {fileURLToPath} from 'node:url'
 
+import {schemaForRun, schemaProblems} from './schema-check.js'
 import {tempDir} from './temp.js'
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
@@ -67,13 +68,36 @@ export function startCli(
   child.stderr!.on('data', (d) => (stderr += d))
   child.stdin!.end(options.input ?? '')
   const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 60_000)
-  const done = new Promise<CliResult>((resolveDone) => {
+  const done = new Promise<CliResult>((resolveDone, rejectDone) => {
     child.on('close', (code, signal) => {
       clearTimeout(timer)
-      resolveDone({code, signal, stdout, stderr})
+      let problem: string | undefined
+      try {
+        problem = jsonContractProblem(args, code, stdout)
+      } catch (error) {
+        problem = `the schema check of xpk ${args.join(' ')} failed: ${(error as Error).message}`
+      }
+      if (problem) rejectDone(new Error(problem))
+      else resolveDone({code, signal, stdout, stderr})
     })
   })
   return {child, done}
+}
+
+/**
+ * Every run with --json is held to the committed schema of what it printed (its command's, or the error's): a
+ * field the result types do not declare, a missing one or a null where the type has none fails the test that ran
+ * it, whatever that test asserts itself.
+ */
+function jsonContractProblem(args: readonly string[], code: number | null, stdout: string): string | undefined {
+  const run = schemaForRun(args, code, stdout)
+  const problems = run ? schemaProblems(run.name, run.value) : []
+  if (problems.length === 0) return undefined
+  return [
+    `xpk ${args.join(' ')} printed JSON that breaks test/golden/contract/schemas/${run!.name}.json:`,
+    ...problems.slice(0, 20),
+    stdout.length > 4000 ? `${stdout.slice(0, 4000)}...` : stdout,
+  ].join('\n')
 }
 
 /** Runs the built CLI to completion. */

@@ -1,6 +1,7 @@
 // A Console that records everything, for service tests.
 import {plainProgressText} from '../../src/adapters/terminal-console.js'
-import {MESSAGES, type Answer, type Message, type MessageCode, type Question} from '../../src/core/messages.js'
+import type {Answer, Message, MessageCode, Question} from '../../src/core/messages.js'
+import {MESSAGES} from '../../src/core/messages/registry.js'
 import type {Console, ProgressBoard, ProgressLine} from '../../src/ports/console.js'
 
 /** One progress display as the service drove it. */
@@ -111,7 +112,7 @@ export class RecordingConsole implements Console {
   }
 }
 
-function checkLevel<M extends Message>(message: M, level: 'info' | 'warn' | 'question'): M {
+function checkLevel<M extends Message | Question>(message: M, level: 'info' | 'warn' | 'question'): M {
   const registered = MESSAGES[message.code]?.level
   if (registered !== level) {
     throw new Error(`message ${message.code} is registered as ${registered ?? 'nothing'} but was sent as ${level}`)

@@ -1,12 +1,13 @@
 import {describe, expect, it} from 'vitest'
 
 import {UsageError, XpkError} from '../../src/core/errors.js'
-import {question} from '../../src/core/messages.js'
+import {clusterDeleteConfirm} from '../../src/core/messages/cluster.js'
+import {vmRunConfirmCreateKey} from '../../src/core/messages/vm.js'
 import {confirmOrStop} from '../../src/services/confirm.js'
 import {RecordingConsole, type PromptAnswer} from '../helpers/recording-console.js'
 
-const destructive = question('cluster.delete.confirm', 'Delete cluster demo?', false)
-const harmless = question('vm.run.confirm-create-key', 'Create a key?', true)
+const destructive = clusterDeleteConfirm({cluster: 'demo', location: 'us-central2', nodePools: []})
+const harmless = vmRunConfirmCreateKey()
 
 describe('confirmOrStop: who answered decides what a "no" means', () => {
   it.each<[string, PromptAnswer, typeof destructive, string]>([

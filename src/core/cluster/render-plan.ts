@@ -1,5 +1,5 @@
 import {lockStepDetail, type LockView} from './lock.js'
-import {SCOPES, type NodePoolSpec} from './spec.js'
+import {SCOPES, type ClusterSpec, type NodePoolSpec, type WorkloadPolicySpec} from './spec.js'
 import {summarize, type Plan, type PlanAction, type PlanStep} from './plan.js'
 
 const SYMBOL: Record<PlanAction, string> = {create: '+', delete: '-', recreate: '-/+', none: '='}
@@ -94,9 +94,12 @@ export interface PlanJson {
     readonly resource: PlanStep['resource']
     readonly name: string
     readonly reason: string
-    readonly spec: object | null
+    readonly spec: ClusterSpec | WorkloadPolicySpec | NodePoolSpecJson | null
   }[]
 }
+
+/** A node pool's spec as `--json` prints it: its placement as a string (`COMPACT` or the policy's name). */
+export type NodePoolSpecJson = Omit<NodePoolSpec, 'placementPolicy'> & {readonly placementPolicy: string | null}
 
 /** The plan as data for `--json`: {steps:[{action, resource, name, reason, spec}]}, placement as a string. */
 export function planToJson(plan: Plan): PlanJson {
@@ -116,7 +119,7 @@ export function planToJson(plan: Plan): PlanJson {
   }
 }
 
-function nodePoolJson(spec: NodePoolSpec): object {
+function nodePoolJson(spec: NodePoolSpec): NodePoolSpecJson {
   const placement = spec.placementPolicy
   return {
     ...spec,

@@ -32,11 +32,14 @@ export function renderInClusterPlan(plan: InClusterPlan, options: {readonly verb
   return lines.join('\n')
 }
 
+/** What `cluster create --json` says of the in-cluster plan (its schema is test/golden/contract/schemas). */
+export type InClusterPlanJson = ReturnType<typeof inClusterPlanToJson>
+
 /**
  * The in-cluster plan as data for `--json`: every object xpk would apply, with what would change; for a release,
  * which of its objects are applied (`all`, or those missing or different); which steps make the quota.
  */
-export function inClusterPlanToJson(plan: InClusterPlan): object {
+export function inClusterPlanToJson(plan: InClusterPlan) {
   return {
     fromLive: plan.fromLive,
     destructive: plan.destructive,

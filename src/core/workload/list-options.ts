@@ -57,3 +57,11 @@ export function workloadListInputFromFlags(flags: WorkloadListFlags): WorkloadLi
   problems.throwIfAny()
   return {status, job: flags.filterByJob ?? null, wait}
 }
+
+/** "7 days", "90 s", "2 h 30 min": how long a wait is, for messages. */
+export function describeSeconds(seconds: number): string {
+  if (seconds % 86_400 === 0) return `${seconds / 86_400} day${seconds === 86_400 ? '' : 's'}`
+  if (seconds % 3600 === 0) return `${seconds / 3600} h`
+  if (seconds % 60 === 0 && seconds >= 60) return `${seconds / 60} min`
+  return `${seconds} s`
+}

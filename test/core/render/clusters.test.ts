@@ -1,8 +1,9 @@
 // The `cluster describe` text: GKE's facts and node-pool table as before, then a section read inside the cluster.
+// Every variant's exact text is in test/golden/tables/cluster-describe.txt (test/core/render/tables-golden.test.ts).
 import {describe, expect, it} from 'vitest'
 
 import type {InClusterState} from '../../../src/core/incluster/describe.js'
-import {renderClusterDetails, renderInCluster} from '../../../src/core/render/clusters.js'
+import {renderClusterDetails} from '../../../src/core/render/clusters.js'
 import {anObservedCluster, anObservedPool} from '../../builders/observed.js'
 
 const cluster = anObservedCluster({
@@ -76,37 +77,5 @@ describe('renderClusterDetails', () => {
     expect(text).not.toContain('Cluster:')
     expect(text.split('\n\n').at(-1)).toBe(['NODE POOL   READY   TOTAL', 'pool-a      1       3'].join('\n'))
     expect(text.split('\n')[0]).toBe('Inside the cluster, at https://127.0.0.1:6443 (context kind-demo):')
-  })
-})
-
-describe('renderInCluster', () => {
-  it('says what is not installed, not reported or absent', () => {
-    const text = renderInCluster({
-      ...inside,
-      jobset: {installed: false, version: null, image: null, available: null},
-      kueue: {installed: true, version: null, image: 'example.com/kueue@sha256:abc', available: true},
-      clusterQueues: [{...inside.clusterQueues[0]!, admittedWorkloads: null, pendingWorkloads: null, flavors: []}],
-      nodePools: [],
-    })
-    expect(text).toMatch(/^JobSet: +not installed$/m)
-    expect(text).toMatch(/^Kueue: +version unknown \(image example\.com\/kueue@sha256:abc\)$/m)
-    expect(text).toMatch(/^Workloads in cluster-queue: +not reported yet/m)
-    expect(text).toContain('No node is in a node pool.')
-  })
-
-  it('says when there is no ClusterQueue, and shows "-" for usage Kueue has not reported', () => {
-    expect(renderInCluster({...inside, clusterQueues: []})).toContain('\n\nNo ClusterQueue.\n\n')
-    const bare = renderInCluster({...inside, kueue: {...inside.kueue, installed: false}, clusterQueues: []})
-    expect(bare).toContain('\n\nNo ClusterQueue: Kueue is not installed (`xpk cluster create` installs it).\n\n')
-    const text = renderInCluster({
-      ...inside,
-      clusterQueues: [
-        {
-          ...inside.clusterQueues[0]!,
-          flavors: [{name: 'f', resources: [{name: 'cpu', nominalQuota: '64', reserved: null, used: null}]}],
-        },
-      ],
-    })
-    expect(text).toMatch(/^cluster-queue +f +cpu +64 +- +-$/m)
   })
 })

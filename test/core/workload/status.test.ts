@@ -4,7 +4,6 @@
 import {describe, expect, it} from 'vitest'
 
 import {UsageError, UsageErrors} from '../../../src/core/errors.js'
-import {renderWorkloadList} from '../../../src/core/render/workloads.js'
 import {DEFAULT_WAIT_TIMEOUT_SECONDS, workloadListInputFromFlags} from '../../../src/core/workload/list-options.js'
 import {
   STATUS_FILTERS,
@@ -298,52 +297,7 @@ describe('accelerator pod sets', () => {
   })
 })
 
-/** `text` matched literally in a RegExp. */
-const escape = (text: string) => text.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&')
-
-describe('the table', () => {
-  it("shows Python xpk's columns plus restarts, the message last, '-' for nothing", () => {
-    const rows = SCENARIOS.slice(0, 5).map(rowOf)
-    const lines = renderWorkloadList(rows).split('\n')
-    expect(lines[0]).toMatch(
-      /^JOBSET NAME\s+CREATED TIME\s+PRIORITY\s+TPU\/GPU VMS NEEDED\s+RUNNING\/RAN\s+DONE\s+RESTARTS\s+STATUS\s+STATUS TIME\s+STATUS MESSAGE$/,
-    )
-    expect(lines[1]).toMatch(/^user-first-job-failed\s+2026-01-01T01:00:00Z\s+medium\s+16\s+16\s+-\s+2\s+Failed\s+/)
-    expect(lines[4]).toMatch(
-      /^user-forth-job-in-queue\s.*\s-\s+-\s+0\s+Pending\s+2026-01-01T01:17:00Z\s+couldn't assign/,
-    )
-    expect(lines).toHaveLength(6)
-  })
-
-  it('keeps a message from the cluster on its line and the terminal safe', () => {
-    const row = {...rowOf(SCENARIOS[0]!), statusMessage: 'line one\nline two \u001b[2J'}
-    const text = renderWorkloadList([row])
-    expect(text.split('\n')).toHaveLength(2)
-    expect(text).toContain('line one line two \\x1b[2J')
-  })
-
-  it('cleans every cell from the cluster: name, priority and message, whatever the character', () => {
-    for (const [raw, shown] of [
-      ['a\tb', 'a b'],
-      ['a\rb', 'a b'],
-      ['a\u0000b', 'a\\x00b'],
-      ['a\u007fb', 'a\\x7fb'],
-      ['a\u0085b', 'a\\x85b'],
-      ['a\u202eb', 'a\\u202eb'],
-      ['a\u2069b', 'a\\u2069b'],
-    ]) {
-      const row = {...rowOf(SCENARIOS[0]!), name: `n-${raw}`, priority: `p-${raw}`, statusMessage: `m-${raw}`}
-      const line = renderWorkloadList([row]).split('\n')[1]
-      expect(line, JSON.stringify(raw)).toMatch(
-        new RegExp(`^n-${escape(shown)}\\s.*\\sp-${escape(shown)}\\s.*\\sm-${escape(shown)}$`),
-      )
-    }
-  })
-
-  it('has a header even with no workloads', () => {
-    expect(renderWorkloadList([])).toMatch(/^JOBSET NAME .*STATUS MESSAGE$/)
-  })
-})
+// The table's exact text, for every state above, is test/golden/tables/workload-list.txt (test/core/render).
 
 describe('workloadListInputFromFlags', () => {
   it('defaults: everything, no job filter, no wait', () => {

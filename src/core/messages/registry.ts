@@ -1,0 +1,35 @@
+// Every message maker, by code: the contract snapshot (test/golden/contract/messages.json) and what hosts and tests
+// look codes up in. A topic's makers are all its module exports.
+import type {AnyMessageMaker, MessageDefinition} from '../messages.js'
+import * as cluster from './cluster.js'
+import * as config from './config.js'
+import * as image from './image.js'
+import * as vm from './vm.js'
+import * as workload from './workload.js'
+
+type MakersOf<T> = T[keyof T]
+type Maker =
+  | MakersOf<typeof cluster>
+  | MakersOf<typeof config>
+  | MakersOf<typeof image>
+  | MakersOf<typeof vm>
+  | MakersOf<typeof workload>
+
+/** The code of every message xpk prints. */
+export type MessageCode = Maker['code']
+
+/** Every maker, by its export name (`clusterLockHeld`). */
+export const MESSAGE_MAKERS: Readonly<Record<string, AnyMessageMaker>> = {
+  ...cluster,
+  ...config,
+  ...image,
+  ...vm,
+  ...workload,
+}
+
+/** Every code with its level and summary, sorted by code. */
+export const MESSAGES: Readonly<Record<MessageCode, MessageDefinition<MessageCode>>> = Object.fromEntries(
+  Object.values(MESSAGE_MAKERS)
+    .map((m) => [m.code, {code: m.code, level: m.level, summary: m.summary}] as const)
+    .sort(([a], [b]) => a.localeCompare(b)),
+) as Record<MessageCode, MessageDefinition<MessageCode>>
