@@ -43,7 +43,7 @@ const TOPIC_OF_SERVICE = new Map(
   }),
 )
 
-/** The services and adapters of src/ and the SDK packages a command run loaded, and the topics of those services. */
+/** The topics whose services a command run loaded, the adapters of src/ and the SDK packages it loaded. */
 async function loads(args: string[]) {
   const log = join(tempDir('xpk-loads-'), 'loaded.txt')
   writeFileSync(log, '')
@@ -73,15 +73,16 @@ async function loads(args: string[]) {
       .filter((s) => s.startsWith(`${layer}/`))
       .map((s) => s.slice(layer.length + 1))
       .sort()
-  const services = inLayer('services')
   return {
-    topics: [...new Set(services.flatMap((s) => TOPIC_OF_SERVICE.get(s) ?? []))].sort(),
-    services,
+    topics: [...new Set(inLayer('services').flatMap((s) => TOPIC_OF_SERVICE.get(s) ?? []))].sort(),
     // The console every command writes through is left out.
     adapters: inLayer('adapters').filter((a) => a !== 'terminal-console'),
     packages: SDKS.filter((p) => files.some((f) => f.includes(`/node_modules/${p}/`))),
   }
 }
+
+/** The adapters that reach GKE and a cluster: loaded on the first connection, never by a command that makes none. */
+const CONNECTIONS = ['gke-container-api', 'kube-client']
 
 describe('each command loads only what it uses', () => {
   it('knows the topic of each command service', () => {
@@ -92,52 +93,54 @@ describe('each command loads only what it uses', () => {
     expect(TOPIC_OF_SERVICE.has('confirm')).toBe(false)
   })
 
-  it.each<[string[], {topics: string[]; services: string[]; adapters: string[]; packages: string[]}]>([
-    [['--help'], {topics: [], services: [], adapters: [], packages: []}],
-    [
-      ['accelerator', 'list', '--family', 'v5p'],
-      {topics: ['accelerator'], services: ['accelerators'], adapters: [], packages: []},
-    ],
-    [['version'], {topics: ['version'], services: ['version'], adapters: [], packages: []}],
-    [
-      ['config', 'list'],
-      {topics: ['config'], services: ['config'], adapters: ['gcloud-properties', 'settings-file'], packages: []},
-    ],
-    // Planned offline: no GKE adapter, no Compute Engine, no Kubernetes client.
-    [
-      ['cluster', 'create', '--cluster', 'c', '--tpu-type', 'v5p-8', '--spot', '--dry-run', '--offline'],
-      {
-        topics: ['cluster'],
-        services: ['cluster-create', 'cluster-lock', 'cluster-lookup', 'confirm', 'in-cluster'],
-        adapters: ['gcloud-properties', 'local-files', 'release-manifests', 'settings-file'],
-        packages: [],
-      },
-    ],
-    // A given image and --offline: no image build (Docker, registry), no GKE adapter, no Kubernetes client.
-    [
-      [
+  interface Row {
+    readonly args: string[]
+    /** The topics whose services it loads. */
+    readonly topics: string[]
+    /** The SDK packages it loads. */
+    readonly packages: string[]
+    /** Adapters it must not load, and adapters it must. */
+    readonly absent?: string[]
+    readonly present?: string[]
+  }
+  it.each<Row>([
+    {args: ['--help'], topics: [], packages: [], absent: ['gcloud-properties', 'settings-file', ...CONNECTIONS]},
+    {
+      args: ['accelerator', 'list', '--family', 'v5p'],
+      topics: ['accelerator'],
+      packages: [],
+      absent: ['settings-file', ...CONNECTIONS],
+    },
+    {args: ['version'], topics: ['version'], packages: [], absent: ['settings-file', ...CONNECTIONS]},
+    {args: ['config', 'list'], topics: ['config'], packages: [], absent: CONNECTIONS, present: ['settings-file']},
+    // Planned offline: no connection at all.
+    {
+      args: ['cluster', 'create', '--cluster', 'c', '--tpu-type', 'v5p-8', '--spot', '--dry-run', '--offline'],
+      topics: ['cluster'],
+      packages: [],
+      absent: CONNECTIONS,
+    },
+    // A given image and --offline: no connection (Docker and the registry are reached only to build).
+    {
+      args: [
         ...['workload', 'create', '--cluster', 'c', '--workload', 'w', '--tpu-type', 'v5p-8', '--command', 'true'],
         ...['--docker-image', 'python:3.10', '--dry-run', '--offline'],
       ],
-      {
-        topics: ['workload'],
-        services: ['cluster-lookup', 'confirm', 'script-dir', 'workload-cluster', 'workload-create', 'workload-delete'],
-        adapters: ['gcloud-properties', 'local-files', 'settings-file'],
-        packages: [],
-      },
-    ],
+      topics: ['workload'],
+      packages: [],
+      absent: CONNECTIONS,
+    },
     // GKE over REST with node:http: no client library at all, and no google-auth-library for a loopback endpoint
     // (plain http carries no credentials; with ADC only google-auth-library would load).
-    [
-      ['cluster', 'list'],
-      {
-        topics: ['cluster'],
-        services: ['cluster-lookup', 'cluster-read'],
-        adapters: ['gcloud-properties', 'gke-container-api', 'google-rest', 'http-client', 'settings-file'],
-        packages: [],
-      },
-    ],
-  ])('xpk %j loads %j', async (args, expected) => {
-    expect(await loads(args)).toEqual(expected)
-  })
+    {args: ['cluster', 'list'], topics: ['cluster'], packages: [], present: ['gke-container-api']},
+  ])(
+    'xpk $args loads the services of $topics and the SDKs $packages',
+    async ({args, topics, packages, absent, present}) => {
+      const loaded = await loads(args)
+      expect(loaded.topics).toEqual(topics)
+      expect(loaded.packages).toEqual(packages)
+      expect(loaded.adapters.filter((a) => absent?.includes(a))).toEqual([])
+      expect(present?.filter((a) => !loaded.adapters.includes(a)) ?? []).toEqual([])
+    },
+  )
 })
