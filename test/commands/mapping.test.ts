@@ -2,11 +2,14 @@
 // uses) and its topic's wiring (src/cli/<topic>.ts: settings, tuning, adapters) become the options of one service
 // call. The services are replaced, so nothing runs and nothing is sent; settings come from the flags and an isolated
 // environment (no xpk config, no gcloud configuration).
+import {readdirSync} from 'node:fs'
+import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it, vi} from 'vitest'
 
 import {DEFAULT_CACHE_IMAGE_TIMEOUT_MS} from '../../src/services/cluster-cacheimage.js'
 import {DEFAULT_RETRY_POLICY} from '../../src/executor/retry.js'
 import {COMMANDS} from '../../src/index.js'
+import {REPO_ROOT} from '../helpers/cli.js'
 import {tempDir} from '../helpers/temp.js'
 
 type CommandId = keyof typeof COMMANDS
@@ -123,6 +126,17 @@ const SERVICE_OF: Record<CommandId, [string[], string]> = {
 }
 
 describe('every command calls one service through its topic', () => {
+  it('src/index.ts registers every file of src/commands under its id (src/commands/<topic>/<verb>.ts is topic:verb)', async () => {
+    const dir = join(REPO_ROOT, 'src/commands')
+    const files = readdirSync(dir, {recursive: true, encoding: 'utf8'}).filter((f) => f.endsWith('.ts'))
+    const idOf = (file: string) => file.slice(0, -3).replaceAll('/', ':') as CommandId
+    expect(Object.keys(COMMANDS).sort()).toEqual(files.map(idOf).sort())
+    for (const file of files) {
+      const id = idOf(file)
+      expect((await import(join(dir, file))).default, id).toBe(COMMANDS[id])
+    }
+  })
+
   it.each(Object.keys(COMMANDS) as CommandId[])('%s', async (id) => {
     expect(SERVICE_OF[id], `add ${id} to SERVICE_OF`).toBeDefined()
     const [argv, service] = SERVICE_OF[id]
