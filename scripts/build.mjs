@@ -245,6 +245,7 @@ await build({
  * command, 5% of `xpk version`.
  */
 const {Config} = await import('@oclif/core')
-const config = await Config.load({root, ignoreManifest: true})
+// No plugins: only xpk's own commands are described, and no plugin of the building user's runs here.
+const config = await Config.load({root, ignoreManifest: true, userPlugins: false, devPlugins: false})
 const pjson = JSON.parse(await readFile(join(root, 'package.json'), 'utf8'))
 await writeFile(manifest, `${JSON.stringify(config.plugins.get(pjson.name).manifest)}\n`)
