@@ -1,8 +1,10 @@
 import {ExitError} from '@oclif/core/errors'
 import {execute} from '@oclif/core/execute'
 
-import {formatError} from './cli/base-command.js'
+import {formatError, strayArgumentProblem} from './cli/base-command.js'
 import {adoptStopSignals, type StopSignals} from './cli/signals.js'
+import {errorToJson, XpkError} from './core/errors.js'
+import {closestMatches, orList} from './core/suggest.js'
 
 import AcceleratorDescribe from './commands/accelerator/describe.js'
 import AcceleratorList from './commands/accelerator/list.js'
@@ -96,9 +98,6 @@ function handleOutputErrors(): void {
  * under --json) instead of oclif's own message.
  */
 export async function commandNotFound(options: {id: string; argv?: string[]; config: {commandIDs: string[]}}) {
-  const {XpkError, errorToJson} = await import('./core/errors.js')
-  const {closestMatches, orList} = await import('./core/suggest.js')
-  const {strayArgumentProblem} = await import('./cli/base-command.js')
   const typed = options.id.replaceAll(':', ' ')
   const known = options.config.commandIDs.map((id) => id.replaceAll(':', ' '))
   // `xpk cluster delete demo` reaches here as the id cluster:delete:demo: a real command with a stray argument.

@@ -7,12 +7,7 @@ import {ApiError, UsageError, XpkError} from '../core/errors.js'
 import type {ErrorKind} from '../core/errors.js'
 import {textFileProblem} from '../core/text-file.js'
 import {certificateError} from '../core/tls-errors.js'
-import {
-  findControllerDeployment,
-  parseManifest,
-  parseManifestOverride,
-  RELEASES,
-} from '../core/kube/release-manifest.js'
+import {findControllerDeployment, parseManifestOverride, RELEASES} from '../core/kube/release-manifest.js'
 import type {KubeObject, Release, ReleaseComponent} from '../core/kube/release-manifest.js'
 import type {
   LoadReleaseManifestOptions,
@@ -213,7 +208,9 @@ export class HttpReleaseManifests implements ReleaseManifestSource {
         // Damaged: parsed again below and rewritten.
       }
     }
-    const objects = checkRelease(release, text, source)
+    // Parsed for the first time: only now is the YAML parser (js-yaml) loaded.
+    const {parseManifest} = await import('../core/kube/manifest-yaml.js')
+    const objects = checkRelease(release, parseManifest(text, source), source)
     if (await makeDirectory(join(this.cacheDir, 'parsed'))) {
       await this.files.writeText(path, JSON.stringify(objects)).catch(() => undefined)
     }
@@ -228,11 +225,10 @@ export class HttpReleaseManifests implements ReleaseManifestSource {
 }
 
 /**
- * Parses a release manifest and checks that it is the component's: a manifest without the controller Deployment
+ * Checks that a parsed release manifest is the component's: a manifest without the controller Deployment
  * (an HTML error page that parses as YAML, another component's file) would install nothing that works.
  */
-function checkRelease(release: Release, text: string, source: string): KubeObject[] {
-  const objects = parseManifest(text, source)
+function checkRelease(release: Release, objects: KubeObject[], source: string): KubeObject[] {
   if (findControllerDeployment(objects, release.component) === undefined) {
     const {namespace, name} = release.controller
     throw new XpkError(

@@ -12,6 +12,17 @@ import {globalFlags} from './flags.js'
 import {handleStopSignals} from './signals.js'
 
 type AnyFlags = Record<string, unknown>
+
+/**
+ * What a command hands its topic's wiring (src/cli/<topic>.ts) besides its options: this run's console and abort
+ * signal, whether the output is JSON, and xpk's version.
+ */
+export interface Invocation {
+  readonly console: Console
+  readonly signal: AbortSignal
+  readonly json: boolean
+  readonly version: string
+}
 // oclif's own constraint types for parse(), which its public entry points do not export.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type FlagOutput = Record<string, any>
@@ -60,6 +71,11 @@ export abstract class XpkCommand extends Command {
     return this.terminal
   }
 
+  /** This run, for the topic's wiring. */
+  protected get invocation(): Invocation {
+    return {console: this.console, signal: this.signal, json: this.jsonEnabled(), version: this.config.version}
+  }
+
   override async init(): Promise<void> {
     await super.init()
     // The console is needed before (and even without) a successful parse, e.g. to report a parse error verbosely.
@@ -73,7 +89,9 @@ export abstract class XpkCommand extends Command {
    * so an empty or blank one is an error (never "use the default": `--cluster "$UNSET_VAR"` once deleted the saved
    * cluster), and so is one that breaks the shape its flag declares (white space at either end, a line break, a
    * sign on a number, an empty list item: src/core/input.ts); a stray argument says which flag it probably belongs
-   * to. These problems and oclif's own are reported together.
+   * to. These problems and oclif's own are reported together. A switch that was not given is `false` (oclif leaves
+   * it out), so every command's options hold booleans; one with a `--no-` form stays undefined: not given means the
+   * default, which the core decides.
    */
   protected override async parse<F extends FlagOutput, B extends FlagOutput, A extends ArgOutput>(
     options?: Input<F, B, A>,
@@ -85,6 +103,9 @@ export abstract class XpkCommand extends Command {
       const parsed = await super.parse(options, argv)
       problems.push(...argumentProblems(parsed.args, (options?.args ?? this.ctor.args ?? {}) as ArgDefinitions))
       throwIfProblems(problems)
+      for (const [name, def] of Object.entries(definitions)) {
+        if (def.type === 'boolean' && !def.allowNo) (parsed.flags as AnyFlags)[name] ??= false
+      }
       return parsed
     } catch (thrown) {
       if (!(thrown instanceof Errors.CLIError) || (thrown.oclif?.exit ?? 2) !== 2) throw thrown
@@ -153,6 +174,7 @@ type FlagDefinitions = Record<
   string,
   {
     type: 'option' | 'boolean'
+    allowNo?: boolean
     char?: string
     aliases?: string[]
     charAliases?: string[]

@@ -6,8 +6,10 @@
  * from the same range and default constants the core uses, so the two cannot drift apart.
  */
 import * as Flags from '@oclif/core/flags'
+import type {InferredFlags} from '@oclif/core/interfaces'
 
 import {INTEGER_FLAGS, type ValueShape} from '../core/input.js'
+import type {globalFlags} from './flags.js'
 
 interface KindOptions {
   readonly description: string
@@ -90,16 +92,23 @@ export type CamelCase<S extends string> = S extends `${infer Head}-${infer Tail}
   ? `${Head}${Capitalize<CamelCase<Tail>>}`
   : S
 
+/** An object's keys camel-cased, as a type. */
+export type CamelCased<T> = {[K in keyof T as CamelCase<K & string>]: T[K]}
+
+/**
+ * The options a command's flags and the global ones become ({@link camelCaseFlags} of the parsed flags): what its
+ * topic's wiring takes.
+ */
+export type FlagOptions<F> = CamelCased<InferredFlags<F & typeof globalFlags>>
+
 /**
  * Parsed flags keyed the way services name options (`--num-slices` -> `numSlices`): the one typed place where
- * kebab-case flags become options, so commands do not list every flag twice.
+ * kebab-case flags become options, so commands do not list every flag twice. Every command maps its flags this way.
  */
-export function camelCaseFlags<T extends Record<string, unknown>>(
-  flags: T,
-): {[K in keyof T as CamelCase<K & string>]: T[K]} {
+export function camelCaseFlags<T extends Record<string, unknown>>(flags: T): CamelCased<T> {
   const out: Record<string, unknown> = {}
   for (const [name, value] of Object.entries(flags)) {
     out[name.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase())] = value
   }
-  return out as {[K in keyof T as CamelCase<K & string>]: T[K]}
+  return out as CamelCased<T>
 }

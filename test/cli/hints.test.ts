@@ -80,7 +80,7 @@ function declaredIn(file: string, name: string, depth = 0): string | undefined {
 /**
  * The declarations (`file#name`) a command's code can reach: a call graph by names, from the command's file through
  * each name a declaration uses: its own module's declarations, the names it imports, and the names it uses from a
- * module it loads on demand (`await import('../cli/runtime.js')`). By declaration, not by module: src/cli/ wires
+ * module it loads on demand (`await import('./wiring.js')`). By declaration, not by module: src/cli/ wires
  * every command, and one module of error hints serves several operations, so whole modules would make every command
  * reach every other's hints.
  */

@@ -1,66 +1,147 @@
-// Command tests check only what a command does: map its flags to the options of one service call. The runtime
-// modules the commands import lazily are replaced, so no service, adapter or network runs here.
-import {beforeEach, describe, expect, it, vi} from 'vitest'
+// Command tests check only what a command does: its flags (through camelCaseFlags, the one mapping every command
+// uses) and its topic's wiring (src/cli/<topic>.ts: settings, tuning, adapters) become the options of one service
+// call. The services are replaced, so nothing runs and nothing is sent; settings come from the flags and an isolated
+// environment (no xpk config, no gcloud configuration).
+import {readdirSync} from 'node:fs'
+import {join} from 'node:path'
+import {afterEach, beforeEach, describe, expect, it, vi} from 'vitest'
 
+import {DEFAULT_CACHE_IMAGE_TIMEOUT_MS} from '../../src/services/cluster-cacheimage.js'
+import {DEFAULT_RETRY_POLICY} from '../../src/executor/retry.js'
 import {COMMANDS} from '../../src/index.js'
+import {REPO_ROOT} from '../helpers/cli.js'
+import {tempDir} from '../helpers/temp.js'
 
-const calls: Array<{service: string; options: unknown}> = []
-const settings = {
-  project: {value: 'settings-project'},
-  zone: {value: 'us-central2-b'},
-  cluster: {value: 'settings-cluster'},
-  registry: {value: undefined},
-}
+type CommandId = keyof typeof COMMANDS
 
-vi.mock('../../src/cli/runtime.js', () => ({
-  resolveCommandSettings: async () => settings,
-  applyTuning: () => ({tuning: true}),
-  inClusterTuning: () => ({availableTimeoutMs: 1234}),
-  clusterLockTuning: () => ({lock: true}),
-  clusterCreateDeps: () => ({deps: true}),
-  createCluster: async (options: unknown) => (calls.push({service: 'createCluster', options}), {}),
-}))
-vi.mock('../../src/cli/workload-runtime.js', () => ({
-  resolveCommandSettings: async () => settings,
-  workloadCreateDeps: () => ({deps: true}),
-  workloadDeleteDeps: () => ({deps: true}),
-  workloadTiming: () => ({timing: true}),
-  createWorkload: async (options: unknown) => (calls.push({service: 'createWorkload', options}), {}),
-  deleteWorkloads: async (options: unknown) => (calls.push({service: 'deleteWorkloads', options}), {}),
-}))
+const {calls, recorder} = vi.hoisted(() => {
+  const calls: Array<{service: string; options: unknown; deps: unknown}> = []
+  /** A service that records how it was called and answers `result`. */
+  const recorder =
+    (service: string, result: unknown = {}) =>
+    async (...args: unknown[]) => {
+      // (options, deps), or `config set`'s two arguments then its deps.
+      calls.push({service, options: args.length > 2 ? args.slice(0, -1) : args[0], deps: args.at(-1)})
+      return result
+    }
+  return {calls, recorder}
+})
 
-vi.mock('../../src/cli/workload-list-context.js', () => ({
-  resolveCommandSettings: async () => settings,
-  retryTuning: () => ({retry: true}),
-  workloadListDeps: () => ({deps: true}),
-  listWorkloads: async (options: unknown) => (calls.push({service: 'listWorkloads', options}), {}),
+vi.mock('../../src/services/accelerators.js', () => ({
+  listAccelerators: (options: unknown) => (calls.push({service: 'listAccelerators', options, deps: undefined}), []),
+  describeAccelerator: (options: unknown) => (
+    calls.push({service: 'describeAccelerator', options, deps: undefined}),
+    {}
+  ),
 }))
-
-vi.mock('../../src/cli/workload-logs-context.js', () => ({
-  resolveCommandSettings: async () => settings,
-  retryTuning: () => ({retry: true}),
-  workloadLogsDeps: () => ({deps: true}),
-  workloadLogs: async (options: unknown) => (calls.push({service: 'workloadLogs', options}), {}),
+vi.mock('../../src/services/version.js', () => ({
+  versionReport: (...options: unknown[]) => (
+    calls.push({service: 'versionReport', options, deps: undefined}),
+    {report: {}, text: ''}
+  ),
 }))
+vi.mock('../../src/services/config.js', () => ({
+  getConfig: recorder('getConfig', {value: null}),
+  listConfig: recorder('listConfig', []),
+  setConfig: recorder('setConfig'),
+  unsetConfig: recorder('unsetConfig'),
+}))
+vi.mock('../../src/services/cluster-create.js', () => ({createCluster: recorder('createCluster')}))
+vi.mock('../../src/services/cluster-delete.js', () => ({deleteCluster: recorder('deleteCluster')}))
+vi.mock('../../src/services/cluster-read.js', () => ({
+  listClusters: recorder('listClusters', []),
+  describeCluster: recorder('describeCluster'),
+}))
+vi.mock('../../src/services/cluster-cacheimage.js', async (original) => ({
+  ...(await original()),
+  cacheImage: recorder('cacheImage'),
+}))
+vi.mock('../../src/services/workload-create.js', () => ({createWorkload: recorder('createWorkload')}))
+vi.mock('../../src/services/workload-delete.js', async (original) => ({
+  ...(await original()),
+  deleteWorkloads: recorder('deleteWorkloads'),
+}))
+vi.mock('../../src/services/workload-list.js', () => ({listWorkloads: recorder('listWorkloads')}))
+vi.mock('../../src/services/workload-logs.js', () => ({workloadLogs: recorder('workloadLogs')}))
+vi.mock('../../src/services/vm-create.js', () => ({createVms: recorder('createVms')}))
+vi.mock('../../src/services/vm-delete.js', () => ({deleteVms: recorder('deleteVms')}))
+vi.mock('../../src/services/vm-list.js', () => ({listVms: recorder('listVms')}))
+vi.mock('../../src/services/vm-run.js', () => ({runOnVms: recorder('runOnVms')}))
 
 const STUB_CONFIG = {
   bin: 'xpk',
+  version: '9.9.9',
   runHook: async () => ({successes: [], failures: []}),
   scopedEnvVar: () => undefined,
   scopedEnvVarTrue: () => false,
   findCommand: () => undefined,
 }
 
-async function run(id: keyof typeof COMMANDS, argv: string[]) {
+/** Runs a command in process (under --json, so nothing is rendered) and answers the one service call it made. */
+async function run(id: CommandId, argv: string[]) {
   const Cmd = COMMANDS[id] as unknown as new (argv: string[], config: unknown) => {id: string; run(): Promise<unknown>}
-  const command = new Cmd(argv, STUB_CONFIG)
+  const command = new Cmd([...argv, '--json'], STUB_CONFIG)
   command.id = id
+  const before = calls.length
   await command.run()
-  return calls.at(-1)
+  expect(calls.length - before).toBe(1)
+  return calls.at(-1)!
 }
 
 beforeEach(() => {
   calls.length = 0
+  const home = tempDir('xpk-mapping-')
+  vi.stubEnv('XDG_CONFIG_HOME', home)
+  vi.stubEnv('CLOUDSDK_CONFIG', home)
+  vi.stubEnv('XPK_PROJECT', 'env-project')
+  vi.stubEnv('XPK_ZONE', 'us-central2-b')
+  vi.stubEnv('XPK_CLUSTER', 'env-cluster')
+})
+afterEach(() => {
+  vi.unstubAllEnvs()
+})
+
+/** Each command with the least it needs to run, and the one service it calls. */
+const SERVICE_OF: Record<CommandId, [string[], string]> = {
+  'accelerator:describe': [['v5p-8'], 'describeAccelerator'],
+  'accelerator:list': [[], 'listAccelerators'],
+  'cluster:cacheimage': [['--tpu-type', 'v5p-8', '--docker-image', 'python:3.11'], 'cacheImage'],
+  'cluster:create': [['--tpu-type', 'v5p-8', '--spot'], 'createCluster'],
+  'cluster:delete': [[], 'deleteCluster'],
+  'cluster:describe': [[], 'describeCluster'],
+  'cluster:list': [[], 'listClusters'],
+  'config:get': [['zone'], 'getConfig'],
+  'config:list': [[], 'listConfig'],
+  'config:set': [['zone', 'us-east5-a'], 'setConfig'],
+  'config:unset': [['zone'], 'unsetConfig'],
+  version: [[], 'versionReport'],
+  'vm:create': [['--tpu-prefix', 'demo', '--tpu-type', 'v4-8'], 'createVms'],
+  'vm:delete': [['--tpu-prefix', 'demo'], 'deleteVms'],
+  'vm:list': [[], 'listVms'],
+  'vm:run': [['--tpu-prefix', 'demo', '--command', 'true'], 'runOnVms'],
+  'workload:create': [['--workload', 'w', '--tpu-type', 'v5p-8', '--command', 'true'], 'createWorkload'],
+  'workload:delete': [['--workload', 'w'], 'deleteWorkloads'],
+  'workload:list': [[], 'listWorkloads'],
+  'workload:logs': [['run-1'], 'workloadLogs'],
+}
+
+describe('every command calls one service through its topic', () => {
+  it('src/index.ts registers every file of src/commands under its id (src/commands/<topic>/<verb>.ts is topic:verb)', async () => {
+    const dir = join(REPO_ROOT, 'src/commands')
+    const files = readdirSync(dir, {recursive: true, encoding: 'utf8'}).filter((f) => f.endsWith('.ts'))
+    const idOf = (file: string) => file.slice(0, -3).replaceAll('/', ':') as CommandId
+    expect(Object.keys(COMMANDS).sort()).toEqual(files.map(idOf).sort())
+    for (const file of files) {
+      const id = idOf(file)
+      expect((await import(join(dir, file))).default, id).toBe(COMMANDS[id])
+    }
+  })
+
+  it.each(Object.keys(COMMANDS) as CommandId[])('%s', async (id) => {
+    expect(SERVICE_OF[id], `add ${id} to SERVICE_OF`).toBeDefined()
+    const [argv, service] = SERVICE_OF[id]
+    expect((await run(id, argv)).service).toBe(service)
+  })
 })
 
 describe('command flag mapping', () => {
@@ -74,11 +155,11 @@ describe('command flag mapping', () => {
       ...['--max-parallel', '8', '--dry-run', '--cluster', 'from-flag'],
       ...['--jobset-manifest', 'js.yaml', '--kueue-manifest', 'https://mirror/kueue.yaml'],
     ])
-    expect(call?.service).toBe('createCluster')
-    expect(call?.options).toMatchObject({
+    expect(call.service).toBe('createCluster')
+    expect(call.options).toMatchObject({
       flags: {
-        cluster: 'settings-cluster',
-        project: 'settings-project',
+        cluster: 'from-flag',
+        project: 'env-project',
         zone: 'us-central2-b',
         tpuType: 'v5p-16',
         numSlices: '4',
@@ -98,12 +179,16 @@ describe('command flag mapping', () => {
         maxParallel: '8',
       },
       dryRun: true,
-      apply: {tuning: true},
+      offline: false,
+      apply: {retry: DEFAULT_RETRY_POLICY},
       inCluster: {
         skip: false,
+        viaKubeconfig: false,
+        xpkVersion: '9.9.9',
         manifestOverrides: {jobset: 'js.yaml', kueue: 'https://mirror/kueue.yaml'},
-        availableTimeoutMs: 1234,
+        availableTimeoutMs: 600_000,
       },
+      lock: {identity: {pid: process.pid}},
     })
   })
 
@@ -115,7 +200,60 @@ describe('command flag mapping', () => {
       '--cluster-cpu-machine-type',
       'n2-standard-4',
     ])
-    expect(call?.options).toMatchObject({flags: {defaultPoolCpuMachineType: 'n2-standard-4', onDemand: true}})
+    expect(call.options).toMatchObject({flags: {defaultPoolCpuMachineType: 'n2-standard-4', onDemand: true}})
+  })
+
+  it('cluster delete and describe: the target from the resolved settings; describe through a kubeconfig has none', async () => {
+    expect((await run('cluster:delete', ['--force'])).options).toMatchObject({
+      project: 'env-project',
+      zone: 'us-central2-b',
+      cluster: 'env-cluster',
+      dryRun: false,
+    })
+    expect((await run('cluster:describe', ['--skip-in-cluster'])).options).toEqual({
+      target: {project: 'env-project', zone: 'us-central2-b', cluster: 'env-cluster'},
+      skipInCluster: true,
+    })
+    expect((await run('cluster:describe', ['--context', 'kind'])).options).toEqual({target: null, skipInCluster: false})
+  })
+
+  it('cluster cacheimage: every flag reaches its option; the target from the resolved settings', async () => {
+    const call = await run('cluster:cacheimage', [
+      ...['--cluster', 'from-flag', '--tpu-type', 'v5p-16', '--docker-image', 'python:3.11'],
+      ...['--cache-key', 'py', '--dry-run'],
+    ])
+    expect(call.options).toMatchObject({
+      project: 'env-project',
+      zone: 'us-central2-b',
+      cluster: 'from-flag',
+      tpuType: 'v5p-16',
+      dockerImage: 'python:3.11',
+      cacheKey: 'py',
+      dryRun: true,
+      viaKubeconfig: false,
+      timeoutMs: DEFAULT_CACHE_IMAGE_TIMEOUT_MS,
+      poll: {initialMs: 2000},
+      retry: DEFAULT_RETRY_POLICY,
+    })
+  })
+
+  it.each([[['--kubeconfig', '/tmp/kind.yaml']], [['--context', 'kind-xpk']]])(
+    'cluster cacheimage %j reaches the cluster through the kubeconfig',
+    async (flags) => {
+      const call = await run('cluster:cacheimage', [
+        '--device-type',
+        'h100-80gb-8',
+        '--docker-image',
+        'python:3.11',
+        ...flags,
+      ])
+      expect(call.options).toMatchObject({viaKubeconfig: true, deviceType: 'h100-80gb-8'})
+    },
+  )
+
+  it('cluster cacheimage requires --docker-image, before any service', async () => {
+    await expect(run('cluster:cacheimage', ['--tpu-type', 'v5p-16'])).rejects.toThrow(/docker-image/)
+    expect(calls).toEqual([])
   })
 
   it('workload create: every flag reaches its option', async () => {
@@ -128,8 +266,8 @@ describe('command flag mapping', () => {
       ...['--docker-image-pull-secret', 'pull', '--output-manifest-file', 'out.yaml', '--dry-run', '--offline'],
       ...['--replace', '--context', 'kind-xpk'],
     ])
-    expect(call?.service).toBe('createWorkload')
-    expect(call?.options).toMatchObject({
+    expect(call.service).toBe('createWorkload')
+    expect(call.options).toMatchObject({
       flags: {
         workload: 'w',
         command: 'python3 train.py',
@@ -153,32 +291,31 @@ describe('command flag mapping', () => {
       outputManifestFile: 'out.yaml',
       dryRun: true,
       offline: true,
-      settings,
+      settings: {project: {value: 'env-project', source: 'env'}, cluster: {value: 'env-cluster', source: 'env'}},
       replace: true,
       viaKubeconfig: true,
-      timing: {timing: true},
+      timing: {retry: DEFAULT_RETRY_POLICY, goneTimeoutMs: 600_000},
     })
   })
 
   it('workload create: without --kubeconfig or --context the cluster is found through GKE, and nothing is replaced', async () => {
     const call = await run('workload:create', ['--workload', 'w', '--command', 'c', '--tpu-type', 'v5p-8'])
-    expect(call?.options).toMatchObject({replace: false, viaKubeconfig: false, dryRun: false})
+    expect(call.options).toMatchObject({replace: false, viaKubeconfig: false, dryRun: false, offline: false})
+    expect((call.options as {flags: {useParallelContainers?: boolean}}).flags.useParallelContainers).toBeUndefined()
   })
 
   it('workload delete: by name, with the target from the resolved settings', async () => {
     const call = await run('workload:delete', ['--workload', 'run-1', '--wait', '--kubeconfig', 'kc.yaml'])
-    expect(call?.service).toBe('deleteWorkloads')
-    expect(call?.options).toEqual({
-      project: 'settings-project',
+    expect(call.service).toBe('deleteWorkloads')
+    expect(call.options).toMatchObject({
+      project: 'env-project',
       zone: 'us-central2-b',
-      cluster: 'settings-cluster',
+      cluster: 'env-cluster',
       viaKubeconfig: true,
       workload: 'run-1',
-      filterByJob: undefined,
-      filterByStatus: undefined,
       wait: true,
       dryRun: false,
-      timing: {timing: true},
+      timing: {retry: DEFAULT_RETRY_POLICY, poll: {initialMs: 1000}, goneTimeoutMs: 600_000},
     })
   })
 
@@ -190,8 +327,7 @@ describe('command flag mapping', () => {
       'failed',
       '--dry-run',
     ])
-    expect(call?.options).toMatchObject({
-      workload: undefined,
+    expect(call.options).toMatchObject({
       filterByJob: 'sweep-',
       filterByStatus: 'failed',
       wait: false,
@@ -202,17 +338,15 @@ describe('command flag mapping', () => {
 
   it('workload list: filters and the wait go to the service as typed, checked there', async () => {
     const call = await run('workload:list', ['--filter-by-status', 'queued', '--filter-by-job', 'sweep-'])
-    expect(call?.service).toBe('listWorkloads')
-    expect(call?.options).toEqual({
-      project: 'settings-project',
+    expect(call.service).toBe('listWorkloads')
+    expect(call.options).toMatchObject({
+      project: 'env-project',
       zone: 'us-central2-b',
-      cluster: 'settings-cluster',
+      cluster: 'env-cluster',
       viaKubeconfig: false,
       filterByStatus: 'queued',
       filterByJob: 'sweep-',
-      waitForJobCompletion: undefined,
-      timeout: undefined,
-      retry: {retry: true},
+      retry: DEFAULT_RETRY_POLICY,
     })
     const waiting = await run('workload:list', [
       '--wait-for-job-completion',
@@ -222,7 +356,7 @@ describe('command flag mapping', () => {
       '--context',
       'c',
     ])
-    expect(waiting?.options).toMatchObject({waitForJobCompletion: 'run-1', timeout: '-1', viaKubeconfig: true})
+    expect(waiting.options).toMatchObject({waitForJobCompletion: 'run-1', timeout: '-1', viaKubeconfig: true})
   })
 
   it('workload logs: the name and every flag go to the service as typed, checked there', async () => {
@@ -230,11 +364,11 @@ describe('command flag mapping', () => {
       'run-1',
       ...['--follow', '--slice', '-1', '--worker', '3', '--tail', '20', '--since', '10m', '--kubeconfig', 'kc'],
     ])
-    expect(call?.service).toBe('workloadLogs')
-    expect(call?.options).toEqual({
-      project: 'settings-project',
+    expect(call.service).toBe('workloadLogs')
+    expect(call.options).toMatchObject({
+      project: 'env-project',
       zone: 'us-central2-b',
-      cluster: 'settings-cluster',
+      cluster: 'env-cluster',
       viaKubeconfig: true,
       workload: 'run-1',
       follow: true,
@@ -243,9 +377,81 @@ describe('command flag mapping', () => {
       all: false,
       tail: '20',
       since: '10m',
-      retry: {retry: true},
+      retry: DEFAULT_RETRY_POLICY,
     })
     const all = await run('workload:logs', ['run-2', '--all'])
-    expect(all?.options).toMatchObject({workload: 'run-2', all: true, follow: false, viaKubeconfig: false})
+    expect(all.options).toMatchObject({workload: 'run-2', all: true, follow: false, viaKubeconfig: false})
+  })
+
+  it('vm create: every flag reaches its option; project and zone from the resolved settings', async () => {
+    const call = await run('vm:create', [
+      ...['--tpu-prefix', 'demo', '--tpu-type', 'v5litepod-16', '--num-slices', '2', '--best-effort', '--async'],
+      ...['--runtime-version', 'v2-alpha', '--queued-resource-id', 'qr', '--zone', 'us-east5-a'],
+    ])
+    expect(call.options).toMatchObject({
+      project: 'env-project',
+      zone: 'us-east5-a',
+      tpuPrefix: 'demo',
+      tpuType: 'v5litepod-16',
+      numSlices: '2',
+      capacity: 'best-effort',
+      runtimeVersion: 'v2-alpha',
+      queuedResourceId: 'qr',
+      async: true,
+      timing: {retry: DEFAULT_RETRY_POLICY.backoff, attempts: DEFAULT_RETRY_POLICY.attempts},
+    })
+    expect((await run('vm:create', ['--tpu-prefix', 'd', '--tpu-type', 'v4-8'])).options).toMatchObject({
+      numSlices: 1,
+      capacity: 'on-demand',
+      async: false,
+    })
+  })
+
+  it('vm run: every flag reaches its option; the login is the local user unless --ssh-user names one', async () => {
+    vi.stubEnv('USER', 'alice')
+    const call = await run('vm:run', [
+      ...['--tpu-prefix', 'demo', '--command', 'python3 train.py', '--run-name', 'r1', '--internal-ip'],
+      ...['--use-existing-folder', '--ssh-port', '2222', '--log-dir', '/tmp'],
+    ])
+    expect(call.options).toMatchObject({
+      project: 'env-project',
+      zone: 'us-central2-b',
+      tpuPrefix: 'demo',
+      command: 'python3 train.py',
+      runName: 'r1',
+      internalIp: true,
+      useExistingFolder: true,
+      sshPort: '2222',
+      logDir: '/tmp',
+      sshUser: 'alice',
+      sshUserSource: '--ssh-user (default: $USER)',
+    })
+    const named = await run('vm:run', ['--tpu-prefix', 'demo', '--command', 'true', '--ssh-user', 'bob'])
+    expect(named.options).toMatchObject({sshUser: 'bob', sshPort: 22, internalIp: false, useExistingFolder: false})
+    expect(named.options).not.toHaveProperty('sshUserSource')
+  })
+
+  it('vm list and delete: the prefix, and project and zone from the resolved settings', async () => {
+    expect((await run('vm:list', ['--tpu-prefix', 'demo'])).options).toMatchObject({
+      project: 'env-project',
+      zone: 'us-central2-b',
+      tpuPrefix: 'demo',
+    })
+    expect((await run('vm:delete', ['--tpu-prefix', 'demo', '--force'])).options).toMatchObject({
+      tpuPrefix: 'demo',
+      async: false,
+    })
+  })
+
+  it('accelerator, config and version: arguments and flags reach the service', async () => {
+    expect((await run('accelerator:list', ['--family', 'v5p', '--kind', 'tpu'])).options).toMatchObject({
+      family: 'v5p',
+      kind: 'tpu',
+      aliases: false,
+    })
+    expect((await run('accelerator:describe', ['v5p-256'])).options).toBe('v5p-256')
+    expect((await run('config:set', ['zone', 'us-east5-a'])).options).toEqual(['zone', 'us-east5-a'])
+    expect((await run('config:get', ['project'])).options).toBe('project')
+    expect((await run('version', [])).options).toEqual(['9.9.9', process.version])
   })
 })

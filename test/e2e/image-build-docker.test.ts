@@ -6,7 +6,7 @@ import {join} from 'node:path'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {imageBuildDeps} from '../../src/cli/image-build-deps.js'
+import {imageBuildDeps} from '../../src/cli/workload.js'
 import {XpkError} from '../../src/core/errors.js'
 import type {ImageEngine, RegistryClient} from '../../src/ports/images.js'
 import {buildImage, type ImageBuildDeps, type ImageBuildOptions} from '../../src/services/image-build.js'

@@ -1,12 +1,15 @@
-// Start-up is a feature: each command loads only the code it uses. Every module a command resolves is recorded
-// (a resolve hook loaded with --import), and the table says which runtime chunks and SDK packages must stay unloaded.
-import {readFileSync, writeFileSync} from 'node:fs'
+// Start-up is a feature: each command loads only the code it uses. Every module a command resolves is recorded (a
+// resolve hook loaded with --import); the bundle's source maps say which of xpk's modules each loaded file holds, so
+// the table is about source modules and packages (which services, adapters and SDKs), not about how esbuild chose
+// to split the bundle into chunks.
+import {readdirSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
+import {fileURLToPath} from 'node:url'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {FakeGke} from '../fakes/fake-gke.js'
 import {FakeTpu} from '../fakes/fake-tpu.js'
-import {isolatedEnv, runCli} from '../helpers/cli.js'
+import {isolatedEnv, REPO_ROOT, runCli} from '../helpers/cli.js'
 import {tempDir} from '../helpers/temp.js'
 
 const HOOK = `import module from 'node:module'
@@ -33,11 +36,21 @@ afterAll(async () => {
   await tpu?.stop()
 })
 
-const RUNTIMES = ['catalog-runtime', 'workload-runtime', 'vm-runtime', 'runtime']
 const SDKS = ['@google-cloud/container', '@google-cloud/tpu', 'google-gax', 'dockerode', 'ssh2', 'google-auth-library']
 
-/** The runtime chunks and SDK packages a command run loaded. */
-async function loads(args: string[]): Promise<{chunks: string[]; packages: string[]}> {
+/**
+ * Each topic's services: those its module (src/cli/<topic>.ts) imports when a command runs. A service no topic
+ * imports directly (confirm, cluster-lock, ...) is shared and belongs to none.
+ */
+const TOPIC_OF_SERVICE = new Map(
+  readdirSync(join(REPO_ROOT, 'src/cli')).flatMap((file) => {
+    const source = readFileSync(join(REPO_ROOT, 'src/cli', file), 'utf8')
+    return [...source.matchAll(/import\('\.\.\/services\/([\w-]+)\.js'\)/g)].map((m) => [m[1]!, file.slice(0, -3)])
+  }),
+)
+
+/** The topics whose services a command run loaded, the adapters of src/ and the SDK packages it loaded. */
+async function loads(args: string[]) {
   const log = join(tempDir('xpk-loads-'), 'loaded.txt')
   writeFileSync(log, '')
   const env = isolatedEnv({
@@ -51,40 +64,92 @@ async function loads(args: string[]): Promise<{chunks: string[]; packages: strin
   const result = await runCli(args, {env, cwd: tempDir('xpk-cwd-')})
   expect(result.stderr).not.toMatch(/^Error/m)
   expect(result.code).toBe(0)
-  const urls = readFileSync(log, 'utf8').split('\n')
-  const chunkOf = (url: string) => /\/dist\/chunks\/([a-z-]+?)-[A-Z0-9]{8}\.js$/.exec(url)?.[1]
+  const files = readFileSync(log, 'utf8')
+    .split('\n')
+    .filter((url) => url.startsWith('file:'))
+    .map((url) => fileURLToPath(url))
+  // What each file of the bundle holds, from its source map.
+  const sources = new Set(
+    files
+      .filter((file) => file.startsWith(join(REPO_ROOT, 'dist')))
+      .flatMap((file) => (JSON.parse(readFileSync(`${file}.map`, 'utf8')) as {sources: string[]}).sources)
+      .flatMap((source) => /(?:^|\/)src\/((?:services|adapters)\/[\w-]+)\.ts$/.exec(source)?.[1] ?? []),
+  )
+  const inLayer = (layer: string) =>
+    [...sources]
+      .filter((s) => s.startsWith(`${layer}/`))
+      .map((s) => s.slice(layer.length + 1))
+      .sort()
   return {
-    chunks: [...new Set(urls.map(chunkOf).filter((c): c is string => RUNTIMES.includes(c ?? '')))].sort(),
-    packages: SDKS.filter((p) => urls.some((u) => u.includes(`/node_modules/${p}/`))),
+    topics: [...new Set(inLayer('services').flatMap((s) => TOPIC_OF_SERVICE.get(s) ?? []))].sort(),
+    // The console every command writes through is left out.
+    adapters: inLayer('adapters').filter((a) => a !== 'terminal-console'),
+    packages: SDKS.filter((p) => files.some((f) => f.includes(`/node_modules/${p}/`))),
   }
 }
 
+/** The adapters that reach GKE and a cluster: loaded on the first connection, never by a command that makes none. */
+const CONNECTIONS = ['gke-container-api', 'kube-client']
+
 describe('each command loads only what it uses', () => {
-  it.each<[string[], string[], string[]]>([
-    [['--help'], [], []],
-    [['accelerator', 'list', '--family', 'v5p'], ['catalog-runtime'], []],
-    [['version'], ['catalog-runtime'], []],
-    [
-      ['cluster', 'create', '--cluster', 'c', '--tpu-type', 'v5p-8', '--spot', '--dry-run', '--offline'],
-      ['runtime'],
-      [],
-    ],
-    [
-      [
+  it('knows the topic of each command service', () => {
+    expect(TOPIC_OF_SERVICE.get('workload-create')).toBe('workload')
+    expect(TOPIC_OF_SERVICE.get('cluster-read')).toBe('cluster')
+    expect(TOPIC_OF_SERVICE.get('vm-run')).toBe('vm')
+    expect(TOPIC_OF_SERVICE.get('accelerators')).toBe('accelerator')
+    expect(TOPIC_OF_SERVICE.has('confirm')).toBe(false)
+  })
+
+  interface Row {
+    readonly args: string[]
+    /** The topics whose services it loads. */
+    readonly topics: string[]
+    /** The SDK packages it loads. */
+    readonly packages: string[]
+    /** Adapters it must not load, and adapters it must. */
+    readonly absent?: string[]
+    readonly present?: string[]
+  }
+  it.each<Row>([
+    {args: ['--help'], topics: [], packages: [], absent: ['gcloud-properties', 'settings-file', ...CONNECTIONS]},
+    {
+      args: ['accelerator', 'list', '--family', 'v5p'],
+      topics: ['accelerator'],
+      packages: [],
+      absent: ['settings-file', ...CONNECTIONS],
+    },
+    {args: ['version'], topics: ['version'], packages: [], absent: ['settings-file', ...CONNECTIONS]},
+    {args: ['config', 'list'], topics: ['config'], packages: [], absent: CONNECTIONS, present: ['settings-file']},
+    // Planned offline: no connection at all.
+    {
+      args: ['cluster', 'create', '--cluster', 'c', '--tpu-type', 'v5p-8', '--spot', '--dry-run', '--offline'],
+      topics: ['cluster'],
+      packages: [],
+      absent: CONNECTIONS,
+    },
+    // A given image and --offline: no connection (Docker and the registry are reached only to build).
+    {
+      args: [
         ...['workload', 'create', '--cluster', 'c', '--workload', 'w', '--tpu-type', 'v5p-8', '--command', 'true'],
         ...['--docker-image', 'python:3.10', '--dry-run', '--offline'],
       ],
-      ['workload-runtime'],
-      [],
-    ],
-    // GKE over REST with fetch: no client library at all, and no google-auth-library for a loopback endpoint
+      topics: ['workload'],
+      packages: [],
+      absent: CONNECTIONS,
+    },
+    // GKE over REST with node:http: no client library at all, and no google-auth-library for a loopback endpoint
     // (plain http carries no credentials; with ADC only google-auth-library would load).
-    [['cluster', 'list'], ['runtime'], []],
+    {args: ['cluster', 'list'], topics: ['cluster'], packages: [], present: ['gke-container-api']},
     // The TPU API over REST too: neither @google-cloud/tpu nor google-gax (0.5-0.7 s of CPU when they were used).
-    [['vm', 'list', '--tpu-prefix', 'demo'], ['vm-runtime'], []],
-  ])('xpk %j loads runtimes %j and SDKs %j only', async (args, chunks, packages) => {
-    const loaded = await loads(args)
-    expect(loaded.chunks).toEqual(chunks)
-    expect(loaded.packages).toEqual(packages)
-  })
+    {args: ['vm', 'list', '--tpu-prefix', 'demo'], topics: ['vm'], packages: [], present: ['tpu-api']},
+  ])(
+    'xpk $args loads the services of $topics and the SDKs $packages',
+    async ({args, topics, packages, absent, present}) => {
+      const loaded = await loads(args)
+      expect(loaded.topics).toEqual(topics)
+      expect(loaded.packages).toEqual(packages)
+      expect(loaded.adapters.filter((a) => absent?.includes(a))).toEqual([])
+      expect(present?.filter((a) => !loaded.adapters.includes(a)) ?? []).toEqual([])
+    },
+  )
 })

@@ -1,7 +1,7 @@
 import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest'
 
 import {createComputeClient} from '../../src/adapters/compute-rest.js'
-import {realTime} from '../../src/cli/context.js'
+import {realTime} from '../../src/cli/wiring.js'
 import {ApiError} from '../../src/core/errors.js'
 import {DEFAULT_RETRY_POLICY} from '../../src/executor/retry.js'
 import {createWorkloadPolicy} from '../../src/executor/workload-policy.js'

@@ -3,7 +3,8 @@
 // webhook configurations), rendered to YAML and parsed back as the real source does, with every load counted.
 // `releaseObjects` builds the same objects for any version, so tests can seed a cluster with an older release.
 import {UsageError} from '../../src/core/errors.js'
-import {parseManifest, RELEASES, type KubeObject, type ReleaseComponent} from '../../src/core/kube/release-manifest.js'
+import {parseManifest} from '../../src/core/kube/manifest-yaml.js'
+import {RELEASES, type KubeObject, type ReleaseComponent} from '../../src/core/kube/release-manifest.js'
 import {toYamlDocuments} from '../../src/core/manifests/to-yaml.js'
 import type {
   LoadReleaseManifestOptions,

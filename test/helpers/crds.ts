@@ -23,7 +23,8 @@ import {
   HttpReleaseManifests,
   releaseManifestCachePath,
 } from '../../src/adapters/release-manifests.js'
-import {isCrd, parseManifest, RELEASE_COMPONENTS, RELEASES} from '../../src/core/kube/release-manifest.js'
+import {parseManifest} from '../../src/core/kube/manifest-yaml.js'
+import {isCrd, RELEASE_COMPONENTS, RELEASES} from '../../src/core/kube/release-manifest.js'
 import type {KubeObject, ReleaseComponent} from '../../src/core/kube/release-manifest.js'
 
 /** Where to look for the CRDs (see the module comment for the order). */

@@ -194,10 +194,13 @@ class SchemaWriter {
     // All literals of one primitive type: an enum reads better than a list of consts.
     const literalTypes = new Set(schemas.map((s) => ('const' in s && Object.keys(s).length === 2 ? s.type : '')))
     if (literalTypes.size === 1 && !literalTypes.has('')) {
-      const values = schemas.map((s) => s.const)
+      // Sorted: the compiler orders union members by when it met each type, which moves with the order files load.
+      const values = schemas.map((s) => s.const).sort()
       const type = [...literalTypes][0]
       return nullable.length > 0 ? {type: [type, 'null'], enum: [...values, null]} : {type, enum: values}
     }
+    // The same for the members of any other union (their order means nothing to a validator).
+    schemas.sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)))
     schemas.push(...nullable)
     // Plain types only (`string | null`): one type list.
     if (schemas.every((s) => Object.keys(s).length === 1 && typeof s.type === 'string')) {

@@ -3,7 +3,7 @@ import {join} from 'node:path'
 
 import {describe, expect, it} from 'vitest'
 
-import {imageBuildDeps} from '../../src/cli/image-build-deps.js'
+import {imageBuildDeps} from '../../src/cli/workload.js'
 import {DockerEngine} from '../../src/adapters/docker-engine.js'
 import {UsageError, XpkError} from '../../src/core/errors.js'
 import type {BuildContextSource} from '../../src/ports/images.js'

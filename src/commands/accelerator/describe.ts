@@ -1,6 +1,8 @@
 import * as Args from '@oclif/core/args'
 
+import {describeAccelerator} from '../../cli/accelerator.js'
 import {XpkCommand} from '../../cli/base-command.js'
+import {camelCaseFlags} from '../../cli/flag-kinds.js'
 
 export default class AcceleratorDescribe extends XpkCommand {
   static override summary = 'Show everything xpk derives from one accelerator type.'
@@ -12,10 +14,7 @@ export default class AcceleratorDescribe extends XpkCommand {
   static override args = {type: Args.string({description: 'Accelerator type name, e.g. v5p-8.', required: true})}
 
   async run() {
-    const {args} = await this.parse(AcceleratorDescribe)
-    const {describeAccelerator, renderAcceleratorDetails} = await import('../../cli/catalog-runtime.js')
-    const accelerator = describeAccelerator(args.type)
-    this.console.result(() => renderAcceleratorDetails(accelerator))
-    return accelerator
+    const {args, flags} = await this.parse(AcceleratorDescribe)
+    return describeAccelerator({...camelCaseFlags(flags), ...args}, this.invocation)
   }
 }

@@ -1,6 +1,6 @@
 import {XpkCommand} from '../../cli/base-command.js'
-import {cacheImageFlags} from '../../cli/cacheimage-flags.js'
-import {acceleratorFlags, gkeEndpointFlag, targetFlags} from '../../cli/flags.js'
+import {cacheImage, clusterCacheImageFlags} from '../../cli/cluster.js'
+import {camelCaseFlags} from '../../cli/flag-kinds.js'
 
 export default class ClusterCacheimage extends XpkCommand {
   static override summary = 'Pull an image onto every node of an accelerator type ahead of the workloads that use it.'
@@ -11,26 +11,10 @@ export default class ClusterCacheimage extends XpkCommand {
     '<%= config.bin %> cluster cacheimage --cluster demo --device-type h100-80gb-8 --docker-image python:3.11 --cache-key python',
     '<%= config.bin %> cluster cacheimage --kubeconfig ~/.kube/config --tpu-type v5p-16 --docker-image python:3.11 --dry-run',
   ]
-  static override flags = {...targetFlags, ...gkeEndpointFlag, ...acceleratorFlags, ...cacheImageFlags}
+  static override flags = clusterCacheImageFlags
 
   async run() {
     const {flags} = await this.parse(ClusterCacheimage)
-    const runtime = await import('../../cli/cacheimage-runtime.js')
-    const settings = await runtime.resolveCommandSettings(flags, this.console)
-    return runtime.cacheImage(
-      {
-        project: settings.project.value,
-        zone: settings.zone.value,
-        cluster: settings.cluster.value,
-        tpuType: flags['tpu-type'],
-        deviceType: flags['device-type'],
-        dockerImage: flags['docker-image'],
-        cacheKey: flags['cache-key'],
-        dryRun: flags['dry-run'],
-        viaKubeconfig: flags.kubeconfig !== undefined || flags.context !== undefined,
-        ...runtime.cacheImageTuning(),
-      },
-      runtime.cacheImageDeps(settings, flags, this.console, this.signal),
-    )
+    return cacheImage(camelCaseFlags(flags), this.invocation)
   }
 }

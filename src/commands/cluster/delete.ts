@@ -1,5 +1,6 @@
 import {XpkCommand} from '../../cli/base-command.js'
-import {changeFlags, gkeEndpointFlag, targetFlags} from '../../cli/flags.js'
+import {clusterDeleteFlags, deleteCluster} from '../../cli/cluster.js'
+import {camelCaseFlags} from '../../cli/flag-kinds.js'
 
 export default class ClusterDelete extends XpkCommand {
   static override summary = 'Delete a cluster, its node pools and every workload on it.'
@@ -9,23 +10,10 @@ export default class ClusterDelete extends XpkCommand {
     '<%= config.bin %> cluster delete --cluster demo',
     '<%= config.bin %> cluster delete --cluster demo --force --json',
   ]
-  static override flags = {...targetFlags, ...gkeEndpointFlag, ...changeFlags}
+  static override flags = clusterDeleteFlags
 
   async run() {
     const {flags} = await this.parse(ClusterDelete)
-    const runtime = await import('../../cli/runtime.js')
-    const {deleteCluster, requireSetting} = runtime
-    const settings = await runtime.resolveCommandSettings(flags, this.console)
-    return deleteCluster(
-      {
-        project: requireSetting(settings, 'project'),
-        zone: requireSetting(settings, 'zone'),
-        cluster: requireSetting(settings, 'cluster'),
-        dryRun: flags['dry-run'],
-        apply: runtime.applyTuning(),
-        lock: runtime.clusterLockTuning(),
-      },
-      runtime.clusterDeleteDeps(settings, this.console, this.signal),
-    )
+    return deleteCluster(camelCaseFlags(flags), this.invocation)
   }
 }

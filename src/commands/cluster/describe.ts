@@ -1,7 +1,6 @@
-import * as Flags from '@oclif/core/flags'
-
 import {XpkCommand} from '../../cli/base-command.js'
-import {gkeEndpointFlag, kubeAccessFlags, targetFlags} from '../../cli/flags.js'
+import {clusterDescribeFlags, describeCluster} from '../../cli/cluster.js'
+import {camelCaseFlags} from '../../cli/flag-kinds.js'
 
 export default class ClusterDescribe extends XpkCommand {
   static override summary = 'Show a cluster, its node pools, and what runs inside it.'
@@ -12,27 +11,10 @@ export default class ClusterDescribe extends XpkCommand {
     '<%= config.bin %> cluster describe --cluster demo --json',
     '<%= config.bin %> cluster describe --cluster demo --skip-in-cluster',
   ]
-  static override flags = {
-    ...targetFlags,
-    ...gkeEndpointFlag,
-    'skip-in-cluster': Flags.boolean({
-      description:
-        'Show only what GKE reports; do not read inside the cluster (for a control plane not reachable from here).',
-      helpGroup: 'INSIDE THE CLUSTER',
-    }),
-    kubeconfig: {...kubeAccessFlags.kubeconfig, helpGroup: 'INSIDE THE CLUSTER', exclusive: ['skip-in-cluster']},
-    context: {...kubeAccessFlags.context, helpGroup: 'INSIDE THE CLUSTER', exclusive: ['skip-in-cluster']},
-  }
+  static override flags = clusterDescribeFlags
 
   async run() {
     const {flags} = await this.parse(ClusterDescribe)
-    const runtime = await import('../../cli/runtime.js')
-    const settings = await runtime.resolveCommandSettings(flags, this.console)
-    const description = await runtime.describeCluster(
-      {target: runtime.describeTarget(settings, flags), skipInCluster: flags['skip-in-cluster']},
-      runtime.clusterDescribeDeps(settings, flags, this.console, this.signal),
-    )
-    this.console.result(() => runtime.renderClusterDetails(description))
-    return description
+    return describeCluster(camelCaseFlags(flags), this.invocation)
   }
 }

@@ -1,6 +1,8 @@
 import * as Args from '@oclif/core/args'
 
 import {XpkCommand} from '../../cli/base-command.js'
+import {getConfig} from '../../cli/config.js'
+import {camelCaseFlags} from '../../cli/flag-kinds.js'
 
 export default class ConfigGet extends XpkCommand {
   static override summary = 'Print a saved default.'
@@ -10,10 +12,7 @@ export default class ConfigGet extends XpkCommand {
   static override args = {key: Args.string({description: 'Setting name.', required: true})}
 
   async run() {
-    const {args} = await this.parse(ConfigGet)
-    const {getConfig, configDeps} = await import('../../cli/runtime.js')
-    const result = await getConfig(args.key, configDeps(this.console))
-    if (result.value !== null) this.console.result(result.value)
-    return result
+    const {args, flags} = await this.parse(ConfigGet)
+    return getConfig({...camelCaseFlags(flags), ...args}, this.invocation)
   }
 }

@@ -1,4 +1,6 @@
 import {XpkCommand} from '../../cli/base-command.js'
+import {listConfig} from '../../cli/config.js'
+import {camelCaseFlags} from '../../cli/flag-kinds.js'
 
 export default class ConfigList extends XpkCommand {
   static override summary = 'Show every setting, its effective value and where the value comes from.'
@@ -7,10 +9,7 @@ export default class ConfigList extends XpkCommand {
   static override examples = ['<%= config.bin %> config list', '<%= config.bin %> config list --json']
 
   async run() {
-    await this.parse(ConfigList)
-    const {listConfig, configDeps, renderConfigList} = await import('../../cli/runtime.js')
-    const entries = await listConfig(configDeps(this.console))
-    this.console.result(() => renderConfigList(entries))
-    return entries
+    const {flags} = await this.parse(ConfigList)
+    return listConfig(camelCaseFlags(flags), this.invocation)
   }
 }

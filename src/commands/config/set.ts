@@ -1,6 +1,8 @@
 import * as Args from '@oclif/core/args'
 
 import {XpkCommand} from '../../cli/base-command.js'
+import {setConfig} from '../../cli/config.js'
+import {camelCaseFlags} from '../../cli/flag-kinds.js'
 
 export default class ConfigSet extends XpkCommand {
   static override summary = 'Save a default (project, zone, cluster, registry, gke-endpoint, compute-endpoint).'
@@ -17,8 +19,7 @@ export default class ConfigSet extends XpkCommand {
   }
 
   async run() {
-    const {args} = await this.parse(ConfigSet)
-    const {setConfig, configDeps} = await import('../../cli/runtime.js')
-    return setConfig(args.key, args.value, configDeps(this.console))
+    const {args, flags} = await this.parse(ConfigSet)
+    return setConfig({...camelCaseFlags(flags), ...args}, this.invocation)
   }
 }

@@ -1,6 +1,8 @@
 import * as Args from '@oclif/core/args'
 
 import {XpkCommand} from '../../cli/base-command.js'
+import {unsetConfig} from '../../cli/config.js'
+import {camelCaseFlags} from '../../cli/flag-kinds.js'
 
 export default class ConfigUnset extends XpkCommand {
   static override summary = 'Remove a saved default.'
@@ -8,8 +10,7 @@ export default class ConfigUnset extends XpkCommand {
   static override args = {key: Args.string({description: 'Setting name.', required: true})}
 
   async run() {
-    const {args} = await this.parse(ConfigUnset)
-    const {unsetConfig, configDeps} = await import('../../cli/runtime.js')
-    return unsetConfig(args.key, configDeps(this.console))
+    const {args, flags} = await this.parse(ConfigUnset)
+    return unsetConfig({...camelCaseFlags(flags), ...args}, this.invocation)
   }
 }

@@ -1,6 +1,8 @@
 import * as Errors from '@oclif/core/errors'
+
 import {XpkCommand} from '../../cli/base-command.js'
-import {vmRunFlags} from '../../cli/vm-flags.js'
+import {camelCaseFlags} from '../../cli/flag-kinds.js'
+import {runOnVms, vmRunFlags, workerFailureJson} from '../../cli/vm.js'
 
 export default class VmRun extends XpkCommand {
   static override summary = 'Run a command on every worker of TPU VM slices over SSH (multihost_runner).'
@@ -15,25 +17,7 @@ export default class VmRun extends XpkCommand {
 
   async run() {
     const {flags} = await this.parse(VmRun)
-    const runtime = await import('../../cli/vm-runtime.js')
-    const settings = await runtime.resolveCommandSettings(flags, this.console)
-    return runtime.runOnVms(
-      {
-        project: runtime.requireSetting(settings, 'project'),
-        zone: runtime.requireSetting(settings, 'zone'),
-        tpuPrefix: flags['tpu-prefix'],
-        command: flags.command,
-        scriptDir: flags['script-dir'],
-        runName: flags['run-name'],
-        internalIp: flags['internal-ip'],
-        useExistingFolder: flags['use-existing-folder'],
-        logDir: flags['log-dir'],
-        ...(flags['ssh-user'] === undefined ? runtime.localUser() : {sshUser: flags['ssh-user']}),
-        sshPort: flags['ssh-port'] ?? 22,
-        timing: runtime.vmTiming(),
-      },
-      await runtime.vmRunDeps(flags['tpu-endpoint'], this.jsonEnabled(), this.console, this.signal),
-    )
+    return runOnVms(camelCaseFlags(flags), this.invocation)
   }
 
   /**
@@ -41,13 +25,11 @@ export default class VmRun extends XpkCommand {
    * the error beside it, so a script sees which code came from which worker. Everything else is reported as usual.
    */
   protected override async catch(error: Error & {oclif?: {exit?: number}}): Promise<never> {
-    // Only a worker failure has `details`; the check spares loading the vm chunk for a parse error.
-    if (this.jsonEnabled() && 'details' in error) {
-      const failed = (await import('../../cli/vm-runtime.js')).workerFailureJson(error)
-      if (failed) {
-        this.logJson(failed.json)
-        throw new Errors.ExitError(failed.exitCode)
-      }
+    // Only a worker failure has `details`; the check spares loading the vm wiring for a parse error.
+    const failed = this.jsonEnabled() && 'details' in error ? await workerFailureJson(error) : undefined
+    if (failed) {
+      this.logJson(failed.json)
+      throw new Errors.ExitError(failed.exitCode)
     }
     return super.catch(error)
   }

@@ -1,7 +1,6 @@
 import {XpkCommand} from '../../cli/base-command.js'
-import {acceleratorFlags, changeFlags, gkeEndpointFlag, offlineFlag, targetFlags} from '../../cli/flags.js'
 import {camelCaseFlags} from '../../cli/flag-kinds.js'
-import {workloadCreateFlags} from '../../cli/workload-flags.js'
+import {createWorkload, workloadCreateFlags} from '../../cli/workload.js'
 
 export default class WorkloadCreate extends XpkCommand {
   static override summary = "Build a workload's image and submit its JobSet to the cluster, where Kueue queues it."
@@ -14,35 +13,10 @@ export default class WorkloadCreate extends XpkCommand {
     '<%= config.bin %> workload create --cluster demo --workload big-run --tpu-type v5litepod-256 --num-slices 4 --docker-image us-docker.pkg.dev/p/r/trainer:v4 --command "python3 train.py" --replace --force --json',
     '<%= config.bin %> workload create --cluster gpus --workload nccl-test --device-type h100-80gb-8 --num-nodes 2 --docker-image nvidia/cuda:12.1.0-base-ubuntu22.04 --command nvidia-smi --dry-run --offline --output-manifest-file jobset.yaml',
   ]
-  static override flags = {
-    ...targetFlags,
-    ...gkeEndpointFlag,
-    ...acceleratorFlags,
-    ...workloadCreateFlags,
-    ...changeFlags,
-    ...offlineFlag,
-  }
+  static override flags = workloadCreateFlags
 
   async run() {
     const {flags} = await this.parse(WorkloadCreate)
-    const runtime = await import('../../cli/workload-runtime.js')
-    const settings = await runtime.resolveCommandSettings(flags, this.console)
-    return runtime.createWorkload(
-      {
-        flags: {...camelCaseFlags(flags), imagePullSecret: flags['docker-image-pull-secret']},
-        envFile: flags['env-file'],
-        dockerImage: flags['docker-image'],
-        baseDockerImage: flags['base-docker-image'],
-        scriptDir: flags['script-dir'],
-        outputManifestFile: flags['output-manifest-file'],
-        dryRun: flags['dry-run'] === true,
-        offline: flags.offline === true,
-        settings,
-        replace: flags.replace === true,
-        viaKubeconfig: flags.kubeconfig !== undefined || flags.context !== undefined,
-        timing: runtime.workloadTiming(),
-      },
-      runtime.workloadCreateDeps(settings, flags, this.console, this.signal),
-    )
+    return createWorkload(camelCaseFlags(flags), this.invocation)
   }
 }

@@ -1,6 +1,6 @@
 import {XpkCommand} from '../../cli/base-command.js'
-import {changeFlags, gkeEndpointFlag, targetFlags} from '../../cli/flags.js'
-import {workloadDeleteFlags} from '../../cli/workload-flags.js'
+import {camelCaseFlags} from '../../cli/flag-kinds.js'
+import {deleteWorkloads, workloadDeleteFlags} from '../../cli/workload.js'
 
 export default class WorkloadDelete extends XpkCommand {
   static override summary = 'Delete workloads: one by name, or every one a filter selects (after asking).'
@@ -11,26 +11,10 @@ export default class WorkloadDelete extends XpkCommand {
     '<%= config.bin %> workload delete --cluster demo --filter-by-job sweep- --filter-by-status finished --force --wait',
     '<%= config.bin %> workload delete --cluster demo --filter-by-job sweep- --dry-run --json',
   ]
-  static override flags = {...targetFlags, ...gkeEndpointFlag, ...workloadDeleteFlags, ...changeFlags}
+  static override flags = workloadDeleteFlags
 
   async run() {
     const {flags} = await this.parse(WorkloadDelete)
-    const runtime = await import('../../cli/workload-runtime.js')
-    const settings = await runtime.resolveCommandSettings(flags, this.console)
-    return runtime.deleteWorkloads(
-      {
-        project: settings.project.value,
-        zone: settings.zone.value,
-        cluster: settings.cluster.value,
-        viaKubeconfig: flags.kubeconfig !== undefined || flags.context !== undefined,
-        workload: flags.workload,
-        filterByJob: flags['filter-by-job'],
-        filterByStatus: flags['filter-by-status'],
-        wait: flags.wait === true,
-        dryRun: flags['dry-run'] === true,
-        timing: runtime.workloadTiming(),
-      },
-      runtime.workloadDeleteDeps(settings, flags, this.console, this.signal),
-    )
+    return deleteWorkloads(camelCaseFlags(flags), this.invocation)
   }
 }

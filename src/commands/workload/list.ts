@@ -1,6 +1,6 @@
 import {XpkCommand} from '../../cli/base-command.js'
-import {gkeEndpointFlag, targetFlags} from '../../cli/flags.js'
-import {workloadListFlags} from '../../cli/workload-list-flags.js'
+import {camelCaseFlags} from '../../cli/flag-kinds.js'
+import {listWorkloads, workloadListFlags} from '../../cli/workload.js'
 
 export default class WorkloadList extends XpkCommand {
   static override summary = 'List the workloads of a cluster with their state, or wait for one to finish.'
@@ -12,25 +12,10 @@ export default class WorkloadList extends XpkCommand {
     '<%= config.bin %> workload list --cluster demo --filter-by-status FINISHED --json',
     '<%= config.bin %> workload list --cluster demo --wait-for-job-completion run-1 --timeout 3600',
   ]
-  static override flags = {...targetFlags, ...gkeEndpointFlag, ...workloadListFlags}
+  static override flags = workloadListFlags
 
   async run() {
     const {flags} = await this.parse(WorkloadList)
-    const runtime = await import('../../cli/workload-list-context.js')
-    const settings = await runtime.resolveCommandSettings(flags, this.console)
-    return runtime.listWorkloads(
-      {
-        project: settings.project.value,
-        zone: settings.zone.value,
-        cluster: settings.cluster.value,
-        viaKubeconfig: flags.kubeconfig !== undefined || flags.context !== undefined,
-        filterByStatus: flags['filter-by-status'],
-        filterByJob: flags['filter-by-job'],
-        waitForJobCompletion: flags['wait-for-job-completion'],
-        timeout: flags.timeout,
-        retry: runtime.retryTuning(),
-      },
-      runtime.workloadListDeps(settings, flags, this.console, this.signal),
-    )
+    return listWorkloads(camelCaseFlags(flags), this.invocation)
   }
 }

@@ -1,8 +1,8 @@
 import * as Args from '@oclif/core/args'
 
 import {XpkCommand} from '../../cli/base-command.js'
-import {gkeEndpointFlag, targetFlags} from '../../cli/flags.js'
-import {workloadLogsFlags} from '../../cli/workload-logs-flags.js'
+import {camelCaseFlags} from '../../cli/flag-kinds.js'
+import {workloadLogs, workloadLogsFlags} from '../../cli/workload.js'
 
 export default class WorkloadLogs extends XpkCommand {
   static override summary = "Print (or follow) a workload's container logs through the Kubernetes API."
@@ -14,28 +14,10 @@ export default class WorkloadLogs extends XpkCommand {
     '<%= config.bin %> workload logs --cluster demo run-1 --slice 1 --worker 3 --since 10m --tail 100',
   ]
   static override args = {workload: Args.string({description: 'The workload (JobSet) name.', required: true})}
-  static override flags = {...targetFlags, ...gkeEndpointFlag, ...workloadLogsFlags}
+  static override flags = workloadLogsFlags
 
   async run() {
     const {args, flags} = await this.parse(WorkloadLogs)
-    const runtime = await import('../../cli/workload-logs-context.js')
-    const settings = await runtime.resolveCommandSettings(flags, this.console)
-    return runtime.workloadLogs(
-      {
-        project: settings.project.value,
-        zone: settings.zone.value,
-        cluster: settings.cluster.value,
-        viaKubeconfig: flags.kubeconfig !== undefined || flags.context !== undefined,
-        workload: args.workload,
-        follow: flags.follow === true,
-        slice: flags.slice,
-        worker: flags.worker,
-        all: flags.all === true,
-        tail: flags.tail,
-        since: flags.since,
-        retry: runtime.retryTuning(),
-      },
-      runtime.workloadLogsDeps(settings, flags, this.console, this.signal),
-    )
+    return workloadLogs({...camelCaseFlags(flags), ...args}, this.invocation)
   }
 }

@@ -1,13 +1,11 @@
 /**
  * The release manifests of JobSet and Kueue: one multi-document YAML file per release, holding every object the
- * component needs (namespace, CRDs, RBAC, the controller Deployment, webhooks). This module turns such a file into
- * checked Kubernetes objects and answers the questions an install asks of it. Pure: the text comes from an adapter.
+ * component needs (namespace, CRDs, RBAC, the controller Deployment, webhooks). This module answers the questions an
+ * install asks of such a file's objects; manifest-yaml.ts turns the file into checked objects (apart, so that js-yaml
+ * loads only when a manifest is parsed, not with every cluster command). Pure: the text comes from an adapter.
  */
 
-import {loadAll} from 'js-yaml'
-
 import {isLoopbackHost} from '../endpoint.js'
-import {XpkError} from '../errors.js'
 import {
   JOBSET_API_GROUP,
   JOBSET_RELEASE_MANIFEST_URL,
@@ -75,62 +73,6 @@ export const RELEASES: Readonly<Record<ReleaseComponent, Release>> = {
 /** The components, in install order (Kueue manages JobSets, so JobSet goes first). */
 export const RELEASE_COMPONENTS: readonly ReleaseComponent[] = ['jobset', 'kueue']
 
-/**
- * Splits a multi-document YAML manifest into Kubernetes objects, in file order. Empty documents (a leading `---`,
- * comments only) are skipped. Every other document must be a mapping with a non-empty `apiVersion`, `kind` and
- * `metadata.name`; all problems are collected and thrown together as one usage error naming `source` (a path or
- * URL, for the message) and the line each problem is on.
- */
-export function parseManifest(text: string, source: string): KubeObject[] {
-  let documents: unknown[]
-  try {
-    documents = loadAll(text, {filename: source})
-  } catch (error) {
-    const {reason, mark} = error as {reason?: string; mark?: {line: number; column: number; snippet?: string}}
-    const where = mark ? ` line ${mark.line + 1}, column ${mark.column + 1}` : ''
-    const detail = reason ?? (error as Error).message
-    throw new XpkError(
-      'usage',
-      `${source}${where} is not valid YAML: ${detail}${mark?.snippet ? `\n${mark.snippet}` : ''}`,
-      {cause: error},
-    )
-  }
-  const starts = documentStartLines(text)
-  const objects: KubeObject[] = []
-  const problems: string[] = []
-  documents.forEach((document, index) => {
-    if (document === null || document === undefined) return
-    const problem = identityProblem(document)
-    const line = starts[index] === undefined ? '' : ` (line ${starts[index]})`
-    if (problem === undefined) objects.push(document as KubeObject)
-    else problems.push(`document ${index + 1}${line}: ${problem}`)
-  })
-  if (problems.length > 0) {
-    throw new XpkError('usage', `${source} is not a Kubernetes manifest:\n  ${problems.join('\n  ')}`)
-  }
-  if (objects.length === 0) throw new XpkError('usage', `${source} holds no Kubernetes objects.`)
-  return objects
-}
-
-/**
- * The line (from 1) each YAML document of `text` starts on, as js-yaml counts documents: a `---` before any content
- * starts the first one, every other `---` the next. A document's first line is the one after its `---`.
- */
-export function documentStartLines(text: string): number[] {
-  const starts: number[] = []
-  let content = false
-  text.split('\n').forEach((line, i) => {
-    if (/^---(\s|$)/.test(line)) {
-      starts.push(i + 2)
-      content = true
-    } else if (!content && !/^\s*(#.*)?$/.test(line) && !line.startsWith('%')) {
-      starts.push(i + 1)
-      content = true
-    }
-  })
-  return starts
-}
-
 /** `--jobset-manifest` / `--kueue-manifest` as given: a local file, or a URL to download. */
 export type ManifestOverride =
   {readonly kind: 'file'; readonly path: string} | {readonly kind: 'url'; readonly url: string}
@@ -173,23 +115,6 @@ export function parseManifestOverride(value: string): ManifestOverride | {readon
     return {problem: 'plain http:// is only accepted on loopback; a release manifest must come over https://'}
   }
   return {kind: 'url', url: url.href}
-}
-
-function identityProblem(document: unknown): string | undefined {
-  if (typeof document !== 'object' || Array.isArray(document)) return 'not a mapping'
-  const object = document as Record<string, unknown>
-  const missing: string[] = ['apiVersion', 'kind'].filter((field) => !isNonEmptyString(object[field]))
-  const metadata = object.metadata
-  const hasMetadata = metadata !== null && typeof metadata === 'object' && !Array.isArray(metadata)
-  if (!hasMetadata || !isNonEmptyString((metadata as Record<string, unknown>).name)) missing.push('metadata.name')
-  if (missing.length > 0) return `missing ${missing.join(', ')}`
-  const namespace = (metadata as Record<string, unknown>).namespace
-  if (namespace !== undefined && !isNonEmptyString(namespace)) return 'metadata.namespace is not a name'
-  return undefined
-}
-
-function isNonEmptyString(value: unknown): value is string {
-  return typeof value === 'string' && value.length > 0
 }
 
 /** `group/version` split; the core group ("v1") has group "". */

@@ -8,13 +8,12 @@ import {
   imageTag,
   installWaves,
   listCrds,
-  documentStartLines,
-  parseManifest,
   parseManifestOverride,
   RELEASES,
   splitApiVersion,
 } from '../../../src/core/kube/release-manifest.js'
 import type {KubeObject} from '../../../src/core/kube/release-manifest.js'
+import {documentStartLines, parseManifest} from '../../../src/core/kube/manifest-yaml.js'
 import {releaseObjects} from '../../fakes/memory-release-manifests.js'
 
 /** A small release manifest in the shape of the real ones (kustomize output: every namespaced object names its namespace). */

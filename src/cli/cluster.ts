@@ -1,0 +1,387 @@
+/**
+ * The `cluster` topic: the flags of its commands, and their wiring (settings, tuning and the adapters behind each
+ * service). The flags are read when the CLI starts (help, parsing); everything else is imported when a command
+ * runs, by the function that needs it, so `--help` and the other topics never load it.
+ */
+import {readFileSync} from 'node:fs'
+import {hostname, uptime, userInfo} from 'node:os'
+
+import * as Flags from '@oclif/core/flags'
+
+import {CLUSTER_DEFAULTS} from '../core/cluster/defaults.js'
+import {DEFAULT_CACHE_KEY} from '../core/incluster/cache-image.js'
+import {DEFAULT_APPLY_CONCURRENCY} from '../core/retry.js'
+import type {ResolvedSettings} from '../core/settings.js'
+import type {ApplyOptions} from '../executor/apply-cluster-plan.js'
+import type {ComputeClient} from '../ports/compute.js'
+import type {CacheImageResult} from '../services/cluster-cacheimage.js'
+import type {ClusterCreateResult} from '../services/cluster-create.js'
+import type {ClusterDeleteResult} from '../services/cluster-delete.js'
+import type {ClusterLockOptions} from '../services/cluster-lock.js'
+import type {ClusterDescription} from '../services/cluster-read.js'
+import type {ObservedCluster} from '../core/cluster/observed.js'
+import type {Invocation} from './base-command.js'
+import {integerFlag, pathFlag, valueShape, type FlagOptions} from './flag-kinds.js'
+import {acceleratorFlags, changeFlags, gkeEndpointFlag, kubeAccessFlags, offlineFlag, targetFlags} from './flags.js'
+
+const capacity = ['on-demand', 'spot', 'reservation', 'flex']
+const others = (self: string) => capacity.filter((c) => c !== self)
+
+/** The flags of `xpk cluster create`, grouped as in `--help`. Defaults are applied (and documented) in src/core. */
+export const clusterCreateFlags = {
+  ...targetFlags,
+  ...gkeEndpointFlag,
+  ...acceleratorFlags,
+  'compute-endpoint': Flags.string({
+    description: 'Compute Engine API endpoint, for workload placement policies. [env: XPK_COMPUTE_ENDPOINT]',
+    helpGroup: 'TARGET',
+  }),
+  'num-slices': integerFlag('cluster:num-slices', {
+    description: 'Slices (TPU/CPU node pools) the cluster should have; 0 empties it.',
+    default: CLUSTER_DEFAULTS.numSlices,
+  }),
+  'num-nodes': integerFlag('cluster:num-nodes', {
+    description: 'GPU only: VMs in the GPU node pool.',
+    default: CLUSTER_DEFAULTS.gpuNumNodes,
+  }),
+  'on-demand': Flags.boolean({
+    description: 'Use on-demand VMs.',
+    exclusive: others('on-demand'),
+    helpGroup: 'CAPACITY (exactly one)',
+  }),
+  spot: Flags.boolean({
+    description: 'Use Spot VMs (cheaper, can be preempted).',
+    exclusive: others('spot'),
+    helpGroup: 'CAPACITY (exactly one)',
+  }),
+  reservation: Flags.string({
+    ...valueShape('list'),
+    description: 'Use these reservations: NAME[,NAME2] or projects/P/reservations/NAME[/reservationBlocks/B].',
+    exclusive: others('reservation'),
+    helpGroup: 'CAPACITY (exactly one)',
+  }),
+  flex: Flags.boolean({
+    description: 'Use flex-start VMs (Dynamic Workload Scheduler): pools start empty and scale up when work arrives.',
+    exclusive: others('flex'),
+    helpGroup: 'CAPACITY (exactly one)',
+  }),
+  'gke-version': Flags.string({
+    description: 'Pin the GKE version (REGULAR channel, no auto-upgrade). [default: RAPID channel default]',
+  }),
+  'default-pool-cpu-machine-type': Flags.string({
+    description: `Machine type of the default CPU pool (old name: --cluster-cpu-machine-type). [default: ${CLUSTER_DEFAULTS.defaultPoolCpuMachineType}]`,
+    // The seed README's Troubleshooting section still documents Python xpk's old name.
+    aliases: ['cluster-cpu-machine-type'],
+  }),
+  'default-pool-cpu-num-nodes': integerFlag('cluster:default-pool-cpu-num-nodes', {
+    description: 'Nodes in the default CPU pool.',
+    default: CLUSTER_DEFAULTS.defaultPoolCpuNumNodes,
+  }),
+  network: Flags.string({description: 'VPC network for the cluster.', helpGroup: 'NETWORK'}),
+  subnetwork: Flags.string({description: 'Subnetwork for the nodes.', helpGroup: 'NETWORK'}),
+  private: Flags.boolean({description: 'Private nodes (no public IPs).', helpGroup: 'NETWORK'}),
+  'authorized-networks': Flags.string({
+    description: 'CIDR allowed to reach the control plane; repeat for more (implies --private).',
+    multiple: true,
+    helpGroup: 'NETWORK',
+  }),
+  'enable-private-endpoint': Flags.boolean({
+    description: 'Control plane reachable only inside the VPC (needs --private).',
+    helpGroup: 'NETWORK',
+  }),
+  'private-endpoint-subnetwork': Flags.string({
+    description: 'Subnetwork for the private endpoint (implies --enable-private-endpoint; needs --private).',
+    helpGroup: 'NETWORK',
+  }),
+  'enable-master-global-access': Flags.boolean({
+    description: 'Reach the private endpoint from any region (implies --private).',
+    helpGroup: 'NETWORK',
+  }),
+  'max-pods-per-node': integerFlag('cluster:max-pods-per-node', {
+    description: 'Pods per node on accelerator pools.',
+    default: `${CLUSTER_DEFAULTS.multiHostTpuMaxPodsPerNode} on multi-host TPU pools`,
+  }),
+  'custom-nodepool-arguments': Flags.string({
+    ...valueShape('text'),
+    description:
+      'Extra gcloud-style node-pool flags, mapped to API fields (e.g. "--node-labels=team=ml --disk-size=200").',
+  }),
+  'custom-tpu-nodepool-arguments': Flags.string({
+    ...valueShape('text'),
+    description: 'Like --custom-nodepool-arguments, for multi-host TPU pools only.',
+  }),
+  'max-parallel': integerFlag('cluster:max-parallel', {
+    description: 'Node-pool operations in flight at once.',
+    default: DEFAULT_APPLY_CONCURRENCY,
+  }),
+  // How `cluster create` reaches inside the cluster, and what it installs there.
+  'skip-in-cluster': Flags.boolean({
+    description:
+      'Change only GKE (cluster and node pools): install nothing inside the cluster (JobSet, Kueue, queues, ConfigMaps). For a control plane not reachable from here.',
+    helpGroup: 'INSIDE THE CLUSTER',
+  }),
+  kubeconfig: {...kubeAccessFlags.kubeconfig, helpGroup: 'INSIDE THE CLUSTER', exclusive: ['skip-in-cluster']},
+  context: {...kubeAccessFlags.context, helpGroup: 'INSIDE THE CLUSTER', exclusive: ['skip-in-cluster']},
+  'jobset-manifest': pathFlag('manifest', {
+    description:
+      "A file, file:///PATH or https:// URL to install JobSet from, instead of the release's manifests.yaml (air-gapped clusters).",
+    helpGroup: 'INSIDE THE CLUSTER',
+    exclusive: ['skip-in-cluster'],
+  }),
+  'kueue-manifest': pathFlag('manifest', {
+    description:
+      "A file, file:///PATH or https:// URL to install Kueue from, instead of the release's manifests.yaml (air-gapped clusters).",
+    helpGroup: 'INSIDE THE CLUSTER',
+    exclusive: ['skip-in-cluster'],
+  }),
+  ...changeFlags,
+  ...offlineFlag,
+}
+
+/** The flags of `xpk cluster delete`. */
+export const clusterDeleteFlags = {...targetFlags, ...gkeEndpointFlag, ...changeFlags}
+
+/** The flags of `xpk cluster list`: no cluster, a zone narrows the list to its region. */
+export const clusterListFlags = {project: targetFlags.project, zone: targetFlags.zone, ...gkeEndpointFlag}
+
+/** The flags of `xpk cluster describe`. */
+export const clusterDescribeFlags = {
+  ...targetFlags,
+  ...gkeEndpointFlag,
+  'skip-in-cluster': Flags.boolean({
+    description:
+      'Show only what GKE reports; do not read inside the cluster (for a control plane not reachable from here).',
+    helpGroup: 'INSIDE THE CLUSTER',
+  }),
+  kubeconfig: {...kubeAccessFlags.kubeconfig, helpGroup: 'INSIDE THE CLUSTER', exclusive: ['skip-in-cluster']},
+  context: {...kubeAccessFlags.context, helpGroup: 'INSIDE THE CLUSTER', exclusive: ['skip-in-cluster']},
+}
+
+/** The flags of `xpk cluster cacheimage`. */
+export const clusterCacheImageFlags = {
+  ...targetFlags,
+  ...gkeEndpointFlag,
+  ...acceleratorFlags,
+  'docker-image': Flags.string({
+    description: 'The image to cache on every node of the type, as workloads will name it.',
+    required: true,
+  }),
+  'cache-key': Flags.string({
+    description: `Names the DaemonSet that caches the image; another key caches a second image beside the first. [default: ${DEFAULT_CACHE_KEY}]`,
+  }),
+  ...kubeAccessFlags,
+  'dry-run': Flags.boolean({
+    description: 'Show the DaemonSet that would be applied; make no network call.',
+    helpGroup: 'GLOBAL',
+  }),
+}
+
+/**
+ * `xpk cluster create`: GKE and Compute Engine connect on first use, the release manifests are fetched when needed.
+ * Project, zone and cluster as resolved (flag > env > xpk config > gcloud); the other flags as given.
+ */
+export async function createCluster(
+  options: FlagOptions<typeof clusterCreateFlags>,
+  run: Invocation,
+): Promise<ClusterCreateResult> {
+  const [wiring, {createCluster}, {HttpReleaseManifests}] = await Promise.all([
+    import('./wiring.js'),
+    import('../services/cluster-create.js'),
+    import('../adapters/release-manifests.js'),
+  ])
+  const settings = await wiring.resolveCommandSettings(options, run.console)
+  const lock = await clusterLockTuning()
+  return createCluster(
+    {
+      flags: {
+        ...options,
+        cluster: settings.cluster.value,
+        project: settings.project.value,
+        zone: settings.zone.value,
+      },
+      dryRun: options.dryRun,
+      offline: options.offline,
+      verbose: options.verbose,
+      apply: await applyTuning(),
+      inCluster: {
+        skip: options.skipInCluster,
+        viaKubeconfig: wiring.viaKubeconfig(options),
+        xpkVersion: run.version,
+        manifestOverrides: {jobset: options.jobsetManifest, kueue: options.kueueManifest},
+        // XPK_CONTROLLER_TIMEOUT_S bounds the wait for JobSet and Kueue to become Available. The wait reads one
+        // Deployment per poll, which costs the API server next to nothing, so the polls are short: a controller that
+        // is up is noticed within a quarter second at first and within 2 s later on (bench:in-cluster measures it).
+        availableTimeoutMs: wiring.timeoutTuning('XPK_CONTROLLER_TIMEOUT_S', 600_000),
+        poll: wiring.pollTuning({initialMs: 250, maxMs: 2000, factor: 1.5}),
+      },
+      lock,
+    },
+    {
+      gke: wiring.gkeConnector(settings),
+      compute: computeConnector(settings),
+      kube: wiring.kubeConnector(options),
+      manifests: new HttpReleaseManifests(),
+      console: run.console,
+      signal: run.signal,
+      ...wiring.realTime,
+    },
+  )
+}
+
+/** `xpk cluster delete`: GKE on first use. Project, zone and cluster are required. */
+export async function deleteCluster(
+  options: FlagOptions<typeof clusterDeleteFlags>,
+  run: Invocation,
+): Promise<ClusterDeleteResult> {
+  const [wiring, {deleteCluster}, {requireSetting}] = await Promise.all([
+    import('./wiring.js'),
+    import('../services/cluster-delete.js'),
+    import('../core/settings.js'),
+  ])
+  const settings = await wiring.resolveCommandSettings(options, run.console)
+  return deleteCluster(
+    {
+      project: requireSetting(settings, 'project'),
+      zone: requireSetting(settings, 'zone'),
+      cluster: requireSetting(settings, 'cluster'),
+      dryRun: options.dryRun,
+      apply: await applyTuning(),
+      lock: await clusterLockTuning(),
+    },
+    {gke: wiring.gkeConnector(settings), console: run.console, signal: run.signal, ...wiring.realTime},
+  )
+}
+
+/** `xpk cluster list`: GKE on first use; the project is required. Shows the table. */
+export async function listClusters(
+  options: FlagOptions<typeof clusterListFlags>,
+  run: Invocation,
+): Promise<ObservedCluster[]> {
+  const [wiring, {listClusters}, {requireSetting}, {renderClusterList}] = await Promise.all([
+    import('./wiring.js'),
+    import('../services/cluster-read.js'),
+    import('../core/settings.js'),
+    import('../core/render/clusters.js'),
+  ])
+  const settings = await wiring.resolveCommandSettings(options, run.console)
+  const clusters = await listClusters(
+    {project: requireSetting(settings, 'project'), zone: options.zone},
+    {gke: wiring.gkeConnector(settings), retry: wiring.retryTuning(), signal: run.signal, ...wiring.realTime},
+  )
+  run.console.result(() => renderClusterList(clusters))
+  return clusters
+}
+
+/**
+ * `xpk cluster describe`: GKE and the cluster's Kubernetes API on first use. Project, zone and cluster are required
+ * unless `--kubeconfig` / `--context` reach the cluster without GKE. Shows the description.
+ */
+export async function describeCluster(
+  options: FlagOptions<typeof clusterDescribeFlags>,
+  run: Invocation,
+): Promise<ClusterDescription> {
+  const [wiring, {describeCluster}, {requireSetting}, {renderClusterDetails}] = await Promise.all([
+    import('./wiring.js'),
+    import('../services/cluster-read.js'),
+    import('../core/settings.js'),
+    import('../core/render/clusters.js'),
+  ])
+  const settings = await wiring.resolveCommandSettings(options, run.console)
+  const target = wiring.viaKubeconfig(options)
+    ? null
+    : {
+        project: requireSetting(settings, 'project'),
+        zone: requireSetting(settings, 'zone'),
+        cluster: requireSetting(settings, 'cluster'),
+      }
+  const description = await describeCluster(
+    {target, skipInCluster: options.skipInCluster},
+    {...wiring.clusterAccess(settings, options, run), retry: wiring.retryTuning()},
+  )
+  run.console.result(() => renderClusterDetails(description))
+  return description
+}
+
+/**
+ * `xpk cluster cacheimage`: GKE (to find the cluster) and its Kubernetes API on first use. XPK_CACHE_IMAGE_TIMEOUT_S
+ * bounds the wait for every node to pull the image (default 30 min: large images on many nodes take long).
+ */
+export async function cacheImage(
+  options: FlagOptions<typeof clusterCacheImageFlags>,
+  run: Invocation,
+): Promise<CacheImageResult> {
+  const [wiring, {cacheImage, DEFAULT_CACHE_IMAGE_TIMEOUT_MS}] = await Promise.all([
+    import('./wiring.js'),
+    import('../services/cluster-cacheimage.js'),
+  ])
+  const settings = await wiring.resolveCommandSettings(options, run.console)
+  return cacheImage(
+    {
+      ...options,
+      ...wiring.clusterTarget(settings),
+      viaKubeconfig: wiring.viaKubeconfig(options),
+      timeoutMs: wiring.timeoutTuning('XPK_CACHE_IMAGE_TIMEOUT_S', DEFAULT_CACHE_IMAGE_TIMEOUT_MS),
+      poll: wiring.pollTuning({initialMs: 2000, maxMs: 15_000, factor: 1.5}),
+      retry: wiring.retryTuning(),
+    },
+    wiring.clusterAccess(settings, options, run),
+  )
+}
+
+/** Connects to Compute Engine (once, on first use) with the compute-endpoint setting and XPK_ACCESS_TOKEN, if set. */
+function computeConnector(settings: ResolvedSettings): () => Promise<ComputeClient> {
+  let client: Promise<ComputeClient> | undefined
+  // Imported on use: only `cluster create` for types with a workload policy needs it, and start-up pays per byte.
+  return () =>
+    (client ??= Promise.all([import('./wiring.js'), import('../adapters/compute-rest.js')]).then(
+      ([wiring, {createComputeClient}]) =>
+        createComputeClient({endpoint: settings['compute-endpoint'].value, accessToken: wiring.accessToken()}),
+    ))
+}
+
+/**
+ * Apply tuning. XPK_POLL_INTERVAL_MS and XPK_RETRY_INTERVAL_MS set the first wait between operation polls and
+ * between retries (they grow from there); the defaults suit real GKE.
+ */
+async function applyTuning(): Promise<Omit<ApplyOptions, 'signal'>> {
+  const [wiring, {DEFAULT_APPLY_OPTIONS}] = await Promise.all([
+    import('./wiring.js'),
+    import('../executor/apply-cluster-plan.js'),
+  ])
+  return {...DEFAULT_APPLY_OPTIONS, poll: wiring.pollTuning(DEFAULT_APPLY_OPTIONS.poll), retry: wiring.retryTuning()}
+}
+
+/**
+ * The cluster lock of `cluster create` and `cluster delete`: this process as its holder (user@host, pid) and the
+ * stale time from XPK_CLUSTER_LOCK_STALE_S, checked here, before any request (a bad value is exit 2 naming it).
+ */
+export async function clusterLockTuning(): Promise<ClusterLockOptions> {
+  const {lockStaleSeconds} = await import('../core/cluster/lock.js')
+  let user = process.env.USER ?? 'unknown'
+  try {
+    user = userInfo().username
+  } catch {
+    // No passwd entry for this uid (a container's arbitrary user): the environment's name, if any.
+  }
+  // With the host name, it says a lock was taken on this machine since it booted: Linux's boot id, else the boot
+  // time to the minute.
+  let boot: string
+  try {
+    boot = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').replaceAll('-', '').trim().slice(0, 16)
+  } catch {
+    boot = `t${Math.round((Date.now() / 1000 - uptime()) / 60)}`
+  }
+  return {
+    identity: {user, host: hostname(), pid: process.pid, boot},
+    staleSeconds: lockStaleSeconds(process.env),
+    alive: (pid) => {
+      try {
+        process.kill(pid, 0)
+        return true
+      } catch (error) {
+        // EPERM: it runs, as another user.
+        return (error as NodeJS.ErrnoException).code === 'EPERM'
+      }
+    },
+  }
+}

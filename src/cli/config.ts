@@ -1,0 +1,42 @@
+/**
+ * The `config` topic (saved defaults): the wiring of its commands, which take arguments only. The settings file and
+ * gcloud's configuration are read when a command runs, never for `--help`.
+ */
+import type {SettingReport} from '../core/settings.js'
+import type {ConfigValue} from '../services/config.js'
+import type {Invocation} from './base-command.js'
+
+/** `xpk config get KEY`: prints the value, if set. */
+export async function getConfig(options: {readonly key: string}, run: Invocation): Promise<ConfigValue> {
+  const [wiring, {getConfig}] = await Promise.all([import('./wiring.js'), import('../services/config.js')])
+  const result = await getConfig(options.key, wiring.configDeps(run.console))
+  if (result.value !== null) run.console.result(result.value)
+  return result
+}
+
+/** `xpk config list`: every setting with its effective value and its source, as a table. */
+export async function listConfig(_options: object, run: Invocation): Promise<SettingReport[]> {
+  const [wiring, {listConfig}, {renderConfigList}] = await Promise.all([
+    import('./wiring.js'),
+    import('../services/config.js'),
+    import('../core/render/config.js'),
+  ])
+  const entries = await listConfig(wiring.configDeps(run.console))
+  run.console.result(() => renderConfigList(entries))
+  return entries
+}
+
+/** `xpk config set KEY VALUE`. */
+export async function setConfig(
+  options: {readonly key: string; readonly value: string},
+  run: Invocation,
+): Promise<ConfigValue> {
+  const [wiring, {setConfig}] = await Promise.all([import('./wiring.js'), import('../services/config.js')])
+  return setConfig(options.key, options.value, wiring.configDeps(run.console))
+}
+
+/** `xpk config unset KEY`. */
+export async function unsetConfig(options: {readonly key: string}, run: Invocation): Promise<ConfigValue> {
+  const [wiring, {unsetConfig}] = await Promise.all([import('./wiring.js'), import('../services/config.js')])
+  return unsetConfig(options.key, wiring.configDeps(run.console))
+}

@@ -1,0 +1,359 @@
+/**
+ * The `workload` topic: the flags of its commands, and their wiring (settings, tuning and the adapters behind each
+ * service). The flags are read when the CLI starts (help, parsing); everything else is imported when a command
+ * runs, by the function that needs it, so `--help` and the other topics never load it.
+ */
+import {homedir} from 'node:os'
+import {join} from 'node:path'
+
+import * as Flags from '@oclif/core/flags'
+
+import {WORKLOAD_DEFAULTS} from '../core/workload/defaults.js'
+import {DEFAULT_GONE_TIMEOUT_MS} from '../core/workload/jobsets.js'
+import {DEFAULT_WAIT_TIMEOUT_SECONDS} from '../core/workload/list-options.js'
+import {DEFAULT_PRIORITY, PRIORITY_NAMES} from '../core/workload/priority.js'
+import {STATUS_FILTERS} from '../core/workload/status.js'
+import type {Console} from '../ports/console.js'
+import type {ImageBuildDeps} from '../services/image-build.js'
+import type {WorkloadCreateResult} from '../services/workload-create.js'
+import type {WorkloadDeleteResult, WorkloadTiming} from '../services/workload-delete.js'
+import type {WorkloadListResult} from '../services/workload-list.js'
+import type {WorkloadLogsResult} from '../services/workload-logs.js'
+import type {FsBuildContextOptions} from '../adapters/build-context.js'
+import type {DockerEngineOptions} from '../adapters/docker-engine.js'
+import type {RegistryCredentialOptions} from '../adapters/registry-credentials.js'
+import type {RegistryHttpOptions} from '../adapters/registry-http.js'
+import type {Invocation} from './base-command.js'
+import {choiceFlag, integerFlag, pathFlag, valueShape, type FlagOptions} from './flag-kinds.js'
+import {acceleratorFlags, changeFlags, gkeEndpointFlag, kubeAccessFlags, offlineFlag, targetFlags} from './flags.js'
+
+/** The flags of `xpk workload create`, grouped as in `--help`. Defaults are applied (and documented) in src/core. */
+export const workloadCreateFlags = {
+  ...targetFlags,
+  ...gkeEndpointFlag,
+  ...acceleratorFlags,
+  workload: Flags.string({description: 'Workload name: lowercase letters, digits and hyphens, at most 40 characters.'}),
+  command: Flags.string({
+    ...valueShape('text'),
+    description: 'Command run in every container, e.g. "python3 train.py --steps=100".',
+  }),
+  'num-slices': integerFlag('workload:num-slices', {
+    description: 'TPU/CPU: number of slices (JobSet replicas).',
+    default: WORKLOAD_DEFAULTS.numSlices,
+  }),
+  'num-nodes': integerFlag('workload:num-nodes', {
+    description: 'GPU only: number of VMs.',
+    default: WORKLOAD_DEFAULTS.numNodes,
+  }),
+  priority: choiceFlag(PRIORITY_NAMES, {
+    description: 'Kueue scheduling priority; higher priorities preempt lower ones.',
+    default: DEFAULT_PRIORITY,
+  }),
+  'max-restarts': integerFlag('workload:max-restarts', {
+    description: 'Times the whole JobSet may restart after a failure.',
+    default: WORKLOAD_DEFAULTS.maxRestarts,
+  }),
+  'restart-on-exit-codes': Flags.string({
+    ...valueShape('list'),
+    description: 'Extra exit codes that restart instead of failing, e.g. "3,5-7" (42 and 127-255 always do).',
+  }),
+  'ttl-seconds-after-finished': integerFlag('workload:ttl-seconds-after-finished', {
+    description: 'Delete the JobSet this long after it finishes.',
+    default: WORKLOAD_DEFAULTS.ttlSecondsAfterFinished,
+  }),
+  'termination-grace-period-seconds': integerFlag('workload:termination-grace-period-seconds', {
+    description: 'Seconds between SIGTERM and SIGKILL.',
+    default: WORKLOAD_DEFAULTS.terminationGracePeriodSeconds,
+  }),
+  env: Flags.string({
+    ...valueShape('text'),
+    description: 'Environment variable KEY=VALUE for the containers; repeat for more.',
+    multiple: true,
+    exclusive: ['env-file'],
+    helpGroup: 'ENVIRONMENT',
+  }),
+  'env-file': pathFlag('file', {
+    description: 'File of KEY=VALUE lines (# comments; a bare KEY copies your local value).',
+    exclusive: ['env'],
+    helpGroup: 'ENVIRONMENT',
+  }),
+  'debug-dump-gcs': Flags.string({description: 'Upload XLA dumps to this gs:// path when the command ends.'}),
+  'enable-debug-logs': Flags.boolean({description: 'Turn on verbose TPU runtime logging.'}),
+  scheduler: Flags.string({description: 'Kubernetes scheduler; GPU: default-scheduler or gke.io/topology-aware-auto.'}),
+  'use-parallel-containers': Flags.boolean({
+    description: "tpu7/tpu7x: split each VM's chips across parallel containers. [default: true]",
+    allowNo: true,
+  }),
+  'docker-image': Flags.string({
+    description: 'Run this image as it is (no build).',
+    exclusive: ['base-docker-image', 'script-dir'],
+    helpGroup: 'IMAGE',
+  }),
+  'base-docker-image': Flags.string({
+    description: `Base image to layer --script-dir onto. [default: ${WORKLOAD_DEFAULTS.baseDockerImage}]`,
+    helpGroup: 'IMAGE',
+  }),
+  'script-dir': pathFlag('directory', {
+    description:
+      'Directory copied to /app in the image (honours .dockerignore). Asks first when it holds node_modules or .git, or more than XPK_SCRIPT_DIR_MAX_MB (default 100, 0: no limit) MB; --force packs it without asking. [default: current directory]',
+    helpGroup: 'IMAGE',
+  }),
+  'docker-name': Flags.string({
+    description: `Name of the image and of its container. [default: ${WORKLOAD_DEFAULTS.dockerName}]`,
+    helpGroup: 'IMAGE',
+  }),
+  registry: Flags.string({
+    description:
+      'Where to push built images, e.g. us-docker.pkg.dev/PROJECT/REPO. [default: gcr.io/PROJECT] [env: XPK_REGISTRY]',
+    helpGroup: 'IMAGE',
+  }),
+  'docker-image-pull-secret': Flags.string({
+    description: 'Kubernetes secret for pulling a private image.',
+    helpGroup: 'IMAGE',
+  }),
+  'output-manifest-file': pathFlag('output-file', {
+    description: 'Also write the JobSet YAML to this file (works with --dry-run).',
+  }),
+  replace: Flags.boolean({
+    description:
+      'If a workload of this name exists, delete it (stopping its pods; asks first, --force does not), wait until it is gone, then submit. Without it, an existing name is refused (exit 6).',
+  }),
+  ...kubeAccessFlags,
+  ...changeFlags,
+  ...offlineFlag,
+}
+
+/** The flags of `xpk workload delete`. */
+export const workloadDeleteFlags = {
+  ...targetFlags,
+  ...gkeEndpointFlag,
+  workload: Flags.string({
+    description:
+      'Delete this workload (its JobSet; Kueue and JobSet objects made for it go with it). No question asked.',
+    exclusive: ['filter-by-job', 'filter-by-status'],
+  }),
+  'filter-by-job': Flags.string({
+    description:
+      'Without --workload: delete every workload whose name contains this text (all of them without it), after listing them and asking.',
+  }),
+  'filter-by-status': choiceFlag(STATUS_FILTERS, {
+    description:
+      'Without --workload: only the workloads in this state, as `workload list` shows them (any case): QUEUED, RUNNING, FINISHED, and of those FAILED or SUCCESSFUL.',
+    default: 'EVERYTHING',
+  }),
+  wait: Flags.boolean({
+    description: `Return only once the workloads and their pods are gone (at most XPK_WORKLOAD_DELETE_TIMEOUT_S, default ${DEFAULT_GONE_TIMEOUT_MS / 60_000} min; then exit 124).`,
+  }),
+  ...kubeAccessFlags,
+  ...changeFlags,
+}
+
+/** The flags of `xpk workload list`. Values are checked in src/core. */
+export const workloadListFlags = {
+  ...targetFlags,
+  ...gkeEndpointFlag,
+  'filter-by-status': choiceFlag(STATUS_FILTERS, {
+    description:
+      'Only workloads in this state (any case): QUEUED (waiting, or preempted and back in the queue), RUNNING (admitted), FINISHED, and of those FAILED or SUCCESSFUL.',
+    default: 'EVERYTHING',
+    exclusive: ['wait-for-job-completion'],
+  }),
+  'filter-by-job': Flags.string({
+    description: 'Only workloads whose name contains this text.',
+    exclusive: ['wait-for-job-completion'],
+  }),
+  'wait-for-job-completion': Flags.string({
+    description:
+      'Watch this workload until it finishes, then show it: exit 0 when it succeeded, 125 when it failed, 124 on timeout.',
+    helpValue: '<workload>',
+  }),
+  timeout: {
+    ...integerFlag('workload:timeout', {
+      description: 'With --wait-for-job-completion: seconds to wait.',
+      default: `${DEFAULT_WAIT_TIMEOUT_SECONDS} (one week)`,
+    }),
+    dependsOn: ['wait-for-job-completion'],
+  },
+  ...kubeAccessFlags,
+}
+
+/** The flags of `xpk workload logs` (the workload is its argument). Values are checked in src/core. */
+export const workloadLogsFlags = {
+  ...targetFlags,
+  ...gkeEndpointFlag,
+  follow: Flags.boolean({
+    char: 'f',
+    description: 'Keep printing what the containers write until they exit (or Ctrl-C).',
+  }),
+  slice: integerFlag('workload:slice', {description: 'The slice whose pod to read.', default: '0', exclusive: ['all']}),
+  worker: integerFlag('workload:worker', {
+    description: 'The worker (pod index within the slice) to read.',
+    default: '0',
+    exclusive: ['all'],
+  }),
+  all: Flags.boolean({
+    description: 'Read every pod of the workload, each line prefixed with [slice S/worker W], as lines arrive.',
+  }),
+  tail: integerFlag('workload:tail', {description: 'Only the last N lines of each log so far.'}),
+  since: Flags.string({
+    description: 'Only lines written in this last while: 30s, 10m, 2h, 1h30m (at most 7d).',
+    helpValue: '<duration>',
+  }),
+  ...kubeAccessFlags,
+}
+
+/**
+ * `xpk workload create`: the image build's SDKs load only if an image is actually built, GKE and the Kubernetes
+ * client only when the workload is submitted.
+ */
+export async function createWorkload(
+  options: FlagOptions<typeof workloadCreateFlags>,
+  run: Invocation,
+): Promise<WorkloadCreateResult> {
+  const [wiring, {createWorkload}, {NodeFiles}] = await Promise.all([
+    import('./wiring.js'),
+    import('../services/workload-create.js'),
+    import('../adapters/local-files.js'),
+  ])
+  const settings = await wiring.resolveCommandSettings(options, run.console)
+  return createWorkload(
+    {
+      flags: {...options, imagePullSecret: options.dockerImagePullSecret},
+      envFile: options.envFile,
+      dockerImage: options.dockerImage,
+      baseDockerImage: options.baseDockerImage,
+      scriptDir: options.scriptDir,
+      outputManifestFile: options.outputManifestFile,
+      dryRun: options.dryRun,
+      offline: options.offline,
+      settings,
+      replace: options.replace,
+      viaKubeconfig: wiring.viaKubeconfig(options),
+      timing: await workloadTiming(),
+    },
+    {
+      ...wiring.clusterAccess(settings, options, run),
+      files: new NodeFiles(),
+      env: process.env,
+      cwd: process.cwd(),
+      buildImage: async (build) => {
+        const {buildImage} = await import('../services/image-build.js')
+        return buildImage(build, {
+          ...(await imageBuildDeps(run.console)),
+          retry: {policy: wiring.retryTuning(), clock: wiring.realTime, signal: run.signal},
+        })
+      },
+    },
+  )
+}
+
+/** `xpk workload delete`: GKE (to find the cluster) and its Kubernetes API on first use. */
+export async function deleteWorkloads(
+  options: FlagOptions<typeof workloadDeleteFlags>,
+  run: Invocation,
+): Promise<WorkloadDeleteResult> {
+  const [wiring, {deleteWorkloads}] = await Promise.all([
+    import('./wiring.js'),
+    import('../services/workload-delete.js'),
+  ])
+  const settings = await wiring.resolveCommandSettings(options, run.console)
+  return deleteWorkloads(
+    {
+      ...options,
+      ...wiring.clusterTarget(settings),
+      viaKubeconfig: wiring.viaKubeconfig(options),
+      timing: await workloadTiming(),
+    },
+    wiring.clusterAccess(settings, options, run),
+  )
+}
+
+/** `xpk workload list`: GKE (to find the cluster) and its Kubernetes API on first use. */
+export async function listWorkloads(
+  options: FlagOptions<typeof workloadListFlags>,
+  run: Invocation,
+): Promise<WorkloadListResult> {
+  const [wiring, {listWorkloads}] = await Promise.all([import('./wiring.js'), import('../services/workload-list.js')])
+  const settings = await wiring.resolveCommandSettings(options, run.console)
+  return listWorkloads(
+    {
+      ...options,
+      ...wiring.clusterTarget(settings),
+      viaKubeconfig: wiring.viaKubeconfig(options),
+      retry: wiring.retryTuning(),
+    },
+    wiring.clusterAccess(settings, options, run),
+  )
+}
+
+/** `xpk workload logs`: GKE (to find the cluster) and its Kubernetes API on first use. */
+export async function workloadLogs(
+  options: FlagOptions<typeof workloadLogsFlags> & {readonly workload: string},
+  run: Invocation,
+): Promise<WorkloadLogsResult> {
+  const [wiring, {workloadLogs}] = await Promise.all([import('./wiring.js'), import('../services/workload-logs.js')])
+  const settings = await wiring.resolveCommandSettings(options, run.console)
+  return workloadLogs(
+    {
+      ...options,
+      ...wiring.clusterTarget(settings),
+      viaKubeconfig: wiring.viaKubeconfig(options),
+      retry: wiring.retryTuning(),
+    },
+    wiring.clusterAccess(settings, options, run),
+  )
+}
+
+/**
+ * Waiting tuning. XPK_WORKLOAD_DELETE_TIMEOUT_S bounds the wait for a deleted workload to go (`workload delete
+ * --wait`, `workload create --replace`; default 10 min); XPK_POLL_INTERVAL_MS and XPK_RETRY_INTERVAL_MS as for every
+ * command.
+ */
+async function workloadTiming(): Promise<WorkloadTiming> {
+  const [wiring, {DEFAULT_WORKLOAD_TIMING}] = await Promise.all([
+    import('./wiring.js'),
+    import('../services/workload-delete.js'),
+  ])
+  return {
+    retry: wiring.retryTuning(),
+    poll: wiring.pollTuning(DEFAULT_WORKLOAD_TIMING.poll),
+    goneTimeoutMs: wiring.timeoutTuning('XPK_WORKLOAD_DELETE_TIMEOUT_S', DEFAULT_GONE_TIMEOUT_MS),
+  }
+}
+
+/** Overrides for {@link imageBuildDeps}; everything defaults to the local machine's own setup. */
+export interface ImageBuildDepsOptions {
+  /** @default file digests remembered in $XDG_CACHE_HOME/xpk/digests (~/.cache/xpk/digests) */
+  readonly context?: FsBuildContextOptions
+  readonly engine?: DockerEngineOptions
+  readonly registry?: RegistryHttpOptions
+  readonly credentials?: RegistryCredentialOptions
+  /** @default Date.now */
+  readonly now?: () => number
+}
+
+/**
+ * The real dependencies of `buildImage` (src/services/image-build.ts): the local file system, the Docker engine
+ * (DOCKER_HOST or the local socket), the Registry HTTP API, and credentials from ADC or the Docker config. No SDK is
+ * loaded until it is used.
+ */
+export async function imageBuildDeps(console: Console, options: ImageBuildDepsOptions = {}): Promise<ImageBuildDeps> {
+  const [{FsBuildContextSource}, {DockerEngine}, {DockerAndGoogleCredentials}, {RegistryHttpClient}, {xdgDirectory}] =
+    await Promise.all([
+      import('../adapters/build-context.js'),
+      import('../adapters/docker-engine.js'),
+      import('../adapters/registry-credentials.js'),
+      import('../adapters/registry-http.js'),
+      import('../core/environment.js'),
+    ])
+  // $XDG_CACHE_HOME/xpk/digests; XDG says a relative XDG_CACHE_HOME is to be ignored (as bin/run.js does).
+  const digestCacheDir = join(xdgDirectory(process.env, 'XDG_CACHE_HOME', homedir()), 'xpk', 'digests')
+  return {
+    context: new FsBuildContextSource(options.context ?? {digestCacheDir}),
+    engine: new DockerEngine(options.engine),
+    registry: new RegistryHttpClient(options.registry),
+    credentials: new DockerAndGoogleCredentials(options.credentials),
+    console,
+    now: options.now ?? Date.now,
+  }
+}
