@@ -63,7 +63,7 @@ describe('the built CLI on the paths the stubs stand in for', () => {
     const result = await runCli(['accelerator', 'list', '--family', 'v5p'], {env: isolatedEnv({DEBUG: '*'})})
     expect(result.code, result.stderr).toBe(0)
     expect(result.stderr).toMatch(/ oclif:config loading core plugin from /)
-    expect(result.stderr).toMatch(/ oclif:config:xpk found commands /)
+    expect(result.stderr).toMatch(/ oclif:config:xpk using manifest from .*oclif\.manifest\.json/)
     expect(result.stdout).toMatch(/^v5p-8 /m)
   })
 
