@@ -25,6 +25,17 @@ export interface KubeListOptions {
   readonly continue?: string
 }
 
+/** What {@link KubeClient.listAll} lists, and how it asks for each page. */
+export interface KubeListAllOptions extends Omit<KubeListOptions, 'limit' | 'continue'> {
+  /** Objects per request. @default LIST_PAGE_SIZE (src/core/kube/list-pages.ts) */
+  readonly pageSize?: number
+  /**
+   * Sends each page's request: the caller's retry policy (src/executor/retry.ts, `retrying`), so a page that fails
+   * transiently is asked for again, not the pages before it. @default the request as it is
+   */
+  readonly retry?: (request: () => Promise<KubePage>) => Promise<KubePage>
+}
+
 /** Which changes a watch follows, and from when. */
 export interface KubeWatchOptions {
   readonly namespace?: string
@@ -100,6 +111,11 @@ export interface KubeClient {
   lookup(ref: KubeRef): Promise<KubeLookup>
   /** One page of objects of a kind; an unknown kind (its CRD not installed) is an empty page. */
   list(apiVersion: string, kind: string, options?: KubeListOptions): Promise<KubePage>
+  /**
+   * Every object of a kind, a page at a time as the pages are read (one {@link list} request each, following the
+   * continue tokens), so a caller can reduce each page before the next comes. An unknown kind is one empty page.
+   */
+  listAll(apiVersion: string, kind: string, options?: KubeListAllOptions): AsyncIterable<readonly KubeObject[]>
   /**
    * Server-side apply of `object` under the field manager `xpk`. `force` takes over fields another manager owns
    * (what `kubectl apply --server-side --force-conflicts` does for release manifests).

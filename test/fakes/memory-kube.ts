@@ -42,7 +42,8 @@
 //   - Label selectors: `k=v`, `k==v`, `k!=v`, `k`, `!k`, `k in (a,b)`, `k notin (a,b)`, comma-separated. Field
 //     selectors: `path=value` and `path!=value` on the fields the real server lets each kind be selected by
 //     (metadata.name and metadata.namespace, and a few per kind); any other field is a 400, as there.
-//   - Lists are sorted by namespace and name and paged with `limit`/`continue` (an opaque offset).
+//   - Lists are sorted by namespace and name and paged with `limit`/`continue` (an opaque offset); `listAll` pages
+//     as the adapter does (core/kube/list-pages.ts), one logged list request per page.
 //   - Watches: every write (apply, seed, setStatus, setAvailable, delete, a lingering delete's deletionTimestamp)
 //     is an event with the object's new resourceVersion; a watch gets ADDED for the current matches when it names
 //     no resourceVersion, else the retained events after it (`watchHistory`, default 1,000; older is a 410
@@ -61,11 +62,13 @@
 //     modelled (every line is recent).
 import {XpkError} from '../../src/core/errors.js'
 import {kubeApiError} from '../../src/core/kube/kube-errors.js'
+import {listPages, LIST_PAGE_SIZE} from '../../src/core/kube/list-pages.js'
 import {splitApiVersion} from '../../src/core/kube/release-manifest.js'
 import {
   FIELD_MANAGER,
   type KubeClient,
   type KubeDeleteOptions,
+  type KubeListAllOptions,
   type KubeListOptions,
   type KubeLookup,
   type KubeObject,
@@ -336,6 +339,11 @@ export class MemoryKube implements KubeClient {
     this.log(request, 200)
     const items = matching.slice(offset, end)
     return end < matching.length ? {items, continue: encodeContinue(end)} : {items}
+  }
+
+  listAll(apiVersion: string, kind: string, options: KubeListAllOptions = {}): AsyncIterable<readonly KubeObject[]> {
+    const {pageSize = LIST_PAGE_SIZE, retry = (request) => request(), ...list} = options
+    return listPages((token) => retry(() => this.list(apiVersion, kind, {...list, limit: pageSize, continue: token})))
   }
 
   async apply(object: KubeObject, options: {readonly force?: boolean} = {}): Promise<KubeObject> {

@@ -1,0 +1,17 @@
+/** Objects per list request: big enough that thousands of objects take a few requests (the API server's default). */
+export const LIST_PAGE_SIZE = 500
+
+/**
+ * The pages of a list, one `read` each, following the continue tokens until a page has none: how every port that
+ * lists Kubernetes objects (the adapter, the memory fake) pages, so they ask the same requests.
+ */
+export async function* listPages<T>(
+  read: (token: string | undefined) => Promise<{readonly items: readonly T[]; readonly continue?: string}>,
+): AsyncGenerator<readonly T[]> {
+  let token: string | undefined
+  do {
+    const page = await read(token)
+    yield page.items
+    token = page.continue
+  } while (token)
+}
