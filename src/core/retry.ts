@@ -5,6 +5,22 @@ export interface Backoff {
   readonly factor: number
 }
 
+/** Which failures are retried, and for how long (src/executor/retry.ts applies it). */
+export interface RetryPolicy {
+  /** Attempts per call for transient failures (UNAVAILABLE, deadlines, rate limits). */
+  readonly attempts: number
+  /** Jittered exponential backoff between attempts. */
+  readonly backoff: Backoff
+  /** "Another operation is running on the cluster" is retried for this long, whatever the attempt count. */
+  readonly conflictBudgetMs: number
+}
+
+export const DEFAULT_RETRY_POLICY: RetryPolicy = {
+  attempts: 6,
+  backoff: {initialMs: 1000, maxMs: 30_000, factor: 2},
+  conflictBudgetMs: 30 * 60_000,
+}
+
 /**
  * The delay before retry number `attempt` (0-based): exponential, capped, with "full jitter" so that many
  * clients retrying at once spread out instead of hitting the API together.

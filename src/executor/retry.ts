@@ -6,37 +6,11 @@
  * sleep ends at once when the command's abort signal fires (Ctrl-C, SIGTERM, SIGHUP).
  */
 import {ApiError} from '../core/errors.js'
-import {jitteredDelay, pollDelay, type Backoff} from '../core/retry.js'
+import {jitteredDelay, pollDelay, type Backoff, type RetryPolicy} from '../core/retry.js'
+import type {Clock} from '../ports/clock.js'
 
-/** Which failures are retried, and for how long. */
-export interface RetryPolicy {
-  /** Attempts per call for transient failures (UNAVAILABLE, deadlines, rate limits). */
-  readonly attempts: number
-  /** Jittered exponential backoff between attempts. */
-  readonly backoff: Backoff
-  /** "Another operation is running on the cluster" is retried for this long, whatever the attempt count. */
-  readonly conflictBudgetMs: number
-}
-
-export const DEFAULT_RETRY_POLICY: RetryPolicy = {
-  attempts: 6,
-  backoff: {initialMs: 1000, maxMs: 30_000, factor: 2},
-  conflictBudgetMs: 30 * 60_000,
-}
-
-/** Time, for waits that tests can run fast. */
-export interface Clock {
-  /** Resolves after `ms`, or rejects with the signal's reason as soon as it aborts. */
-  readonly sleep: (ms: number, signal: AbortSignal) => Promise<void>
-  readonly random: () => number
-  readonly now: () => number
-  /**
-   * Like `sleep`, for a timer that runs alongside other work (a command's time limit, see {@link startTimeLimit}).
-   * A clock whose sleeps end at once (tests' virtual time) has none: its time limits are only the checks of `now()`
-   * that waits make between polls.
-   */
-  readonly timer?: (ms: number, signal: AbortSignal) => Promise<void>
-}
+export {DEFAULT_RETRY_POLICY, type RetryPolicy} from '../core/retry.js'
+export type {Clock} from '../ports/clock.js'
 
 export interface RetryOptions {
   readonly policy: RetryPolicy
