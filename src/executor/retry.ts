@@ -55,6 +55,11 @@ export async function withRetries<T>(call: () => Promise<T>, options: RetryOptio
   }
 }
 
+/** {@link withRetries} under these options, as a function of the call: how KubeClient.listAll sends each page. */
+export function retrying(options: RetryOptions): <T>(call: () => Promise<T>) => Promise<T> {
+  return (call) => withRetries(call, options)
+}
+
 /**
  * Like {@link withRetries} for a create or delete that an earlier attempt or run may already have made: a failure
  * with status `alreadyDone` (ALREADY_EXISTS for creates, NOT_FOUND for deletes) resolves undefined.

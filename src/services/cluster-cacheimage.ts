@@ -1,5 +1,4 @@
 import {resolveAccelerator} from '../core/catalog/lookup.js'
-import type {ObservedCluster} from '../core/cluster/observed.js'
 import {throwIfProblems, UsageError, XpkError} from '../core/errors.js'
 import {tryParseImageReference} from '../core/image/naming.js'
 import {cacheImageDaemonSet, cacheKeyProblem, DEFAULT_CACHE_KEY} from '../core/incluster/cache-image.js'
@@ -11,31 +10,28 @@ import {
   type NodePull,
 } from '../core/incluster/cache-image-status.js'
 import {applyWouldChange} from '../core/incluster/live-diff.js'
+import {collect} from '../core/kube/list-pages.js'
 import type {DaemonSet} from '../core/manifests/k8s-types.js'
 import {toYaml} from '../core/manifests/to-yaml.js'
 import {clusterCacheimageApplied, clusterCacheimageDryRun, clusterCacheimageNoNodes} from '../core/messages/cluster.js'
 import type {Backoff} from '../core/retry.js'
-import {zoneToRegion} from '../core/settings.js'
 import {escapeInline} from '../core/text.js'
 import {
   pollUntil,
+  retrying,
   startTimeLimit,
-  unlessAborted,
   withRetries,
-  type Clock,
   type RetryOptions,
   type RetryPolicy,
 } from '../executor/retry.js'
 import type {Console, ProgressBoard} from '../ports/console.js'
-import type {GkeClient} from '../ports/gke.js'
 import type {KubeClient, KubeObject, KubeRef} from '../ports/kube.js'
-import {findCluster} from './cluster-lookup.js'
+import {reachCluster, targetProblems, type ClusterAccessDeps} from './workload-cluster.js'
 
 /** How long the pulls may take before xpk stops waiting, unless told otherwise. */
 export const DEFAULT_CACHE_IMAGE_TIMEOUT_MS = 30 * 60_000
 /** How long every pod not ready must have been failing to pull before xpk stops waiting for the kubelet's retries. */
 export const DEFAULT_PULL_FAILURE_GRACE_MS = 60_000
-const PAGE = 500
 
 export interface CacheImageOptions {
   /** Where the cluster is, for GKE; not needed with {@link viaKubeconfig}. */
@@ -59,12 +55,8 @@ export interface CacheImageOptions {
   readonly pullFailureGraceMs?: number
 }
 
-export interface CacheImageDeps extends Clock {
-  readonly gke: () => Promise<GkeClient>
-  /** Connects to the cluster's Kubernetes API: through the kubeconfig, else from the GKE cluster. */
-  readonly kube: (cluster: ObservedCluster | undefined) => Promise<KubeClient>
+export interface CacheImageDeps extends ClusterAccessDeps {
   readonly console: Console
-  readonly signal: AbortSignal
 }
 
 export interface CacheImageResult {
@@ -131,9 +123,7 @@ async function applyAndWait(
 ): Promise<CacheImageResult> {
   const {console} = deps
   const retry: RetryOptions = {policy: options.retry, clock: deps, signal: deps.signal}
-  const cluster = options.viaKubeconfig ? undefined : await lookUpCluster(options, deps, retry)
-  // Connecting may ask for a token (Application Default Credentials): the time limit or Ctrl-C ends that too.
-  const kube = await unlessAborted(deps.kube(cluster), deps.signal)
+  const {kube} = await reachCluster(options, deps, retry)
   const live = await withRetries(() => kube.get(ref), retry)
   const change = live === undefined ? 'create' : applyWouldChange(manifest, live) ? 'update' : 'none'
   if (change !== 'none') {
@@ -179,48 +169,9 @@ function checkOptions(options: CacheImageOptions): DaemonSet {
     if (!(error instanceof UsageError)) throw error
     problems.push(error)
   }
-  if (!options.viaKubeconfig) {
-    for (const [flag, value] of [
-      ['project', options.project],
-      ['zone', options.zone],
-      ['cluster', options.cluster],
-    ] as const) {
-      if (value === undefined) {
-        problems.push(
-          new UsageError(`Missing --${flag} (needed to find the cluster in GKE).`, {
-            flag: `--${flag}`,
-            hints: [
-              `Pass --${flag} or set a default with \`xpk config set ${flag} VALUE\`; or reach the cluster with --kubeconfig.`,
-            ],
-          }),
-        )
-      }
-    }
-  }
+  problems.push(...targetProblems(options))
   throwIfProblems(problems)
   return cacheImageDaemonSet({cacheKey, image: options.dockerImage, accelerator: accelerator!})
-}
-
-async function lookUpCluster(
-  options: CacheImageOptions,
-  deps: CacheImageDeps,
-  retry: RetryOptions,
-): Promise<ObservedCluster> {
-  const {project, zone, cluster} = options as Required<CacheImageOptions>
-  const gke = await unlessAborted(deps.gke(), deps.signal)
-  try {
-    const found = await withRetries(() => findCluster(gke, project, zone, cluster), retry)
-    if (!found) {
-      throw new XpkError(
-        'not-found',
-        `Cluster ${cluster} not found in project ${project} (${zoneToRegion(zone) ?? zone} or ${zone}).`,
-        {hints: ['Check --project and --zone; `xpk cluster list` shows your clusters.']},
-      )
-    }
-    return found
-  } finally {
-    await gke.close()
-  }
 }
 
 /**
@@ -313,9 +264,12 @@ async function awaitPulls(
   }
   const events = cutShort
     ? []
-    : await withRetries(
-        () => listAll(kube, 'v1', 'Event', ref.namespace, 'involvedObject.kind=Pod,reason=Failed'),
-        retry,
+    : await collect(
+        kube.listAll('v1', 'Event', {
+          namespace: ref.namespace,
+          fieldSelector: 'involvedObject.kind=Pod,reason=Failed',
+          retry: retrying(retry),
+        }),
       )
   const explained = withEventCauses(pulls, events)
   const failed = explained.filter((p) => p.state === 'pull-failed')
@@ -360,33 +314,11 @@ function describeMinutes(ms: number): string {
 
 /** The state of each node's pod of the DaemonSet for `image`, by node name. */
 async function listPulls(kube: KubeClient, ref: KubeRef, image: string): Promise<NodePull[]> {
-  const pods = await listAll(kube, 'v1', 'Pod', ref.namespace, undefined, `k8s-app=${ref.name}`)
+  const pods = await collect(
+    kube.listAll('v1', 'Pod', {namespace: ref.namespace, labelSelector: `k8s-app=${ref.name}`}),
+  )
   return pods
     .map((pod) => nodePull(pod, image))
     .filter((p): p is NodePull => p !== undefined)
     .sort((a, b) => a.node.localeCompare(b.node))
-}
-
-async function listAll(
-  kube: KubeClient,
-  apiVersion: string,
-  kind: string,
-  namespace: string | undefined,
-  fieldSelector?: string,
-  labelSelector?: string,
-): Promise<KubeObject[]> {
-  const items: KubeObject[] = []
-  let token: string | undefined
-  do {
-    const page = await kube.list(apiVersion, kind, {
-      namespace,
-      fieldSelector,
-      labelSelector,
-      limit: PAGE,
-      continue: token,
-    })
-    items.push(...page.items)
-    token = page.continue
-  } while (token)
-  return items
 }

@@ -11,15 +11,16 @@ import {
   type InClusterState,
   type NodeHealth,
 } from '../core/incluster/describe.js'
+import {collect} from '../core/kube/list-pages.js'
 import {RELEASES} from '../core/kube/release-manifest.js'
 import {clusterDescribeNoGke, clusterDescribeUnreachable} from '../core/messages/cluster.js'
 import {zoneToRegion} from '../core/settings.js'
 import {KUEUE_API_GROUP, KUEUE_API_VERSION} from '../core/versions.js'
-import {withRetries, type Clock, type RetryOptions, type RetryPolicy} from '../executor/retry.js'
+import {retrying, withRetries, type Clock, type RetryOptions, type RetryPolicy} from '../executor/retry.js'
 import type {Console} from '../ports/console.js'
 import type {GkeClient} from '../ports/gke.js'
-import type {KubeClient, KubeObject} from '../ports/kube.js'
-import {findCluster} from './cluster-lookup.js'
+import type {KubeClient} from '../ports/kube.js'
+import {requireCluster} from './cluster-lookup.js'
 
 export type {ClusterDescription} from '../core/incluster/describe.js'
 
@@ -66,7 +67,6 @@ export interface ClusterDescribeDeps extends ClusterReadDeps {
 
 /** Attempts per in-cluster read: a read-only command should not wait half a minute on a control plane that is down. */
 const IN_CLUSTER_READ_ATTEMPTS = 3
-const PAGE = 500
 const KUEUE_V1BETA1 = `${KUEUE_API_GROUP}/v1beta1`
 
 /**
@@ -84,7 +84,7 @@ export async function describeCluster(
     const kube = await deps.kube(undefined)
     return {inCluster: await readInside(kube, null, 'kubeconfig', deps)}
   }
-  const cluster = await describeGkeCluster(options.target, deps)
+  const cluster = await requireCluster(deps.gke, options.target, retryOf(deps))
   if (options.skipInCluster) return {...cluster, inCluster: {reached: false, reason: 'skipped', cause: null}}
   try {
     if (!cluster.endpoint && !cluster.dnsEndpoint) {
@@ -97,30 +97,6 @@ export async function describeCluster(
     if (!(error instanceof XpkError) || error instanceof UsageError || deps.signal.aborted) throw error
     deps.console.warn(clusterDescribeUnreachable({cluster: cluster.name, cause: error.message, kind: error.kind}))
     return {...cluster, inCluster: {reached: false, reason: 'unreachable', cause: error.message}}
-  }
-}
-
-/** The cluster as GKE reports it; not-found (exit 4) when it does not exist. */
-async function describeGkeCluster(
-  options: {readonly project: string; readonly zone: string; readonly cluster: string},
-  deps: ClusterReadDeps,
-): Promise<ObservedCluster> {
-  const gke = await deps.gke()
-  try {
-    const found = await withRetries(
-      () => findCluster(gke, options.project, options.zone, options.cluster),
-      retryOf(deps),
-    )
-    if (!found) {
-      throw new XpkError(
-        'not-found',
-        `Cluster ${options.cluster} not found in project ${options.project} (${zoneToRegion(options.zone) ?? options.zone} or ${options.zone}).`,
-        {hints: ['Check --project and --zone; `xpk cluster list` shows your clusters.']},
-      )
-    }
-    return found
-  } finally {
-    await gke.close()
   }
 }
 
@@ -140,23 +116,21 @@ async function readInside(
     clock: deps,
     signal: deps.signal,
   }
-  const call = <T>(read: () => Promise<T>) => withRetries(read, retry)
+  const call = retrying(retry)
   const controller = (component: 'jobset' | 'kueue') => {
     const {namespace, name} = RELEASES[component].controller
     return call(() => kube.get({apiVersion: 'apps/v1', kind: 'Deployment', namespace, name}))
   }
+  const listQueues = (apiVersion: string) => collect(kube.listAll(apiVersion, 'ClusterQueue', {retry: call}))
   const [jobsetDeployment, kueueDeployment, queues, nodes] = await Promise.all([
     controller('jobset'),
     controller('kueue'),
-    listAll(kube, KUEUE_API_VERSION, 'ClusterQueue', call),
+    listQueues(KUEUE_API_VERSION),
     readNodes(kube, call),
   ])
   const jobset = controllerState(jobsetDeployment)
   const kueue = controllerState(kueueDeployment)
-  const clusterQueues =
-    queues.length === 0 && needsV1beta1Fallback(kueue)
-      ? await listAll(kube, KUEUE_V1BETA1, 'ClusterQueue', call)
-      : queues
+  const clusterQueues = queues.length === 0 && needsV1beta1Fallback(kueue) ? await listQueues(KUEUE_V1BETA1) : queues
   return {
     reached: true,
     via,
@@ -169,30 +143,14 @@ async function readInside(
   }
 }
 
-type Call = <T>(read: () => Promise<T>) => Promise<T>
-
-async function readNodes(kube: KubeClient, call: Call): Promise<NodeHealth[]> {
+async function readNodes(kube: KubeClient, call: ReturnType<typeof retrying>): Promise<NodeHealth[]> {
   const nodes: NodeHealth[] = []
-  let token: string | undefined
-  do {
-    const page = await call(() => kube.list('v1', 'Node', {limit: PAGE, continue: token}))
-    for (const node of page.items) nodes.push(nodeHealth(node))
-    token = page.continue
-  } while (token)
+  for await (const page of kube.listAll('v1', 'Node', {retry: call})) {
+    for (const node of page) nodes.push(nodeHealth(node))
+  }
   return nodes
 }
 
-async function listAll(kube: KubeClient, apiVersion: string, kind: string, call: Call): Promise<KubeObject[]> {
-  const items: KubeObject[] = []
-  let token: string | undefined
-  do {
-    const page = await call(() => kube.list(apiVersion, kind, {limit: PAGE, continue: token}))
-    items.push(...page.items)
-    token = page.continue
-  } while (token)
-  return items
-}
-
-function retryOf(deps: ClusterReadDeps) {
+function retryOf(deps: ClusterReadDeps): RetryOptions {
   return {policy: deps.retry, clock: deps, signal: deps.signal}
 }

@@ -17,6 +17,7 @@ import {
 } from '../core/incluster/plan.js'
 import {rolloutWaiting, type DeploymentStatus} from '../core/incluster/rollout.js'
 import type {InClusterObject} from '../core/incluster/types.js'
+import {collect} from '../core/kube/list-pages.js'
 import {
   applyOrder,
   installWaves,
@@ -29,12 +30,10 @@ import {
 } from '../core/kube/release-manifest.js'
 import type {Backoff} from '../core/retry.js'
 import type {GraphStep, StepContext} from '../executor/step-graph.js'
-import {pollUntil, startTimeLimit, withRetries, type RetryOptions} from '../executor/retry.js'
+import {pollUntil, retrying, startTimeLimit, withRetries, type RetryOptions} from '../executor/retry.js'
 import type {KubeClient, KubeRef} from '../ports/kube.js'
 import type {ReleaseManifest, ReleaseManifestSource} from '../ports/release-manifests.js'
 
-const NODE_PAGE = 500
-const LIST_PAGE = 500
 /** Deletions a breaking Kueue upgrade sends at once (a cluster may hold thousands of Workloads). */
 const DELETE_CONCURRENCY = 16
 const CONNECT = 'connect:kubernetes'
@@ -56,18 +55,18 @@ export async function readInCluster(
   retry: RetryOptions,
   release: ReleaseLoader,
 ): Promise<ObservedInCluster> {
-  const call = <T>(read: () => Promise<T>) => withRetries(read, retry)
+  const call = retrying(retry)
   const live = new Map<string, unknown>()
   const listed = new Set<string>([kindKey('apps/v1', 'Deployment')])
   const listInto = async (scope: ListScope) => {
     listed.add(kindKey(scope.apiVersion, scope.kind))
-    const items = await call(() => listAll(kube, scope.apiVersion, scope.kind, scope.namespace))
+    const items = await collect(kube.listAll(scope.apiVersion, scope.kind, {namespace: scope.namespace, retry: call}))
     for (const item of items) live.set(objectKey(item), item)
     return items
   }
   const configuration = objectsToRead(inputs)
   const clusterScoped = [...listScopes(configuration).values()].filter((k) => !k.namespaced)
-  const deploymentsRead = call(() => listAll(kube, 'apps/v1', 'Deployment'))
+  const deploymentsRead = collect(kube.listAll('apps/v1', 'Deployment', {retry: call}))
   const nodesRead = countNodes(kube, call)
   const firstWave = Promise.all(clusterScoped.map(listInto))
   const {releases, unread} = await loadReleases(release)
@@ -92,7 +91,7 @@ export async function readInCluster(
     ? []
     : listed.has(kindKey(CRD_API, 'CustomResourceDefinition'))
       ? crds.map((c) => c.metadata.name).filter((n) => n.endsWith('.kueue.x-k8s.io'))
-      : await call(() => listKueueCrds(kube))
+      : await listKueueCrds(kube, call)
   return {nodeCount, controllers: {jobset, kueue}, kueueCrds, live, releases, releasesUnread: unread}
 }
 
@@ -196,30 +195,14 @@ function observeController(
   }
 }
 
-async function countNodes(kube: KubeClient, call: <T>(read: () => Promise<T>) => Promise<T>): Promise<number> {
+async function countNodes(kube: KubeClient, call: ReturnType<typeof retrying>): Promise<number> {
   let count = 0
-  let token: string | undefined
-  do {
-    const page = await call(() => kube.list('v1', 'Node', {limit: NODE_PAGE, continue: token}))
-    count += page.items.length
-    token = page.continue
-  } while (token)
+  for await (const page of kube.listAll('v1', 'Node', {retry: call})) count += page.length
   return count
 }
 
-async function listAll(kube: KubeClient, apiVersion: string, kind: string, namespace?: string): Promise<KubeObject[]> {
-  const items: KubeObject[] = []
-  let token: string | undefined
-  do {
-    const page = await kube.list(apiVersion, kind, {namespace, limit: LIST_PAGE, continue: token})
-    items.push(...page.items)
-    token = page.continue
-  } while (token)
-  return items
-}
-
-async function listKueueCrds(kube: KubeClient): Promise<string[]> {
-  const crds = await listAll(kube, CRD_API, 'CustomResourceDefinition')
+async function listKueueCrds(kube: KubeClient, call: ReturnType<typeof retrying>): Promise<string[]> {
+  const crds = await collect(kube.listAll(CRD_API, 'CustomResourceDefinition', {retry: call}))
   return crds.map((c) => c.metadata.name).filter((n) => n.endsWith('.kueue.x-k8s.io'))
 }
 
@@ -429,12 +412,12 @@ function quotaSteps(
 
 async function applyObject(object: InClusterObject, deps: InClusterDeps, ctx: StepContext): Promise<void> {
   const kube = await deps.kube()
-  await withRetries(() => kube.apply(object as unknown as KubeObject, {force: true}), retrying(deps, ctx))
+  await withRetries(() => kube.apply(object as unknown as KubeObject, {force: true}), stepRetry(deps, ctx))
 }
 
 async function deleteObject(object: KubeRef, deps: InClusterDeps, ctx: StepContext): Promise<void> {
   const kube = await deps.kube()
-  await withRetries(() => kube.delete(object), retrying(deps, ctx))
+  await withRetries(() => kube.delete(object), stepRetry(deps, ctx))
 }
 
 /**
@@ -476,7 +459,7 @@ function stepId(s: InClusterStep): string {
   return `${s.kind}:${s.component}`
 }
 
-function retrying(deps: InClusterDeps, ctx: StepContext): RetryOptions {
+function stepRetry(deps: InClusterDeps, ctx: StepContext): RetryOptions {
   return {
     ...deps.retry,
     signal: ctx.signal,
@@ -495,7 +478,7 @@ async function install(
   ctx.progress('loading the release manifest')
   const manifest = await loading
   const kube = await deps.kube()
-  const retry = retrying(deps, ctx)
+  const retry = stepRetry(deps, ctx)
   if (decision.action === 'breaking-upgrade') {
     ctx.progress('deleting the old Kueue')
     for (const deletion of decision.deletions) await deleteForUpgrade(kube, deletion, retry)
@@ -550,7 +533,7 @@ async function resize(
     throw new XpkError('failed', `The ${RELEASES[step.component].title} release manifest has no controller Deployment.`)
   }
   const kube = await deps.kube()
-  await withRetries(() => kube.apply(sizedController(controller, step.sizing), {force: true}), retrying(deps, ctx))
+  await withRetries(() => kube.apply(sizedController(controller, step.sizing), {force: true}), stepRetry(deps, ctx))
 }
 
 async function deleteForUpgrade(kube: KubeClient, deletion: BreakingDeletion, retry: RetryOptions): Promise<void> {
@@ -576,7 +559,7 @@ async function deleteForUpgrade(kube: KubeClient, deletion: BreakingDeletion, re
   const version = spec.versions.find((v) => v.served)?.name
   if (!version) return
   const apiVersion = `${spec.group}/${version}`
-  const items = await withRetries(() => listAll(kube, apiVersion, spec.names.kind), retry)
+  const items = await collect(kube.listAll(apiVersion, spec.names.kind, {retry: retrying(retry)}))
   for (let i = 0; i < items.length; i += DELETE_CONCURRENCY) {
     await Promise.all(
       items.slice(i, i + DELETE_CONCURRENCY).map((item) =>
@@ -608,7 +591,7 @@ async function pollWithin(
   options: InClusterApplyOptions,
   ctx: StepContext,
 ): Promise<void> {
-  const retry = retrying(deps, ctx)
+  const retry = stepRetry(deps, ctx)
   const {clock} = retry
   const started = clock.now()
   const limit = startTimeLimit(retry.signal, timeoutMs, clock, timedOut)

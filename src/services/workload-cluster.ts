@@ -3,12 +3,12 @@
  * name, then connect to its endpoint), or through a kubeconfig (`--kubeconfig` / `--context`) without asking GKE.
  */
 import type {ObservedCluster} from '../core/cluster/observed.js'
-import {UsageError, XpkError} from '../core/errors.js'
-import {zoneToRegion} from '../core/settings.js'
-import {unlessAborted, withRetries, type Clock, type RetryOptions} from '../executor/retry.js'
+import {UsageError} from '../core/errors.js'
+import {collect} from '../core/kube/list-pages.js'
+import {retrying, unlessAborted, type Clock, type RetryOptions} from '../executor/retry.js'
 import type {GkeClient} from '../ports/gke.js'
-import type {KubeClient, KubeListOptions, KubeObject, KubePage} from '../ports/kube.js'
-import {findCluster} from './cluster-lookup.js'
+import type {KubeClient, KubeListAllOptions, KubeObject} from '../ports/kube.js'
+import {requireCluster, type ClusterName} from './cluster-lookup.js'
 
 /** Which cluster: by name in GKE, or whatever the kubeconfig points at. */
 export interface WorkloadTarget {
@@ -55,21 +55,7 @@ export async function reachCluster(
 ): Promise<ReachedCluster> {
   // Connecting may ask for a token (Application Default Credentials): a time limit or Ctrl-C ends that too.
   if (target.viaKubeconfig) return {kube: await unlessAborted(deps.kube(undefined), deps.signal), gke: null}
-  const {project, zone, cluster} = target as Required<WorkloadTarget>
-  const gke = await unlessAborted(deps.gke(), deps.signal)
-  let found: ObservedCluster | undefined
-  try {
-    found = await withRetries(() => findCluster(gke, project, zone, cluster), retry)
-  } finally {
-    await gke.close()
-  }
-  if (!found) {
-    throw new XpkError(
-      'not-found',
-      `Cluster ${cluster} not found in project ${project} (${zoneToRegion(zone) ?? zone} or ${zone}).`,
-      {hints: ['Check --project and --zone; `xpk cluster list` shows your clusters.']},
-    )
-  }
+  const found = await requireCluster(deps.gke, target as ClusterName, retry)
   return {
     kube: await unlessAborted(deps.kube(found), deps.signal),
     gke: {project: found.project, location: found.location},
@@ -77,36 +63,12 @@ export async function reachCluster(
 }
 
 /** Every object of a kind (all pages), each page through the retry policy. */
-export async function listAll(
+export function listAll(
   kube: KubeClient,
   apiVersion: string,
   kind: string,
-  options: Omit<KubeListOptions, 'limit' | 'continue'>,
+  options: Omit<KubeListAllOptions, 'retry'>,
   retry: RetryOptions,
 ): Promise<KubeObject[]> {
-  return listPages(kube, apiVersion, kind, options, (read) => withRetries(read, retry))
+  return collect(kube.listAll(apiVersion, kind, {...options, retry: retrying(retry)}))
 }
-
-/**
- * Every object of a kind (all pages), each page read through `read` (the retry policy, or nothing inside a check
- * that a poll already retries as a whole).
- */
-export async function listPages(
-  kube: KubeClient,
-  apiVersion: string,
-  kind: string,
-  options: Omit<KubeListOptions, 'limit' | 'continue'>,
-  read: (call: () => Promise<KubePage>) => Promise<KubePage> = (call) => call(),
-): Promise<KubeObject[]> {
-  const items: KubeObject[] = []
-  let token: string | undefined
-  do {
-    const page = await read(() => kube.list(apiVersion, kind, {...options, limit: PAGE_SIZE, continue: token}))
-    items.push(...page.items)
-    token = page.continue
-  } while (token)
-  return items
-}
-
-/** Objects per list request: big enough that thousands of workloads take a few requests. */
-const PAGE_SIZE = 500

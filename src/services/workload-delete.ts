@@ -1,5 +1,6 @@
 import {throwIfProblems, UsageError, XpkError} from '../core/errors.js'
 import {XPK_NAMESPACE} from '../core/incluster/namespace.js'
+import {collect} from '../core/kube/list-pages.js'
 import {
   DEFAULT_GONE_TIMEOUT_MS,
   JOBSET_NAME_LABEL,
@@ -38,14 +39,7 @@ import {
 import type {Console, ProgressBoard} from '../ports/console.js'
 import type {KubeClient, KubeObject} from '../ports/kube.js'
 import {confirmOrStop} from './confirm.js'
-import {
-  listAll,
-  listPages,
-  reachCluster,
-  targetProblems,
-  type ClusterAccessDeps,
-  type WorkloadTarget,
-} from './workload-cluster.js'
+import {listAll, reachCluster, targetProblems, type ClusterAccessDeps, type WorkloadTarget} from './workload-cluster.js'
 
 export {DEFAULT_GONE_TIMEOUT_MS}
 /** Deletes sent at once when many workloads match a filter. */
@@ -310,11 +304,11 @@ export async function awaitGone(
             ? (await kube.get(jobSetRef(names[0]!))) === undefined
               ? []
               : [names[0]!]
-            : (await listPages(kube, JOBSET_API_VERSION, 'JobSet', {namespace: XPK_NAMESPACE}))
+            : (await collect(kube.listAll(JOBSET_API_VERSION, 'JobSet', {namespace: XPK_NAMESPACE})))
                 .map((j) => j.metadata.name)
                 .filter((name) => wanted.has(name))
         const dependents = (
-          await listPages(kube, child.apiVersion, child.kind, {namespace: XPK_NAMESPACE, labelSelector})
+          await collect(kube.listAll(child.apiVersion, child.kind, {namespace: XPK_NAMESPACE, labelSelector}))
         )
           .filter((o) =>
             wanted.has(String((o.metadata.labels as Record<string, string> | undefined)?.[JOBSET_NAME_LABEL])),

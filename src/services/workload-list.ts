@@ -27,14 +27,18 @@ import {
   type StatusFilter,
   type WorkloadRow,
 } from '../core/workload/status.js'
-import {startTimeLimit, withRetries, type RetryOptions, type RetryPolicy, type TimeLimit} from '../executor/retry.js'
+import {
+  retrying,
+  startTimeLimit,
+  withRetries,
+  type RetryOptions,
+  type RetryPolicy,
+  type TimeLimit,
+} from '../executor/retry.js'
 import {followChanges} from '../executor/watch.js'
 import type {Console} from '../ports/console.js'
 import type {KubeClient, KubeObject} from '../ports/kube.js'
 import {reachCluster, targetProblems, type ClusterAccessDeps, type WorkloadTarget} from './workload-cluster.js'
-
-/** Objects per list request: ten thousand workloads take twenty requests per kind. */
-const PAGE_SIZE = 500
 
 export interface WorkloadListOptions extends WorkloadTarget, WorkloadListFlags {
   readonly retry: RetryPolicy
@@ -151,15 +155,9 @@ async function readAll<T>(
   retry: RetryOptions,
 ): Promise<T[]> {
   const out: T[] = []
-  let token: string | undefined
-  do {
-    const page = await withRetries(
-      () => kube.list(apiVersion, kind, {namespace: XPK_NAMESPACE, limit: PAGE_SIZE, continue: token}),
-      retry,
-    )
-    for (const item of page.items) out.push(read(item))
-    token = page.continue
-  } while (token)
+  for await (const page of kube.listAll(apiVersion, kind, {namespace: XPK_NAMESPACE, retry: retrying(retry)})) {
+    for (const item of page) out.push(read(item))
+  }
   return out
 }
 

@@ -1,11 +1,12 @@
 // The Kubernetes port's contract (port-contract.ts), held by MemoryKube (the service tests') and by the real adapter
 // talking to the wire-level API server (FakeKube, itself checked against kubectl): reads that find an object, find
-// nothing, or find its kind not served; lists by namespace, selectors and pages; create-if-absent (201, then 409
-// AlreadyExists leaving the object as it was; exactly one of two racing creates); server-side apply (a re-apply
-// changes nothing, a change bumps generation and resourceVersion, another manager's field is a 409 Conflict unless
-// forced, their other fields are kept); a delete with a uid precondition (409 Conflict deleting nothing when another
-// object holds the name); watches (the current objects, then each change in order, resumed from a resourceVersion or
-// EXPIRED when it is too old); pod logs; and failures the one retry policy tells apart.
+// nothing, or find its kind not served; lists by namespace, selectors and pages (and listAll following the pages,
+// each through the caller's retry); create-if-absent (201, then 409 AlreadyExists leaving the object as it was;
+// exactly one of two racing creates); server-side apply (a re-apply changes nothing, a change bumps generation and
+// resourceVersion, another manager's field is a 409 Conflict unless forced, their other fields are kept); a delete
+// with a uid precondition (409 Conflict deleting nothing when another object holds the name); watches (the current
+// objects, then each change in order, resumed from a resourceVersion or EXPIRED when it is too old); pod logs; and
+// failures the one retry policy tells apart.
 import {request} from 'node:https'
 
 import {connectKube} from '../../src/adapters/kube-client.js'
@@ -316,6 +317,41 @@ const cases: readonly ContractCase<KubeClient, KubeGiven>[] = [
           retryable: false,
           message: /^Listing ConfigMap objects failed: /,
         },
+      },
+    ],
+  },
+  {
+    name: 'listAll: every page in order, each request through the caller’s retry; an unknown kind is one empty page',
+    given: {
+      configMaps: ['e', 'c', 'a', 'd', 'b'].map((name) => cm(name)),
+      failing: [{verb: 'list', kind: 'ConfigMap', status: 429, message: 'too many requests, please try again later'}],
+    },
+    steps: [
+      {
+        call: 'listAll 2 at a time, retrying a retryable failure once',
+        run: async (kube) => {
+          const tries: string[] = []
+          const pages: string[][] = []
+          const retry = <T>(request: () => Promise<T>) =>
+            request().catch((error: {retryable?: boolean}) => {
+              tries.push(`retried: ${String(error.retryable)}`)
+              return request()
+            })
+          for await (const page of kube.listAll('v1', 'ConfigMap', {namespace: 'default', pageSize: 2, retry})) {
+            pages.push(names(page))
+          }
+          return {pages, tries}
+        },
+        gives: {pages: [['a', 'b'], ['c', 'd'], ['e']], tries: ['retried: true']},
+      },
+      {
+        call: 'listAll of a kind not served',
+        run: async (kube) => {
+          const pages: string[][] = []
+          for await (const page of kube.listAll('example.com/v1', 'Widget')) pages.push(names(page))
+          return pages
+        },
+        gives: [[]],
       },
     ],
   },

@@ -1,4 +1,4 @@
-/** Objects per list request: big enough that thousands of objects take a few requests (the API server's default). */
+/** Objects per list request: thousands of objects take a few requests (kubectl's --chunk-size is 500 too). */
 export const LIST_PAGE_SIZE = 500
 
 /**
@@ -14,4 +14,11 @@ export async function* listPages<T>(
     yield page.items
     token = page.continue
   } while (token)
+}
+
+/** Every item of every page, in order. */
+export async function collect<T>(pages: AsyncIterable<readonly T[]>): Promise<T[]> {
+  const items: T[] = []
+  for await (const page of pages) items.push(...page)
+  return items
 }
