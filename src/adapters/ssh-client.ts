@@ -10,16 +10,14 @@ import type * as Ssh2 from 'ssh2'
 import type {Client, ClientChannel} from 'ssh2'
 
 import {XpkError} from '../core/errors.js'
+import {DEFAULT_TIMING} from '../core/timing.js'
 import type {RemoteExit, RemoteSession, RemoteShell, SshTarget} from '../ports/remote-shell.js'
-
-/** How long the SSH handshake (banner, key exchange, authentication) may take. */
-export const DEFAULT_READY_TIMEOUT_MS = 20_000
 
 export interface SshClientOptions {
   readonly privateKey: Buffer
   /** xpk's known-hosts file. */
   readonly knownHostsPath: string
-  /** @default DEFAULT_READY_TIMEOUT_MS */
+  /** How long the SSH handshake (banner, key exchange, authentication) may take. @default DEFAULT_TIMING.ssh.handshakeMs */
   readonly readyTimeoutMs?: number
   /** ssh-agent socket for keys with a passphrase; default SSH_AUTH_SOCK. */
   readonly agentSocket?: string
@@ -132,7 +130,7 @@ export function createSshShell(options: SshClientOptions): RemoteShell {
           // (curve25519-sha256, ssh-ed25519, aes128-gcm with AES-NI, else chacha20-poly1305); pinning them gained nothing
           // measurable (bench/vm-run.mjs notes), and would lose servers that lack one.
           // A server that accepts the connection and never speaks SSH (no banner) fails it after this long.
-          readyTimeout: options.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS,
+          readyTimeout: options.readyTimeoutMs ?? DEFAULT_TIMING.ssh.handshakeMs,
           keepaliveInterval: 15_000,
           hostVerifier: (key: Buffer, verify: (valid: boolean) => void) => {
             knownHosts.check(address, target.identity, key.toString('base64')).then(

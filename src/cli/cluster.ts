@@ -1,5 +1,5 @@
 /**
- * The `cluster` topic: the flags of its commands, and their wiring (settings, tuning and the adapters behind each
+ * The `cluster` topic: the flags of its commands, and their wiring (settings, timing and the adapters behind each
  * service). The flags are read when the CLI starts (help, parsing); everything else is imported when a command
  * runs, by the function that needs it, so `--help` and the other topics never load it.
  */
@@ -12,7 +12,6 @@ import {CLUSTER_DEFAULTS} from '../core/cluster/defaults.js'
 import {DEFAULT_CACHE_KEY} from '../core/incluster/cache-image.js'
 import {DEFAULT_APPLY_CONCURRENCY} from '../core/retry.js'
 import type {ResolvedSettings} from '../core/settings.js'
-import type {ApplyOptions} from '../executor/apply-cluster-plan.js'
 import type {ComputeClient} from '../ports/compute.js'
 import type {CacheImageResult} from '../services/cluster-cacheimage.js'
 import type {ClusterCreateResult} from '../services/cluster-create.js'
@@ -190,7 +189,7 @@ export async function createCluster(
     import('../adapters/release-manifests.js'),
   ])
   const settings = await wiring.resolveCommandSettings(options, run.console)
-  const lock = await clusterLockTuning()
+  const timing = wiring.commandTiming()
   return createCluster(
     {
       flags: {
@@ -202,19 +201,14 @@ export async function createCluster(
       dryRun: options.dryRun,
       offline: options.offline,
       verbose: options.verbose,
-      apply: await applyTuning(),
+      timing,
       inCluster: {
         skip: options.skipInCluster,
         viaKubeconfig: wiring.viaKubeconfig(options),
         xpkVersion: run.version,
         manifestOverrides: {jobset: options.jobsetManifest, kueue: options.kueueManifest},
-        // XPK_CONTROLLER_TIMEOUT_S bounds the wait for JobSet and Kueue to become Available. The wait reads one
-        // Deployment per poll, which costs the API server next to nothing, so the polls are short: a controller that
-        // is up is noticed within a quarter second at first and within 2 s later on (bench:in-cluster measures it).
-        availableTimeoutMs: wiring.timeoutTuning('XPK_CONTROLLER_TIMEOUT_S', 600_000),
-        poll: wiring.pollTuning({initialMs: 250, maxMs: 2000, factor: 1.5}),
       },
-      lock,
+      lock: {...lockHolder(), staleSeconds: timing.lockStaleSeconds},
     },
     {
       gke: wiring.gkeConnector(settings),
@@ -223,7 +217,7 @@ export async function createCluster(
       manifests: new HttpReleaseManifests(),
       console: run.console,
       signal: run.signal,
-      ...wiring.realTime,
+      ...wiring.systemClock,
     },
   )
 }
@@ -239,16 +233,17 @@ export async function deleteCluster(
     import('../core/settings.js'),
   ])
   const settings = await wiring.resolveCommandSettings(options, run.console)
+  const timing = wiring.commandTiming()
   return deleteCluster(
     {
       project: requireSetting(settings, 'project'),
       zone: requireSetting(settings, 'zone'),
       cluster: requireSetting(settings, 'cluster'),
       dryRun: options.dryRun,
-      apply: await applyTuning(),
-      lock: await clusterLockTuning(),
+      timing,
+      lock: {...lockHolder(), staleSeconds: timing.lockStaleSeconds},
     },
-    {gke: wiring.gkeConnector(settings), console: run.console, signal: run.signal, ...wiring.realTime},
+    {gke: wiring.gkeConnector(settings), console: run.console, signal: run.signal, ...wiring.systemClock},
   )
 }
 
@@ -265,8 +260,8 @@ export async function listClusters(
   ])
   const settings = await wiring.resolveCommandSettings(options, run.console)
   const clusters = await listClusters(
-    {project: requireSetting(settings, 'project'), zone: options.zone},
-    {gke: wiring.gkeConnector(settings), retry: wiring.retryTuning(), signal: run.signal, ...wiring.realTime},
+    {project: requireSetting(settings, 'project'), zone: options.zone, timing: wiring.commandTiming()},
+    {gke: wiring.gkeConnector(settings), signal: run.signal, ...wiring.systemClock},
   )
   run.console.result(() => renderClusterList(clusters))
   return clusters
@@ -295,8 +290,8 @@ export async function describeCluster(
         cluster: requireSetting(settings, 'cluster'),
       }
   const description = await describeCluster(
-    {target, skipInCluster: options.skipInCluster},
-    {...wiring.clusterAccess(settings, options, run), retry: wiring.retryTuning()},
+    {target, skipInCluster: options.skipInCluster, timing: wiring.commandTiming()},
+    wiring.clusterAccess(settings, options, run),
   )
   run.console.result(() => renderClusterDetails(description))
   return description
@@ -310,19 +305,14 @@ export async function cacheImage(
   options: FlagOptions<typeof clusterCacheImageFlags>,
   run: Invocation,
 ): Promise<CacheImageResult> {
-  const [wiring, {cacheImage, DEFAULT_CACHE_IMAGE_TIMEOUT_MS}] = await Promise.all([
-    import('./wiring.js'),
-    import('../services/cluster-cacheimage.js'),
-  ])
+  const [wiring, {cacheImage}] = await Promise.all([import('./wiring.js'), import('../services/cluster-cacheimage.js')])
   const settings = await wiring.resolveCommandSettings(options, run.console)
   return cacheImage(
     {
       ...options,
       ...wiring.clusterTarget(settings),
       viaKubeconfig: wiring.viaKubeconfig(options),
-      timeoutMs: wiring.timeoutTuning('XPK_CACHE_IMAGE_TIMEOUT_S', DEFAULT_CACHE_IMAGE_TIMEOUT_MS),
-      poll: wiring.pollTuning({initialMs: 2000, maxMs: 15_000, factor: 1.5}),
-      retry: wiring.retryTuning(),
+      timing: wiring.commandTiming(),
     },
     wiring.clusterAccess(settings, options, run),
   )
@@ -340,23 +330,11 @@ function computeConnector(settings: ResolvedSettings): () => Promise<ComputeClie
 }
 
 /**
- * Apply tuning. XPK_POLL_INTERVAL_MS and XPK_RETRY_INTERVAL_MS set the first wait between operation polls and
- * between retries (they grow from there); the defaults suit real GKE.
+ * Who holds the cluster lock `cluster create` and `cluster delete` take: this process (user@host, pid, this boot of
+ * the machine), and how to tell whether a process of this machine still runs. (When another run's lock counts as
+ * abandoned is the timing's: XPK_CLUSTER_LOCK_STALE_S.)
  */
-async function applyTuning(): Promise<Omit<ApplyOptions, 'signal'>> {
-  const [wiring, {DEFAULT_APPLY_OPTIONS}] = await Promise.all([
-    import('./wiring.js'),
-    import('../executor/apply-cluster-plan.js'),
-  ])
-  return {...DEFAULT_APPLY_OPTIONS, poll: wiring.pollTuning(DEFAULT_APPLY_OPTIONS.poll), retry: wiring.retryTuning()}
-}
-
-/**
- * The cluster lock of `cluster create` and `cluster delete`: this process as its holder (user@host, pid) and the
- * stale time from XPK_CLUSTER_LOCK_STALE_S, checked here, before any request (a bad value is exit 2 naming it).
- */
-export async function clusterLockTuning(): Promise<ClusterLockOptions> {
-  const {lockStaleSeconds} = await import('../core/cluster/lock.js')
+export function lockHolder(): Omit<ClusterLockOptions, 'staleSeconds'> {
   let user = process.env.USER ?? 'unknown'
   try {
     user = userInfo().username
@@ -373,7 +351,6 @@ export async function clusterLockTuning(): Promise<ClusterLockOptions> {
   }
   return {
     identity: {user, host: hostname(), pid: process.pid, boot},
-    staleSeconds: lockStaleSeconds(process.env),
     alive: (pid) => {
       try {
         process.kill(pid, 0)

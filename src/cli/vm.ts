@@ -1,5 +1,5 @@
 /**
- * The `vm` topic (TPU VMs without GKE): the flags of its commands, and their wiring (settings, tuning and the
+ * The `vm` topic (TPU VMs without GKE): the flags of its commands, and their wiring (settings, timing and the
  * adapters behind each service: the TPU API, SSH). The flags are read when the CLI starts (help, parsing);
  * everything else is imported when a command runs, by the function that needs it, so `--help` and the other topics
  * never load it.
@@ -9,8 +9,9 @@ import {join} from 'node:path'
 
 import * as Flags from '@oclif/core/flags'
 
+import type {Timing} from '../core/timing.js'
 import type {TpuClient} from '../ports/tpu.js'
-import type {VmApiDeps, VmTiming} from '../services/vm-common.js'
+import type {VmApiDeps} from '../services/vm-common.js'
 import type {VmCreateResult} from '../services/vm-create.js'
 import type {VmDeleteResult} from '../services/vm-delete.js'
 import type {VmListResult} from '../services/vm-list.js'
@@ -123,7 +124,7 @@ export async function createVms(options: FlagOptions<typeof vmCreateFlags>, run:
       zone: requireSetting(settings, 'zone'),
       numSlices: options.numSlices ?? 1,
       capacity: capacityFromFlags({...options, 'best-effort': options.bestEffort}),
-      timing: await vmTiming(),
+      timing: wiring.commandTiming(),
     },
     await vmApiDeps(options.tpuEndpoint, run),
   )
@@ -142,7 +143,7 @@ export async function deleteVms(options: FlagOptions<typeof vmDeleteFlags>, run:
       ...options,
       project: requireSetting(settings, 'project'),
       zone: requireSetting(settings, 'zone'),
-      timing: await vmTiming(),
+      timing: wiring.commandTiming(),
     },
     await vmApiDeps(options.tpuEndpoint, run),
   )
@@ -162,7 +163,7 @@ export async function listVms(options: FlagOptions<typeof vmListFlags>, run: Inv
       ...options,
       project: requireSetting(settings, 'project'),
       zone: requireSetting(settings, 'zone'),
-      timing: await vmTiming(),
+      timing: wiring.commandTiming(),
     },
     await vmApiDeps(options.tpuEndpoint, run),
   )
@@ -181,6 +182,7 @@ export async function runOnVms(options: FlagOptions<typeof vmRunFlags>, run: Inv
     import('../core/settings.js'),
   ])
   const settings = await wiring.resolveCommandSettings(options, run.console)
+  const timing = wiring.commandTiming()
   return runOnVms(
     {
       ...options,
@@ -188,9 +190,9 @@ export async function runOnVms(options: FlagOptions<typeof vmRunFlags>, run: Inv
       zone: requireSetting(settings, 'zone'),
       ...(options.sshUser === undefined ? localUser() : {sshUser: options.sshUser}),
       sshPort: options.sshPort ?? 22,
-      timing: await vmTiming(),
+      timing,
     },
-    await vmRunDeps(options.tpuEndpoint, run),
+    await vmRunDeps(options.tpuEndpoint, run, timing),
   )
 }
 
@@ -207,16 +209,6 @@ export async function workerFailureJson(error: unknown): Promise<{json: object; 
   return {json: {...(error.details as object), ...errorToJson(error)}, exitCode: error.exitCode}
 }
 
-/** Poll and retry waits: the cluster commands' defaults; XPK_POLL_INTERVAL_MS / XPK_RETRY_INTERVAL_MS set the first wait. */
-async function vmTiming(): Promise<VmTiming> {
-  const [wiring, {DEFAULT_APPLY_OPTIONS}] = await Promise.all([
-    import('./wiring.js'),
-    import('../executor/apply-cluster-plan.js'),
-  ])
-  const retry = wiring.retryTuning()
-  return {poll: wiring.pollTuning(DEFAULT_APPLY_OPTIONS.poll), retry: retry.backoff, attempts: retry.attempts}
-}
-
 /**
  * Connects to the TPU API (--tpu-endpoint, else XPK_TPU_ENDPOINT; XPK_ACCESS_TOKEN instead of ADC when set). Both
  * are checked here, when the command starts, so a bad one is bad input before any request (not retries against a
@@ -228,12 +220,12 @@ async function vmApiDeps(endpointFlag: string | undefined, run: Invocation): Pro
   const token = wiring.accessToken()
   const tpu = (): Promise<TpuClient> =>
     import('../adapters/tpu-api.js').then(({createTpuClient}) => createTpuClient({endpoint, accessToken: token}))
-  return {tpu, console: run.console, signal: run.signal, ...wiring.realTime}
+  return {tpu, console: run.console, signal: run.signal, ...wiring.systemClock}
 }
 
 /** Everything `xpk vm run` needs: the TPU API, the SSH key and known hosts, the packer and the run logs. */
-async function vmRunDeps(endpointFlag: string | undefined, run: Invocation): Promise<VmRunDeps> {
-  const [api, {SshKeyFiles}, {RunLogFiles}, {NodeFiles}, {integerVariable, xdgDirectory}] = await Promise.all([
+async function vmRunDeps(endpointFlag: string | undefined, run: Invocation, timing: Timing): Promise<VmRunDeps> {
+  const [api, {SshKeyFiles}, {RunLogFiles}, {NodeFiles}, {xdgDirectory}] = await Promise.all([
     vmApiDeps(endpointFlag, run),
     import('../adapters/ssh-keys.js'),
     import('../adapters/run-logs.js'),
@@ -245,15 +237,14 @@ async function vmRunDeps(endpointFlag: string | undefined, run: Invocation): Pro
     ...api,
     keys: new SshKeyFiles(join(homedir(), '.ssh', 'google_compute_engine')),
     shell: async (keys) => {
-      const [{createSshShell, DEFAULT_READY_TIMEOUT_MS}, {readFile}] = await Promise.all([
+      const [{createSshShell}, {readFile}] = await Promise.all([
         import('../adapters/ssh-client.js'),
         import('node:fs/promises'),
       ])
       return createSshShell({
         privateKey: await readFile(keys.privateKeyPath),
         knownHostsPath: join(configHome, 'xpk', 'known_hosts'),
-        // The SSH handshake's time limit (tests shorten it; the default suits TPU VMs).
-        readyTimeoutMs: integerVariable(process.env, 'XPK_SSH_HANDSHAKE_TIMEOUT_MS') ?? DEFAULT_READY_TIMEOUT_MS,
+        readyTimeoutMs: timing.ssh.handshakeMs,
       })
     },
     list: async (dir) => (await import('../adapters/ssh-bundle.js')).listScriptDir(dir),

@@ -1,15 +1,15 @@
 /**
  * The wiring every topic shares (src/cli/<topic>.ts imports it when a command runs, never for `--help`): settings
- * (flag > env > xpk config > gcloud), real timers, the tuning read from XPK_* variables, and the connections to GKE
+ * (flag > env > xpk config > gcloud), the real clock, the timing read from XPK_* variables, and the connections to GKE
  * and to a cluster's Kubernetes API. Adapters import their SDKs on first use, so building them here costs nothing
  * until a command actually talks to GKE, Docker or a registry.
  */
 import {GcloudConfigFiles} from '../adapters/gcloud-properties.js'
 import {SettingsFile} from '../adapters/settings-file.js'
+import {systemClock} from '../adapters/system-clock.js'
 import type {ObservedCluster} from '../core/cluster/observed.js'
-import {environmentProblems, integerVariable, tokenVariable} from '../core/environment.js'
+import {environmentProblems, tokenVariable} from '../core/environment.js'
 import {throwIfProblems, XpkError} from '../core/errors.js'
-import type {Backoff} from '../core/retry.js'
 import {
   resolveSettings,
   settingsProblems,
@@ -17,7 +17,7 @@ import {
   type ResolvedSettings,
   type SettingKey,
 } from '../core/settings.js'
-import {DEFAULT_RETRY_POLICY, type RetryPolicy} from '../executor/retry.js'
+import {readTiming, type Timing} from '../core/timing.js'
 import type {Console} from '../ports/console.js'
 import type {GkeClient} from '../ports/gke.js'
 import type {KubeAccess, KubeClient} from '../ports/kube.js'
@@ -62,51 +62,14 @@ export function clusterTarget(settings: ResolvedSettings): {project?: string; zo
   return {project: settings.project.value, zone: settings.zone.value, cluster: settings.cluster.value}
 }
 
-/** Resolves after `ms`, or rejects with the signal's reason when it aborts; `hold` keeps the process alive meanwhile. */
-function wait(ms: number, signal: AbortSignal, hold: boolean): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason as Error)
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort)
-      resolve()
-    }, ms)
-    if (!hold) timer.unref()
-    const onAbort = () => {
-      clearTimeout(timer)
-      reject(signal.reason as Error)
-    }
-    signal.addEventListener('abort', onAbort, {once: true})
-  })
-}
+export {systemClock}
 
-/** Real timers, randomness and clock for services that wait. */
-export const realTime = {
-  sleep: (ms: number, signal: AbortSignal): Promise<void> => wait(ms, signal, true),
-  // A time limit runs alongside the work it limits, and never keeps the process alive on its own.
-  timer: (ms: number, signal: AbortSignal): Promise<void> => wait(ms, signal, false),
-  random: Math.random,
-  now: Date.now,
-}
-
-/** The retry policy, with XPK_RETRY_INTERVAL_MS as its first wait (tests shorten it; the default suits real APIs). */
-export function retryTuning(): RetryPolicy {
-  const backoff = DEFAULT_RETRY_POLICY.backoff
-  const initialMs = integerVariable(process.env, 'XPK_RETRY_INTERVAL_MS') ?? backoff.initialMs
-  return {...DEFAULT_RETRY_POLICY, backoff: {...backoff, initialMs}}
-}
-
-/** A poll backoff with XPK_POLL_INTERVAL_MS as its first interval. */
-export function pollTuning<T extends Backoff>(poll: T): T {
-  return {...poll, initialMs: integerVariable(process.env, 'XPK_POLL_INTERVAL_MS') ?? poll.initialMs}
-}
-
-/** A wait's deadline in ms: the XPK_*_TIMEOUT_S variable when set (checked), else the default. */
-export function timeoutTuning(
-  name: 'XPK_CONTROLLER_TIMEOUT_S' | 'XPK_CACHE_IMAGE_TIMEOUT_S' | 'XPK_WORKLOAD_DELETE_TIMEOUT_S',
-  defaultMs: number,
-): number {
-  const seconds = integerVariable(process.env, name)
-  return seconds === undefined ? defaultMs : seconds * 1000
+/**
+ * The command's timing (src/core/timing.ts), read from the XPK_* variables: once per command, after
+ * {@link resolveCommandSettings} has checked them all (a bad one is exit 2 naming it, before any request).
+ */
+export function commandTiming(): Timing {
+  return readTiming(process.env)
 }
 
 /** XPK_ACCESS_TOKEN, checked (set but empty is bad input naming it), or undefined for Application Default Credentials. */
@@ -177,7 +140,7 @@ function gkeKubeAccess(cluster: ObservedCluster): KubeAccess {
 
 /**
  * What a command that works inside a cluster needs: GKE (to find the cluster) and the cluster's Kubernetes API,
- * both on first use, with real timers.
+ * both on first use, with the real clock.
  */
 export function clusterAccess(
   settings: ResolvedSettings,
@@ -189,6 +152,6 @@ export function clusterAccess(
     kube: kubeConnector(options),
     console: run.console,
     signal: run.signal,
-    ...realTime,
+    ...systemClock,
   }
 }

@@ -1,5 +1,5 @@
 /**
- * The `workload` topic: the flags of its commands, and their wiring (settings, tuning and the adapters behind each
+ * The `workload` topic: the flags of its commands, and their wiring (settings, timing and the adapters behind each
  * service). The flags are read when the CLI starts (help, parsing); everything else is imported when a command
  * runs, by the function that needs it, so `--help` and the other topics never load it.
  */
@@ -9,14 +9,14 @@ import {join} from 'node:path'
 import * as Flags from '@oclif/core/flags'
 
 import {WORKLOAD_DEFAULTS} from '../core/workload/defaults.js'
-import {DEFAULT_GONE_TIMEOUT_MS} from '../core/workload/jobsets.js'
+import {DEFAULT_TIMING} from '../core/timing.js'
 import {DEFAULT_WAIT_TIMEOUT_SECONDS} from '../core/workload/list-options.js'
 import {DEFAULT_PRIORITY, PRIORITY_NAMES} from '../core/workload/priority.js'
 import {STATUS_FILTERS} from '../core/workload/status.js'
 import type {Console} from '../ports/console.js'
 import type {ImageBuildDeps} from '../services/image-build.js'
 import type {WorkloadCreateResult} from '../services/workload-create.js'
-import type {WorkloadDeleteResult, WorkloadTiming} from '../services/workload-delete.js'
+import type {WorkloadDeleteResult} from '../services/workload-delete.js'
 import type {WorkloadListResult} from '../services/workload-list.js'
 import type {WorkloadLogsResult} from '../services/workload-logs.js'
 import type {FsBuildContextOptions} from '../adapters/build-context.js'
@@ -142,7 +142,7 @@ export const workloadDeleteFlags = {
     default: 'EVERYTHING',
   }),
   wait: Flags.boolean({
-    description: `Return only once the workloads and their pods are gone (at most XPK_WORKLOAD_DELETE_TIMEOUT_S, default ${DEFAULT_GONE_TIMEOUT_MS / 60_000} min; then exit 124).`,
+    description: `Return only once the workloads and their pods are gone (at most XPK_WORKLOAD_DELETE_TIMEOUT_S, default ${DEFAULT_TIMING.workloadGone.timeoutMs / 60_000} min; then exit 124).`,
   }),
   ...kubeAccessFlags,
   ...changeFlags,
@@ -216,6 +216,7 @@ export async function createWorkload(
     import('../adapters/local-files.js'),
   ])
   const settings = await wiring.resolveCommandSettings(options, run.console)
+  const timing = wiring.commandTiming()
   return createWorkload(
     {
       flags: {...options, imagePullSecret: options.dockerImagePullSecret},
@@ -229,7 +230,7 @@ export async function createWorkload(
       settings,
       replace: options.replace,
       viaKubeconfig: wiring.viaKubeconfig(options),
-      timing: await workloadTiming(),
+      timing,
     },
     {
       ...wiring.clusterAccess(settings, options, run),
@@ -240,7 +241,7 @@ export async function createWorkload(
         const {buildImage} = await import('../services/image-build.js')
         return buildImage(build, {
           ...(await imageBuildDeps(run.console)),
-          retry: {policy: wiring.retryTuning(), clock: wiring.realTime, signal: run.signal},
+          retry: {policy: timing.retry, clock: wiring.systemClock, signal: run.signal},
         })
       },
     },
@@ -262,7 +263,7 @@ export async function deleteWorkloads(
       ...options,
       ...wiring.clusterTarget(settings),
       viaKubeconfig: wiring.viaKubeconfig(options),
-      timing: await workloadTiming(),
+      timing: wiring.commandTiming(),
     },
     wiring.clusterAccess(settings, options, run),
   )
@@ -280,7 +281,7 @@ export async function listWorkloads(
       ...options,
       ...wiring.clusterTarget(settings),
       viaKubeconfig: wiring.viaKubeconfig(options),
-      retry: wiring.retryTuning(),
+      timing: wiring.commandTiming(),
     },
     wiring.clusterAccess(settings, options, run),
   )
@@ -298,27 +299,10 @@ export async function workloadLogs(
       ...options,
       ...wiring.clusterTarget(settings),
       viaKubeconfig: wiring.viaKubeconfig(options),
-      retry: wiring.retryTuning(),
+      timing: wiring.commandTiming(),
     },
     wiring.clusterAccess(settings, options, run),
   )
-}
-
-/**
- * Waiting tuning. XPK_WORKLOAD_DELETE_TIMEOUT_S bounds the wait for a deleted workload to go (`workload delete
- * --wait`, `workload create --replace`; default 10 min); XPK_POLL_INTERVAL_MS and XPK_RETRY_INTERVAL_MS as for every
- * command.
- */
-async function workloadTiming(): Promise<WorkloadTiming> {
-  const [wiring, {DEFAULT_WORKLOAD_TIMING}] = await Promise.all([
-    import('./wiring.js'),
-    import('../services/workload-delete.js'),
-  ])
-  return {
-    retry: wiring.retryTuning(),
-    poll: wiring.pollTuning(DEFAULT_WORKLOAD_TIMING.poll),
-    goneTimeoutMs: wiring.timeoutTuning('XPK_WORKLOAD_DELETE_TIMEOUT_S', DEFAULT_GONE_TIMEOUT_MS),
-  }
 }
 
 /** Overrides for {@link imageBuildDeps}; everything defaults to the local machine's own setup. */

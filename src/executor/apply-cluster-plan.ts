@@ -1,33 +1,24 @@
 import {type NodePoolStep, type PlacementPolicyStep, type Plan} from '../core/cluster/plan.js'
 import type {ClusterSpec, NodePoolSpec, WorkloadPolicySpec} from '../core/cluster/spec.js'
 import {XpkError} from '../core/errors.js'
-import {DEFAULT_APPLY_CONCURRENCY, type Backoff} from '../core/retry.js'
+import type {Timing} from '../core/timing.js'
 import type {Console, ProgressBoard} from '../ports/console.js'
 import type {ComputeClient} from '../ports/compute.js'
 import type {ClusterRef, GkeClient, GkeOperation, ObservedCluster, ObservedNodePool} from '../ports/gke.js'
-import {
-  DEFAULT_RETRY_POLICY,
-  pollUntil,
-  withRetries,
-  withRetriesIdempotent,
-  type RetryOptions,
-  type RetryPolicy,
-} from './retry.js'
+import {pollUntil, withRetries, withRetriesIdempotent, type Clock, type RetryOptions} from './retry.js'
 import {OperationWatcher} from './operation-watcher.js'
 import {runSteps, type GraphStep, type StepOutcome} from './step-graph.js'
 import {createWorkloadPolicy} from './workload-policy.js'
 
-/** Tuning of the apply; the defaults suit real GKE, tests shorten the waits. */
+/** How the apply runs. */
 export interface ApplyOptions {
   /** Node-pool operations in flight at once. */
   readonly concurrency: number
   /**
-   * Polling of long-running operations: one ListOperations call per tick watches every operation in flight. Ticks
-   * come every `initialMs` for the first `fastForMs` (quick operations finish with little lag), then back off.
+   * Polling of long-running operations (one ListOperations call per tick watches every operation in flight) and
+   * retries of calls that failed transiently: the command's timing (src/core/timing.ts).
    */
-  readonly poll: Backoff & {readonly fastForMs: number}
-  /** Retries of calls that failed transiently: the one policy of src/executor/retry.ts. */
-  readonly retry: RetryPolicy
+  readonly timing: Pick<Timing, 'operations' | 'retry'>
   readonly signal: AbortSignal
   /**
    * Steps that run inside the cluster once it is ready (JobSet, Kueue, their configuration): each also needs the
@@ -42,21 +33,14 @@ export interface ApplyOptions {
   readonly claimCluster?: (found: ObservedCluster | undefined) => void
 }
 
-export const DEFAULT_APPLY_OPTIONS: Omit<ApplyOptions, 'signal'> = {
-  concurrency: DEFAULT_APPLY_CONCURRENCY,
-  poll: {initialMs: 250, maxMs: 10_000, factor: 1.5, fastForMs: 30_000},
-  retry: DEFAULT_RETRY_POLICY,
-}
-
-export interface ApplyDeps {
+export interface ApplyDeps extends Clock {
   readonly gke: GkeClient
-  /** Connects to Compute Engine; called only when the plan creates a workload placement policy. */
-  readonly compute: () => Promise<ComputeClient>
+  /**
+   * Connects to Compute Engine: only a plan that makes a workload placement policy needs it (`cluster create` for
+   * some types; a `cluster delete` plan never does).
+   */
+  readonly compute?: () => Promise<ComputeClient>
   readonly console: Console
-  /** Resolves after `ms`, or rejects with the signal's reason when it aborts. */
-  readonly sleep: (ms: number, signal: AbortSignal) => Promise<void>
-  readonly random: () => number
-  readonly now: () => number
 }
 
 export type {StepOutcome} from './step-graph.js'
@@ -127,7 +111,7 @@ class Runner {
       },
       {
         ...this.retryOptions(undefined),
-        poll: options.poll,
+        poll: options.timing.operations,
         onWatchFailure: (error) =>
           deps.console.debug(`Watching GKE operations failed (${error.message}); checking resources instead.`),
       },
@@ -294,9 +278,12 @@ class Runner {
   /** Creates the workload policy and waits until pools may name it (src/executor/workload-policy.ts). */
   private async createPolicy(spec: WorkloadPolicySpec): Promise<void> {
     this.progress(spec.name, 'creating')
+    if (!this.deps.compute) {
+      throw new XpkError('failed', `Workload policy ${spec.name} cannot be made: Compute Engine is not reachable here.`)
+    }
     const compute = await this.deps.compute()
     this.sentChanges = true
-    await createWorkloadPolicy(compute, spec, {...this.retryOptions(spec.name), poll: this.options.poll})
+    await createWorkloadPolicy(compute, spec, {...this.retryOptions(spec.name), poll: this.options.timing.operations})
   }
 
   /**
@@ -385,7 +372,7 @@ class Runner {
 
   /** Polls `check` with the poll backoff until it returns true; each check goes through the retry policy. */
   private async until(name: string, check: () => Promise<boolean>): Promise<void> {
-    await pollUntil(check, {...this.retryOptions(name), poll: this.options.poll})
+    await pollUntil(check, {...this.retryOptions(name), poll: this.options.timing.operations})
   }
 
   /**
@@ -403,7 +390,7 @@ class Runner {
 
   private retryOptions(name: string | undefined): RetryOptions {
     return {
-      policy: this.options.retry,
+      policy: this.options.timing.retry,
       clock: this.deps,
       signal: this.options.signal,
       onRetry:

@@ -24,6 +24,16 @@ export interface RetryOptions {
    * must not end. The wait's time limit (or Ctrl-C) still ends it.
    */
   readonly untilAborted?: boolean
+  /**
+   * Which failures are transient, for calls whose failures are not ApiErrors (an SSH connection refused while a key
+   * reaches the VMs). @default an ApiError marked retryable
+   */
+  readonly retryable?: (error: unknown) => boolean
+  /**
+   * Transient failures are retried until this time (the clock's), past the policy's attempts: how long something
+   * this run just changed may take to show (an SSH key added to the VMs' metadata).
+   */
+  readonly retryUntil?: number
 }
 
 /**
@@ -40,16 +50,18 @@ export async function withRetries<T>(call: () => Promise<T>, options: RetryOptio
       return await unlessAborted(call(), signal)
     } catch (error) {
       if (signal.aborted) throw signal.reason
-      if (!(error instanceof ApiError) || !error.retryable) throw error
-      const conflict = error.kind === 'conflict'
-      const elapsed = clock.now() - started
+      const transient = options.retryable ? options.retryable(error) : error instanceof ApiError && error.retryable
+      if (!transient) throw error
+      const conflict = error instanceof ApiError && error.kind === 'conflict'
+      const now = clock.now()
+      const elapsed = now - started
       const within = conflict
         ? elapsed < policy.conflictBudgetMs
-        : options.untilAborted === true || attempt + 1 < policy.attempts
-      if (!within) throw exhausted(error, attempt + 1, elapsed)
+        : options.untilAborted === true || attempt + 1 < policy.attempts || now < (options.retryUntil ?? now)
+      if (!within) throw error instanceof ApiError ? exhausted(error, attempt + 1, elapsed) : error
       // Conflicts wait long: the backoff stops growing after a few attempts so the cluster is checked often enough.
       const delay = jitteredDelay(conflict ? Math.min(attempt, 4) : attempt, policy.backoff, clock.random())
-      options.onRetry?.(error, delay)
+      if (error instanceof ApiError) options.onRetry?.(error, delay)
       await clock.sleep(delay, signal)
     }
   }
@@ -88,6 +100,32 @@ export interface PollOptions extends RetryOptions {
 export async function pollUntil(check: () => Promise<boolean>, options: PollOptions): Promise<void> {
   for (let polls = 0; !(await withRetries(check, options)); polls++) {
     await options.clock.sleep(pollDelay(polls, options.poll), options.signal)
+  }
+}
+
+/** A stream that ends this soon with nothing in it, again and again, is waited out before it is opened again. */
+export const QUICK_END_MS = 1000
+
+/**
+ * Paces a stream that is opened again each time it ends (a watch, a followed log): one that keeps ending at once with
+ * nothing in it (a server closing it straight away, a kubelet whose status lags behind a container's exit) is opened
+ * again after the policy's jittered backoff instead of in a tight loop; one that carried something, or lasted, at once.
+ */
+export class Reopening {
+  private quickEnds = 0
+
+  constructor(private readonly options: Pick<RetryOptions, 'policy' | 'clock' | 'signal'>) {}
+
+  /**
+   * Called when a stream opened at `openedAt` (clock time) ended, `carried` saying whether anything came in it;
+   * resolves when it may be opened again.
+   * @throws the signal's reason when it aborts meanwhile
+   */
+  async ended(openedAt: number, carried: boolean): Promise<void> {
+    const {policy, clock, signal} = this.options
+    this.quickEnds = !carried && clock.now() - openedAt < QUICK_END_MS ? this.quickEnds + 1 : 0
+    if (this.quickEnds === 0) return
+    await clock.sleep(jitteredDelay(Math.min(this.quickEnds - 1, 5), policy.backoff, clock.random()), signal)
   }
 }
 

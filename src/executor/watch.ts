@@ -4,9 +4,8 @@
  * for reconnecting, and every wait ends at once when the signal aborts.
  */
 import {ApiError} from '../core/errors.js'
-import {jitteredDelay} from '../core/retry.js'
 import type {KubeClient, KubeObject, KubeWatchOptions} from '../ports/kube.js'
-import {withRetries, type RetryOptions} from './retry.js'
+import {Reopening, withRetries, type RetryOptions} from './retry.js'
 
 /** A change to one object, as {@link followChanges} hands it over. */
 export interface ObjectChange {
@@ -26,9 +25,6 @@ export interface FollowOptions extends RetryOptions, Omit<KubeWatchOptions, 'sig
    */
   readonly onRelist?: (phase: 'start' | 'end') => void
 }
-
-/** A watch that ends this soon without any event, again and again, is waited out before the next one. */
-const QUICK_END_MS = 1000
 
 /**
  * Follows changes to objects of a kind until `options.signal` aborts (then rejects with its reason), calling
@@ -51,7 +47,7 @@ export async function followChanges(
 ): Promise<never> {
   const {apiVersion, kind, namespace, labelSelector, fieldSelector, signal, onRelist} = options
   let resourceVersion = options.resourceVersion
-  let quickEnds = 0
+  const reopening = new Reopening(options)
   /** Starting over after a 410: the current objects are coming again as ADDED. */
   let relisting = false
   const relisted = () => {
@@ -107,12 +103,6 @@ export async function followChanges(
       if (dropped) resourceVersion = undefined
       else relisted()
     }
-    quickEnds = delivered === 0 && options.clock.now() - started < QUICK_END_MS ? quickEnds + 1 : 0
-    if (quickEnds > 0) {
-      await options.clock.sleep(
-        jitteredDelay(Math.min(quickEnds - 1, 5), options.policy.backoff, options.clock.random()),
-        signal,
-      )
-    }
+    await reopening.ended(started, delivered > 0)
   }
 }

@@ -14,22 +14,13 @@ import {collect} from '../core/kube/list-pages.js'
 import type {DaemonSet} from '../core/manifests/k8s-types.js'
 import {toYaml} from '../core/manifests/to-yaml.js'
 import {clusterCacheimageApplied, clusterCacheimageDryRun, clusterCacheimageNoNodes} from '../core/messages/cluster.js'
-import type {Backoff} from '../core/retry.js'
 import {escapeInline} from '../core/text.js'
-import {
-  pollUntil,
-  retrying,
-  startTimeLimit,
-  withRetries,
-  type RetryOptions,
-  type RetryPolicy,
-} from '../executor/retry.js'
+import type {Timing} from '../core/timing.js'
+import {pollUntil, retrying, startTimeLimit, withRetries, type RetryOptions} from '../executor/retry.js'
 import type {Console, ProgressBoard} from '../ports/console.js'
 import type {KubeClient, KubeObject, KubeRef} from '../ports/kube.js'
 import {reachCluster, targetProblems, type ClusterAccessDeps} from './workload-cluster.js'
 
-/** How long the pulls may take before xpk stops waiting, unless told otherwise. */
-export const DEFAULT_CACHE_IMAGE_TIMEOUT_MS = 30 * 60_000
 /** How long every pod not ready must have been failing to pull before xpk stops waiting for the kubelet's retries. */
 export const DEFAULT_PULL_FAILURE_GRACE_MS = 60_000
 
@@ -48,9 +39,8 @@ export interface CacheImageOptions {
   readonly dryRun: boolean
   /** `--kubeconfig` / `--context` reach the cluster: GKE is not asked where it is. */
   readonly viaKubeconfig: boolean
-  readonly timeoutMs: number
-  readonly poll: Backoff
-  readonly retry: RetryPolicy
+  /** Retries, and the wait for every node to pull the image (timing.cacheImage). */
+  readonly timing: Pick<Timing, 'retry' | 'cacheImage'>
   /** @default DEFAULT_PULL_FAILURE_GRACE_MS */
   readonly pullFailureGraceMs?: number
 }
@@ -98,12 +88,12 @@ export async function cacheImage(options: CacheImageOptions, deps: CacheImageDep
   // never answers cannot hold it longer.
   const limit = startTimeLimit(
     deps.signal,
-    options.timeoutMs,
+    options.timing.cacheImage.timeoutMs,
     deps,
     () =>
       new XpkError(
         'timeout',
-        `${options.dockerImage} was not cached within ${describeMinutes(options.timeoutMs)}: the cluster did not answer in time.`,
+        `${options.dockerImage} was not cached within ${describeMinutes(options.timing.cacheImage.timeoutMs)}: the cluster did not answer in time.`,
         {hints: ['Check that the cluster answers (`xpk cluster describe`), then re-run the same command.']},
       ),
   )
@@ -122,7 +112,7 @@ async function applyAndWait(
   deps: CacheImageDeps,
 ): Promise<CacheImageResult> {
   const {console} = deps
-  const retry: RetryOptions = {policy: options.retry, clock: deps, signal: deps.signal}
+  const retry: RetryOptions = {policy: options.timing.retry, clock: deps, signal: deps.signal}
   const {kube} = await reachCluster(options, deps, retry)
   const live = await withRetries(() => kube.get(ref), retry)
   const change = live === undefined ? 'create' : applyWouldChange(manifest, live) ? 'update' : 'none'
@@ -188,7 +178,7 @@ async function awaitPulls(
   board: ProgressBoard,
 ): Promise<{nodes: number; pulled: number}> {
   const retry: RetryOptions = {
-    policy: options.retry,
+    policy: options.timing.retry,
     clock: deps,
     signal: deps.signal,
     onRetry: (error, delay) =>
@@ -226,7 +216,7 @@ async function awaitPulls(
         detail: `pulled on ${progress.ready}/${progress.desired} nodes`,
       })
       if (progress.done) return true
-      const timedOut = deps.now() - started >= options.timeoutMs
+      const timedOut = deps.now() - started >= options.timing.cacheImage.timeoutMs
       // While the count moves there is nothing to explain; listing every pod at each poll would cost more.
       if (!timedOut && (!progress.observed || progress.ready !== lastReady)) {
         if (progress.observed) lastReady = progress.ready
@@ -241,7 +231,7 @@ async function awaitPulls(
       else if (timedOut) ended = 'timeout'
       return ended !== 'done'
     },
-    {...retry, poll: options.poll},
+    {...retry, poll: options.timing.cacheImage.poll},
   ).catch((error: unknown) => {
     const reason: unknown = deps.signal.reason
     if (!(deps.signal.aborted && reason instanceof XpkError && reason.kind === 'timeout')) throw error
@@ -295,7 +285,7 @@ async function awaitPulls(
   const waiting = explained.filter((p) => p.state === 'waiting')
   throw new XpkError(
     'timeout',
-    `${options.dockerImage} was pulled on ${progress.ready}/${progress.desired} nodes within ${describeMinutes(options.timeoutMs)}.` +
+    `${options.dockerImage} was pulled on ${progress.ready}/${progress.desired} nodes within ${describeMinutes(options.timing.cacheImage.timeoutMs)}.` +
       (failed.length > 0 ? `\nCould not pull it:\n  ${describePulls(failed).join('\n  ')}` : '') +
       (waiting.length > 0 ? `\nStill waiting:\n  ${describePulls(waiting).join('\n  ')}` : ''),
     {

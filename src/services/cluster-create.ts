@@ -18,14 +18,16 @@ import {
   RELEASES,
   type ReleaseComponent,
 } from '../core/kube/release-manifest.js'
+import {DEFAULT_APPLY_CONCURRENCY} from '../core/retry.js'
 import {escapeControl} from '../core/text.js'
+import type {Timing} from '../core/timing.js'
+import type {ComputeClient} from '../ports/compute.js'
 import type {Console} from '../ports/console.js'
 import type {GkeClient} from '../ports/gke.js'
 import {
   applyClusterPlan,
   nodePoolStepIds,
   type ApplyDeps,
-  type ApplyOptions,
   type ApplyResult,
   type StepOutcome,
 } from '../executor/apply-cluster-plan.js'
@@ -80,9 +82,10 @@ export interface ClusterCreateOptions {
   readonly offline: boolean
   /** Show the in-cluster objects as YAML in the plan. */
   readonly verbose?: boolean
-  readonly apply: Omit<ApplyOptions, 'signal' | 'inCluster'>
+  /** Retries, the polls of GKE operations, the wait for the JobSet and Kueue controllers. */
+  readonly timing: Pick<Timing, 'retry' | 'operations' | 'controllers'>
   /** The in-cluster half (JobSet, Kueue, queues, ConfigMaps); `skip` leaves the cluster's inside alone. */
-  readonly inCluster: InClusterApplyOptions & {
+  readonly inCluster: Pick<InClusterApplyOptions, 'manifestOverrides'> & {
     readonly skip: boolean
     readonly xpkVersion: string
     /** `--kubeconfig` / `--context` reach the cluster: the kubeconfig is read and checked with the other inputs. */
@@ -92,9 +95,11 @@ export interface ClusterCreateOptions {
   readonly lock: ClusterLockOptions
 }
 
-export interface ClusterCreateDeps extends Omit<ApplyDeps, 'gke'> {
+export interface ClusterCreateDeps extends Omit<ApplyDeps, 'gke' | 'compute'> {
   /** Connects to GKE; never called for offline plans. */
   readonly gke: () => Promise<GkeClient>
+  /** Connects to Compute Engine; called only when the plan makes a workload placement policy. */
+  readonly compute: () => Promise<ComputeClient>
   /**
    * Connects to the cluster's Kubernetes API: through `--kubeconfig` when given, else from the GKE cluster's
    * endpoint and CA (the cluster as GKE reports it now).
@@ -149,7 +154,7 @@ export async function createCluster(
 
   const gke = await deps.gke()
   // The reads that planning needs go through the same retry policy as every change: one 429 is no reason to stop.
-  const retry: RetryOptions = {policy: options.apply.retry, clock: deps, signal: deps.signal}
+  const retry: RetryOptions = {policy: options.timing.retry, clock: deps, signal: deps.signal}
   // Planning a live cluster compares the releases' objects with what is live, and installing applies them: one load
   // of each, started now so that reading them (2.4 MB) overlaps the GKE reads (a dry run loads them only to compare).
   // A failure surfaces where the manifest is used.
@@ -208,7 +213,7 @@ export async function createCluster(
       console.info(clusterCreatePlan({plan: shown}))
       // Nothing to change, but a stale lock (its run died) is cleared, so others are not refused because of it.
       if (lock.state === 'stale') {
-        const lockDeps = {...deps, gke, retry: options.apply.retry}
+        const lockDeps = {...deps, gke, retry: options.timing.retry}
         const held = newLock('cluster-create', options.lock, deps)
         await takeLock(observed!, held, options.lock, lockDeps)
         await releaseLock(
@@ -244,7 +249,7 @@ export async function createCluster(
     }
     // The lock, taken with the fingerprint of the read the plan was made from (an existing cluster), or sent with
     // the CreateCluster request (a new one); released however the apply ends.
-    const lockDeps = {...deps, gke, retry: options.apply.retry}
+    const lockDeps = {...deps, gke, retry: options.timing.retry}
     const creates = plan.steps.some((s) => s.resource === 'cluster' && s.action === 'create')
     const held = newLock('cluster-create', options.lock, deps)
     const ref = {project: plan.project, location: plan.location, name: plan.cluster}
@@ -256,15 +261,19 @@ export async function createCluster(
         creates ? planWithLock(plan, held.holder) : plan,
         {...deps, gke},
         {
-          ...options.apply,
-          concurrency: desired.maxParallel ?? options.apply.concurrency,
+          timing: options.timing,
+          concurrency: desired.maxParallel ?? DEFAULT_APPLY_CONCURRENCY,
           signal: deps.signal,
           claimCluster: creates ? claimNewCluster(spec.name, held, options.lock, deps.now) : undefined,
           inCluster: inPlan
             ? inClusterSteps(
                 inPlan,
-                {kube, manifests, retry: {policy: options.apply.retry, clock: deps, signal: deps.signal}},
-                options.inCluster,
+                {kube, manifests, retry},
+                {
+                  manifestOverrides: options.inCluster.manifestOverrides,
+                  availableTimeoutMs: options.timing.controllers.timeoutMs,
+                  poll: options.timing.controllers.poll,
+                },
                 {
                   after: nodePoolStepIds(plan),
                   // The quota is made for the pools RUNNING once the node-pool steps are done, failed ones or not.

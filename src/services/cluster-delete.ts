@@ -1,10 +1,11 @@
 import {planClusterDelete} from '../core/cluster/plan.js'
 import {planToJson, renderPlan, type PlanJson} from '../core/cluster/render-plan.js'
 import {XpkError} from '../core/errors.js'
+import {DEFAULT_APPLY_CONCURRENCY} from '../core/retry.js'
 import {zoneToRegion} from '../core/settings.js'
-import {applyClusterPlan, type ApplyOptions} from '../executor/apply-cluster-plan.js'
+import type {Timing} from '../core/timing.js'
+import {applyClusterPlan} from '../executor/apply-cluster-plan.js'
 import {withRetries, type Clock} from '../executor/retry.js'
-import type {ComputeClient} from '../ports/compute.js'
 import type {Console} from '../ports/console.js'
 import type {GkeClient} from '../ports/gke.js'
 import {findCluster} from './cluster-lookup.js'
@@ -32,7 +33,8 @@ export interface ClusterDeleteOptions {
   readonly zone: string
   readonly cluster: string
   readonly dryRun: boolean
-  readonly apply: Omit<ApplyOptions, 'signal'>
+  /** Retries, and the polls of the deletion's operation. */
+  readonly timing: Pick<Timing, 'retry' | 'operations'>
   /** The cluster lock: a delete takes it too, so it never deletes a cluster another run is changing. */
   readonly lock: ClusterLockOptions
 }
@@ -51,10 +53,6 @@ export interface ClusterDeleteResult extends PlanJson {
   readonly lock: LockJson
 }
 
-const noCompute = async (): Promise<ComputeClient> => {
-  throw new Error('deleting a cluster never needs Compute Engine')
-}
-
 /**
  * `xpk cluster delete`: reads the cluster, plans its deletion (one step), shows the plan, asks (or --force), takes
  * the cluster lock (refusing, exit 6, when another run holds it) and applies the plan with the executor `cluster
@@ -66,7 +64,7 @@ export async function deleteCluster(
   deps: ClusterDeleteDeps,
 ): Promise<ClusterDeleteResult> {
   const {project, zone, cluster} = options
-  const retry = {policy: options.apply.retry, clock: deps, signal: deps.signal}
+  const retry = {policy: options.timing.retry, clock: deps, signal: deps.signal}
   const gke = await deps.gke()
   try {
     const found = await withRetries(() => findCluster(gke, project, zone, cluster), retry)
@@ -97,7 +95,7 @@ export async function deleteCluster(
     const started = deps.now()
     // Being deleted already: nothing to lock, only to wait for. Else the lock, until GKE deletes it with the cluster
     // (or released, when the deletion did not happen).
-    const lockDeps = {...pickClock(deps), gke, console: deps.console, signal: deps.signal, ...options.apply}
+    const lockDeps = {...pickClock(deps), gke, console: deps.console, signal: deps.signal, retry: options.timing.retry}
     const held = found.status === 'STOPPING' ? null : newLock('cluster-delete', options.lock, deps)
     let result
     try {
@@ -105,8 +103,8 @@ export async function deleteCluster(
       if (held) await takeLock(found, held, options.lock, lockDeps)
       result = await applyClusterPlan(
         plan,
-        {gke, compute: noCompute, console: deps.console, ...pickClock(deps)},
-        {...options.apply, signal: deps.signal},
+        {gke, console: deps.console, ...pickClock(deps)},
+        {concurrency: DEFAULT_APPLY_CONCURRENCY, timing: options.timing, signal: deps.signal},
       )
     } finally {
       if (held) await releaseLock({project, location: found.location, name: cluster}, held, options.lock, lockDeps)

@@ -19,7 +19,7 @@ import {
   type LockState,
 } from '../core/cluster/lock.js'
 import type {ObservedCluster} from '../core/cluster/observed.js'
-import {ApiError} from '../core/errors.js'
+import {ApiError, XpkError} from '../core/errors.js'
 import {
   clusterLockHeld,
   clusterLockNotReleased,
@@ -28,7 +28,7 @@ import {
 } from '../core/messages/cluster.js'
 import type {Console} from '../ports/console.js'
 import type {ClusterRef, GkeClient} from '../ports/gke.js'
-import {withRetries, type Clock, type RetryPolicy} from '../executor/retry.js'
+import {startTimeLimit, withRetries, type Clock, type RetryPolicy} from '../executor/retry.js'
 
 /** Who this run is, and after how long another run's lock counts as abandoned. */
 export interface ClusterLockOptions {
@@ -160,8 +160,13 @@ export async function releaseLock(
 ): Promise<void> {
   const interrupted = deps.signal.aborted
   const budgetMs = interrupted ? INTERRUPTED_RELEASE_BUDGET_MS : RELEASE_BUDGET_MS
-  const deadline = AbortSignal.timeout(budgetMs)
-  const retry = {policy: {...deps.retry, conflictBudgetMs: budgetMs}, clock: deps, signal: deadline}
+  const deadline = startTimeLimit(
+    new AbortController().signal,
+    budgetMs,
+    deps,
+    () => new XpkError('timeout', `no answer from GKE within ${budgetMs / 1000} s`),
+  )
+  const retry = {policy: {...deps.retry, conflictBudgetMs: budgetMs}, clock: deps, signal: deadline.signal}
   if (interrupted) deps.console.info(clusterLockReleasing({cluster: ref.name}))
   try {
     // A mismatch means the labels changed between the read and the write (another tool's labels): read again.
@@ -191,6 +196,8 @@ export async function releaseLock(
         staleSeconds: options.staleSeconds,
       }),
     )
+  } finally {
+    deadline.dispose()
   }
 }
 

@@ -15,8 +15,9 @@ import {collect} from '../core/kube/list-pages.js'
 import {RELEASES} from '../core/kube/release-manifest.js'
 import {clusterDescribeNoGke, clusterDescribeUnreachable} from '../core/messages/cluster.js'
 import {zoneToRegion} from '../core/settings.js'
+import type {Timing} from '../core/timing.js'
 import {KUEUE_API_GROUP, KUEUE_API_VERSION} from '../core/versions.js'
-import {retrying, withRetries, type Clock, type RetryOptions, type RetryPolicy} from '../executor/retry.js'
+import {retrying, withRetries, type Clock, type RetryOptions} from '../executor/retry.js'
 import type {Console} from '../ports/console.js'
 import type {GkeClient} from '../ports/gke.js'
 import type {KubeClient} from '../ports/kube.js'
@@ -24,23 +25,27 @@ import {requireCluster} from './cluster-lookup.js'
 
 export type {ClusterDescription} from '../core/incluster/describe.js'
 
-/** What the read-only commands need: GKE, and the retry policy every call goes through. */
+/** What the read-only commands need: GKE, and time for the retry policy every call goes through. */
 export interface ClusterReadDeps extends Clock {
   readonly gke: () => Promise<GkeClient>
-  readonly retry: RetryPolicy
   readonly signal: AbortSignal
+}
+
+/** The retries of every call (timing.retry). */
+export interface ClusterReadTiming {
+  readonly timing: Pick<Timing, 'retry'>
 }
 
 /** `xpk cluster list`: every cluster of the project, or of one zone's region. */
 export async function listClusters(
-  options: {readonly project: string; readonly zone?: string},
+  options: {readonly project: string; readonly zone?: string} & ClusterReadTiming,
   deps: ClusterReadDeps,
 ): Promise<ObservedCluster[]> {
   const gke = await deps.gke()
   try {
     // All locations, then filtered: a region's list would leave out zonal clusters in its zones.
     const region = options.zone === undefined ? undefined : (zoneToRegion(options.zone) ?? options.zone)
-    const all = await withRetries(() => gke.listClusters(options.project), retryOf(deps))
+    const all = await withRetries(() => gke.listClusters(options.project), retryOf(options, deps))
     const clusters = all.filter(
       (c) => region === undefined || c.location === region || c.location.startsWith(`${region}-`),
     )
@@ -51,7 +56,7 @@ export async function listClusters(
 }
 
 /** Where `xpk cluster describe` looks, and how far. */
-export interface DescribeOptions {
+export interface DescribeOptions extends ClusterReadTiming {
   /** The GKE cluster; null with `--kubeconfig` / `--context`, which reach the cluster without asking GKE. */
   readonly target: {readonly project: string; readonly zone: string; readonly cluster: string} | null
   /** `--skip-in-cluster`: GKE only, as for a control plane not reachable from here. */
@@ -82,16 +87,16 @@ export async function describeCluster(
   if (options.target === null) {
     deps.console.info(clusterDescribeNoGke())
     const kube = await deps.kube(undefined)
-    return {inCluster: await readInside(kube, null, 'kubeconfig', deps)}
+    return {inCluster: await readInside(kube, null, 'kubeconfig', options, deps)}
   }
-  const cluster = await requireCluster(deps.gke, options.target, retryOf(deps))
+  const cluster = await requireCluster(deps.gke, options.target, retryOf(options, deps))
   if (options.skipInCluster) return {...cluster, inCluster: {reached: false, reason: 'skipped', cause: null}}
   try {
     if (!cluster.endpoint && !cluster.dnsEndpoint) {
       throw new XpkError('unavailable', `GKE reports no control-plane endpoint for the cluster (${cluster.status}).`)
     }
     const kube = await deps.kube(cluster)
-    return {...cluster, inCluster: await readInside(kube, cluster.nodePools, 'gke', deps)}
+    return {...cluster, inCluster: await readInside(kube, cluster.nodePools, 'gke', options, deps)}
   } catch (error) {
     // Only what the cluster (or the way to it) answered becomes a note; an abort or a bug stays what it is.
     if (!(error instanceof XpkError) || error instanceof UsageError || deps.signal.aborted) throw error
@@ -109,10 +114,11 @@ async function readInside(
   kube: KubeClient,
   gkePools: ObservedCluster['nodePools'] | null,
   via: 'gke' | 'kubeconfig',
+  {timing}: ClusterReadTiming,
   deps: ClusterDescribeDeps,
 ): Promise<InClusterState> {
   const retry: RetryOptions = {
-    policy: {...deps.retry, attempts: Math.min(deps.retry.attempts, IN_CLUSTER_READ_ATTEMPTS)},
+    policy: {...timing.retry, attempts: Math.min(timing.retry.attempts, IN_CLUSTER_READ_ATTEMPTS)},
     clock: deps,
     signal: deps.signal,
   }
@@ -151,6 +157,6 @@ async function readNodes(kube: KubeClient, call: ReturnType<typeof retrying>): P
   return nodes
 }
 
-function retryOf(deps: ClusterReadDeps): RetryOptions {
-  return {policy: deps.retry, clock: deps, signal: deps.signal}
+function retryOf({timing}: ClusterReadTiming, deps: ClusterReadDeps): RetryOptions {
+  return {policy: timing.retry, clock: deps, signal: deps.signal}
 }

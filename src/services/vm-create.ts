@@ -4,7 +4,8 @@ import {sliceNodeIds} from '../core/vm/naming.js'
 import {STATE_NOTES} from '../core/vm/render.js'
 import {tpuApiError} from '../core/vm/tpu-errors.js'
 import type {QueuedResource, TpuLocation, TpuNode} from '../ports/tpu.js'
-import {pollWait, usingTpu, withRetries, type VmApiDeps, type VmTiming} from './vm-common.js'
+import {withRetries} from '../executor/retry.js'
+import {pollWait, tpuRetry, usingTpu, type VmApiDeps, type VmTiming} from './vm-common.js'
 import {vmCreateActive, vmCreateAsync, vmCreateExists, vmCreateRequesting} from '../core/messages/vm.js'
 
 export interface VmCreateOptions extends VmCreateInput, TpuLocation {
@@ -35,7 +36,7 @@ export async function createVms(options: VmCreateOptions, deps: VmApiDeps): Prom
   const id = request.queuedResourceId
   const nodeIds = sliceNodeIds(request.tpuPrefix, request.numSlices)
   return usingTpu(deps, async (tpu) => {
-    const existing = await withRetries(() => tpu.getQueuedResource(location, id), options.timing, deps)
+    const existing = await withRetries(() => tpu.getQueuedResource(location, id), tpuRetry(options.timing, deps))
     let outcome: VmCreateResult['outcome'] = 'created'
     if (existing) {
       if (!sameRequest(existing, nodeIds, request.type.name) || existing.state === 'FAILED') {
@@ -75,8 +76,7 @@ export async function createVms(options: VmCreateOptions, deps: VmApiDeps): Prom
               capacity: request.capacity,
               ...(request.reservation ? {reservation: request.reservation} : {}),
             }),
-          options.timing,
-          deps,
+          tpuRetry(options.timing, deps),
         )
       } catch (error) {
         // A retried create whose first attempt went through finds its own request: that is success.
@@ -98,7 +98,7 @@ export async function createVms(options: VmCreateOptions, deps: VmApiDeps): Prom
     }
     const final = await waitUntilActive(id, location, options, deps, tpu)
     const nodes = (
-      await Promise.all(nodeIds.map((n) => withRetries(() => tpu.getNode(location, n), options.timing, deps)))
+      await Promise.all(nodeIds.map((n) => withRetries(() => tpu.getNode(location, n), tpuRetry(options.timing, deps))))
     ).filter((n): n is TpuNode => n !== undefined)
     deps.console.info(vmCreateActive({queuedResource: id, nodes}))
     deps.console.result(
@@ -125,7 +125,7 @@ async function waitUntilActive(
   const board = deps.console.progress(`Waiting for queued resource ${id}:`)
   try {
     for (let poll = 0; ; poll++) {
-      const qr = await withRetries(() => tpu.getQueuedResource(location, id), options.timing, deps)
+      const qr = await withRetries(() => tpu.getQueuedResource(location, id), tpuRetry(options.timing, deps))
       if (!qr) {
         throw new XpkError('failed', `Queued resource ${id} disappeared while waiting (deleted by someone else?).`, {
           hints: ['Run `xpk vm create` again to request it anew.'],

@@ -1,7 +1,8 @@
 import {throwIfProblems, XpkError} from '../core/errors.js'
 import {idProblem} from '../core/vm/naming.js'
 import type {TpuLocation} from '../ports/tpu.js'
-import {pollWait, usingTpu, withRetries, type VmApiDeps, type VmTiming} from './vm-common.js'
+import {withRetries} from '../executor/retry.js'
+import {pollWait, tpuRetry, usingTpu, type VmApiDeps, type VmTiming} from './vm-common.js'
 import {vmDeleteAbsent, vmDeleteAsync, vmDeleteConfirm, vmDeleteDone} from '../core/messages/vm.js'
 import {confirmOrStop} from './confirm.js'
 
@@ -34,7 +35,7 @@ export async function deleteVms(options: VmDeleteOptions, deps: VmApiDeps): Prom
   const location = {project: options.project, zone: options.zone}
   const id = options.queuedResourceId ?? options.tpuPrefix
   return usingTpu(deps, async (tpu) => {
-    const found = await withRetries(() => tpu.getQueuedResource(location, id), options.timing, deps)
+    const found = await withRetries(() => tpu.getQueuedResource(location, id), tpuRetry(options.timing, deps))
     if (!found) {
       deps.console.info(vmDeleteAbsent({queuedResource: id, project: options.project, zone: options.zone}))
       return {queuedResource: id, outcome: 'absent', nodes: []}
@@ -45,7 +46,7 @@ export async function deleteVms(options: VmDeleteOptions, deps: VmApiDeps): Prom
     })
     if (found.state !== 'DELETING') {
       try {
-        await withRetries(() => tpu.deleteQueuedResource(location, id, true), options.timing, deps)
+        await withRetries(() => tpu.deleteQueuedResource(location, id, true), tpuRetry(options.timing, deps))
       } catch (error) {
         if (!(error instanceof XpkError && error.kind === 'not-found')) throw error
       }
@@ -57,7 +58,7 @@ export async function deleteVms(options: VmDeleteOptions, deps: VmApiDeps): Prom
     const board = deps.console.progress(`Deleting queued resource ${id}:`)
     try {
       for (let poll = 0; ; poll++) {
-        const now = await withRetries(() => tpu.getQueuedResource(location, id), options.timing, deps)
+        const now = await withRetries(() => tpu.getQueuedResource(location, id), tpuRetry(options.timing, deps))
         if (!now) break
         // The state alone: the board shows how long it has been (or when, in a log), so each state prints once.
         board.update(id, {label: id, state: now.state.toLowerCase(), status: 'running'})

@@ -1,6 +1,7 @@
 import {idProblem, sliceIndex} from '../core/vm/naming.js'
 import type {QueuedResource, TpuLocation, TpuNode} from '../ports/tpu.js'
-import {usingTpu, withRetries, type VmApiDeps, type VmTiming} from './vm-common.js'
+import {withRetries} from '../executor/retry.js'
+import {tpuRetry, usingTpu, type VmApiDeps, type VmTiming} from './vm-common.js'
 
 export interface VmListOptions extends TpuLocation {
   /** Only the slices named P or P-<n>, and the queued resources that created them or are named P. */
@@ -20,8 +21,8 @@ export async function listVms(options: VmListOptions, deps: VmApiDeps): Promise<
   const location = {project: options.project, zone: options.zone}
   return usingTpu(deps, async (tpu) => {
     const [queuedResources, nodes] = await Promise.all([
-      withRetries(() => tpu.listQueuedResources(location), options.timing, deps),
-      withRetries(() => tpu.listNodes(location), options.timing, deps),
+      withRetries(() => tpu.listQueuedResources(location), tpuRetry(options.timing, deps)),
+      withRetries(() => tpu.listNodes(location), tpuRetry(options.timing, deps)),
     ])
     const prefix = options.tpuPrefix
     if (prefix === undefined) return {queuedResources, nodes}

@@ -2,7 +2,7 @@ import {join} from 'node:path'
 
 import {UsageError, XpkError} from '../core/errors.js'
 import {Problems} from '../core/input.js'
-import {pollDelay} from '../core/retry.js'
+import type {Timing} from '../core/timing.js'
 import {defaultRunName} from '../core/vm/naming.js'
 import {checkRunInput, planWorkers, progressLine, type RunWorker} from '../core/vm/run-plan.js'
 import {
@@ -33,7 +33,8 @@ import type {
   SshKeyStore,
 } from '../ports/remote-shell.js'
 import type {TpuClient, TpuLocation, TpuNode} from '../ports/tpu.js'
-import {pollWait, usingTpu, withRetries, type VmApiDeps, type VmTiming} from './vm-common.js'
+import {pollUntil, withRetries, type RetryOptions} from '../executor/retry.js'
+import {tpuRetry, usingTpu, type VmApiDeps, type VmTiming} from './vm-common.js'
 import {
   vmRunAddingKey,
   vmRunConfirmCreateKey,
@@ -72,17 +73,14 @@ export interface VmRunOptions extends TpuLocation {
   /** Where the script directory goes on each worker, relative to the login's home. */
   /** Default `xpk-<tpu-prefix>`. */
   readonly remoteDir?: string
-  readonly timing: VmTiming
-  /** How long SSH may keep refusing after xpk added the key to the nodes' metadata (the VMs pick it up). */
-  /** Default 90 s. */
-  readonly keyPropagationMs?: number
+  /** Retries and polls (VmTiming), and how long SSH may keep refusing after xpk added the key (timing.ssh). */
+  readonly timing: VmTiming & Pick<Timing, 'ssh'>
 }
 
 /** Options with every default applied and every value checked. */
 type Resolved = VmRunOptions & {
   readonly runName: string
   readonly remoteDir: string
-  readonly keyPropagationMs: number
   readonly sshPort: number
 }
 
@@ -130,9 +128,6 @@ export interface VmRunResult {
   readonly workers: readonly WorkerResult[]
 }
 
-/** How long SSH refusals are retried after xpk added the key to the nodes' metadata. */
-const KEY_PROPAGATION_MS = 90_000
-
 const READY_LINE = Buffer.from(`${READY_MARKER}\n`)
 
 /**
@@ -153,7 +148,7 @@ export async function runOnVms(input: VmRunOptions, deps: VmRunDeps): Promise<Vm
   // Every run asks the TPU API for the workers: one REST request, whose cost a re-run does not measurably feel
   // (README, Speed, on why the last listing is no longer kept to skip it).
   const {plan, addedKeys} = await usingTpu(deps, async (tpu) => {
-    const nodes = await withRetries(() => tpu.listNodes(location), options.timing, deps)
+    const nodes = await withRetries(() => tpu.listNodes(location), tpuRetry(options.timing, deps))
     const plan = planWorkers(options.tpuPrefix, nodes, options.internalIp)
     // Packing overlaps the metadata updates; it is awaited below, so an early failure must not go unhandled.
     packing = listing === undefined ? undefined : deps.pack(listing)
@@ -236,7 +231,6 @@ async function checkInputs(input: VmRunOptions, deps: VmRunDeps): Promise<Checke
     ...input,
     runName: input.runName ?? defaultRunName(new Date(deps.now())),
     remoteDir: input.remoteDir ?? `xpk-${input.tpuPrefix}`,
-    keyPropagationMs: input.keyPropagationMs ?? KEY_PROPAGATION_MS,
   }
   const problems = new Problems()
   const parsed = problems.attempt(() => checkRunInput(named))
@@ -365,18 +359,23 @@ async function ensureKeyOnNodes(
   deps.console.info(vmRunAddingKey({user: options.sshUser, nodes: lacking.map((n) => n.id)}))
   await Promise.all(
     lacking.map(async (node) => {
+      const retry = tpuRetry(options.timing, deps)
       const op = await withRetries(
         () => tpu.setNodeMetadata(location, node.id, withSshKey(node.metadata, options.sshUser, keys.publicKey)),
-        options.timing,
-        deps,
+        retry,
       )
-      for (let poll = 0, current = op; !current.done; poll++) {
-        await pollWait(poll, options.timing, deps)
-        current = await withRetries(() => tpu.getOperation(op.name), options.timing, deps)
-        if (current.error) {
-          throw new XpkError('failed', `Could not add the SSH key to ${node.id}: ${current.error.message}`)
-        }
-      }
+      let polled = false
+      await pollUntil(
+        async () => {
+          const current = polled ? await tpu.getOperation(op.name) : op
+          polled = true
+          if (current.error) {
+            throw new XpkError('failed', `Could not add the SSH key to ${node.id}: ${current.error.message}`)
+          }
+          return current.done
+        },
+        {...retry, poll: options.timing.operations},
+      )
     }),
   )
   return true
@@ -390,25 +389,29 @@ async function connectAll(
   addedKeys: boolean,
   deps: VmRunDeps,
 ): Promise<RemoteSession[]> {
-  const deadline = deps.now() + (addedKeys ? options.keyPropagationMs : 0)
+  const retry: RetryOptions = {
+    policy: options.timing.retry,
+    clock: deps,
+    signal: deps.signal,
+    // Refusals and unreachable workers may pass (sshd starting, the key reaching the VM); a changed host key or an
+    // unusable private key will not get better by retrying.
+    retryable: (error) =>
+      error instanceof XpkError &&
+      (error.kind === 'unavailable' || error.kind === 'auth') &&
+      !/host key|private key/.test(error.message),
+    retryUntil: addedKeys ? deps.now() + options.timing.ssh.keyPropagationMs : undefined,
+  }
   const settled = await Promise.allSettled(
-    workers.map(async (w) => {
-      for (let attempt = 0; ; attempt++) {
-        try {
-          return await shell.connect(
+    workers.map((w) =>
+      withRetries(
+        () =>
+          shell.connect(
             {host: w.host, port: options.sshPort, user: options.sshUser, identity: w.identity},
             deps.signal,
-          )
-        } catch (error) {
-          const transient = error instanceof XpkError && (error.kind === 'unavailable' || error.kind === 'auth')
-          // A changed host key or an unusable private key will not get better by retrying.
-          const changedKey = error instanceof XpkError && /host key|private key/.test(error.message)
-          const budgetLeft = attempt + 1 < options.timing.attempts || deps.now() < deadline
-          if (!transient || changedKey || !budgetLeft || deps.signal.aborted) throw error
-          await deps.sleep(pollDelay(attempt, options.timing.retry), deps.signal)
-        }
-      }
-    }),
+          ),
+        retry,
+      ),
+    ),
   )
   const failedAt = settled.findIndex((s) => s.status === 'rejected')
   if (failedAt >= 0) {

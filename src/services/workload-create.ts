@@ -3,6 +3,7 @@ import {dirname, join, resolve} from 'node:path'
 import {imageRepository} from '../core/image/naming.js'
 import {ApiError, UsageError, XpkError} from '../core/errors.js'
 import {textFileProblem} from '../core/text-file.js'
+import {DEFAULT_TIMING} from '../core/timing.js'
 import {parseResourcesConfigMap, resourcesConfigMapName} from '../core/incluster/configmaps.js'
 import {applyWouldChange} from '../core/incluster/live-diff.js'
 import {XPK_NAMESPACE} from '../core/incluster/namespace.js'
@@ -56,7 +57,7 @@ import {confirmOrStop} from './confirm.js'
 import type {ImageBuildOptions, ImageBuildResult} from './image-build.js'
 import {scriptDirLimit} from './script-dir.js'
 import {listAll, reachCluster, targetProblems, type ClusterAccessDeps, type ReachedCluster} from './workload-cluster.js'
-import {awaitGone, DEFAULT_WORKLOAD_TIMING, type WorkloadTiming} from './workload-delete.js'
+import {awaitGone, type WorkloadTiming} from './workload-delete.js'
 
 export interface WorkloadCreateOptions {
   readonly flags: WorkloadFlags
@@ -76,7 +77,7 @@ export interface WorkloadCreateOptions {
   readonly replace?: boolean
   /** `--kubeconfig` / `--context` reach the cluster: GKE is not asked where it is. */
   readonly viaKubeconfig?: boolean
-  /** @default DEFAULT_WORKLOAD_TIMING */
+  /** @default DEFAULT_TIMING */
   readonly timing?: WorkloadTiming
 }
 
@@ -189,7 +190,7 @@ export async function createWorkload(
   const input = parsed as NonNullable<typeof parsed>
   // Checked above whenever there is an image to build.
   const context = scriptDir as CheckedScriptDir
-  const timing = options.timing ?? DEFAULT_WORKLOAD_TIMING
+  const timing = options.timing ?? DEFAULT_TIMING
   const retry: RetryOptions = {policy: timing.retry, clock: deps, signal: deps.signal}
 
   // Before the image is built: a workload the cluster can never run, a cluster not set up for it, or a name

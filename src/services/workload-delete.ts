@@ -1,21 +1,15 @@
 import {throwIfProblems, UsageError, XpkError} from '../core/errors.js'
 import {XPK_NAMESPACE} from '../core/incluster/namespace.js'
 import {collect} from '../core/kube/list-pages.js'
-import {
-  DEFAULT_GONE_TIMEOUT_MS,
-  JOBSET_NAME_LABEL,
-  jobSetNameProblem,
-  jobSetRef,
-  namesContaining,
-} from '../core/workload/jobsets.js'
+import {JOBSET_NAME_LABEL, jobSetNameProblem, jobSetRef, namesContaining} from '../core/workload/jobsets.js'
 import {
   workloadDeleteAbsent,
   workloadDeleteConfirm,
   workloadDeleteDryRun,
   workloadDeleteNoMatch,
 } from '../core/messages/workload.js'
-import type {Backoff} from '../core/retry.js'
 import {escapeInline} from '../core/text.js'
+import {DEFAULT_TIMING, type Timing} from '../core/timing.js'
 import {JOBSET_API_VERSION, KUEUE_API_VERSION} from '../core/versions.js'
 import {
   JOBSET_KIND,
@@ -27,37 +21,20 @@ import {
   workloadRows,
   type StatusFilter,
 } from '../core/workload/status.js'
-import {
-  DEFAULT_RETRY_POLICY,
-  pollUntil,
-  startTimeLimit,
-  withRetries,
-  type RetryOptions,
-  type RetryPolicy,
-  type TimeLimit,
-} from '../executor/retry.js'
+import {pollUntil, startTimeLimit, withRetries, type RetryOptions, type TimeLimit} from '../executor/retry.js'
 import type {Console, ProgressBoard} from '../ports/console.js'
 import type {KubeClient, KubeObject} from '../ports/kube.js'
 import {confirmOrStop} from './confirm.js'
 import {listAll, reachCluster, targetProblems, type ClusterAccessDeps, type WorkloadTarget} from './workload-cluster.js'
 
-export {DEFAULT_GONE_TIMEOUT_MS}
 /** Deletes sent at once when many workloads match a filter. */
 const DELETE_CONCURRENCY = 16
 
-/** Retries, polls and the wait for deleted objects to go; shared by `workload create --replace`. */
-export interface WorkloadTiming {
-  readonly retry: RetryPolicy
-  readonly poll: Backoff
-  /** How long to wait for a deleted JobSet (and its Jobs or pods) to be gone. */
-  readonly goneTimeoutMs: number
-}
-
-export const DEFAULT_WORKLOAD_TIMING: WorkloadTiming = {
-  retry: DEFAULT_RETRY_POLICY,
-  poll: {initialMs: 1000, maxMs: 5000, factor: 1.5},
-  goneTimeoutMs: DEFAULT_GONE_TIMEOUT_MS,
-}
+/**
+ * Retries, and the wait for a deleted JobSet (and its Jobs or pods) to be gone (timing.workloadGone); shared by
+ * `workload create --replace`.
+ */
+export type WorkloadTiming = Pick<Timing, 'retry' | 'workloadGone'>
 
 export interface WorkloadDeleteOptions extends WorkloadTarget {
   /** `--workload NAME`: exactly this JobSet, without asking. */
@@ -105,18 +82,18 @@ export async function deleteWorkloads(
   deps: WorkloadDeleteDeps,
 ): Promise<WorkloadDeleteResult> {
   const status = checkOptions(options)
-  const timing = options.timing ?? DEFAULT_WORKLOAD_TIMING
+  const timing = options.timing ?? DEFAULT_TIMING
   // --wait's time limit bounds the whole command, finding the cluster and the first reads included, so a server
   // that never answers cannot hold it longer; the time a person takes to answer the question does not count.
   const limit = options.wait
     ? startTimeLimit(
         deps.signal,
-        timing.goneTimeoutMs,
+        timing.workloadGone.timeoutMs,
         deps,
         () =>
           new XpkError(
             'timeout',
-            `The workloads were not deleted and gone within ${Math.round(timing.goneTimeoutMs / 1000)} s (XPK_WORKLOAD_DELETE_TIMEOUT_S): the cluster did not answer in time.`,
+            `The workloads were not deleted and gone within ${Math.round(timing.workloadGone.timeoutMs / 1000)} s (XPK_WORKLOAD_DELETE_TIMEOUT_S): the cluster did not answer in time.`,
             {
               hints: [
                 'Check that the cluster answers (`xpk cluster describe`), then re-run the same command: a workload already deleted is not an error.',
@@ -285,7 +262,12 @@ export async function awaitGone(
   deps: ClusterAccessDeps & {readonly console: Console},
 ): Promise<void> {
   // Its own limit too, for `workload create --replace`; under `workload delete --wait` the command's ends first.
-  const limit = startTimeLimit(deps.signal, timing.goneTimeoutMs, deps, () => new XpkError('timeout', 'time is up'))
+  const limit = startTimeLimit(
+    deps.signal,
+    timing.workloadGone.timeoutMs,
+    deps,
+    () => new XpkError('timeout', 'time is up'),
+  )
   const retry: RetryOptions = {policy: timing.retry, clock: deps, signal: limit.signal}
   const wanted = new Set(names)
   const child = children === 'jobs' ? {apiVersion: 'batch/v1', kind: 'Job'} : {apiVersion: 'v1', kind: 'Pod'}
@@ -322,10 +304,10 @@ export async function awaitGone(
           status: 'running',
           detail: describeLeft(left, children),
         })
-        timedOut = deps.now() - started >= timing.goneTimeoutMs
+        timedOut = deps.now() - started >= timing.workloadGone.timeoutMs
         return timedOut
       },
-      {...retry, poll: timing.poll},
+      {...retry, poll: timing.workloadGone.poll},
     ).catch((error: unknown) => {
       const reason: unknown = limit.signal.reason
       if (!(limit.signal.aborted && reason instanceof XpkError && reason.kind === 'timeout')) throw error
@@ -341,7 +323,7 @@ export async function awaitGone(
       const sample = (list: readonly string[]) => list.slice(0, 5).join(', ') + (list.length > 5 ? ', ...' : '')
       throw new XpkError(
         'timeout',
-        `Still there after ${Math.round(timing.goneTimeoutMs / 1000)}s: ` +
+        `Still there after ${Math.round(timing.workloadGone.timeoutMs / 1000)}s: ` +
           [
             ...(left.jobSets.length > 0 ? [`JobSet ${sample(left.jobSets)}`] : []),
             ...(left.children.length > 0

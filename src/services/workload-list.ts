@@ -3,6 +3,7 @@ import {XPK_NAMESPACE} from '../core/incluster/namespace.js'
 import {workloadListConsole, workloadListFinished, workloadListWaiting} from '../core/messages/workload.js'
 import {renderWorkloadList} from '../core/render/workloads.js'
 import {escapeControl} from '../core/text.js'
+import type {Timing} from '../core/timing.js'
 import {JOBSET_API_VERSION, KUEUE_API_VERSION} from '../core/versions.js'
 import {jobSetRef} from '../core/workload/jobsets.js'
 import {workloadConsoleUrl} from '../core/workload/links.js'
@@ -27,21 +28,15 @@ import {
   type StatusFilter,
   type WorkloadRow,
 } from '../core/workload/status.js'
-import {
-  retrying,
-  startTimeLimit,
-  withRetries,
-  type RetryOptions,
-  type RetryPolicy,
-  type TimeLimit,
-} from '../executor/retry.js'
+import {retrying, startTimeLimit, withRetries, type RetryOptions, type TimeLimit} from '../executor/retry.js'
 import {followChanges} from '../executor/watch.js'
 import type {Console} from '../ports/console.js'
 import type {KubeClient, KubeObject} from '../ports/kube.js'
 import {reachCluster, targetProblems, type ClusterAccessDeps, type WorkloadTarget} from './workload-cluster.js'
 
 export interface WorkloadListOptions extends WorkloadTarget, WorkloadListFlags {
-  readonly retry: RetryPolicy
+  /** Retries of every read (timing.retry). */
+  readonly timing: Pick<Timing, 'retry'>
 }
 
 export interface WorkloadListDeps extends ClusterAccessDeps {
@@ -67,7 +62,7 @@ export interface WorkloadListResult {
 export async function listWorkloads(options: WorkloadListOptions, deps: WorkloadListDeps): Promise<WorkloadListResult> {
   const input = checkOptions(options)
   if (input.wait) return waitForWorkload(options, input.wait, deps)
-  const retry: RetryOptions = {policy: options.retry, clock: deps, signal: deps.signal}
+  const retry: RetryOptions = {policy: options.timing.retry, clock: deps, signal: deps.signal}
   const {kube, gke} = await reachCluster(options, deps, retry)
   const {console} = deps
   // Both kinds at once: each is a chain of pages (every page names the next), so two chains halve the wait.
@@ -112,7 +107,7 @@ async function waitForWorkload(
       ),
   )
   try {
-    const retry: RetryOptions = {policy: options.retry, clock: deps, signal: limit.signal}
+    const retry: RetryOptions = {policy: options.timing.retry, clock: deps, signal: limit.signal}
     const {kube, gke} = await reachCluster(options, {...deps, signal: limit.signal}, retry)
     const row = await awaitCompletion(kube, wait, deps, retry, limit)
     const {console} = deps

@@ -10,9 +10,9 @@ import {
   workloadLogsUnreadable,
   workloadLogsWaiting,
 } from '../core/messages/workload.js'
+import type {Timing} from '../core/timing.js'
 import {JOBSET_NAME_LABEL, jobSetRef} from '../core/workload/jobsets.js'
 import {workerLogsUrl} from '../core/workload/links.js'
-import {jitteredDelay} from '../core/retry.js'
 import {
   followEnd,
   LogLines,
@@ -29,14 +29,15 @@ import {
   type WorkloadLogsFlags,
   type WorkloadLogsInput,
 } from '../core/workload/logs.js'
-import {withRetries, type Clock, type RetryOptions, type RetryPolicy} from '../executor/retry.js'
+import {Reopening, withRetries, type Clock, type RetryOptions, type RetryPolicy} from '../executor/retry.js'
 import {followChanges} from '../executor/watch.js'
 import type {Console} from '../ports/console.js'
 import type {KubeClient, KubeLogOptions, KubeObject} from '../ports/kube.js'
 import {listAll, reachCluster, targetProblems, type ClusterAccessDeps, type WorkloadTarget} from './workload-cluster.js'
 
 export interface WorkloadLogsOptions extends WorkloadTarget, WorkloadLogsFlags {
-  readonly retry: RetryPolicy
+  /** Retries of every read (timing.retry). */
+  readonly timing: Pick<Timing, 'retry'>
 }
 
 export interface WorkloadLogsDeps extends ClusterAccessDeps {
@@ -86,7 +87,7 @@ export interface WorkloadLogsResult {
  */
 export async function workloadLogs(options: WorkloadLogsOptions, deps: WorkloadLogsDeps): Promise<WorkloadLogsResult> {
   const input = checkOptions(options)
-  const retry: RetryOptions = {policy: options.retry, clock: deps, signal: deps.signal}
+  const retry: RetryOptions = {policy: options.timing.retry, clock: deps, signal: deps.signal}
   const {kube, gke} = await reachCluster(options, deps, retry)
   const {console} = deps
   const name = input.workload
@@ -146,7 +147,7 @@ export async function workloadLogs(options: WorkloadLogsOptions, deps: WorkloadL
     input,
     console,
     clock: deps,
-    policy: options.retry,
+    policy: options.timing.retry,
     follow,
     signal: AbortSignal.any([deps.signal, stop.signal]),
     restarts: [],
@@ -282,9 +283,6 @@ async function readPlace(
 
 type ReadOutcome = 'read' | 'absent' | 'unreadable'
 
-/** A reopened stream that ends this soon with no new line, again and again, is waited out before the next. */
-const QUICK_END_MS = 1000
-
 /**
  * Reads one container's log (`next`: a container followed into, read whole), printing each whole line as it
  * arrives (with `prefix`); a line split across pieces of the stream is printed once whole, so lines of one pod
@@ -319,7 +317,7 @@ async function readContainer(
   }
   const opened = clock.now()
   let options: Omit<KubeLogOptions, 'signal'> = {...asked, ...(input.follow ? {follow: true, timestamps: true} : {})}
-  let quickEnds = 0
+  const reopening = new Reopening({policy: reader.policy, clock, signal})
   for (;;) {
     const started = clock.now()
     const before = printed
@@ -347,14 +345,11 @@ async function readContainer(
       print(lines.flush())
       return {lines: printed, outcome}
     }
-    quickEnds = printed === before && clock.now() - started < QUICK_END_MS ? quickEnds + 1 : 0
-    if (quickEnds > 0) {
-      try {
-        await clock.sleep(jitteredDelay(Math.min(quickEnds - 1, 5), reader.policy.backoff, clock.random()), signal)
-      } catch {
-        print(lines.flush())
-        return {lines: printed, outcome}
-      }
+    try {
+      await reopening.ended(started, printed > before)
+    } catch {
+      print(lines.flush())
+      return {lines: printed, outcome}
     }
     const sinceTime = lines.reopen()
     const from = reopenAsked(asked, sinceTime, clock.now() - opened)

@@ -1,13 +1,12 @@
 // Command tests check only what a command does: its flags (through camelCaseFlags, the one mapping every command
-// uses) and its topic's wiring (src/cli/<topic>.ts: settings, tuning, adapters) become the options of one service
+// uses) and its topic's wiring (src/cli/<topic>.ts: settings, timing, adapters) become the options of one service
 // call. The services are replaced, so nothing runs and nothing is sent; settings come from the flags and an isolated
 // environment (no xpk config, no gcloud configuration).
 import {readdirSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it, vi} from 'vitest'
 
-import {DEFAULT_CACHE_IMAGE_TIMEOUT_MS} from '../../src/services/cluster-cacheimage.js'
-import {DEFAULT_RETRY_POLICY} from '../../src/executor/retry.js'
+import {DEFAULT_TIMING, readTiming} from '../../src/core/timing.js'
 import {COMMANDS} from '../../src/index.js'
 import {REPO_ROOT} from '../helpers/cli.js'
 import {tempDir} from '../helpers/temp.js'
@@ -144,6 +143,38 @@ describe('every command calls one service through its topic', () => {
   })
 })
 
+describe('the timing: one value read from the environment, handed to every service that waits', () => {
+  /** Every variable the timing reads, set to something other than its default. */
+  const TUNED = {
+    XPK_RETRY_INTERVAL_MS: '3',
+    XPK_POLL_INTERVAL_MS: '7',
+    XPK_CONTROLLER_TIMEOUT_S: '11',
+    XPK_CACHE_IMAGE_TIMEOUT_S: '13',
+    XPK_WORKLOAD_DELETE_TIMEOUT_S: '17',
+    XPK_SSH_HANDSHAKE_TIMEOUT_MS: '19',
+    XPK_CLUSTER_LOCK_STALE_S: '23',
+  }
+  /** The commands that only read local tables and files: nothing to wait for. */
+  const OFFLINE = /^(accelerator|config):|^version$/
+  const WAITING = (Object.keys(COMMANDS) as CommandId[]).filter((id) => !OFFLINE.test(id))
+
+  it.each(WAITING)('%s', async (id) => {
+    for (const [name, value] of Object.entries(TUNED)) vi.stubEnv(name, value)
+    const tuned = readTiming(process.env)
+    expect(tuned).not.toEqual(DEFAULT_TIMING)
+    const [argv] = SERVICE_OF[id]
+    const {options} = await run(id, argv)
+    expect((options as {timing?: unknown}).timing).toEqual(tuned)
+  })
+
+  it('the cluster lock takes its stale time from it', async () => {
+    vi.stubEnv('XPK_CLUSTER_LOCK_STALE_S', '23')
+    for (const id of ['cluster:create', 'cluster:delete'] as const) {
+      expect((await run(id, SERVICE_OF[id][0])).options).toMatchObject({lock: {staleSeconds: 23}})
+    }
+  })
+})
+
 describe('command flag mapping', () => {
   it('cluster create: every flag reaches its option; project, zone and cluster come from the resolved settings', async () => {
     const call = await run('cluster:create', [
@@ -180,13 +211,12 @@ describe('command flag mapping', () => {
       },
       dryRun: true,
       offline: false,
-      apply: {retry: DEFAULT_RETRY_POLICY},
+      timing: DEFAULT_TIMING,
       inCluster: {
         skip: false,
         viaKubeconfig: false,
         xpkVersion: '9.9.9',
         manifestOverrides: {jobset: 'js.yaml', kueue: 'https://mirror/kueue.yaml'},
-        availableTimeoutMs: 600_000,
       },
       lock: {identity: {pid: process.pid}},
     })
@@ -213,8 +243,13 @@ describe('command flag mapping', () => {
     expect((await run('cluster:describe', ['--skip-in-cluster'])).options).toEqual({
       target: {project: 'env-project', zone: 'us-central2-b', cluster: 'env-cluster'},
       skipInCluster: true,
+      timing: DEFAULT_TIMING,
     })
-    expect((await run('cluster:describe', ['--context', 'kind'])).options).toEqual({target: null, skipInCluster: false})
+    expect((await run('cluster:describe', ['--context', 'kind'])).options).toEqual({
+      target: null,
+      skipInCluster: false,
+      timing: DEFAULT_TIMING,
+    })
   })
 
   it('cluster cacheimage: every flag reaches its option; the target from the resolved settings', async () => {
@@ -231,9 +266,7 @@ describe('command flag mapping', () => {
       cacheKey: 'py',
       dryRun: true,
       viaKubeconfig: false,
-      timeoutMs: DEFAULT_CACHE_IMAGE_TIMEOUT_MS,
-      poll: {initialMs: 2000},
-      retry: DEFAULT_RETRY_POLICY,
+      timing: DEFAULT_TIMING,
     })
   })
 
@@ -294,7 +327,7 @@ describe('command flag mapping', () => {
       settings: {project: {value: 'env-project', source: 'env'}, cluster: {value: 'env-cluster', source: 'env'}},
       replace: true,
       viaKubeconfig: true,
-      timing: {retry: DEFAULT_RETRY_POLICY, goneTimeoutMs: 600_000},
+      timing: DEFAULT_TIMING,
     })
   })
 
@@ -315,7 +348,7 @@ describe('command flag mapping', () => {
       workload: 'run-1',
       wait: true,
       dryRun: false,
-      timing: {retry: DEFAULT_RETRY_POLICY, poll: {initialMs: 1000}, goneTimeoutMs: 600_000},
+      timing: DEFAULT_TIMING,
     })
   })
 
@@ -346,7 +379,7 @@ describe('command flag mapping', () => {
       viaKubeconfig: false,
       filterByStatus: 'queued',
       filterByJob: 'sweep-',
-      retry: DEFAULT_RETRY_POLICY,
+      timing: DEFAULT_TIMING,
     })
     const waiting = await run('workload:list', [
       '--wait-for-job-completion',
@@ -377,7 +410,7 @@ describe('command flag mapping', () => {
       all: false,
       tail: '20',
       since: '10m',
-      retry: DEFAULT_RETRY_POLICY,
+      timing: DEFAULT_TIMING,
     })
     const all = await run('workload:logs', ['run-2', '--all'])
     expect(all.options).toMatchObject({workload: 'run-2', all: true, follow: false, viaKubeconfig: false})
@@ -398,7 +431,7 @@ describe('command flag mapping', () => {
       runtimeVersion: 'v2-alpha',
       queuedResourceId: 'qr',
       async: true,
-      timing: {retry: DEFAULT_RETRY_POLICY.backoff, attempts: DEFAULT_RETRY_POLICY.attempts},
+      timing: DEFAULT_TIMING,
     })
     expect((await run('vm:create', ['--tpu-prefix', 'd', '--tpu-type', 'v4-8'])).options).toMatchObject({
       numSlices: 1,

@@ -189,7 +189,7 @@ describe('the table is complete and documented', () => {
     for (const {path, text} of sources()) {
       // `process.env.X`, `env.X`, `this.env.X`, `env?.X`, and the table's readers: integerVariable(env, 'X').
       for (const m of text.matchAll(/\benv\??\.([A-Z][A-Z0-9_]*)\b/g)) read.add(m[1]!)
-      for (const m of text.matchAll(/(?:Variable|timeoutTuning)\([^)]*'([A-Z][A-Z0-9_]*)'/g)) read.add(m[1]!)
+      for (const m of text.matchAll(/Variable\([^)]*'([A-Z][A-Z0-9_]*)'/g)) read.add(m[1]!)
       // A variable read by a computed name escapes this check: only the table's own modules may do that.
       for (const m of text.matchAll(/\benv\[([^\]]+)\]/g)) computed.push(`${path}: env[${m[1]}]`)
     }

@@ -3,7 +3,9 @@ import {describe, expect, it} from 'vitest'
 import {planCluster} from '../../src/core/cluster/plan.js'
 import {gkeApiError} from '../../src/core/cluster/gke-errors.js'
 import {ApiError} from '../../src/core/errors.js'
-import {applyClusterPlan, DEFAULT_APPLY_OPTIONS, type ApplyOptions} from '../../src/executor/apply-cluster-plan.js'
+import {DEFAULT_APPLY_CONCURRENCY} from '../../src/core/retry.js'
+import {DEFAULT_TIMING} from '../../src/core/timing.js'
+import {applyClusterPlan, type ApplyOptions} from '../../src/executor/apply-cluster-plan.js'
 import type {ComputeClient} from '../../src/ports/compute.js'
 import {anObservedCluster, desiredFor, observedPoolFrom} from '../builders/observed.js'
 import {MemoryCompute} from '../fakes/memory-compute.js'
@@ -33,7 +35,8 @@ function virtualTime() {
 
 const desired = desiredFor({tpuType: 'v5litepod-16', numSlices: 4})
 const options = (overrides: Partial<ApplyOptions> = {}): ApplyOptions => ({
-  ...DEFAULT_APPLY_OPTIONS,
+  concurrency: DEFAULT_APPLY_CONCURRENCY,
+  timing: DEFAULT_TIMING,
   signal: new AbortController().signal,
   ...overrides,
 })
@@ -153,7 +156,9 @@ describe('applyClusterPlan', () => {
       if (spec.name === 'demo-np-2') throw busy()
       return create(ref, spec)
     }
-    const result = await apply(gke, {retry: {...DEFAULT_APPLY_OPTIONS.retry, conflictBudgetMs: 60_000}})
+    const result = await apply(gke, {
+      timing: {...DEFAULT_TIMING, retry: {...DEFAULT_TIMING.retry, conflictBudgetMs: 60_000}},
+    })
     expect(result.poolsCreated).toBe(3)
     const failed = result.outcomes.filter((o) => o.status === 'failed')
     expect(failed.map((o) => o.name)).toEqual(['demo-np-2'])

@@ -5,6 +5,9 @@ import {ApiError, XpkError} from '../../src/core/errors.js'
 import {
   DEFAULT_RETRY_POLICY,
   pollUntil,
+  QUICK_END_MS,
+  Reopening,
+  retrying,
   startTimeLimit,
   withRetries,
   withRetriesIdempotent,
@@ -130,6 +133,62 @@ describe('withRetries: the one retry policy', () => {
     expect(short.calls()).toBe(DEFAULT_RETRY_POLICY.attempts)
   })
 
+  describe('retryable and retryUntil: failures that are not ApiErrors (an SSH connection), for a while', () => {
+    const refused = () => new XpkError('auth', 'SSH to 10.0.0.2 refused the key.')
+    const hostKey = () => new XpkError('auth', 'The host key of 10.0.0.2 changed.')
+    const retryable = (error: unknown) =>
+      error instanceof XpkError && error.kind === 'auth' && !error.message.includes('host key')
+
+    it('retries what `retryable` says with the policy’s backoff, then throws the failure itself', async () => {
+      const clock = virtualClock()
+      const seq = failing(Array.from({length: 10}, () => refused))
+      const error = await withRetries(seq.call, {...options(clock), retryable}).catch((e: unknown) => e)
+      // Not made an "unavailable" (exit 7) as an ApiError that outlasts the attempts is: it is no API's answer.
+      expect(error).toMatchObject({kind: 'auth', message: 'SSH to 10.0.0.2 refused the key.'})
+      expect(seq.calls()).toBe(DEFAULT_RETRY_POLICY.attempts)
+      expect(clock.sleeps).toEqual([750, 1500, 3000, 6000, 12000])
+      const other = failing([hostKey])
+      await expect(withRetries(other.call, {...options(), retryable})).rejects.toThrow('host key')
+      expect(other.calls()).toBe(1)
+    })
+
+    it('retryUntil keeps retrying past the attempts until that time, and not after', async () => {
+      const clock = virtualClock()
+      const seq = failing(Array.from({length: 100}, () => refused))
+      const until = clock.now() + 60_000
+      await expect(withRetries(seq.call, {...options(clock), retryable, retryUntil: until})).rejects.toThrow('refused')
+      const waited = clock.sleeps.reduce((a, b) => a + b, 0)
+      expect(seq.calls()).toBeGreaterThan(DEFAULT_RETRY_POLICY.attempts)
+      expect(waited).toBeGreaterThanOrEqual(60_000)
+      expect(waited - clock.sleeps.at(-1)!).toBeLessThan(60_000)
+      // Once the failures stop, it succeeds like any retry.
+      const brief = failing(Array.from({length: 8}, () => refused))
+      await expect(
+        withRetries(brief.call, {...options(), retryable, retryUntil: virtualClock().now() + 10 * 60_000}),
+      ).resolves.toBe('ok')
+    })
+
+    it('Ctrl-C ends the wait between two tries with its reason', async () => {
+      const controller = new AbortController()
+      const reason = new XpkError('interrupted', 'Interrupted.')
+      const clock = manualClock()
+      const seq = failing(Array.from({length: 100}, () => refused))
+      const trying = withRetries(seq.call, {...options(clock, controller.signal), retryable, retryUntil: 60_000})
+      await clock.advance(0)
+      expect(clock.sleeping).toBe(1)
+      controller.abort(reason)
+      await expect(trying).rejects.toBe(reason)
+      expect(seq.calls()).toBe(1)
+    })
+  })
+
+  it('retrying: the same policy as a function of the call (how a list sends each page)', async () => {
+    const clock = virtualClock()
+    const seq = failing([fault.unavailable, fault.rateLimit])
+    await expect(retrying(options(clock))(seq.call)).resolves.toBe('ok')
+    expect([seq.calls(), clock.sleeps.length]).toEqual([3, 2])
+  })
+
   it('treats ALREADY_EXISTS or NOT_FOUND after a lost response as done', async () => {
     const create = failing([fault.unavailable, fault.alreadyExists])
     await expect(withRetriesIdempotent(create.call, 'ALREADY_EXISTS', options())).resolves.toBeUndefined()
@@ -203,5 +262,34 @@ describe('startTimeLimit: a time limit over everything run under its signal', ()
     await new Promise((r) => setTimeout(r, 5))
     expect(limit.signal.aborted).toBe(false)
     limit.dispose()
+  })
+})
+
+describe('Reopening: a stream opened again each time it ends (a watch, a followed log)', () => {
+  it('opens again at once after a stream that carried something or lasted; spaces out quick empty ends', async () => {
+    const clock = virtualClock()
+    const reopening = new Reopening(options(clock))
+    await reopening.ended(clock.now(), true)
+    await reopening.ended(clock.now() - QUICK_END_MS, false)
+    expect(clock.sleeps).toEqual([])
+    for (let i = 0; i < 8; i++) await reopening.ended(clock.now(), false)
+    // The policy's jittered backoff (random 0.5: three quarters of each ceiling), growing for six ends, then held.
+    expect(clock.sleeps).toEqual([750, 1500, 3000, 6000, 12000, 22500, 22500, 22500])
+    // One that carried something starts the count again.
+    await reopening.ended(clock.now(), true)
+    await reopening.ended(clock.now(), false)
+    expect(clock.sleeps.at(-1)).toBe(750)
+  })
+
+  it('Ctrl-C during the pause ends it with the reason', async () => {
+    const controller = new AbortController()
+    const reason = new XpkError('interrupted', 'Interrupted.')
+    const clock = manualClock()
+    const reopening = new Reopening(options(clock, controller.signal))
+    const pausing = reopening.ended(clock.now(), false)
+    await clock.advance(0)
+    expect(clock.sleeping).toBe(1)
+    controller.abort(reason)
+    await expect(pausing).rejects.toBe(reason)
   })
 })

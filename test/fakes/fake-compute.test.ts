@@ -1,7 +1,7 @@
 import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest'
 
 import {createComputeClient} from '../../src/adapters/compute-rest.js'
-import {realTime} from '../../src/cli/wiring.js'
+import {systemClock} from '../../src/adapters/system-clock.js'
 import {ApiError} from '../../src/core/errors.js'
 import {DEFAULT_RETRY_POLICY} from '../../src/executor/retry.js'
 import {createWorkloadPolicy} from '../../src/executor/workload-policy.js'
@@ -21,7 +21,7 @@ const spec = (name = 'tpu7x-16-2x2x2-placement-policy', acceleratorTopology = '2
 const create = (policy: WorkloadPolicySpec, signal = new AbortController().signal) =>
   createWorkloadPolicy(compute, policy, {
     policy: {...DEFAULT_RETRY_POLICY, backoff: {initialMs: 1, maxMs: 5, factor: 2}},
-    clock: realTime,
+    clock: systemClock,
     signal,
     poll: {initialMs: 5, maxMs: 50, factor: 1.5, fastForMs: 0},
   })

@@ -7,7 +7,8 @@ import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest'
 
 import {connectKube} from '../../src/adapters/kube-client.js'
 import type {XpkError} from '../../src/core/errors.js'
-import {DEFAULT_RETRY_POLICY, type Clock} from '../../src/executor/retry.js'
+import {DEFAULT_TIMING} from '../../src/core/timing.js'
+import type {Clock} from '../../src/executor/retry.js'
 import {cacheImage, type CacheImageOptions} from '../../src/services/cluster-cacheimage.js'
 import {FakeKube} from '../fakes/fake-kube.js'
 import {MemoryGke} from '../fakes/memory-gke.js'
@@ -41,9 +42,10 @@ function run(onPoll: (poll: number) => void, overrides: Partial<CacheImageOption
       dockerImage: IMAGE,
       dryRun: false,
       viaKubeconfig: true,
-      timeoutMs: 10 * 60_000,
-      poll: {initialMs: 1000, maxMs: 5000, factor: 2},
-      retry: DEFAULT_RETRY_POLICY,
+      timing: {
+        ...DEFAULT_TIMING,
+        cacheImage: {poll: {initialMs: 1000, maxMs: 5000, factor: 2}, timeoutMs: 10 * 60_000},
+      },
       pullFailureGraceMs: 0,
       ...overrides,
     },

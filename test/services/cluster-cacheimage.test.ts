@@ -4,7 +4,7 @@ import {describe, expect, it} from 'vitest'
 
 import type {ObservedCluster} from '../../src/core/cluster/observed.js'
 import {UsageError, UsageErrors, type XpkError} from '../../src/core/errors.js'
-import {DEFAULT_RETRY_POLICY} from '../../src/executor/retry.js'
+import {DEFAULT_TIMING} from '../../src/core/timing.js'
 import {cacheImage, type CacheImageOptions} from '../../src/services/cluster-cacheimage.js'
 import {MemoryGke} from '../fakes/memory-gke.js'
 import {MemoryKube, type MemoryKubeOptions} from '../fakes/memory-kube.js'
@@ -33,10 +33,14 @@ const options = (overrides: Partial<CacheImageOptions> = {}): CacheImageOptions 
   dockerImage: IMAGE,
   dryRun: false,
   viaKubeconfig: false,
-  timeoutMs: 30 * 60_000,
-  poll: {initialMs: 2000, maxMs: 15_000, factor: 1.5},
-  retry: DEFAULT_RETRY_POLICY,
+  timing: DEFAULT_TIMING,
   ...overrides,
+})
+
+/** The default timing, with the pulls given `timeoutMs`. */
+const pullsWithin = (timeoutMs: number) => ({
+  ...DEFAULT_TIMING,
+  cacheImage: {...DEFAULT_TIMING.cacheImage, timeoutMs},
 })
 
 function run(kube: MemoryKube, overrides: Partial<CacheImageOptions> = {}, gke = new MemoryGke()) {
@@ -163,7 +167,7 @@ describe('cacheImage', () => {
 
   it('times out naming the nodes still waiting and why', async () => {
     const kube = aCluster({daemonSetPullsPerRead: 0})
-    const {done} = run(kube, {timeoutMs: 10 * 60_000})
+    const {done} = run(kube, {timing: pullsWithin(10 * 60_000)})
     const error = await failure(done)
     expect(error.kind).toBe('timeout')
     expect(error.message).toBe(
@@ -195,7 +199,7 @@ describe('cacheImage', () => {
       )
       return result
     }
-    const {done} = run(kube, {timeoutMs: 5 * 60_000})
+    const {done} = run(kube, {timing: pullsWithin(5 * 60_000)})
     const error = await failure(done)
     expect(error.kind).toBe('timeout')
     expect(error.message).toMatch(

@@ -5,7 +5,7 @@ import {describe, expect, it} from 'vitest'
 import {gkeApiError} from '../../src/core/cluster/gke-errors.js'
 import type {XpkError} from '../../src/core/errors.js'
 import {UsageErrors} from '../../src/core/errors.js'
-import {DEFAULT_APPLY_OPTIONS} from '../../src/executor/apply-cluster-plan.js'
+import {DEFAULT_TIMING} from '../../src/core/timing.js'
 import {createCluster, type ClusterCreateOptions} from '../../src/services/cluster-create.js'
 import {desiredFor, observedPoolFrom} from '../builders/observed.js'
 import {MemoryCompute} from '../fakes/memory-compute.js'
@@ -19,13 +19,9 @@ const flags = {cluster: 'demo', project: 'test-project', zone: 'us-central2-b', 
 const context = {action: 'x', project: 'test-project', location: 'us-central2'}
 
 /** The GKE half only: these tests never reach inside the cluster (test/services/in-cluster.test.ts does). */
-const gkeOnly: ClusterCreateOptions['inCluster'] = {
-  skip: true,
-  xpkVersion: '0.1.0',
-  manifestOverrides: {},
-  availableTimeoutMs: 1000,
-  poll: {initialMs: 10, maxMs: 10, factor: 1},
-}
+const gkeOnly: ClusterCreateOptions['inCluster'] = {skip: true, xpkVersion: '0.1.0', manifestOverrides: {}}
+/** The real timing, with a short wait for the controllers (where a test reaches inside the cluster). */
+const TIMING = {...DEFAULT_TIMING, controllers: {poll: {initialMs: 10, maxMs: 10, factor: 1}, timeoutMs: 1000}}
 /** This run as the cluster lock's holder; locks of others are stale after an hour. */
 const LOCK = {
   identity: {user: 'tester', host: 'test-host', pid: 4242, boot: '29500000'},
@@ -43,7 +39,7 @@ function run(gke: MemoryGke, overrides: Partial<ClusterCreateOptions> = {}, answ
     flags: {...flags, numSlices: '2'},
     dryRun: false,
     offline: false,
-    apply: DEFAULT_APPLY_OPTIONS,
+    timing: TIMING,
     inCluster: gkeOnly,
     lock: LOCK,
     ...overrides,
@@ -74,7 +70,7 @@ describe('createCluster', () => {
         flags: {...flags, numSlices: 'many', zone: 'US'},
         dryRun: false,
         offline: false,
-        apply: DEFAULT_APPLY_OPTIONS,
+        timing: TIMING,
         inCluster: gkeOnly,
         lock: LOCK,
       },
@@ -191,7 +187,7 @@ describe('createCluster: the Topology decided from the node pools', () => {
     const console = new RecordingConsole()
     const kube = new MemoryKube()
     const done = createCluster(
-      {flags, dryRun: true, offline, apply: DEFAULT_APPLY_OPTIONS, inCluster, lock: LOCK},
+      {flags, dryRun: true, offline, timing: TIMING, inCluster, lock: LOCK},
       {
         gke: async () => gke,
         compute: async () => new MemoryCompute(),
@@ -268,7 +264,7 @@ describe('createCluster: the quota describes the node pools RUNNING after the GK
         flags: {...flags, numSlices: String(numSlices)},
         dryRun: false,
         offline: false,
-        apply: DEFAULT_APPLY_OPTIONS,
+        timing: TIMING,
         inCluster,
         lock: LOCK,
       },

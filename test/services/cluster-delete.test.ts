@@ -4,7 +4,7 @@ import {describe, expect, it} from 'vitest'
 
 import {gkeApiError} from '../../src/core/cluster/gke-errors.js'
 import {XpkError} from '../../src/core/errors.js'
-import {DEFAULT_APPLY_OPTIONS} from '../../src/executor/apply-cluster-plan.js'
+import {DEFAULT_TIMING} from '../../src/core/timing.js'
 import {deleteCluster, type ClusterDeleteOptions} from '../../src/services/cluster-delete.js'
 import {observedPoolFrom, desiredFor} from '../builders/observed.js'
 import {MemoryGke} from '../fakes/memory-gke.js'
@@ -16,7 +16,7 @@ const options: ClusterDeleteOptions = {
   zone: 'us-central2-b',
   cluster: 'demo',
   dryRun: false,
-  apply: DEFAULT_APPLY_OPTIONS,
+  timing: DEFAULT_TIMING,
   lock: {
     identity: {user: 'tester', host: 'test-host', pid: 4242, boot: '29500000'},
     staleSeconds: 3600,

@@ -7,7 +7,7 @@ import type {ObservedCluster} from '../../src/core/cluster/observed.js'
 import {XpkError} from '../../src/core/errors.js'
 import type {InClusterState} from '../../src/core/incluster/describe.js'
 import {kubeNetworkError} from '../../src/core/kube/kube-errors.js'
-import {DEFAULT_RETRY_POLICY} from '../../src/executor/retry.js'
+import {DEFAULT_TIMING} from '../../src/core/timing.js'
 import {describeCluster, type ClusterDescription, type DescribeOptions} from '../../src/services/cluster-read.js'
 import type {KubeClient} from '../../src/ports/kube.js'
 import {anObservedPool} from '../builders/observed.js'
@@ -93,7 +93,7 @@ function run(given: Run = {}) {
   const clock = virtualClock()
   let gkeConnections = 0
   const done = describeCluster(
-    {target: TARGET, skipInCluster: false, ...given.options},
+    {target: TARGET, skipInCluster: false, timing: DEFAULT_TIMING, ...given.options},
     {
       gke: async () => (gkeConnections++, gke),
       kube: async (cluster) => {
@@ -102,7 +102,6 @@ function run(given: Run = {}) {
         return typeof kube === 'function' ? kube() : kube
       },
       console,
-      retry: DEFAULT_RETRY_POLICY,
       signal: new AbortController().signal,
       ...clock,
     },

@@ -7,12 +7,14 @@ import {describe, expect, it} from 'vitest'
 import {gkeApiError} from '../../src/core/cluster/gke-errors.js'
 import {newLockHolder, readLock, withLock, type LockIdentity} from '../../src/core/cluster/lock.js'
 import {XpkError} from '../../src/core/errors.js'
-import {DEFAULT_APPLY_OPTIONS} from '../../src/executor/apply-cluster-plan.js'
+import {DEFAULT_TIMING} from '../../src/core/timing.js'
 import {createCluster, type ClusterCreateOptions} from '../../src/services/cluster-create.js'
 import {deleteCluster} from '../../src/services/cluster-delete.js'
+import {releaseLock} from '../../src/services/cluster-lock.js'
 import {desiredFor, observedPoolFrom} from '../builders/observed.js'
 import {MemoryCompute} from '../fakes/memory-compute.js'
 import {MemoryGke} from '../fakes/memory-gke.js'
+import {manualClock} from '../helpers/manual-clock.js'
 import {RecordingConsole, type PromptAnswer} from '../helpers/recording-console.js'
 import {virtualClock} from '../helpers/virtual-clock.js'
 
@@ -53,14 +55,8 @@ function create(gke: MemoryGke, run: RunOptions = {}) {
       },
       dryRun: false,
       offline: false,
-      apply: DEFAULT_APPLY_OPTIONS,
-      inCluster: {
-        skip: true,
-        xpkVersion: '0.1.0',
-        manifestOverrides: {},
-        availableTimeoutMs: 1000,
-        poll: {initialMs: 10, maxMs: 10, factor: 1},
-      },
+      timing: DEFAULT_TIMING,
+      inCluster: {skip: true, xpkVersion: '0.1.0', manifestOverrides: {}},
       lock: {identity: run.identity ?? ME, staleSeconds: STALE, alive: (pid) => RUNNING.has(pid)},
       ...run.options,
     },
@@ -85,7 +81,7 @@ function remove(gke: MemoryGke, answer: PromptAnswer = 'yes', dryRun = false, si
       zone: 'us-central2-b',
       cluster: 'demo',
       dryRun,
-      apply: DEFAULT_APPLY_OPTIONS,
+      timing: DEFAULT_TIMING,
       lock: {identity: ME, staleSeconds: STALE, alive: (pid) => RUNNING.has(pid)},
     },
     {gke: async () => gke, console, signal: signal ?? new AbortController().signal, ...clock()},
@@ -396,6 +392,37 @@ describe('cluster create takes the cluster lock', () => {
     )
     expect(readLock(gke.labels)?.user).toBe('tester')
   })
+
+  it.each([
+    {when: 'after Ctrl-C', interrupted: true, seconds: 10},
+    {when: 'after the run', interrupted: false, seconds: 60},
+  ])(
+    'releasing $when has its own deadline on the clock ($seconds s): GKE not answering is a warning',
+    async ({interrupted, seconds}) => {
+      const gke = new MemoryGke(slices(1))
+      const holder = newLockHolder(ME, 'cluster-create', START, () => 0.5)
+      gke.labels = withLock(gke.labels, holder)
+      // A control plane that takes the request and never answers.
+      gke.getCluster = () => new Promise(() => undefined)
+      const console = new RecordingConsole()
+      const clock = manualClock()
+      const command = new AbortController()
+      if (interrupted) command.abort(new XpkError('interrupted', 'Interrupted.'))
+      let done = false
+      const releasing = releaseLock(
+        {project: 'test-project', location: 'us-central2', name: 'demo'},
+        {holder},
+        {identity: ME, staleSeconds: STALE, alive: () => true},
+        {gke, console, signal: command.signal, retry: DEFAULT_TIMING.retry, ...clock},
+      ).then(() => (done = true))
+      await clock.advance(seconds * 1000 - 1)
+      expect(done).toBe(false)
+      await clock.advance(1)
+      await releasing
+      expect(console.the('cluster.lock.not-released').text).toContain(`(no answer from GKE within ${seconds} s)`)
+      expect(readLock(gke.labels)?.id).toBe(holder.id)
+    },
+  )
 
   it('--dry-run takes no lock, shows it in the plan and --json, and warns when another run holds it', async () => {
     const gke = new MemoryGke(slices(2))

@@ -8,7 +8,7 @@ import {MANAGED_BY_LABEL} from '../../src/core/incluster/install-decision.js'
 import {desiredObjects, planInCluster, sizedController, type InClusterInputs} from '../../src/core/incluster/plan.js'
 import {findControllerDeployment, summarizeCrd, type KubeObject} from '../../src/core/kube/release-manifest.js'
 import {KUEUE_API_GROUP} from '../../src/core/versions.js'
-import {DEFAULT_APPLY_OPTIONS} from '../../src/executor/apply-cluster-plan.js'
+import {DEFAULT_TIMING} from '../../src/core/timing.js'
 import {DEFAULT_RETRY_POLICY, withRetries, type Clock} from '../../src/executor/retry.js'
 import {runSteps} from '../../src/executor/step-graph.js'
 import {
@@ -73,7 +73,7 @@ async function converge(kube: MemoryKube, wanted: InClusterInputs, given: Conver
   const options = {
     manifestOverrides: {},
     availableTimeoutMs: TEN_MINUTES,
-    poll: DEFAULT_APPLY_OPTIONS.poll,
+    poll: DEFAULT_TIMING.operations,
     ...given.options,
   }
   // As cluster create does: one load of each manifest serves the plan and the install.

@@ -1,6 +1,7 @@
 import {describe, expect, it} from 'vitest'
 
 import {XpkError} from '../../src/core/errors.js'
+import {DEFAULT_RETRY_POLICY} from '../../src/core/retry.js'
 import type {VmApiDeps, VmTiming} from '../../src/services/vm-common.js'
 import {createVms} from '../../src/services/vm-create.js'
 import {deleteVms} from '../../src/services/vm-delete.js'
@@ -9,9 +10,8 @@ import {MemoryTpu, unavailable} from '../fakes/memory-tpu.js'
 import {RecordingConsole, type PromptAnswer} from '../helpers/recording-console.js'
 
 const timing: VmTiming = {
-  poll: {initialMs: 100, maxMs: 1000, factor: 2},
-  retry: {initialMs: 50, maxMs: 500, factor: 2},
-  attempts: 3,
+  operations: {initialMs: 100, maxMs: 1000, factor: 2, fastForMs: 0},
+  retry: {...DEFAULT_RETRY_POLICY, backoff: {initialMs: 50, maxMs: 500, factor: 2}, attempts: 3},
 }
 const where = {project: 'p', zone: 'us-central2-b'}
 

@@ -6,6 +6,8 @@ import {describe, expect, it} from 'vitest'
 import {NodeFiles} from '../../src/adapters/local-files.js'
 
 import {UsageError, UsageErrors, XpkError} from '../../src/core/errors.js'
+import {DEFAULT_RETRY_POLICY} from '../../src/core/retry.js'
+import {DEFAULT_TIMING} from '../../src/core/timing.js'
 import type {
   RemoteExit,
   RemoteSession,
@@ -18,16 +20,16 @@ import type {
   SshTarget,
 } from '../../src/ports/remote-shell.js'
 import {READY_MARKER} from '../../src/core/vm/remote-scripts.js'
-import type {VmTiming} from '../../src/services/vm-common.js'
 import {WorkerFailure} from '../../src/core/vm/exit-status.js'
 import {runOnVms, type VmRunDeps, type VmRunOptions, type VmRunResult} from '../../src/services/vm-run.js'
 import {MemoryTpu} from '../fakes/memory-tpu.js'
 import {RecordingConsole, type PromptAnswer} from '../helpers/recording-console.js'
 
-const timing: VmTiming = {
-  poll: {initialMs: 10, maxMs: 100, factor: 2},
-  retry: {initialMs: 10, maxMs: 100, factor: 2},
-  attempts: 3,
+const timing: VmRunOptions['timing'] = {
+  operations: {initialMs: 10, maxMs: 100, factor: 2, fastForMs: 0},
+  retry: {...DEFAULT_RETRY_POLICY, backoff: {initialMs: 10, maxMs: 100, factor: 2}, attempts: 3},
+  // SSH refusals are retried this long after xpk added the key to the nodes.
+  ssh: {...DEFAULT_TIMING.ssh, keyPropagationMs: 1000},
 }
 const KEY: SshKeyPair = {privateKeyPath: '/home/me/.ssh/google_compute_engine', publicKey: 'ssh-ed25519 AAAAkey me'}
 
@@ -201,7 +203,6 @@ const options = (extra: Partial<VmRunOptions> = {}): VmRunOptions => ({
   sshPort: 22,
   remoteDir: 'xpk-demo',
   timing,
-  keyPropagationMs: 1000,
   ...extra,
 })
 
@@ -321,7 +322,7 @@ describe('vm run (in-process, in-memory TPU and workers)', () => {
     const error = await run.catch((e: unknown) => e)
     expect(error).toMatchObject({kind: 'unavailable', exitCode: 255})
     expect((error as Error).message).toMatch(/^Slice 1 worker 1 \(demo-1\): Could not connect to .*handshake/)
-    expect(workers.connects.filter((c) => c.host.endsWith('.1.3')).length).toBeGreaterThanOrEqual(timing.attempts)
+    expect(workers.connects.filter((c) => c.host.endsWith('.1.3')).length).toBeGreaterThanOrEqual(timing.retry.attempts)
     // No command started anywhere.
     expect(workers.started).toEqual([])
   })
@@ -362,6 +363,66 @@ describe('vm run (in-process, in-memory TPU and workers)', () => {
     const result = await runOnVms(options(), deps)
     expect(result.workers.every((w) => w.exitCode === 0)).toBe(true)
     expect(workers.refusals.get(host)).toBe(0)
+  })
+
+  describe('SSH connections go through the one retry policy', () => {
+    /** A run whose sleeps move its clock on and are recorded. */
+    function timed(refusals: number, keyOnNodes: boolean) {
+      const run = setup(() => ({code: 0}))
+      const {workers, deps, tpu, clock} = run
+      if (keyOnNodes) {
+        for (const id of ['demo-0', 'demo-1']) {
+          const node = tpu.nodes.get(id)!
+          tpu.nodes.set(id, {...node, metadata: {'ssh-keys': 'me:ssh-ed25519 AAAAkey me'}})
+        }
+      }
+      const host = tpu.nodes.get('demo-0')!.workers[0].internalIp
+      workers.refusals.set(host, refusals)
+      const sleeps: number[] = []
+      const sleep = deps.sleep
+      const done = runOnVms(options(), {
+        ...deps,
+        sleep: (ms, signal) => (sleeps.push(ms), (clock.now += ms), sleep(ms, signal)),
+      })
+      return {...run, host, sleeps, done}
+    }
+
+    it('while a freshly added key propagates: past the attempts, with the jittered backoff, until it is there', async () => {
+      const {done, sleeps, workers, host} = timed(5, false)
+      await done
+      // Backoff 10 ms doubling to 100, jitter 0.5: three quarters of each ceiling (the last one capped).
+      expect(sleeps).toEqual([8, 15, 30, 60, 75])
+      expect(workers.connects.filter((c) => c.host === host)).toHaveLength(6)
+    })
+
+    it('with the key there before the run: the policy’s attempts, then the refusal is the error', async () => {
+      const {done, sleeps, workers, host} = timed(5, true)
+      await expect(done).rejects.toMatchObject({kind: 'auth', message: expect.stringContaining('refused the key')})
+      expect(sleeps).toEqual([8, 15])
+      expect(workers.connects.filter((c) => c.host === host)).toHaveLength(timing.retry.attempts)
+    })
+
+    it('no longer than the key takes to propagate, however many refusals', async () => {
+      const {done, sleeps, clock} = timed(1000, false)
+      const start = clock.now
+      await expect(done).rejects.toMatchObject({kind: 'auth'})
+      const waited = sleeps.reduce((a, b) => a + b, 0)
+      expect(waited).toBeGreaterThanOrEqual(timing.ssh.keyPropagationMs)
+      expect(waited).toBeLessThan(timing.ssh.keyPropagationMs + timing.retry.backoff.maxMs)
+      expect(clock.now - start).toBe(waited)
+    })
+
+    it('Ctrl-C while waiting to connect again ends the run at once with its reason', async () => {
+      const {done, sleeps, controller, workers} = timed(1000, false)
+      while (sleeps.length < 2) await new Promise((resolve) => setTimeout(resolve, 1))
+      const interrupted = new XpkError('interrupted', 'Interrupted.')
+      controller.abort(interrupted)
+      await expect(done).rejects.toBe(interrupted)
+      const connects = workers.connects.length
+      await new Promise((resolve) => setTimeout(resolve, 20))
+      expect(workers.connects).toHaveLength(connects)
+      expect(workers.started).toEqual([])
+    })
   })
 
   it('does not touch metadata that already has the key, and rejects bad input before any request', async () => {

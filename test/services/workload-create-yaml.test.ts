@@ -42,7 +42,10 @@ async function submit(patch: Partial<WorkloadCreateOptions>, json = false) {
         config: {},
         gcloud: {},
       }),
-      timing: {retry: DEFAULT_RETRY_POLICY, poll: {initialMs: 1000, maxMs: 5000, factor: 1.5}, goneTimeoutMs: 60_000},
+      timing: {
+        retry: DEFAULT_RETRY_POLICY,
+        workloadGone: {poll: {initialMs: 1000, maxMs: 5000, factor: 1.5}, timeoutMs: 60_000},
+      },
       ...patch,
     },
     {

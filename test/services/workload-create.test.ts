@@ -59,7 +59,10 @@ function run(kube: MemoryKube, options: RunOptions = {}) {
         config: {},
         gcloud: {},
       }),
-      timing: {retry: DEFAULT_RETRY_POLICY, poll: {initialMs: 1000, maxMs: 5000, factor: 1.5}, goneTimeoutMs: 60_000},
+      timing: {
+        retry: DEFAULT_RETRY_POLICY,
+        workloadGone: {poll: {initialMs: 1000, maxMs: 5000, factor: 1.5}, timeoutMs: 60_000},
+      },
       ...options.patch,
     },
     {

@@ -39,7 +39,10 @@ function run(
       viaKubeconfig: false,
       wait: false,
       dryRun: false,
-      timing: {retry: DEFAULT_RETRY_POLICY, poll: {initialMs: 1000, maxMs: 5000, factor: 1.5}, goneTimeoutMs: 60_000},
+      timing: {
+        retry: DEFAULT_RETRY_POLICY,
+        workloadGone: {poll: {initialMs: 1000, maxMs: 5000, factor: 1.5}, timeoutMs: 60_000},
+      },
       ...options,
     },
     {

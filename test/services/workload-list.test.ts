@@ -79,7 +79,7 @@ const options = (overrides: Partial<WorkloadListOptions> = {}): WorkloadListOpti
   zone: 'us-central2-b',
   cluster: 'demo',
   viaKubeconfig: false,
-  retry: DEFAULT_RETRY_POLICY,
+  timing: {retry: DEFAULT_RETRY_POLICY},
   ...overrides,
 })
 

@@ -117,7 +117,7 @@ function run(kube: MemoryKube, overrides: Partial<WorkloadLogsOptions> = {}, sig
     cluster: 'demo',
     viaKubeconfig: false,
     workload: NAME,
-    retry: DEFAULT_RETRY_POLICY,
+    timing: {retry: DEFAULT_RETRY_POLICY},
     ...overrides,
   }
   const gke = new MemoryGke()
@@ -511,7 +511,7 @@ describe('workloadLogs', () => {
       }
       const console = new RecordingConsole()
       const done = workloadLogs(
-        {viaKubeconfig: true, workload: NAME, follow: true, retry: DEFAULT_RETRY_POLICY},
+        {viaKubeconfig: true, workload: NAME, follow: true, timing: {retry: DEFAULT_RETRY_POLICY}},
         {
           gke: async () => new MemoryGke(),
           kube: async () => kube,
