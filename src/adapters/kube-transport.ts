@@ -260,28 +260,47 @@ class IdleTimeout extends Error {
 /** The answer's whole body as text (gunzipped when compressed and `gzip` allows). */
 export async function readText(res: IncomingMessage, gzip = false): Promise<string> {
   let text = ''
-  await readBody(res, (chunk) => (text += chunk), gzip)
+  await readBody(res, (chunk) => (text += chunk), {gzip, broken: 'error'})
   return text
 }
 
 /**
- * Passes the answer's body to `take` as text, piece by piece as it arrives (gunzipped on the way when the server
- * compressed it and `gzip` allows); a multi-byte character split between pieces stays whole. `take` throwing ends
- * the read with its error.
+ * Passes an answer that streams for long (a watch's events, a followed log) to `take` as text, as it arrives, until
+ * it ends: the server ends it (then `end` runs, for what is left over), the caller aborts, or the connection goes
+ * quiet or breaks; the caller may then open it again. `take` or `end` throwing ends it with that error.
  */
-function readBody(res: IncomingMessage, take: (text: string) => void, gzip = true): Promise<void> {
+export function followText(res: IncomingMessage, take: (text: string) => void, end?: () => void): Promise<void> {
+  return readBody(res, take, {gzip: false, broken: 'end', end})
+}
+
+/**
+ * Passes the answer's body to `take` as text, piece by piece as it arrives (gunzipped on the way when the server
+ * compressed it and `gzip` allows); a multi-byte character split between pieces stays whole. `take` (or `end`, run
+ * once the whole body came) throwing ends the read with its error and closes the connection. A connection that
+ * breaks first is an error (`broken: 'error'`: a body read whole) or the end (`broken: 'end'`: a stream).
+ */
+function readBody(
+  res: IncomingMessage,
+  take: (text: string) => void,
+  options: {readonly gzip: boolean; readonly broken: 'error' | 'end'; readonly end?: () => void},
+): Promise<void> {
   return new Promise<void>((resolve, reject) => {
-    let failed = false
+    let settled = false
     const fail = (error: Error) => {
-      if (failed) return
-      failed = true
+      if (settled) return
+      settled = true
       res.destroy()
       reject(error)
     }
-    const source: Readable = gzip && res.headers['content-encoding'] === 'gzip' ? res.pipe(createGunzip()) : res
+    const done = () => {
+      if (settled) return
+      settled = true
+      resolve()
+    }
+    const source: Readable = options.gzip && res.headers['content-encoding'] === 'gzip' ? res.pipe(createGunzip()) : res
     source.setEncoding('utf8')
     source.on('data', (text: string) => {
-      if (failed) return
+      if (settled) return
       try {
         take(text)
       } catch (error) {
@@ -289,10 +308,21 @@ function readBody(res: IncomingMessage, take: (text: string) => void, gzip = tru
       }
     })
     source.on('end', () => {
-      if (!failed) resolve()
+      if (settled) return
+      try {
+        options.end?.()
+      } catch (error) {
+        return fail(error as Error)
+      }
+      done()
     })
-    source.on('error', fail)
-    if (source !== res) res.on('error', fail)
+    if (options.broken === 'end') {
+      res.on('close', done)
+      res.on('error', done)
+    } else {
+      source.on('error', fail)
+      if (source !== res) res.on('error', fail)
+    }
   })
 }
 

@@ -22,7 +22,7 @@ import {
   type KubeWatchOptions,
 } from '../ports/kube.js'
 import {ResourceMap, type Resource} from './kube-discovery.js'
-import {IDLE_TIMEOUT_MS, readText, statusBody, type HttpsTransport, type Query} from './kube-transport.js'
+import {followText, IDLE_TIMEOUT_MS, readText, statusBody, type HttpsTransport, type Query} from './kube-transport.js'
 
 const CRD_API = 'apiextensions.k8s.io/v1'
 
@@ -182,70 +182,44 @@ export class HttpKube implements KubeClient {
       if (opened.status === 404 && !servedNotFound(opened.text)) throw notServedWatch(apiVersion, kind, doing)
       throw kubeApiError(opened.status, statusBody(opened.text), doing)
     }
-    const res = opened.ok
-    return new Promise<void>((resolve, reject) => {
-      let pending = ''
-      let failed = false
-      const fail = (error: XpkError) => {
-        failed = true
-        res.destroy()
-        reject(error)
+    // One JSON event per line; a line may arrive in pieces. The caller's onEvent may throw: the watch then ends
+    // with its error. The server ended the stream, the caller aborted, or the connection went quiet or broke: the
+    // caller may watch again from the last resourceVersion it saw.
+    const take = (line: string) => {
+      if (!line.trim()) return
+      let event: {type?: string; object?: Record<string, unknown>}
+      try {
+        event = JSON.parse(line) as typeof event
+      } catch {
+        throw new XpkError('failed', `${doing} failed: the API server sent a watch event that is not JSON.`)
       }
-      // One JSON event per line; a line may arrive in pieces.
-      const take = (line: string) => {
-        if (!line.trim() || failed) return
-        let event: {type?: string; object?: Record<string, unknown>}
-        try {
-          event = JSON.parse(line) as typeof event
-        } catch {
-          return fail(new XpkError('failed', `${doing} failed: the API server sent a watch event that is not JSON.`))
-        }
-        const object = event.object ?? {}
-        if (event.type === 'ERROR') {
-          const status = object as KubeStatusBody & {code?: number}
-          return fail(kubeApiError(status.code ?? 500, status, doing))
-        }
-        if (event.type === 'BOOKMARK') {
-          const version = (object.metadata as {resourceVersion?: string} | undefined)?.resourceVersion ?? ''
-          return onEvent({type: 'BOOKMARK', resourceVersion: version})
-        }
-        if (event.type === 'ADDED' || event.type === 'MODIFIED' || event.type === 'DELETED') {
-          onEvent({type: event.type, object: withType(object as unknown as KubeObject, apiVersion, kind)})
-        }
+      const object = event.object ?? {}
+      if (event.type === 'ERROR') {
+        const status = object as KubeStatusBody & {code?: number}
+        throw kubeApiError(status.code ?? 500, status, doing)
       }
-      // The caller's onEvent may throw: the watch then ends with its error.
-      const takeSafely = (line: string) => {
-        try {
-          take(line)
-        } catch (error) {
-          failed = true
-          res.destroy()
-          reject(error as Error)
-        }
+      if (event.type === 'BOOKMARK') {
+        const version = (object.metadata as {resourceVersion?: string} | undefined)?.resourceVersion ?? ''
+        return onEvent({type: 'BOOKMARK', resourceVersion: version})
       }
-      res.setEncoding('utf8')
-      res.on('data', (chunk: string) => {
+      if (event.type === 'ADDED' || event.type === 'MODIFIED' || event.type === 'DELETED') {
+        onEvent({type: event.type, object: withType(object as unknown as KubeObject, apiVersion, kind)})
+      }
+    }
+    let pending = ''
+    return followText(
+      opened.ok,
+      (chunk) => {
         pending += chunk
         let end: number
-        while ((end = pending.indexOf('\n')) >= 0 && !failed) {
+        while ((end = pending.indexOf('\n')) >= 0) {
           const line = pending.slice(0, end)
           pending = pending.slice(end + 1)
-          takeSafely(line)
+          take(line)
         }
-      })
-      // The server ended the stream, the caller aborted, or the connection went quiet or broke: the caller may
-      // watch again from the last resourceVersion it saw.
-      res.on('end', () => {
-        if (!failed && pending.trim()) takeSafely(pending)
-        if (!failed) resolve()
-      })
-      res.on('close', () => {
-        if (!failed) resolve()
-      })
-      res.on('error', () => {
-        if (!failed) resolve()
-      })
-    })
+      },
+      () => take(pending),
+    )
   }
 
   async logs(
@@ -273,28 +247,10 @@ export class HttpKube implements KubeClient {
       if (opened.status === 404) return 'absent'
       throw kubeApiError(opened.status, statusBody(opened.text), doing)
     }
-    const res = opened.ok
-    return new Promise<'ended' | 'absent'>((resolve, reject) => {
-      let failed = false
-      // Bytes, decoded as a stream: a multi-byte character split across chunks stays whole.
-      res.setEncoding('utf8')
-      res.on('data', (chunk: string) => {
-        if (failed) return
-        try {
-          onChunk(chunk)
-        } catch (error) {
-          failed = true
-          res.destroy()
-          reject(error as Error)
-        }
-      })
-      const done = () => {
-        if (!failed) resolve('ended')
-      }
-      res.on('end', done)
-      res.on('close', done)
-      res.on('error', done)
-    })
+    // Bytes, decoded as a stream: a multi-byte character split across chunks stays whole. The caller's onChunk may
+    // throw: the read then ends with its error.
+    await followText(opened.ok, onChunk)
+    return 'ended'
   }
 
   /** The object's (or the list's) URL path; undefined when the cluster does not serve the kind. */
