@@ -306,16 +306,8 @@ export async function cacheImage(
   run: Invocation,
 ): Promise<CacheImageResult> {
   const [wiring, {cacheImage}] = await Promise.all([import('./wiring.js'), import('../services/cluster-cacheimage.js')])
-  const settings = await wiring.resolveCommandSettings(options, run.console)
-  return cacheImage(
-    {
-      ...options,
-      ...wiring.clusterTarget(settings),
-      viaKubeconfig: wiring.viaKubeconfig(options),
-      timing: wiring.commandTiming(),
-    },
-    wiring.clusterAccess(settings, options, run),
-  )
+  const inside = await wiring.insideCluster(options, run)
+  return cacheImage(inside.options, inside.deps)
 }
 
 /** Connects to Compute Engine (once, on first use) with the compute-endpoint setting and XPK_ACCESS_TOKEN, if set. */

@@ -155,3 +155,24 @@ export function clusterAccess(
     ...systemClock,
   }
 }
+
+/**
+ * What a command that works inside a cluster hands its service: its options with the target as resolved (project,
+ * zone and cluster; `viaKubeconfig` when `--kubeconfig` / `--context` reach the cluster) and the timing, and
+ * {@link clusterAccess}. The settings are resolved and checked first, before anything else.
+ */
+export async function insideCluster<Options extends SettingOptions & KubeOptions>(
+  options: Options,
+  run: {readonly console: Console; readonly signal: AbortSignal},
+) {
+  const settings = await resolveCommandSettings(options, run.console)
+  return {
+    options: {
+      ...options,
+      ...clusterTarget(settings),
+      viaKubeconfig: viaKubeconfig(options),
+      timing: commandTiming(),
+    },
+    deps: clusterAccess(settings, options, run),
+  }
+}

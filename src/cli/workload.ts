@@ -257,16 +257,8 @@ export async function deleteWorkloads(
     import('./wiring.js'),
     import('../services/workload-delete.js'),
   ])
-  const settings = await wiring.resolveCommandSettings(options, run.console)
-  return deleteWorkloads(
-    {
-      ...options,
-      ...wiring.clusterTarget(settings),
-      viaKubeconfig: wiring.viaKubeconfig(options),
-      timing: wiring.commandTiming(),
-    },
-    wiring.clusterAccess(settings, options, run),
-  )
+  const inside = await wiring.insideCluster(options, run)
+  return deleteWorkloads(inside.options, inside.deps)
 }
 
 /** `xpk workload list`: GKE (to find the cluster) and its Kubernetes API on first use. */
@@ -275,16 +267,8 @@ export async function listWorkloads(
   run: Invocation,
 ): Promise<WorkloadListResult> {
   const [wiring, {listWorkloads}] = await Promise.all([import('./wiring.js'), import('../services/workload-list.js')])
-  const settings = await wiring.resolveCommandSettings(options, run.console)
-  return listWorkloads(
-    {
-      ...options,
-      ...wiring.clusterTarget(settings),
-      viaKubeconfig: wiring.viaKubeconfig(options),
-      timing: wiring.commandTiming(),
-    },
-    wiring.clusterAccess(settings, options, run),
-  )
+  const inside = await wiring.insideCluster(options, run)
+  return listWorkloads(inside.options, inside.deps)
 }
 
 /** `xpk workload logs`: GKE (to find the cluster) and its Kubernetes API on first use. */
@@ -293,16 +277,8 @@ export async function workloadLogs(
   run: Invocation,
 ): Promise<WorkloadLogsResult> {
   const [wiring, {workloadLogs}] = await Promise.all([import('./wiring.js'), import('../services/workload-logs.js')])
-  const settings = await wiring.resolveCommandSettings(options, run.console)
-  return workloadLogs(
-    {
-      ...options,
-      ...wiring.clusterTarget(settings),
-      viaKubeconfig: wiring.viaKubeconfig(options),
-      timing: wiring.commandTiming(),
-    },
-    wiring.clusterAccess(settings, options, run),
-  )
+  const inside = await wiring.insideCluster(options, run)
+  return workloadLogs(inside.options, inside.deps)
 }
 
 /** Overrides for {@link imageBuildDeps}; everything defaults to the local machine's own setup. */

@@ -4,6 +4,7 @@
  */
 import type {ObservedCluster} from '../core/cluster/observed.js'
 import {UsageError} from '../core/errors.js'
+import {Problems} from '../core/input.js'
 import {collect} from '../core/kube/list-pages.js'
 import {retrying, unlessAborted, type Clock, type RetryOptions} from '../executor/retry.js'
 import type {GkeClient} from '../ports/gke.js'
@@ -45,6 +46,19 @@ export function targetProblems(target: WorkloadTarget): UsageError[] {
         ],
       }),
   )
+}
+
+/**
+ * Every problem with a workload command's input at once, before any request: the target's, and those `read` finds
+ * in the flags (it throws usage errors).
+ * @throws UsageError or UsageErrors
+ */
+export function checkInput<T>(target: WorkloadTarget, read: () => T): T {
+  const problems = new Problems()
+  for (const problem of targetProblems(target)) problems.push(problem)
+  const input = problems.attempt(read)
+  problems.throwIfAny()
+  return input as T
 }
 
 /** Finds the cluster in GKE (unless a kubeconfig reaches it) and connects to its Kubernetes API. */

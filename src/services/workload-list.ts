@@ -1,4 +1,4 @@
-import {throwIfProblems, UsageError, UsageErrors, XpkError} from '../core/errors.js'
+import {XpkError} from '../core/errors.js'
 import {XPK_NAMESPACE} from '../core/incluster/namespace.js'
 import {workloadListConsole, workloadListFinished, workloadListWaiting} from '../core/messages/workload.js'
 import {renderWorkloadList} from '../core/render/workloads.js'
@@ -32,7 +32,7 @@ import {retrying, startTimeLimit, withRetries, type RetryOptions, type TimeLimit
 import {followChanges} from '../executor/watch.js'
 import type {Console} from '../ports/console.js'
 import type {KubeClient, KubeObject} from '../ports/kube.js'
-import {reachCluster, targetProblems, type ClusterAccessDeps, type WorkloadTarget} from './workload-cluster.js'
+import {checkInput, reachCluster, type ClusterAccessDeps, type WorkloadTarget} from './workload-cluster.js'
 
 export interface WorkloadListOptions extends WorkloadTarget, WorkloadListFlags {
   /** Retries of every read (timing.retry). */
@@ -60,7 +60,7 @@ export interface WorkloadListResult {
  * not exist, `unsuccessful` (exit 125) when it failed, `timeout` (exit 124) when it did not finish in time
  */
 export async function listWorkloads(options: WorkloadListOptions, deps: WorkloadListDeps): Promise<WorkloadListResult> {
-  const input = checkOptions(options)
+  const input = checkInput(options, () => workloadListInputFromFlags(options))
   if (input.wait) return waitForWorkload(options, input.wait, deps)
   const retry: RetryOptions = {policy: options.timing.retry, clock: deps, signal: deps.signal}
   const {kube, gke} = await reachCluster(options, deps, retry)
@@ -154,20 +154,6 @@ async function readAll<T>(
     for (const item of page) out.push(read(item))
   }
   return out
-}
-
-/** Every problem with the input at once, before any request. */
-function checkOptions(options: WorkloadListOptions): WorkloadListInput {
-  const problems: UsageError[] = [...targetProblems(options)]
-  let input: WorkloadListInput | undefined
-  try {
-    input = workloadListInputFromFlags(options)
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error
-    problems.push(...(error instanceof UsageErrors ? error.problems : [error]))
-  }
-  throwIfProblems(problems)
-  return input!
 }
 
 /**

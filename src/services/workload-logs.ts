@@ -1,4 +1,4 @@
-import {ApiError, throwIfProblems, UsageError, UsageErrors, XpkError} from '../core/errors.js'
+import {ApiError, UsageError, XpkError} from '../core/errors.js'
 import {XPK_NAMESPACE} from '../core/incluster/namespace.js'
 import {
   workloadLogsEnded,
@@ -33,7 +33,7 @@ import {Reopening, withRetries, type Clock, type RetryOptions, type RetryPolicy}
 import {followChanges} from '../executor/watch.js'
 import type {Console} from '../ports/console.js'
 import type {KubeClient, KubeLogOptions, KubeObject} from '../ports/kube.js'
-import {listAll, reachCluster, targetProblems, type ClusterAccessDeps, type WorkloadTarget} from './workload-cluster.js'
+import {checkInput, listAll, reachCluster, type ClusterAccessDeps, type WorkloadTarget} from './workload-cluster.js'
 
 export interface WorkloadLogsOptions extends WorkloadTarget, WorkloadLogsFlags {
   /** Retries of every read (timing.retry). */
@@ -86,7 +86,7 @@ export interface WorkloadLogsResult {
  * XpkError `not-found` when the workload does not exist
  */
 export async function workloadLogs(options: WorkloadLogsOptions, deps: WorkloadLogsDeps): Promise<WorkloadLogsResult> {
-  const input = checkOptions(options)
+  const input = checkInput(options, () => workloadLogsInputFromFlags(options))
   const retry: RetryOptions = {policy: options.timing.retry, clock: deps, signal: deps.signal}
   const {kube, gke} = await reachCluster(options, deps, retry)
   const {console} = deps
@@ -589,18 +589,4 @@ function places(shape: {slices: number; workers: number}): {slice: number; worke
 
 function plural(count: number, noun: string): string {
   return `${count} ${noun}${count === 1 ? '' : 's'}`
-}
-
-/** Every problem with the input at once, before any request. */
-function checkOptions(options: WorkloadLogsOptions): WorkloadLogsInput {
-  const problems: UsageError[] = [...targetProblems(options)]
-  let input: WorkloadLogsInput | undefined
-  try {
-    input = workloadLogsInputFromFlags(options)
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error
-    problems.push(...(error instanceof UsageErrors ? error.problems : [error]))
-  }
-  throwIfProblems(problems)
-  return input!
 }
