@@ -16,7 +16,7 @@ import {COMMANDS} from '../../src/index.js'
 import {isolatedEnv, runCli, type CliResult} from '../helpers/cli.js'
 import {expectGolden} from '../helpers/golden.js'
 import {markRequests} from '../helpers/mutations.js'
-import {releaseWithRealCrds} from '../helpers/release-files.js'
+import {poolNode, seedInstalledControllers, seedTpuClusterQueue} from '../helpers/cluster-inside.js'
 import {fakesForFile, startKubeAndGke} from '../helpers/wire-fakes.js'
 
 type CommandId = keyof typeof COMMANDS
@@ -24,7 +24,6 @@ type CommandId = keyof typeof COMMANDS
 const PROJECT = 'output-project'
 const ZONE = 'us-central2-b'
 const REGION = 'us-central2'
-const POOL_LABEL = 'cloud.google.com/gke-nodepool'
 
 let gke: FakeGke
 let kube: FakeKube
@@ -107,49 +106,15 @@ beforeAll(async () => {
       },
     ],
   })
-  for (const o of [...releaseWithRealCrds('jobset'), ...releaseWithRealCrds('kueue')]) {
-    kube.seed(o.kind === 'Deployment' ? ({...o, status: {conditions: [available]}} as Obj) : (o as Obj))
-  }
-  const queue = {apiVersion: 'kueue.x-k8s.io/v1beta2', kind: 'ClusterQueue', name: 'cluster-queue'}
-  kube.seed({
-    apiVersion: queue.apiVersion,
-    kind: queue.kind,
-    metadata: {name: queue.name},
-    spec: {
-      namespaceSelector: {},
-      resourceGroups: [
-        {
-          coveredResources: ['google.com/tpu'],
-          flavors: [{name: '1xv5p-16', resources: [{name: 'google.com/tpu', nominalQuota: 8}]}],
-        },
-      ],
-    },
-  })
-  kube.setStatus(queue, {
-    admittedWorkloads: 1,
-    pendingWorkloads: 1,
-    reservingWorkloads: 1,
-    flavorsReservation: [{name: '1xv5p-16', resources: [{name: 'google.com/tpu', total: '8', borrowed: '0'}]}],
-    flavorsUsage: [{name: '1xv5p-16', resources: [{name: 'google.com/tpu', total: '8', borrowed: '0'}]}],
-  })
-  kube.seed(node('gke-demo-default-pool-a', 'default-pool'), node('gke-demo-np-0-a', 'demo-np-0'))
+  seedInstalledControllers(kube)
+  seedTpuClusterQueue(kube, {flavor: '1xv5p-16', chips: 8, admitted: 1, pending: 1, reserving: 1, used: '8'})
+  kube.seed(poolNode('gke-demo-default-pool-a', 'default-pool'), poolNode('gke-demo-np-0-a', 'demo-np-0'))
   for (const s of SCENARIOS.slice(0, 5)) seedScenario(s)
   // TPU VMs: a queued resource of two slices, as `vm create` makes it, and a node made outside any.
   tpu.seedNode(PROJECT, ZONE, 'solo', {acceleratorType: 'v5litepod-8'})
   const created = await xpk('vm', 'create', '--tpu-prefix', 'demo', '--tpu-type', 'v4-16', '--num-slices', '2')
   expect(created.code, created.stderr).toBe(0)
 })
-
-const available = {type: 'Available', status: 'True', reason: 'MinimumReplicasAvailable'}
-
-function node(name: string, pool: string): Obj {
-  return {
-    apiVersion: 'v1',
-    kind: 'Node',
-    metadata: {name, labels: {[POOL_LABEL]: pool, 'kubernetes.io/hostname': name}},
-    status: {conditions: [{type: 'Ready', status: 'True', reason: 'KubeletReady'}]},
-  } as Obj
-}
 
 /** A workload as `workload create` submits it and Kueue and the JobSet controller move it on. */
 function seedScenario(s: WorkloadScenario): void {
