@@ -22,7 +22,15 @@ import type {ClusterDescription} from '../services/cluster-read.js'
 import type {ObservedCluster} from '../core/cluster/observed.js'
 import type {Invocation} from './base-command.js'
 import {integerFlag, pathFlag, valueShape, type FlagOptions} from './flag-kinds.js'
-import {acceleratorFlags, changeFlags, gkeEndpointFlag, kubeAccessFlags, offlineFlag, targetFlags} from './flags.js'
+import {
+  acceleratorFlags,
+  changeFlags,
+  gkeEndpointFlag,
+  kubeAccessFlags,
+  offlineFlag,
+  outputFlags,
+  targetFlags,
+} from './flags.js'
 
 const capacity = ['on-demand', 'spot', 'reservation', 'flex']
 const others = (self: string) => capacity.filter((c) => c !== self)
@@ -142,7 +150,12 @@ export const clusterCreateFlags = {
 export const clusterDeleteFlags = {...targetFlags, ...gkeEndpointFlag, ...changeFlags}
 
 /** The flags of `xpk cluster list`: no cluster, a zone narrows the list to its region. */
-export const clusterListFlags = {project: targetFlags.project, zone: targetFlags.zone, ...gkeEndpointFlag}
+export const clusterListFlags = {
+  project: targetFlags.project,
+  zone: targetFlags.zone,
+  ...gkeEndpointFlag,
+  ...outputFlags,
+}
 
 /** The flags of `xpk cluster describe`. */
 export const clusterDescribeFlags = {
@@ -155,6 +168,7 @@ export const clusterDescribeFlags = {
   }),
   kubeconfig: {...kubeAccessFlags.kubeconfig, helpGroup: 'INSIDE THE CLUSTER', exclusive: ['skip-in-cluster']},
   context: {...kubeAccessFlags.context, helpGroup: 'INSIDE THE CLUSTER', exclusive: ['skip-in-cluster']},
+  ...outputFlags,
 }
 
 /** The flags of `xpk cluster cacheimage`. */
@@ -257,18 +271,23 @@ export async function listClusters(
   options: FlagOptions<typeof clusterListFlags>,
   run: Invocation,
 ): Promise<ObservedCluster[]> {
-  const [wiring, {listClusters}, {requireSetting}, {renderClusterList}] = await Promise.all([
-    import('./wiring.js'),
-    import('../services/cluster-read.js'),
-    import('../core/settings.js'),
-    import('../core/render/clusters.js'),
-  ])
+  const [wiring, {listClusters}, {requireSetting}, {clusterListView}, {showOutput}, {clusterListNoneFound}] =
+    await Promise.all([
+      import('./wiring.js'),
+      import('../services/cluster-read.js'),
+      import('../core/settings.js'),
+      import('../core/render/clusters.js'),
+      import('../services/show-output.js'),
+      import('../core/messages/lists.js'),
+    ])
   const settings = await wiring.resolveCommandSettings(options, run.console)
   const clusters = await listClusters(
     {project: requireSetting(settings, 'project'), zone: options.zone},
     {gke: wiring.gkeConnector(settings), retry: wiring.retryTuning(), signal: run.signal, ...wiring.realTime},
   )
-  run.console.result(() => renderClusterList(clusters))
+  showOutput(run.console, run.output, clusterListView, clusters, () =>
+    clusterListNoneFound({project: requireSetting(settings, 'project'), zone: options.zone ?? null}),
+  )
   return clusters
 }
 
@@ -280,11 +299,12 @@ export async function describeCluster(
   options: FlagOptions<typeof clusterDescribeFlags>,
   run: Invocation,
 ): Promise<ClusterDescription> {
-  const [wiring, {describeCluster}, {requireSetting}, {renderClusterDetails}] = await Promise.all([
+  const [wiring, {describeCluster}, {requireSetting}, {clusterDescribeView}, {showOutput}] = await Promise.all([
     import('./wiring.js'),
     import('../services/cluster-read.js'),
     import('../core/settings.js'),
     import('../core/render/clusters.js'),
+    import('../services/show-output.js'),
   ])
   const settings = await wiring.resolveCommandSettings(options, run.console)
   const target = wiring.viaKubeconfig(options)
@@ -298,7 +318,7 @@ export async function describeCluster(
     {target, skipInCluster: options.skipInCluster},
     {...wiring.clusterAccess(settings, options, run), retry: wiring.retryTuning()},
   )
-  run.console.result(() => renderClusterDetails(description))
+  showOutput(run.console, run.output, clusterDescribeView, description)
   return description
 }
 

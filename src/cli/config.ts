@@ -1,10 +1,14 @@
 /**
- * The `config` topic (saved defaults): the wiring of its commands, which take arguments only. The settings file and
- * gcloud's configuration are read when a command runs, never for `--help`.
+ * The `config` topic (saved defaults): the wiring of its commands, which take arguments (and `config list` the
+ * output flags). The settings file and gcloud's configuration are read when a command runs, never for `--help`.
  */
 import type {SettingReport} from '../core/settings.js'
 import type {ConfigValue} from '../services/config.js'
 import type {Invocation} from './base-command.js'
+import {outputFlags} from './flags.js'
+
+/** The flags of `xpk config list`. */
+export const configListFlags = {...outputFlags}
 
 /** `xpk config get KEY`: prints the value, if set. */
 export async function getConfig(options: {readonly key: string}, run: Invocation): Promise<ConfigValue> {
@@ -16,13 +20,14 @@ export async function getConfig(options: {readonly key: string}, run: Invocation
 
 /** `xpk config list`: every setting with its effective value and its source, as a table. */
 export async function listConfig(_options: object, run: Invocation): Promise<SettingReport[]> {
-  const [wiring, {listConfig}, {renderConfigList}] = await Promise.all([
+  const [wiring, {listConfig}, {configListView}, {showOutput}] = await Promise.all([
     import('./wiring.js'),
     import('../services/config.js'),
     import('../core/render/config.js'),
+    import('../services/show-output.js'),
   ])
   const entries = await listConfig(wiring.configDeps(run.console))
-  run.console.result(() => renderConfigList(entries))
+  showOutput(run.console, run.output, configListView, entries)
   return entries
 }
 

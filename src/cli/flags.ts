@@ -1,6 +1,7 @@
 import * as Flags from '@oclif/core/flags'
 
-import {pathFlag} from './flag-kinds.js'
+import {OUTPUT_FORMATS} from '../core/render/output-format.js'
+import {choiceFlag, pathFlag} from './flag-kinds.js'
 
 /** Flags every command has (besides `--json`, which oclif adds). */
 export const globalFlags = {
@@ -81,5 +82,24 @@ export const kubeAccessFlags = {
   context: Flags.string({
     description: 'The kubeconfig context to use (default: its current context).',
     helpGroup: 'TARGET',
+  }),
+}
+
+/**
+ * kubectl's output flags, on every list and describe command and only there (README, "Output"); what each form
+ * prints is src/core/render/output.ts's, checked before anything is sent.
+ */
+export const outputFlags = {
+  output: {
+    ...choiceFlag(OUTPUT_FORMATS, {
+      description:
+        'Print the result as json (what --json prints), yaml (the same data), name (one name per line) or wide (the table with more columns). [default: the table]',
+      helpGroup: 'OUTPUT',
+    }),
+    char: 'o' as const,
+  },
+  'no-headers': Flags.boolean({
+    description: 'Print tables (the default and -o wide) without their header line.',
+    helpGroup: 'OUTPUT',
   }),
 }

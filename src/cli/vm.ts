@@ -17,6 +17,7 @@ import type {VmListResult} from '../services/vm-list.js'
 import type {VmRunDeps, VmRunResult} from '../services/vm-run.js'
 import type {Invocation} from './base-command.js'
 import {integerFlag, pathFlag, valueShape, type FlagOptions} from './flag-kinds.js'
+import {outputFlags} from './flags.js'
 
 /** Where TPU VM commands act, and how they reach the TPU API. */
 const vmTargetFlags = {
@@ -77,7 +78,7 @@ export const vmDeleteFlags = {
 }
 
 /** The flags of `xpk vm list`. */
-export const vmListFlags = {...vmTargetFlags, 'tpu-prefix': tpuPrefixFilterFlag}
+export const vmListFlags = {...vmTargetFlags, 'tpu-prefix': tpuPrefixFilterFlag, ...outputFlags}
 
 /** The flags of `xpk vm run`. */
 export const vmRunFlags = {
@@ -150,11 +151,13 @@ export async function deleteVms(options: FlagOptions<typeof vmDeleteFlags>, run:
 
 /** `xpk vm list`: the TPU API on first use; project and zone are required. Shows the table. */
 export async function listVms(options: FlagOptions<typeof vmListFlags>, run: Invocation): Promise<VmListResult> {
-  const [wiring, {listVms}, {requireSetting}, {renderVmList}] = await Promise.all([
+  const [wiring, {listVms}, {requireSetting}, {vmListView}, {showOutput}, {vmListNoneFound}] = await Promise.all([
     import('./wiring.js'),
     import('../services/vm-list.js'),
     import('../core/settings.js'),
-    import('../core/vm/render.js'),
+    import('../core/render/vms.js'),
+    import('../services/show-output.js'),
+    import('../core/messages/lists.js'),
   ])
   const settings = await wiring.resolveCommandSettings(options, run.console)
   const list = await listVms(
@@ -166,7 +169,13 @@ export async function listVms(options: FlagOptions<typeof vmListFlags>, run: Inv
     },
     await vmApiDeps(options.tpuEndpoint, run),
   )
-  run.console.result(() => renderVmList(list))
+  showOutput(run.console, run.output, vmListView, list, () =>
+    vmListNoneFound({
+      project: requireSetting(settings, 'project'),
+      zone: requireSetting(settings, 'zone'),
+      tpuPrefix: options.tpuPrefix ?? null,
+    }),
+  )
   return list
 }
 

@@ -1,7 +1,9 @@
 import {throwIfProblems, UsageError, UsageErrors, XpkError} from '../core/errors.js'
 import {XPK_NAMESPACE} from '../core/incluster/namespace.js'
+import {workloadListNoneFound} from '../core/messages/lists.js'
 import {workloadListConsole, workloadListFinished, workloadListWaiting} from '../core/messages/workload.js'
-import {renderWorkloadList} from '../core/render/workloads.js'
+import {TABLE_OUTPUT, type OutputChoice} from '../core/render/output-format.js'
+import {workloadListView} from '../core/render/workloads.js'
 import {escapeControl} from '../core/text.js'
 import {JOBSET_API_VERSION, KUEUE_API_VERSION} from '../core/versions.js'
 import {jobSetRef} from '../core/workload/jobsets.js'
@@ -31,6 +33,7 @@ import {startTimeLimit, withRetries, type RetryOptions, type RetryPolicy, type T
 import {followChanges} from '../executor/watch.js'
 import type {Console} from '../ports/console.js'
 import type {KubeClient, KubeObject} from '../ports/kube.js'
+import {showOutput} from './show-output.js'
 import {reachCluster, targetProblems, type ClusterAccessDeps, type WorkloadTarget} from './workload-cluster.js'
 
 /** Objects per list request: ten thousand workloads take twenty requests per kind. */
@@ -38,6 +41,8 @@ const PAGE_SIZE = 500
 
 export interface WorkloadListOptions extends WorkloadTarget, WorkloadListFlags {
   readonly retry: RetryPolicy
+  /** How the rows are printed (`-o`, `--no-headers`); the table by default. */
+  readonly output?: OutputChoice
 }
 
 export interface WorkloadListDeps extends ClusterAccessDeps {
@@ -74,7 +79,17 @@ export async function listWorkloads(options: WorkloadListOptions, deps: Workload
   const rows = workloadRows(workloads, jobsets).filter(
     (row) => matchesStatus(row, input.status) && (input.job === null || row.name.includes(input.job)),
   )
-  console.result(() => renderWorkloadList(rows))
+  showOutput(console, options.output ?? TABLE_OUTPUT, workloadListView, rows, () =>
+    workloadListNoneFound({
+      // Through a kubeconfig, the cluster setting does not name the cluster reached.
+      cluster: options.viaKubeconfig ? null : (options.cluster ?? null),
+      namespace: XPK_NAMESPACE,
+      filters: {
+        '--filter-by-status': input.status === 'EVERYTHING' ? undefined : input.status,
+        '--filter-by-job': input.job ?? undefined,
+      },
+    }),
+  )
   if (gke) {
     console.info(workloadListConsole({project: gke.project}))
   }
@@ -112,7 +127,7 @@ async function waitForWorkload(
     const {kube, gke} = await reachCluster(options, {...deps, signal: limit.signal}, retry)
     const row = await awaitCompletion(kube, wait, deps, retry, limit)
     const {console} = deps
-    console.result(() => renderWorkloadList([row]))
+    showOutput(console, options.output ?? TABLE_OUTPUT, workloadListView, [row])
     const link =
       gke && options.cluster ? workloadConsoleUrl({...gke, cluster: options.cluster, workload: row.name}) : null
     if (row.outcome !== 'SUCCESSFUL') {

@@ -115,8 +115,9 @@ const examples = (Object.keys(COMMANDS) as CommandId[])
       // Examples that change things run as dry runs: they must be valid, and the fakes stand in for the cloud.
       if ('dry-run' in flags && !argv.includes('--dry-run')) argv.push('--dry-run')
       const run = {id, example, argv, jsonVariant: false}
-      // Each runs with --json too, so what it prints is held to its command's schema (test/helpers/cli.ts).
-      if (argv.includes('--json')) return [run]
+      // Each runs with --json too, so what it prints is held to its command's schema (test/helpers/cli.ts); one
+      // that picks its output with -o already prints its form (and --json with another -o is refused).
+      if (argv.includes('--json') || argv.includes('-o')) return [run]
       return [run, {id, example: `${example} [+ --json]`, argv: [...argv, '--json'], jsonVariant: true}]
     })
   })

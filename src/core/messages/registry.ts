@@ -4,6 +4,7 @@ import type {AnyMessageMaker, MessageDefinition} from '../messages.js'
 import * as cluster from './cluster.js'
 import * as config from './config.js'
 import * as image from './image.js'
+import * as lists from './lists.js'
 import * as vm from './vm.js'
 import * as workload from './workload.js'
 
@@ -12,6 +13,7 @@ type Maker =
   | MakersOf<typeof cluster>
   | MakersOf<typeof config>
   | MakersOf<typeof image>
+  | MakersOf<typeof lists>
   | MakersOf<typeof vm>
   | MakersOf<typeof workload>
 
@@ -23,6 +25,7 @@ export const MESSAGE_MAKERS: Readonly<Record<string, AnyMessageMaker>> = {
   ...cluster,
   ...config,
   ...image,
+  ...lists,
   ...vm,
   ...workload,
 }
