@@ -99,12 +99,23 @@ export abstract class XpkCommand extends Command {
    * the console quiet on stdout. Read from the command line itself, so even an error in parsing it is printed so.
    */
   override jsonEnabled(): boolean {
-    return super.jsonEnabled() || this.dataFormat() !== undefined
+    return this.jsonFlagGiven() || this.dataFormat() !== undefined
+  }
+
+  /**
+   * `--json` before any `--`. oclif also turns JSON on when XPK_CONTENT_TYPE=json is set; xpk reads no environment
+   * variable its table does not hold (src/core/environment.ts), so only the flag counts.
+   */
+  private jsonFlagGiven(): boolean {
+    if (!this.ctor.enableJsonFlag) return false
+    const end = this.argv.indexOf('--')
+    const at = this.argv.indexOf('--json')
+    return at !== -1 && (end === -1 || at < end)
   }
 
   /** The data form asked for: `--json` is JSON whatever `-o` says (a different `-o` is refused as a usage error). */
   private dataFormat(): DataFormat | undefined {
-    if (super.jsonEnabled()) return 'json'
+    if (this.jsonFlagGiven()) return 'json'
     const definitions = {...this.ctor.baseFlags, ...this.ctor.flags} as FlagDefinitions
     if (definitions.output === undefined) return undefined
     const given = optionGiven(this.argv, definitions, 'output')
@@ -141,7 +152,7 @@ export abstract class XpkCommand extends Command {
     const definitions = {...this.ctor.baseFlags, ...(options?.flags ?? this.ctor.flags)} as FlagDefinitions
     const problems = valueProblems(argv, definitions)
     // -o is checked from the command line, so an unknown form is reported with oclif's own problems too.
-    const output = outputProblem(argv, definitions, super.jsonEnabled())
+    const output = outputProblem(argv, definitions, this.jsonFlagGiven())
     if (output && !problems.some((p) => p.flag === '--output')) problems.push(output)
     await this.loadYamlWriter()
     try {
@@ -152,7 +163,7 @@ export abstract class XpkCommand extends Command {
       this.chosenOutput = outputChoice({
         output: flags.output as string | undefined,
         noHeaders: Boolean(flags['no-headers']),
-        json: super.jsonEnabled(),
+        json: this.jsonFlagGiven(),
       })
       for (const [name, def] of Object.entries(definitions)) {
         if (def.type === 'boolean' && !def.allowNo) (parsed.flags as AnyFlags)[name] ??= false

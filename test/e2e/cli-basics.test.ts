@@ -58,6 +58,15 @@ describe('xpk --help and version', () => {
 })
 
 describe('xpk accelerator', () => {
+  it("ignores oclif's XPK_CONTENT_TYPE=json: only --json (or -o) asks for JSON, as the environment table says", async () => {
+    const result = await runCli(['accelerator', 'list', '--family', 'v5p'], {
+      env: isolatedEnv({XPK_CONTENT_TYPE: 'json'}),
+    })
+    expect(result.code).toBe(0)
+    expect(result.stdout).toMatch(/^v5p-8 /m)
+    expect(result.stdout.trimStart().startsWith('[')).toBe(false)
+  })
+
   it('lists a family as JSON objects with the documented fields', async () => {
     const result = await runCli(['accelerator', 'list', '--family', 'v5p', '--json'])
     expect(result.code).toBe(0)
