@@ -16,16 +16,8 @@ import {
 import type {Backoff} from '../core/retry.js'
 import {escapeInline} from '../core/text.js'
 import {JOBSET_API_VERSION, KUEUE_API_VERSION} from '../core/versions.js'
-import {
-  JOBSET_KIND,
-  WORKLOAD_KIND,
-  matchesStatus,
-  parseStatusFilter,
-  readJobSet,
-  readWorkload,
-  workloadRows,
-  type StatusFilter,
-} from '../core/workload/status.js'
+import {JOBSET_KIND, WORKLOAD_KIND, readJobSet, readWorkload} from '../core/workload/observed.js'
+import {matchesStatus, parseStatusFilter, workloadRows, type StatusFilter} from '../core/workload/status.js'
 import {
   DEFAULT_RETRY_POLICY,
   pollUntil,
