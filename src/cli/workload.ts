@@ -229,6 +229,7 @@ export async function createWorkload(
       settings,
       replace: options.replace,
       viaKubeconfig: wiring.viaKubeconfig(options),
+      verbose: options.verbose,
       timing: await workloadTiming(),
     },
     {
@@ -236,9 +237,9 @@ export async function createWorkload(
       files: new NodeFiles(),
       env: process.env,
       cwd: process.cwd(),
-      buildImage: async (build) => {
-        const {buildImage} = await import('../services/image-build.js')
-        return buildImage(build, {
+      planImage: async (build) => {
+        const {planImage} = await import('../services/image-build.js')
+        return planImage(build, {
           ...(await imageBuildDeps(run.console)),
           retry: {policy: wiring.retryTuning(), clock: wiring.realTime, signal: run.signal},
         })

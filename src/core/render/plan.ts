@@ -23,6 +23,8 @@ export interface PlanLine {
   readonly name: string
   /** Why, and what is sent. */
   readonly detail: string
+  /** Lines shown under it, indented (the object sent, as YAML, under --verbose). */
+  readonly more?: readonly string[]
 }
 
 /** The mark before each line: `+` adds, `-` removes, `-/+` replaces, `~` changes or waits, `=` leaves as it is. */
@@ -53,6 +55,7 @@ export function renderPlanLines(title: string, lines: readonly PlanLine[], foote
     out.push(
       `  ${planMark(l.action).padEnd(3)} ${l.action.padEnd(actionWidth)} ${l.resource.padEnd(resourceWidth)} ${l.name.padEnd(nameWidth)}  ${l.detail}`,
     )
+    for (const more of l.more ?? []) out.push(`      ${more}`)
   }
   return [...out, ...footer].join('\n')
 }
