@@ -4,7 +4,14 @@ import {UsageError, XpkError} from '../core/errors.js'
 import {Problems} from '../core/input.js'
 import {pollDelay} from '../core/retry.js'
 import {defaultRunName} from '../core/vm/naming.js'
-import {checkRunInput, planWorkers, type RunWorker} from '../core/vm/run-plan.js'
+import {
+  checkRunInput,
+  planVmRun,
+  planWorkers,
+  renderVmRunPlan,
+  type RunWorker,
+  type VmRunStep,
+} from '../core/vm/run-plan.js'
 import {describeStatus, shellStatus, UnreachableWorker, WorkerFailure} from '../core/vm/exit-status.js'
 import {hasSshKey, shipScript, withSshKey} from '../core/vm/remote-scripts.js'
 import type {
@@ -23,6 +30,7 @@ import {
   vmRunConfirmCreateKey,
   vmRunConfirmLargeScriptDir,
   vmRunDefaultScriptDir,
+  vmRunDryRun,
   vmRunKeyCreated,
   vmRunStarting,
   vmRunSucceeded,
@@ -57,6 +65,11 @@ export interface VmRunOptions extends TpuLocation {
   /** How long SSH may keep refusing after xpk added the key to the nodes' metadata (the VMs pick it up). */
   /** Default 90 s. */
   readonly keyPropagationMs?: number
+  /**
+   * Show the plan (the workers, the key, the metadata to update, what is copied, the command with each worker's
+   * environment) and change nothing: no key is created or added, nothing is copied, connected to or run.
+   */
+  readonly dryRun?: boolean
 }
 
 /** Options with every default applied and every value checked. */
@@ -109,6 +122,8 @@ export interface VmRunResult {
   readonly seconds: number
   readonly shipped: {readonly files: number; readonly bytes: number} | null
   readonly workers: readonly WorkerResult[]
+  /** The plan, as data, when this was a dry run (nothing ran: `workers` is empty); absent after a run. */
+  readonly plan?: {readonly steps: readonly VmRunStep[]}
 }
 
 /** How long SSH refusals are retried after xpk added the key to the nodes' metadata. */
@@ -122,7 +137,9 @@ const KEY_PROPAGATION_MS = 90_000
  */
 export async function runOnVms(input: VmRunOptions, deps: VmRunDeps): Promise<VmRunResult> {
   const checked = await checkInputs(input, deps)
-  const {options, keys, listing, logBase} = checked
+  if (input.dryRun) return showPlan(checked, deps)
+  const {options, listing, logBase} = checked
+  const keys = checked.keys!
   const started = deps.now()
   const location = {project: options.project, zone: options.zone}
   // Loading the SSH client overlaps the TPU API calls.
@@ -187,14 +204,47 @@ export async function runOnVms(input: VmRunOptions, deps: VmRunDeps): Promise<Vm
   }
 }
 
+/**
+ * `vm run --dry-run`: the workers as the TPU API lists them, and the plan of the run (core/vm/run-plan.ts), with
+ * nothing created, added, copied, connected to or run.
+ */
+async function showPlan(checked: CheckedInputs, deps: VmRunDeps): Promise<VmRunResult> {
+  const {options, listing, logBase} = checked
+  const location = {project: options.project, zone: options.zone}
+  const nodes = await usingTpu(deps, (tpu) => withRetries(() => tpu.listNodes(location), options.timing, deps))
+  const logDir = join(logBase, options.runName)
+  const plan = planVmRun({
+    ...options,
+    publicKey: checked.keys?.publicKey,
+    privateKeyPath: checked.keys?.privateKeyPath ?? deps.keys.privateKeyPath,
+    scriptDir:
+      listing === undefined
+        ? undefined
+        : {
+            dir: listing.dir,
+            isDefault: options.scriptDir === undefined,
+            entries: listing.entries,
+            maxBytes: checked.maxBytes,
+          },
+    nodes,
+    logDir,
+  })
+  deps.console.result(renderVmRunPlan(plan))
+  deps.console.info(vmRunDryRun())
+  return {runName: options.runName, logDir, seconds: 0, shipped: null, workers: [], plan: {steps: plan.steps}}
+}
+
 /** What `vm run` reads before it sends anything: the options, the key pair, the script directory and the logs. */
 interface CheckedInputs {
   readonly options: Resolved
-  readonly keys: SshKeyPair
+  /** Undefined only in a dry run, when the key pair is missing (a run creates it). */
+  readonly keys: SshKeyPair | undefined
   /** The script directory to copy, listed (undefined with --use-existing-folder). */
   readonly listing: ScriptDirEntries | undefined
   /** Where the run directory goes. */
   readonly logBase: string
+  /** XPK_SCRIPT_DIR_MAX_MB in bytes (null: no limit). */
+  readonly maxBytes: number | null
 }
 
 const WORKER_PACKING: PackingPurpose = {
@@ -233,8 +283,9 @@ async function checkInputs(input: VmRunOptions, deps: VmRunDeps): Promise<Checke
   const entries = listing === undefined ? undefined : scriptDirEntries(listing, problems)
   const pair = collect(found, problems)
   problems.throwIfAny()
-  // Asked only once everything else is known to be fine: a "yes" is never followed by a refusal.
-  if (entries) {
+  // Asked only once everything else is known to be fine: a "yes" is never followed by a refusal. A dry run asks
+  // nothing: its plan says what a run would ask.
+  if (entries && !input.dryRun) {
     const path = input.scriptDir === undefined ? deps.cwd : entries.dir
     await confirmPacking(
       entries.entries,
@@ -243,8 +294,14 @@ async function checkInputs(input: VmRunOptions, deps: VmRunDeps): Promise<Checke
       deps.console,
     )
   }
-  const keys = pair ?? (await createKeyPair(deps))
-  return {options: {...named, ...(parsed as {sshPort: number})}, keys, listing: entries, logBase}
+  const keys = pair ?? (input.dryRun ? undefined : await createKeyPair(deps))
+  return {
+    options: {...named, ...(parsed as {sshPort: number})},
+    keys,
+    listing: entries,
+    logBase,
+    maxBytes: limit as number | null,
+  }
 }
 
 type Settled<T> = {readonly value: T} | {readonly error: unknown}
