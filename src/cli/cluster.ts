@@ -22,7 +22,15 @@ import type {ClusterDescription} from '../services/cluster-read.js'
 import type {ObservedCluster} from '../core/cluster/observed.js'
 import type {Invocation} from './base-command.js'
 import {integerFlag, pathFlag, valueShape, type FlagOptions} from './flag-kinds.js'
-import {acceleratorFlags, changeFlags, gkeEndpointFlag, kubeAccessFlags, offlineFlag, targetFlags} from './flags.js'
+import {
+  acceleratorFlags,
+  changeFlags,
+  gkeEndpointFlag,
+  kubeAccessFlags,
+  noChangeDryRunFlag,
+  offlineFlag,
+  targetFlags,
+} from './flags.js'
 
 const capacity = ['on-demand', 'spot', 'reservation', 'flex']
 const others = (self: string) => capacity.filter((c) => c !== self)
@@ -142,7 +150,12 @@ export const clusterCreateFlags = {
 export const clusterDeleteFlags = {...targetFlags, ...gkeEndpointFlag, ...changeFlags}
 
 /** The flags of `xpk cluster list`: no cluster, a zone narrows the list to its region. */
-export const clusterListFlags = {project: targetFlags.project, zone: targetFlags.zone, ...gkeEndpointFlag}
+export const clusterListFlags = {
+  project: targetFlags.project,
+  zone: targetFlags.zone,
+  ...gkeEndpointFlag,
+  ...noChangeDryRunFlag,
+}
 
 /** The flags of `xpk cluster describe`. */
 export const clusterDescribeFlags = {
@@ -155,6 +168,7 @@ export const clusterDescribeFlags = {
   }),
   kubeconfig: {...kubeAccessFlags.kubeconfig, helpGroup: 'INSIDE THE CLUSTER', exclusive: ['skip-in-cluster']},
   context: {...kubeAccessFlags.context, helpGroup: 'INSIDE THE CLUSTER', exclusive: ['skip-in-cluster']},
+  ...noChangeDryRunFlag,
 }
 
 /** The flags of `xpk cluster cacheimage`. */

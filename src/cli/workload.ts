@@ -25,7 +25,15 @@ import type {RegistryCredentialOptions} from '../adapters/registry-credentials.j
 import type {RegistryHttpOptions} from '../adapters/registry-http.js'
 import type {Invocation} from './base-command.js'
 import {choiceFlag, integerFlag, pathFlag, valueShape, type FlagOptions} from './flag-kinds.js'
-import {acceleratorFlags, changeFlags, gkeEndpointFlag, kubeAccessFlags, offlineFlag, targetFlags} from './flags.js'
+import {
+  acceleratorFlags,
+  changeFlags,
+  gkeEndpointFlag,
+  kubeAccessFlags,
+  noChangeDryRunFlag,
+  offlineFlag,
+  targetFlags,
+} from './flags.js'
 
 /** The flags of `xpk workload create`, grouped as in `--help`. Defaults are applied (and documented) in src/core. */
 export const workloadCreateFlags = {
@@ -175,6 +183,7 @@ export const workloadListFlags = {
     dependsOn: ['wait-for-job-completion'],
   },
   ...kubeAccessFlags,
+  ...noChangeDryRunFlag,
 }
 
 /** The flags of `xpk workload logs` (the workload is its argument). Values are checked in src/core. */
