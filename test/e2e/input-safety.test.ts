@@ -12,6 +12,7 @@ import {at, jobsetStatus, kueueStatus, kueueWorkloadFor, submittedJobSet} from '
 import type {FakeGke} from '../fakes/fake-gke.js'
 import type {FakeKube, Obj} from '../fakes/fake-kube.js'
 import {isolatedEnv, REPO_ROOT, runCli} from '../helpers/cli.js'
+import {markRequests, mutationsSince} from '../helpers/mutations.js'
 import {tempDir} from '../helpers/temp.js'
 import {fakesForFile, seedDemoCluster, startKubeAndGke} from '../helpers/wire-fakes.js'
 import {workloadCrds} from '../helpers/workload-crds.js'
@@ -131,9 +132,12 @@ describe('every --help example runs', () => {
   it.each(examples)('$example', async ({id, example, argv, jsonVariant}) => {
     if (id === 'workload:list' || id === 'workload:logs') seedWorkloads()
     if (id === 'workload:create') seedSubmitReady()
+    const mark = markRequests({gke: fake, kube})
     const result = await runCli(argv, {env: env(), cwd: tempDir('xpk-example-')})
     expect(result.stderr).not.toMatch(/^Error/m)
     expect(result.code).toBe(0)
+    // Examples of commands that change something run as dry runs: those, and the read-only ones, change nothing.
+    expect(mutationsSince({gke: fake, kube}, mark)).toEqual([])
     if (jsonVariant) expect(() => JSON.parse(result.stdout), 'stdout is one JSON value').not.toThrow()
     else if (argv.includes('--json'))
       shapes[example.replace('<%= config.bin %> ', 'xpk ')] = shapeOf(JSON.parse(result.stdout))
