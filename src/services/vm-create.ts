@@ -5,7 +5,7 @@ import {planVmCreate, renderVmPlan, sameRequest, type VmCreateStep} from '../cor
 import {sliceNodeIds} from '../core/vm/naming.js'
 import {STATE_NOTES} from '../core/vm/render.js'
 import {tpuApiError} from '../core/vm/tpu-errors.js'
-import {runSteps, type GraphStep} from '../executor/step-graph.js'
+import {planStep, runStepsOrThrow, type GraphStep} from '../executor/step-graph.js'
 import type {QueuedResource, QueuedResourceRequest, TpuClient, TpuLocation, TpuNode} from '../ports/tpu.js'
 import {pollWait, usingTpu, withRetries, type VmApiDeps, type VmTiming} from './vm-common.js'
 
@@ -53,13 +53,10 @@ export async function createVms(options: VmCreateOptions, deps: VmApiDeps): Prom
     let final: QueuedResource | undefined
     const graph: GraphStep[] = []
     for (const step of plan.steps) {
-      const common = {line: step.name, resource: step.resource, name: step.name, action: step.action}
       if (step.action === 'create' && step.spec !== null) {
         const sent = step.spec
-        graph.push({
-          ...common,
-          id: 'create',
-          run: async () => {
+        graph.push(
+          planStep(step, 'create', async () => {
             deps.console.info(
               vmCreateRequesting({
                 queuedResource: id,
@@ -72,21 +69,14 @@ export async function createVms(options: VmCreateOptions, deps: VmApiDeps): Prom
               }),
             )
             await sendRequest(tpu, location, sent, options, deps, (found) => sameRequest(found, request))
-          },
-        })
+          }),
+        )
       } else if (step.action === 'wait') {
-        graph.push({
-          ...common,
-          id: 'wait',
-          needs: graph.map((g) => ({id: g.id, because: 'the request was not sent'})),
-          run: async () => void (final = await waitUntilActive(id, location, options, deps, tpu)),
-        })
+        const wait = async () => void (final = await waitUntilActive(id, location, options, deps, tpu))
+        graph.push(planStep(step, 'wait', wait, ['create'], graph))
       }
     }
-    const outcomes = await runSteps(graph, {board: undefined, signal: deps.signal, now: deps.now})
-    const failed = outcomes.find((o) => o.status === 'failed' || o.status === 'interrupted')
-    if (failed?.error) throw failed.error
-    deps.signal.throwIfAborted()
+    await runStepsOrThrow(graph, {board: undefined, signal: deps.signal, now: deps.now})
     const outcome: VmCreateResult['outcome'] = existing ? 'existing' : 'created'
     if (options.async) {
       deps.console.info(vmCreateAsync({tpuPrefix: request.tpuPrefix}))

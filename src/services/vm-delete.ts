@@ -2,7 +2,7 @@ import {throwIfProblems, XpkError} from '../core/errors.js'
 import {vmDeleteAbsent, vmDeleteAsync, vmDeleteConfirm, vmDeleteDone, vmDeleteDryRun} from '../core/messages/vm.js'
 import {planVmDelete, renderVmPlan, type VmDeleteStep} from '../core/vm/manage-plan.js'
 import {idProblem} from '../core/vm/naming.js'
-import {runSteps, type GraphStep} from '../executor/step-graph.js'
+import {planStep, runStepsOrThrow, type GraphStep} from '../executor/step-graph.js'
 import type {TpuClient, TpuLocation} from '../ports/tpu.js'
 import {confirmOrStop} from './confirm.js'
 import {pollWait, usingTpu, withRetries, type VmApiDeps, type VmTiming} from './vm-common.js'
@@ -61,22 +61,13 @@ export async function deleteVms(options: VmDeleteOptions, deps: VmApiDeps): Prom
     })
     const graph: GraphStep[] = []
     for (const step of plan.steps) {
-      const common = {line: step.name, resource: step.resource, name: step.name, action: step.action}
       if (step.action === 'delete') {
-        graph.push({...common, id: 'delete', run: () => deleteQueuedResource(tpu, location, id, options, deps)})
+        graph.push(planStep(step, 'delete', () => deleteQueuedResource(tpu, location, id, options, deps)))
       } else if (step.action === 'wait') {
-        graph.push({
-          ...common,
-          id: 'wait',
-          needs: graph.map((g) => ({id: g.id, because: 'the deletion was not sent'})),
-          run: () => waitUntilGone(tpu, location, id, options, deps),
-        })
+        graph.push(planStep(step, 'wait', () => waitUntilGone(tpu, location, id, options, deps), ['delete'], graph))
       }
     }
-    const outcomes = await runSteps(graph, {board: undefined, signal: deps.signal, now: deps.now})
-    const failed = outcomes.find((o) => o.status === 'failed' || o.status === 'interrupted')
-    if (failed?.error) throw failed.error
-    deps.signal.throwIfAborted()
+    await runStepsOrThrow(graph, {board: undefined, signal: deps.signal, now: deps.now})
     if (options.async) {
       deps.console.info(vmDeleteAsync({queuedResource: id}))
       return {...base, outcome: 'deleting', nodes}

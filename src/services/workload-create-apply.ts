@@ -21,7 +21,7 @@ import {
 import {jobSetRef} from '../core/workload/jobsets.js'
 import type {WorkloadInput} from '../core/workload/options.js'
 import {withRetries, type RetryOptions} from '../executor/retry.js'
-import {runSteps, type GraphStep} from '../executor/step-graph.js'
+import {planStep, runStepsOrThrow, type GraphStep} from '../executor/step-graph.js'
 import type {KubeClient, KubeObject} from '../ports/kube.js'
 import {awaitGone, type WorkloadTiming} from './workload-delete.js'
 import type {PlannedSubmit} from './workload-create-plan.js'
@@ -58,15 +58,7 @@ export async function applySubmit(
 
   const graph: GraphStep[] = []
   const add = (step: WorkloadPlanStep, id: string, needs: readonly string[], run: () => Promise<void>): string => {
-    graph.push({
-      id,
-      line: id,
-      resource: step.resource,
-      name: step.name,
-      action: step.action,
-      needs: needs.filter((n) => graph.some((g) => g.id === n)).map((n) => ({id: n, because: `${n} did not succeed`})),
-      run,
-    })
+    graph.push(planStep(step, id, run, needs, graph))
     return id
   }
   const imageStep = plan.steps.find((s) => s.resource === 'image' && s.action === 'build')
@@ -111,10 +103,7 @@ export async function applySubmit(
     await createJobSet(kube, input, manifest, planned.replaces?.uid, retry)
   })
 
-  const outcomes = await runSteps(graph, {board: undefined, signal: deps.signal, now: deps.now})
-  const failed = outcomes.find((o) => o.status === 'failed' || o.status === 'interrupted')
-  if (failed?.error) throw failed.error
-  deps.signal.throwIfAborted()
+  await runStepsOrThrow(graph, {board: undefined, signal: deps.signal, now: deps.now})
   return {image, manifest, replaced, rbac: rbacChanges(plan)}
 }
 

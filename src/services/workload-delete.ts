@@ -34,7 +34,7 @@ import {
   type RetryPolicy,
   type TimeLimit,
 } from '../executor/retry.js'
-import {runSteps, type GraphStep} from '../executor/step-graph.js'
+import {planStep, runStepsOrThrow, type GraphStep} from '../executor/step-graph.js'
 import type {Console, ProgressBoard} from '../ports/console.js'
 import type {KubeClient, KubeObject} from '../ports/kube.js'
 import {confirmOrStop} from './confirm.js'
@@ -229,17 +229,10 @@ async function applyDelete(
   for (const step of plan.steps) {
     if (step.action !== 'delete' || step.spec === null) continue
     const name = step.spec.name
-    graph.push({
-      id: `delete:${name}`,
-      line: name,
-      resource: step.resource,
-      name: step.name,
-      action: step.action,
-      lane: 'delete',
-      run: async () => void outcomes.set(name, await withRetries(() => kube.delete(jobSetRef(name)), retry)),
-    })
+    const remove = async () => void outcomes.set(name, await withRetries(() => kube.delete(jobSetRef(name)), retry))
+    graph.push({...planStep(step, `delete:${name}`, remove), lane: 'delete'})
   }
-  const deletes = graph.map((g) => ({id: g.id, because: `${g.name} was not deleted`}))
+  const deletes = graph.map((g) => g.id)
   let reported = false
   // What the deletes did is said once they are all done, before the wait (or the first failure) is.
   const report = () => {
@@ -252,34 +245,27 @@ async function applyDelete(
   }
   for (const step of plan.steps) {
     if (step.action !== 'wait') continue
-    graph.push({
-      id: 'wait',
-      line: step.name,
-      resource: step.resource,
-      name: step.name,
-      action: step.action,
-      needs: deletes,
-      run: async () => {
-        report()
-        const deleted = step.spec.workloads.filter((name) => outcomes.get(name) === 'deleted')
-        if (deleted.length === 0) return
-        await awaitGone(kube, deleted, 'pods', timing, deps)
-        console.result(
-          `${deleted.length === 1 ? `${deleted[0]} is` : `All ${deleted.length} workloads are`} gone, with ${deleted.length === 1 ? 'its' : 'their'} pods.`,
-        )
-      },
-    })
+    const wait = async () => {
+      report()
+      const deleted = step.spec.workloads.filter((name) => outcomes.get(name) === 'deleted')
+      if (deleted.length === 0) return
+      await awaitGone(kube, deleted, 'pods', timing, deps)
+      console.result(
+        `${deleted.length === 1 ? `${deleted[0]} is` : `All ${deleted.length} workloads are`} gone, with ${deleted.length === 1 ? 'its' : 'their'} pods.`,
+      )
+    }
+    graph.push(planStep(step, 'wait', wait, deletes, graph))
   }
-  const results = await runSteps(graph, {
-    board: undefined,
-    signal: deps.signal,
-    now: deps.now,
-    lanes: {delete: DELETE_CONCURRENCY},
-  })
-  report()
-  const failed = results.find((o) => o.status === 'failed' || o.status === 'interrupted')
-  if (failed?.error) throw failed.error
-  deps.signal.throwIfAborted()
+  try {
+    await runStepsOrThrow(graph, {
+      board: undefined,
+      signal: deps.signal,
+      now: deps.now,
+      lanes: {delete: DELETE_CONCURRENCY},
+    })
+  } finally {
+    report()
+  }
   return outcomes
 }
 
