@@ -123,7 +123,7 @@ const examples = (Object.keys(COMMANDS) as CommandId[])
   })
 
 describe('every --help example runs', () => {
-  it('covers every command but vm (its examples need the TPU fake; see test/e2e/vm-*.test.ts)', () => {
+  it('covers every command but vm (its examples run against the TPU fake in test/e2e/dry-run.test.ts)', () => {
     const ids = new Set(examples.map((e) => e.id))
     for (const id of Object.keys(COMMANDS).filter((i) => !i.startsWith('vm:'))) expect(ids).toContain(id)
   })
