@@ -168,6 +168,10 @@ export abstract class XpkCommand extends Command {
       for (const [name, def] of Object.entries(definitions)) {
         if (def.type === 'boolean' && !def.allowNo) (parsed.flags as AnyFlags)[name] ??= false
       }
+      if ((parsed.flags as AnyFlags)['dry-run'] === true && definitions['dry-run']?.changesNothing) {
+        const {cliDryRunChangesNothing} = await import('../core/messages/cli.js')
+        this.console.info(cliDryRunChangesNothing({command: (this.id ?? '').replace(':', ' ')}))
+      }
       return parsed
     } catch (thrown) {
       if (!(thrown instanceof Errors.CLIError) || (thrown.oclif?.exit ?? 2) !== 2) throw thrown
@@ -247,6 +251,8 @@ type FlagDefinitions = Record<
     multiple?: boolean
     /** The shape of its values (src/cli/flag-kinds.ts shaped); `word` when not declared. */
     valueShape?: ValueShape
+    /** `--dry-run` of a command that changes nothing (src/cli/flags.ts noChangeDryRunFlag): a note says so. */
+    changesNothing?: boolean
   }
 >
 

@@ -29,6 +29,7 @@ import {
   kubeAccessFlags,
   offlineFlag,
   outputFlags,
+  noChangeDryRunFlag,
   targetFlags,
 } from './flags.js'
 
@@ -155,6 +156,7 @@ export const clusterListFlags = {
   zone: targetFlags.zone,
   ...gkeEndpointFlag,
   ...outputFlags,
+  ...noChangeDryRunFlag,
 }
 
 /** The flags of `xpk cluster describe`. */
@@ -169,6 +171,7 @@ export const clusterDescribeFlags = {
   kubeconfig: {...kubeAccessFlags.kubeconfig, helpGroup: 'INSIDE THE CLUSTER', exclusive: ['skip-in-cluster']},
   context: {...kubeAccessFlags.context, helpGroup: 'INSIDE THE CLUSTER', exclusive: ['skip-in-cluster']},
   ...outputFlags,
+  ...noChangeDryRunFlag,
 }
 
 /** The flags of `xpk cluster cacheimage`. */

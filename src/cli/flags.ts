@@ -46,6 +46,20 @@ export const changeFlags = {
   }),
 }
 
+/**
+ * `--dry-run` on a command that changes nothing (workload list, cluster list, cluster describe): accepted, as Python
+ * xpk accepts it there, so its scripts run unchanged; the command runs as usual, and a note says so (base-command.ts).
+ */
+export const noChangeDryRunFlag = {
+  'dry-run': {
+    ...Flags.boolean({
+      description: 'Accepted as in Python xpk: this command changes nothing, so it runs as usual (with a note).',
+      helpGroup: 'GLOBAL',
+    }),
+    changesNothing: true,
+  },
+}
+
 /** `--offline`: plan without any network call, as if nothing exists yet. */
 export const offlineFlag = {
   offline: Flags.boolean({

@@ -17,7 +17,7 @@ import type {VmListResult} from '../services/vm-list.js'
 import type {VmRunDeps, VmRunResult} from '../services/vm-run.js'
 import type {Invocation} from './base-command.js'
 import {integerFlag, pathFlag, valueShape, type FlagOptions} from './flag-kinds.js'
-import {outputFlags} from './flags.js'
+import {changeFlags, outputFlags} from './flags.js'
 
 /** Where TPU VM commands act, and how they reach the TPU API. */
 const vmTargetFlags = {
@@ -45,6 +45,8 @@ const queuedResourceIdFlag = Flags.string({
 
 const asyncFlag = Flags.boolean({description: 'Return once the request is sent instead of waiting.'})
 
+const dryRunFlag = changeFlags['dry-run']
+
 const forceFlag = Flags.boolean({
   description: 'Do not ask for confirmation (before deleting, creating an SSH key, or copying a large --script-dir).',
   helpGroup: 'GLOBAL',
@@ -66,6 +68,7 @@ export const vmCreateFlags = {
     exclusive: ['reserved', 'spot'],
   }),
   async: asyncFlag,
+  'dry-run': dryRunFlag,
 }
 
 /** The flags of `xpk vm delete`. */
@@ -74,6 +77,7 @@ export const vmDeleteFlags = {
   'tpu-prefix': tpuPrefixFlag,
   'queued-resource-id': queuedResourceIdFlag,
   async: asyncFlag,
+  'dry-run': dryRunFlag,
   force: forceFlag,
 }
 
@@ -105,6 +109,11 @@ export const vmRunFlags = {
   'log-dir': pathFlag('directory', {
     description: 'Where run directories with per-worker logs go. [default: $TMPDIR/xpk-runs]',
   }),
+  'dry-run': {
+    ...dryRunFlag,
+    description:
+      'Show the plan (the workers, what is copied, whether the key is added to their metadata, the command and its environment) and change nothing: no key is created or added, nothing is copied or run.',
+  },
   force: forceFlag,
 }
 

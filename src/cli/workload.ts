@@ -32,6 +32,7 @@ import {
   kubeAccessFlags,
   offlineFlag,
   outputFlags,
+  noChangeDryRunFlag,
   targetFlags,
 } from './flags.js'
 
@@ -184,6 +185,7 @@ export const workloadListFlags = {
   },
   ...kubeAccessFlags,
   ...outputFlags,
+  ...noChangeDryRunFlag,
 }
 
 /** The flags of `xpk workload logs` (the workload is its argument). Values are checked in src/core. */
@@ -238,6 +240,7 @@ export async function createWorkload(
       settings,
       replace: options.replace,
       viaKubeconfig: wiring.viaKubeconfig(options),
+      verbose: options.verbose,
       timing: await workloadTiming(),
     },
     {
@@ -245,9 +248,9 @@ export async function createWorkload(
       files: new NodeFiles(),
       env: process.env,
       cwd: process.cwd(),
-      buildImage: async (build) => {
-        const {buildImage} = await import('../services/image-build.js')
-        return buildImage(build, {
+      planImage: async (build) => {
+        const {planImage} = await import('../services/image-build.js')
+        return planImage(build, {
           ...(await imageBuildDeps(run.console)),
           retry: {policy: wiring.retryTuning(), clock: wiring.realTime, signal: run.signal},
         })

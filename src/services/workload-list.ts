@@ -17,15 +17,17 @@ import {
 import {
   JOBSET_KIND,
   WORKLOAD_KIND,
+  readJobSet,
+  readWorkload,
+  type KueueWorkload,
+  type ObservedJobSet,
+} from '../core/workload/observed.js'
+import {
   matchesStatus,
   ownerName,
   pickWorkload,
-  readJobSet,
-  readWorkload,
   workloadRow,
   workloadRows,
-  type KueueWorkload,
-  type ObservedJobSet,
   type StatusFilter,
   type WorkloadRow,
 } from '../core/workload/status.js'

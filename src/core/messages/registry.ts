@@ -1,6 +1,7 @@
 // Every message maker, by code: the contract snapshot (test/golden/contract/messages.json) and what hosts and tests
 // look codes up in. A topic's makers are all its module exports.
 import type {AnyMessageMaker, MessageDefinition} from '../messages.js'
+import * as cli from './cli.js'
 import * as cluster from './cluster.js'
 import * as config from './config.js'
 import * as image from './image.js'
@@ -10,6 +11,7 @@ import * as workload from './workload.js'
 
 type MakersOf<T> = T[keyof T]
 type Maker =
+  | MakersOf<typeof cli>
   | MakersOf<typeof cluster>
   | MakersOf<typeof config>
   | MakersOf<typeof image>
@@ -22,6 +24,7 @@ export type MessageCode = Maker['code']
 
 /** Every maker, by its export name (`clusterLockHeld`). */
 export const MESSAGE_MAKERS: Readonly<Record<string, AnyMessageMaker>> = {
+  ...cli,
   ...cluster,
   ...config,
   ...image,

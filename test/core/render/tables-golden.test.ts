@@ -25,14 +25,8 @@ import {renderVmList, vmListView} from '../../../src/core/render/vms.js'
 import {renderWorkloadList, workloadListView} from '../../../src/core/render/workloads.js'
 import type {SettingReport} from '../../../src/core/settings.js'
 import type {QueuedResource, TpuNode} from '../../../src/core/vm/types.js'
-import {
-  readJobSet,
-  readWorkload,
-  workloadRow,
-  type KueueWorkload,
-  type ObservedJobSet,
-  type WorkloadRow,
-} from '../../../src/core/workload/status.js'
+import {readJobSet, readWorkload, type KueueWorkload, type ObservedJobSet} from '../../../src/core/workload/observed.js'
+import {workloadRow, type WorkloadRow} from '../../../src/core/workload/status.js'
 import {describeAccelerator, listAccelerators} from '../../../src/services/accelerators.js'
 import {anObservedCluster, anObservedPool} from '../../builders/observed.js'
 import {SCENARIOS, scenarioObjects} from '../../builders/workload-states.js'
