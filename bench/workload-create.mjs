@@ -8,12 +8,15 @@
 // requests, each also shown apart), GKE requests, and `node -e 0` for scale. Targets (issue 11): under 1 s and at
 // most 6 requests to Kubernetes and the registry, discovery included (none to the registry here: the image is
 // given). The first submit on a cluster is shown too: it also applies the four RBAC objects.
+// COMPARE_REF=commit builds the CLI as it was at that commit (bench/build-ref.mjs) and runs it in turn with this one,
+// run for run against the same fakes, printing its medians under this one's.
 // Run with `npm run bench:workload-create` (which builds first).
 import {spawn} from 'node:child_process'
 import {mkdtempSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {delimiter, dirname, join} from 'node:path'
 
+import {buildRef} from './build-ref.mjs'
 import {cliEnv, loadFakeGke, loadFakeKube, submitReadyObjects} from './fake-gke.mjs'
 
 const RUNS = Number(process.env.RUNS ?? 9)
@@ -26,6 +29,9 @@ const IMAGE = `us-docker.pkg.dev/${PROJECT}/repo/trainer@sha256:${'a'.repeat(64)
 const node = process.execPath
 const bin = new URL('../bin/run.js', import.meta.url).pathname
 const scratch = mkdtempSync(join(tmpdir(), 'xpk-bench-workload-'))
+const COMPARE_REF = process.env.COMPARE_REF
+const ref = COMPARE_REF ? buildRef(COMPARE_REF) : undefined
+const refBin = ref && join(ref.dir, 'bin/run.js')
 
 const {FakeGke, cleanup} = await loadFakeGke()
 const {FakeKube, cleanup: cleanupKube} = await loadFakeKube()
@@ -62,19 +68,19 @@ function time(argv) {
   })
 }
 
-const submit = (name) =>
+const submit = (name, cli = bin) =>
   time([
-    bin,
+    cli,
     ...['workload', 'create', '--cluster', 'bench', '--workload', name],
     ...['--tpu-type', 'v5litepod-16', '--num-slices', '4', '--priority', 'high'],
     ...['--docker-image', IMAGE, '--command', 'python3 train.py'],
   ])
 
 /** One submit, with what it asked of each fake. */
-async function measured(name) {
+async function measured(name, cli = bin) {
   kube.requests.length = 0
   gke.calls.length = 0
-  const ms = await submit(name)
+  const ms = await submit(name, cli)
   const api = kube.requests.filter((r) => r.verb !== 'discovery')
   return {
     ms,
@@ -98,11 +104,14 @@ try {
   setUpCluster()
   // The first submit on a cluster also creates the ServiceAccount, Role and RoleBindings (and warms the cache).
   const first = await measured('bench-first')
+  if (refBin) await measured('bench-ref-first', refBin)
   const nodeMs = []
   const runs = []
+  const refRuns = []
   for (let i = 0; i < RUNS; i++) {
     nodeMs.push(await time([node, '-e', '0']))
     runs.push(await measured(`bench-${i}`))
+    if (refBin) refRuns.push(await measured(`bench-ref-${i}`, refBin))
   }
   const wall = median(runs.map((r) => r.ms))
   const total = median(runs.map((r) => r.total))
@@ -118,6 +127,10 @@ try {
   line('  discovery requests', median(runs.map((r) => r.discovery)))
   line('GKE requests (finding the cluster)', median(runs.map((r) => r.gke)))
   line('node -e 0', `${median(nodeMs).toFixed(0)} ms`)
+  if (refRuns.length > 0) {
+    line(`wall time, ${COMPARE_REF.slice(0, 12)}`, `${median(refRuns.map((r) => r.ms)).toFixed(0)} ms`)
+    line(`  requests (all), ${COMPARE_REF.slice(0, 12)}`, median(refRuns.map((r) => r.total)))
+  }
   console.log(`\nrequests of one submit: ${runs.at(-1).lines.sort().join(', ')}`)
   console.log(
     `first submit on the cluster (RBAC applied too): ${first.ms.toFixed(0)} ms (includes filling the compile cache), ` +
@@ -129,5 +142,6 @@ try {
   await kube.stop()
   cleanup()
   cleanupKube()
+  ref?.remove()
   rmSync(scratch, {recursive: true, force: true})
 }

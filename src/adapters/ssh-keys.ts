@@ -15,7 +15,7 @@ const MAX_KEY_BYTES = 64 * 1024
 
 export class SshKeyFiles implements SshKeyStore {
   constructor(
-    private readonly privateKeyPath: string,
+    readonly privateKeyPath: string,
     /** ssh-agent's socket, for a key with a passphrase (xpk never asks for one). */
     private readonly agentSocket: string | undefined = process.env.SSH_AUTH_SOCK,
   ) {}

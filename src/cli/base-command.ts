@@ -5,6 +5,13 @@ import type {Input, ParserOutput} from '@oclif/core/interfaces'
 import {TerminalConsole} from '../adapters/terminal-console.js'
 import {errorToJson, throwIfProblems, UsageError, UsageErrors, XpkError} from '../core/errors.js'
 import {valueShapeMessage, valueShapeProblem, type ValueShape} from '../core/input.js'
+import {
+  isDataFormat,
+  outputChoice,
+  parseOutputFormat,
+  type DataFormat,
+  type OutputChoice,
+} from '../core/render/output-format.js'
 import {closestMatches, editDistance} from '../core/suggest.js'
 import {escapeControl, escapeInline, hasControlCharacters, redactCredentials} from '../core/text.js'
 import type {Console} from '../ports/console.js'
@@ -15,12 +22,14 @@ type AnyFlags = Record<string, unknown>
 
 /**
  * What a command hands its topic's wiring (src/cli/<topic>.ts) besides its options: this run's console and abort
- * signal, whether the output is JSON, and xpk's version.
+ * signal, whether the output is JSON (or YAML: data either way), how a list or describe command prints its result
+ * (`-o`, `--no-headers`), and xpk's version.
  */
 export interface Invocation {
   readonly console: Console
   readonly signal: AbortSignal
   readonly json: boolean
+  readonly output: OutputChoice
   readonly version: string
 }
 // oclif's own constraint types for parse(), which its public entry points do not export.
@@ -40,6 +49,9 @@ export abstract class XpkCommand extends Command {
   static override baseFlags = globalFlags
 
   private parsedFlags: AnyFlags = {}
+  private chosenOutput: OutputChoice | undefined
+  /** `-o yaml`'s writer, loaded (before it is needed, as oclif prints results synchronously) only when asked for. */
+  private yamlWriter: ((value: unknown) => string) | undefined
   private terminal: TerminalConsole | undefined
   private readonly abortController = new AbortController()
   private releaseSignals: (() => void) | undefined
@@ -73,7 +85,47 @@ export abstract class XpkCommand extends Command {
 
   /** This run, for the topic's wiring. */
   protected get invocation(): Invocation {
-    return {console: this.console, signal: this.signal, json: this.jsonEnabled(), version: this.config.version}
+    return {
+      console: this.console,
+      signal: this.signal,
+      json: this.jsonEnabled(),
+      output: this.chosenOutput ?? outputChoice({json: this.jsonEnabled()}),
+      version: this.config.version,
+    }
+  }
+
+  /**
+   * `--json`, and on list and describe commands `-o json` and `-o yaml`: the result (and an error) printed as data,
+   * the console quiet on stdout. Read from the command line itself, so even an error in parsing it is printed so.
+   */
+  override jsonEnabled(): boolean {
+    return this.jsonFlagGiven() || this.dataFormat() !== undefined
+  }
+
+  /**
+   * `--json` before any `--`. oclif also turns JSON on when XPK_CONTENT_TYPE=json is set; xpk reads no environment
+   * variable its table does not hold (src/core/environment.ts), so only the flag counts.
+   */
+  private jsonFlagGiven(): boolean {
+    if (!this.ctor.enableJsonFlag) return false
+    const end = this.argv.indexOf('--')
+    const at = this.argv.indexOf('--json')
+    return at !== -1 && (end === -1 || at < end)
+  }
+
+  /** The data form asked for: `--json` is JSON whatever `-o` says (a different `-o` is refused as a usage error). */
+  private dataFormat(): DataFormat | undefined {
+    if (this.jsonFlagGiven()) return 'json'
+    const definitions = {...this.ctor.baseFlags, ...this.ctor.flags} as FlagDefinitions
+    if (definitions.output === undefined) return undefined
+    const given = optionGiven(this.argv, definitions, 'output')
+    const format = given === undefined ? undefined : parseOutputFormat(given)
+    return format !== undefined && isDataFormat(format) ? format : undefined
+  }
+
+  private async loadYamlWriter(): Promise<void> {
+    if (this.dataFormat() === 'yaml')
+      this.yamlWriter ??= (await import('../core/render/yaml-output.js')).renderYamlOutput
   }
 
   override async init(): Promise<void> {
@@ -99,12 +151,26 @@ export abstract class XpkCommand extends Command {
   ): Promise<ParserOutput<F, B, A>> {
     const definitions = {...this.ctor.baseFlags, ...(options?.flags ?? this.ctor.flags)} as FlagDefinitions
     const problems = valueProblems(argv, definitions)
+    // -o is checked from the command line, so an unknown form is reported with oclif's own problems too.
+    const output = outputProblem(argv, definitions, this.jsonFlagGiven())
+    if (output && !problems.some((p) => p.flag === '--output')) problems.push(output)
+    await this.loadYamlWriter()
     try {
       const parsed = await super.parse(options, argv)
       problems.push(...argumentProblems(parsed.args, (options?.args ?? this.ctor.args ?? {}) as ArgDefinitions))
       throwIfProblems(problems)
+      const flags = parsed.flags as AnyFlags
+      this.chosenOutput = outputChoice({
+        output: flags.output as string | undefined,
+        noHeaders: Boolean(flags['no-headers']),
+        json: this.jsonFlagGiven(),
+      })
       for (const [name, def] of Object.entries(definitions)) {
         if (def.type === 'boolean' && !def.allowNo) (parsed.flags as AnyFlags)[name] ??= false
+      }
+      if ((parsed.flags as AnyFlags)['dry-run'] === true && definitions['dry-run']?.changesNothing) {
+        const {cliDryRunChangesNothing} = await import('../core/messages/cli.js')
+        this.console.info(cliDryRunChangesNothing({command: (this.id ?? '').replace(':', ' ')}))
       }
       return parsed
     } catch (thrown) {
@@ -148,9 +214,12 @@ export abstract class XpkCommand extends Command {
     return done
   }
 
-  /** JSON goes out plain (no colour codes, no highlighting pass): it is for programs, and big lists stay fast. */
+  /**
+   * JSON goes out plain (no colour codes, no highlighting pass): it is for programs, and big lists stay fast. Under
+   * `-o yaml` the same value goes out as YAML.
+   */
   override logJson(json: unknown): void {
-    process.stdout.write(`${JSON.stringify(json, null, 2)}\n`)
+    process.stdout.write(this.yamlWriter ? this.yamlWriter(json) : `${JSON.stringify(json, null, 2)}\n`)
   }
 
   protected override async catch(error: Error & {oclif?: {exit?: number}}): Promise<never> {
@@ -162,6 +231,7 @@ export abstract class XpkCommand extends Command {
       typed = stopped
     }
     if (this.jsonEnabled()) {
+      await this.loadYamlWriter()
       this.logJson(errorToJson(typed))
     } else {
       process.stderr.write(formatError(typed, Boolean(this.parsedFlags.verbose)))
@@ -181,6 +251,8 @@ type FlagDefinitions = Record<
     multiple?: boolean
     /** The shape of its values (src/cli/flag-kinds.ts shaped); `word` when not declared. */
     valueShape?: ValueShape
+    /** `--dry-run` of a command that changes nothing (src/cli/flags.ts noChangeDryRunFlag): a note says so. */
+    changesNothing?: boolean
   }
 >
 
@@ -190,16 +262,33 @@ type ArgDefinitions = Record<string, {valueShape?: ValueShape}>
  * Finds option flags whose value on the command line breaks the rule every value follows (src/core/input.ts): empty
  * or blank (`--cluster ""`, `--zone=`, `-x " "`), or not of the shape the flag declares (`--cluster " alpha"`,
  * `--num-slices +4`, `--restart-on-exit-codes 3,,5`, a line break in a name), checking each value of a repeatable
- * flag. One problem per flag. Reads argv as oclif does, up to a bare `--`.
+ * flag. One problem per flag.
  */
 export function valueProblems(argv: readonly string[], definitions: FlagDefinitions): UsageError[] {
+  const problems = new Map<string, UsageError>()
+  for (const {name, def, values} of optionsGiven(argv, definitions)) {
+    if (problems.has(name)) continue
+    const problem = flagValueProblem(name, values, def.valueShape ?? 'word')
+    if (problem) problems.set(name, problem)
+  }
+  return [...problems.values()]
+}
+
+/**
+ * Each option flag on the command line with the values given to it there, read as oclif reads argv (long and short
+ * names, aliases, `--flag=value`, `-fvalue`, the greedy values of a repeatable flag), up to a bare `--`. Before
+ * oclif's parse, so the rules every command shares can be checked even when that parse fails.
+ */
+function* optionsGiven(
+  argv: readonly string[],
+  definitions: FlagDefinitions,
+): Generator<{name: string; def: FlagDefinitions[string]; values: string[]}> {
   const byName = new Map<string, string>()
   const byChar = new Map<string, string>()
   for (const [name, def] of Object.entries(definitions)) {
     for (const alias of [name, ...(def.aliases ?? [])]) byName.set(alias, name)
     for (const char of [def.char, ...(def.charAliases ?? [])]) if (char) byChar.set(char, name)
   }
-  const problems = new Map<string, UsageError>()
   for (let i = 0; i < argv.length; i++) {
     const token = argv[i]!
     if (token === '--') break
@@ -220,11 +309,26 @@ export function valueProblems(argv: readonly string[], definitions: FlagDefiniti
     else if (i + 1 < argv.length) values.push(argv[++i]!)
     // oclif's repeatable flags are greedy: `--env A=1 B=2` gives both values to --env.
     while (def.multiple && i + 1 < argv.length && !argv[i + 1]!.startsWith('-')) values.push(argv[++i]!)
-    if (problems.has(name)) continue
-    const problem = flagValueProblem(name, values, def.valueShape ?? 'word')
-    if (problem) problems.set(name, problem)
+    yield {name, def, values}
   }
-  return [...problems.values()]
+}
+
+/** The problem with `-o` as given on the command line, if any (src/core/render/output-format.ts). */
+function outputProblem(argv: readonly string[], definitions: FlagDefinitions, json: boolean): UsageError | undefined {
+  if (definitions.output === undefined) return undefined
+  try {
+    outputChoice({output: optionGiven(argv, definitions, 'output'), json})
+    return undefined
+  } catch (error) {
+    if (error instanceof UsageError) return error
+    throw error
+  }
+}
+
+/** The first value given to an option flag on the command line (oclif refuses a second one). */
+function optionGiven(argv: readonly string[], definitions: FlagDefinitions, flag: string): string | undefined {
+  for (const {name, values} of optionsGiven(argv, definitions)) if (name === flag) return values[0]
+  return undefined
 }
 
 function flagValueProblem(name: string, values: readonly string[], shape: ValueShape): UsageError | undefined {

@@ -21,7 +21,16 @@ import type {ClusterDescription} from '../services/cluster-read.js'
 import type {ObservedCluster} from '../core/cluster/observed.js'
 import type {Invocation} from './base-command.js'
 import {integerFlag, pathFlag, valueShape, type FlagOptions} from './flag-kinds.js'
-import {acceleratorFlags, changeFlags, gkeEndpointFlag, kubeAccessFlags, offlineFlag, targetFlags} from './flags.js'
+import {
+  acceleratorFlags,
+  changeFlags,
+  gkeEndpointFlag,
+  kubeAccessFlags,
+  offlineFlag,
+  outputFlags,
+  noChangeDryRunFlag,
+  targetFlags,
+} from './flags.js'
 
 const capacity = ['on-demand', 'spot', 'reservation', 'flex']
 const others = (self: string) => capacity.filter((c) => c !== self)
@@ -141,7 +150,13 @@ export const clusterCreateFlags = {
 export const clusterDeleteFlags = {...targetFlags, ...gkeEndpointFlag, ...changeFlags}
 
 /** The flags of `xpk cluster list`: no cluster, a zone narrows the list to its region. */
-export const clusterListFlags = {project: targetFlags.project, zone: targetFlags.zone, ...gkeEndpointFlag}
+export const clusterListFlags = {
+  project: targetFlags.project,
+  zone: targetFlags.zone,
+  ...gkeEndpointFlag,
+  ...outputFlags,
+  ...noChangeDryRunFlag,
+}
 
 /** The flags of `xpk cluster describe`. */
 export const clusterDescribeFlags = {
@@ -154,6 +169,8 @@ export const clusterDescribeFlags = {
   }),
   kubeconfig: {...kubeAccessFlags.kubeconfig, helpGroup: 'INSIDE THE CLUSTER', exclusive: ['skip-in-cluster']},
   context: {...kubeAccessFlags.context, helpGroup: 'INSIDE THE CLUSTER', exclusive: ['skip-in-cluster']},
+  ...outputFlags,
+  ...noChangeDryRunFlag,
 }
 
 /** The flags of `xpk cluster cacheimage`. */
@@ -252,18 +269,23 @@ export async function listClusters(
   options: FlagOptions<typeof clusterListFlags>,
   run: Invocation,
 ): Promise<ObservedCluster[]> {
-  const [wiring, {listClusters}, {requireSetting}, {renderClusterList}] = await Promise.all([
-    import('./wiring.js'),
-    import('../services/cluster-read.js'),
-    import('../core/settings.js'),
-    import('../core/render/clusters.js'),
-  ])
+  const [wiring, {listClusters}, {requireSetting}, {clusterListView}, {showOutput}, {clusterListNoneFound}] =
+    await Promise.all([
+      import('./wiring.js'),
+      import('../services/cluster-read.js'),
+      import('../core/settings.js'),
+      import('../core/render/clusters.js'),
+      import('../services/show-output.js'),
+      import('../core/messages/lists.js'),
+    ])
   const settings = await wiring.resolveCommandSettings(options, run.console)
   const clusters = await listClusters(
     {project: requireSetting(settings, 'project'), zone: options.zone, timing: wiring.commandTiming()},
     {gke: wiring.gkeConnector(settings), signal: run.signal, ...wiring.systemClock},
   )
-  run.console.result(() => renderClusterList(clusters))
+  showOutput(run.console, run.output, clusterListView, clusters, () =>
+    clusterListNoneFound({project: requireSetting(settings, 'project'), zone: options.zone ?? null}),
+  )
   return clusters
 }
 
@@ -275,11 +297,12 @@ export async function describeCluster(
   options: FlagOptions<typeof clusterDescribeFlags>,
   run: Invocation,
 ): Promise<ClusterDescription> {
-  const [wiring, {describeCluster}, {requireSetting}, {renderClusterDetails}] = await Promise.all([
+  const [wiring, {describeCluster}, {requireSetting}, {clusterDescribeView}, {showOutput}] = await Promise.all([
     import('./wiring.js'),
     import('../services/cluster-read.js'),
     import('../core/settings.js'),
     import('../core/render/clusters.js'),
+    import('../services/show-output.js'),
   ])
   const settings = await wiring.resolveCommandSettings(options, run.console)
   const target = wiring.viaKubeconfig(options)
@@ -293,7 +316,7 @@ export async function describeCluster(
     {target, skipInCluster: options.skipInCluster, timing: wiring.commandTiming()},
     wiring.clusterAccess(settings, options, run),
   )
-  run.console.result(() => renderClusterDetails(description))
+  showOutput(run.console, run.output, clusterDescribeView, description)
   return description
 }
 

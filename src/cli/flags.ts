@@ -1,6 +1,7 @@
 import * as Flags from '@oclif/core/flags'
 
-import {pathFlag} from './flag-kinds.js'
+import {OUTPUT_FORMATS} from '../core/render/output-format.js'
+import {choiceFlag, pathFlag} from './flag-kinds.js'
 
 /** Flags every command has (besides `--json`, which oclif adds). */
 export const globalFlags = {
@@ -45,6 +46,20 @@ export const changeFlags = {
   }),
 }
 
+/**
+ * `--dry-run` on a command that changes nothing (workload list, cluster list, cluster describe): accepted, as Python
+ * xpk accepts it there, so its scripts run unchanged; the command runs as usual, and a note says so (base-command.ts).
+ */
+export const noChangeDryRunFlag = {
+  'dry-run': {
+    ...Flags.boolean({
+      description: 'Accepted as in Python xpk: this command changes nothing, so it runs as usual (with a note).',
+      helpGroup: 'GLOBAL',
+    }),
+    changesNothing: true,
+  },
+}
+
 /** `--offline`: plan without any network call, as if nothing exists yet. */
 export const offlineFlag = {
   offline: Flags.boolean({
@@ -81,5 +96,24 @@ export const kubeAccessFlags = {
   context: Flags.string({
     description: 'The kubeconfig context to use (default: its current context).',
     helpGroup: 'TARGET',
+  }),
+}
+
+/**
+ * kubectl's output flags, on every list and describe command and only there (README, "Output"); what each form
+ * prints is src/core/render/output.ts's, checked before anything is sent.
+ */
+export const outputFlags = {
+  output: {
+    ...choiceFlag(OUTPUT_FORMATS, {
+      description:
+        'Print the result as json (what --json prints), yaml (the same data), name (one name per line) or wide (the table with more columns). [default: the table]',
+      helpGroup: 'OUTPUT',
+    }),
+    char: 'o' as const,
+  },
+  'no-headers': Flags.boolean({
+    description: 'Print tables (the default and -o wide) without their header line.',
+    helpGroup: 'OUTPUT',
   }),
 }

@@ -18,6 +18,7 @@ import type {VmListResult} from '../services/vm-list.js'
 import type {VmRunDeps, VmRunResult} from '../services/vm-run.js'
 import type {Invocation} from './base-command.js'
 import {integerFlag, pathFlag, valueShape, type FlagOptions} from './flag-kinds.js'
+import {changeFlags, outputFlags} from './flags.js'
 
 /** Where TPU VM commands act, and how they reach the TPU API. */
 const vmTargetFlags = {
@@ -45,6 +46,8 @@ const queuedResourceIdFlag = Flags.string({
 
 const asyncFlag = Flags.boolean({description: 'Return once the request is sent instead of waiting.'})
 
+const dryRunFlag = changeFlags['dry-run']
+
 const forceFlag = Flags.boolean({
   description: 'Do not ask for confirmation (before deleting, creating an SSH key, or copying a large --script-dir).',
   helpGroup: 'GLOBAL',
@@ -66,6 +69,7 @@ export const vmCreateFlags = {
     exclusive: ['reserved', 'spot'],
   }),
   async: asyncFlag,
+  'dry-run': dryRunFlag,
 }
 
 /** The flags of `xpk vm delete`. */
@@ -74,11 +78,12 @@ export const vmDeleteFlags = {
   'tpu-prefix': tpuPrefixFlag,
   'queued-resource-id': queuedResourceIdFlag,
   async: asyncFlag,
+  'dry-run': dryRunFlag,
   force: forceFlag,
 }
 
 /** The flags of `xpk vm list`. */
-export const vmListFlags = {...vmTargetFlags, 'tpu-prefix': tpuPrefixFilterFlag}
+export const vmListFlags = {...vmTargetFlags, 'tpu-prefix': tpuPrefixFilterFlag, ...outputFlags}
 
 /** The flags of `xpk vm run`. */
 export const vmRunFlags = {
@@ -105,6 +110,11 @@ export const vmRunFlags = {
   'log-dir': pathFlag('directory', {
     description: 'Where run directories with per-worker logs go. [default: $TMPDIR/xpk-runs]',
   }),
+  'dry-run': {
+    ...dryRunFlag,
+    description:
+      'Show the plan (the workers, what is copied, whether the key is added to their metadata, the command and its environment) and change nothing: no key is created or added, nothing is copied or run.',
+  },
   force: forceFlag,
 }
 
@@ -151,11 +161,13 @@ export async function deleteVms(options: FlagOptions<typeof vmDeleteFlags>, run:
 
 /** `xpk vm list`: the TPU API on first use; project and zone are required. Shows the table. */
 export async function listVms(options: FlagOptions<typeof vmListFlags>, run: Invocation): Promise<VmListResult> {
-  const [wiring, {listVms}, {requireSetting}, {renderVmList}] = await Promise.all([
+  const [wiring, {listVms}, {requireSetting}, {vmListView}, {showOutput}, {vmListNoneFound}] = await Promise.all([
     import('./wiring.js'),
     import('../services/vm-list.js'),
     import('../core/settings.js'),
-    import('../core/vm/render.js'),
+    import('../core/render/vms.js'),
+    import('../services/show-output.js'),
+    import('../core/messages/lists.js'),
   ])
   const settings = await wiring.resolveCommandSettings(options, run.console)
   const list = await listVms(
@@ -167,7 +179,13 @@ export async function listVms(options: FlagOptions<typeof vmListFlags>, run: Inv
     },
     await vmApiDeps(options.tpuEndpoint, run),
   )
-  run.console.result(() => renderVmList(list))
+  showOutput(run.console, run.output, vmListView, list, () =>
+    vmListNoneFound({
+      project: requireSetting(settings, 'project'),
+      zone: requireSetting(settings, 'zone'),
+      tpuPrefix: options.tpuPrefix ?? null,
+    }),
+  )
   return list
 }
 

@@ -25,7 +25,16 @@ import type {RegistryCredentialOptions} from '../adapters/registry-credentials.j
 import type {RegistryHttpOptions} from '../adapters/registry-http.js'
 import type {Invocation} from './base-command.js'
 import {choiceFlag, integerFlag, pathFlag, valueShape, type FlagOptions} from './flag-kinds.js'
-import {acceleratorFlags, changeFlags, gkeEndpointFlag, kubeAccessFlags, offlineFlag, targetFlags} from './flags.js'
+import {
+  acceleratorFlags,
+  changeFlags,
+  gkeEndpointFlag,
+  kubeAccessFlags,
+  offlineFlag,
+  outputFlags,
+  noChangeDryRunFlag,
+  targetFlags,
+} from './flags.js'
 
 /** The flags of `xpk workload create`, grouped as in `--help`. Defaults are applied (and documented) in src/core. */
 export const workloadCreateFlags = {
@@ -175,6 +184,8 @@ export const workloadListFlags = {
     dependsOn: ['wait-for-job-completion'],
   },
   ...kubeAccessFlags,
+  ...outputFlags,
+  ...noChangeDryRunFlag,
 }
 
 /** The flags of `xpk workload logs` (the workload is its argument). Values are checked in src/core. */
@@ -230,6 +241,7 @@ export async function createWorkload(
       settings,
       replace: options.replace,
       viaKubeconfig: wiring.viaKubeconfig(options),
+      verbose: options.verbose,
       timing,
     },
     {
@@ -237,9 +249,9 @@ export async function createWorkload(
       files: new NodeFiles(),
       env: process.env,
       cwd: process.cwd(),
-      buildImage: async (build) => {
-        const {buildImage} = await import('../services/image-build.js')
-        return buildImage(build, {
+      planImage: async (build) => {
+        const {planImage} = await import('../services/image-build.js')
+        return planImage(build, {
           ...(await imageBuildDeps(run.console)),
           retry: {policy: timing.retry, clock: wiring.systemClock, signal: run.signal},
         })
@@ -268,7 +280,7 @@ export async function listWorkloads(
 ): Promise<WorkloadListResult> {
   const [wiring, {listWorkloads}] = await Promise.all([import('./wiring.js'), import('../services/workload-list.js')])
   const inside = await wiring.insideCluster(options, run)
-  return listWorkloads(inside.options, inside.deps)
+  return listWorkloads({...inside.options, output: run.output}, inside.deps)
 }
 
 /** `xpk workload logs`: GKE (to find the cluster) and its Kubernetes API on first use. */

@@ -128,6 +128,42 @@ export async function runSteps(steps: readonly GraphStep[], options: RunStepsOpt
   })
 }
 
+/**
+ * The graph step that applies one step of a plan (its action, resource and name, as the plan shows it): `id` must
+ * be unique; `needs` lists ids of steps that must succeed first (ids not in the graph are left out, so a plan
+ * without that step needs nothing of it).
+ */
+export function planStep(
+  step: {readonly action: string; readonly resource: string; readonly name: string},
+  id: string,
+  run: (context: StepContext) => Promise<void>,
+  needs: readonly string[] = [],
+  graph: readonly GraphStep[] = [],
+): GraphStep {
+  const present = needs.filter((need) => graph.some((g) => g.id === need))
+  return {
+    id,
+    line: step.name,
+    resource: step.resource,
+    name: step.name,
+    action: step.action,
+    needs: present.map((need) => ({id: need, because: `${need} did not succeed`})),
+    run,
+  }
+}
+
+/**
+ * Runs the steps ({@link runSteps}) of a plan whose steps all must succeed: throws the first step's failure (or its
+ * interruption), and the signal's reason when Ctrl-C came between steps.
+ */
+export async function runStepsOrThrow(steps: readonly GraphStep[], options: RunStepsOptions): Promise<StepOutcome[]> {
+  const outcomes = await runSteps(steps, options)
+  const failed = outcomes.find((o) => o.status === 'failed' || o.status === 'interrupted')
+  if (failed?.error) throw failed.error
+  options.signal.throwIfAborted()
+  return outcomes
+}
+
 /** Runs one step, keeping its progress line current. Never throws. */
 async function track(step: GraphStep, options: RunStepsOptions): Promise<StepOutcome> {
   const {board, signal, now} = options

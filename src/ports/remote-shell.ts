@@ -50,6 +50,8 @@ export interface SshKeyPair {
 
 /** Finds or creates the key pair. */
 export interface SshKeyStore {
+  /** Where the private key is, or would be created. */
+  readonly privateKeyPath: string
   /** The key pair at the path, or undefined when there is none. */
   read(): Promise<SshKeyPair | undefined>
   /** Creates a new key pair (no passphrase) at the path. */

@@ -10,7 +10,7 @@ import {
 import {escapeInline, redactCredentials} from '../core/text.js'
 import type {Console} from '../ports/console.js'
 import type {GcloudProperties, SettingsStore} from '../ports/settings-store.js'
-import {configFile, configNotSet, configSet, configUnset} from '../core/messages/config.js'
+import {configDryRun, configFile, configNotSet, configSet, configUnset} from '../core/messages/config.js'
 
 export interface ConfigDeps {
   readonly store: SettingsStore
@@ -24,8 +24,19 @@ export interface ConfigValue {
   readonly value: string | null
 }
 
-/** Saves a default after validating the key and the value. */
-export async function setConfig(key: string, value: string, deps: ConfigDeps): Promise<ConfigValue> {
+/** What `config set` and `config unset` are asked to do. */
+export interface ConfigChangeOptions {
+  readonly key: string
+  /** `--dry-run`: check and say what would change; write nothing. */
+  readonly dryRun?: boolean
+}
+
+/** Saves a default after validating the key and the value; a dry run validates and writes nothing. */
+export async function setConfig(
+  options: ConfigChangeOptions & {readonly value: string},
+  deps: ConfigDeps,
+): Promise<ConfigValue> {
+  const {key, value} = options
   const def = settingDefinition(key)
   if (value.trim() === '') {
     throw new UsageError(`The value for ${def.key} is empty.`, {
@@ -37,6 +48,12 @@ export async function setConfig(key: string, value: string, deps: ConfigDeps): P
     throw new UsageError(`Invalid value "${redactCredentials(escapeInline(value))}" for ${def.key}: ${problem}.`)
   }
   const values = await deps.store.read()
+  if (options.dryRun) {
+    deps.console.info(
+      configDryRun({key: def.key, now: values[def.key] ?? null, then: value, file: deps.store.location}),
+    )
+    return {key: def.key, value}
+  }
   await deps.store.write({...values, [def.key]: value})
   deps.console.info(configSet({key: def.key, value, file: deps.store.location}))
   return {key: def.key, value}
@@ -50,11 +67,15 @@ export async function getConfig(key: string, deps: ConfigDeps): Promise<ConfigVa
   return {key: def.key, value}
 }
 
-/** Removes one saved default. Removing an unset key is fine. */
-export async function unsetConfig(key: string, deps: ConfigDeps): Promise<ConfigValue> {
-  const def = settingDefinition(key)
+/** Removes one saved default. Removing an unset key is fine; a dry run writes nothing. */
+export async function unsetConfig(options: ConfigChangeOptions, deps: ConfigDeps): Promise<ConfigValue> {
+  const def = settingDefinition(options.key)
   const values = await deps.store.read()
   const {[def.key]: _removed, ...rest} = values
+  if (options.dryRun) {
+    deps.console.info(configDryRun({key: def.key, now: values[def.key] ?? null, then: null, file: deps.store.location}))
+    return {key: def.key, value: null}
+  }
   await deps.store.write(rest)
   deps.console.info(configUnset({key: def.key, file: deps.store.location}))
   return {key: def.key, value: null}

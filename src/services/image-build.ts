@@ -102,12 +102,30 @@ interface ResolvedBase {
   readonly pull: boolean
 }
 
+/** An image as planned: what is known before anything is built, and how to build it when it must be. */
+export interface PlannedImageBuild {
+  /** The tag, the reference and whether the registry has it (`action`: exists, would-skip, would-build, offline). */
+  readonly result: ImageBuildResult
+  /** Builds and pushes it: set only when the registry lacks the tag and this is not a dry run. */
+  readonly build: (() => Promise<ImageBuildResult>) | null
+}
+
 /**
  * Layers a script directory onto a base image and pushes it under a tag derived from the content, doing nothing
  * when the registry already has that tag. The tag covers the files (after .dockerignore), their modes, the base
  * image's digest and the platform, so the same inputs always give the same tag.
  */
 export async function buildImage(options: ImageBuildOptions, deps: ImageBuildDeps): Promise<ImageBuildResult> {
+  const planned = await planImage(options, deps)
+  return planned.build === null ? planned.result : planned.build()
+}
+
+/**
+ * The plan half of {@link buildImage}: scans the script directory (asking first when it looks like more than
+ * training code), resolves the base image, derives the tag and asks the registry whether it has it. Nothing is
+ * built or pushed: `build` does that, for a submit that needs it.
+ */
+export async function planImage(options: ImageBuildOptions, deps: ImageBuildDeps): Promise<PlannedImageBuild> {
   const started = deps.now()
   const target = parseTarget(options.repository)
   const base = parseBase(options.baseImage)
@@ -155,7 +173,7 @@ export async function buildImage(options: ImageBuildOptions, deps: ImageBuildDep
 
   if (options.offline) {
     deps.console.info(imageOffline({reference: local, baseDigestKnown: Boolean(resolved.digest)}))
-    return result('offline', null)
+    return {result: result('offline', null), build: null}
   }
 
   // Looked up once, and its problem (a failing credential helper, say) told once, whichever call needs it first.
@@ -171,30 +189,33 @@ export async function buildImage(options: ImageBuildOptions, deps: ImageBuildDep
   )
   if (existing.exists) {
     deps.console.info(imageExists({reference: local, dryRun: options.dryRun}))
-    return result(options.dryRun ? 'would-skip' : 'exists', existing.digest)
+    return {result: result(options.dryRun ? 'would-skip' : 'exists', existing.digest), build: null}
   }
   if (options.dryRun) {
     deps.console.info(imageWouldBuild({reference: local}))
-    return result('would-build', null)
+    return {result: result('would-build', null), build: null}
   }
 
-  await build(local, scanned, dockerfile, options, resolved, deps)
-  const pushed = await push(target, tag, options.repository, (await targetCredential()).auth, deps)
-  const digest =
-    pushed.digest ??
-    (await registryRead(deps, () =>
-      deps.registry.manifest({registry: target.registry, repository: target.repository, reference: tag}, targetAuth),
-    ).then((found) => (found.exists ? found.digest : null)))
-  const done = result('pushed', digest, pushed.layers)
-  deps.console.info(
-    imagePushed({
-      reference: done.reference,
-      layersPushed: pushed.layers.pushed,
-      layersSkipped: pushed.layers.skipped,
-      seconds: done.seconds,
-    }),
-  )
-  return done
+  const buildAndPush = async (): Promise<ImageBuildResult> => {
+    await build(local, scanned, dockerfile, options, resolved, deps)
+    const pushed = await push(target, tag, options.repository, (await targetCredential()).auth, deps)
+    const digest =
+      pushed.digest ??
+      (await registryRead(deps, () =>
+        deps.registry.manifest({registry: target.registry, repository: target.repository, reference: tag}, targetAuth),
+      ).then((found) => (found.exists ? found.digest : null)))
+    const done = result('pushed', digest, pushed.layers)
+    deps.console.info(
+      imagePushed({
+        reference: done.reference,
+        layersPushed: pushed.layers.pushed,
+        layersSkipped: pushed.layers.skipped,
+        seconds: done.seconds,
+      }),
+    )
+    return done
+  }
+  return {result: result('would-build', null), build: buildAndPush}
 }
 
 function parseTarget(repository: string): ImageReference {

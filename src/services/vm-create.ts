@@ -1,34 +1,40 @@
 import {XpkError} from '../core/errors.js'
+import {vmCreateActive, vmCreateAsync, vmCreateDryRun, vmCreateExists, vmCreateRequesting} from '../core/messages/vm.js'
 import {checkVmCreateInput, type VmCreateInput} from '../core/vm/create-options.js'
+import {planVmCreate, renderVmPlan, sameRequest, type VmCreateStep} from '../core/vm/manage-plan.js'
 import {sliceNodeIds} from '../core/vm/naming.js'
 import {STATE_NOTES} from '../core/vm/render.js'
 import {tpuApiError} from '../core/vm/tpu-errors.js'
-import type {QueuedResource, TpuLocation, TpuNode} from '../ports/tpu.js'
+import {planStep, runStepsOrThrow, type GraphStep} from '../executor/step-graph.js'
+import type {QueuedResource, QueuedResourceRequest, TpuClient, TpuLocation, TpuNode} from '../ports/tpu.js'
 import {withRetries} from '../executor/retry.js'
 import {pollWait, tpuRetry, usingTpu, type VmApiDeps, type VmTiming} from './vm-common.js'
-import {vmCreateActive, vmCreateAsync, vmCreateExists, vmCreateRequesting} from '../core/messages/vm.js'
 
 export interface VmCreateOptions extends VmCreateInput, TpuLocation {
   /** Return once the request is accepted instead of waiting until ACTIVE. */
   readonly async: boolean
+  /** Show the plan (the request, or the queued resource found) and send nothing. */
+  readonly dryRun?: boolean
   readonly timing: VmTiming
 }
 
 export interface VmCreateResult {
   readonly queuedResource: string
-  readonly state: string
-  /** `created` (sent now), `existing` (found, same request: waited for it). */
-  readonly outcome: 'created' | 'existing'
+  /** Its state as last read; null when there is none (a dry run that would request it). */
+  readonly state: string | null
+  /** `created` (sent now), `existing` (found, same request: waited for it), `planned` (a dry run that would send it). */
+  readonly outcome: 'created' | 'existing' | 'planned'
   readonly nodes: readonly {readonly id: string; readonly state: string; readonly workers: readonly string[]}[]
-}
-
-function sameRequest(found: QueuedResource, nodeIds: readonly string[], type: string): boolean {
-  return found.acceleratorType === type && found.nodeIds.join(',') === nodeIds.join(',')
+  readonly dryRun: boolean
+  /** The plan, as data: the request sent (or the queued resource found) and the wait. */
+  readonly steps: readonly VmCreateStep[]
 }
 
 /**
- * `xpk vm create`: validates everything first, requests one queued resource with N slices, and waits (with
- * progress, one line per state change) until it is ACTIVE. Re-running with the same request resumes waiting.
+ * `xpk vm create`: validates everything first, reads the queued resource of the id, plans (the request, or the one
+ * found with the same request, then the wait), and applies the plan: requests one queued resource with N slices and
+ * waits (with progress, one line per state change) until it is ACTIVE. Re-running with the same request resumes
+ * waiting; a dry run shows the plan.
  */
 export async function createVms(options: VmCreateOptions, deps: VmApiDeps): Promise<VmCreateResult> {
   const request = checkVmCreateInput(options)
@@ -37,66 +43,47 @@ export async function createVms(options: VmCreateOptions, deps: VmApiDeps): Prom
   const nodeIds = sliceNodeIds(request.tpuPrefix, request.numSlices)
   return usingTpu(deps, async (tpu) => {
     const existing = await withRetries(() => tpu.getQueuedResource(location, id), tpuRetry(options.timing, deps))
-    let outcome: VmCreateResult['outcome'] = 'created'
-    if (existing) {
-      if (!sameRequest(existing, nodeIds, request.type.name) || existing.state === 'FAILED') {
-        throw new XpkError(
-          'conflict',
-          `Queued resource ${id} already exists (${existing.state}, ${existing.acceleratorType}, nodes ${existing.nodeIds.join(', ')}).`,
-          {
-            hints: [
-              `Delete it first with \`xpk vm delete --tpu-prefix ${request.tpuPrefix} --queued-resource-id ${id}\`, or pick another --queued-resource-id.`,
-            ],
-          },
+    const plan = planVmCreate(request, existing, {...location, async: options.async})
+    const base = {queuedResource: id, dryRun: options.dryRun ?? false, steps: plan.steps}
+    if (options.dryRun) {
+      deps.console.result(renderVmPlan(plan))
+      deps.console.info(vmCreateDryRun())
+      return {...base, state: existing?.state ?? null, outcome: existing ? 'existing' : 'planned', nodes: []}
+    }
+    if (existing) deps.console.info(vmCreateExists({queuedResource: id, state: existing.state}))
+    let final: QueuedResource | undefined
+    const graph: GraphStep[] = []
+    for (const step of plan.steps) {
+      if (step.action === 'create' && step.spec !== null) {
+        const sent = step.spec
+        graph.push(
+          planStep(step, 'create', async () => {
+            deps.console.info(
+              vmCreateRequesting({
+                queuedResource: id,
+                numSlices: request.numSlices,
+                type: request.type.name,
+                hosts: request.type.hosts,
+                runtimeVersion: request.runtimeVersion,
+                capacity: request.capacity,
+                nodes: nodeIds,
+              }),
+            )
+            await sendRequest(tpu, location, sent, options, deps, (found) => sameRequest(found, request))
+          }),
         )
-      }
-      outcome = 'existing'
-      deps.console.info(vmCreateExists({queuedResource: id, state: existing.state}))
-    } else {
-      deps.console.info(
-        vmCreateRequesting({
-          queuedResource: id,
-          numSlices: request.numSlices,
-          type: request.type.name,
-          hosts: request.type.hosts,
-          runtimeVersion: request.runtimeVersion,
-          capacity: request.capacity,
-          nodes: nodeIds,
-        }),
-      )
-      try {
-        await withRetries(
-          () =>
-            tpu.createQueuedResource(location, {
-              id,
-              nodePrefix: request.tpuPrefix,
-              numSlices: request.numSlices,
-              acceleratorType: request.type.name,
-              runtimeVersion: request.runtimeVersion,
-              capacity: request.capacity,
-              ...(request.reservation ? {reservation: request.reservation} : {}),
-            }),
-          tpuRetry(options.timing, deps),
-        )
-      } catch (error) {
-        // A retried create whose first attempt went through finds its own request: that is success.
-        const mine = await tpu.getQueuedResource(location, id).catch(() => undefined)
-        if (!(
-          error instanceof XpkError &&
-          error.kind === 'conflict' &&
-          mine &&
-          sameRequest(mine, nodeIds, request.type.name)
-        )) {
-          throw error
-        }
+      } else if (step.action === 'wait') {
+        const wait = async () => void (final = await waitUntilActive(id, location, options, deps, tpu))
+        graph.push(planStep(step, 'wait', wait, ['create'], graph))
       }
     }
+    await runStepsOrThrow(graph, {board: undefined, signal: deps.signal, now: deps.now})
+    const outcome: VmCreateResult['outcome'] = existing ? 'existing' : 'created'
     if (options.async) {
       deps.console.info(vmCreateAsync({tpuPrefix: request.tpuPrefix}))
       const now = await tpu.getQueuedResource(location, id)
-      return {queuedResource: id, state: now?.state ?? 'CREATING', outcome, nodes: []}
+      return {...base, state: now?.state ?? 'CREATING', outcome, nodes: []}
     }
-    const final = await waitUntilActive(id, location, options, deps, tpu)
     const nodes = (
       await Promise.all(nodeIds.map((n) => withRetries(() => tpu.getNode(location, n), tpuRetry(options.timing, deps))))
     ).filter((n): n is TpuNode => n !== undefined)
@@ -107,12 +94,29 @@ export async function createVms(options: VmCreateOptions, deps: VmApiDeps): Prom
         .join('\n'),
     )
     return {
-      queuedResource: id,
-      state: final.state,
+      ...base,
+      state: final!.state,
       outcome,
       nodes: nodes.map((n) => ({id: n.id, state: n.state, workers: n.workers.map((w) => w.internalIp)})),
     }
   })
+}
+
+/** Sends the request. A retried create whose first attempt went through finds its own request: that is success. */
+async function sendRequest(
+  tpu: TpuClient,
+  location: TpuLocation,
+  request: QueuedResourceRequest,
+  options: VmCreateOptions,
+  deps: VmApiDeps,
+  isMine: (found: QueuedResource) => boolean,
+): Promise<void> {
+  try {
+    await withRetries(() => tpu.createQueuedResource(location, request), tpuRetry(options.timing, deps))
+  } catch (error) {
+    const mine = await tpu.getQueuedResource(location, request.id).catch(() => undefined)
+    if (!(error instanceof XpkError && error.kind === 'conflict' && mine && isMine(mine))) throw error
+  }
 }
 
 async function waitUntilActive(
@@ -120,7 +124,7 @@ async function waitUntilActive(
   location: TpuLocation,
   options: VmCreateOptions,
   deps: VmApiDeps,
-  tpu: Parameters<Parameters<typeof usingTpu>[1]>[0],
+  tpu: TpuClient,
 ): Promise<QueuedResource> {
   const board = deps.console.progress(`Waiting for queued resource ${id}:`)
   try {

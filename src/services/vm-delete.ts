@@ -1,28 +1,37 @@
 import {throwIfProblems, XpkError} from '../core/errors.js'
+import {vmDeleteAbsent, vmDeleteAsync, vmDeleteConfirm, vmDeleteDone, vmDeleteDryRun} from '../core/messages/vm.js'
+import {planVmDelete, renderVmPlan, type VmDeleteStep} from '../core/vm/manage-plan.js'
 import {idProblem} from '../core/vm/naming.js'
-import type {TpuLocation} from '../ports/tpu.js'
+import {planStep, runStepsOrThrow, type GraphStep} from '../executor/step-graph.js'
+import type {TpuClient, TpuLocation} from '../ports/tpu.js'
+import {confirmOrStop} from './confirm.js'
 import {withRetries} from '../executor/retry.js'
 import {pollWait, tpuRetry, usingTpu, type VmApiDeps, type VmTiming} from './vm-common.js'
-import {vmDeleteAbsent, vmDeleteAsync, vmDeleteConfirm, vmDeleteDone} from '../core/messages/vm.js'
-import {confirmOrStop} from './confirm.js'
 
 export interface VmDeleteOptions extends TpuLocation {
   readonly tpuPrefix: string
   /** Defaults to the prefix. */
   readonly queuedResourceId?: string
   readonly async: boolean
+  /** Show the plan (what would be deleted) and delete nothing. */
+  readonly dryRun?: boolean
   readonly timing: VmTiming
 }
 
 export interface VmDeleteResult {
   readonly queuedResource: string
-  readonly outcome: 'deleted' | 'deleting' | 'absent'
+  /** `deleted`, `deleting` (--async), `absent` (nothing to do) or `planned` (a dry run). */
+  readonly outcome: 'deleted' | 'deleting' | 'absent' | 'planned'
   readonly nodes: readonly string[]
+  readonly dryRun: boolean
+  /** The plan, as data: the deletion (the queued resource, force, its nodes) and the wait. */
+  readonly steps: readonly VmDeleteStep[]
 }
 
 /**
- * `xpk vm delete`: asks first (or --force), deletes the queued resource with its nodes and waits until both are
- * gone (unless --async). A queued resource that does not exist is success.
+ * `xpk vm delete`: reads the queued resource, plans its deletion with its nodes (and the wait until both are gone,
+ * unless --async), asks first (or --force), and applies the plan. A queued resource that does not exist is success;
+ * a dry run shows the plan.
  */
 export async function deleteVms(options: VmDeleteOptions, deps: VmApiDeps): Promise<VmDeleteResult> {
   // The names become paths of the TPU API's URLs: checked by the rule `vm create` made them with.
@@ -36,39 +45,73 @@ export async function deleteVms(options: VmDeleteOptions, deps: VmApiDeps): Prom
   const id = options.queuedResourceId ?? options.tpuPrefix
   return usingTpu(deps, async (tpu) => {
     const found = await withRetries(() => tpu.getQueuedResource(location, id), tpuRetry(options.timing, deps))
+    const plan = planVmDelete(id, found, {...location, async: options.async})
+    const base = {queuedResource: id, dryRun: options.dryRun ?? false, steps: plan.steps}
     if (!found) {
       deps.console.info(vmDeleteAbsent({queuedResource: id, project: options.project, zone: options.zone}))
-      return {queuedResource: id, outcome: 'absent', nodes: []}
+      return {...base, outcome: 'absent', nodes: []}
     }
     const nodes = found.nodeIds
+    if (options.dryRun) {
+      deps.console.result(renderVmPlan(plan))
+      deps.console.info(vmDeleteDryRun())
+      return {...base, outcome: 'planned', nodes}
+    }
     await confirmOrStop(deps.console, vmDeleteConfirm({queuedResource: id, state: found.state, nodes}), {
       nothingDone: 'Nothing was deleted.',
     })
-    if (found.state !== 'DELETING') {
-      try {
-        await withRetries(() => tpu.deleteQueuedResource(location, id, true), tpuRetry(options.timing, deps))
-      } catch (error) {
-        if (!(error instanceof XpkError && error.kind === 'not-found')) throw error
+    const graph: GraphStep[] = []
+    for (const step of plan.steps) {
+      if (step.action === 'delete') {
+        graph.push(planStep(step, 'delete', () => deleteQueuedResource(tpu, location, id, options, deps)))
+      } else if (step.action === 'wait') {
+        graph.push(planStep(step, 'wait', () => waitUntilGone(tpu, location, id, options, deps), ['delete'], graph))
       }
     }
+    await runStepsOrThrow(graph, {board: undefined, signal: deps.signal, now: deps.now})
     if (options.async) {
       deps.console.info(vmDeleteAsync({queuedResource: id}))
-      return {queuedResource: id, outcome: 'deleting', nodes}
-    }
-    const board = deps.console.progress(`Deleting queued resource ${id}:`)
-    try {
-      for (let poll = 0; ; poll++) {
-        const now = await withRetries(() => tpu.getQueuedResource(location, id), tpuRetry(options.timing, deps))
-        if (!now) break
-        // The state alone: the board shows how long it has been (or when, in a log), so each state prints once.
-        board.update(id, {label: id, state: now.state.toLowerCase(), status: 'running'})
-        await pollWait(poll, options.timing, deps)
-      }
-      board.update(id, {label: id, state: 'deleted', status: 'done'})
-    } finally {
-      board.close()
+      return {...base, outcome: 'deleting', nodes}
     }
     deps.console.info(vmDeleteDone({queuedResource: id, nodes}))
-    return {queuedResource: id, outcome: 'deleted', nodes}
+    return {...base, outcome: 'deleted', nodes}
   })
+}
+
+/** Deletes the queued resource with its nodes (`force`); already gone is done. */
+async function deleteQueuedResource(
+  tpu: TpuClient,
+  location: TpuLocation,
+  id: string,
+  options: VmDeleteOptions,
+  deps: VmApiDeps,
+): Promise<void> {
+  try {
+    await withRetries(() => tpu.deleteQueuedResource(location, id, true), tpuRetry(options.timing, deps))
+  } catch (error) {
+    if (!(error instanceof XpkError && error.kind === 'not-found')) throw error
+  }
+}
+
+/** Polls until the queued resource is gone, one progress line per state. */
+async function waitUntilGone(
+  tpu: TpuClient,
+  location: TpuLocation,
+  id: string,
+  options: VmDeleteOptions,
+  deps: VmApiDeps,
+): Promise<void> {
+  const board = deps.console.progress(`Deleting queued resource ${id}:`)
+  try {
+    for (let poll = 0; ; poll++) {
+      const now = await withRetries(() => tpu.getQueuedResource(location, id), tpuRetry(options.timing, deps))
+      if (!now) break
+      // The state alone: the board shows how long it has been (or when, in a log), so each state prints once.
+      board.update(id, {label: id, state: now.state.toLowerCase(), status: 'running'})
+      await pollWait(poll, options.timing, deps)
+    }
+    board.update(id, {label: id, state: 'deleted', status: 'done'})
+  } finally {
+    board.close()
+  }
 }

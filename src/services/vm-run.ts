@@ -4,26 +4,17 @@ import {UsageError, XpkError} from '../core/errors.js'
 import {Problems} from '../core/input.js'
 import type {Timing} from '../core/timing.js'
 import {defaultRunName} from '../core/vm/naming.js'
-import {checkRunInput, planWorkers, progressLine, type RunWorker} from '../core/vm/run-plan.js'
 import {
-  describeStatus,
-  LOST_CONNECTION_STATUS,
-  shellStatus,
-  UnreachableWorker,
-  WorkerFailure,
-} from '../core/vm/exit-status.js'
-import {
-  hasSshKey,
-  killScript,
-  READY_MARKER,
-  runScript,
-  shipScript,
-  STOP_REPORT,
-  withSshKey,
-  workerEnv,
-} from '../core/vm/remote-scripts.js'
+  checkRunInput,
+  planVmRun,
+  planWorkers,
+  renderVmRunPlan,
+  type RunWorker,
+  type VmRunStep,
+} from '../core/vm/run-plan.js'
+import {describeStatus, shellStatus, UnreachableWorker, WorkerFailure} from '../core/vm/exit-status.js'
+import {hasSshKey, shipScript, withSshKey} from '../core/vm/remote-scripts.js'
 import type {
-  RemoteExit,
   RemoteSession,
   RemoteShell,
   RunLogs,
@@ -40,17 +31,15 @@ import {
   vmRunConfirmCreateKey,
   vmRunConfirmLargeScriptDir,
   vmRunDefaultScriptDir,
+  vmRunDryRun,
   vmRunKeyCreated,
-  vmRunLost,
-  vmRunNotStopped,
   vmRunStarting,
-  vmRunStopping,
   vmRunSucceeded,
-  vmRunWorkerFailed,
 } from '../core/messages/vm.js'
 import type {LocalFiles} from '../ports/files.js'
 import {confirmOrStop} from './confirm.js'
 import {confirmPacking, scriptDirLimit, type PackingPurpose} from './script-dir.js'
+import {runEverywhere} from './vm-run-everywhere.js'
 
 export interface VmRunOptions extends TpuLocation {
   readonly tpuPrefix: string
@@ -75,6 +64,11 @@ export interface VmRunOptions extends TpuLocation {
   readonly remoteDir?: string
   /** Retries and polls (VmTiming), and how long SSH may keep refusing after xpk added the key (timing.ssh). */
   readonly timing: VmTiming & Pick<Timing, 'ssh'>
+  /**
+   * Show the plan (the workers, the key, the metadata to update, what is copied, the command with each worker's
+   * environment) and change nothing: no key is created or added, nothing is copied, connected to or run.
+   */
+  readonly dryRun?: boolean
 }
 
 /** Options with every default applied and every value checked. */
@@ -126,9 +120,9 @@ export interface VmRunResult {
   readonly seconds: number
   readonly shipped: {readonly files: number; readonly bytes: number} | null
   readonly workers: readonly WorkerResult[]
+  /** The plan, as data, when this was a dry run (nothing ran: `workers` is empty); absent after a run. */
+  readonly plan?: {readonly steps: readonly VmRunStep[]}
 }
-
-const READY_LINE = Buffer.from(`${READY_MARKER}\n`)
 
 /**
  * `xpk vm run` (MaxText's multihost_runner without gcloud): finds the slices, makes sure the user's key is in their
@@ -138,7 +132,9 @@ const READY_LINE = Buffer.from(`${READY_MARKER}\n`)
  */
 export async function runOnVms(input: VmRunOptions, deps: VmRunDeps): Promise<VmRunResult> {
   const checked = await checkInputs(input, deps)
-  const {options, keys, listing, logBase} = checked
+  if (input.dryRun) return showPlan(checked, deps)
+  const {options, listing, logBase} = checked
+  const keys = checked.keys!
   const started = deps.now()
   const location = {project: options.project, zone: options.zone}
   // Loading the SSH client overlaps the TPU API calls.
@@ -203,14 +199,49 @@ export async function runOnVms(input: VmRunOptions, deps: VmRunDeps): Promise<Vm
   }
 }
 
+/**
+ * `vm run --dry-run`: the workers as the TPU API lists them, and the plan of the run (core/vm/run-plan.ts), with
+ * nothing created, added, copied, connected to or run.
+ */
+async function showPlan(checked: CheckedInputs, deps: VmRunDeps): Promise<VmRunResult> {
+  const {options, listing, logBase} = checked
+  const location = {project: options.project, zone: options.zone}
+  const nodes = await usingTpu(deps, (tpu) =>
+    withRetries(() => tpu.listNodes(location), tpuRetry(options.timing, deps)),
+  )
+  const logDir = join(logBase, options.runName)
+  const plan = planVmRun({
+    ...options,
+    publicKey: checked.keys?.publicKey,
+    privateKeyPath: checked.keys?.privateKeyPath ?? deps.keys.privateKeyPath,
+    scriptDir:
+      listing === undefined
+        ? undefined
+        : {
+            dir: listing.dir,
+            isDefault: options.scriptDir === undefined,
+            entries: listing.entries,
+            maxBytes: checked.maxBytes,
+          },
+    nodes,
+    logDir,
+  })
+  deps.console.result(renderVmRunPlan(plan))
+  deps.console.info(vmRunDryRun())
+  return {runName: options.runName, logDir, seconds: 0, shipped: null, workers: [], plan: {steps: plan.steps}}
+}
+
 /** What `vm run` reads before it sends anything: the options, the key pair, the script directory and the logs. */
 interface CheckedInputs {
   readonly options: Resolved
-  readonly keys: SshKeyPair
+  /** Undefined only in a dry run, when the key pair is missing (a run creates it). */
+  readonly keys: SshKeyPair | undefined
   /** The script directory to copy, listed (undefined with --use-existing-folder). */
   readonly listing: ScriptDirEntries | undefined
   /** Where the run directory goes. */
   readonly logBase: string
+  /** XPK_SCRIPT_DIR_MAX_MB in bytes (null: no limit). */
+  readonly maxBytes: number | null
 }
 
 const WORKER_PACKING: PackingPurpose = {
@@ -248,8 +279,9 @@ async function checkInputs(input: VmRunOptions, deps: VmRunDeps): Promise<Checke
   const entries = listing === undefined ? undefined : scriptDirEntries(listing, problems)
   const pair = collect(found, problems)
   problems.throwIfAny()
-  // Asked only once everything else is known to be fine: a "yes" is never followed by a refusal.
-  if (entries) {
+  // Asked only once everything else is known to be fine: a "yes" is never followed by a refusal. A dry run asks
+  // nothing: its plan says what a run would ask.
+  if (entries && !input.dryRun) {
     const path = input.scriptDir === undefined ? deps.cwd : entries.dir
     await confirmPacking(
       entries.entries,
@@ -258,8 +290,14 @@ async function checkInputs(input: VmRunOptions, deps: VmRunDeps): Promise<Checke
       deps.console,
     )
   }
-  const keys = pair ?? (await createKeyPair(deps))
-  return {options: {...named, ...(parsed as {sshPort: number})}, keys, listing: entries, logBase}
+  const keys = pair ?? (input.dryRun ? undefined : await createKeyPair(deps))
+  return {
+    options: {...named, ...(parsed as {sshPort: number})},
+    keys,
+    listing: entries,
+    logBase,
+    maxBytes: limit as number | null,
+  }
 }
 
 type Settled<T> = {readonly value: T} | {readonly error: unknown}
@@ -474,178 +512,6 @@ async function shipEverywhere(
     )
     await Promise.race([copies, aborted])
     board.update('copy', {label: 'copy', state: `${copied}/${workers.length} workers`, status: 'done'})
-  } finally {
-    deps.signal.removeEventListener('abort', onAbort)
-    board.close()
-  }
-}
-
-async function runEverywhere(
-  sessions: readonly RemoteSession[],
-  workers: readonly RunWorker[],
-  numSlices: number,
-  logDir: string,
-  options: Resolved,
-  deps: VmRunDeps,
-  reconnect: (w: RunWorker) => Promise<RemoteSession>,
-): Promise<{results: WorkerResult[]; firstFailed?: number}> {
-  const coordinator = workers[0].internalIp
-  const running = new Set(workers.map((_, i) => i))
-  /** Workers xpk is stopping: resolves to whether the command was still running when the stop came. */
-  const stops = new Map<number, Promise<boolean>>()
-  let stopping = false
-  let firstFailed: number | undefined
-  deps.signal.throwIfAborted()
-  const board = deps.console.progress(`Run ${options.runName}:`)
-  const update = () =>
-    board.update('run', {
-      label: options.runName,
-      state: progressLine(
-        workers.length - running.size,
-        workers.length,
-        [...running].map((i) => workers[i]),
-      ),
-      status: running.size === 0 ? 'done' : 'running',
-    })
-
-  // Every worker says when it is ready; "go" goes to all of them at once, so the commands start together.
-  let answer: (text: 'go' | 'stop') => void = () => {}
-  const gate = new Promise<'go' | 'stop'>((resolve) => (answer = resolve))
-  let answered: 'go' | 'stop' | undefined
-  void gate.then((text) => (answered = text))
-  let ready = 0
-
-  /** Kills the process group of every worker still running (through its own connection). */
-  const stopOthers = (why: string) => {
-    if (stopping) return
-    stopping = true
-    answer('stop')
-    if (running.size > 0) board.note(vmRunStopping({running: running.size, why}))
-    for (const i of running) {
-      let report = ''
-      const stop = sessions[i].exec(killScript(options.runName), {
-        onOutput: (chunk, stream) => void (stream === 'stdout' && (report += chunk.toString())),
-      })
-      // When the stop cannot tell (the connection failed), the worker counts as stopped, not as a failure.
-      stops.set(
-        i,
-        stop.then(
-          () => !report.includes(STOP_REPORT.ended),
-          () => true,
-        ),
-      )
-    }
-  }
-  /**
-   * Whether xpk stopped worker `i` (so its exit status is not its own): a worker still waiting for "go" when told to
-   * stop exits 143; one that had started is stopped unless its command had already ended on its own (it failed, or
-   * succeeded, at the same moment as the worker that stopped the others).
-   */
-  const stoppedByXpk = async (i: number, status: number): Promise<boolean> => {
-    const stop = stops.get(i)
-    if (stop === undefined) return false
-    if (answered !== 'go' && status === 143) return true
-    return stop
-  }
-  /**
-   * Stops the command of a worker whose connection was lost, through a new connection: it goes on running there
-   * otherwise (sshd does not stop a session's processes when its connection dies without a terminal).
-   */
-  const stopLost = async (w: RunWorker) => {
-    board.note(vmRunLost({slice: w.slice, worker: w.worker, host: w.host}))
-    try {
-      const session = await reconnect(w)
-      try {
-        await session.exec(killScript(options.runName))
-      } finally {
-        session.close()
-      }
-    } catch (error) {
-      deps.console.warn(
-        vmRunNotStopped({slice: w.slice, worker: w.worker, host: w.host, cause: (error as Error).message}),
-      )
-    }
-  }
-  const onAbort = () => stopOthers('interrupted')
-  deps.signal.addEventListener('abort', onAbort, {once: true})
-
-  try {
-    update()
-    const results = await Promise.all(
-      workers.map(async (w, i): Promise<WorkerResult> => {
-        const log = `${logDir}/slice-${w.slice}-worker-${w.worker}.log`
-        const writer = deps.logs.writer(log)
-        const env = workerEnv({
-          tpuPrefix: options.tpuPrefix,
-          numSlices,
-          sliceId: w.slice,
-          workerId: w.worker,
-          coordinatorIp: coordinator,
-          runName: options.runName,
-        })
-        const script = runScript({
-          remoteDir: options.remoteDir,
-          ship: false,
-          runName: options.runName,
-          env,
-          command: options.command,
-          gated: true,
-        })
-        const t0 = deps.now()
-        const emit = (chunk: Buffer) => {
-          if (chunk.length === 0) return
-          writer.write(chunk)
-          if (i === 0) deps.output(chunk)
-        }
-        // stderr is held until the ready line arrives (it may come in pieces), which is then cut out.
-        let early: Buffer | undefined = Buffer.alloc(0)
-        let exit: RemoteExit
-        try {
-          exit = await sessions[i].exec(script, {
-            gate,
-            onOutput: (chunk, stream) => {
-              if (early === undefined || stream !== 'stderr') return emit(chunk)
-              early = Buffer.concat([early, chunk])
-              const at = early.indexOf(READY_LINE)
-              if (at < 0) return
-              const held = early
-              early = undefined
-              emit(held.subarray(0, at))
-              emit(held.subarray(at + READY_LINE.length))
-              if (++ready === workers.length) answer('go')
-            },
-          })
-        } catch {
-          exit = {code: null, signal: 'connection lost'}
-        } finally {
-          if (early) emit(early)
-          await writer.close()
-        }
-        const status = shellStatus(exit)
-        const stopped = await stoppedByXpk(i, status)
-        running.delete(i)
-        const result: WorkerResult = {
-          slice: w.slice,
-          worker: w.worker,
-          host: w.host,
-          // A signal SSH reports is given as a shell gives it (128+N); only a lost connection has no code.
-          exitCode: exit.code ?? (exit.signal?.startsWith('SIG') ? status : null),
-          ...(exit.code === null && exit.signal?.startsWith('SIG') ? {signal: exit.signal} : {}),
-          stopped,
-          seconds: round((deps.now() - t0) / 1000),
-          log,
-        }
-        if (status !== 0 && !stopped) {
-          firstFailed ??= i
-          board.note(vmRunWorkerFailed({slice: w.slice, worker: w.worker, exit}))
-          stopOthers(`slice ${w.slice} worker ${w.worker} failed`)
-        }
-        if (exit.code === null && status === LOST_CONNECTION_STATUS) await stopLost(w)
-        update()
-        return result
-      }),
-    )
-    return {results, firstFailed}
   } finally {
     deps.signal.removeEventListener('abort', onAbort)
     board.close()

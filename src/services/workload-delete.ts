@@ -11,17 +11,17 @@ import {
 import {escapeInline} from '../core/text.js'
 import {DEFAULT_TIMING, type Timing} from '../core/timing.js'
 import {JOBSET_API_VERSION, KUEUE_API_VERSION} from '../core/versions.js'
+import {JOBSET_KIND, WORKLOAD_KIND, readJobSet, readWorkload} from '../core/workload/observed.js'
+import {matchesStatus, parseStatusFilter, workloadRows, type StatusFilter} from '../core/workload/status.js'
 import {
-  JOBSET_KIND,
-  WORKLOAD_KIND,
-  matchesStatus,
-  parseStatusFilter,
-  readJobSet,
-  readWorkload,
-  workloadRows,
-  type StatusFilter,
-} from '../core/workload/status.js'
+  jobSetsToDelete,
+  planWorkloadDelete,
+  renderWorkloadDeletePlan,
+  type WorkloadDeletePlan,
+  type WorkloadDeleteStep,
+} from '../core/workload/delete-plan.js'
 import {pollUntil, startTimeLimit, withRetries, type RetryOptions, type TimeLimit} from '../executor/retry.js'
+import {planStep, runStepsOrThrow, type GraphStep} from '../executor/step-graph.js'
 import type {Console, ProgressBoard} from '../ports/console.js'
 import type {KubeClient, KubeObject} from '../ports/kube.js'
 import {confirmOrStop} from './confirm.js'
@@ -68,6 +68,8 @@ export interface WorkloadDeleteResult {
   readonly dryRun: boolean
   /** Whether the command waited until the JobSets and their pods were gone. */
   readonly waited: boolean
+  /** The plan, as data: one step per JobSet chosen, and with --wait the wait (empty when nothing matched). */
+  readonly steps: readonly WorkloadDeleteStep[]
 }
 
 /**
@@ -129,24 +131,33 @@ async function deleteSelected(
     selected = namesContaining(await selectByStatus(kube, status, retry), options.filterByJob)
     if (selected.length === 0) {
       console.info(workloadDeleteNoMatch({filterByJob: options.filterByJob ?? null, filterByStatus: status, where}))
-      return {...base, selected, deleted: [], alreadyGone: [], waited: false}
+      return {...base, selected, deleted: [], alreadyGone: [], waited: false, steps: []}
     }
   }
+  // A dry run reads the one named JobSet, to say whether it is there; a delete finds out by deleting.
+  const absent =
+    options.dryRun &&
+    options.workload !== undefined &&
+    (await withRetries(() => kube.get(jobSetRef(options.workload!)), retry)) === undefined
+      ? selected
+      : []
+  const plan = planWorkloadDelete({
+    where,
+    selected,
+    absent,
+    by:
+      options.workload !== undefined
+        ? {workload: true}
+        : {filterByJob: options.filterByJob ?? null, filterByStatus: status},
+    waitSeconds: options.wait ? Math.round(timing.workloadGone.timeoutMs / 1000) : null,
+  })
 
   if (options.dryRun) {
-    const present =
-      options.workload === undefined
-        ? selected
-        : (await withRetries(() => kube.get(jobSetRef(options.workload!)), retry)) === undefined
-          ? []
-          : selected
-    const gone = selected.filter((name) => !present.includes(name))
-    for (const name of gone) noteAbsent(console, name, where)
-    if (present.length > 0) {
-      console.result(present.map((name) => `Would delete JobSet ${XPK_NAMESPACE}/${name}.`).join('\n'))
-    }
+    for (const name of absent) noteAbsent(console, name, where)
+    const present = jobSetsToDelete(plan)
+    if (present.length > 0) console.result(renderWorkloadDeletePlan(plan))
     console.info(workloadDeleteDryRun({workloads: present}))
-    return {...base, selected, deleted: [], alreadyGone: gone, waited: false}
+    return {...base, selected, deleted: [], alreadyGone: absent, waited: false, steps: plan.steps}
   }
 
   if (options.workload === undefined) {
@@ -164,20 +175,69 @@ async function deleteSelected(
     limit?.restart()
   }
 
-  const outcomes = await deleteJobSets(kube, selected, retry)
+  console.debug(renderWorkloadDeletePlan(plan))
+  const outcomes = await applyDelete(plan, kube, timing, deps, retry)
   const deleted = selected.filter((name) => outcomes.get(name) === 'deleted')
   const alreadyGone = selected.filter((name) => outcomes.get(name) === 'absent')
-  for (const name of alreadyGone) noteAbsent(console, name, where)
-  if (deleted.length > 0) {
-    console.result(deleted.map((name) => `Deleted JobSet ${XPK_NAMESPACE}/${name}.`).join('\n'))
+  return {...base, selected, deleted, alreadyGone, waited: options.wait && deleted.length > 0, steps: plan.steps}
+}
+
+/**
+ * Applies the plan through the step graph: the deletes (background propagation), a few at a time, each JobSet
+ * already gone noted; then, with --wait, the wait until the JobSets deleted and their pods are gone.
+ * @throws the first failure, or Ctrl-C's
+ */
+async function applyDelete(
+  plan: WorkloadDeletePlan,
+  kube: KubeClient,
+  timing: WorkloadTiming,
+  deps: WorkloadDeleteDeps,
+  retry: RetryOptions,
+): Promise<Map<string, 'deleted' | 'absent'>> {
+  const {console} = deps
+  const outcomes = new Map<string, 'deleted' | 'absent'>()
+  const graph: GraphStep[] = []
+  for (const step of plan.steps) {
+    if (step.action !== 'delete' || step.spec === null) continue
+    const name = step.spec.name
+    const remove = async () => void outcomes.set(name, await withRetries(() => kube.delete(jobSetRef(name)), retry))
+    graph.push({...planStep(step, `delete:${name}`, remove), lane: 'delete'})
   }
-  if (options.wait && deleted.length > 0) {
-    await awaitGone(kube, deleted, 'pods', timing, deps)
-    console.result(
-      `${deleted.length === 1 ? `${deleted[0]} is` : `All ${deleted.length} workloads are`} gone, with ${deleted.length === 1 ? 'its' : 'their'} pods.`,
-    )
+  const deletes = graph.map((g) => g.id)
+  let reported = false
+  // What the deletes did is said once they are all done, before the wait (or the first failure) is.
+  const report = () => {
+    if (reported) return
+    reported = true
+    const names = jobSetsToDelete(plan).filter((name) => outcomes.has(name))
+    for (const name of names) if (outcomes.get(name) === 'absent') noteAbsent(console, name, plan.where)
+    const deleted = names.filter((name) => outcomes.get(name) === 'deleted')
+    if (deleted.length > 0) console.result(deleted.map((name) => `Deleted JobSet ${XPK_NAMESPACE}/${name}.`).join('\n'))
   }
-  return {...base, selected, deleted, alreadyGone, waited: options.wait && deleted.length > 0}
+  for (const step of plan.steps) {
+    if (step.action !== 'wait') continue
+    const wait = async () => {
+      report()
+      const deleted = step.spec.workloads.filter((name) => outcomes.get(name) === 'deleted')
+      if (deleted.length === 0) return
+      await awaitGone(kube, deleted, 'pods', timing, deps)
+      console.result(
+        `${deleted.length === 1 ? `${deleted[0]} is` : `All ${deleted.length} workloads are`} gone, with ${deleted.length === 1 ? 'its' : 'their'} pods.`,
+      )
+    }
+    graph.push(planStep(step, 'wait', wait, deletes, graph))
+  }
+  try {
+    await runStepsOrThrow(graph, {
+      board: undefined,
+      signal: deps.signal,
+      now: deps.now,
+      lanes: {delete: DELETE_CONCURRENCY},
+    })
+  } finally {
+    report()
+  }
+  return outcomes
 }
 
 function noteAbsent(console: Console, name: string, where: string): void {
@@ -231,28 +291,10 @@ function checkOptions(options: WorkloadDeleteOptions): StatusFilter {
   return status
 }
 
-/** Deletes the JobSets (background propagation), a few at a time; each name's outcome. */
-export async function deleteJobSets(
-  kube: KubeClient,
-  names: readonly string[],
-  retry: RetryOptions,
-): Promise<Map<string, 'deleted' | 'absent'>> {
-  const outcomes = new Map<string, 'deleted' | 'absent'>()
-  const queue = [...names]
-  const worker = async () => {
-    for (let name = queue.shift(); name !== undefined; name = queue.shift()) {
-      const current = name
-      outcomes.set(current, await withRetries(() => kube.delete(jobSetRef(current)), retry))
-    }
-  }
-  await Promise.all(Array.from({length: Math.min(DELETE_CONCURRENCY, names.length)}, worker))
-  return outcomes
-}
-
 /**
  * Waits until the JobSets are gone, and with them their Jobs (`jobs`: what a new JobSet of the same name would
  * collide with) or their pods (`pods`: what holds the accelerators). Each check reads one page per kind, whatever
- * the number of JobSets. Exit 124 after `goneTimeoutMs`, naming what is still there.
+ * the number of JobSets. Exit 124 after `workloadGone.timeoutMs`, naming what is still there.
  */
 export async function awaitGone(
   kube: KubeClient,

@@ -1,7 +1,9 @@
 import {XpkError} from '../core/errors.js'
 import {XPK_NAMESPACE} from '../core/incluster/namespace.js'
+import {workloadListNoneFound} from '../core/messages/lists.js'
 import {workloadListConsole, workloadListFinished, workloadListWaiting} from '../core/messages/workload.js'
-import {renderWorkloadList} from '../core/render/workloads.js'
+import {TABLE_OUTPUT, type OutputChoice} from '../core/render/output-format.js'
+import {workloadListView} from '../core/render/workloads.js'
 import {escapeControl} from '../core/text.js'
 import type {Timing} from '../core/timing.js'
 import {JOBSET_API_VERSION, KUEUE_API_VERSION} from '../core/versions.js'
@@ -16,15 +18,17 @@ import {
 import {
   JOBSET_KIND,
   WORKLOAD_KIND,
+  readJobSet,
+  readWorkload,
+  type KueueWorkload,
+  type ObservedJobSet,
+} from '../core/workload/observed.js'
+import {
   matchesStatus,
   ownerName,
   pickWorkload,
-  readJobSet,
-  readWorkload,
   workloadRow,
   workloadRows,
-  type KueueWorkload,
-  type ObservedJobSet,
   type StatusFilter,
   type WorkloadRow,
 } from '../core/workload/status.js'
@@ -32,11 +36,14 @@ import {retrying, startTimeLimit, withRetries, type RetryOptions, type TimeLimit
 import {followChanges} from '../executor/watch.js'
 import type {Console} from '../ports/console.js'
 import type {KubeClient, KubeObject} from '../ports/kube.js'
+import {showOutput} from './show-output.js'
 import {checkInput, reachCluster, type ClusterAccessDeps, type WorkloadTarget} from './workload-cluster.js'
 
 export interface WorkloadListOptions extends WorkloadTarget, WorkloadListFlags {
   /** Retries of every read (timing.retry). */
   readonly timing: Pick<Timing, 'retry'>
+  /** How the rows are printed (`-o`, `--no-headers`); the table by default. */
+  readonly output?: OutputChoice
 }
 
 export interface WorkloadListDeps extends ClusterAccessDeps {
@@ -73,7 +80,17 @@ export async function listWorkloads(options: WorkloadListOptions, deps: Workload
   const rows = workloadRows(workloads, jobsets).filter(
     (row) => matchesStatus(row, input.status) && (input.job === null || row.name.includes(input.job)),
   )
-  console.result(() => renderWorkloadList(rows))
+  showOutput(console, options.output ?? TABLE_OUTPUT, workloadListView, rows, () =>
+    workloadListNoneFound({
+      // Through a kubeconfig, the cluster setting does not name the cluster reached.
+      cluster: options.viaKubeconfig ? null : (options.cluster ?? null),
+      namespace: XPK_NAMESPACE,
+      filters: {
+        '--filter-by-status': input.status === 'EVERYTHING' ? undefined : input.status,
+        '--filter-by-job': input.job ?? undefined,
+      },
+    }),
+  )
   if (gke) {
     console.info(workloadListConsole({project: gke.project}))
   }
@@ -111,7 +128,7 @@ async function waitForWorkload(
     const {kube, gke} = await reachCluster(options, {...deps, signal: limit.signal}, retry)
     const row = await awaitCompletion(kube, wait, deps, retry, limit)
     const {console} = deps
-    console.result(() => renderWorkloadList([row]))
+    showOutput(console, options.output ?? TABLE_OUTPUT, workloadListView, [row])
     const link =
       gke && options.cluster ? workloadConsoleUrl({...gke, cluster: options.cluster, workload: row.name}) : null
     if (row.outcome !== 'SUCCESSFUL') {

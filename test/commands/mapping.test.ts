@@ -19,7 +19,7 @@ const {calls, recorder} = vi.hoisted(() => {
   const recorder =
     (service: string, result: unknown = {}) =>
     async (...args: unknown[]) => {
-      // (options, deps), or `config set`'s two arguments then its deps.
+      // (options, deps); the arguments before the deps are the options.
       calls.push({service, options: args.length > 2 ? args.slice(0, -1) : args[0], deps: args.at(-1)})
       return result
     }
@@ -297,7 +297,7 @@ describe('command flag mapping', () => {
       ...['--debug-dump-gcs', 'gs://b/d', '--enable-debug-logs', '--scheduler', 'default-scheduler'],
       ...['--no-use-parallel-containers', '--docker-image', 'python:3.10', '--docker-name', 'img'],
       ...['--docker-image-pull-secret', 'pull', '--output-manifest-file', 'out.yaml', '--dry-run', '--offline'],
-      ...['--replace', '--context', 'kind-xpk'],
+      ...['--replace', '--context', 'kind-xpk', '--verbose'],
     ])
     expect(call.service).toBe('createWorkload')
     expect(call.options).toMatchObject({
@@ -327,6 +327,7 @@ describe('command flag mapping', () => {
       settings: {project: {value: 'env-project', source: 'env'}, cluster: {value: 'env-cluster', source: 'env'}},
       replace: true,
       viaKubeconfig: true,
+      verbose: true,
       timing: DEFAULT_TIMING,
     })
   })
@@ -437,6 +438,10 @@ describe('command flag mapping', () => {
       numSlices: 1,
       capacity: 'on-demand',
       async: false,
+      dryRun: false,
+    })
+    expect((await run('vm:create', ['--tpu-prefix', 'd', '--tpu-type', 'v4-8', '--dry-run'])).options).toMatchObject({
+      dryRun: true,
     })
   })
 
@@ -444,7 +449,7 @@ describe('command flag mapping', () => {
     vi.stubEnv('USER', 'alice')
     const call = await run('vm:run', [
       ...['--tpu-prefix', 'demo', '--command', 'python3 train.py', '--run-name', 'r1', '--internal-ip'],
-      ...['--use-existing-folder', '--ssh-port', '2222', '--log-dir', '/tmp'],
+      ...['--use-existing-folder', '--ssh-port', '2222', '--log-dir', '/tmp', '--dry-run'],
     ])
     expect(call.options).toMatchObject({
       project: 'env-project',
@@ -458,6 +463,7 @@ describe('command flag mapping', () => {
       logDir: '/tmp',
       sshUser: 'alice',
       sshUserSource: '--ssh-user (default: $USER)',
+      dryRun: true,
     })
     const named = await run('vm:run', ['--tpu-prefix', 'demo', '--command', 'true', '--ssh-user', 'bob'])
     expect(named.options).toMatchObject({sshUser: 'bob', sshPort: 22, internalIp: false, useExistingFolder: false})
@@ -470,9 +476,10 @@ describe('command flag mapping', () => {
       zone: 'us-central2-b',
       tpuPrefix: 'demo',
     })
-    expect((await run('vm:delete', ['--tpu-prefix', 'demo', '--force'])).options).toMatchObject({
+    expect((await run('vm:delete', ['--tpu-prefix', 'demo', '--force', '--dry-run'])).options).toMatchObject({
       tpuPrefix: 'demo',
       async: false,
+      dryRun: true,
     })
   })
 
@@ -483,7 +490,12 @@ describe('command flag mapping', () => {
       aliases: false,
     })
     expect((await run('accelerator:describe', ['v5p-256'])).options).toBe('v5p-256')
-    expect((await run('config:set', ['zone', 'us-east5-a'])).options).toEqual(['zone', 'us-east5-a'])
+    expect((await run('config:set', ['zone', 'us-east5-a'])).options).toMatchObject({
+      key: 'zone',
+      value: 'us-east5-a',
+      dryRun: false,
+    })
+    expect((await run('config:unset', ['zone', '--dry-run'])).options).toMatchObject({key: 'zone', dryRun: true})
     expect((await run('config:get', ['project'])).options).toBe('project')
     expect((await run('version', [])).options).toEqual(['9.9.9', process.version])
   })

@@ -105,6 +105,11 @@ describe('which schema a run of the CLI is held to', () => {
     [['vm', 'run', '--json'], 3, '{"workers": [], "error": {}}', 'vm-run-failure'],
     [['vm', 'run', '--json'], 2, '{"error": {}}', 'error'],
     [['nonsense', '--json'], 2, '{"error": {}}', 'error'],
+    [['cluster', 'list', '-o', 'json'], 0, '[]', 'cluster-list'],
+    [['cluster', 'list', '-oJSON'], 0, '[]', 'cluster-list'],
+    [['cluster', 'list', '--output=yaml'], 0, '[]', 'cluster-list'],
+    [['cluster', 'list', '-o', 'yaml'], 0, '- name: demo', 'cluster-list'],
+    [['cluster', 'list', '-o=yaml'], 2, 'error:\n  kind: usage', 'error'],
   ])('xpk %j exiting %i', (args, code, stdout, name) => {
     expect(schemaForRun(args, code, stdout)?.name).toBe(name)
   })
@@ -114,6 +119,9 @@ describe('which schema a run of the CLI is held to', () => {
     [['workload', 'logs', 'x', '--', 'echo', '--json'], 0, '[]'],
     [['cluster', 'list', '--json'], 0, 'not json'],
     [['cluster', 'list', '--json'], 1, '[]'],
+    [['cluster', 'list', '-o', 'name'], 0, '[]'],
+    [['cluster', 'list', '-o', 'yaml'], 1, 'Error: bad'],
+    [['workload', 'logs', 'x', '--', 'echo', '-o', 'json'], 0, '[]'],
   ])('none for xpk %j exiting %i with %j', (args, code, stdout) => {
     expect(schemaForRun(args, code, stdout)).toBeUndefined()
   })

@@ -14,7 +14,7 @@ import {
   type SettingSources,
 } from '../../src/core/settings.js'
 import {endpointProblem} from '../../src/core/endpoint.js'
-import {setConfig, type ConfigDeps} from '../../src/services/config.js'
+import {setConfig, unsetConfig, type ConfigDeps} from '../../src/services/config.js'
 import {RecordingConsole} from '../helpers/recording-console.js'
 
 /** Values each setting must refuse, and one it must accept. */
@@ -136,13 +136,27 @@ describe('xpk config set stores only values a later command accepts', () => {
 
   it.each(cases)('config set $key $value is refused and nothing is written', async ({key, value}) => {
     const d = deps()
-    await expect(setConfig(key, value, d)).rejects.toBeInstanceOf(UsageError)
+    await expect(setConfig({key, value}, d)).rejects.toBeInstanceOf(UsageError)
     expect(d.writes).toBe(0)
   })
 
   it.each(SETTINGS.map((d) => d.key))('config set %s with a good value is written', async (key) => {
     const d = deps()
-    await expect(setConfig(key, VALUES[key].good, d)).resolves.toEqual({key, value: VALUES[key].good})
+    await expect(setConfig({key, value: VALUES[key].good}, d)).resolves.toEqual({key, value: VALUES[key].good})
     expect(d.writes).toBe(1)
   })
+
+  it.each(SETTINGS.map((d) => d.key))(
+    'config set and unset %s --dry-run check the value and write nothing',
+    async (key) => {
+      const d = deps()
+      await expect(setConfig({key, value: VALUES[key].good, dryRun: true}, d)).resolves.toEqual({
+        key,
+        value: VALUES[key].good,
+      })
+      await expect(setConfig({key, value: '  ', dryRun: true}, d)).rejects.toBeInstanceOf(UsageError)
+      await expect(unsetConfig({key, dryRun: true}, d)).resolves.toEqual({key, value: null})
+      expect(d.writes).toBe(0)
+    },
+  )
 })

@@ -58,6 +58,15 @@ describe('xpk --help and version', () => {
 })
 
 describe('xpk accelerator', () => {
+  it("ignores oclif's XPK_CONTENT_TYPE=json: only --json (or -o) asks for JSON, as the environment table says", async () => {
+    const result = await runCli(['accelerator', 'list', '--family', 'v5p'], {
+      env: isolatedEnv({XPK_CONTENT_TYPE: 'json'}),
+    })
+    expect(result.code).toBe(0)
+    expect(result.stdout).toMatch(/^v5p-8 /m)
+    expect(result.stdout.trimStart().startsWith('[')).toBe(false)
+  })
+
   it('lists a family as JSON objects with the documented fields', async () => {
     const result = await runCli(['accelerator', 'list', '--family', 'v5p', '--json'])
     expect(result.code).toBe(0)
@@ -150,7 +159,7 @@ describe('xpk config', () => {
 describe('xpk workload create --dry-run --offline', () => {
   const base = ['workload', 'create', '--project', 'demo-project', '--cluster', 'demo', '--command', 'python3 train.py']
 
-  it('prints the JobSet on stdout and a summary on stderr', async () => {
+  it('prints the plan and the JobSet on stdout and a summary on stderr', async () => {
     const result = await runCli([
       ...base,
       '--workload',
@@ -163,7 +172,9 @@ describe('xpk workload create --dry-run --offline', () => {
       '--offline',
     ])
     expect(result.code).toBe(0)
-    expect(result.stdout).toMatch(/^apiVersion: jobset\.x-k8s\.io\/v1alpha2\nkind: JobSet\n/)
+    expect(result.stdout).toMatch(/^Plan for workload w1 on cluster demo:\n/)
+    expect(result.stdout).toMatch(/\n {2}\+ {3}create {3}jobset {9}default\/w1 +1 slice of v5p-8 /)
+    expect(result.stdout).toMatch(/\n\napiVersion: jobset\.x-k8s\.io\/v1alpha2\nkind: JobSet\n/)
     expect(result.stdout).toContain('image: gcr.io/p/i:1')
     expect(result.stderr).toContain('Dry run: nothing was submitted')
   })

@@ -9,14 +9,13 @@ import {FakeGke, type SeedNodePool} from '../fakes/fake-gke.js'
 import {FakeKube} from '../fakes/fake-kube.js'
 import {isolatedEnv, runCli} from '../helpers/cli.js'
 import {expectGolden} from '../helpers/golden.js'
-import {releaseWithRealCrds} from '../helpers/release-files.js'
+import {poolNode, seedInstalledControllers, seedTpuClusterQueue} from '../helpers/cluster-inside.js'
 import {tempDir} from '../helpers/temp.js'
 import {fakesForFile, startKubeAndGke} from '../helpers/wire-fakes.js'
 
 const PROJECT = 'e2e-project'
 const ZONE = 'us-central2-b'
 const REGION = 'us-central2'
-const POOL_LABEL = 'cloud.google.com/gke-nodepool'
 
 let gke: FakeGke
 let kube: FakeKube
@@ -42,15 +41,6 @@ const slice = (name: string): SeedNodePool => ({
   placementPolicy: {type: 'COMPACT', tpuTopology: '2x2x2'},
 })
 
-function node(name: string, pool: string, ready: boolean): Record<string, unknown> {
-  return {
-    apiVersion: 'v1',
-    kind: 'Node',
-    metadata: {name, labels: {[POOL_LABEL]: pool, 'kubernetes.io/hostname': name}},
-    status: {conditions: [{type: 'Ready', status: ready ? 'True' : 'False', reason: 'KubeletReady'}]},
-  }
-}
-
 /**
  * GKE: the default pool and two v5p-16 slices. Inside: JobSet and Kueue installed and Available, the
  * ClusterQueue with Kueue's status, demo-np-0's nodes NotReady (Python's columns would shift there).
@@ -66,42 +56,15 @@ function seedWorkingCluster(): void {
       slice('demo-np-1'),
     ],
   })
-  for (const o of [...releaseWithRealCrds('jobset'), ...releaseWithRealCrds('kueue')]) {
-    kube.seed(
-      o.kind === 'Deployment'
-        ? {...o, status: {conditions: [{type: 'Available', status: 'True', reason: 'MinimumReplicasAvailable'}]}}
-        : o,
-    )
-  }
-  const queue = {apiVersion: 'kueue.x-k8s.io/v1beta2', kind: 'ClusterQueue', name: 'cluster-queue'}
-  kube.seed({
-    apiVersion: queue.apiVersion,
-    kind: queue.kind,
-    metadata: {name: queue.name},
-    spec: {
-      namespaceSelector: {},
-      resourceGroups: [
-        {
-          coveredResources: ['google.com/tpu'],
-          flavors: [{name: '2xv5p-16', resources: [{name: 'google.com/tpu', nominalQuota: 16}]}],
-        },
-      ],
-    },
-  })
-  kube.setStatus(queue, {
-    admittedWorkloads: 1,
-    pendingWorkloads: 2,
-    reservingWorkloads: 1,
-    flavorsReservation: [{name: '2xv5p-16', resources: [{name: 'google.com/tpu', total: '8', borrowed: '0'}]}],
-    flavorsUsage: [{name: '2xv5p-16', resources: [{name: 'google.com/tpu', total: '8', borrowed: '0'}]}],
-  })
+  seedInstalledControllers(kube)
+  seedTpuClusterQueue(kube, {flavor: '2xv5p-16', chips: 16, admitted: 1, pending: 2, reserving: 1, used: '8'})
   kube.seed(
-    node('gke-demo-default-pool-a', 'default-pool', true),
-    node('gke-demo-default-pool-b', 'default-pool', true),
-    node('gke-demo-np-0-a', 'demo-np-0', false),
-    node('gke-demo-np-0-b', 'demo-np-0', false),
-    node('gke-demo-np-1-a', 'demo-np-1', true),
-    node('gke-demo-np-1-b', 'demo-np-1', true),
+    poolNode('gke-demo-default-pool-a', 'default-pool'),
+    poolNode('gke-demo-default-pool-b', 'default-pool'),
+    poolNode('gke-demo-np-0-a', 'demo-np-0', false),
+    poolNode('gke-demo-np-0-b', 'demo-np-0', false),
+    poolNode('gke-demo-np-1-a', 'demo-np-1'),
+    poolNode('gke-demo-np-1-b', 'demo-np-1'),
   )
   kube.requests.length = 0
 }

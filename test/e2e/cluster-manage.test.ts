@@ -280,11 +280,12 @@ describe('cluster list', () => {
     ])
   })
 
-  it('says "No clusters." for an empty project, and [] with --json', async () => {
+  it('says on stderr that the region has no cluster (stdout stays empty), and [] with --json', async () => {
     seed('elsewhere', 'europe-west4')
     const result = await xpk('cluster', 'list', ...target)
     expect(result.code).toBe(0)
-    expect(result.stdout.trim()).toBe('No clusters.')
+    expect(result.stdout).toBe('')
+    expect(result.stderr).toContain(`No clusters found in project ${PROJECT} in the region of zone ${ZONE}.`)
     const json = await xpk('cluster', 'list', '--project', 'empty-project', '--json')
     expect(json.code).toBe(0)
     expect(JSON.parse(json.stdout)).toEqual([])

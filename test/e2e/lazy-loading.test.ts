@@ -40,14 +40,18 @@ const SDKS = ['@google-cloud/container', '@google-cloud/tpu', 'google-gax', 'doc
 
 /**
  * Each topic's services: those its module (src/cli/<topic>.ts) imports when a command runs. A service no topic
- * imports directly (confirm, cluster-lock, ...) is shared and belongs to none.
+ * imports directly (confirm, cluster-lock, ...), or more than one does (show-output), is shared and belongs to none.
  */
-const TOPIC_OF_SERVICE = new Map(
-  readdirSync(join(REPO_ROOT, 'src/cli')).flatMap((file) => {
+const TOPIC_OF_SERVICE = (() => {
+  const topics = new Map<string, Set<string>>()
+  for (const file of readdirSync(join(REPO_ROOT, 'src/cli'))) {
     const source = readFileSync(join(REPO_ROOT, 'src/cli', file), 'utf8')
-    return [...source.matchAll(/import\('\.\.\/services\/([\w-]+)\.js'\)/g)].map((m) => [m[1]!, file.slice(0, -3)])
-  }),
-)
+    for (const m of source.matchAll(/import\('\.\.\/services\/([\w-]+)\.js'\)/g)) {
+      topics.set(m[1]!, (topics.get(m[1]!) ?? new Set()).add(file.slice(0, -3)))
+    }
+  }
+  return new Map([...topics].flatMap(([service, of]) => (of.size === 1 ? [[service, [...of][0]!] as const] : [])))
+})()
 
 /** The topics whose services a command run loaded, the adapters of src/ and the SDK packages it loaded. */
 async function loads(args: string[]) {

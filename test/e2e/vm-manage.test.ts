@@ -181,7 +181,12 @@ describe('xpk vm create / list / delete against the fake TPU API', () => {
 
     const deleted = await xpk('vm', 'delete', '--tpu-prefix', 'bye', '--force', '--json')
     expect(deleted.code, deleted.stderr).toBe(0)
-    expect(JSON.parse(deleted.stdout)).toEqual({queuedResource: 'bye', outcome: 'deleted', nodes: ['bye']})
+    expect(JSON.parse(deleted.stdout)).toMatchObject({
+      queuedResource: 'bye',
+      outcome: 'deleted',
+      nodes: ['bye'],
+      dryRun: false,
+    })
     expect(fake.queuedResource(PROJECT, ZONE, 'bye')).toBeUndefined()
     expect(fake.node(PROJECT, ZONE, 'bye')).toBeUndefined()
     expect(fake.calls.find((c) => c.method === 'DeleteQueuedResource')!.request).toMatchObject({force: true})

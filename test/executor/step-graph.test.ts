@@ -1,7 +1,7 @@
 import {describe, expect, it} from 'vitest'
 
 import {XpkError} from '../../src/core/errors.js'
-import {runSteps, type GraphStep} from '../../src/executor/step-graph.js'
+import {planStep, runSteps, runStepsOrThrow, type GraphStep} from '../../src/executor/step-graph.js'
 import {RecordingConsole} from '../helpers/recording-console.js'
 
 /** A step that logs its start and end, takes `ms` of real time, and fails when told to. */
@@ -151,5 +151,38 @@ describe('runSteps', () => {
     const broken: GraphStep = {...step('x', []), run: () => Promise.reject(new TypeError('boom'))}
     const {outcomes} = await run([broken])
     expect(outcomes[0]).toMatchObject({status: 'failed', error: {kind: 'internal', message: 'Unexpected error: boom'}})
+  })
+})
+
+describe('planStep and runStepsOrThrow: a plan whose steps must all succeed', () => {
+  const shown = (name: string) => ({action: 'delete', resource: 'jobSet', name})
+
+  it('a plan step keeps its action, resource and name, and needs only the steps the graph has', () => {
+    const graph: GraphStep[] = [planStep(shown('a'), 'a', async () => {})]
+    const b = planStep(shown('b'), 'b', async () => {}, ['a', 'not-planned'], graph)
+    expect(b).toMatchObject({id: 'b', line: 'b', action: 'delete', resource: 'jobSet', name: 'b'})
+    expect(b.needs).toEqual([{id: 'a', because: 'a did not succeed'}])
+  })
+
+  it('throws the failure of the first step that failed; what needs it does not run', async () => {
+    const log: string[] = []
+    const graph: GraphStep[] = [step('a', log, {fail: true})]
+    graph.push(planStep(shown('b'), 'b', async () => void log.push('b ran'), ['a'], graph))
+    await expect(
+      runStepsOrThrow(graph, {board: undefined, signal: new AbortController().signal, now: Date.now}),
+    ).rejects.toThrow('a broke')
+    expect(log).toEqual(['start a', 'end a'])
+  })
+
+  it('throws the interruption when Ctrl-C stops the plan', async () => {
+    const controller = new AbortController()
+    const interrupted = new XpkError('interrupted', 'Interrupted.')
+    const graph = [
+      planStep(shown('a'), 'a', async () => controller.abort(interrupted)),
+      planStep(shown('b'), 'b', async () => {}),
+    ]
+    await expect(runStepsOrThrow(graph, {board: undefined, signal: controller.signal, now: Date.now})).rejects.toBe(
+      interrupted,
+    )
   })
 })

@@ -1435,7 +1435,7 @@ describe('FakeKube test controls', () => {
   })
 })
 
-/** The JobSet and Kueue CRDs wherever the tests find them (test/helpers/crds.ts: ../shared, the cache, a download). */
+/** The JobSet and Kueue CRDs wherever the tests find them (test/helpers/crds.ts: the shared CRDs, the cache, a download). */
 const realCrds = (): Obj[] => (CRDS.found ? CRDS.components.flatMap((c) => c.crds()) : []) as unknown as Obj[]
 
 describe.skipIf(SKIP_CRD_TESTS)('FakeKube with the JobSet and Kueue CRDs', () => {

@@ -1,7 +1,7 @@
 // The JobSet and Kueue releases the in-cluster tests and bench:in-cluster install: the stand-in releases of
 // test/fakes/memory-release-manifests.ts with the real CRDs in place of their own whenever test/helpers/crds.ts finds
 // them (CI always does), so the Kubernetes fake validates every JobSet and Kueue object xpk applies against the real
-// schemas. Stand-in CRDs stay for kinds the real set lacks (../shared has no ProvisioningRequestConfig CRD).
+// schemas. Stand-in CRDs stay for kinds the real set lacks (the shared CRD set has no ProvisioningRequestConfig CRD).
 import {writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 

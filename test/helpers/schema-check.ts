@@ -4,6 +4,7 @@ import {existsSync, readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {Ajv, type ValidateFunction} from 'ajv'
+import {load} from 'js-yaml'
 
 export const SCHEMA_DIR = fileURLToPath(new URL('../golden/contract/schemas', import.meta.url))
 
@@ -39,7 +40,8 @@ export function schemaProblems(name: string, value: unknown): string[] {
 /**
  * The schema a run of the CLI printed against: its command's (`xpk cluster create ... --json` -> `cluster-create`)
  * when it exited 0, the error's when it printed `{"error": ...}`, and `vm-run-failure` when `vm run` failed on a
- * worker (the run beside the error). Undefined when no schema applies (no --json, or output that is not JSON).
+ * worker (the run beside the error). `-o json` is --json, and `-o yaml` the same value as YAML, held to the same
+ * schemas. Undefined when no schema applies (no data asked for, or output that is not JSON or YAML).
  */
 export function schemaForRun(
   args: readonly string[],
@@ -47,10 +49,11 @@ export function schemaForRun(
   stdout: string,
 ): {name: string; value: unknown} | undefined {
   const end = args.indexOf('--')
-  if (!(end < 0 ? args : args.slice(0, end)).includes('--json')) return undefined
+  const form = dataForm(end < 0 ? args : args.slice(0, end))
+  if (form === undefined) return undefined
   let value: unknown
   try {
-    value = JSON.parse(stdout)
+    value = form === 'json' ? JSON.parse(stdout) : load(stdout)
   } catch {
     return undefined
   }
@@ -59,4 +62,16 @@ export function schemaForRun(
   if (code === 0) return command === undefined ? undefined : {name: command, value}
   if (value === null || typeof value !== 'object' || !('error' in value)) return undefined
   return {name: command === 'vm-run' && 'workers' in value ? 'vm-run-failure' : 'error', value}
+}
+
+/** The data a command line asks for: --json or -o json (`-o json`, `-ojson`, `-o=json`, `--output[=]json`), or -o yaml. */
+function dataForm(args: readonly string[]): 'json' | 'yaml' | undefined {
+  if (args.includes('--json')) return 'json'
+  for (let i = 0; i < args.length; i++) {
+    const given =
+      /^(?:-o=?|--output=)(.+)$/.exec(args[i]!)?.[1] ?? (/^(-o|--output)$/.test(args[i]!) ? args[i + 1] : undefined)
+    const form = given?.toLowerCase()
+    if (form === 'json' || form === 'yaml') return form
+  }
+  return undefined
 }

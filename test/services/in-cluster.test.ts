@@ -152,7 +152,7 @@ describe('in-cluster steps on a fresh cluster', () => {
   })
 
   describe.skipIf(SKIP_CRD_TESTS)("against Kueue's CRDs", () => {
-    /** The ../shared copy of Kueue's CRDs lacks ProvisioningRequestConfig (core-objects.test.ts checks it by hand). */
+    /** The shared copy of Kueue's CRDs lacks ProvisioningRequestConfig (core-objects.test.ts checks it by hand). */
     const defined = (kind: string) =>
       CRDS.components.some((c) =>
         c.crds().some((crd) => summarizeCrd(crd).group === KUEUE_API_GROUP && summarizeCrd(crd).kind === kind),

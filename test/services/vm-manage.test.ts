@@ -140,7 +140,7 @@ describe('vm list and delete', () => {
     const yes = setup('yes')
     await createVms(create(), yes.deps)
     const result = await deleteVms({...where, tpuPrefix: 'demo', async: false, timing}, yes.deps)
-    expect(result).toEqual({queuedResource: 'demo', outcome: 'deleted', nodes: ['demo-0', 'demo-1']})
+    expect(result).toMatchObject({queuedResource: 'demo', outcome: 'deleted', nodes: ['demo-0', 'demo-1']})
     expect(yes.console.questions.map((q) => [q.code, q.data?.nodes])).toEqual([
       ['vm.delete.confirm', ['demo-0', 'demo-1']],
     ])
@@ -164,7 +164,7 @@ describe('vm delete --async', () => {
     await createVms(create(), deps)
     const before = sleeps.length
     const result = await deleteVms({...where, tpuPrefix: 'demo', async: true, timing}, deps)
-    expect(result).toEqual({queuedResource: 'demo', outcome: 'deleting', nodes: ['demo-0', 'demo-1']})
+    expect(result).toMatchObject({queuedResource: 'demo', outcome: 'deleting', nodes: ['demo-0', 'demo-1']})
     expect(sleeps.length).toBe(before)
     expect(tpu.queued.get('demo')!.state).toBe('DELETING')
   })
@@ -172,6 +172,69 @@ describe('vm delete --async', () => {
 
 // Issue 17: a --tpu-prefix or --queued-resource-id that `vm create` would refuse is refused by every vm command
 // before any request (they become paths of the TPU API's URLs).
+describe('vm create and vm delete --dry-run', () => {
+  const mutations = (tpu: MemoryTpu) => tpu.log.filter((m) => !/^(get|list)/.test(m))
+
+  it('vm create shows the request it would send and the wait, and sends nothing', async () => {
+    const {tpu, console, deps} = setup()
+    const result = await createVms(create({dryRun: true, reservation: undefined}), deps)
+    expect(result).toMatchObject({queuedResource: 'demo', state: null, outcome: 'planned', dryRun: true, nodes: []})
+    expect(result.steps).toEqual([
+      {
+        action: 'create',
+        resource: 'queuedResource',
+        name: 'demo',
+        reason: '2 slices of v4-16 (2 VMs each; nodes demo-0, demo-1), tpu-ubuntu2204-base, on-demand',
+        spec: {
+          id: 'demo',
+          nodePrefix: 'demo',
+          numSlices: 2,
+          acceleratorType: 'v4-16',
+          runtimeVersion: 'tpu-ubuntu2204-base',
+          capacity: 'on-demand',
+        },
+      },
+      expect.objectContaining({action: 'wait', spec: {until: 'ACTIVE'}}),
+    ])
+    expect(console.results[0]).toMatch(/^Plan for TPU VMs in project p, zone us-central2-b:\n {2}\+ {3}create /)
+    expect(console.codes()).toEqual(['vm.create.dry-run'])
+    expect(mutations(tpu)).toEqual([])
+    expect(tpu.closed).toBe(1)
+  })
+
+  it('vm create of a request already there plans no request, only the wait (none with --async)', async () => {
+    const {tpu, deps} = setup()
+    await createVms(create({async: true}), deps)
+    const before = mutations(tpu).length
+    const waits = await createVms(create({dryRun: true}), deps)
+    expect(waits).toMatchObject({outcome: 'existing', state: 'PROVISIONING'})
+    expect(waits.steps.map((s) => s.action)).toEqual(['none', 'wait'])
+    expect((await createVms(create({dryRun: true, async: true}), deps)).steps.map((s) => s.action)).toEqual(['none'])
+    expect(mutations(tpu)).toHaveLength(before)
+  })
+
+  it('vm delete shows what it would delete, asks nothing and deletes nothing', async () => {
+    const {tpu, console, deps} = setup()
+    await createVms(create({async: true}), deps)
+    const before = mutations(tpu).length
+    const result = await deleteVms({...where, tpuPrefix: 'demo', async: false, dryRun: true, timing}, deps)
+    expect(result).toMatchObject({outcome: 'planned', dryRun: true, nodes: ['demo-0', 'demo-1']})
+    expect(result.steps).toEqual([
+      {
+        action: 'delete',
+        resource: 'queuedResource',
+        name: 'demo',
+        reason: 'PROVISIONING, with its nodes demo-0, demo-1 (force)',
+        spec: {id: 'demo', force: true, nodes: ['demo-0', 'demo-1']},
+      },
+      expect.objectContaining({action: 'wait', spec: {until: 'gone'}}),
+    ])
+    expect(console.questions).toEqual([])
+    expect(console.codes()).toContain('vm.delete.dry-run')
+    expect(mutations(tpu)).toHaveLength(before)
+  })
+})
+
 describe('vm list and vm delete check the names first', () => {
   const bad = ['Bad_P', '../../x', 'demo/nodes', '-demo', 'a'.repeat(62)]
   it.each(bad)('vm list --tpu-prefix %j is a usage error, with no request', async (prefix) => {

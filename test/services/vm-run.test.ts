@@ -156,6 +156,7 @@ function setup(
   const output: string[] = []
   const created: string[] = []
   const keys: SshKeyStore = {
+    privateKeyPath: KEY.privateKeyPath,
     read: async () => (options.key === false && created.length === 0 ? undefined : KEY),
     create: async (comment) => {
       created.push(comment)
@@ -694,5 +695,61 @@ describe('vm run checks every input before any request', () => {
     await runOnVms(options({scriptDir: undefined, useExistingFolder: true}), deps)
     expect(console.questions).toEqual([])
     expect(console.codes()).not.toContain('vm.run.default-script-dir')
+  })
+})
+
+describe('vm run --dry-run', () => {
+  const mutations = (tpu: MemoryTpu) => tpu.log.filter((m) => !/^(get|list)/.test(m))
+
+  it('shows the key, the metadata to update, the copy and each worker with its environment; changes nothing', async () => {
+    const {tpu, workers, deps, console, created} = setup(() => ({code: 0}), {key: false})
+    let shellLoaded = false
+    const result = await runOnVms(options({dryRun: true}), {
+      ...deps,
+      shell: async () => ((shellLoaded = true), workers),
+    })
+    expect(shellLoaded).toBe(false)
+    expect(created).toEqual([])
+    expect(mutations(tpu)).toEqual([])
+    expect(workers.scripts).toEqual([])
+    expect(console.questions).toEqual([])
+    expect(result).toMatchObject({runName: 'r1', workers: [], shipped: null})
+    const steps = result.plan!.steps
+    expect(steps.map((s) => `${s.action} ${s.resource} ${s.name}`)).toEqual([
+      'create sshKey /home/me/.ssh/google_compute_engine',
+      'update node demo-0',
+      'update node demo-1',
+      'copy scriptDir /src',
+      'run worker slice 0 worker 0',
+      'run worker slice 0 worker 1',
+      'run worker slice 1 worker 0',
+      'run worker slice 1 worker 1',
+    ])
+    const last = steps.at(-1)!
+    expect(last.spec).toMatchObject({
+      slice: 1,
+      worker: 1,
+      node: 'demo-1',
+      port: 22,
+      user: 'me',
+      env: {MEGASCALE_NUM_SLICES: '2', MEGASCALE_SLICE_ID: '1', XPK_WORKER_ID: '1', XPK_RUN_NAME: 'r1'},
+    })
+    expect(console.results[0]).toMatch(/^Plan for run r1 on demo:\n/)
+    expect(console.results[0]).toMatch(/\nSummary: 1 to copy, 1 to create, 2 to update, 4 to run, 0 unchanged\.$/)
+    expect(console.codes()).toEqual(['vm.run.dry-run'])
+  })
+
+  it('with the key on the nodes and --use-existing-folder: nothing to add, nothing copied', async () => {
+    const {tpu, deps} = setup(() => ({code: 0}))
+    await runOnVms(options({useExistingFolder: true}), deps)
+    const before = mutations(tpu).length
+    const result = await runOnVms(options({useExistingFolder: true, dryRun: true}), deps)
+    expect(result.plan!.steps.filter((s) => s.action !== 'run').map((s) => s.action)).toEqual([
+      'none',
+      'none',
+      'none',
+      'none',
+    ])
+    expect(mutations(tpu)).toHaveLength(before)
   })
 })

@@ -16,13 +16,13 @@ import {tempDir} from '../helpers/temp.js'
 import {virtualClock} from '../helpers/virtual-clock.js'
 
 interface Run {
-  readonly builds: ImageBuildOptions[]
+  readonly plans: ImageBuildOptions[]
   readonly console: RecordingConsole
   readonly outcome: Promise<unknown>
 }
 
 function run(patch: Partial<WorkloadCreateOptions>, env: Record<string, string> = {}, cwd = tempDir('xpk-cwd-')): Run {
-  const builds: ImageBuildOptions[] = []
+  const plans: ImageBuildOptions[] = []
   const console = new RecordingConsole()
   const options: WorkloadCreateOptions = {
     flags: {workload: 'w1', tpuType: 'v5p-8', command: 'python3 train.py'},
@@ -36,9 +36,9 @@ function run(patch: Partial<WorkloadCreateOptions>, env: Record<string, string> 
     files: new NodeFiles(),
     env,
     cwd,
-    buildImage: async (build) => {
-      builds.push(build)
-      return fakeImage(build)
+    planImage: async (build) => {
+      plans.push(build)
+      return {result: fakeImage(build), build: null}
     },
     // These runs are dry runs or stop at bad input: neither ever reaches a cluster.
     gke: () => Promise.reject(new Error('unexpected GKE connection')),
@@ -46,7 +46,7 @@ function run(patch: Partial<WorkloadCreateOptions>, env: Record<string, string> 
     signal: new AbortController().signal,
     ...virtualClock(),
   })
-  return {builds, console, outcome}
+  return {plans, console, outcome}
 }
 
 function fakeImage(build: ImageBuildOptions): ImageBuildResult {
@@ -176,7 +176,7 @@ describe('workload create checks its files before any work', () => {
     const dir = tempDir('xpk-files-')
     const options = make(dir)
     const before = readdirSync(dir).sort()
-    const {outcome, builds, console} = run(options, env)
+    const {outcome, plans, console} = run(options, env)
     const error = await outcome.catch((e: unknown) => e)
     expect(error).toBeInstanceOf(UsageError)
     const problem = error as UsageError
@@ -185,14 +185,14 @@ describe('workload create checks its files before any work', () => {
     if (named.startsWith('--')) expect(problem.flag).toBe(named)
     expect(problem.message).toContain(named)
     // Nothing was built, printed or written: not the manifest, not a temporary file, not a directory.
-    expect(builds).toEqual([])
+    expect(plans).toEqual([])
     expect(console.results).toEqual([])
     expect(readdirSync(dir).sort()).toEqual(before)
   })
 
   it('reports every bad file together with the other problems', async () => {
     const dir = tempDir('xpk-files-')
-    const {outcome, builds} = run({
+    const {outcome, plans} = run({
       flags: {workload: 'Bad_Name', tpuType: 'v5p-8', command: 'x'},
       outputManifestFile: dir,
       envFile: '/dev/zero',
@@ -203,7 +203,7 @@ describe('workload create checks its files before any work', () => {
     expect(error.problems.map((p) => p.flag)).toEqual(
       expect.arrayContaining(['--workload', '--output-manifest-file', '--env-file', '--script-dir']),
     )
-    expect(builds).toEqual([])
+    expect(plans).toEqual([])
   })
 
   it('does not look at --script-dir or the size limit when --docker-image is given', async () => {
@@ -233,10 +233,10 @@ describe('workload create passes the script directory and its limit to the image
     const cwd = tempDir('xpk-cwd-')
     mkdirSync(join(cwd, 'given'))
     const options = 'scriptDir' in patch ? {scriptDir: join(cwd, 'given')} : {}
-    const {outcome, builds} = run(options, env, cwd)
+    const {outcome, plans} = run(options, env, cwd)
     await outcome
-    expect(builds).toHaveLength(1)
-    expect(builds[0]).toMatchObject({
+    expect(plans).toHaveLength(1)
+    expect(plans[0]).toMatchObject({
       scriptDir: expected.isDefault ? cwd : join(cwd, 'given'),
       scriptDirIsDefault: expected.isDefault,
       maxContextBytes: expected.maxContextBytes,

@@ -1,5 +1,5 @@
 // `xpk workload create` makes the JobSet's YAML only where it is written or printed: --output-manifest-file, and
-// --dry-run's result (not under --json, whose result is the manifest as data), never on a plain submit.
+// --dry-run's result after the plan (not under --json, whose result is the manifest as data), never on a plain submit.
 import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
 
@@ -53,8 +53,8 @@ async function submit(patch: Partial<WorkloadCreateOptions>, json = false) {
       files: new NodeFiles(),
       env: {},
       cwd: tempDir('xpk-cwd-'),
-      buildImage: async () => {
-        throw new Error('no image is built: --docker-image is given')
+      planImage: async () => {
+        throw new Error('no image is planned: --docker-image is given')
       },
       gke: async () => new MemoryGke(),
       kube: async () => aWorkloadCluster(),
@@ -76,7 +76,9 @@ describe('workload create: the YAML is made only where it goes', () => {
   it('--dry-run prints it', async () => {
     const console = await submit({dryRun: true})
     expect(vi.mocked(toYaml)).toHaveBeenCalledTimes(1)
-    expect(console.results[0]).toMatch(/^apiVersion: jobset\.x-k8s\.io\/v1alpha2\nkind: JobSet\n/)
+    // After the plan, the JobSet it would create.
+    expect(console.results[0]).toMatch(/^Plan for workload run-1 on cluster demo:\n/)
+    expect(console.results[0]).toMatch(/\n\napiVersion: jobset\.x-k8s\.io\/v1alpha2\nkind: JobSet\n/)
   })
 
   it('--dry-run --json makes none (the result is the manifest as data)', async () => {

@@ -70,10 +70,11 @@ function run(kube: MemoryKube, options: RunOptions = {}) {
       files: new NodeFiles(),
       env: {},
       cwd: tempDir('xpk-cwd-'),
-      buildImage: async (build) => {
-        builds.push(build)
-        return builtImage(build)
-      },
+      // The registry lacks the tag: a submit builds and pushes it (recorded in `builds`), a dry run only plans it.
+      planImage: async (build) => ({
+        result: {...builtImage(build), action: 'would-build', digest: null, reference: `${build.repository}:ctx-0`},
+        build: build.dryRun ? null : async () => (builds.push(build), builtImage(build)),
+      }),
       gke: async () => (gkeConnections++, gke),
       kube: async (cluster) => (reached.push(cluster), kube),
       signal: new AbortController().signal,
@@ -89,7 +90,7 @@ function builtImage(build: ImageBuildOptions): ImageBuildResult {
     tag: 'ctx-0000000000000000',
     reference: `${build.repository}@sha256:${'b'.repeat(64)}`,
     digest: `sha256:${'b'.repeat(64)}`,
-    action: 'exists',
+    action: 'pushed',
     layersPushed: 0,
     layersSkipped: 1,
     contextFiles: 1,
@@ -776,11 +777,41 @@ describe('workload create --dry-run', () => {
     expect(console.the('workload.cluster-unchecked').data).toEqual({reason: 'no-target'})
   })
 
-  it('reads the cluster as a submit does, in one round, and sends nothing', async () => {
+  it('reads the cluster as a submit does and sends nothing; the plan has what a submit would send', async () => {
     const kube = aWorkloadCluster()
     const {done, console} = run(kube, {patch: {dryRun: true}})
     const result = await done
-    expect(result).toMatchObject({submitted: false, rbac: []})
+    // A first submit: xpk-sa is missing, so the Role and RoleBindings are read too, to plan what would be applied.
+    expect(result).toMatchObject({submitted: false, rbac: [{kind: 'ServiceAccount', change: 'create'}, {}, {}, {}]})
+    expect(requestLines(kube)).toEqual([
+      'get ConfigMap demo-resources-configmap',
+      'get JobSet run-1',
+      'get LocalQueue multislice-queue',
+      'get PriorityClass medium',
+      'get Role pod-reader',
+      'get ServiceAccount xpk-sa',
+      'list RoleBinding',
+    ])
+    expect(kube.mutatingRequests()).toEqual([])
+    expect(result.steps.map((s) => `${s.action} ${s.resource} ${s.name}`)).toEqual([
+      'check cluster demo',
+      'none image trainer',
+      'create role pod-reader',
+      'create roleBinding default-pod-reader-binding',
+      'create roleBinding xpk-sa-pod-reader-binding',
+      'create serviceAccount xpk-sa',
+      'create jobSet default/run-1',
+    ])
+    expect(result.steps.at(-1)!.spec).toEqual(result.manifest)
+    expect(console.results[0]).toMatch(/^Plan for workload run-1 on cluster demo:\n {2}= {3}check {4}cluster /)
+    expect(console.codes()).toEqual(['workload.capacity', 'workload.dry-run'])
+  })
+
+  it('on a cluster set up by an earlier submit, reads as a steady-state submit does (five reads)', async () => {
+    const kube = aWorkloadCluster()
+    await run(kube, {flags: {workload: 'run-0'}}).done
+    kube.requests.length = 0
+    const result = await run(kube, {patch: {dryRun: true}}).done
     expect(requestLines(kube)).toEqual([
       'get ConfigMap demo-resources-configmap',
       'get JobSet run-1',
@@ -788,7 +819,8 @@ describe('workload create --dry-run', () => {
       'get PriorityClass medium',
       'get ServiceAccount xpk-sa',
     ])
-    expect(console.codes()).toEqual(['workload.capacity', 'workload.dry-run'])
+    expect(result.rbac.map((r) => r.change)).toEqual(['none', 'none', 'none', 'none'])
+    expect(result.steps.filter((s) => s.action !== 'none').map((s) => s.action)).toEqual(['check', 'create'])
   })
 
   it.each<[string, ClusterOptions, RegExp, number]>([

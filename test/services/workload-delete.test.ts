@@ -341,11 +341,25 @@ describe('workload delete --filter-by-status', () => {
 })
 
 describe('workload delete --dry-run', () => {
-  it('shows what it would delete and changes nothing, without asking', async () => {
+  it('shows the plan of what it would delete and changes nothing, without asking', async () => {
     const kube = aBusyCluster()
-    const {done, console} = run(kube, {filterByJob: 'sweep-1', dryRun: true})
-    await expect(done).resolves.toMatchObject({selected: ['sweep-1', 'sweep-10'], deleted: [], dryRun: true})
-    expect(console.results).toEqual(['Would delete JobSet default/sweep-1.\nWould delete JobSet default/sweep-10.'])
+    const {done, console} = run(kube, {filterByJob: 'sweep-1', dryRun: true, wait: true})
+    const result = await done
+    expect(result).toMatchObject({selected: ['sweep-1', 'sweep-10'], deleted: [], dryRun: true})
+    expect(console.results).toEqual([
+      [
+        'Plan for the workloads in cluster demo:',
+        '  -   delete   jobset   default/sweep-1   its name contains sweep-1; its Jobs, pods and Kueue Workload go with it',
+        '  -   delete   jobset   default/sweep-10  its name contains sweep-1; its Jobs, pods and Kueue Workload go with it',
+        '  ~   wait     jobset   2 workloads       --wait: until they and their pods are gone (at most 60 s, XPK_WORKLOAD_DELETE_TIMEOUT_S)',
+        'Summary: 2 to delete, 0 unchanged.',
+      ].join('\n'),
+    ])
+    expect(result.steps.map((s) => s.spec)).toEqual([
+      {namespace: 'default', name: 'sweep-1', propagationPolicy: 'Background'},
+      {namespace: 'default', name: 'sweep-10', propagationPolicy: 'Background'},
+      {workloads: ['sweep-1', 'sweep-10'], timeoutSeconds: 60},
+    ])
     expect(console.codes()).toEqual(['workload.delete.dry-run'])
     expect(kube.mutatingRequests()).toEqual([])
   })

@@ -199,6 +199,46 @@ describe('listWorkloads', () => {
     expect(result.workloads).toEqual([])
   })
 
+  it('prints the rows in the chosen form: -o name one name per line, -o wide more columns, JSON and YAML nothing', async () => {
+    const kube = aCluster()
+    for (const s of SCENARIOS.slice(0, 3)) seedScenario(kube, s)
+    const printed = async (output: WorkloadListOptions['output']) => {
+      const {done, console} = run(kube, {output})
+      await done
+      return {results: console.results, codes: console.codes()}
+    }
+    const names = SCENARIOS.slice(0, 3)
+      .map((s) => s.name)
+      .sort()
+    expect(await printed({format: 'name', headers: true})).toEqual({
+      results: [names.join('\n')],
+      codes: ['workload.list.console'],
+    })
+    const wide = (await printed({format: 'wide', headers: false})).results[0]!.split('\n')
+    expect(wide).toHaveLength(3)
+    expect(wide[0]).toMatch(
+      /^user-first-job-failed .* FINISHED +FAILED +jobset-user-first-job-failed-\w+ +jobset failed/,
+    )
+    for (const format of ['json', 'yaml'] as const) {
+      expect(await printed({format, headers: true})).toEqual({results: [], codes: ['workload.list.console']})
+    }
+  })
+
+  it('says on stderr that nothing was found, naming the cluster and the filters, and prints no table', async () => {
+    const kube = aCluster()
+    seedScenario(kube, SCENARIOS[0]!)
+    const {done, console} = run(kube, {filterByStatus: 'running', filterByJob: 'sweep-'})
+    expect((await done).workloads).toEqual([])
+    expect(console.results).toEqual([])
+    expect(console.the('workload.list.none-found').text).toBe(
+      'No workloads found in namespace default of cluster demo (--filter-by-status "RUNNING", --filter-by-job "sweep-").',
+    )
+    // As data, an empty list is the answer itself: no note.
+    const json = run(kube, {filterByJob: 'sweep-', output: {format: 'json', headers: true}})
+    await json.done
+    expect(json.console.codes()).toEqual(['workload.list.console'])
+  })
+
   it('rides out a transient failure of a list', async () => {
     const kube = aCluster()
     seedScenario(kube, SCENARIOS[0]!)
@@ -213,12 +253,15 @@ describe('listWorkloads', () => {
     const {done, reached, connections, console} = run(kube, {
       viaKubeconfig: true,
       project: undefined,
-      cluster: undefined,
+      cluster: 'saved-cluster',
     })
     await done
     expect(reached).toEqual([undefined])
     expect(connections()).toBe(0)
-    expect(console.codes()).toEqual([])
+    // Nothing found is said, without the cluster setting: a kubeconfig reached some other cluster.
+    expect(console.codes()).toEqual(['workload.list.none-found'])
+    expect(console.the('workload.list.none-found').text).toBe('No workloads found in namespace default.')
+    expect(console.results).toEqual([])
   })
 })
 

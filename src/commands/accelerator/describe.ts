@@ -1,6 +1,6 @@
 import * as Args from '@oclif/core/args'
 
-import {describeAccelerator} from '../../cli/accelerator.js'
+import {acceleratorDescribeFlags, describeAccelerator} from '../../cli/accelerator.js'
 import {XpkCommand} from '../../cli/base-command.js'
 import {camelCaseFlags} from '../../cli/flag-kinds.js'
 
@@ -10,8 +10,10 @@ export default class AcceleratorDescribe extends XpkCommand {
     '<%= config.bin %> accelerator describe v5p-256',
     '<%= config.bin %> accelerator describe v5p-4x4x8 --json',
     '<%= config.bin %> accelerator describe h100-80gb-8',
+    '<%= config.bin %> accelerator describe v5p-256 -o yaml',
   ]
   static override args = {type: Args.string({description: 'Accelerator type name, e.g. v5p-8.', required: true})}
+  static override flags = acceleratorDescribeFlags
 
   async run() {
     const {args, flags} = await this.parse(AcceleratorDescribe)

@@ -10,6 +10,8 @@ export default class AcceleratorList extends XpkCommand {
     '<%= config.bin %> accelerator list --family v5p',
     '<%= config.bin %> accelerator list --kind GPU',
     '<%= config.bin %> accelerator list --family tpu7x --aliases --json',
+    '<%= config.bin %> accelerator list --family v5p -o wide',
+    '<%= config.bin %> accelerator list --kind GPU -o name',
   ]
   static override flags = acceleratorListFlags
 

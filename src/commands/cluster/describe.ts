@@ -10,6 +10,8 @@ export default class ClusterDescribe extends XpkCommand {
     '<%= config.bin %> cluster describe --cluster demo',
     '<%= config.bin %> cluster describe --cluster demo --json',
     '<%= config.bin %> cluster describe --cluster demo --skip-in-cluster',
+    '<%= config.bin %> cluster describe --cluster demo -o yaml',
+    '<%= config.bin %> cluster describe --cluster demo -o wide --no-headers',
   ]
   static override flags = clusterDescribeFlags
 

@@ -9,6 +9,8 @@ export default class ClusterList extends XpkCommand {
   static override examples = [
     '<%= config.bin %> cluster list',
     '<%= config.bin %> cluster list --zone us-central2-b --json',
+    '<%= config.bin %> cluster list -o wide',
+    '<%= config.bin %> cluster list -o name',
   ]
   static override flags = clusterListFlags
 

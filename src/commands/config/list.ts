@@ -1,12 +1,17 @@
 import {XpkCommand} from '../../cli/base-command.js'
-import {listConfig} from '../../cli/config.js'
+import {configListFlags, listConfig} from '../../cli/config.js'
 import {camelCaseFlags} from '../../cli/flag-kinds.js'
 
 export default class ConfigList extends XpkCommand {
   static override summary = 'Show every setting, its effective value and where the value comes from.'
   static override description =
     'Precedence: flag > environment variable (XPK_PROJECT, XPK_ZONE, ...) > xpk config > the active gcloud configuration.'
-  static override examples = ['<%= config.bin %> config list', '<%= config.bin %> config list --json']
+  static override examples = [
+    '<%= config.bin %> config list',
+    '<%= config.bin %> config list --json',
+    '<%= config.bin %> config list -o yaml',
+  ]
+  static override flags = configListFlags
 
   async run() {
     const {flags} = await this.parse(ConfigList)

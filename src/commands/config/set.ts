@@ -1,7 +1,7 @@
 import * as Args from '@oclif/core/args'
 
 import {XpkCommand} from '../../cli/base-command.js'
-import {setConfig} from '../../cli/config.js'
+import {configChangeFlags, setConfig} from '../../cli/config.js'
 import {camelCaseFlags} from '../../cli/flag-kinds.js'
 
 export default class ConfigSet extends XpkCommand {
@@ -12,11 +12,13 @@ export default class ConfigSet extends XpkCommand {
     '<%= config.bin %> config set project my-project',
     '<%= config.bin %> config set zone us-central2-b',
     '<%= config.bin %> config set registry us-docker.pkg.dev/my-project/training',
+    '<%= config.bin %> config set zone us-east5-a --dry-run',
   ]
   static override args = {
     key: Args.string({description: 'Setting name (see `xpk config list`).', required: true}),
     value: Args.string({description: 'Value to save.', required: true}),
   }
+  static override flags = configChangeFlags
 
   async run() {
     const {args, flags} = await this.parse(ConfigSet)

@@ -7,6 +7,8 @@ export default class VmList extends XpkCommand {
   static override examples = [
     '<%= config.bin %> vm list --project my-project --zone us-central2-b',
     '<%= config.bin %> vm list --tpu-prefix demo --json',
+    '<%= config.bin %> vm list --tpu-prefix demo -o wide',
+    '<%= config.bin %> vm list -o name',
   ]
   static override flags = vmListFlags
 

@@ -11,6 +11,8 @@ export default class WorkloadList extends XpkCommand {
     '<%= config.bin %> workload list --cluster demo --filter-by-status queued --filter-by-job sweep-',
     '<%= config.bin %> workload list --cluster demo --filter-by-status FINISHED --json',
     '<%= config.bin %> workload list --cluster demo --wait-for-job-completion run-1 --timeout 3600',
+    '<%= config.bin %> workload list --cluster demo -o wide --no-headers',
+    '<%= config.bin %> workload list --cluster demo --filter-by-status SUCCESSFUL -o name',
   ]
   static override flags = workloadListFlags
 

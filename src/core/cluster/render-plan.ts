@@ -1,11 +1,11 @@
 import {lockStepDetail, type LockView} from './lock.js'
 import {SCOPES, type ClusterSpec, type NodePoolSpec, type WorkloadPolicySpec} from './spec.js'
-import {summarize, type Plan, type PlanAction, type PlanStep} from './plan.js'
+import {planSummary, renderPlanLines, type PlanLine} from '../render/plan.js'
+import type {Plan, PlanAction, PlanStep} from './plan.js'
 
-const SYMBOL: Record<PlanAction, string> = {create: '+', delete: '-', recreate: '-/+', none: '='}
 const RESOURCE_WORD: Record<PlanStep['resource'], string> = {
-  cluster: 'cluster ',
-  placementPolicy: 'policy  ',
+  cluster: 'cluster',
+  placementPolicy: 'policy',
   nodePool: 'nodepool',
 }
 
@@ -57,30 +57,27 @@ function stepDetail(step: PlanStep): string {
  * --dry-run and before prompts.
  */
 export function renderPlan(plan: Plan, lock?: {readonly view: LockView; readonly staleSeconds: number}): string {
-  const width = Math.max(...plan.steps.map((s) => s.name.length))
-  const lines = [`Plan for cluster ${plan.cluster} (project ${plan.project}, ${plan.location}):`]
-  for (const step of plan.steps) {
-    const resource = RESOURCE_WORD[step.resource]
-    lines.push(
-      `  ${SYMBOL[step.action].padEnd(3)} ${step.action.padEnd(8)} ${resource} ${step.name.padEnd(width)}  ${stepDetail(step)}`,
-    )
-  }
+  const lines: PlanLine[] = plan.steps.map((step) => ({
+    action: step.action,
+    resource: RESOURCE_WORD[step.resource],
+    name: step.name,
+    detail: stepDetail(step),
+  }))
   if (lock) {
-    lines.push(
-      `  ${'~'.padEnd(3)} ${'lock'.padEnd(8)} ${RESOURCE_WORD.cluster} ${plan.cluster.padEnd(width)}  ${lockStepDetail(lock.view, lock.staleSeconds)}`,
-    )
+    lines.push({
+      action: 'lock',
+      resource: RESOURCE_WORD.cluster,
+      name: plan.cluster,
+      detail: lockStepDetail(lock.view, lock.staleSeconds),
+    })
   }
-  const counts = summarize(plan)
-  const changes = (['create', 'recreate', 'delete'] as const)
-    .filter((a) => counts[a] > 0)
-    .map((a) => `${counts[a]} to ${a}`)
-  lines.push(
-    changes.length === 0
-      ? 'No changes: the cluster already matches.'
-      : `Summary: ${changes.join(', ')}, ${counts.none} unchanged.`,
-  )
-  for (const warning of plan.warnings) lines.push(`Warning: ${warning}`)
-  return lines.join('\n')
+  return renderPlanLines(`Plan for cluster ${plan.cluster} (project ${plan.project}, ${plan.location}):`, lines, [
+    planSummary(
+      plan.steps.map((s) => s.action),
+      'No changes: the cluster already matches.',
+    ),
+    ...plan.warnings.map((warning) => `Warning: ${warning}`),
+  ])
 }
 
 /** A plan as `--json` prints it. */

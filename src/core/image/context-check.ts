@@ -15,7 +15,8 @@ export const DEFAULT_SCRIPT_DIR_MAX_MB = 100
 /** The environment variable that changes that limit (whole MB; 0: no size limit). */
 export const SCRIPT_DIR_MAX_MB_VARIABLE = 'XPK_SCRIPT_DIR_MAX_MB'
 
-type ListedEntry = Pick<ContextEntry, 'path' | 'type' | 'size'>
+/** An entry of a listed script directory, as far as the checks read it. */
+export type ListedEntry = Pick<ContextEntry, 'path' | 'type' | 'size'>
 
 /** Files (everything but directories) and bytes of a listing. */
 export function contextSize(entries: readonly ListedEntry[]): {readonly files: number; readonly bytes: number} {

@@ -13,6 +13,17 @@ export const configUnset = defineInfo(
   (p: {key: string; file: string}) => `Unset ${p.key} in ${p.file}.`,
 )
 
+export const configDryRun = defineInfo(
+  'config.dry-run',
+  'A dry run of config set or unset: what the setting would become; nothing was written.',
+  (p: {key: string; now: string | null; then: string | null; file: string}) => ({
+    text:
+      `Dry run: ${p.then === null ? `${p.key} would be removed from` : `${p.key} = ${p.then} would be saved in`} ${p.file}` +
+      ` (now ${p.now === null ? 'not set' : p.now}); nothing was written.`,
+    data: {key: p.key, now: p.now, then: p.then},
+  }),
+)
+
 export const configNotSet = defineInfo(
   'config.not-set',
   'The asked-for default is not saved.',

@@ -1,17 +1,21 @@
 // Every message maker, by code: the contract snapshot (test/golden/contract/messages.json) and what hosts and tests
 // look codes up in. A topic's makers are all its module exports.
 import type {AnyMessageMaker, MessageDefinition} from '../messages.js'
+import * as cli from './cli.js'
 import * as cluster from './cluster.js'
 import * as config from './config.js'
 import * as image from './image.js'
+import * as lists from './lists.js'
 import * as vm from './vm.js'
 import * as workload from './workload.js'
 
 type MakersOf<T> = T[keyof T]
 type Maker =
+  | MakersOf<typeof cli>
   | MakersOf<typeof cluster>
   | MakersOf<typeof config>
   | MakersOf<typeof image>
+  | MakersOf<typeof lists>
   | MakersOf<typeof vm>
   | MakersOf<typeof workload>
 
@@ -20,9 +24,11 @@ export type MessageCode = Maker['code']
 
 /** Every maker, by its export name (`clusterLockHeld`). */
 export const MESSAGE_MAKERS: Readonly<Record<string, AnyMessageMaker>> = {
+  ...cli,
   ...cluster,
   ...config,
   ...image,
+  ...lists,
   ...vm,
   ...workload,
 }

@@ -45,6 +45,12 @@ export const vmCreateAsync = defineInfo(
   (p: {tpuPrefix: string}) => `Not waiting (--async). Follow it with \`xpk vm list --tpu-prefix ${p.tpuPrefix}\`.`,
 )
 
+export const vmCreateDryRun = defineInfo(
+  'vm.create.dry-run',
+  'A dry run showed the plan of vm create without requesting anything.',
+  () => 'Dry run: nothing was requested.',
+)
+
 export const vmCreateActive = defineInfo(
   'vm.create.active',
   'The queued resource is ACTIVE, with its nodes.',
@@ -69,6 +75,12 @@ export const vmDeleteConfirm = defineQuestion(
     text: `Delete queued resource ${p.queuedResource} (${p.state}) and its TPU VMs ${p.nodes.join(', ') || '(none)'}? Anything running on them stops.`,
     data: {queuedResource: p.queuedResource, state: p.state, nodes: p.nodes},
   }),
+)
+
+export const vmDeleteDryRun = defineInfo(
+  'vm.delete.dry-run',
+  'A dry run showed the plan of vm delete without deleting anything.',
+  () => 'Dry run: nothing was deleted.',
 )
 
 export const vmDeleteAsync = defineInfo(
@@ -101,6 +113,12 @@ export const vmRunStarting = defineInfo(
       ? ` after copying ${p.copied.files} files (${formatBytes(p.copied.bytes)}) to each`
       : ' in the existing folder') +
     `: ${escapeInline(p.command)}`,
+)
+
+export const vmRunDryRun = defineInfo(
+  'vm.run.dry-run',
+  'A dry run showed the plan of vm run without changing or running anything.',
+  () => 'Dry run: no key was created or added, nothing was copied or run.',
 )
 
 export const vmRunSucceeded = defineInfo(

@@ -1,6 +1,7 @@
 import {acceleratorCatalog} from '../catalog/catalog.js'
 import type {ObservedCluster, ObservedNodePool} from '../cluster/observed.js'
 import type {ClusterDescription, ClusterQueueState, ControllerState, InClusterState} from '../incluster/describe.js'
+import {PLAIN_TABLE, renderColumns, type Column, type OutputView, type TableStyle} from './output.js'
 import {renderKeyValues, renderTable} from './table.js'
 
 let familyByMachine: Map<string, string> | undefined
@@ -23,22 +24,64 @@ export function acceleratorSummary(pools: readonly ObservedNodePool[]): string {
   return [...counts].map(([what, n]) => (n === 1 ? what : `${n}x ${what}`)).join(', ')
 }
 
+/** The `xpk cluster list` columns; `-o wide` adds where the nodes are, the channel, private nodes and the endpoint. */
+const CLUSTER_COLUMNS: readonly Column<ObservedCluster>[] = [
+  {header: 'name', cell: (c) => c.name},
+  {header: 'location', cell: (c) => c.location},
+  {header: 'node zones', cell: (c) => c.nodeLocations.join(',') || null, wide: true},
+  {header: 'status', cell: (c) => c.status},
+  {header: 'version', cell: (c) => c.version},
+  {header: 'release channel', cell: (c) => c.releaseChannel, wide: true},
+  {header: 'private nodes', cell: (c) => (c.privateNodes ? 'yes' : 'no'), wide: true},
+  {header: 'endpoint', cell: (c) => c.endpoint || null, wide: true},
+  {header: 'node pools', cell: (c) => c.nodePools.length},
+  {header: 'accelerators', cell: (c) => acceleratorSummary(c.nodePools)},
+]
+
 /** The `xpk cluster list` table. */
-export function renderClusterList(clusters: readonly ObservedCluster[]): string {
-  if (clusters.length === 0) return 'No clusters.'
-  return renderTable(
-    ['name', 'location', 'status', 'version', 'node pools', 'accelerators'],
-    clusters.map((c) => [c.name, c.location, c.status, c.version, c.nodePools.length, acceleratorSummary(c.nodePools)]),
-  )
+export function renderClusterList(clusters: readonly ObservedCluster[], style: TableStyle = PLAIN_TABLE): string {
+  return renderColumns(CLUSTER_COLUMNS, clusters, style)
+}
+
+/** `xpk cluster list`: `-o name` prints the names `--cluster` takes. */
+export const clusterListView: OutputView<readonly ObservedCluster[]> = {
+  text: renderClusterList,
+  names: (clusters) => clusters.map((c) => c.name),
+  isEmpty: (clusters) => clusters.length === 0,
+}
+
+/** The node-pool table of `xpk cluster describe`; `-o wide` adds zones, version, autoscaling and placement. */
+const POOL_COLUMNS: readonly Column<ObservedNodePool>[] = [
+  {header: 'node pool', cell: (p) => p.name},
+  {header: 'machine type', cell: (p) => p.machineType},
+  {header: 'accelerator', cell: poolAccelerator},
+  {header: 'topology', cell: (p) => p.tpuTopology},
+  {header: 'nodes', cell: (p) => p.nodeCount},
+  {header: 'zones', cell: (p) => p.locations.join(',') || null, wide: true},
+  {header: 'version', cell: (p) => p.version || null, wide: true},
+  {header: 'autoscaling', cell: autoscalingText, wide: true},
+  {header: 'placement', cell: placementText, wide: true},
+  {header: 'status', cell: (p) => p.status},
+  {header: 'capacity', cell: (p) => (p.capacity === 'reservation' ? `reservation ${p.reservation}` : p.capacity)},
+]
+
+function autoscalingText(p: ObservedNodePool): string {
+  return p.autoscaling?.enabled ? `${p.autoscaling.minNodes}-${p.autoscaling.maxNodes}` : 'off'
+}
+
+function placementText(p: ObservedNodePool): string | null {
+  if (p.placementPolicyName)
+    return p.placementType ? `${p.placementType} ${p.placementPolicyName}` : p.placementPolicyName
+  return p.placementType
 }
 
 /**
  * The `xpk cluster describe` view: cluster facts, one row per node pool, then what was read inside the cluster.
  * Reached through a kubeconfig (GKE not asked), only the inside; skipped or unreachable, only what GKE reports.
  */
-export function renderClusterDetails(d: ClusterDescription | ObservedCluster): string {
+export function renderClusterDetails(d: ClusterDescription | ObservedCluster, style: TableStyle = PLAIN_TABLE): string {
   const inside = 'inCluster' in d && d.inCluster.reached ? d.inCluster : null
-  if (!('name' in d)) return inside ? renderInCluster(inside) : ''
+  if (!('name' in d)) return inside ? renderInCluster(inside, style) : ''
   const c = d
   const facts = renderKeyValues([
     ['Cluster', c.name],
@@ -51,22 +94,17 @@ export function renderClusterDetails(d: ClusterDescription | ObservedCluster): s
     ['Private nodes', c.privateNodes ? 'yes' : 'no'],
     ['Endpoint', c.endpoint || null],
   ])
-  const pools =
-    c.nodePools.length === 0
-      ? 'No node pools.'
-      : renderTable(
-          ['node pool', 'machine type', 'accelerator', 'topology', 'nodes', 'status', 'capacity'],
-          c.nodePools.map((p) => [
-            p.name,
-            p.machineType,
-            poolAccelerator(p),
-            p.tpuTopology,
-            p.nodeCount,
-            p.status,
-            p.capacity === 'reservation' ? `reservation ${p.reservation}` : p.capacity,
-          ]),
-        )
-  return inside ? `${facts}\n\n${pools}\n\n${renderInCluster(inside)}` : `${facts}\n\n${pools}`
+  const pools = c.nodePools.length === 0 ? 'No node pools.' : renderColumns(POOL_COLUMNS, c.nodePools, style)
+  return inside ? `${facts}\n\n${pools}\n\n${renderInCluster(inside, style)}` : `${facts}\n\n${pools}`
+}
+
+/**
+ * `xpk cluster describe`: `-o name` prints the name `--cluster` takes; reached through a kubeconfig, GKE was not
+ * asked and there is no cluster name to print.
+ */
+export const clusterDescribeView: OutputView<ClusterDescription> = {
+  text: renderClusterDetails,
+  names: (d) => ('name' in d ? [d.name] : []),
 }
 
 /**
@@ -74,7 +112,7 @@ export function renderClusterDetails(d: ClusterDescription | ObservedCluster): s
  * ClusterQueues' quota and usage per flavor and resource, then the nodes of each pool (without the expected count
  * when GKE was not asked).
  */
-export function renderInCluster(s: InClusterState): string {
+export function renderInCluster(s: InClusterState, style: TableStyle = PLAIN_TABLE): string {
   const facts = renderKeyValues([
     ['JobSet', controllerText(s.jobset)],
     ['Kueue', controllerText(s.kueue)],
@@ -89,7 +127,7 @@ export function renderInCluster(s: InClusterState): string {
       ? s.kueue.installed
         ? 'No ClusterQueue.'
         : 'No ClusterQueue: Kueue is not installed (`xpk cluster create` installs it).'
-      : renderTable(['cluster queue', 'flavor', 'resource', 'quota', 'reserved', 'used'], quotaRows)
+      : renderTable(['cluster queue', 'flavor', 'resource', 'quota', 'reserved', 'used'], quotaRows, style)
   const withExpected = s.via === 'gke'
   const pools =
     s.nodePools.length === 0
@@ -97,6 +135,7 @@ export function renderInCluster(s: InClusterState): string {
       : renderTable(
           withExpected ? ['node pool', 'expected', 'ready', 'total'] : ['node pool', 'ready', 'total'],
           s.nodePools.map((p) => (withExpected ? [p.name, p.expected, p.ready, p.total] : [p.name, p.ready, p.total])),
+          style,
         )
   return `Inside the cluster, at ${s.target}:\n${facts}\n\n${queues}\n\n${pools}`
 }

@@ -1,47 +1,35 @@
 import type {WorkloadRow} from '../workload/status.js'
-import {escapeControl} from '../text.js'
-import {renderTable} from './table.js'
+import {oneLine as cell, PLAIN_TABLE, renderColumns, type Column, type OutputView, type TableStyle} from './output.js'
 
 /**
  * The `xpk workload list` table: Python xpk's columns (section 5.2 of the behaviour reference) plus Restarts, with
- * the free-text Status Message last so a long Kueue message does not push the other columns apart.
+ * the free-text Status Message last so a long Kueue message does not push the other columns apart. `-o wide` adds
+ * the Kueue Workload's name and the phase and outcome `--filter-by-status` selects by, before the message.
  */
-export function renderWorkloadList(rows: readonly WorkloadRow[]): string {
-  return renderTable(
-    [
-      'Jobset Name',
-      'Created Time',
-      'Priority',
-      'TPU/GPU VMs Needed',
-      'Running/Ran',
-      'Done',
-      'Restarts',
-      'Status',
-      'Status Time',
-      'Status Message',
-    ],
-    rows.map((r) => [
-      cell(r.name),
-      r.created,
-      r.priority === null ? null : cell(r.priority),
-      r.vmsNeeded,
-      r.vmsRunningOrRan,
-      r.vmsDone,
-      r.restarts,
-      r.status,
-      r.statusTime,
-      r.statusMessage === '' ? null : cell(r.statusMessage),
-    ]),
-  )
+const WORKLOAD_COLUMNS: readonly Column<WorkloadRow>[] = [
+  {header: 'Jobset Name', cell: (r) => cell(r.name)},
+  {header: 'Created Time', cell: (r) => r.created},
+  {header: 'Priority', cell: (r) => (r.priority === null ? null : cell(r.priority))},
+  {header: 'TPU/GPU VMs Needed', cell: (r) => r.vmsNeeded},
+  {header: 'Running/Ran', cell: (r) => r.vmsRunningOrRan},
+  {header: 'Done', cell: (r) => r.vmsDone},
+  {header: 'Restarts', cell: (r) => r.restarts},
+  {header: 'Status', cell: (r) => r.status},
+  {header: 'Status Time', cell: (r) => r.statusTime},
+  {header: 'Phase', cell: (r) => r.phase, wide: true},
+  {header: 'Outcome', cell: (r) => r.outcome, wide: true},
+  {header: 'Kueue Workload', cell: (r) => (r.kueueWorkload === null ? null : cell(r.kueueWorkload)), wide: true},
+  {header: 'Status Message', cell: (r) => (r.statusMessage === '' ? null : cell(r.statusMessage))},
+]
+
+/** The `xpk workload list` table of these rows. */
+export function renderWorkloadList(rows: readonly WorkloadRow[], style: TableStyle = PLAIN_TABLE): string {
+  return renderColumns(WORKLOAD_COLUMNS, rows, style)
 }
 
-/** Text from the cluster on one table line: no line breaks, no terminal control characters. */
-function cell(text: string): string {
-  // Most text has neither (one test instead of two replaces, for every row of a long list).
-  if (!NEEDS_CLEANING.test(text)) return text
-  return escapeControl(text.replace(/\s*[\r\n\t]+\s*/g, ' '))
+/** `xpk workload list`: `-o name` prints the names `--workload` and `--wait-for-job-completion` take. */
+export const workloadListView: OutputView<readonly WorkloadRow[]> = {
+  text: renderWorkloadList,
+  names: (rows) => rows.map((r) => cell(r.name)),
+  isEmpty: (rows) => rows.length === 0,
 }
-
-/** A character `cell` changes: line breaks and tabs (C0 controls) and whatever escapeControl replaces. */
-// eslint-disable-next-line no-control-regex
-const NEEDS_CLEANING = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/

@@ -18,207 +18,17 @@
  *   4. QuotaReserved=True: quota is held, admission checks are pending.
  *   5. Otherwise Pending: waiting for quota (QuotaReserved=False says why), or Submitted when Kueue has not made
  *      the Workload yet.
+ *
+ * The fields read, and how they are read from API objects, are src/core/workload/observed.ts.
  */
 
-/** A metav1.Condition as Kueue and JobSet write them; everything optional, since it comes from the cluster. */
-export interface ObservedCondition {
-  readonly type?: string
-  readonly status?: string
-  readonly reason?: string
-  readonly message?: string
-  readonly lastTransitionTime?: string
-}
-
-interface OwnerReference {
-  readonly apiVersion?: string
-  readonly kind?: string
-  readonly name?: string
-  readonly uid?: string
-}
-
-interface ObservedMeta {
-  readonly name: string
-  readonly namespace?: string
-  readonly uid?: string
-  readonly resourceVersion?: string
-  readonly creationTimestamp?: string
-  readonly labels?: Readonly<Record<string, string>>
-  readonly ownerReferences?: readonly OwnerReference[]
-}
-
-interface ObservedContainer {
-  readonly resources?: {
-    readonly requests?: Readonly<Record<string, unknown>>
-    readonly limits?: Readonly<Record<string, unknown>>
-  }
-}
-
-/** The parts of a pod template xpk reads: what makes a pod set an accelerator one, and its priority. */
-export interface ObservedPodTemplate {
-  readonly spec?: {
-    readonly containers?: readonly ObservedContainer[]
-    readonly initContainers?: readonly ObservedContainer[]
-    readonly nodeSelector?: Readonly<Record<string, string>>
-    readonly priorityClassName?: string
-  }
-}
-
-/** A Kueue Workload (kueue.x-k8s.io/v1beta2), the fields xpk reads. */
-export interface KueueWorkload {
-  readonly metadata: ObservedMeta
-  readonly spec?: {
-    readonly queueName?: string
-    readonly priority?: number
-    readonly priorityClassRef?: {readonly group?: string; readonly kind?: string; readonly name?: string}
-    readonly active?: boolean
-    readonly podSets?: readonly {
-      readonly name?: string
-      readonly count?: number
-      readonly template?: ObservedPodTemplate
-    }[]
-  }
-  readonly status?: {
-    readonly conditions?: readonly ObservedCondition[]
-    readonly admission?: {
-      readonly clusterQueue?: string
-      readonly podSetAssignments?: readonly {readonly name?: string; readonly count?: number}[]
-    }
-    readonly reclaimablePods?: readonly {readonly name?: string; readonly count?: number}[]
-    readonly requeueState?: {readonly count?: number; readonly requeueAt?: string}
-  }
-}
-
-/** A JobSet (jobset.x-k8s.io/v1alpha2), the fields xpk reads. */
-export interface ObservedJobSet {
-  readonly metadata: ObservedMeta
-  readonly spec?: {
-    readonly suspend?: boolean
-    readonly replicatedJobs?: readonly {
-      readonly name?: string
-      readonly replicas?: number
-      readonly template?: {readonly spec?: {readonly parallelism?: number; readonly template?: ObservedPodTemplate}}
-    }[]
-  }
-  readonly status?: {
-    readonly conditions?: readonly ObservedCondition[]
-    readonly restarts?: number
-    readonly terminalState?: string
-    readonly replicatedJobsStatus?: readonly {
-      readonly name?: string
-      readonly ready?: number
-      readonly succeeded?: number
-      readonly failed?: number
-      readonly active?: number
-      readonly suspended?: number
-    }[]
-  }
-}
-
-type Loose = Record<string, unknown> | undefined
-
-const obj = (value: unknown): Loose =>
-  typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined
-const list = (value: unknown): unknown[] | undefined => (Array.isArray(value) ? value : undefined)
-
-/** A pod template reduced to what xpk reads: resource names, node selector and priority class. */
-function readPodTemplate(value: unknown): ObservedPodTemplate | undefined {
-  const spec = obj(obj(value)?.spec)
-  if (!spec) return undefined
-  const containers = (items: unknown) =>
-    list(items)?.map((c) => {
-      const resources = obj(obj(c)?.resources)
-      return {resources: {requests: obj(resources?.requests), limits: obj(resources?.limits)}}
-    })
-  return {
-    spec: {
-      containers: containers(spec.containers),
-      initContainers: containers(spec.initContainers),
-      nodeSelector: obj(spec.nodeSelector) as Record<string, string> | undefined,
-      priorityClassName: spec.priorityClassName as string | undefined,
-    },
-  }
-}
-
-function readMeta(value: unknown): ObservedMeta {
-  const m = obj(value) ?? {}
-  return {
-    name: String(m.name),
-    namespace: m.namespace as string | undefined,
-    uid: m.uid as string | undefined,
-    resourceVersion: m.resourceVersion as string | undefined,
-    creationTimestamp: m.creationTimestamp as string | undefined,
-    labels: obj(m.labels) as Record<string, string> | undefined,
-    ownerReferences: list(m.ownerReferences) as OwnerReference[] | undefined,
-  }
-}
-
-/**
- * The fields of a Kueue Workload xpk reads, copied out of the object the API returned. Listing thousands of
- * workloads, the rest (a whole pod template per pod set) is dropped page by page instead of kept to the end:
- * less memory, and short-lived garbage the collector frees cheaply.
- */
-export function readWorkload(object: unknown): KueueWorkload {
-  const o = obj(object) ?? {}
-  const spec = obj(o.spec)
-  const status = obj(o.status)
-  return {
-    metadata: readMeta(o.metadata),
-    spec: spec && {
-      queueName: spec.queueName as string | undefined,
-      priority: spec.priority as number | undefined,
-      priorityClassRef: obj(spec.priorityClassRef),
-      active: spec.active as boolean | undefined,
-      podSets: list(spec.podSets)?.map((p) => ({
-        name: obj(p)?.name as string | undefined,
-        count: obj(p)?.count as number | undefined,
-        template: readPodTemplate(obj(p)?.template),
-      })),
-    },
-    status: status && {
-      conditions: list(status.conditions) as ObservedCondition[] | undefined,
-      admission: obj(status.admission) && {
-        clusterQueue: obj(status.admission)!.clusterQueue as string | undefined,
-        podSetAssignments: list(obj(status.admission)!.podSetAssignments)?.map((a) => ({
-          name: obj(a)?.name as string | undefined,
-          count: obj(a)?.count as number | undefined,
-        })),
-      },
-      reclaimablePods: list(status.reclaimablePods) as {name?: string; count?: number}[] | undefined,
-      requeueState: obj(status.requeueState),
-    },
-  }
-}
-
-/** The fields of a JobSet xpk reads (see {@link readWorkload}: its pod templates are dropped). */
-export function readJobSet(object: unknown): ObservedJobSet {
-  const o = obj(object) ?? {}
-  const spec = obj(o.spec)
-  const status = obj(o.status)
-  return {
-    metadata: readMeta(o.metadata),
-    spec: spec && {
-      suspend: spec.suspend as boolean | undefined,
-      replicatedJobs: list(spec.replicatedJobs)?.map((r) => {
-        const job = obj(obj(obj(r)?.template)?.spec)
-        return {
-          name: obj(r)?.name as string | undefined,
-          replicas: obj(r)?.replicas as number | undefined,
-          template: {
-            spec: {parallelism: job?.parallelism as number | undefined, template: readPodTemplate(job?.template)},
-          },
-        }
-      }),
-    },
-    status: status && {
-      conditions: list(status.conditions) as ObservedCondition[] | undefined,
-      restarts: status.restarts as number | undefined,
-      terminalState: status.terminalState as string | undefined,
-      replicatedJobsStatus: list(status.replicatedJobsStatus) as NonNullable<
-        NonNullable<ObservedJobSet['status']>['replicatedJobsStatus']
-      >,
-    },
-  }
-}
+import {
+  JOBSET_KIND,
+  type KueueWorkload,
+  type ObservedCondition,
+  type ObservedJobSet,
+  type ObservedPodTemplate,
+} from './observed.js'
 
 /** The Status column: what the workload is doing now (see the module comment for how it is decided). */
 export type WorkloadStatus =
@@ -274,10 +84,6 @@ export interface WorkloadRow {
 export const STATUS_FILTERS = ['EVERYTHING', 'FINISHED', 'RUNNING', 'QUEUED', 'FAILED', 'SUCCESSFUL'] as const
 
 export type StatusFilter = (typeof STATUS_FILTERS)[number]
-
-/** The Kueue Workload and JobSet kinds xpk reads. */
-export const WORKLOAD_KIND = 'Workload'
-export const JOBSET_KIND = 'JobSet'
 
 /** Resource names and node labels that make a pod set an accelerator one (Python xpk's rule). */
 const ACCELERATOR_RESOURCES = ['google.com/tpu', 'nvidia.com/gpu']

@@ -1,6 +1,6 @@
 /**
  * The objects in the goldens that no CRD describes (ConfigMap, PriorityClass, DaemonSet, ServiceAccount, Role,
- * RoleBinding; and ProvisioningRequestConfig, whose CRD the ../shared copy of Kueue's lacks), checked against the
+ * RoleBinding; and ProvisioningRequestConfig, whose CRD the shared copy of Kueue's lacks), checked against the
  * rules the API server applies to them: required fields, name formats, and what each kind demands of its values.
  */
 import {describe, expect, it} from 'vitest'

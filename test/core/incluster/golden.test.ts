@@ -21,7 +21,7 @@ function render(c: GoldenCase): string {
 const kueueDocuments = allGoldenDocuments().filter(({doc}) => String(doc.apiVersion).startsWith(`${KUEUE_API_GROUP}/`))
 
 /**
- * Whether the CRDs found define `kind` in Kueue's group. The ../shared copy of Kueue's CRDs lacks
+ * Whether the CRDs found define `kind` in Kueue's group. The shared copy of Kueue's CRDs lacks
  * ProvisioningRequestConfig; core-objects.test.ts checks that one by hand, and its CRD takes over when present.
  */
 function kueueCrdDefines(kind: string): boolean {

@@ -19,7 +19,7 @@ const ENTRIES = Object.entries(KNOWN_KINDS).flatMap(([group, kinds]) =>
 )
 
 /**
- * Kinds whose CRD the found CRDs may lack: the ../shared copy of Kueue's CRDs has no ProvisioningRequestConfig
+ * Kinds whose CRD the found CRDs may lack: the shared copy of Kueue's CRDs has no ProvisioningRequestConfig
  * (core-objects.test.ts checks its objects by hand). When its CRD is found, it is checked like the others.
  */
 const MAY_LACK_CRD = new Set(['ProvisioningRequestConfig'])

@@ -578,7 +578,7 @@ const VARIANTS: {name: string; spec: WorkloadSpecOverrides; options?: BuildJobSe
   {name: 'v5p-8 with a 40-character name', spec: {type: 'v5p-8', name: 'a'.repeat(40)}},
 ]
 
-describe.skipIf(SKIP_CRD_TESTS)('schema validity (the JobSet CRD from ../shared)', () => {
+describe.skipIf(SKIP_CRD_TESTS)('schema validity (the JobSet CRD test/helpers/crds.ts finds)', () => {
   it.each(VARIANTS)('$name is a valid JobSet', ({spec, options}) => {
     expect(validateJobSet(build(spec, options))).toEqual([])
   })

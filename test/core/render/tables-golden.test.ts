@@ -1,24 +1,32 @@
 // The exact text of every table and view xpk prints, kept in test/golden/tables/<table>.txt: one section per input
-// (empty, typical, long names, text that needs escaping), so a changed column, width, order or word is a visible
-// diff in review rather than something a regular expression lets through. UPDATE_GOLDENS=1 accepts a change.
+// (typical, long names, text that needs escaping) and per form that is text (`-o wide`, `--no-headers`, `-o name`),
+// so a changed column, width, order or word is a visible diff in review rather than something a regular expression
+// lets through. An empty list prints no table (a note on stderr instead: test/core/render/output.test.ts).
+// UPDATE_GOLDENS=1 accepts a change.
 import {describe, expect, it} from 'vitest'
 
 import type {InClusterState} from '../../../src/core/incluster/describe.js'
-import {renderAcceleratorDetails, renderAcceleratorTable} from '../../../src/core/render/accelerators.js'
-import {renderClusterDetails, renderClusterList} from '../../../src/core/render/clusters.js'
-import {renderConfigList} from '../../../src/core/render/config.js'
-import {renderWorkloadList} from '../../../src/core/render/workloads.js'
-import type {SettingReport} from '../../../src/core/settings.js'
-import {renderVmList} from '../../../src/core/vm/render.js'
-import type {QueuedResource, TpuNode} from '../../../src/core/vm/types.js'
 import {
-  readJobSet,
-  readWorkload,
-  workloadRow,
-  type KueueWorkload,
-  type ObservedJobSet,
-  type WorkloadRow,
-} from '../../../src/core/workload/status.js'
+  acceleratorDescribeView,
+  acceleratorListView,
+  renderAcceleratorDetails,
+  renderAcceleratorTable,
+} from '../../../src/core/render/accelerators.js'
+import {
+  clusterDescribeView,
+  clusterListView,
+  renderClusterDetails,
+  renderClusterList,
+} from '../../../src/core/render/clusters.js'
+import {configListView, renderConfigList} from '../../../src/core/render/config.js'
+import {renderOutput, type OutputView} from '../../../src/core/render/output.js'
+import {OUTPUT_FORMATS, type OutputChoice} from '../../../src/core/render/output-format.js'
+import {renderVmList, vmListView} from '../../../src/core/render/vms.js'
+import {renderWorkloadList, workloadListView} from '../../../src/core/render/workloads.js'
+import type {SettingReport} from '../../../src/core/settings.js'
+import type {QueuedResource, TpuNode} from '../../../src/core/vm/types.js'
+import {readJobSet, readWorkload, type KueueWorkload, type ObservedJobSet} from '../../../src/core/workload/observed.js'
+import {workloadRow, type WorkloadRow} from '../../../src/core/workload/status.js'
 import {describeAccelerator, listAccelerators} from '../../../src/services/accelerators.js'
 import {anObservedCluster, anObservedPool} from '../../builders/observed.js'
 import {SCENARIOS, scenarioObjects} from '../../builders/workload-states.js'
@@ -27,6 +35,24 @@ import {expectGolden} from '../../helpers/golden.js'
 /** Each case's name and text, as one file: `## name`, the text, a blank line. */
 function expectGoldenTable(table: string, cases: readonly (readonly [string, string])[]): void {
   expectGolden(`tables/${table}.txt`, cases.map(([name, text]) => `## ${name}\n${text}\n`).join('\n'))
+}
+
+/** The forms of `-o` that print text, and --no-headers on the tables. */
+const TEXT_FORMS: readonly (readonly [string, OutputChoice])[] = [
+  ['-o wide', {format: 'wide', headers: true}],
+  ['--no-headers', {format: 'table', headers: false}],
+  ['-o wide --no-headers', {format: 'wide', headers: false}],
+  ['-o name', {format: 'name', headers: true}],
+]
+
+/** The cases of `result` in each text form but the default, named after `input`. */
+function textForms<T>(view: OutputView<T>, input: string, result: T): [string, string][] {
+  expect(OUTPUT_FORMATS.filter((f) => f !== 'json' && f !== 'yaml')).toEqual(['name', 'wide'])
+  return TEXT_FORMS.map(([form, choice]) => {
+    const shown = renderOutput(view, result, choice)
+    if (shown.kind !== 'text') throw new Error(`${input} ${form}: ${shown.kind}`)
+    return [`${input}, ${form}`, shown.text]
+  })
 }
 
 const LONG = 'a-workload-name-that-takes-all-sixty-three-characters-allowed-x'
@@ -48,8 +74,8 @@ describe('workload list', () => {
   it('matches test/golden/tables/workload-list.txt', () => {
     expect(scenarioRows.length).toBeGreaterThanOrEqual(14)
     expectGoldenTable('workload-list', [
-      ['no workloads: the header only', renderWorkloadList([])],
       ['one workload per state the fixtures cover', renderWorkloadList(scenarioRows)],
+      ...textForms(workloadListView, 'one workload per state', scenarioRows),
       [
         'a 63-character name, a long message and nothing known (every "-")',
         renderWorkloadList([
@@ -71,6 +97,9 @@ describe('workload list', () => {
         'line breaks, tabs, terminal controls and bidi marks in name, priority and message',
         renderWorkloadList([aRow({name: `n-${HOSTILE}`, priority: `p-${HOSTILE}`, statusMessage: `m-${HOSTILE}`})]),
       ],
+      ...textForms(workloadListView, 'the same, escaped', [
+        aRow({name: `n-${HOSTILE}`, priority: `p-${HOSTILE}`, kueueWorkload: `k-${HOSTILE}`, statusMessage: HOSTILE}),
+      ]),
     ])
   })
 })
@@ -152,9 +181,10 @@ const inside: InClusterState = {
 
 describe('cluster list', () => {
   it('matches test/golden/tables/cluster-list.txt', () => {
+    const clusters = [tpuCluster, gpuCluster, longCluster]
     expectGoldenTable('cluster-list', [
-      ['no clusters', renderClusterList([])],
-      ['TPU, GPU and empty clusters, with a long name', renderClusterList([tpuCluster, gpuCluster, longCluster])],
+      ['TPU, GPU and empty clusters, with a long name', renderClusterList(clusters)],
+      ...textForms(clusterListView, 'the same', clusters),
     ])
   })
 })
@@ -198,6 +228,19 @@ describe('cluster describe', () => {
         'Kueue installed without a ClusterQueue',
         renderClusterDetails({...tpuCluster, inCluster: {...inside, clusterQueues: []}}),
       ],
+      ...textForms(clusterDescribeView, 'GKE and the inside of the cluster', {...tpuCluster, inCluster: inside}),
+      ...textForms(clusterDescribeView, 'a GPU pool that autoscales, in a placement policy', {
+        ...gpuCluster,
+        nodePools: [
+          {
+            ...gpuCluster.nodePools[0]!,
+            autoscaling: {enabled: true, minNodes: 0, maxNodes: 32},
+            placementType: 'COMPACT',
+            placementPolicyName: 'gpus-placement',
+          },
+        ],
+        inCluster: {reached: false, reason: 'skipped', cause: null},
+      }),
       [
         'Kueue of unknown version, its queue not reported yet',
         renderClusterDetails({
@@ -241,19 +284,23 @@ const queued = (id: string, overrides: Partial<QueuedResource> = {}): QueuedReso
 
 describe('vm list', () => {
   it('matches test/golden/tables/vm-list.txt', () => {
-    expectGoldenTable('vm-list', [
-      ['nothing', renderVmList({queuedResources: [], nodes: []})],
-      [
-        'two slices of one queued resource, one waiting, one failed',
-        renderVmList({
-          queuedResources: [
-            queued('demo'),
-            queued('later', {state: 'WAITING_FOR_RESOURCES', capacity: 'spot', nodeIds: []}),
-            queued('broken', {state: 'FAILED', capacity: 'reserved', nodeIds: ['broken-0'], acceleratorType: 'v5p-8'}),
-          ],
-          nodes: [node('demo-0'), node('demo-1')],
+    const slicesAndQueue = {
+      queuedResources: [
+        queued('demo'),
+        queued('later', {state: 'WAITING_FOR_RESOURCES', capacity: 'spot', nodeIds: []}),
+        queued('broken', {
+          state: 'FAILED',
+          capacity: 'reserved',
+          nodeIds: ['broken-0'],
+          acceleratorType: 'v5p-8',
+          failure: {code: 8, message: 'There is no more capacity in the zone "us-central2-b".'},
         }),
       ],
+      nodes: [node('demo-0', {uid: '7301'}), node('demo-1', {uid: '7302'})],
+    }
+    expectGoldenTable('vm-list', [
+      ['two slices of one queued resource, one waiting, one failed', renderVmList(slicesAndQueue)],
+      ...textForms(vmListView, 'the same', slicesAndQueue),
       [
         'nodes without a queued resource; internal IPs only, or some external ones missing; no workers yet',
         renderVmList({
@@ -276,8 +323,8 @@ describe('accelerator list', () => {
     const aliasesOnly = (family: string) =>
       listAccelerators({family, aliases: true}).filter((a) => a.name !== a.canonical)
     expectGoldenTable('accelerator-list', [
-      ['no match', renderAcceleratorTable([])],
       ['--family v5e (a nickname)', renderAcceleratorTable(listAccelerators({family: 'v5e'}))],
+      ...textForms(acceleratorListView, '--family v5e', listAccelerators({family: 'v5e'})),
       ['--kind gpu', renderAcceleratorTable(listAccelerators({kind: 'gpu'}))],
       ['--kind cpu', renderAcceleratorTable(listAccelerators({kind: 'cpu'}))],
       [
@@ -290,12 +337,13 @@ describe('accelerator list', () => {
 
 describe('accelerator describe', () => {
   it('matches test/golden/tables/accelerator-describe.txt', () => {
-    expectGoldenTable(
-      'accelerator-describe',
-      ['v5p-8', 'v5p-4x4x8', 'tpu7x-16', 'v5litepod-16', 'h100-80gb-8', 'gb200-4', 'n2-standard-32-4'].map(
+    expectGoldenTable('accelerator-describe', [
+      ...['v5p-8', 'v5p-4x4x8', 'tpu7x-16', 'v5litepod-16', 'h100-80gb-8', 'gb200-4', 'n2-standard-32-4'].map(
         (type) => [type, renderAcceleratorDetails(describeAccelerator(type))] as const,
       ),
-    )
+      ...textForms(acceleratorDescribeView, 'v5p-4x4x8', describeAccelerator('v5p-4x4x8')),
+      ...textForms(acceleratorDescribeView, 'h100-80gb-8', describeAccelerator('h100-80gb-8')),
+    ])
   })
 })
 
@@ -309,16 +357,15 @@ describe('config list', () => {
       source: value === undefined ? 'unset' : 'config',
       origin,
     })
+    const settings = [
+      setting('project', 'my-project', 'xpk config'),
+      setting('zone', 'us-central2-b', 'gcloud property compute/zone'),
+      setting('cluster', 'a-cluster-name-of-forty-characters-long', '--cluster'),
+      setting('registry', undefined, ''),
+    ]
     expectGoldenTable('config-list', [
-      [
-        'set from each place, and unset',
-        renderConfigList([
-          setting('project', 'my-project', 'xpk config'),
-          setting('zone', 'us-central2-b', 'gcloud property compute/zone'),
-          setting('cluster', 'a-cluster-name-of-forty-characters-long', '--cluster'),
-          setting('registry', undefined, ''),
-        ]),
-      ],
+      ['set from each place, and unset', renderConfigList(settings)],
+      ...textForms(configListView, 'the same', settings),
     ])
   })
 })

@@ -5,6 +5,7 @@ import {describe, expect, it} from 'vitest'
 
 import {UsageError, UsageErrors} from '../../../src/core/errors.js'
 import {DEFAULT_WAIT_TIMEOUT_SECONDS, workloadListInputFromFlags} from '../../../src/core/workload/list-options.js'
+import {readJobSet, readWorkload, type KueueWorkload, type ObservedJobSet} from '../../../src/core/workload/observed.js'
 import {
   STATUS_FILTERS,
   isAcceleratorPodSet,
@@ -12,12 +13,8 @@ import {
   matchesStatus,
   parseStatusFilter,
   pickWorkload,
-  readJobSet,
-  readWorkload,
   workloadRow,
   workloadRows,
-  type KueueWorkload,
-  type ObservedJobSet,
   type StatusFilter,
   type WorkloadRow,
 } from '../../../src/core/workload/status.js'

@@ -1,0 +1,304 @@
+/**
+ * The plan half of `xpk workload create`: reads the cluster (can it ever run the workload, is it set up for it, is
+ * the name free, what RBAC is in place, its GPU networks), plans the image (its tag, and whether the registry has
+ * it) and makes the plan (src/core/workload/create-plan.ts). Nothing is built or sent here.
+ */
+import {XpkError} from '../core/errors.js'
+import {parseResourcesConfigMap, resourcesConfigMapName} from '../core/incluster/configmaps.js'
+import {XPK_NAMESPACE} from '../core/incluster/namespace.js'
+import {defaultGpuNetworks} from '../core/manifests/jobset.js'
+import {
+  workloadCapacity,
+  workloadGpuNetworks,
+  workloadGpuNetworksMissing,
+  workloadKueueOlder,
+  workloadNameTaken,
+  workloadQueueInactive,
+} from '../core/messages/workload.js'
+import {KUEUE_VERSION} from '../core/versions.js'
+import {capacityProblem, checkCapacity, type CapacityRequest} from '../core/workload/capacity.js'
+import {
+  inactiveQueue,
+  missingObjects,
+  referencedObjects,
+  setupProblem,
+  type JobSetKind,
+} from '../core/workload/cluster-setup.js'
+import {
+  desiredRbac,
+  planWorkloadCreate,
+  rbacInPlace,
+  replacedJobSet,
+  type ClusterCheck,
+  type PlannedImage,
+  type RbacState,
+  type ReplacedJobSet,
+  type WorkloadCreatePlan,
+  type WorkloadPlanInputs,
+} from '../core/workload/create-plan.js'
+import {GKE_NETWORK_PARAM_SET, gpuNetworkNames, needsClusterGpuNetworks} from '../core/workload/gpu-networks.js'
+import {jobSetRef} from '../core/workload/jobsets.js'
+import {WORKLOAD_DEFAULTS} from '../core/workload/options.js'
+import {withRetries, type RetryOptions} from '../executor/retry.js'
+import type {KubeClient, KubeObject} from '../ports/kube.js'
+import type {ImageBuildResult} from './image-build.js'
+import {listAll, reachCluster, type ReachedCluster} from './workload-cluster.js'
+import type {CheckedCreateInputs} from './workload-create-inputs.js'
+import type {WorkloadCreateDeps, WorkloadCreateOptions, WorkloadImage} from './workload-create.js'
+import type {WorkloadTiming} from './workload-delete.js'
+
+/** A submit's plan, with what its apply needs besides the plan's data: the connection and the image's build. */
+export interface PlannedSubmit {
+  readonly plan: WorkloadCreatePlan
+  /** What the plan was made from (the apply makes the JobSet again from them once a built image is pushed). */
+  readonly inputs: WorkloadPlanInputs
+  readonly image: WorkloadImage
+  /** Builds and pushes the image: set when the plan has a build step and this is a submit. */
+  readonly buildImage: (() => Promise<ImageBuildResult>) | null
+  readonly replaces: ReplacedJobSet | null
+  /** The cluster as reached; undefined when it was not read (a dry run that could not or should not). */
+  readonly reached: ReachedCluster | undefined
+}
+
+/** Reads what the plan needs and makes it. @throws the submit's refusals (capacity, set-up, a taken name) */
+export async function planSubmit(
+  checked: CheckedCreateInputs,
+  options: WorkloadCreateOptions,
+  deps: WorkloadCreateDeps,
+  timing: WorkloadTiming,
+): Promise<PlannedSubmit> {
+  const {input} = checked
+  const retry: RetryOptions = {policy: timing.retry, clock: deps, signal: deps.signal}
+  // Before the image is built: a workload the cluster can never run, a cluster not set up for it, or a name
+  // already taken stops here (a dry run reports the same, the name as a warning).
+  const live = checked.unread === null ? await inspectCluster(checked, options, deps, retry) : undefined
+  const replaces = options.replace && live?.existing !== undefined ? replacedJobSet(live.existing) : null
+
+  let image: WorkloadImage
+  let planned: PlannedImage
+  let buildImage: PlannedSubmit['buildImage'] = null
+  if (options.dockerImage !== undefined) {
+    image = {source: 'given', reference: options.dockerImage}
+    planned = image
+  } else {
+    const context = checked.scriptDir!
+    const baseImage = options.baseDockerImage ?? WORKLOAD_DEFAULTS.baseDockerImage
+    const plannedBuild = await deps.planImage({
+      baseImage,
+      scriptDir: context.dir,
+      scriptDirIsDefault: context.isDefault,
+      maxContextBytes: context.maxBytes,
+      platform: input.accelerator.dockerPlatform,
+      repository: checked.repository!,
+      dryRun: options.dryRun,
+      offline: options.offline,
+    })
+    image = {source: 'built', ...plannedBuild.result}
+    buildImage = plannedBuild.build
+    planned = {
+      ...plannedBuild.result,
+      source: 'built',
+      baseImage,
+      platform: input.accelerator.dockerPlatform,
+      scriptDir: context.dir,
+    }
+  }
+
+  const gpuNetworks = needsClusterGpuNetworks(input.accelerator)
+    ? live === undefined
+      ? {source: 'assumed' as const, names: defaultGpuNetworks({...input, image: image.reference})}
+      : {source: 'cluster' as const, names: live.gpuNetworks ?? []}
+    : null
+  const cluster: ClusterCheck = live?.check ?? {
+    read: false,
+    why: checked.unread === '--offline' ? 'offline' : 'no-target',
+  }
+  const inputs: WorkloadPlanInputs = {
+    input,
+    cluster,
+    image: planned,
+    replaces,
+    nameTaken: live?.existing !== undefined && !options.replace,
+    rbac: live?.rbac ?? {read: 'no'},
+    gpuNetworks,
+    goneTimeoutMs: timing.workloadGone.timeoutMs,
+  }
+  return {plan: planWorkloadCreate(inputs), inputs, image, buildImage, replaces, reached: live?.reached}
+}
+
+/** What the cluster holds that the submit depends on. */
+interface LiveCluster {
+  readonly reached: ReachedCluster
+  readonly check: ClusterCheck
+  /** The JobSet of the same name, if any (refused unless --replace). */
+  readonly existing: KubeObject | undefined
+  readonly rbac: RbacState
+  /** The GKENetworkParamSet names, for tcpxo and rdma GPU types; null for others. */
+  readonly gpuNetworks: string[] | null
+}
+
+/**
+ * Connects to the cluster and reads, in one round of parallel requests, everything the submit needs: the resources
+ * ConfigMap (can the cluster ever run this?), the JobSet of this name (is the name free? and, by how a 404 comes
+ * back, is the JobSet kind served at v1alpha2?), what else the JobSet refers to (Kueue's LocalQueue, the
+ * PriorityClass of --priority: see core/workload/cluster-setup.ts), the ServiceAccount `xpk-sa`, and for tcpxo/rdma
+ * GPUs the GKENetworkParamSets: five requests for a TPU workload, no discovery (JobSet and Kueue kinds are known:
+ * core/kube/known-kinds.ts). Only when `xpk-sa` is missing or lacks the current RBAC revision (a cluster's first
+ * submit) are the Role and RoleBindings read, in a second round; only when JobSets are not served is the JobSet CRD
+ * read, to say why. Nothing is sent when something is missing.
+ */
+async function inspectCluster(
+  checked: CheckedCreateInputs,
+  options: WorkloadCreateOptions,
+  deps: WorkloadCreateDeps,
+  retry: RetryOptions,
+): Promise<LiveCluster> {
+  const {input} = checked
+  const reached = await reachCluster(checked.target, deps, retry)
+  const {kube} = reached
+  const read = <T>(call: () => Promise<T>) => withRetries(call, retry)
+  const [serviceAccount] = desiredRbac()
+  const refs = referencedObjects(input.priority)
+  const [configMap, named, liveServiceAccount, queueLookup, priorityClass, paramSets] = await Promise.all([
+    read(() =>
+      kube.get({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        namespace: XPK_NAMESPACE,
+        name: resourcesConfigMapName(input.cluster),
+      }),
+    ),
+    read(() => kube.lookup(jobSetRef(input.name))),
+    read(() => kube.get(refOf(serviceAccount!))),
+    read(() => kube.lookup(refs.localQueue)),
+    read(() => kube.get(refs.priorityClass)),
+    needsClusterGpuNetworks(input.accelerator)
+      ? listAll(kube, GKE_NETWORK_PARAM_SET.apiVersion, GKE_NETWORK_PARAM_SET.kind, {}, retry)
+      : Promise.resolve(undefined),
+  ])
+
+  const acceleratorFlag = options.flags.tpuType === undefined ? '--device-type' : '--tpu-type'
+  const request: CapacityRequest = {
+    workload: input.name,
+    cluster: input.cluster,
+    accelerator: input.accelerator,
+    numSlices: input.numSlices,
+    numNodes: input.numNodes,
+    acceleratorFlag,
+  }
+  const data = (configMap?.data ?? {}) as Readonly<Record<string, string>>
+  const verdict = checkCapacity(request, configMap === undefined ? undefined : parseResourcesConfigMap(data))
+  const problem = capacityProblem(request, verdict)
+  if (problem) throw problem
+  deps.console.info(workloadCapacity({request, verdict}))
+
+  const existing = named.state === 'found' ? named.object : undefined
+  const jobSet: JobSetKind =
+    named.state === 'not-served' ? {served: false, crd: await read(() => kube.get(refs.jobSetCrd))} : {served: true}
+  // A Kueue before v0.15 serves only v1beta1: its LocalQueue takes the JobSet all the same (the queue-name label is
+  // all it reads), so it is looked for there before the queue is called missing.
+  const olderQueue =
+    queueLookup.state === 'not-served' ? await read(() => kube.lookup(refs.olderLocalQueue)) : undefined
+  const localQueue =
+    queueLookup.state === 'found' ? queueLookup.object : olderQueue?.state === 'found' ? olderQueue.object : undefined
+  if (olderQueue?.state === 'found') {
+    deps.console.warn(
+      workloadKueueOlder({
+        workload: input.name,
+        cluster: input.cluster,
+        served: refs.olderLocalQueue.apiVersion,
+        installs: KUEUE_VERSION,
+      }),
+    )
+  }
+  const missing = missingObjects({jobSet, localQueue, priorityClass}, input.priority)
+  if (missing.length > 0) {
+    throw setupProblem(
+      {
+        cluster: input.cluster,
+        acceleratorArgs: `${acceleratorFlag} ${input.accelerator.canonical}`,
+        viaKubeconfig: options.viaKubeconfig ?? false,
+      },
+      missing,
+    )
+  }
+  const inactive = inactiveQueue(localQueue)
+  if (inactive) {
+    deps.console.warn(
+      workloadQueueInactive({
+        workload: input.name,
+        cluster: input.cluster,
+        queue: `${XPK_NAMESPACE}/${localQueue!.metadata.name}`,
+        inactive,
+      }),
+    )
+  }
+
+  if (existing !== undefined && !options.replace) {
+    const deleting = existing.metadata.deletionTimestamp !== undefined ? ', being deleted' : ''
+    const created = existing.metadata.creationTimestamp
+    const text =
+      `Workload ${input.name} already exists on cluster ${input.cluster} (JobSet ${XPK_NAMESPACE}/${input.name}` +
+      `${typeof created === 'string' ? `, created ${created}` : ''}${deleting}).`
+    const hints = [
+      'Pick another --workload name, or add --replace to delete the existing one (stopping its pods) and submit this one.',
+      `\`xpk workload delete --cluster ${input.cluster} --workload ${input.name}\` deletes it.`,
+    ]
+    if (!options.dryRun) throw new XpkError('conflict', text, {hints})
+    deps.console.warn(workloadNameTaken({workload: input.name, conflict: text, hint: hints[0]!}))
+  }
+
+  let gpuNetworks: string[] | null = null
+  if (paramSets !== undefined) {
+    gpuNetworks = gpuNetworkNames(paramSets)
+    if (gpuNetworks.length === 0) {
+      deps.console.warn(
+        workloadGpuNetworksMissing({
+          workload: input.name,
+          cluster: input.cluster,
+          accelerator: input.accelerator.name,
+        }),
+      )
+    } else {
+      deps.console.info(workloadGpuNetworks({cluster: input.cluster, networks: gpuNetworks}))
+    }
+  }
+
+  const check: ClusterCheck = {
+    read: true,
+    capacity: verdict,
+    olderKueue: olderQueue?.state === 'found',
+    queueInactive: inactive !== undefined,
+  }
+  const rbac = await readRbac(kube, liveServiceAccount, retry)
+  return {reached, check, existing, rbac, gpuNetworks}
+}
+
+function refOf(o: {apiVersion: string; kind: string; metadata: {name: string; namespace?: string}}) {
+  return {apiVersion: o.apiVersion, kind: o.kind, namespace: o.metadata.namespace, name: o.metadata.name}
+}
+
+/**
+ * What is live of the RBAC objects: nothing more is read when the live ServiceAccount is as this xpk applies it
+ * (with the current revision), since the Role and RoleBindings were applied with it; else the Role and the
+ * RoleBindings (one list), beside the ServiceAccount already read.
+ */
+async function readRbac(
+  kube: KubeClient,
+  liveServiceAccount: KubeObject | undefined,
+  retry: RetryOptions,
+): Promise<RbacState> {
+  if (rbacInPlace(liveServiceAccount)) return {read: 'in-place'}
+  const desired = desiredRbac()
+  const [liveRole, bindings] = await Promise.all([
+    withRetries(() => kube.get(refOf(desired[1]!)), retry),
+    listAll(kube, 'rbac.authorization.k8s.io/v1', 'RoleBinding', {namespace: XPK_NAMESPACE}, retry),
+  ])
+  const liveByName = new Map(bindings.map((b) => [b.metadata.name, b]))
+  return {
+    read: 'live',
+    live: desired.map((object, i) =>
+      i === 0 ? liveServiceAccount : i === 1 ? liveRole : liveByName.get(object.metadata.name),
+    ),
+  }
+}

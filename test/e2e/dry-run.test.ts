@@ -1,0 +1,216 @@
+// --dry-run on every command that changes something (issue 18), from the command definitions (src/index.ts
+// COMMANDS): every command but those declared read-only below has --dry-run, and each one's dry run, against a state
+// in which the same command without it does change something, sends no mutating request to any wire fake and leaves
+// the config file as it is, while the real run does change it (so each case can fail). The read-only commands
+// Python xpk accepts --dry-run on accept it and run as usual, with a note; the others do not have it. Every --help
+// example of the vm commands runs as a dry run against the TPU fake (test/e2e/input-safety.test.ts runs the
+// others' examples, holding each to the same rule).
+import {existsSync, readFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {describe, expect, it} from 'vitest'
+
+import {COMMANDS} from '../../src/index.js'
+import {resourcesConfigMap, submitReadyKueueObjects} from '../builders/workload-cluster.js'
+import type {FakeGke} from '../fakes/fake-gke.js'
+import type {FakeKube, Obj} from '../fakes/fake-kube.js'
+import {FakeTpu} from '../fakes/fake-tpu.js'
+import {isolatedEnv, runCli, type CliResult} from '../helpers/cli.js'
+import {markRequests, mutationsSince, type WireFakes} from '../helpers/mutations.js'
+import {tempDir} from '../helpers/temp.js'
+import {fakesForFile, seedDemoCluster, startKubeAndGke} from '../helpers/wire-fakes.js'
+import {workloadCrds} from '../helpers/workload-crds.js'
+
+type CommandId = keyof typeof COMMANDS
+
+/** The commands that change nothing: anything else must have --dry-run. */
+const READ_ONLY: readonly CommandId[] = [
+  'accelerator:describe',
+  'accelerator:list',
+  'cluster:describe',
+  'cluster:list',
+  'config:get',
+  'config:list',
+  'version',
+  'vm:list',
+  'workload:list',
+  'workload:logs',
+]
+
+/** Of those, the ones Python xpk takes --dry-run on: they accept it, and say it changes nothing. */
+const ACCEPTED_AS_IN_PYTHON: readonly CommandId[] = ['cluster:describe', 'cluster:list', 'workload:list']
+
+const PROJECT = 'my-project'
+const ZONE = 'us-central2-b'
+
+let gke: FakeGke
+let kube: FakeKube
+let tpu: FakeTpu
+let fakes: WireFakes
+let env: Record<string, string>
+let cwd: string
+
+fakesForFile(
+  async (wire) => {
+    ;({kube, gke} = await startKubeAndGke(wire))
+    seedDemoCluster(gke, PROJECT, 2)
+    gke.seedCluster({project: PROJECT, location: 'us-central2', name: 'doomed'})
+    kube.seed(
+      ...(workloadCrds() as unknown as Obj[]),
+      ...(submitReadyKueueObjects() as unknown as Obj[]),
+      resourcesConfigMap('demo', {'v5litepod-256': '256'}) as unknown as Obj,
+    )
+    tpu = wire.add(await FakeTpu.start({stepMs: 20, deleteMs: 20}))
+    // The slices of `vm run`: READY, their workers on a port nothing listens on (a dry run connects to none).
+    for (const prefix of ['demo', 'runner']) {
+      tpu.seedNode(PROJECT, ZONE, prefix, {
+        acceleratorType: 'v4-8',
+        networkEndpoints: [{ipAddress: '127.0.0.1', port: 8470}],
+        metadata: {'ssh-keys': 'someone:ssh-ed25519 AAAA someone'},
+      })
+    }
+    fakes = {gke, kube, tpu}
+    env = isolatedEnv({
+      XPK_GKE_ENDPOINT: `http://${gke.endpoint}`,
+      XPK_TPU_ENDPOINT: `http://${tpu.endpoint}`,
+      XPK_ACCESS_TOKEN: kube.token,
+      XPK_PROJECT: PROJECT,
+      XPK_ZONE: ZONE,
+    })
+    cwd = tempDir('xpk-dry-run-cwd-')
+  },
+  {reset: false},
+)
+
+const flagsOf = (id: CommandId) =>
+  (COMMANDS[id] as unknown as {flags?: Record<string, {type?: string; changesNothing?: boolean}>}).flags ?? {}
+const changing = (Object.keys(COMMANDS) as CommandId[]).filter((id) => !READ_ONLY.includes(id))
+const configFile = () => join(env.XDG_CONFIG_HOME!, 'xpk', 'config.yaml')
+const configText = () => (existsSync(configFile()) ? readFileSync(configFile(), 'utf8') : null)
+const xpk = (argv: readonly string[]) => runCli(argv, {env, cwd})
+
+describe('--dry-run, from the command definitions', () => {
+  it.each(changing)('%s changes something, so it has --dry-run', (id) => {
+    expect(flagsOf(id)['dry-run']).toMatchObject({type: 'boolean'})
+    expect(flagsOf(id)['dry-run']?.changesNothing).toBeUndefined()
+  })
+
+  it.each(READ_ONLY)('%s changes nothing: --dry-run only where Python xpk takes it, with a note', (id) => {
+    if (ACCEPTED_AS_IN_PYTHON.includes(id)) expect(flagsOf(id)['dry-run']).toMatchObject({changesNothing: true})
+    else expect(flagsOf(id)['dry-run']).toBeUndefined()
+  })
+})
+
+/**
+ * For each command that changes something: the command line, and what to add for the real run (--force, so nothing
+ * is asked; null when the real run cannot be made here: `vm run` needs SSH servers, so its plan says what it would
+ * change). The cases run in order: the workload and queued resource the real runs make are what the delete cases
+ * delete, the setting `config set` saves is what `config unset` removes.
+ */
+interface Case {
+  readonly argv: readonly string[]
+  readonly real: readonly string[] | null
+  /** The real run's exit code, when not 0, and the environment it needs. */
+  readonly realCode?: number
+  readonly realEnv?: Record<string, string>
+}
+
+const CASES: Readonly<Record<string, Case>> = {
+  'cluster:create': {
+    argv: ['cluster', 'create', '--cluster', 'fresh', '--tpu-type', 'v5p-8', '--on-demand', '--skip-in-cluster'],
+    real: [],
+  },
+  'cluster:delete': {argv: ['cluster', 'delete', '--cluster', 'doomed'], real: ['--force']},
+  'cluster:cacheimage': {
+    argv: ['cluster', 'cacheimage', '--cluster', 'demo', '--tpu-type', 'v5p-8', '--docker-image', 'python:3.11'],
+    real: [],
+    // The DaemonSet is applied; no controller runs its pods in the fake, so the wait for the pulls times out.
+    realCode: 124,
+    realEnv: {XPK_CACHE_IMAGE_TIMEOUT_S: '1'},
+  },
+  'workload:create': {
+    argv: [
+      ...['workload', 'create', '--cluster', 'demo', '--workload', 'dry-1', '--tpu-type', 'v5litepod-256'],
+      ...['--docker-image', 'python:3.10', '--command', 'python3 train.py'],
+    ],
+    real: [],
+  },
+  'workload:delete': {argv: ['workload', 'delete', '--cluster', 'demo', '--workload', 'dry-1'], real: []},
+  'vm:create': {argv: ['vm', 'create', '--tpu-prefix', 'dry', '--tpu-type', 'v4-8', '--async'], real: []},
+  'vm:delete': {argv: ['vm', 'delete', '--tpu-prefix', 'dry', '--async'], real: ['--force']},
+  'vm:run': {argv: ['vm', 'run', '--tpu-prefix', 'runner', '--command', 'python3 train.py'], real: null},
+  'config:set': {argv: ['config', 'set', 'zone', 'us-east5-a'], real: []},
+  'config:unset': {argv: ['config', 'unset', 'zone'], real: []},
+}
+
+/** What a run changed: the mutating requests the fakes received after the mark, and the config file if it changed. */
+async function changesOf(
+  argv: readonly string[],
+  extraEnv: Record<string, string> = {},
+): Promise<{result: CliResult; changes: string[]}> {
+  const mark = markRequests(fakes)
+  const before = configText()
+  const result = await runCli(argv, {env: {...env, ...extraEnv}, cwd})
+  const changes = mutationsSince(fakes, mark)
+  if (configText() !== before) changes.push(`config file ${configFile()}`)
+  return {result, changes}
+}
+
+describe('a dry run changes nothing where the real run changes something', () => {
+  it('has a case for every command that changes something', () => {
+    expect(Object.keys(CASES).sort()).toEqual([...changing].sort())
+  })
+
+  it.each(Object.entries(CASES))('%s', async (_id, {argv, real, realCode, realEnv}) => {
+    const dry = await changesOf([...argv, '--dry-run', '--json'])
+    expect(dry.result.code, dry.result.stderr).toBe(0)
+    expect(dry.changes).toEqual([])
+    if (real === null) {
+      // Its plan says what a run would change: the key added to the slice's metadata.
+      const plan = JSON.parse(dry.result.stdout) as {plan: {steps: {action: string; resource: string}[]}}
+      expect(plan.plan.steps).toContainEqual(expect.objectContaining({action: 'update', resource: 'node'}))
+      return
+    }
+    const done = await changesOf([...argv, ...real], realEnv)
+    expect(done.result.code, done.result.stderr).toBe(realCode ?? 0)
+    expect(done.changes).not.toEqual([])
+  })
+})
+
+describe('read-only commands that Python xpk takes --dry-run on', () => {
+  it.each<[CommandId, string[]]>([
+    ['workload:list', ['workload', 'list', '--cluster', 'demo']],
+    ['cluster:list', ['cluster', 'list']],
+    ['cluster:describe', ['cluster', 'describe', '--cluster', 'demo', '--skip-in-cluster']],
+  ])('%s --dry-run runs as usual and says so', async (id, argv) => {
+    const plain = await xpk(argv)
+    const {result, changes} = await changesOf([...argv, '--dry-run'])
+    expect(result.code, result.stderr).toBe(0)
+    expect(result.stdout).toBe(plain.stdout)
+    expect(result.stderr).toContain(`--dry-run: xpk ${id.replace(':', ' ')} changes nothing, so it runs as usual.`)
+    expect(changes).toEqual([])
+  })
+})
+
+/** Splits an example command line the way a POSIX shell would for plain words and double or single quotes. */
+function words(line: string): string[] {
+  return [...line.matchAll(/"([^"]*)"|'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2] ?? m[3]!)
+}
+
+const vmExamples = (Object.keys(COMMANDS) as CommandId[])
+  .filter((id) => id.startsWith('vm:'))
+  .flatMap((id) =>
+    ((COMMANDS[id] as unknown as {examples?: string[]}).examples ?? []).map((example) => {
+      const argv = words(example.replace('<%= config.bin %> ', ''))
+      if ('dry-run' in flagsOf(id) && !argv.includes('--dry-run')) argv.push('--dry-run')
+      return {example, argv}
+    }),
+  )
+
+describe('every --help example of the vm commands runs as a dry run against the TPU fake', () => {
+  it.each(vmExamples)('$example', async ({argv}) => {
+    const {result, changes} = await changesOf(argv)
+    expect(result.stderr).not.toMatch(/^Error/m)
+    expect(result.code).toBe(0)
+    expect(changes).toEqual([])
+  })
+})
