@@ -1,6 +1,6 @@
 // Issue 17, class 2: a value given is the value meant. The rule every value follows (src/core/input.ts ValueShape),
 // checked against every option flag and argument of every command, from the command definitions themselves: a new
-// flag is covered the day it is added, with the shape it declares. The same inputs run through the built CLI
+// flag is covered the day it is added, with the shape it declares. One defect per flag, in turn, runs through the built CLI
 // against the wire fakes in test/e2e/value-rules.test.ts, which also checks that none sent a mutating request.
 import {Writable} from 'node:stream'
 import {describe, expect, it} from 'vitest'
