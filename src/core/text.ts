@@ -26,6 +26,20 @@ export function escapeInline(text: string): string {
   return escapeControl(text).replace(/[\n\t]/g, (c) => (c === '\n' ? '\\n' : '\\t'))
 }
 
+/**
+ * Free text from an API (a status message, a name) on one line of a table or a progress line: line breaks and tabs
+ * become one space (none at either end), control characters are escaped as by {@link escapeControl}.
+ */
+export function oneLine(text: string): string {
+  // Most text has neither (one test instead of two replaces, for every cell of a long list).
+  if (!NEEDS_CLEANING.test(text)) return text
+  return escapeControl(text.replace(/\s*[\r\n\t]+\s*/g, ' ').trim())
+}
+
+/** A character `oneLine` changes: line breaks and tabs (C0 controls) and whatever escapeControl replaces. */
+// eslint-disable-next-line no-control-regex
+const NEEDS_CLEANING = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/
+
 /** Whether a one-line value (a name, a path) contains a character {@link escapeControl} would replace, or a newline. */
 export function hasControlCharacters(text: string): boolean {
   return escapeControl(text) !== text || /[\n\t]/.test(text)

@@ -4,7 +4,7 @@ import {workloadListNoneFound} from '../core/messages/lists.js'
 import {workloadListConsole, workloadListFinished, workloadListWaiting} from '../core/messages/workload.js'
 import {TABLE_OUTPUT, type OutputChoice} from '../core/render/output-format.js'
 import {workloadListView} from '../core/render/workloads.js'
-import {escapeControl} from '../core/text.js'
+import {oneLine} from '../core/text.js'
 import type {Timing} from '../core/timing.js'
 import {JOBSET_API_VERSION, KUEUE_API_VERSION} from '../core/versions.js'
 import {jobSetRef} from '../core/workload/jobsets.js'
@@ -298,8 +298,4 @@ async function awaitCompletion(
 /** The label selector of the Kueue Workloads made for a JobSet: Kueue labels each with its job's uid. */
 function ownedWorkloadsSelector(jobset: ObservedJobSet): string {
   return `kueue.x-k8s.io/job-uid=${jobset.metadata.uid}`
-}
-
-function oneLine(text: string): string {
-  return escapeControl(text.replace(/\s*[\r\n\t]+\s*/g, ' ').trim())
 }

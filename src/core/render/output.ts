@@ -4,7 +4,7 @@
  * turns it into the text of the chosen form. JSON and YAML are not views: they print the command's result itself,
  * as data (src/cli/base-command.ts), so they are exactly what the JSON Schemas hold.
  */
-import {escapeControl} from '../text.js'
+import {oneLine} from '../text.js'
 import {isDataFormat, type OutputChoice} from './output-format.js'
 import {renderTable} from './table.js'
 
@@ -55,17 +55,6 @@ export type Shown =
 export function renderOutput<T>(view: OutputView<T>, result: T, choice: OutputChoice): Shown {
   if (isDataFormat(choice.format)) return {kind: 'data'}
   if (view.isEmpty?.(result)) return {kind: 'none-found'}
-  if (choice.format === 'name') return {kind: 'text', text: view.names(result).join('\n')}
+  if (choice.format === 'name') return {kind: 'text', text: view.names(result).map(oneLine).join('\n')}
   return {kind: 'text', text: view.text(result, {wide: choice.format === 'wide', headers: choice.headers})}
 }
-
-/** Free text from an API on one table line (or one `-o name` line): no line breaks, no terminal control characters. */
-export function oneLine(text: string): string {
-  // Most text has neither (one test instead of two replaces, for every row of a long list).
-  if (!NEEDS_CLEANING.test(text)) return text
-  return escapeControl(text.replace(/\s*[\r\n\t]+\s*/g, ' '))
-}
-
-/** A character `oneLine` changes: line breaks and tabs (C0 controls) and whatever escapeControl replaces. */
-// eslint-disable-next-line no-control-regex
-const NEEDS_CLEANING = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/

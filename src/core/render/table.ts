@@ -1,3 +1,5 @@
+import {oneLine} from '../text.js'
+
 /**
  * Renders rows as a borderless, kubectl-style table: upper-case headers, columns separated by three spaces.
  * Written here rather than with cli-table3, whose layout pass is quadratic: `xpk accelerator list` (1,700 rows)
@@ -18,7 +20,9 @@ export function renderTable(
     const texts: string[] = []
     for (let c = 0; c < columns; c++) {
       const value = row[c]
-      const cell = value === null || value === undefined ? '-' : typeof value === 'string' ? value : String(value)
+      // Every cell on one line, whatever an API put in it: a table row is one line of text.
+      const cell =
+        value === null || value === undefined ? '-' : typeof value === 'string' ? oneLine(value) : String(value)
       if (cell.length > widths[c]) widths[c] = cell.length
       texts.push(cell)
     }
@@ -35,8 +39,8 @@ export function renderTable(
   return out ?? ''
 }
 
-/** Renders `key: value` lines with aligned values. */
+/** Renders `key: value` lines with aligned values, each value on its line (as a table cell). */
 export function renderKeyValues(entries: readonly (readonly [string, string | number | boolean | null])[]): string {
   const width = Math.max(...entries.map(([k]) => k.length))
-  return entries.map(([k, v]) => `${`${k}:`.padEnd(width + 1)}  ${v === null ? '-' : String(v)}`).join('\n')
+  return entries.map(([k, v]) => `${`${k}:`.padEnd(width + 1)}  ${v === null ? '-' : oneLine(String(v))}`).join('\n')
 }

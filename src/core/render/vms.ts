@@ -1,5 +1,5 @@
 import type {QueuedResource, TpuNode} from '../vm/types.js'
-import {oneLine, PLAIN_TABLE, renderColumns, type Column, type OutputView, type TableStyle} from './output.js'
+import {PLAIN_TABLE, renderColumns, type Column, type OutputView, type TableStyle} from './output.js'
 
 /** What `xpk vm list` shows: the zone's queued resources and TPU nodes (slices). */
 export interface VmListing {
@@ -16,7 +16,7 @@ const QUEUED_RESOURCE_COLUMNS: readonly Column<QueuedResource>[] = [
   {header: 'slices', cell: (q) => q.nodeIds.length},
   {header: 'capacity', cell: (q) => q.capacity},
   {header: 'nodes', cell: (q) => q.nodeIds.join(',') || null},
-  {header: 'failure', cell: (q) => (q.failure ? oneLine(`${q.failure.code}: ${q.failure.message}`) : null), wide: true},
+  {header: 'failure', cell: (q) => (q.failure ? `${q.failure.code}: ${q.failure.message}` : null), wide: true},
 ]
 
 /** The nodes (slices), with their workers' IPs; `-o wide` adds the API's unique id of each. */

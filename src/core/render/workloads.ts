@@ -1,5 +1,5 @@
 import type {WorkloadRow} from '../workload/status.js'
-import {oneLine as cell, PLAIN_TABLE, renderColumns, type Column, type OutputView, type TableStyle} from './output.js'
+import {PLAIN_TABLE, renderColumns, type Column, type OutputView, type TableStyle} from './output.js'
 
 /**
  * The `xpk workload list` table: Python xpk's columns (section 5.2 of the behaviour reference) plus Restarts, with
@@ -7,9 +7,9 @@ import {oneLine as cell, PLAIN_TABLE, renderColumns, type Column, type OutputVie
  * the Kueue Workload's name and the phase and outcome `--filter-by-status` selects by, before the message.
  */
 const WORKLOAD_COLUMNS: readonly Column<WorkloadRow>[] = [
-  {header: 'Jobset Name', cell: (r) => cell(r.name)},
+  {header: 'Jobset Name', cell: (r) => r.name},
   {header: 'Created Time', cell: (r) => r.created},
-  {header: 'Priority', cell: (r) => (r.priority === null ? null : cell(r.priority))},
+  {header: 'Priority', cell: (r) => r.priority},
   {header: 'TPU/GPU VMs Needed', cell: (r) => r.vmsNeeded},
   {header: 'Running/Ran', cell: (r) => r.vmsRunningOrRan},
   {header: 'Done', cell: (r) => r.vmsDone},
@@ -18,8 +18,8 @@ const WORKLOAD_COLUMNS: readonly Column<WorkloadRow>[] = [
   {header: 'Status Time', cell: (r) => r.statusTime},
   {header: 'Phase', cell: (r) => r.phase, wide: true},
   {header: 'Outcome', cell: (r) => r.outcome, wide: true},
-  {header: 'Kueue Workload', cell: (r) => (r.kueueWorkload === null ? null : cell(r.kueueWorkload)), wide: true},
-  {header: 'Status Message', cell: (r) => (r.statusMessage === '' ? null : cell(r.statusMessage))},
+  {header: 'Kueue Workload', cell: (r) => r.kueueWorkload, wide: true},
+  {header: 'Status Message', cell: (r) => r.statusMessage || null},
 ]
 
 /** The `xpk workload list` table of these rows. */
@@ -30,6 +30,6 @@ export function renderWorkloadList(rows: readonly WorkloadRow[], style: TableSty
 /** `xpk workload list`: `-o name` prints the names `--workload` and `--wait-for-job-completion` take. */
 export const workloadListView: OutputView<readonly WorkloadRow[]> = {
   text: renderWorkloadList,
-  names: (rows) => rows.map((r) => cell(r.name)),
+  names: (rows) => rows.map((r) => r.name),
   isEmpty: (rows) => rows.length === 0,
 }

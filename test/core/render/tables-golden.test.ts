@@ -179,12 +179,42 @@ const inside: InClusterState = {
   ],
 }
 
+/** An API's enum field holding text no enum has: the adapter passes on what it does not know. */
+const unknownValue = <T>(text: string): T => text as unknown as T
+
+/** Every text field GKE answers with holds what a terminal must not be given raw. */
+const hostileCluster = anObservedCluster({
+  name: `c-${HOSTILE}`,
+  location: `l-${HOSTILE}`,
+  nodeLocations: [`z-${HOSTILE}`],
+  status: unknownValue(`s-${HOSTILE}`),
+  statusMessage: `m-${HOSTILE}`,
+  version: `v-${HOSTILE}`,
+  releaseChannel: `r-${HOSTILE}`,
+  endpoint: `e-${HOSTILE}`,
+  nodePools: [
+    anObservedPool({
+      name: `np-${HOSTILE}`,
+      machineType: `mt-${HOSTILE}`,
+      tpuTopology: `t-${HOSTILE}`,
+      status: unknownValue(`s-${HOSTILE}`),
+      version: `v-${HOSTILE}`,
+      capacity: 'reservation',
+      reservation: `r-${HOSTILE}`,
+      placementType: 'COMPACT',
+      placementPolicyName: `p-${HOSTILE}`,
+    }),
+  ],
+})
+
 describe('cluster list', () => {
   it('matches test/golden/tables/cluster-list.txt', () => {
     const clusters = [tpuCluster, gpuCluster, longCluster]
     expectGoldenTable('cluster-list', [
       ['TPU, GPU and empty clusters, with a long name', renderClusterList(clusters)],
       ...textForms(clusterListView, 'the same', clusters),
+      ['line breaks, tabs, terminal controls and bidi marks in what GKE answered', renderClusterList([hostileCluster])],
+      ...textForms(clusterListView, 'the same, escaped', [hostileCluster]),
     ])
   })
 })
@@ -229,6 +259,18 @@ describe('cluster describe', () => {
         renderClusterDetails({...tpuCluster, inCluster: {...inside, clusterQueues: []}}),
       ],
       ...textForms(clusterDescribeView, 'GKE and the inside of the cluster', {...tpuCluster, inCluster: inside}),
+      [
+        'line breaks, tabs, terminal controls and bidi marks in what GKE and the cluster answered',
+        renderClusterDetails({
+          ...hostileCluster,
+          inCluster: {
+            ...inside,
+            kueue: {installed: true, version: `v-${HOSTILE}`, image: `i-${HOSTILE}`, available: true},
+            nodePools: [{name: `np-${HOSTILE}`, expected: 2, ready: 1, total: 2}],
+          },
+        }),
+      ],
+      ...textForms(clusterDescribeView, 'the same, escaped', {...hostileCluster, inCluster: inside}),
       ...textForms(clusterDescribeView, 'a GPU pool that autoscales, in a placement policy', {
         ...gpuCluster,
         nodePools: [
@@ -312,6 +354,23 @@ describe('vm list', () => {
           ],
         }),
       ],
+      ...textForms(vmListView, 'line breaks, tabs, terminal controls and bidi marks in what the TPU API answered', {
+        queuedResources: [
+          queued(`q-${HOSTILE}`, {
+            state: unknownValue(`s-${HOSTILE}`),
+            nodeIds: [`n-${HOSTILE}`],
+            runtimeVersion: `r-${HOSTILE}`,
+            failure: {code: 8, message: `m-${HOSTILE}`},
+          }),
+        ],
+        nodes: [
+          node(`n-${HOSTILE}`, {
+            state: unknownValue(`s-${HOSTILE}`),
+            uid: `u-${HOSTILE}`,
+            queuedResource: `q-${HOSTILE}`,
+          }),
+        ],
+      }),
     ])
   })
 })
