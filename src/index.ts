@@ -17,6 +17,7 @@ import ConfigGet from './commands/config/get.js'
 import ConfigList from './commands/config/list.js'
 import ConfigSet from './commands/config/set.js'
 import ConfigUnset from './commands/config/unset.js'
+import StorageList from './commands/storage/list.js'
 import Version from './commands/version.js'
 import VmCreate from './commands/vm/create.js'
 import VmDelete from './commands/vm/delete.js'
@@ -40,6 +41,7 @@ export const COMMANDS = {
   'config:list': ConfigList,
   'config:set': ConfigSet,
   'config:unset': ConfigUnset,
+  'storage:list': StorageList,
   version: Version,
   'vm:create': VmCreate,
   'vm:delete': VmDelete,

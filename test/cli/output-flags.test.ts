@@ -55,13 +55,14 @@ async function parsed(
 }
 
 describe('the list and describe commands', () => {
-  it('are the seven of README "Output"', () => {
+  it('are the eight of README "Output"', () => {
     expect(LIST_AND_DESCRIBE.sort()).toEqual([
       'accelerator:describe',
       'accelerator:list',
       'cluster:describe',
       'cluster:list',
       'config:list',
+      'storage:list',
       'vm:list',
       'workload:list',
     ])

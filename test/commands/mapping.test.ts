@@ -62,6 +62,7 @@ vi.mock('../../src/services/workload-delete.js', async (original) => ({
 }))
 vi.mock('../../src/services/workload-list.js', () => ({listWorkloads: recorder('listWorkloads')}))
 vi.mock('../../src/services/workload-logs.js', () => ({workloadLogs: recorder('workloadLogs')}))
+vi.mock('../../src/services/storage-list.js', () => ({listStorages: recorder('listStorages')}))
 vi.mock('../../src/services/vm-create.js', () => ({createVms: recorder('createVms')}))
 vi.mock('../../src/services/vm-delete.js', () => ({deleteVms: recorder('deleteVms')}))
 vi.mock('../../src/services/vm-list.js', () => ({listVms: recorder('listVms')}))
@@ -113,6 +114,7 @@ const SERVICE_OF: Record<CommandId, [string[], string]> = {
   'config:list': [[], 'listConfig'],
   'config:set': [['zone', 'us-east5-a'], 'setConfig'],
   'config:unset': [['zone'], 'unsetConfig'],
+  'storage:list': [[], 'listStorages'],
   version: [[], 'versionReport'],
   'vm:create': [['--tpu-prefix', 'demo', '--tpu-type', 'v4-8'], 'createVms'],
   'vm:delete': [['--tpu-prefix', 'demo'], 'deleteVms'],

@@ -30,6 +30,7 @@ const READ_ONLY: readonly CommandId[] = [
   'cluster:list',
   'config:get',
   'config:list',
+  'storage:list',
   'version',
   'vm:list',
   'workload:list',
@@ -37,7 +38,12 @@ const READ_ONLY: readonly CommandId[] = [
 ]
 
 /** Of those, the ones Python xpk takes --dry-run on: they accept it, and say it changes nothing. */
-const ACCEPTED_AS_IN_PYTHON: readonly CommandId[] = ['cluster:describe', 'cluster:list', 'workload:list']
+const ACCEPTED_AS_IN_PYTHON: readonly CommandId[] = [
+  'cluster:describe',
+  'cluster:list',
+  'storage:list',
+  'workload:list',
+]
 
 const PROJECT = 'my-project'
 const ZONE = 'us-central2-b'
@@ -181,6 +187,7 @@ describe('read-only commands that Python xpk takes --dry-run on', () => {
     ['workload:list', ['workload', 'list', '--cluster', 'demo']],
     ['cluster:list', ['cluster', 'list']],
     ['cluster:describe', ['cluster', 'describe', '--cluster', 'demo', '--skip-in-cluster']],
+    ['storage:list', ['storage', 'list', '--cluster', 'demo']],
   ])('%s --dry-run runs as usual and says so', async (id, argv) => {
     const plain = await xpk(argv)
     const {result, changes} = await changesOf([...argv, '--dry-run'])

@@ -8,6 +8,7 @@ import {fileURLToPath} from 'node:url'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {FakeGke} from '../fakes/fake-gke.js'
+import {FakeKube} from '../fakes/fake-kube.js'
 import {FakeTpu} from '../fakes/fake-tpu.js'
 import {isolatedEnv, REPO_ROOT, runCli} from '../helpers/cli.js'
 import {tempDir} from '../helpers/temp.js'
@@ -24,16 +25,22 @@ module.registerHooks({
 `
 let fake: FakeGke
 let tpu: FakeTpu
+let kube: FakeKube
 let hook: string
+/** A kubeconfig reaching the Kubernetes fake, for the commands that work inside a cluster. */
+const KUBECONFIG = join(tempDir('xpk-kubeconfig-'), 'config')
 beforeAll(async () => {
   fake = await FakeGke.start()
   tpu = await FakeTpu.start()
+  kube = await FakeKube.start()
+  writeFileSync(KUBECONFIG, kube.kubeconfig())
   hook = join(tempDir('xpk-hook-'), 'record-loads.mjs')
   writeFileSync(hook, HOOK)
 })
 afterAll(async () => {
   await fake?.stop()
   await tpu?.stop()
+  await kube?.stop()
 })
 
 const SDKS = ['@google-cloud/container', '@google-cloud/tpu', 'google-gax', 'dockerode', 'ssh2', 'google-auth-library']
@@ -146,6 +153,14 @@ describe('each command loads only what it uses', () => {
     {args: ['cluster', 'list'], topics: ['cluster'], packages: [], present: ['gke-container-api']},
     // The TPU API over REST too: neither @google-cloud/tpu nor google-gax (0.5-0.7 s of CPU when they were used).
     {args: ['vm', 'list', '--tpu-prefix', 'demo'], topics: ['vm'], packages: [], present: ['tpu-api']},
+    // Inside a cluster reached through a kubeconfig: the Kubernetes adapter, and neither GKE nor the other topics.
+    {
+      args: ['storage', 'list', '--kubeconfig', KUBECONFIG],
+      topics: ['storage'],
+      packages: [],
+      absent: ['gke-container-api'],
+      present: ['kube-client'],
+    },
   ])(
     'xpk $args loads the services of $topics and the SDKs $packages',
     async ({args, topics, packages, absent, present}) => {

@@ -5,18 +5,23 @@
 //   test/helpers/cli.ts);
 // - a list that finds nothing: empty stdout, exit 0, the note on stderr; as data, the empty result and no note;
 // - an unknown -o, or -o other than json with --json: exit 2 naming the flag and the forms, and no request at all.
+import {writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+
 import {load} from 'js-yaml'
 import {beforeAll, describe, expect, it} from 'vitest'
 
 import {SCENARIOS, at, kueueWorkloadFor, submittedJobSet, type WorkloadScenario} from '../builders/workload-states.js'
 import type {FakeGke} from '../fakes/fake-gke.js'
-import type {FakeKube, Obj} from '../fakes/fake-kube.js'
+import {FakeKube, type Obj} from '../fakes/fake-kube.js'
 import {FakeTpu} from '../fakes/fake-tpu.js'
 import {COMMANDS} from '../../src/index.js'
 import {isolatedEnv, runCli, type CliResult} from '../helpers/cli.js'
 import {expectGolden} from '../helpers/golden.js'
 import {markRequests} from '../helpers/mutations.js'
 import {poolNode, seedInstalledControllers, seedTpuClusterQueue} from '../helpers/cluster-inside.js'
+import {STORAGE_CRD} from '../helpers/storage-crd.js'
+import {tempDir} from '../helpers/temp.js'
 import {fakesForFile, startKubeAndGke} from '../helpers/wire-fakes.js'
 
 type CommandId = keyof typeof COMMANDS
@@ -28,11 +33,14 @@ const REGION = 'us-central2'
 let gke: FakeGke
 let kube: FakeKube
 let tpu: FakeTpu
+/** A kubeconfig reaching a second, empty cluster: where a list without filters (storage list) finds nothing. */
+const BARE_KUBECONFIG = join(tempDir('xpk-bare-'), 'config')
 
 fakesForFile(
   async (wire) => {
     ;({kube, gke} = await startKubeAndGke(wire))
     tpu = wire.add(await FakeTpu.start({stepMs: 1, deleteMs: 1}))
+    writeFileSync(BARE_KUBECONFIG, wire.add(await FakeKube.start()).kubeconfig())
   },
   {reset: false},
 )
@@ -58,6 +66,7 @@ const ARGS: Partial<Record<CommandId, string[]>> = {
   'cluster:describe': [],
   'cluster:list': [],
   'config:list': [],
+  'storage:list': [],
   'vm:list': [],
   'workload:list': [],
 }
@@ -79,6 +88,10 @@ const NONE_FOUND: Partial<Record<CommandId, [string[], string]>> = {
   'accelerator:list': [
     ['--family', 'v5p', '--kind', 'GPU'],
     'No accelerator types found (--family "v5p", --kind "GPU").',
+  ],
+  'storage:list': [
+    ['--kubeconfig', BARE_KUBECONFIG],
+    'No storages found: the cluster has no Storage kind (CRD storages.xpk.x-k8s.io), so no storage was ever attached to it.',
   ],
 }
 
@@ -110,11 +123,43 @@ beforeAll(async () => {
   seedTpuClusterQueue(kube, {flavor: '1xv5p-16', chips: 8, admitted: 1, pending: 1, reserving: 1, used: '8'})
   kube.seed(poolNode('gke-demo-default-pool-a', 'default-pool'), poolNode('gke-demo-np-0-a', 'demo-np-0'))
   for (const s of SCENARIOS.slice(0, 5)) seedScenario(s)
+  seedStorages()
   // TPU VMs: a queued resource of two slices, as `vm create` makes it, and a node made outside any.
   tpu.seedNode(PROJECT, ZONE, 'solo', {acceleratorType: 'v5litepod-8'})
   const created = await xpk('vm', 'create', '--tpu-prefix', 'demo', '--tpu-type', 'v4-16', '--num-slices', '2')
   expect(created.code, created.stderr).toBe(0)
 })
+
+/** Two storages as `storage attach` leaves them: the Storage CRD, each Storage object and its PersistentVolume. */
+function seedStorages(): void {
+  kube.seed(STORAGE_CRD as unknown as Obj)
+  for (const [name, type, handle] of [
+    ['datasets', 'gcsfuse', 'my-datasets'],
+    ['home', 'gcpfilestore', `projects/${PROJECT}/locations/${ZONE}/instances/home-fs/volumes/vol1`],
+  ] as const) {
+    kube.seed(
+      {
+        apiVersion: 'xpk.x-k8s.io/v1',
+        kind: 'Storage',
+        metadata: {name},
+        spec: {
+          ...{type, cluster: 'demo', auto_mount: type === 'gcsfuse', mount_point: `/mnt/${name}`, readonly: false},
+          ...{manifest: `xpkclusters/storage-manifests/${name}-manifest.yaml`, pv: `${name}-pv`, pvc: `${name}-pvc`},
+        },
+      },
+      {
+        apiVersion: 'v1',
+        kind: 'PersistentVolume',
+        metadata: {name: `${name}-pv`},
+        spec: {
+          capacity: {storage: '64Gi'},
+          accessModes: ['ReadWriteMany'],
+          csi: {driver: `${type === 'gcsfuse' ? 'gcsfuse' : 'filestore'}.csi.storage.gke.io`, volumeHandle: handle},
+        },
+      },
+    )
+  }
+}
 
 /** A workload as `workload create` submits it and Kueue and the JobSet controller move it on. */
 function seedScenario(s: WorkloadScenario): void {

@@ -84,6 +84,7 @@ const BASE: Record<CommandId, string[]> = {
   'config:list': [],
   'config:set': ['zone', 'us-central2-b'],
   'config:unset': ['zone'],
+  'storage:list': ['--cluster', 'demo'],
   version: [],
   'vm:create': ['--tpu-prefix', 'p', '--tpu-type', 'v4-8'],
   'vm:delete': ['--tpu-prefix', 'p', '--force'],

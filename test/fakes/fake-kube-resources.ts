@@ -85,6 +85,14 @@ const BUILTINS: BuiltinSpec[] = [
   {gv: 'v1', resource: 'events', kind: 'Event', namespaced: true, shortNames: ['ev']},
   {
     gv: 'v1',
+    resource: 'persistentvolumes',
+    kind: 'PersistentVolume',
+    namespaced: false,
+    shortNames: ['pv'],
+    status: true,
+  },
+  {
+    gv: 'v1',
     resource: 'persistentvolumeclaims',
     kind: 'PersistentVolumeClaim',
     namespaced: true,

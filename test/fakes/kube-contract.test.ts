@@ -1,11 +1,12 @@
 // The Kubernetes port's contract (port-contract.ts), held by MemoryKube (the service tests') and by the real adapter
 // talking to the wire-level API server (FakeKube, itself checked against kubectl): reads that find an object, find
 // nothing, or find its kind not served; lists by namespace, selectors and pages (and listAll following the pages,
-// each through the caller's retry); create-if-absent (201, then 409 AlreadyExists leaving the object as it was;
-// exactly one of two racing creates); server-side apply (a re-apply changes nothing, a change bumps generation and
-// resourceVersion, another manager's field is a 409 Conflict unless forced, their other fields are kept); a delete
-// with a uid precondition (409 Conflict deleting nothing when another object holds the name); watches (the current
-// objects, then each change in order, resumed from a resourceVersion or EXPIRED when it is too old); pod logs; and
+// each through the caller's retry), and of a cluster-scoped built-in kind (PersistentVolume); create-if-absent (201,
+// then 409 AlreadyExists leaving the object as it was; exactly one of two racing creates); server-side apply (a
+// re-apply changes nothing, a change bumps generation and resourceVersion, another manager's field is a 409
+// Conflict unless forced, their other fields are kept); a delete with a uid precondition (409 Conflict deleting
+// nothing when another object holds the name); watches (the current objects, then each change in order, resumed
+// from a resourceVersion or EXPIRED when it is too old); pod logs; and
 // failures the one retry policy tells apart.
 import {request} from 'node:https'
 
@@ -156,6 +157,17 @@ const jobSet = (command: string, name = 'run-1', namespace = 'default'): KubeObj
   kind: 'JobSet',
   metadata: {name, namespace},
   spec: {replicatedJobs: [{name: 'slice-job', replicas: 1, template: {command}}]},
+})
+/** A Cloud Storage FUSE volume, as `storage attach` makes one (cluster-scoped). */
+const persistentVolume = (name: string): KubeObject => ({
+  apiVersion: 'v1',
+  kind: 'PersistentVolume',
+  metadata: {name},
+  spec: {
+    capacity: {storage: '64Gi'},
+    accessModes: ['ReadWriteMany'],
+    csi: {driver: 'gcsfuse.csi.storage.gke.io', volumeHandle: `${name}-bucket`},
+  },
 })
 const JOBSET_REF: KubeRef = {apiVersion: JOBSET_API, kind: 'JobSet', namespace: 'default', name: 'run-1'}
 const commandOf = (o: KubeObject | undefined) =>
@@ -317,6 +329,32 @@ const cases: readonly ContractCase<KubeClient, KubeGiven>[] = [
           retryable: false,
           message: /^Listing ConfigMap objects failed: /,
         },
+      },
+    ],
+  },
+  {
+    name: 'a cluster-scoped built-in kind (PersistentVolume): made, listed and read without a namespace',
+    steps: [
+      ...['data-pv', 'cache-pv'].map((name): Step<KubeClient> => ({
+        call: `create PersistentVolume ${name}`,
+        run: async (kube) => (await kube.create(persistentVolume(name))).metadata.namespace,
+        gives: undefined,
+      })),
+      {
+        call: 'listAll PersistentVolume',
+        run: async (kube) => {
+          const found: string[] = []
+          for await (const page of kube.listAll('v1', 'PersistentVolume')) found.push(...names(page))
+          return found
+        },
+        gives: ['cache-pv', 'data-pv'],
+      },
+      {
+        ...get({apiVersion: 'v1', kind: 'PersistentVolume', name: 'data-pv'}),
+        gives: expect.objectContaining({
+          kind: 'PersistentVolume',
+          spec: expect.objectContaining({csi: {driver: 'gcsfuse.csi.storage.gke.io', volumeHandle: 'data-pv-bucket'}}),
+        }),
       },
     ],
   },

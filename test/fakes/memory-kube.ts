@@ -212,6 +212,7 @@ const BUILT_IN: Readonly<Record<string, {readonly versions: readonly string[]; r
   '/Service': {versions: ['v1'], namespaced: true},
   '/Pod': {versions: ['v1'], namespaced: true},
   '/Event': {versions: ['v1'], namespaced: true},
+  '/PersistentVolume': {versions: ['v1'], namespaced: false},
   'apps/Deployment': {versions: ['v1'], namespaced: true},
   'apps/DaemonSet': {versions: ['v1'], namespaced: true},
   'apps/ReplicaSet': {versions: ['v1'], namespaced: true},

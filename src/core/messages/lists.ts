@@ -45,3 +45,17 @@ export const acceleratorListNoneFound = defineInfo(
   '`accelerator list` found no type matching its filters.',
   (p: {filters: Filters}) => ({text: `No accelerator types found${filtered(p.filters)}.`, data: {...p}}),
 )
+
+export const storageListNoneFound = defineInfo(
+  'storage.list.none-found',
+  '`storage list` found no Storage object; or the cluster does not serve the kind, so none was ever attached to it.',
+  (p: {cluster: string | null; kindServed: boolean}) => {
+    const cluster = p.cluster ? `cluster ${p.cluster}` : 'the cluster'
+    return {
+      text: p.kindServed
+        ? `No storages found in ${cluster}.`
+        : `No storages found: ${cluster} has no Storage kind (CRD storages.xpk.x-k8s.io), so no storage was ever attached to it.`,
+      data: {...p},
+    }
+  },
+)

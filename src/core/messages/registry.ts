@@ -6,6 +6,7 @@ import * as cluster from './cluster.js'
 import * as config from './config.js'
 import * as image from './image.js'
 import * as lists from './lists.js'
+import * as storage from './storage.js'
 import * as vm from './vm.js'
 import * as workload from './workload.js'
 
@@ -16,6 +17,7 @@ type Maker =
   | MakersOf<typeof config>
   | MakersOf<typeof image>
   | MakersOf<typeof lists>
+  | MakersOf<typeof storage>
   | MakersOf<typeof vm>
   | MakersOf<typeof workload>
 
@@ -29,6 +31,7 @@ export const MESSAGE_MAKERS: Readonly<Record<string, AnyMessageMaker>> = {
   ...config,
   ...image,
   ...lists,
+  ...storage,
   ...vm,
   ...workload,
 }

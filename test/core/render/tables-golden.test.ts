@@ -24,6 +24,7 @@ import {OUTPUT_FORMATS, type OutputChoice} from '../../../src/core/render/output
 import {renderVmList, vmListView} from '../../../src/core/render/vms.js'
 import {renderWorkloadList, workloadListView} from '../../../src/core/render/workloads.js'
 import type {SettingReport} from '../../../src/core/settings.js'
+import {bucketOrInstance, renderStorageList, storageListView, type StorageRow} from '../../../src/core/storage/list.js'
 import type {QueuedResource, TpuNode} from '../../../src/core/vm/types.js'
 import {readJobSet, readWorkload, type KueueWorkload, type ObservedJobSet} from '../../../src/core/workload/observed.js'
 import {workloadRow, type WorkloadRow} from '../../../src/core/workload/status.js'
@@ -371,6 +372,74 @@ describe('vm list', () => {
           }),
         ],
       }),
+    ])
+  })
+})
+
+// ---- storage list ----
+
+const aStorageRow = (name: string, type: string, handle: string, overrides: Partial<StorageRow> = {}): StorageRow => ({
+  name,
+  type,
+  cluster: 'demo',
+  autoMount: true,
+  mountPoint: `/mnt/${name}`,
+  readonly: false,
+  manifest: `xpkclusters/storage-manifests/my-project-us-central2-b-demo-${name}-manifest.yaml`,
+  pv: `${name}-pv`,
+  pvc: `${name}-pvc`,
+  invalidFields: [],
+  volumeHandle: handle,
+  bucketOrInstance: bucketOrInstance(handle),
+  ...overrides,
+})
+
+describe('storage list', () => {
+  it('matches test/golden/tables/storage-list.txt', () => {
+    const storages = [
+      aStorageRow('checkpoints', 'gcsfuse', 'my-checkpoints-bucket'),
+      aStorageRow('datasets', 'gcsfuse', 'my-datasets', {autoMount: false, readonly: true}),
+      aStorageRow('fast', 'lustre', 'my-project/us-central2-b/lustre-1'),
+      aStorageRow('home', 'gcpfilestore', 'projects/my-project/locations/us-central2-b/instances/home-fs/volumes/vol1'),
+      aStorageRow('scratch', 'pd', 'projects/my-project/zones/us-central2-b/disks/scratch-disk', {autoMount: false}),
+    ]
+    expectGoldenTable('storage-list', [
+      ['one of each kind of volume handle, as sorted by name', renderStorageList(storages)],
+      ...textForms(storageListView, 'the same', storages),
+      [
+        'a long name; a Storage object without most fields, or whose PersistentVolume is gone',
+        renderStorageList([
+          aStorageRow(LONG, 'gcsfuse', 'b'),
+          aStorageRow('bare', 'gcsfuse', 'b', {
+            type: null,
+            autoMount: null,
+            mountPoint: null,
+            readonly: null,
+            manifest: null,
+            pv: null,
+            invalidFields: [
+              'spec.type',
+              'spec.auto_mount',
+              'spec.mount_point',
+              'spec.readonly',
+              'spec.manifest',
+              'spec.pv',
+            ],
+            volumeHandle: null,
+            bucketOrInstance: null,
+          }),
+          aStorageRow('orphan', 'gcsfuse', 'b', {volumeHandle: null, bucketOrInstance: null}),
+        ]),
+      ],
+      ...textForms(storageListView, 'line breaks, tabs, terminal controls and bidi marks in every text field', [
+        aStorageRow(`n-${HOSTILE}`, `t-${HOSTILE}`, `h-${HOSTILE}`, {
+          mountPoint: `/m-${HOSTILE}`,
+          pv: `pv-${HOSTILE}`,
+          pvc: `pvc-${HOSTILE}`,
+          manifest: `f-${HOSTILE}`,
+          bucketOrInstance: `b-${HOSTILE}`,
+        }),
+      ]),
     ])
   })
 })
