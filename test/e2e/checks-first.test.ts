@@ -181,7 +181,7 @@ describe('every path flag of every command is checked before anything changes', 
   })
 
   // Every bad value of its kind on the first command that has a flag; on each further command with the same flag
-  // (--kubeconfig is on twelve), one of them in turn: what is checked is the flag's one check, what each command
+  // (--kubeconfig is on thirteen), one of them in turn: what is checked is the flag's one check, what each command
   // adds is when it runs it (before anything changes).
   const seen = new Map<string, number>()
   const cases = pathFlags.flatMap((f) => {

@@ -2,7 +2,7 @@
  * `xpk storage list`: one row per Storage object, joined with its PersistentVolume for what it holds (the bucket or
  * the instance), sorted by name, and the table that shows them.
  */
-import {oneLine, renderColumns, PLAIN_TABLE, type Column, type OutputView, type TableStyle} from '../render/output.js'
+import {renderColumns, PLAIN_TABLE, type Column, type OutputView, type TableStyle} from '../render/output.js'
 import type {ObservedStorage, ObservedVolume} from './observed.js'
 
 /** A storage as `storage list` shows it (and prints it under --json). */
@@ -38,8 +38,8 @@ export function storageRows(storages: readonly ObservedStorage[], volumes: reado
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
 }
 
-/** Text from the cluster in a cell: on one line and escaped; empty or unknown is "-". */
-const cell = (value: string | null): string | null => (value === null || value === '' ? null : oneLine(value))
+/** Text from the cluster in a cell (the table puts it on one line, escaped); empty or unknown is "-". */
+const cell = (value: string | null): string | null => (value === null || value === '' ? null : value)
 const flag = (value: boolean | null): string | null => (value === null ? null : String(value))
 
 /**
@@ -68,6 +68,6 @@ export function renderStorageList(rows: readonly StorageRow[], style: TableStyle
 /** `xpk storage list`: `-o name` prints the names workloads and the other storage commands take. */
 export const storageListView: OutputView<readonly StorageRow[]> = {
   text: renderStorageList,
-  names: (rows) => rows.map((r) => oneLine(r.name)),
+  names: (rows) => rows.map((r) => r.name),
   isEmpty: (rows) => rows.length === 0,
 }

@@ -3,6 +3,8 @@
 // test/golden/tables/storage-list.txt (test/core/render/tables-golden.test.ts).
 import {describe, expect, it} from 'vitest'
 
+import {renderOutput} from '../../../src/core/render/output.js'
+
 import {
   bucketOrInstance,
   renderStorageList,
@@ -128,7 +130,10 @@ describe('the storage list table', () => {
   })
 
   it('-o name: one escaped name per line; an empty list is empty (the note says so instead)', () => {
-    expect(storageListView.names([row(), row({name: 'b\u0007'})])).toEqual(['data', 'b\\x07'])
+    expect(renderOutput(storageListView, [row(), row({name: 'b\u0007'})], {format: 'name', headers: true})).toEqual({
+      kind: 'text',
+      text: 'data\nb\\x07',
+    })
     expect(storageListView.isEmpty!([])).toBe(true)
     expect(storageListView.isEmpty!([row()])).toBe(false)
   })
