@@ -2,7 +2,7 @@
  * The {@link ImageEngine} port on a Docker Engine, through dockerode (imported lazily on first use: builds and
  * pushes). Looking up a local image, which every image run does before it knows whether anything must be built,
  * is one GET on the engine's socket made with node:http, so an unchanged image never loads dockerode: loading it
- * (bundled, with tar-stream and its other dependencies) costs about 60 ms more than the request (README, Speed).
+ * (bundled, with tar-stream and its other dependencies) costs more than the request itself (README, Speed).
  */
 
 import type {ClientRequest, IncomingMessage, RequestOptions} from 'node:http'

@@ -2,7 +2,8 @@
  * The HTTP side shared by xpk's clients of Google REST APIs (GKE, Compute Engine, Cloud TPU): credentials, one JSON request
  * with a timeout, and Google's JSON error body read into a gRPC-style failure that the caller classifies. Node
  * built-ins only: google-auth-library is imported only when Application Default Credentials are needed, because
- * loading it costs about 100 ms of start-up, and requests go through node:http/node:https (http-client.ts).
+ * loading it costs a noticeable share of start-up (README, Speed), and requests go through node:http/node:https
+ * (http-client.ts).
  */
 
 import type {ApiContext} from '../core/cluster/gke-errors.js'

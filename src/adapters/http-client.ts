@@ -1,10 +1,9 @@
 /**
  * `fetch` for xpk's few JSON and HEAD requests (GKE, Compute Engine, container registries), on node:http and
  * node:https, for start-up time. The first `fetch` of a process loads undici, and so does an ESM import of node:http
- * (the import reads every export, and its WebSocket exports are lazy getters that load undici): about 70 ms of the
- * first request on the development machine, against about 10 ms for node:http from process.getBuiltinModule
- * (measured in README, Speed). Idle keep-alive connections (the global agents keep them) do not hold the process
- * open. The global `fetch` fits the same type, so tests can pass it instead.
+ * (the import reads every export, and its WebSocket exports are lazy getters that load undici), which costs the first
+ * request several times what node:http from process.getBuiltinModule does (README, Speed, has the measurement). Idle
+ * keep-alive connections (the global agents keep them) do not hold the process open. The global `fetch` fits the same type, so tests can pass it instead.
  */
 
 import type {ClientRequest, IncomingMessage, RequestOptions} from 'node:http'

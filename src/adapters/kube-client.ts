@@ -15,10 +15,11 @@ import {HttpKube} from './kube-verbs.js'
  * kubeconfig's cluster and user): plain HTTPS and JSON (node:https, kube-transport.ts), sending and returning objects
  * in their wire form (kube-verbs.ts), kinds found as kube-discovery.ts says.
  *
- * Why not @kubernetes/client-node's KubernetesObjectApi: loading the package costs 1.0-1.4 s of CPU (its ESM
- * build is some 900 modules), and it converts every object to and from its typed form, which drops keys it does not
- * model (`x-kubernetes-preserve-unknown-fields` of CRDs) unless converted back by hand, at about 0.5 s per apply
- * of the Kueue workloads CRD (1.4 MB of YAML). The package is still used to read kubeconfig files (`--kubeconfig`,
+ * Why not @kubernetes/client-node's KubernetesObjectApi: loading the package (its ESM build is some 900 modules)
+ * costs more CPU than the rest of a command, and it converts every object to and from its typed form, which drops
+ * keys it does not model (`x-kubernetes-preserve-unknown-fields` of CRDs) unless converted back by hand, at a cost
+ * per apply that grows with the object, the Kueue workloads CRD (1.4 MB of YAML) most (README, Speed, has both
+ * measurements). The package is still used to read kubeconfig files (`--kubeconfig`,
  * KUBECONFIG): exec plugins, auth providers, client certificates and proxies are its business; GKE access needs
  * none of that (endpoint, CA and an access token) and never loads it.
  */

@@ -189,8 +189,8 @@ export class HttpReleaseManifests implements ReleaseManifestSource {
 
   /**
    * The manifest's objects, from a JSON copy of them kept beside the cache and keyed by the text's SHA-256: parsing
-   * the 2.4 MB of JobSet and Kueue YAML with js-yaml took about 0.48 s of every install's CPU, JSON.parse of the same
-   * objects 13 ms (bench:in-cluster). A missing, unreadable or damaged copy only means parsing the YAML again.
+   * the 2.4 MB of JobSet and Kueue YAML with js-yaml took most of an install's CPU, JSON.parse of the same objects a
+   * small part of it (README, Speed; bench:in-cluster). A missing, unreadable or damaged copy only means parsing the YAML again.
    */
   private async parse(release: Release, text: string, source: string): Promise<KubeObject[]> {
     const {createHash} = await import('node:crypto')

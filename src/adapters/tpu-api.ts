@@ -1,7 +1,7 @@
 /**
  * The {@link TpuClient} port over the Cloud TPU v2 REST API (tpu.googleapis.com/v2), through google-rest.ts as GKE
  * and Compute Engine are. The client library (`@google-cloud/tpu` over google-gax and grpc-js) is not used: loading
- * it and parsing its protos cost a `vm` command 0.5-0.7 s of CPU before its first request (README, Speed). The
+ * it and parsing its protos cost a `vm` command several times its own CPU before its first request (README, Speed). The
  * messages below are the proto3 JSON mapping of google/cloud/tpu/v2/cloud_tpu.proto, reduced to the fields xpk
  * sends and reads; test/adapters/tpu-api.test.ts checks that they reach the API as the library's own REST transport
  * sends them.

@@ -1,6 +1,6 @@
 /**
  * Parsing a release manifest (multi-document YAML) into checked Kubernetes objects. Apart from release-manifest.ts
- * so that js-yaml, which costs about 4 ms of start-up to load, loads only when a manifest is actually parsed (a
+ * so that js-yaml, which costs start-up time to load (README, Speed), loads only when a manifest is actually parsed (a
  * parsed copy is cached as JSON): `cluster list` and `cluster describe` never need it.
  */
 import {loadAll} from 'js-yaml'

@@ -2,9 +2,9 @@ import {oneLine} from '../text.js'
 
 /**
  * Renders rows as a borderless, kubectl-style table: upper-case headers, columns separated by three spaces.
- * Written here rather than with cli-table3, whose layout pass is quadratic: `xpk accelerator list` (1,700 rows)
- * took 1.3 s with it and takes milliseconds this way. Without the header line (`--no-headers`), the columns are as
- * wide as their widest cell, as kubectl's are.
+ * Written here rather than with cli-table3, whose layout pass is quadratic in the rows: `xpk accelerator list` (1,700
+ * rows) took over a second with it (README, Speed, has the measurement). Without the header line (`--no-headers`),
+ * the columns are as wide as their widest cell, as kubectl's are.
  */
 export function renderTable(
   headers: readonly string[],
