@@ -7,6 +7,7 @@ import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
+import {COMMANDS} from '../../src/index.js'
 import {FakeGke} from '../fakes/fake-gke.js'
 import {FakeKube} from '../fakes/fake-kube.js'
 import {FakeTpu} from '../fakes/fake-tpu.js'
@@ -121,7 +122,7 @@ describe('each command loads only what it uses', () => {
     readonly absent?: string[]
     readonly present?: string[]
   }
-  it.each<Row>([
+  const rows: Row[] = [
     {args: ['--help'], topics: [], packages: [], absent: ['gcloud-properties', 'settings-file', ...CONNECTIONS]},
     {
       args: ['accelerator', 'list', '--family', 'v5p'],
@@ -161,7 +162,14 @@ describe('each command loads only what it uses', () => {
       absent: ['gke-container-api'],
       present: ['kube-client'],
     },
-  ])(
+  ]
+
+  it('has a row for every topic, so a new topic says what it loads', () => {
+    const topics = new Set(Object.keys(COMMANDS).map((id) => id.split(':')[0]!))
+    expect(new Set(rows.flatMap((r) => r.topics))).toEqual(topics)
+  })
+
+  it.each(rows)(
     'xpk $args loads the services of $topics and the SDKs $packages',
     async ({args, topics, packages, absent, present}) => {
       const loaded = await loads(args)

@@ -3,6 +3,8 @@
 // so a changed column, width, order or word is a visible diff in review rather than something a regular expression
 // lets through. An empty list prints no table (a note on stderr instead: test/core/render/output.test.ts).
 // UPDATE_GOLDENS=1 accepts a change.
+import {readdirSync} from 'node:fs'
+import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 
 import type {InClusterState} from '../../../src/core/incluster/describe.js'
@@ -28,9 +30,11 @@ import {bucketOrInstance, renderStorageList, storageListView, type StorageRow} f
 import type {QueuedResource, TpuNode} from '../../../src/core/vm/types.js'
 import {readJobSet, readWorkload, type KueueWorkload, type ObservedJobSet} from '../../../src/core/workload/observed.js'
 import {workloadRow, type WorkloadRow} from '../../../src/core/workload/status.js'
+import {COMMANDS} from '../../../src/index.js'
 import {describeAccelerator, listAccelerators} from '../../../src/services/accelerators.js'
 import {anObservedCluster, anObservedPool} from '../../builders/observed.js'
 import {SCENARIOS, scenarioObjects} from '../../builders/workload-states.js'
+import {REPO_ROOT} from '../../helpers/cli.js'
 import {expectGolden} from '../../helpers/golden.js'
 
 /** Each case's name and text, as one file: `## name`, the text, a blank line. */
@@ -495,5 +499,16 @@ describe('config list', () => {
       ['set from each place, and unset', renderConfigList(settings)],
       ...textForms(configListView, 'the same', settings),
     ])
+  })
+})
+
+describe('every command that prints a table', () => {
+  it('has its golden here: a command with -o has test/golden/tables/<topic>-<verb>.txt', () => {
+    const withOutput = (Object.keys(COMMANDS) as (keyof typeof COMMANDS)[]).filter(
+      (id) => (COMMANDS[id] as unknown as {flags?: Record<string, unknown>}).flags?.output !== undefined,
+    )
+    expect(withOutput.length).toBeGreaterThanOrEqual(8)
+    const goldens = readdirSync(join(REPO_ROOT, 'test/golden/tables')).map((f) => f.replace(/\.txt$/, ''))
+    expect(withOutput.map((id) => id.replace(':', '-')).sort()).toEqual(goldens.sort())
   })
 })
