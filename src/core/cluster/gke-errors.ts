@@ -68,10 +68,10 @@ export interface Classified {
 }
 
 /** A failure that a retry may get past (xpk retries it). */
-export const retried = (kind: ErrorKind, ...hints: string[]): Classified => ({kind, retryable: true, hints})
+export const retried = (kind: ErrorKind, hints: readonly string[]): Classified => ({kind, retryable: true, hints})
 
 /** A failure that a retry would only repeat. */
-export const final = (kind: ErrorKind, ...hints: string[]): Classified => ({kind, retryable: false, hints})
+export const final = (kind: ErrorKind, hints: readonly string[]): Classified => ({kind, retryable: false, hints})
 
 /** The statuses of a server that did not answer, or failed on its own side: the same request may pass next time. */
 export function isTransientStatus(status: (typeof GRPC_STATUS)[number] | undefined): boolean {
@@ -82,76 +82,65 @@ function classify(failure: ApiFailure, context: ApiContext): Classified {
   const {project, location} = context
   const status = GRPC_STATUS[failure.code]
   if (isTransientStatus(status)) {
-    return retried(
-      'unavailable',
+    return retried('unavailable', [
       'GKE did not answer or failed transiently; re-run the command to continue where it stopped.',
-    )
+    ])
   }
   switch (status) {
     case 'PERMISSION_DENIED':
-      return final(
-        'permission',
+      return final('permission', [
         `Your credentials lack a permission on project ${project}: grant roles/container.admin (Kubernetes Engine Admin), e.g. \`gcloud projects add-iam-policy-binding ${project} --member=user:YOU@example.com --role=roles/container.admin\`.`,
         'Node pools also need roles/iam.serviceAccountUser on the node service account, and the Kubernetes Engine API must be enabled (`gcloud services enable container.googleapis.com`).',
-      )
+      ])
     case 'UNAUTHENTICATED':
-      return final(
-        'auth',
+      return final('auth', [
         'Run `gcloud auth application-default login`, or point GOOGLE_APPLICATION_CREDENTIALS at a service-account key.',
-      )
+      ])
     case 'NOT_FOUND':
-      return final(
-        'not-found',
+      return final('not-found', [
         `Looked in projects/${project}/locations/${location}. Check --project and --zone (xpk clusters live in the zone's region); \`xpk cluster list\` shows your clusters.`,
-      )
+      ])
     case 'RESOURCE_EXHAUSTED':
       if (OPERATIONS_QUOTA.test(failure.message)) {
-        return retried(
-          'conflict',
+        return retried('conflict', [
           'GKE limits concurrent operations per cluster; xpk waits and retries (`xpk cluster create --max-parallel N` starts fewer at once).',
-        )
+        ])
       }
       if (STOCKOUT.test(failure.message)) {
-        return final(
-          'stockout',
+        return final('stockout', [
           `The zone has no free capacity for this machine type right now (a stockout), not a quota problem. Ask for other capacity or another zone (\`xpk cluster create ... --reservation NAME | --spot | --flex | --zone ZONE\`), or re-run the same command later.`,
-        )
+        ])
       }
       if (RATE_LIMIT.test(failure.message)) {
-        return retried(
-          'quota',
+        return retried('quota', [
           'The API rate limit was hit; xpk slows down and retries. If it persists, re-run later (`xpk cluster create --max-parallel N` sends fewer requests at once).',
-        )
+        ])
       }
-      return final(
-        'quota',
+      return final('quota', [
         `Out of quota in ${location}: request an increase at https://console.cloud.google.com/iam-admin/quotas?project=${project} (filter by the metric in the message), or use a reservation (\`xpk cluster create ... --reservation NAME\`).`,
-      )
+      ])
     case 'FAILED_PRECONDITION':
     case 'ABORTED':
       if (FINGERPRINT_MISMATCH.test(failure.message)) {
-        return final('conflict', "The cluster's labels changed since they were read: read it again and re-run.")
+        return final('conflict', ["The cluster's labels changed since they were read: read it again and re-run."])
       }
       return !BROKEN_CLUSTER.test(failure.message) && (IN_PROGRESS.test(failure.message) || status === 'ABORTED')
-        ? retried(
-            'conflict',
+        ? retried('conflict', [
             'Another operation is running on the cluster; xpk waits and retries. If this persists, re-run later.',
-          )
-        : final(
-            'conflict',
+          ])
+        : final('conflict', [
             'The cluster is in a state that does not allow this change; `xpk cluster describe` shows its state.',
-          )
+          ])
     case 'ALREADY_EXISTS':
-      return final('conflict', 'It exists already; re-running `xpk cluster create` reconciles it.')
+      return final('conflict', ['It exists already; re-running `xpk cluster create` reconciles it.'])
     case 'CANCELLED':
-      return final('interrupted', 'Re-run the command to continue where it stopped.')
+      return final('interrupted', ['Re-run the command to continue where it stopped.'])
     default:
       return /machine type|not supported in zone|accelerator/i.test(failure.message)
-        ? final(
-            'failed',
+        ? final('failed', [
             'This zone may not offer the requested machine type; see https://cloud.google.com/tpu/docs/regions-zones and pick a zone that does with --zone.',
-          )
-        : final('failed', 'GKE rejected the request; the message above says which field.')
+          ])
+        : final('failed', ['GKE rejected the request; the message above says which field.'])
   }
 }
 

@@ -16,53 +16,45 @@ const IN_PROGRESS = /in progress|currently|try again|another operation|is being/
 function classify(failure: TpuFailure, project: string, zone: string): Classified {
   const status = GRPC_STATUS[failure.code] ?? 'UNKNOWN'
   if (isTransientStatus(status)) {
-    return retried('unavailable', 'The TPU API did not answer or failed transiently; re-run the command.')
+    return retried('unavailable', ['The TPU API did not answer or failed transiently; re-run the command.'])
   }
   switch (status) {
     case 'PERMISSION_DENIED':
-      return final(
-        'permission',
+      return final('permission', [
         `Your credentials lack a permission on project ${project}: grant roles/tpu.admin (TPU Admin), and enable the API with \`gcloud services enable tpu.googleapis.com\`.`,
-      )
+      ])
     case 'UNAUTHENTICATED':
-      return final(
-        'auth',
+      return final('auth', [
         'Run `gcloud auth application-default login`, or point GOOGLE_APPLICATION_CREDENTIALS at a key file.',
-      )
+      ])
     case 'NOT_FOUND':
-      return final(
-        'not-found',
+      return final('not-found', [
         `Looked in projects/${project}/locations/${zone}. Check --project and --zone; \`xpk vm list\` shows what exists.`,
-      )
+      ])
     case 'RESOURCE_EXHAUSTED':
       if (RATE_LIMIT.test(failure.message)) {
-        return retried('quota', 'The TPU API rate limit was hit; xpk slows down and retries.')
+        return retried('quota', ['The TPU API rate limit was hit; xpk slows down and retries.'])
       }
       if (STOCKOUT.test(failure.message)) {
-        return final(
-          'stockout',
+        return final('stockout', [
           `${zone} has no free TPU capacity of this type right now (a stockout). Re-run later, or ask for other capacity or another zone: \`xpk vm create ... --reserved | --spot | --best-effort | --zone ZONE\`.`,
-        )
+        ])
       }
-      return final(
-        'quota',
+      return final('quota', [
         `Out of TPU quota in ${zone}: request more at https://console.cloud.google.com/iam-admin/quotas?project=${project} (filter by "TPU"), or ask for Spot or best-effort capacity, which use other quotas (\`xpk vm create ... --spot | --best-effort\`).`,
-      )
+      ])
     case 'INVALID_ARGUMENT':
       return RUNTIME.test(failure.message)
-        ? final(
-            'usage',
+        ? final('usage', [
             'Pick a runtime version for this TPU generation: `xpk vm create ... --runtime-version VERSION` (see `xpk vm create --help`).',
-          )
-        : final(
-            'usage',
+          ])
+        : final('usage', [
             'The TPU API rejected the request; the message above says which field. Check --zone, and what `xpk vm create --tpu-type T --runtime-version V` was given.',
-          )
+          ])
     case 'ALREADY_EXISTS':
-      return final(
-        'conflict',
+      return final('conflict', [
         'Pick another name (`xpk vm create --tpu-prefix P --queued-resource-id ID`), or delete the old one with `xpk vm delete`.',
-      )
+      ])
     case 'FAILED_PRECONDITION':
     case 'ABORTED':
       return {
@@ -71,9 +63,9 @@ function classify(failure: TpuFailure, project: string, zone: string): Classifie
         hints: ['The resource is in a state that does not allow this change; `xpk vm list` shows its state.'],
       }
     case 'CANCELLED':
-      return final('interrupted')
+      return final('interrupted', [])
     default:
-      return final('failed')
+      return final('failed', [])
   }
 }
 
