@@ -12,6 +12,7 @@ import {CLUSTER_DEFAULTS} from '../core/cluster/defaults.js'
 import {DEFAULT_CACHE_KEY} from '../core/incluster/cache-image.js'
 import {DEFAULT_APPLY_CONCURRENCY} from '../core/retry.js'
 import type {ResolvedSettings} from '../core/settings.js'
+import type {Timing} from '../core/timing.js'
 import type {ComputeClient} from '../ports/compute.js'
 import type {CacheImageResult} from '../services/cluster-cacheimage.js'
 import type {ClusterCreateResult} from '../services/cluster-create.js'
@@ -224,7 +225,7 @@ export async function createCluster(
         xpkVersion: run.version,
         manifestOverrides: {jobset: options.jobsetManifest, kueue: options.kueueManifest},
       },
-      lock: {...lockHolder(), staleSeconds: timing.lockStaleSeconds},
+      lock: clusterLock(timing),
     },
     {
       ...wiring.clusterAccess(settings, options, run),
@@ -250,7 +251,7 @@ export async function deleteCluster(
       ...requireSettings(settings, 'project', 'zone', 'cluster'),
       dryRun: options.dryRun,
       timing,
-      lock: {...lockHolder(), staleSeconds: timing.lockStaleSeconds},
+      lock: clusterLock(timing),
     },
     {gke: wiring.gkeConnector(settings), console: run.console, signal: run.signal, ...wiring.systemClock},
   )
@@ -330,11 +331,11 @@ function computeConnector(settings: ResolvedSettings): () => Promise<ComputeClie
 }
 
 /**
- * Who holds the cluster lock `cluster create` and `cluster delete` take: this process (user@host, pid, this boot of
- * the machine), and how to tell whether a process of this machine still runs. (When another run's lock counts as
- * abandoned is the timing's: XPK_CLUSTER_LOCK_STALE_S.)
+ * The cluster lock `cluster create` and `cluster delete` take: who holds it, this process (user@host, pid, this boot
+ * of the machine), how to tell whether a process of this machine still runs, and when another run's lock counts as
+ * abandoned (the timing's: XPK_CLUSTER_LOCK_STALE_S).
  */
-export function lockHolder(): Omit<ClusterLockOptions, 'staleSeconds'> {
+function clusterLock(timing: Pick<Timing, 'lockStaleSeconds'>): ClusterLockOptions {
   let user = process.env.USER ?? 'unknown'
   try {
     user = userInfo().username
@@ -351,6 +352,7 @@ export function lockHolder(): Omit<ClusterLockOptions, 'staleSeconds'> {
   }
   return {
     identity: {user, host: hostname(), pid: process.pid, boot},
+    staleSeconds: timing.lockStaleSeconds,
     alive: (pid) => {
       try {
         process.kill(pid, 0)
