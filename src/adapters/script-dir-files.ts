@@ -188,6 +188,13 @@ const OWNER = {uid: 0, gid: 0, uname: 'root', gname: 'root'}
 
 type Header = Parameters<Pack['entry']>[0]
 
+/** A regular file of the listing as it is packed: where it is read from, what the listing saw, its tar header. */
+interface FileToPack {
+  readonly full: string
+  readonly entry: PackEntry
+  readonly header: Header
+}
+
 /**
  * The entries under `root` as an uncompressed tar stream, each with its mode and modification time, owned by root.
  * A file whose hash is known is checked against it on the way (the stream fails with `options.changed` before that
@@ -230,21 +237,15 @@ async function fill(pack: Pack, root: string, entries: readonly PackEntry[], opt
     } else if (e.content) {
       await addEntry(pack, {...header, type: 'file'}, e.content)
     } else if (e.size <= SMALL_FILE_BYTES) {
-      await addReadFile(pack, full, e, {...header, type: 'file'}, options)
+      await addReadFile(pack, {full, entry: e, header: {...header, type: 'file'}}, options)
     } else {
-      await addStreamedFile(pack, full, e, {...header, type: 'file', size: e.size}, options)
+      await addStreamedFile(pack, {full, entry: e, header: {...header, type: 'file', size: e.size}}, options)
     }
   }
   pack.finalize()
 }
 
-async function addReadFile(
-  pack: Pack,
-  full: string,
-  entry: PackEntry,
-  header: Header,
-  options: PackOptions,
-): Promise<void> {
+async function addReadFile(pack: Pack, {full, entry, header}: FileToPack, options: PackOptions): Promise<void> {
   const content = await readFile(full).catch((error: unknown) => {
     throw gone(error) ? options.changed(entry.path, 'was deleted') : error
   })
@@ -255,13 +256,7 @@ async function addReadFile(
 }
 
 /** A large file, streamed: its size is in the header, so it must not change (nor its hash, when known). */
-async function addStreamedFile(
-  pack: Pack,
-  full: string,
-  entry: PackEntry,
-  header: Header,
-  options: PackOptions,
-): Promise<void> {
+async function addStreamedFile(pack: Pack, {full, entry, header}: FileToPack, options: PackOptions): Promise<void> {
   let settle!: (error?: Error | null) => void
   const done = new Promise<void>((resolve, reject) => (settle = (error) => (error ? reject(error) : resolve())))
   // The entry fails too when the pack is destroyed after an error thrown here; that error is the one reported.

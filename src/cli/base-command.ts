@@ -15,6 +15,7 @@ import {
 import {closestMatches, editDistance} from '../core/suggest.js'
 import {escapeControl, escapeInline, hasControlCharacters, redactCredentials} from '../core/text.js'
 import type {Console} from '../ports/console.js'
+import {camelCaseFlags, type CamelCased} from './flag-kinds.js'
 import {globalFlags} from './flags.js'
 import {handleStopSignals} from './signals.js'
 
@@ -92,6 +93,18 @@ export abstract class XpkCommand extends Command {
       output: this.chosenOutput ?? outputChoice({json: this.jsonEnabled()}),
       version: this.config.version,
     }
+  }
+
+  /**
+   * What every command's `run` does: parses its flags and arguments, and hands them to its topic's function
+   * (src/cli/<topic>.ts) as options (the flags camel-cased: {@link camelCaseFlags}) with this run.
+   */
+  protected async runWith<F extends FlagOutput, B extends FlagOutput, A extends ArgOutput, R>(
+    command: Input<F, B, A>,
+    wire: (options: NoInfer<CamelCased<ParserOutput<F, B, A>['flags']> & A>, run: Invocation) => Promise<R>,
+  ): Promise<R> {
+    const {args, flags} = await this.parse(command)
+    return wire({...camelCaseFlags(flags), ...args}, this.invocation)
   }
 
   /**

@@ -12,6 +12,7 @@ import {CLUSTER_DEFAULTS} from '../core/cluster/defaults.js'
 import {DEFAULT_CACHE_KEY} from '../core/incluster/cache-image.js'
 import {DEFAULT_APPLY_CONCURRENCY} from '../core/retry.js'
 import type {ResolvedSettings} from '../core/settings.js'
+import type {Timing} from '../core/timing.js'
 import type {ComputeClient} from '../ports/compute.js'
 import type {CacheImageResult} from '../services/cluster-cacheimage.js'
 import type {ClusterCreateResult} from '../services/cluster-create.js'
@@ -34,6 +35,19 @@ import {
 
 const capacity = ['on-demand', 'spot', 'reservation', 'flex']
 const others = (self: string) => capacity.filter((c) => c !== self)
+
+/**
+ * How a command that also works inside the cluster reaches it: --kubeconfig and --context, unless --skip-in-cluster
+ * (what it skips is `skip`) leaves the inside alone.
+ */
+function insideClusterFlags(skip: string) {
+  const reach = {helpGroup: 'INSIDE THE CLUSTER', exclusive: ['skip-in-cluster']}
+  return {
+    'skip-in-cluster': Flags.boolean({description: skip, helpGroup: 'INSIDE THE CLUSTER'}),
+    kubeconfig: {...kubeAccessFlags.kubeconfig, ...reach},
+    context: {...kubeAccessFlags.context, ...reach},
+  }
+}
 
 /** The flags of `xpk cluster create`, grouped as in `--help`. Defaults are applied (and documented) in src/core. */
 export const clusterCreateFlags = {
@@ -123,13 +137,9 @@ export const clusterCreateFlags = {
     default: DEFAULT_APPLY_CONCURRENCY,
   }),
   // How `cluster create` reaches inside the cluster, and what it installs there.
-  'skip-in-cluster': Flags.boolean({
-    description:
-      'Change only GKE (cluster and node pools): install nothing inside the cluster (JobSet, Kueue, queues, ConfigMaps). For a control plane not reachable from here.',
-    helpGroup: 'INSIDE THE CLUSTER',
-  }),
-  kubeconfig: {...kubeAccessFlags.kubeconfig, helpGroup: 'INSIDE THE CLUSTER', exclusive: ['skip-in-cluster']},
-  context: {...kubeAccessFlags.context, helpGroup: 'INSIDE THE CLUSTER', exclusive: ['skip-in-cluster']},
+  ...insideClusterFlags(
+    'Change only GKE (cluster and node pools): install nothing inside the cluster (JobSet, Kueue, queues, ConfigMaps). For a control plane not reachable from here.',
+  ),
   'jobset-manifest': pathFlag('manifest', {
     description:
       "A file, file:///PATH or https:// URL to install JobSet from, instead of the release's manifests.yaml (air-gapped clusters).",
@@ -162,13 +172,9 @@ export const clusterListFlags = {
 export const clusterDescribeFlags = {
   ...targetFlags,
   ...gkeEndpointFlag,
-  'skip-in-cluster': Flags.boolean({
-    description:
-      'Show only what GKE reports; do not read inside the cluster (for a control plane not reachable from here).',
-    helpGroup: 'INSIDE THE CLUSTER',
-  }),
-  kubeconfig: {...kubeAccessFlags.kubeconfig, helpGroup: 'INSIDE THE CLUSTER', exclusive: ['skip-in-cluster']},
-  context: {...kubeAccessFlags.context, helpGroup: 'INSIDE THE CLUSTER', exclusive: ['skip-in-cluster']},
+  ...insideClusterFlags(
+    'Show only what GKE reports; do not read inside the cluster (for a control plane not reachable from here).',
+  ),
   ...outputFlags,
   ...noChangeDryRunFlag,
 }
@@ -205,16 +211,10 @@ export async function createCluster(
     import('../services/cluster-create.js'),
     import('../adapters/release-manifests.js'),
   ])
-  const settings = await wiring.resolveCommandSettings(options, run.console)
-  const timing = wiring.commandTiming()
+  const {settings, timing} = await wiring.commandSettings(options, run.console)
   return createCluster(
     {
-      flags: {
-        ...options,
-        cluster: settings.cluster.value,
-        project: settings.project.value,
-        zone: settings.zone.value,
-      },
+      flags: {...options, ...wiring.clusterTarget(settings)},
       dryRun: options.dryRun,
       offline: options.offline,
       verbose: options.verbose,
@@ -225,16 +225,12 @@ export async function createCluster(
         xpkVersion: run.version,
         manifestOverrides: {jobset: options.jobsetManifest, kueue: options.kueueManifest},
       },
-      lock: {...lockHolder(), staleSeconds: timing.lockStaleSeconds},
+      lock: clusterLock(timing),
     },
     {
-      gke: wiring.gkeConnector(settings),
+      ...wiring.clusterAccess(settings, options, run),
       compute: computeConnector(settings),
-      kube: wiring.kubeConnector(options),
       manifests: new HttpReleaseManifests(),
-      console: run.console,
-      signal: run.signal,
-      ...wiring.systemClock,
     },
   )
 }
@@ -244,21 +240,18 @@ export async function deleteCluster(
   options: FlagOptions<typeof clusterDeleteFlags>,
   run: Invocation,
 ): Promise<ClusterDeleteResult> {
-  const [wiring, {deleteCluster}, {requireSetting}] = await Promise.all([
+  const [wiring, {deleteCluster}, {requireSettings}] = await Promise.all([
     import('./wiring.js'),
     import('../services/cluster-delete.js'),
     import('../core/settings.js'),
   ])
-  const settings = await wiring.resolveCommandSettings(options, run.console)
-  const timing = wiring.commandTiming()
+  const {settings, timing} = await wiring.commandSettings(options, run.console)
   return deleteCluster(
     {
-      project: requireSetting(settings, 'project'),
-      zone: requireSetting(settings, 'zone'),
-      cluster: requireSetting(settings, 'cluster'),
+      ...requireSettings(settings, 'project', 'zone', 'cluster'),
       dryRun: options.dryRun,
       timing,
-      lock: {...lockHolder(), staleSeconds: timing.lockStaleSeconds},
+      lock: clusterLock(timing),
     },
     {gke: wiring.gkeConnector(settings), console: run.console, signal: run.signal, ...wiring.systemClock},
   )
@@ -278,9 +271,9 @@ export async function listClusters(
       import('../services/show-output.js'),
       import('../core/messages/lists.js'),
     ])
-  const settings = await wiring.resolveCommandSettings(options, run.console)
+  const {settings, timing} = await wiring.commandSettings(options, run.console)
   const clusters = await listClusters(
-    {project: requireSetting(settings, 'project'), zone: options.zone, timing: wiring.commandTiming()},
+    {project: requireSetting(settings, 'project'), zone: options.zone, timing},
     {gke: wiring.gkeConnector(settings), signal: run.signal, ...wiring.systemClock},
   )
   showOutput(run.console, run.output, clusterListView, clusters, () =>
@@ -297,23 +290,17 @@ export async function describeCluster(
   options: FlagOptions<typeof clusterDescribeFlags>,
   run: Invocation,
 ): Promise<ClusterDescription> {
-  const [wiring, {describeCluster}, {requireSetting}, {clusterDescribeView}, {showOutput}] = await Promise.all([
+  const [wiring, {describeCluster}, {requireSettings}, {clusterDescribeView}, {showOutput}] = await Promise.all([
     import('./wiring.js'),
     import('../services/cluster-read.js'),
     import('../core/settings.js'),
     import('../core/render/clusters.js'),
     import('../services/show-output.js'),
   ])
-  const settings = await wiring.resolveCommandSettings(options, run.console)
-  const target = wiring.viaKubeconfig(options)
-    ? null
-    : {
-        project: requireSetting(settings, 'project'),
-        zone: requireSetting(settings, 'zone'),
-        cluster: requireSetting(settings, 'cluster'),
-      }
+  const {settings, timing} = await wiring.commandSettings(options, run.console)
+  const target = wiring.viaKubeconfig(options) ? null : requireSettings(settings, 'project', 'zone', 'cluster')
   const description = await describeCluster(
-    {target, skipInCluster: options.skipInCluster, timing: wiring.commandTiming()},
+    {target, skipInCluster: options.skipInCluster, timing},
     wiring.clusterAccess(settings, options, run),
   )
   showOutput(run.console, run.output, clusterDescribeView, description)
@@ -329,8 +316,7 @@ export async function cacheImage(
   run: Invocation,
 ): Promise<CacheImageResult> {
   const [wiring, {cacheImage}] = await Promise.all([import('./wiring.js'), import('../services/cluster-cacheimage.js')])
-  const inside = await wiring.insideCluster(options, run)
-  return cacheImage(inside.options, inside.deps)
+  return wiring.runInsideCluster(options, run, cacheImage)
 }
 
 /** Connects to Compute Engine (once, on first use) with the compute-endpoint setting and XPK_ACCESS_TOKEN, if set. */
@@ -345,11 +331,11 @@ function computeConnector(settings: ResolvedSettings): () => Promise<ComputeClie
 }
 
 /**
- * Who holds the cluster lock `cluster create` and `cluster delete` take: this process (user@host, pid, this boot of
- * the machine), and how to tell whether a process of this machine still runs. (When another run's lock counts as
- * abandoned is the timing's: XPK_CLUSTER_LOCK_STALE_S.)
+ * The cluster lock `cluster create` and `cluster delete` take: who holds it, this process (user@host, pid, this boot
+ * of the machine), how to tell whether a process of this machine still runs, and when another run's lock counts as
+ * abandoned (the timing's: XPK_CLUSTER_LOCK_STALE_S).
  */
-export function lockHolder(): Omit<ClusterLockOptions, 'staleSeconds'> {
+function clusterLock(timing: Pick<Timing, 'lockStaleSeconds'>): ClusterLockOptions {
   let user = process.env.USER ?? 'unknown'
   try {
     user = userInfo().username
@@ -366,6 +352,7 @@ export function lockHolder(): Omit<ClusterLockOptions, 'staleSeconds'> {
   }
   return {
     identity: {user, host: hostname(), pid: process.pid, boot},
+    staleSeconds: timing.lockStaleSeconds,
     alive: (pid) => {
       try {
         process.kill(pid, 0)

@@ -22,6 +22,5 @@ export async function listStorages(
   run: Invocation,
 ): Promise<StorageListResult> {
   const [wiring, {listStorages}] = await Promise.all([import('./wiring.js'), import('../services/storage-list.js')])
-  const inside = await wiring.insideCluster(options, run)
-  return listStorages({...inside.options, output: run.output}, inside.deps)
+  return wiring.runInsideCluster({...options, output: run.output}, run, listStorages)
 }

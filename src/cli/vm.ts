@@ -17,6 +17,7 @@ import type {VmDeleteResult} from '../services/vm-delete.js'
 import type {VmListResult} from '../services/vm-list.js'
 import type {VmRunDeps, VmRunResult} from '../services/vm-run.js'
 import type {Invocation} from './base-command.js'
+import type {SettingOptions} from './wiring.js'
 import {integerFlag, pathFlag, valueShape, type FlagOptions} from './flag-kinds.js'
 import {changeFlags, outputFlags} from './flags.js'
 
@@ -120,21 +121,17 @@ export const vmRunFlags = {
 
 /** `xpk vm create`: the TPU API on first use; project and zone are required. */
 export async function createVms(options: FlagOptions<typeof vmCreateFlags>, run: Invocation): Promise<VmCreateResult> {
-  const [wiring, {createVms}, {requireSetting}, {capacityFromFlags}] = await Promise.all([
-    import('./wiring.js'),
+  const [{createVms}, {capacityFromFlags}, where] = await Promise.all([
     import('../services/vm-create.js'),
-    import('../core/settings.js'),
     import('../core/vm/create-options.js'),
+    vmCommandSettings(options, run),
   ])
-  const settings = await wiring.resolveCommandSettings(options, run.console)
   return createVms(
     {
       ...options,
-      project: requireSetting(settings, 'project'),
-      zone: requireSetting(settings, 'zone'),
+      ...where,
       numSlices: options.numSlices ?? 1,
       capacity: capacityFromFlags({...options, 'best-effort': options.bestEffort}),
-      timing: wiring.commandTiming(),
     },
     await vmApiDeps(options.tpuEndpoint, run),
   )
@@ -142,49 +139,22 @@ export async function createVms(options: FlagOptions<typeof vmCreateFlags>, run:
 
 /** `xpk vm delete`: the TPU API on first use; project and zone are required. */
 export async function deleteVms(options: FlagOptions<typeof vmDeleteFlags>, run: Invocation): Promise<VmDeleteResult> {
-  const [wiring, {deleteVms}, {requireSetting}] = await Promise.all([
-    import('./wiring.js'),
-    import('../services/vm-delete.js'),
-    import('../core/settings.js'),
-  ])
-  const settings = await wiring.resolveCommandSettings(options, run.console)
-  return deleteVms(
-    {
-      ...options,
-      project: requireSetting(settings, 'project'),
-      zone: requireSetting(settings, 'zone'),
-      timing: wiring.commandTiming(),
-    },
-    await vmApiDeps(options.tpuEndpoint, run),
-  )
+  const [{deleteVms}, where] = await Promise.all([import('../services/vm-delete.js'), vmCommandSettings(options, run)])
+  return deleteVms({...options, ...where}, await vmApiDeps(options.tpuEndpoint, run))
 }
 
 /** `xpk vm list`: the TPU API on first use; project and zone are required. Shows the table. */
 export async function listVms(options: FlagOptions<typeof vmListFlags>, run: Invocation): Promise<VmListResult> {
-  const [wiring, {listVms}, {requireSetting}, {vmListView}, {showOutput}, {vmListNoneFound}] = await Promise.all([
-    import('./wiring.js'),
+  const [{listVms}, {vmListView}, {showOutput}, {vmListNoneFound}, where] = await Promise.all([
     import('../services/vm-list.js'),
-    import('../core/settings.js'),
     import('../core/render/vms.js'),
     import('../services/show-output.js'),
     import('../core/messages/lists.js'),
+    vmCommandSettings(options, run),
   ])
-  const settings = await wiring.resolveCommandSettings(options, run.console)
-  const list = await listVms(
-    {
-      ...options,
-      project: requireSetting(settings, 'project'),
-      zone: requireSetting(settings, 'zone'),
-      timing: wiring.commandTiming(),
-    },
-    await vmApiDeps(options.tpuEndpoint, run),
-  )
+  const list = await listVms({...options, ...where}, await vmApiDeps(options.tpuEndpoint, run))
   showOutput(run.console, run.output, vmListView, list, () =>
-    vmListNoneFound({
-      project: requireSetting(settings, 'project'),
-      zone: requireSetting(settings, 'zone'),
-      tpuPrefix: options.tpuPrefix ?? null,
-    }),
+    vmListNoneFound({project: where.project, zone: where.zone, tpuPrefix: options.tpuPrefix ?? null}),
   )
   return list
 }
@@ -194,24 +164,29 @@ export async function listVms(options: FlagOptions<typeof vmListFlags>, run: Inv
  * required, the login is the local user's unless --ssh-user names another.
  */
 export async function runOnVms(options: FlagOptions<typeof vmRunFlags>, run: Invocation): Promise<VmRunResult> {
-  const [wiring, {runOnVms}, {requireSetting}] = await Promise.all([
-    import('./wiring.js'),
-    import('../services/vm-run.js'),
-    import('../core/settings.js'),
-  ])
-  const settings = await wiring.resolveCommandSettings(options, run.console)
-  const timing = wiring.commandTiming()
+  const [{runOnVms}, where] = await Promise.all([import('../services/vm-run.js'), vmCommandSettings(options, run)])
   return runOnVms(
     {
       ...options,
-      project: requireSetting(settings, 'project'),
-      zone: requireSetting(settings, 'zone'),
+      ...where,
       ...(options.sshUser === undefined ? localUser() : {sshUser: options.sshUser}),
       sshPort: options.sshPort ?? 22,
-      timing,
     },
-    await vmRunDeps(options.tpuEndpoint, run, timing),
+    await vmRunDeps(options.tpuEndpoint, run, where.timing),
   )
+}
+
+/**
+ * What every vm command resolves first (see wiring's commandSettings): project and zone, both required, and the
+ * timing.
+ */
+async function vmCommandSettings(
+  options: SettingOptions,
+  run: Invocation,
+): Promise<{project: string; zone: string; timing: Timing}> {
+  const [wiring, {requireSettings}] = await Promise.all([import('./wiring.js'), import('../core/settings.js')])
+  const {settings, timing} = await wiring.commandSettings(options, run.console)
+  return {...requireSettings(settings, 'project', 'zone'), timing}
 }
 
 /**

@@ -35,13 +35,17 @@ export type SettingOptions = Partial<CamelCased<Record<SettingKey, string>>>
 const camel = (key: SettingKey) => key.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase()) as CamelCase<SettingKey>
 
 /**
- * Resolves project, zone, cluster and the other settings for a command (flag > env > xpk config > gcloud) and,
- * with --verbose, says where each value came from. Every command checks every setting with the same rules here,
- * whatever its source, and every other XPK_* variable that is set (src/core/environment.ts), before doing anything.
- * Reads only local files, so it is fine offline.
+ * What every command resolves before anything else: project, zone, cluster and the other settings (flag > env > xpk
+ * config > gcloud), with --verbose saying where each value came from, then its timing (src/core/timing.ts), read
+ * once from the XPK_* variables. Every command checks every setting with the same rules here, whatever its source,
+ * and every other XPK_* variable that is set (src/core/environment.ts), before doing anything: so a bad variable
+ * the timing reads is exit 2 naming it, before any request. Reads only local files, so it is fine offline.
  * @throws UsageError or UsageErrors for empty XPK_* variables and values that break a setting's or variable's rule
  */
-export async function resolveCommandSettings(options: SettingOptions, console: Console): Promise<ResolvedSettings> {
+export async function commandSettings(
+  options: SettingOptions,
+  console: Console,
+): Promise<{settings: ResolvedSettings; timing: Timing}> {
   const flags: Partial<Record<SettingKey, string>> = {}
   for (const key of SETTING_KEYS) {
     const value = options[camel(key)]
@@ -54,7 +58,7 @@ export async function resolveCommandSettings(options: SettingOptions, console: C
   for (const [key, setting] of Object.entries(settings)) {
     if (setting.value !== undefined) console.debug(`${key} = ${setting.value} (from ${setting.origin})`)
   }
-  return settings
+  return {settings, timing: readTiming(process.env)}
 }
 
 /** Project, zone and cluster as resolved (each may be unset: the service says which it needs). */
@@ -63,14 +67,6 @@ export function clusterTarget(settings: ResolvedSettings): {project?: string; zo
 }
 
 export {systemClock}
-
-/**
- * The command's timing (src/core/timing.ts), read from the XPK_* variables: once per command, after
- * {@link resolveCommandSettings} has checked them all (a bad one is exit 2 naming it, before any request).
- */
-export function commandTiming(): Timing {
-  return readTiming(process.env)
-}
 
 /** XPK_ACCESS_TOKEN, checked (set but empty is bad input naming it), or undefined for Application Default Credentials. */
 export function accessToken(): string | undefined {
@@ -157,22 +153,25 @@ export function clusterAccess(
 }
 
 /**
- * What a command that works inside a cluster hands its service: its options with the target as resolved (project,
+ * Runs a command that works inside a cluster: its service gets its options with the target as resolved (project,
  * zone and cluster; `viaKubeconfig` when `--kubeconfig` / `--context` reach the cluster) and the timing, and
  * {@link clusterAccess}. The settings are resolved and checked first, before anything else.
  */
-export async function insideCluster<Options extends SettingOptions & KubeOptions>(
+export async function runInsideCluster<Options extends SettingOptions & KubeOptions, Result>(
   options: Options,
   run: {readonly console: Console; readonly signal: AbortSignal},
-) {
-  const settings = await resolveCommandSettings(options, run.console)
-  return {
-    options: {
-      ...options,
-      ...clusterTarget(settings),
-      viaKubeconfig: viaKubeconfig(options),
-      timing: commandTiming(),
-    },
-    deps: clusterAccess(settings, options, run),
-  }
+  service: (
+    options: InsideClusterOptions<Options>,
+    deps: ClusterAccessDeps & {readonly console: Console},
+  ) => Promise<Result>,
+): Promise<Result> {
+  const {settings, timing} = await commandSettings(options, run.console)
+  return service(
+    {...options, ...clusterTarget(settings), viaKubeconfig: viaKubeconfig(options), timing},
+    clusterAccess(settings, options, run),
+  )
 }
+
+/** The options a command that works inside a cluster hands its service. */
+export type InsideClusterOptions<Options> = Options &
+  ReturnType<typeof clusterTarget> & {readonly viaKubeconfig: boolean; readonly timing: Timing}

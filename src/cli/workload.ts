@@ -226,8 +226,7 @@ export async function createWorkload(
     import('../services/workload-create.js'),
     import('../adapters/local-files.js'),
   ])
-  const settings = await wiring.resolveCommandSettings(options, run.console)
-  const timing = wiring.commandTiming()
+  const {settings, timing} = await wiring.commandSettings(options, run.console)
   return createWorkload(
     {
       flags: {...options, imagePullSecret: options.dockerImagePullSecret},
@@ -269,8 +268,7 @@ export async function deleteWorkloads(
     import('./wiring.js'),
     import('../services/workload-delete.js'),
   ])
-  const inside = await wiring.insideCluster(options, run)
-  return deleteWorkloads(inside.options, inside.deps)
+  return wiring.runInsideCluster(options, run, deleteWorkloads)
 }
 
 /** `xpk workload list`: GKE (to find the cluster) and its Kubernetes API on first use. */
@@ -279,8 +277,7 @@ export async function listWorkloads(
   run: Invocation,
 ): Promise<WorkloadListResult> {
   const [wiring, {listWorkloads}] = await Promise.all([import('./wiring.js'), import('../services/workload-list.js')])
-  const inside = await wiring.insideCluster(options, run)
-  return listWorkloads({...inside.options, output: run.output}, inside.deps)
+  return wiring.runInsideCluster({...options, output: run.output}, run, listWorkloads)
 }
 
 /** `xpk workload logs`: GKE (to find the cluster) and its Kubernetes API on first use. */
@@ -289,8 +286,7 @@ export async function workloadLogs(
   run: Invocation,
 ): Promise<WorkloadLogsResult> {
   const [wiring, {workloadLogs}] = await Promise.all([import('./wiring.js'), import('../services/workload-logs.js')])
-  const inside = await wiring.insideCluster(options, run)
-  return workloadLogs(inside.options, inside.deps)
+  return wiring.runInsideCluster(options, run, workloadLogs)
 }
 
 /** Overrides for {@link imageBuildDeps}; everything defaults to the local machine's own setup. */

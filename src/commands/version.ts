@@ -1,5 +1,4 @@
 import {XpkCommand} from '../cli/base-command.js'
-import {camelCaseFlags} from '../cli/flag-kinds.js'
 import {versionReport} from '../cli/version.js'
 
 export default class Version extends XpkCommand {
@@ -7,7 +6,6 @@ export default class Version extends XpkCommand {
   static override examples = ['<%= config.bin %> version', '<%= config.bin %> version --json']
 
   async run() {
-    const {flags} = await this.parse(Version)
-    return versionReport(camelCaseFlags(flags), this.invocation)
+    return this.runWith(Version, versionReport)
   }
 }

@@ -56,6 +56,9 @@ export interface Question {
 /** What a maker builds from its payload: the text, or the text and the values behind it (for hosts and tests). */
 export type Made = string | {readonly text: string; readonly data?: Readonly<Record<string, unknown>>}
 
+/** How a message gets its text: made from its payload, or, for a message without payload, the text itself. */
+export type MakeText<P> = ((payload: P) => Made) | string
+
 /** Makes the note or warning of one code from its payload; its code, level and summary are on it too. */
 export type NoteMaker<C extends string, P, L extends NoteLevel> = ((payload: P) => Message<L>) & MessageDefinition<C, L>
 
@@ -66,43 +69,33 @@ export type QuestionMaker<C extends string, P> = ((payload: P) => Question) &
 /** A maker of any kind, as the registry lists them. */
 export type AnyMessageMaker = NoteMaker<string, never, NoteLevel> | QuestionMaker<string, never>
 
-/** Defines a note (`console.info`, hidden by --quiet). A maker without payload is called with no argument. */
-export function defineInfo<const C extends string, P = void>(
-  code: C,
-  summary: string,
-  make: (payload: P) => Made,
-): NoteMaker<C, P, 'info'> {
-  return defineNote(code, 'info', summary, make)
-}
+/**
+ * Defines a note (`console.info`, hidden by --quiet). A maker without payload is called with no argument, and is
+ * given its text instead of a function that makes it.
+ */
+export const defineInfo = noteDefiner('info')
 
 /** Defines a warning (`console.warn`, always shown). */
-export function defineWarning<const C extends string, P = void>(
-  code: C,
-  summary: string,
-  make: (payload: P) => Made,
-): NoteMaker<C, P, 'warn'> {
-  return defineNote(code, 'warn', summary, make)
-}
+export const defineWarning = noteDefiner('warn')
 
 /** Defines a yes/no question (`confirmOrStop`) and the answer it defaults to. */
 export function defineQuestion<const C extends string, P = void>(
   code: C,
   summary: string,
   defaultAnswer: boolean,
-  make: (payload: P) => Made,
+  make: MakeText<P>,
 ): QuestionMaker<C, P> {
-  const maker = (payload: P): Question => ({...built(code, make(payload)), default: defaultAnswer}) as Question
+  const maker = (payload: P): Question =>
+    ({...built(code, typeof make === 'string' ? make : make(payload)), default: defaultAnswer}) as Question
   return Object.assign(maker, {code, level: 'question' as const, summary, defaultAnswer})
 }
 
-function defineNote<C extends string, P, L extends NoteLevel>(
-  code: C,
-  level: L,
-  summary: string,
-  make: (payload: P) => Made,
-): NoteMaker<C, P, L> {
-  const maker = (payload: P): Message<L> => built(code, make(payload)) as Message<L>
-  return Object.assign(maker, {code, level, summary})
+/** What defines the notes of one level: each maker it returns binds its code, that level and its payload's type. */
+function noteDefiner<L extends NoteLevel>(level: L) {
+  return <const C extends string, P = void>(code: C, summary: string, make: MakeText<P>): NoteMaker<C, P, L> => {
+    const maker = (payload: P): Message<L> => built(code, typeof make === 'string' ? make : make(payload)) as Message<L>
+    return Object.assign(maker, {code, level, summary})
+  }
 }
 
 /** `{code, text}`, with `data` only when the maker gave some. */

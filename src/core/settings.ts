@@ -221,6 +221,11 @@ export function requireSetting(settings: ResolvedSettings, key: SettingKey, why?
   return setting.value
 }
 
+/** {@link requireSetting} for each of `keys` in turn: `requireSettings(settings, 'project', 'zone')`. */
+export function requireSettings<K extends SettingKey>(settings: ResolvedSettings, ...keys: K[]): Record<K, string> {
+  return Object.fromEntries(keys.map((key) => [key, requireSetting(settings, key)])) as Record<K, string>
+}
+
 /** Like {@link requireSetting}, for a setting a command can do without: undefined when unset, checked when set. */
 export function optionalSetting(settings: ResolvedSettings, key: SettingKey): string | undefined {
   return settings[key].value === undefined ? undefined : requireSetting(settings, key)

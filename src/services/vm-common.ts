@@ -2,7 +2,7 @@ import {pollDelay} from '../core/retry.js'
 import type {Timing} from '../core/timing.js'
 import type {Clock, RetryOptions} from '../executor/retry.js'
 import type {Console} from '../ports/console.js'
-import type {TpuClient} from '../ports/tpu.js'
+import type {TpuClient, TpuLocation} from '../ports/tpu.js'
 
 /** How TPU VM services wait: retries of transient failures, and polls of long operations (timing.operations). */
 export type VmTiming = Pick<Timing, 'retry' | 'operations'>
@@ -31,6 +31,13 @@ export function tpuRetry(timing: VmTiming, deps: VmApiDeps): RetryOptions {
 /** The wait before poll number `poll` of a long operation. */
 export function pollWait(poll: number, timing: VmTiming, deps: VmApiDeps): Promise<void> {
   return deps.sleep(pollDelay(poll, timing.operations), deps.signal)
+}
+
+/** The queued resource a command acts on: its id, where it is, and the TPU API client that reaches it. */
+export interface QueuedResourceAt {
+  readonly tpu: TpuClient
+  readonly location: TpuLocation
+  readonly id: string
 }
 
 /** Connects, runs `use`, and always closes the client. */

@@ -8,7 +8,7 @@ import {tpuApiError} from '../core/vm/tpu-errors.js'
 import {planStep, runStepsOrThrow, type GraphStep} from '../executor/step-graph.js'
 import type {QueuedResource, QueuedResourceRequest, TpuClient, TpuLocation, TpuNode} from '../ports/tpu.js'
 import {withRetries} from '../executor/retry.js'
-import {pollWait, tpuRetry, usingTpu, type VmApiDeps, type VmTiming} from './vm-common.js'
+import {pollWait, tpuRetry, usingTpu, type QueuedResourceAt, type VmApiDeps, type VmTiming} from './vm-common.js'
 
 export interface VmCreateOptions extends VmCreateInput, TpuLocation {
   /** Return once the request is accepted instead of waiting until ACTIVE. */
@@ -73,7 +73,7 @@ export async function createVms(options: VmCreateOptions, deps: VmApiDeps): Prom
           }),
         )
       } else if (step.action === 'wait') {
-        const wait = async () => void (final = await waitUntilActive(id, location, options, deps, tpu))
+        const wait = async () => void (final = await waitUntilActive({tpu, location, id}, options, deps))
         graph.push(planStep(step, 'wait', wait, ['create'], graph))
       }
     }
@@ -120,11 +120,9 @@ async function sendRequest(
 }
 
 async function waitUntilActive(
-  id: string,
-  location: TpuLocation,
+  {tpu, location, id}: QueuedResourceAt,
   options: VmCreateOptions,
   deps: VmApiDeps,
-  tpu: TpuClient,
 ): Promise<QueuedResource> {
   const board = deps.console.progress(`Waiting for queued resource ${id}:`)
   try {

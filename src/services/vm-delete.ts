@@ -3,10 +3,10 @@ import {vmDeleteAbsent, vmDeleteAsync, vmDeleteConfirm, vmDeleteDone, vmDeleteDr
 import {planVmDelete, renderVmPlan, type VmDeleteStep} from '../core/vm/manage-plan.js'
 import {idProblem} from '../core/vm/naming.js'
 import {planStep, runStepsOrThrow, type GraphStep} from '../executor/step-graph.js'
-import type {TpuClient, TpuLocation} from '../ports/tpu.js'
+import type {TpuLocation} from '../ports/tpu.js'
 import {confirmOrStop} from './confirm.js'
 import {withRetries} from '../executor/retry.js'
-import {pollWait, tpuRetry, usingTpu, type VmApiDeps, type VmTiming} from './vm-common.js'
+import {pollWait, tpuRetry, usingTpu, type QueuedResourceAt, type VmApiDeps, type VmTiming} from './vm-common.js'
 
 export interface VmDeleteOptions extends TpuLocation {
   readonly tpuPrefix: string
@@ -60,12 +60,13 @@ export async function deleteVms(options: VmDeleteOptions, deps: VmApiDeps): Prom
     await confirmOrStop(deps.console, vmDeleteConfirm({queuedResource: id, state: found.state, nodes}), {
       nothingDone: 'Nothing was deleted.',
     })
+    const queuedResource = {tpu, location, id}
     const graph: GraphStep[] = []
     for (const step of plan.steps) {
       if (step.action === 'delete') {
-        graph.push(planStep(step, 'delete', () => deleteQueuedResource(tpu, location, id, options, deps)))
+        graph.push(planStep(step, 'delete', () => deleteQueuedResource(queuedResource, options, deps)))
       } else if (step.action === 'wait') {
-        graph.push(planStep(step, 'wait', () => waitUntilGone(tpu, location, id, options, deps), ['delete'], graph))
+        graph.push(planStep(step, 'wait', () => waitUntilGone(queuedResource, options, deps), ['delete'], graph))
       }
     }
     await runStepsOrThrow(graph, {board: undefined, signal: deps.signal, now: deps.now})
@@ -80,9 +81,7 @@ export async function deleteVms(options: VmDeleteOptions, deps: VmApiDeps): Prom
 
 /** Deletes the queued resource with its nodes (`force`); already gone is done. */
 async function deleteQueuedResource(
-  tpu: TpuClient,
-  location: TpuLocation,
-  id: string,
+  {tpu, location, id}: QueuedResourceAt,
   options: VmDeleteOptions,
   deps: VmApiDeps,
 ): Promise<void> {
@@ -95,9 +94,7 @@ async function deleteQueuedResource(
 
 /** Polls until the queued resource is gone, one progress line per state. */
 async function waitUntilGone(
-  tpu: TpuClient,
-  location: TpuLocation,
-  id: string,
+  {tpu, location, id}: QueuedResourceAt,
   options: VmDeleteOptions,
   deps: VmApiDeps,
 ): Promise<void> {

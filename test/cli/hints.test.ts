@@ -110,11 +110,15 @@ function reachedBy(id: CommandId): Set<string> {
   return seen
 }
 
-/** Each `hints: [...]` / `hints.push(...)` expression of src/, with its file and the declaration it is in. */
+/**
+ * Each `hints: [...]` / `hints.push(...)` expression of src/, and the hints of a classified API failure
+ * (`final(kind, [...])`, `retried(kind, [...])`: src/core/cluster/gke-errors.ts), with its file and the declaration
+ * it is in.
+ */
 function hintExpressions(): {file: string; unit: string; expression: string}[] {
   const out: {file: string; unit: string; expression: string}[] = []
   for (const [file, source] of text) {
-    for (const m of source.matchAll(/\bhints(?:\??\.push\(|:\s*)/g)) {
+    for (const m of source.matchAll(/\bhints(?:\??\.push\(|:\s*)|\b(?:retried|final)\('[a-z-]+',\s*/g)) {
       let depth = 0
       let i = m.index + m[0].length
       const start = i

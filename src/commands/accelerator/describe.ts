@@ -2,7 +2,6 @@ import * as Args from '@oclif/core/args'
 
 import {acceleratorDescribeFlags, describeAccelerator} from '../../cli/accelerator.js'
 import {XpkCommand} from '../../cli/base-command.js'
-import {camelCaseFlags} from '../../cli/flag-kinds.js'
 
 export default class AcceleratorDescribe extends XpkCommand {
   static override summary = 'Show everything xpk derives from one accelerator type.'
@@ -16,7 +15,6 @@ export default class AcceleratorDescribe extends XpkCommand {
   static override flags = acceleratorDescribeFlags
 
   async run() {
-    const {args, flags} = await this.parse(AcceleratorDescribe)
-    return describeAccelerator({...camelCaseFlags(flags), ...args}, this.invocation)
+    return this.runWith(AcceleratorDescribe, describeAccelerator)
   }
 }

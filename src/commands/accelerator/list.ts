@@ -1,6 +1,5 @@
 import {acceleratorListFlags, listAccelerators} from '../../cli/accelerator.js'
 import {XpkCommand} from '../../cli/base-command.js'
-import {camelCaseFlags} from '../../cli/flag-kinds.js'
 
 export default class AcceleratorList extends XpkCommand {
   static override summary = 'List the TPU, GPU and CPU types xpk accepts.'
@@ -16,7 +15,6 @@ export default class AcceleratorList extends XpkCommand {
   static override flags = acceleratorListFlags
 
   async run() {
-    const {flags} = await this.parse(AcceleratorList)
-    return listAccelerators(camelCaseFlags(flags), this.invocation)
+    return this.runWith(AcceleratorList, listAccelerators)
   }
 }

@@ -1,6 +1,5 @@
 import {XpkCommand} from '../../cli/base-command.js'
 import {cacheImage, clusterCacheImageFlags} from '../../cli/cluster.js'
-import {camelCaseFlags} from '../../cli/flag-kinds.js'
 
 export default class ClusterCacheimage extends XpkCommand {
   static override summary = 'Pull an image onto every node of an accelerator type ahead of the workloads that use it.'
@@ -14,7 +13,6 @@ export default class ClusterCacheimage extends XpkCommand {
   static override flags = clusterCacheImageFlags
 
   async run() {
-    const {flags} = await this.parse(ClusterCacheimage)
-    return cacheImage(camelCaseFlags(flags), this.invocation)
+    return this.runWith(ClusterCacheimage, cacheImage)
   }
 }

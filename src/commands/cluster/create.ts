@@ -1,6 +1,5 @@
 import {XpkCommand} from '../../cli/base-command.js'
 import {clusterCreateFlags, createCluster} from '../../cli/cluster.js'
-import {camelCaseFlags} from '../../cli/flag-kinds.js'
 
 export default class ClusterCreate extends XpkCommand {
   static override summary = 'Create a GKE cluster, or bring an existing one to exactly --num-slices slices.'
@@ -15,7 +14,6 @@ export default class ClusterCreate extends XpkCommand {
   static override flags = clusterCreateFlags
 
   async run() {
-    const {flags} = await this.parse(ClusterCreate)
-    return createCluster(camelCaseFlags(flags), this.invocation)
+    return this.runWith(ClusterCreate, createCluster)
   }
 }

@@ -1,6 +1,5 @@
 import {XpkCommand} from '../../cli/base-command.js'
 import {clusterDeleteFlags, deleteCluster} from '../../cli/cluster.js'
-import {camelCaseFlags} from '../../cli/flag-kinds.js'
 
 export default class ClusterDelete extends XpkCommand {
   static override summary = 'Delete a cluster, its node pools and every workload on it.'
@@ -13,7 +12,6 @@ export default class ClusterDelete extends XpkCommand {
   static override flags = clusterDeleteFlags
 
   async run() {
-    const {flags} = await this.parse(ClusterDelete)
-    return deleteCluster(camelCaseFlags(flags), this.invocation)
+    return this.runWith(ClusterDelete, deleteCluster)
   }
 }

@@ -1,6 +1,5 @@
 import {XpkCommand} from '../../cli/base-command.js'
 import {clusterDescribeFlags, describeCluster} from '../../cli/cluster.js'
-import {camelCaseFlags} from '../../cli/flag-kinds.js'
 
 export default class ClusterDescribe extends XpkCommand {
   static override summary = 'Show a cluster, its node pools, and what runs inside it.'
@@ -16,7 +15,6 @@ export default class ClusterDescribe extends XpkCommand {
   static override flags = clusterDescribeFlags
 
   async run() {
-    const {flags} = await this.parse(ClusterDescribe)
-    return describeCluster(camelCaseFlags(flags), this.invocation)
+    return this.runWith(ClusterDescribe, describeCluster)
   }
 }

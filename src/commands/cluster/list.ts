@@ -1,6 +1,5 @@
 import {XpkCommand} from '../../cli/base-command.js'
 import {clusterListFlags, listClusters} from '../../cli/cluster.js'
-import {camelCaseFlags} from '../../cli/flag-kinds.js'
 
 export default class ClusterList extends XpkCommand {
   static override summary = 'List the clusters of a project with their node pools and accelerators.'
@@ -15,7 +14,6 @@ export default class ClusterList extends XpkCommand {
   static override flags = clusterListFlags
 
   async run() {
-    const {flags} = await this.parse(ClusterList)
-    return listClusters(camelCaseFlags(flags), this.invocation)
+    return this.runWith(ClusterList, listClusters)
   }
 }

@@ -2,7 +2,6 @@ import * as Args from '@oclif/core/args'
 
 import {XpkCommand} from '../../cli/base-command.js'
 import {getConfig} from '../../cli/config.js'
-import {camelCaseFlags} from '../../cli/flag-kinds.js'
 
 export default class ConfigGet extends XpkCommand {
   static override summary = 'Print a saved default.'
@@ -12,7 +11,6 @@ export default class ConfigGet extends XpkCommand {
   static override args = {key: Args.string({description: 'Setting name.', required: true})}
 
   async run() {
-    const {args, flags} = await this.parse(ConfigGet)
-    return getConfig({...camelCaseFlags(flags), ...args}, this.invocation)
+    return this.runWith(ConfigGet, getConfig)
   }
 }

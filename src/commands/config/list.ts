@@ -1,6 +1,5 @@
 import {XpkCommand} from '../../cli/base-command.js'
 import {configListFlags, listConfig} from '../../cli/config.js'
-import {camelCaseFlags} from '../../cli/flag-kinds.js'
 
 export default class ConfigList extends XpkCommand {
   static override summary = 'Show every setting, its effective value and where the value comes from.'
@@ -14,7 +13,6 @@ export default class ConfigList extends XpkCommand {
   static override flags = configListFlags
 
   async run() {
-    const {flags} = await this.parse(ConfigList)
-    return listConfig(camelCaseFlags(flags), this.invocation)
+    return this.runWith(ConfigList, listConfig)
   }
 }

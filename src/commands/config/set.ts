@@ -2,7 +2,6 @@ import * as Args from '@oclif/core/args'
 
 import {XpkCommand} from '../../cli/base-command.js'
 import {configChangeFlags, setConfig} from '../../cli/config.js'
-import {camelCaseFlags} from '../../cli/flag-kinds.js'
 
 export default class ConfigSet extends XpkCommand {
   static override summary = 'Save a default (project, zone, cluster, registry, gke-endpoint, compute-endpoint).'
@@ -21,7 +20,6 @@ export default class ConfigSet extends XpkCommand {
   static override flags = configChangeFlags
 
   async run() {
-    const {args, flags} = await this.parse(ConfigSet)
-    return setConfig({...camelCaseFlags(flags), ...args}, this.invocation)
+    return this.runWith(ConfigSet, setConfig)
   }
 }

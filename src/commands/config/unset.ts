@@ -2,7 +2,6 @@ import * as Args from '@oclif/core/args'
 
 import {XpkCommand} from '../../cli/base-command.js'
 import {configChangeFlags, unsetConfig} from '../../cli/config.js'
-import {camelCaseFlags} from '../../cli/flag-kinds.js'
 
 export default class ConfigUnset extends XpkCommand {
   static override summary = 'Remove a saved default.'
@@ -11,7 +10,6 @@ export default class ConfigUnset extends XpkCommand {
   static override flags = configChangeFlags
 
   async run() {
-    const {args, flags} = await this.parse(ConfigUnset)
-    return unsetConfig({...camelCaseFlags(flags), ...args}, this.invocation)
+    return this.runWith(ConfigUnset, unsetConfig)
   }
 }

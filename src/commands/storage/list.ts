@@ -1,5 +1,4 @@
 import {XpkCommand} from '../../cli/base-command.js'
-import {camelCaseFlags} from '../../cli/flag-kinds.js'
 import {listStorages, storageListFlags} from '../../cli/storage.js'
 
 export default class StorageList extends XpkCommand {
@@ -15,7 +14,6 @@ export default class StorageList extends XpkCommand {
   static override flags = storageListFlags
 
   async run() {
-    const {flags} = await this.parse(StorageList)
-    return listStorages(camelCaseFlags(flags), this.invocation)
+    return this.runWith(StorageList, listStorages)
   }
 }

@@ -1,5 +1,4 @@
 import {XpkCommand} from '../../cli/base-command.js'
-import {camelCaseFlags} from '../../cli/flag-kinds.js'
 import {createVms, vmCreateFlags} from '../../cli/vm.js'
 
 export default class VmCreate extends XpkCommand {
@@ -15,7 +14,6 @@ export default class VmCreate extends XpkCommand {
   static override flags = vmCreateFlags
 
   async run() {
-    const {flags} = await this.parse(VmCreate)
-    return createVms(camelCaseFlags(flags), this.invocation)
+    return this.runWith(VmCreate, createVms)
   }
 }

@@ -1,5 +1,4 @@
 import {XpkCommand} from '../../cli/base-command.js'
-import {camelCaseFlags} from '../../cli/flag-kinds.js'
 import {deleteVms, vmDeleteFlags} from '../../cli/vm.js'
 
 export default class VmDelete extends XpkCommand {
@@ -14,7 +13,6 @@ export default class VmDelete extends XpkCommand {
   static override flags = vmDeleteFlags
 
   async run() {
-    const {flags} = await this.parse(VmDelete)
-    return deleteVms(camelCaseFlags(flags), this.invocation)
+    return this.runWith(VmDelete, deleteVms)
   }
 }

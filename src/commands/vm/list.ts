@@ -1,5 +1,4 @@
 import {XpkCommand} from '../../cli/base-command.js'
-import {camelCaseFlags} from '../../cli/flag-kinds.js'
 import {listVms, vmListFlags} from '../../cli/vm.js'
 
 export default class VmList extends XpkCommand {
@@ -13,7 +12,6 @@ export default class VmList extends XpkCommand {
   static override flags = vmListFlags
 
   async run() {
-    const {flags} = await this.parse(VmList)
-    return listVms(camelCaseFlags(flags), this.invocation)
+    return this.runWith(VmList, listVms)
   }
 }

@@ -1,7 +1,6 @@
 import * as Errors from '@oclif/core/errors'
 
 import {XpkCommand} from '../../cli/base-command.js'
-import {camelCaseFlags} from '../../cli/flag-kinds.js'
 import {runOnVms, vmRunFlags, workerFailureJson} from '../../cli/vm.js'
 
 export default class VmRun extends XpkCommand {
@@ -17,8 +16,7 @@ export default class VmRun extends XpkCommand {
   static override flags = vmRunFlags
 
   async run() {
-    const {flags} = await this.parse(VmRun)
-    return runOnVms(camelCaseFlags(flags), this.invocation)
+    return this.runWith(VmRun, runOnVms)
   }
 
   /**

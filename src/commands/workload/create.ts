@@ -1,5 +1,4 @@
 import {XpkCommand} from '../../cli/base-command.js'
-import {camelCaseFlags} from '../../cli/flag-kinds.js'
 import {createWorkload, workloadCreateFlags} from '../../cli/workload.js'
 
 export default class WorkloadCreate extends XpkCommand {
@@ -16,7 +15,6 @@ export default class WorkloadCreate extends XpkCommand {
   static override flags = workloadCreateFlags
 
   async run() {
-    const {flags} = await this.parse(WorkloadCreate)
-    return createWorkload(camelCaseFlags(flags), this.invocation)
+    return this.runWith(WorkloadCreate, createWorkload)
   }
 }

@@ -1,5 +1,4 @@
 import {XpkCommand} from '../../cli/base-command.js'
-import {camelCaseFlags} from '../../cli/flag-kinds.js'
 import {deleteWorkloads, workloadDeleteFlags} from '../../cli/workload.js'
 
 export default class WorkloadDelete extends XpkCommand {
@@ -14,7 +13,6 @@ export default class WorkloadDelete extends XpkCommand {
   static override flags = workloadDeleteFlags
 
   async run() {
-    const {flags} = await this.parse(WorkloadDelete)
-    return deleteWorkloads(camelCaseFlags(flags), this.invocation)
+    return this.runWith(WorkloadDelete, deleteWorkloads)
   }
 }

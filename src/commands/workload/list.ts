@@ -1,5 +1,4 @@
 import {XpkCommand} from '../../cli/base-command.js'
-import {camelCaseFlags} from '../../cli/flag-kinds.js'
 import {listWorkloads, workloadListFlags} from '../../cli/workload.js'
 
 export default class WorkloadList extends XpkCommand {
@@ -17,7 +16,6 @@ export default class WorkloadList extends XpkCommand {
   static override flags = workloadListFlags
 
   async run() {
-    const {flags} = await this.parse(WorkloadList)
-    return listWorkloads(camelCaseFlags(flags), this.invocation)
+    return this.runWith(WorkloadList, listWorkloads)
   }
 }

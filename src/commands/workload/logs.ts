@@ -1,7 +1,6 @@
 import * as Args from '@oclif/core/args'
 
 import {XpkCommand} from '../../cli/base-command.js'
-import {camelCaseFlags} from '../../cli/flag-kinds.js'
 import {workloadLogs, workloadLogsFlags} from '../../cli/workload.js'
 
 export default class WorkloadLogs extends XpkCommand {
@@ -17,7 +16,6 @@ export default class WorkloadLogs extends XpkCommand {
   static override flags = workloadLogsFlags
 
   async run() {
-    const {args, flags} = await this.parse(WorkloadLogs)
-    return workloadLogs({...camelCaseFlags(flags), ...args}, this.invocation)
+    return this.runWith(WorkloadLogs, workloadLogs)
   }
 }

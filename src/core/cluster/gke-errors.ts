@@ -60,127 +60,87 @@ const FINGERPRINT_MISMATCH = /fingerprint mismatch/i
 const IN_PROGRESS =
   /incompatible operation|another operation|operation [\w-]+ is (currently|in progress)|currently (creating|deleting|updating|upgrading|running)|in progress|try again|is not ready/i
 
-interface Classified {
+/** A failure's kind, whether a retry may succeed, and what the user can do about it. */
+export interface Classified {
   readonly kind: ErrorKind
   readonly retryable: boolean
   readonly hints: readonly string[]
 }
 
+/** A failure that a retry may get past (xpk retries it). */
+export const retried = (kind: ErrorKind, hints: readonly string[]): Classified => ({kind, retryable: true, hints})
+
+/** A failure that a retry would only repeat. */
+export const final = (kind: ErrorKind, hints: readonly string[]): Classified => ({kind, retryable: false, hints})
+
+/** The statuses of a server that did not answer, or failed on its own side: the same request may pass next time. */
+export function isTransientStatus(status: (typeof GRPC_STATUS)[number] | undefined): boolean {
+  return status === 'UNAVAILABLE' || status === 'DEADLINE_EXCEEDED' || status === 'INTERNAL' || status === 'UNKNOWN'
+}
+
 function classify(failure: ApiFailure, context: ApiContext): Classified {
   const {project, location} = context
-  switch (GRPC_STATUS[failure.code]) {
+  const status = GRPC_STATUS[failure.code]
+  if (isTransientStatus(status)) {
+    return retried('unavailable', [
+      'GKE did not answer or failed transiently; re-run the command to continue where it stopped.',
+    ])
+  }
+  switch (status) {
     case 'PERMISSION_DENIED':
-      return {
-        kind: 'permission',
-        retryable: false,
-        hints: [
-          `Your credentials lack a permission on project ${project}: grant roles/container.admin (Kubernetes Engine Admin), e.g. \`gcloud projects add-iam-policy-binding ${project} --member=user:YOU@example.com --role=roles/container.admin\`.`,
-          'Node pools also need roles/iam.serviceAccountUser on the node service account, and the Kubernetes Engine API must be enabled (`gcloud services enable container.googleapis.com`).',
-        ],
-      }
+      return final('permission', [
+        `Your credentials lack a permission on project ${project}: grant roles/container.admin (Kubernetes Engine Admin), e.g. \`gcloud projects add-iam-policy-binding ${project} --member=user:YOU@example.com --role=roles/container.admin\`.`,
+        'Node pools also need roles/iam.serviceAccountUser on the node service account, and the Kubernetes Engine API must be enabled (`gcloud services enable container.googleapis.com`).',
+      ])
     case 'UNAUTHENTICATED':
-      return {
-        kind: 'auth',
-        retryable: false,
-        hints: [
-          'Run `gcloud auth application-default login`, or point GOOGLE_APPLICATION_CREDENTIALS at a service-account key.',
-        ],
-      }
+      return final('auth', [
+        'Run `gcloud auth application-default login`, or point GOOGLE_APPLICATION_CREDENTIALS at a service-account key.',
+      ])
     case 'NOT_FOUND':
-      return {
-        kind: 'not-found',
-        retryable: false,
-        hints: [
-          `Looked in projects/${project}/locations/${location}. Check --project and --zone (xpk clusters live in the zone's region); \`xpk cluster list\` shows your clusters.`,
-        ],
-      }
+      return final('not-found', [
+        `Looked in projects/${project}/locations/${location}. Check --project and --zone (xpk clusters live in the zone's region); \`xpk cluster list\` shows your clusters.`,
+      ])
     case 'RESOURCE_EXHAUSTED':
       if (OPERATIONS_QUOTA.test(failure.message)) {
-        return {
-          kind: 'conflict',
-          retryable: true,
-          hints: [
-            'GKE limits concurrent operations per cluster; xpk waits and retries (`xpk cluster create --max-parallel N` starts fewer at once).',
-          ],
-        }
+        return retried('conflict', [
+          'GKE limits concurrent operations per cluster; xpk waits and retries (`xpk cluster create --max-parallel N` starts fewer at once).',
+        ])
       }
       if (STOCKOUT.test(failure.message)) {
-        return {
-          kind: 'stockout',
-          retryable: false,
-          hints: [
-            `The zone has no free capacity for this machine type right now (a stockout), not a quota problem. Ask for other capacity or another zone (\`xpk cluster create ... --reservation NAME | --spot | --flex | --zone ZONE\`), or re-run the same command later.`,
-          ],
-        }
+        return final('stockout', [
+          `The zone has no free capacity for this machine type right now (a stockout), not a quota problem. Ask for other capacity or another zone (\`xpk cluster create ... --reservation NAME | --spot | --flex | --zone ZONE\`), or re-run the same command later.`,
+        ])
       }
       if (RATE_LIMIT.test(failure.message)) {
-        return {
-          kind: 'quota',
-          retryable: true,
-          hints: [
-            'The API rate limit was hit; xpk slows down and retries. If it persists, re-run later (`xpk cluster create --max-parallel N` sends fewer requests at once).',
-          ],
-        }
+        return retried('quota', [
+          'The API rate limit was hit; xpk slows down and retries. If it persists, re-run later (`xpk cluster create --max-parallel N` sends fewer requests at once).',
+        ])
       }
-      return {
-        kind: 'quota',
-        retryable: false,
-        hints: [
-          `Out of quota in ${location}: request an increase at https://console.cloud.google.com/iam-admin/quotas?project=${project} (filter by the metric in the message), or use a reservation (\`xpk cluster create ... --reservation NAME\`).`,
-        ],
-      }
+      return final('quota', [
+        `Out of quota in ${location}: request an increase at https://console.cloud.google.com/iam-admin/quotas?project=${project} (filter by the metric in the message), or use a reservation (\`xpk cluster create ... --reservation NAME\`).`,
+      ])
     case 'FAILED_PRECONDITION':
     case 'ABORTED':
       if (FINGERPRINT_MISMATCH.test(failure.message)) {
-        return {
-          kind: 'conflict',
-          retryable: false,
-          hints: ["The cluster's labels changed since they were read: read it again and re-run."],
-        }
+        return final('conflict', ["The cluster's labels changed since they were read: read it again and re-run."])
       }
-      return !BROKEN_CLUSTER.test(failure.message) &&
-        (IN_PROGRESS.test(failure.message) || GRPC_STATUS[failure.code] === 'ABORTED')
-        ? {
-            kind: 'conflict',
-            retryable: true,
-            hints: [
-              'Another operation is running on the cluster; xpk waits and retries. If this persists, re-run later.',
-            ],
-          }
-        : {
-            kind: 'conflict',
-            retryable: false,
-            hints: [
-              'The cluster is in a state that does not allow this change; `xpk cluster describe` shows its state.',
-            ],
-          }
+      return !BROKEN_CLUSTER.test(failure.message) && (IN_PROGRESS.test(failure.message) || status === 'ABORTED')
+        ? retried('conflict', [
+            'Another operation is running on the cluster; xpk waits and retries. If this persists, re-run later.',
+          ])
+        : final('conflict', [
+            'The cluster is in a state that does not allow this change; `xpk cluster describe` shows its state.',
+          ])
     case 'ALREADY_EXISTS':
-      return {
-        kind: 'conflict',
-        retryable: false,
-        hints: ['It exists already; re-running `xpk cluster create` reconciles it.'],
-      }
-    case 'UNAVAILABLE':
-    case 'DEADLINE_EXCEEDED':
-    case 'INTERNAL':
-    case 'UNKNOWN':
-      return {
-        kind: 'unavailable',
-        retryable: true,
-        hints: ['GKE did not answer or failed transiently; re-run the command to continue where it stopped.'],
-      }
+      return final('conflict', ['It exists already; re-running `xpk cluster create` reconciles it.'])
     case 'CANCELLED':
-      return {kind: 'interrupted', retryable: false, hints: ['Re-run the command to continue where it stopped.']}
+      return final('interrupted', ['Re-run the command to continue where it stopped.'])
     default:
-      return {
-        kind: 'failed',
-        retryable: false,
-        hints: /machine type|not supported in zone|accelerator/i.test(failure.message)
-          ? [
-              'This zone may not offer the requested machine type; see https://cloud.google.com/tpu/docs/regions-zones and pick a zone that does with --zone.',
-            ]
-          : ['GKE rejected the request; the message above says which field.'],
-      }
+      return /machine type|not supported in zone|accelerator/i.test(failure.message)
+        ? final('failed', [
+            'This zone may not offer the requested machine type; see https://cloud.google.com/tpu/docs/regions-zones and pick a zone that does with --zone.',
+          ])
+        : final('failed', ['GKE rejected the request; the message above says which field.'])
   }
 }
 

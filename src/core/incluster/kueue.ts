@@ -97,6 +97,13 @@ export function kueueConfigurationObjects(config: KueueConfiguration): InCluster
   ]
 }
 
+type KueueObject = ResourceFlavor | ClusterQueue | LocalQueue | Topology | AdmissionCheck | ProvisioningRequestConfig
+
+/** A Kueue object of {@link KUEUE_API_VERSION}, its fields in the order the builders emit (and the YAML shows). */
+function kueueObject<T extends KueueObject>(kind: T['kind'], metadata: T['metadata'], spec: T['spec']): T {
+  return {apiVersion: KUEUE_API_VERSION, kind, metadata, spec} as T
+}
+
 /** GPU flex pools of a single-slice cluster are created with queued provisioning (Dynamic Workload Scheduler). */
 function usesQueuedProvisioning(shape: ClusterShape): boolean {
   return shape.capacity === 'flex' && shape.accelerator.kind === 'GPU' && shape.numSlices <= 1
@@ -115,25 +122,23 @@ export function flavorNodeLabels(shape: ClusterShape): Readonly<Record<string, s
 
 function buildResourceFlavor(shape: ClusterShape, topologyName: string | undefined): ResourceFlavor {
   const nodeLabels = flavorNodeLabels(shape)
-  return {
-    apiVersion: KUEUE_API_VERSION,
-    kind: 'ResourceFlavor',
-    metadata: {name: resourceFlavorName(shape)},
-    spec: {
+  return kueueObject(
+    'ResourceFlavor',
+    {name: resourceFlavorName(shape)},
+    {
       // Absent rather than `{}` for CPU: nothing to match, and the stored object then equals ours.
       ...(Object.keys(nodeLabels).length > 0 ? {nodeLabels} : {}),
       ...(topologyName === undefined ? {} : {topologyName}),
     },
-  }
+  )
 }
 
 function buildClusterQueue(shape: ClusterShape, flavor: string, admissionCheck: string | undefined): ClusterQueue {
   const resource = quotaResource(shape)
-  return {
-    apiVersion: KUEUE_API_VERSION,
-    kind: 'ClusterQueue',
-    metadata: {name: CLUSTER_QUEUE_NAME},
-    spec: {
+  return kueueObject(
+    'ClusterQueue',
+    {name: CLUSTER_QUEUE_NAME},
+    {
       // Never reclaim from other queues of a cohort (xpk's queue has none); within the queue, a higher-priority
       // workload may evict lower-priority ones.
       preemption: {reclaimWithinCohort: 'Never', withinClusterQueue: 'LowerPriority'},
@@ -146,37 +151,34 @@ function buildClusterQueue(shape: ClusterShape, flavor: string, admissionCheck: 
       ],
       ...(admissionCheck === undefined ? {} : {admissionChecksStrategy: {admissionChecks: [{name: admissionCheck}]}}),
     },
-  }
+  )
 }
 
 function buildLocalQueue(): LocalQueue {
-  return {
-    apiVersion: KUEUE_API_VERSION,
-    kind: 'LocalQueue',
-    metadata: {name: LOCAL_QUEUE_NAME, namespace: XPK_NAMESPACE},
-    spec: {clusterQueue: CLUSTER_QUEUE_NAME},
-  }
+  return kueueObject(
+    'LocalQueue',
+    {name: LOCAL_QUEUE_NAME, namespace: XPK_NAMESPACE},
+    {clusterQueue: CLUSTER_QUEUE_NAME},
+  )
 }
 
 function gkeDefaultTopology(): Topology {
-  return {
-    apiVersion: KUEUE_API_VERSION,
-    kind: 'Topology',
-    metadata: {name: GKE_DEFAULT_TOPOLOGY_NAME},
-    spec: {levels: GKE_DEFAULT_TOPOLOGY_LEVELS.map((nodeLabel) => ({nodeLabel}))},
-  }
+  return kueueObject(
+    'Topology',
+    {name: GKE_DEFAULT_TOPOLOGY_NAME},
+    {levels: GKE_DEFAULT_TOPOLOGY_LEVELS.map((nodeLabel) => ({nodeLabel}))},
+  )
 }
 
 function dwsAdmissionCheck(): AdmissionCheck {
-  return {
-    apiVersion: KUEUE_API_VERSION,
-    kind: 'AdmissionCheck',
-    metadata: {name: DWS_ADMISSION_CHECK_NAME},
-    spec: {
+  return kueueObject(
+    'AdmissionCheck',
+    {name: DWS_ADMISSION_CHECK_NAME},
+    {
       controllerName: 'kueue.x-k8s.io/provisioning-request',
       parameters: {apiGroup: KUEUE_API_GROUP, kind: 'ProvisioningRequestConfig', name: DWS_PROVISIONING_CONFIG_NAME},
     },
-  }
+  )
 }
 
 /**
@@ -184,11 +186,10 @@ function dwsAdmissionCheck(): AdmissionCheck {
  * pins the workload's pods to the nodes of that resize request by its name.
  */
 function dwsProvisioningRequestConfig(resource: string): ProvisioningRequestConfig {
-  return {
-    apiVersion: KUEUE_API_VERSION,
-    kind: 'ProvisioningRequestConfig',
-    metadata: {name: DWS_PROVISIONING_CONFIG_NAME},
-    spec: {
+  return kueueObject(
+    'ProvisioningRequestConfig',
+    {name: DWS_PROVISIONING_CONFIG_NAME},
+    {
       provisioningClassName: 'queued-provisioning.gke.io',
       podSetUpdates: {
         nodeSelector: [
@@ -197,5 +198,5 @@ function dwsProvisioningRequestConfig(resource: string): ProvisioningRequestConf
       },
       managedResources: [resource],
     },
-  }
+  )
 }

@@ -4,12 +4,17 @@ import {defineInfo, defineQuestion, defineWarning} from '../messages.js'
 
 const s = (n: number) => (n === 1 ? '' : 's')
 
+/** Defines the note that shows a command's plan, as rendered (src/core/render/plan.ts), before it is applied. */
+function definePlanNote<const C extends string>(code: C, summary: string) {
+  return defineInfo(code, summary, (p: {plan: string}) => p.plan)
+}
+
 // cluster create
 
 export const clusterCreateOfflinePlan = defineInfo(
   'cluster.create.offline-plan',
   'An offline dry run planned as if nothing exists.',
-  () => 'Offline dry run: planned as if nothing exists; versions are chosen from the server config when applied.',
+  'Offline dry run: planned as if nothing exists; versions are chosen from the server config when applied.',
 )
 
 export const clusterCreateReading = defineInfo(
@@ -18,16 +23,15 @@ export const clusterCreateReading = defineInfo(
   (p: {cluster: string; region: string}) => `Reading cluster ${p.cluster} and GKE versions in ${p.region}...`,
 )
 
-export const clusterCreatePlan = defineInfo(
+export const clusterCreatePlan = definePlanNote(
   'cluster.create.plan',
   'The plan about to be applied (or shown by --dry-run).',
-  (p: {plan: string}) => p.plan,
 )
 
 export const clusterCreateDryRun = defineInfo(
   'cluster.create.dry-run',
   'A dry run ended without changing anything.',
-  () => 'Dry run: nothing was changed.',
+  'Dry run: nothing was changed.',
 )
 
 export const clusterCreateSummary = defineInfo(
@@ -67,8 +71,7 @@ export const clusterCreateConfirmKueueUpgrade = defineQuestion(
   'cluster.create.confirm-kueue-upgrade',
   'Asked before a Kueue older than v0.15 and every Kueue object are deleted to install the new one.',
   false,
-  () =>
-    'The installed Kueue is older than v0.15, which cannot be upgraded in place: every Kueue object (queues, ' +
+  'The installed Kueue is older than v0.15, which cannot be upgraded in place: every Kueue object (queues, ' +
     'workloads, flavors) and Kueue itself are deleted, then Kueue is installed again. Continue?',
 )
 
@@ -134,16 +137,12 @@ export const clusterDeleteAbsent = defineInfo(
     `Cluster ${p.cluster} does not exist in project ${p.project} (${p.region} or ${p.zone}): nothing to delete.`,
 )
 
-export const clusterDeletePlan = defineInfo(
-  'cluster.delete.plan',
-  'The deletion plan about to be applied.',
-  (p: {plan: string}) => p.plan,
-)
+export const clusterDeletePlan = definePlanNote('cluster.delete.plan', 'The deletion plan about to be applied.')
 
 export const clusterDeleteDryRun = defineInfo(
   'cluster.delete.dry-run',
   'A dry run ended without deleting anything.',
-  () => 'Dry run: nothing was changed.',
+  'Dry run: nothing was changed.',
 )
 
 export const clusterDeleteConfirm = defineQuestion(
@@ -179,8 +178,7 @@ export const clusterDescribeUnreachable = defineWarning(
 export const clusterDescribeNoGke = defineInfo(
   'cluster.describe.no-gke',
   'Reached through a kubeconfig: GKE was not asked, so there is no node-pool information from it.',
-  () =>
-    'Reached through the kubeconfig: GKE was not asked, so there is no node-pool information from it (machine types, expected node counts).',
+  'Reached through the kubeconfig: GKE was not asked, so there is no node-pool information from it (machine types, expected node counts).',
 )
 
 // cluster cacheimage
@@ -188,7 +186,7 @@ export const clusterDescribeNoGke = defineInfo(
 export const clusterCacheimageDryRun = defineInfo(
   'cluster.cacheimage.dry-run',
   'A dry run showed the image-cache DaemonSet without applying it.',
-  () => 'Dry run: nothing was applied.',
+  'Dry run: nothing was applied.',
 )
 
 export const clusterCacheimageApplied = defineInfo(

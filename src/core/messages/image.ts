@@ -1,6 +1,6 @@
 // The messages of an image build (workload create without --docker-image; see ../messages.ts).
-import {defineInfo, defineQuestion, defineWarning} from '../messages.js'
-import {defaultScriptDirText, largeScriptDirText, type DefaultScriptDir, type LargeScriptDir} from './script-dir.js'
+import {defineInfo, defineWarning} from '../messages.js'
+import {defineDefaultScriptDirNote, defineLargeScriptDirQuestion} from './script-dir.js'
 
 /** The first five, then how many more. */
 const someOf = (items: readonly string[]) =>
@@ -68,17 +68,14 @@ export const imageVanishedFiles = defineWarning(
   }),
 )
 
-export const imageDefaultScriptDir = defineInfo(
+export const imageDefaultScriptDir = defineDefaultScriptDirNote(
   'image.default-script-dir',
   'No --script-dir: the current directory is packed.',
-  (p: DefaultScriptDir) => defaultScriptDirText(p),
 )
 
-export const imageConfirmLargeScriptDir = defineQuestion(
+export const imageConfirmLargeScriptDir = defineLargeScriptDirQuestion(
   'image.confirm-large-script-dir',
   'Asked before packing a script directory that looks too big or holds node_modules/.git.',
-  false,
-  (p: LargeScriptDir) => largeScriptDirText(p),
 )
 
 export const imageBaseLookupFallback = defineWarning(

@@ -1,7 +1,7 @@
-// The texts of the note and the question about a script directory about to be packed, shared by `workload create`
-// (into an image) and `vm run` (to every worker), each under its own codes (./image.ts, ./vm.ts).
+// The note and the question about a script directory about to be packed, shared by `workload create` (into an
+// image) and `vm run` (to every worker), each under its own codes and summaries (./image.ts, ./vm.ts).
 import {formatBytes, SCRIPT_DIR_MAX_MB_VARIABLE} from '../image/context-check.js'
-import type {Made} from '../messages.js'
+import {defineInfo, defineQuestion, type Made} from '../messages.js'
 
 /** The current directory, packed because no --script-dir was given. */
 export interface DefaultScriptDir {
@@ -12,7 +12,7 @@ export interface DefaultScriptDir {
   readonly ignoreFiles: string
 }
 
-export function defaultScriptDirText(p: DefaultScriptDir): Made {
+function defaultScriptDirText(p: DefaultScriptDir): Made {
   return {
     text:
       `Packing the current directory ${p.dir} (no --script-dir given): ${p.files} file${p.files === 1 ? '' : 's'}, ` +
@@ -30,7 +30,7 @@ export interface LargeScriptDir {
   readonly destination: string
 }
 
-export function largeScriptDirText(p: LargeScriptDir): Made {
+function largeScriptDirText(p: LargeScriptDir): Made {
   return {
     text:
       `The script directory ${p.dir} ${p.concerns.join(' and ')}; all of it would be copied ${p.destination}. ` +
@@ -38,4 +38,14 @@ export function largeScriptDirText(p: LargeScriptDir): Made {
       `or raise the limit with ${SCRIPT_DIR_MAX_MB_VARIABLE}=MB. Pack it anyway?`,
     data: {dir: p.dir, concerns: p.concerns},
   }
+}
+
+/** Defines the note of the current directory packed because no --script-dir was given, under a command's code. */
+export function defineDefaultScriptDirNote<const C extends string>(code: C, summary: string) {
+  return defineInfo(code, summary, defaultScriptDirText)
+}
+
+/** Defines the question asked before a script directory that looks too big is packed (no, when nobody answers). */
+export function defineLargeScriptDirQuestion<const C extends string>(code: C, summary: string) {
+  return defineQuestion(code, summary, false, largeScriptDirText)
 }

@@ -3,7 +3,7 @@ import {formatBytes} from '../image/context-check.js'
 import {defineInfo, defineQuestion, defineWarning} from '../messages.js'
 import {escapeInline} from '../text.js'
 import {describeStatus} from '../vm/exit-status.js'
-import {defaultScriptDirText, largeScriptDirText, type DefaultScriptDir, type LargeScriptDir} from './script-dir.js'
+import {defineDefaultScriptDirNote, defineLargeScriptDirQuestion} from './script-dir.js'
 
 const s = (n: number) => (n === 1 ? '' : 's')
 
@@ -48,7 +48,7 @@ export const vmCreateAsync = defineInfo(
 export const vmCreateDryRun = defineInfo(
   'vm.create.dry-run',
   'A dry run showed the plan of vm create without requesting anything.',
-  () => 'Dry run: nothing was requested.',
+  'Dry run: nothing was requested.',
 )
 
 export const vmCreateActive = defineInfo(
@@ -80,7 +80,7 @@ export const vmDeleteConfirm = defineQuestion(
 export const vmDeleteDryRun = defineInfo(
   'vm.delete.dry-run',
   'A dry run showed the plan of vm delete without deleting anything.',
-  () => 'Dry run: nothing was deleted.',
+  'Dry run: nothing was deleted.',
 )
 
 export const vmDeleteAsync = defineInfo(
@@ -118,7 +118,7 @@ export const vmRunStarting = defineInfo(
 export const vmRunDryRun = defineInfo(
   'vm.run.dry-run',
   'A dry run showed the plan of vm run without changing or running anything.',
-  () => 'Dry run: no key was created or added, nothing was copied or run.',
+  'Dry run: no key was created or added, nothing was copied or run.',
 )
 
 export const vmRunSucceeded = defineInfo(
@@ -163,8 +163,7 @@ export const vmRunConfirmCreateKey = defineQuestion(
   'vm.run.confirm-create-key',
   'Asked before creating ~/.ssh/google_compute_engine (answered yes when nobody can be asked).',
   true,
-  () =>
-    'There is no SSH key for Google Cloud (~/.ssh/google_compute_engine, as gcloud makes it). Create one now (no passphrase)?',
+  'There is no SSH key for Google Cloud (~/.ssh/google_compute_engine, as gcloud makes it). Create one now (no passphrase)?',
 )
 
 export const vmRunKeyCreated = defineInfo(
@@ -173,17 +172,14 @@ export const vmRunKeyCreated = defineInfo(
   (p: {privateKeyPath: string}) => `Created ${p.privateKeyPath}.`,
 )
 
-export const vmRunDefaultScriptDir = defineInfo(
+export const vmRunDefaultScriptDir = defineDefaultScriptDirNote(
   'vm.run.default-script-dir',
   'No --script-dir: the current directory is copied to every worker.',
-  (p: DefaultScriptDir) => defaultScriptDirText(p),
 )
 
-export const vmRunConfirmLargeScriptDir = defineQuestion(
+export const vmRunConfirmLargeScriptDir = defineLargeScriptDirQuestion(
   'vm.run.confirm-large-script-dir',
   'Asked before copying a script directory that looks too big or holds node_modules/.git to every worker.',
-  false,
-  (p: LargeScriptDir) => largeScriptDirText(p),
 )
 
 export const vmRunAddingKey = defineInfo(

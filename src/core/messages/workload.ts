@@ -301,18 +301,24 @@ export const workloadLogsReading = defineInfo(
   }),
 )
 
+/** The container a followed log moves on to, of the workload. */
+interface NextOf {
+  readonly workload: string
+  readonly next: NextContainer
+}
+
+/** Where the container a followed log moves on to is: its workload, slice, worker and pod. */
+const nextPlace = ({workload, next: {pod}}: NextOf) => ({workload, slice: pod.slice, worker: pod.worker, pod: pod.name})
+
 export const workloadLogsRestarted = defineWarning(
   'workload.logs.restarted',
   "A followed pod's container restarted, or the JobSet made a new pod for its place: following that one.",
-  (p: {workload: string; next: NextContainer}) => {
+  (p: NextOf) => {
     const {pod} = p.next
     return {
       text: restartNote(p.next),
       data: {
-        workload: p.workload,
-        slice: pod.slice,
-        worker: pod.worker,
-        pod: pod.name,
+        ...nextPlace(p),
         why: p.next.why,
         restartCount: pod.restarts,
         ...(pod.restartAttempt === undefined ? {} : {restartAttempt: pod.restartAttempt}),
@@ -324,13 +330,7 @@ export const workloadLogsRestarted = defineWarning(
 export const workloadLogsStarted = defineInfo(
   'workload.logs.started',
   'The container of a followed pod whose log could not be read yet has started: following it.',
-  (p: {workload: string; next: NextContainer}) => {
-    const {pod} = p.next
-    return {
-      text: restartNote(p.next),
-      data: {workload: p.workload, slice: pod.slice, worker: pod.worker, pod: pod.name},
-    }
-  },
+  (p: NextOf) => ({text: restartNote(p.next), data: nextPlace(p)}),
 )
 
 export const workloadLogsReconnected = defineInfo(

@@ -1,6 +1,6 @@
 import type {Accelerator} from '../catalog/types.js'
 import {chipsPerSlice} from '../catalog/types.js'
-import {PLAIN_TABLE, renderColumns, type Column, type OutputView, type TableStyle} from './output.js'
+import {listView, PLAIN_TABLE, renderColumns, type Column, type OutputView, type TableStyle} from './output.js'
 import {renderKeyValues} from './table.js'
 
 /** The `xpk accelerator list` columns; `-o wide` adds the family, chips per slice, containers per pod and platform. */
@@ -25,11 +25,7 @@ export function renderAcceleratorTable(accelerators: readonly Accelerator[], sty
 }
 
 /** `xpk accelerator list`: `-o name` prints the names `--tpu-type` and `--device-type` take. */
-export const acceleratorListView: OutputView<readonly Accelerator[]> = {
-  text: renderAcceleratorTable,
-  names: (accelerators) => accelerators.map((a) => a.name),
-  isEmpty: (accelerators) => accelerators.length === 0,
-}
+export const acceleratorListView = listView(renderAcceleratorTable, (a) => a.name)
 
 /**
  * The `xpk accelerator describe` view; `-o wide` adds what only Pathways and the GPU cluster set-up read (the

@@ -1,7 +1,7 @@
 import {acceleratorCatalog} from '../catalog/catalog.js'
 import type {ObservedCluster, ObservedNodePool} from '../cluster/observed.js'
 import type {ClusterDescription, ClusterQueueState, ControllerState, InClusterState} from '../incluster/describe.js'
-import {PLAIN_TABLE, renderColumns, type Column, type OutputView, type TableStyle} from './output.js'
+import {listView, PLAIN_TABLE, renderColumns, type Column, type OutputView, type TableStyle} from './output.js'
 import {renderKeyValues, renderTable} from './table.js'
 
 let familyByMachine: Map<string, string> | undefined
@@ -44,11 +44,7 @@ export function renderClusterList(clusters: readonly ObservedCluster[], style: T
 }
 
 /** `xpk cluster list`: `-o name` prints the names `--cluster` takes. */
-export const clusterListView: OutputView<readonly ObservedCluster[]> = {
-  text: renderClusterList,
-  names: (clusters) => clusters.map((c) => c.name),
-  isEmpty: (clusters) => clusters.length === 0,
-}
+export const clusterListView = listView(renderClusterList, (c) => c.name)
 
 /** The node-pool table of `xpk cluster describe`; `-o wide` adds zones, version, autoscaling and placement. */
 const POOL_COLUMNS: readonly Column<ObservedNodePool>[] = [

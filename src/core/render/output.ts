@@ -47,6 +47,14 @@ export interface OutputView<T> {
   readonly isEmpty?: (result: T) => boolean
 }
 
+/** The view of a list shown as a table: `-o name` prints each item's name; nothing found when it has no item. */
+export function listView<T>(
+  text: (items: readonly T[], style: TableStyle) => string,
+  name: (item: T) => string,
+): OutputView<readonly T[]> {
+  return {text, names: (items) => items.map(name), isEmpty: (items) => items.length === 0}
+}
+
 /** What to print: nothing here (data: the command's result is printed as JSON or YAML), the note, or this text. */
 export type Shown =
   {readonly kind: 'data'} | {readonly kind: 'none-found'} | {readonly kind: 'text'; readonly text: string}

@@ -1,5 +1,5 @@
 import type {WorkloadRow} from '../workload/status.js'
-import {PLAIN_TABLE, renderColumns, type Column, type OutputView, type TableStyle} from './output.js'
+import {listView, PLAIN_TABLE, renderColumns, type Column, type TableStyle} from './output.js'
 
 /**
  * The `xpk workload list` table: Python xpk's columns (section 5.2 of the behaviour reference) plus Restarts, with
@@ -28,8 +28,4 @@ export function renderWorkloadList(rows: readonly WorkloadRow[], style: TableSty
 }
 
 /** `xpk workload list`: `-o name` prints the names `--workload` and `--wait-for-job-completion` take. */
-export const workloadListView: OutputView<readonly WorkloadRow[]> = {
-  text: renderWorkloadList,
-  names: (rows) => rows.map((r) => r.name),
-  isEmpty: (rows) => rows.length === 0,
-}
+export const workloadListView = listView(renderWorkloadList, (r) => r.name)

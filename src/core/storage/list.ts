@@ -2,7 +2,7 @@
  * `xpk storage list`: one row per Storage object, joined with its PersistentVolume for what it holds (the bucket or
  * the instance), sorted by name, and the table that shows them.
  */
-import {renderColumns, PLAIN_TABLE, type Column, type OutputView, type TableStyle} from '../render/output.js'
+import {listView, renderColumns, PLAIN_TABLE, type Column, type TableStyle} from '../render/output.js'
 import type {ObservedStorage, ObservedVolume} from './observed.js'
 
 /** A storage as `storage list` shows it (and prints it under --json). */
@@ -66,8 +66,4 @@ export function renderStorageList(rows: readonly StorageRow[], style: TableStyle
 }
 
 /** `xpk storage list`: `-o name` prints the names workloads and the other storage commands take. */
-export const storageListView: OutputView<readonly StorageRow[]> = {
-  text: renderStorageList,
-  names: (rows) => rows.map((r) => r.name),
-  isEmpty: (rows) => rows.length === 0,
-}
+export const storageListView = listView(renderStorageList, (r) => r.name)

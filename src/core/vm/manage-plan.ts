@@ -41,6 +41,13 @@ export interface AwaitQueuedResourceStep {
 export type VmCreateStep = QueuedResourceStep | AwaitQueuedResourceStep
 export type VmDeleteStep = DeleteQueuedResourceStep | AwaitQueuedResourceStep
 
+/** Where a vm plan acts, and whether it waits (not with --async). */
+export interface VmPlanWhere {
+  readonly project: string
+  readonly zone: string
+  readonly async: boolean
+}
+
 export interface VmPlan<Step> {
   readonly project: string
   readonly zone: string
@@ -76,7 +83,7 @@ export function sameRequest(found: QueuedResource, request: VmCreateRequest): bo
 export function planVmCreate(
   request: VmCreateRequest,
   existing: QueuedResource | undefined,
-  where: {readonly project: string; readonly zone: string; readonly async: boolean},
+  where: VmPlanWhere,
 ): VmPlan<VmCreateStep> {
   const id = request.queuedResourceId
   if (existing && (!sameRequest(existing, request) || existing.state === 'FAILED')) {
@@ -91,76 +98,66 @@ export function planVmCreate(
     )
   }
   const nodes = sliceNodeIds(request.tpuPrefix, request.numSlices)
-  const steps: VmCreateStep[] = [
-    existing
-      ? {
-          action: 'none',
-          resource: 'queuedResource',
-          name: id,
-          reason: `exists (${existing.state}) with the same request: waited for, not sent again`,
-          spec: null,
-        }
-      : {
-          action: 'create',
-          resource: 'queuedResource',
-          name: id,
-          reason:
-            `${request.numSlices} slice${request.numSlices === 1 ? '' : 's'} of ${request.type.name} ` +
-            `(${request.type.hosts} VM${request.type.hosts === 1 ? '' : 's'} each; nodes ${nodes.join(', ')}), ` +
-            `${request.runtimeVersion}, ${request.capacity}${request.reservation ? ` (reservation ${request.reservation})` : ''}`,
-          spec: queuedResourceRequest(request),
-        },
-  ]
-  if (!where.async) {
-    steps.push({
-      action: 'wait',
-      resource: 'queuedResource',
-      name: id,
-      reason: 'until it is ACTIVE (each state it passes is reported; Ctrl-C stops waiting, the request stays queued)',
-      spec: {until: 'ACTIVE'},
-    })
-  }
-  return {project: where.project, zone: where.zone, steps}
+  const step: QueuedResourceStep = existing
+    ? nothingSent(id, `exists (${existing.state}) with the same request: waited for, not sent again`)
+    : {
+        action: 'create',
+        resource: 'queuedResource',
+        name: id,
+        reason:
+          `${request.numSlices} slice${request.numSlices === 1 ? '' : 's'} of ${request.type.name} ` +
+          `(${request.type.hosts} VM${request.type.hosts === 1 ? '' : 's'} each; nodes ${nodes.join(', ')}), ` +
+          `${request.runtimeVersion}, ${request.capacity}${request.reservation ? ` (reservation ${request.reservation})` : ''}`,
+        spec: queuedResourceRequest(request),
+      }
+  return thenWait(
+    where,
+    step,
+    'ACTIVE',
+    'until it is ACTIVE (each state it passes is reported; Ctrl-C stops waiting, the request stays queued)',
+  )
 }
 
 /**
  * Plans `vm delete`: the deletion of the queued resource with its nodes, unless it is being deleted already; then,
  * unless --async, the wait until both are gone. Nothing when it is gone.
  */
-export function planVmDelete(
-  id: string,
-  found: QueuedResource | undefined,
-  where: {readonly project: string; readonly zone: string; readonly async: boolean},
-): VmPlan<VmDeleteStep> {
-  if (!found) {
-    return {
-      project: where.project,
-      zone: where.zone,
-      steps: [{action: 'none', resource: 'queuedResource', name: id, reason: 'already gone', spec: null}],
-    }
-  }
+export function planVmDelete(id: string, found: QueuedResource | undefined, where: VmPlanWhere): VmPlan<VmDeleteStep> {
+  if (!found) return {project: where.project, zone: where.zone, steps: [nothingSent(id, 'already gone')]}
   const nodes = found.nodeIds
-  const steps: VmDeleteStep[] = [
+  const step: DeleteQueuedResourceStep =
     found.state === 'DELETING'
-      ? {action: 'none', resource: 'queuedResource', name: id, reason: 'being deleted already', spec: null}
+      ? nothingSent(id, 'being deleted already')
       : {
           action: 'delete',
           resource: 'queuedResource',
           name: id,
           reason: `${found.state}, with its nodes ${nodes.join(', ') || '(none)'} (force)`,
           spec: {id, force: true, nodes},
-        },
-  ]
-  if (!where.async) {
-    steps.push({
-      action: 'wait',
-      resource: 'queuedResource',
-      name: id,
-      reason: 'until it and its nodes are gone',
-      spec: {until: 'gone'},
-    })
+        }
+  return thenWait(where, step, 'gone', 'until it and its nodes are gone')
+}
+
+/** A step on the queued resource that sends nothing, and why. */
+function nothingSent(name: string, reason: string) {
+  return {action: 'none', resource: 'queuedResource', name, reason, spec: null} as const
+}
+
+/** The plan: the step on the queued resource, then, unless --async, the wait on it until it is `until`. */
+function thenWait<Step extends QueuedResourceStep | DeleteQueuedResourceStep>(
+  where: VmPlanWhere,
+  step: Step,
+  until: 'ACTIVE' | 'gone',
+  reason: string,
+): VmPlan<Step | AwaitQueuedResourceStep> {
+  const wait: AwaitQueuedResourceStep = {
+    action: 'wait',
+    resource: 'queuedResource',
+    name: step.name,
+    reason,
+    spec: {until},
   }
-  return {project: where.project, zone: where.zone, steps}
+  return {project: where.project, zone: where.zone, steps: where.async ? [step] : [step, wait]}
 }
 
 /** A vm plan as text: one line per step, then the summary. */

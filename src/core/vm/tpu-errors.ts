@@ -1,5 +1,5 @@
-import {GRPC_STATUS} from '../cluster/gke-errors.js'
-import {ApiError, type ErrorKind} from '../errors.js'
+import {final, GRPC_STATUS, isTransientStatus, retried, type Classified} from '../cluster/gke-errors.js'
+import {ApiError} from '../errors.js'
 
 /** A failure as the TPU API reports it: a gRPC status code and message (from an RPC or a FAILED queued resource). */
 export interface TpuFailure {
@@ -13,75 +13,48 @@ const RATE_LIMIT = /rate limit|per minute|per second|too many requests/i
 const RUNTIME = /runtime version|runtime_version|software version/i
 const IN_PROGRESS = /in progress|currently|try again|another operation|is being/i
 
-function classify(
-  failure: TpuFailure,
-  project: string,
-  zone: string,
-): {kind: ErrorKind; retryable: boolean; hints: string[]} {
+function classify(failure: TpuFailure, project: string, zone: string): Classified {
   const status = GRPC_STATUS[failure.code] ?? 'UNKNOWN'
+  if (isTransientStatus(status)) {
+    return retried('unavailable', ['The TPU API did not answer or failed transiently; re-run the command.'])
+  }
   switch (status) {
     case 'PERMISSION_DENIED':
-      return {
-        kind: 'permission',
-        retryable: false,
-        hints: [
-          `Your credentials lack a permission on project ${project}: grant roles/tpu.admin (TPU Admin), and enable the API with \`gcloud services enable tpu.googleapis.com\`.`,
-        ],
-      }
+      return final('permission', [
+        `Your credentials lack a permission on project ${project}: grant roles/tpu.admin (TPU Admin), and enable the API with \`gcloud services enable tpu.googleapis.com\`.`,
+      ])
     case 'UNAUTHENTICATED':
-      return {
-        kind: 'auth',
-        retryable: false,
-        hints: ['Run `gcloud auth application-default login`, or point GOOGLE_APPLICATION_CREDENTIALS at a key file.'],
-      }
+      return final('auth', [
+        'Run `gcloud auth application-default login`, or point GOOGLE_APPLICATION_CREDENTIALS at a key file.',
+      ])
     case 'NOT_FOUND':
-      return {
-        kind: 'not-found',
-        retryable: false,
-        hints: [
-          `Looked in projects/${project}/locations/${zone}. Check --project and --zone; \`xpk vm list\` shows what exists.`,
-        ],
-      }
+      return final('not-found', [
+        `Looked in projects/${project}/locations/${zone}. Check --project and --zone; \`xpk vm list\` shows what exists.`,
+      ])
     case 'RESOURCE_EXHAUSTED':
       if (RATE_LIMIT.test(failure.message)) {
-        return {kind: 'quota', retryable: true, hints: ['The TPU API rate limit was hit; xpk slows down and retries.']}
+        return retried('quota', ['The TPU API rate limit was hit; xpk slows down and retries.'])
       }
       if (STOCKOUT.test(failure.message)) {
-        return {
-          kind: 'stockout',
-          retryable: false,
-          hints: [
-            `${zone} has no free TPU capacity of this type right now (a stockout). Re-run later, or ask for other capacity or another zone: \`xpk vm create ... --reserved | --spot | --best-effort | --zone ZONE\`.`,
-          ],
-        }
+        return final('stockout', [
+          `${zone} has no free TPU capacity of this type right now (a stockout). Re-run later, or ask for other capacity or another zone: \`xpk vm create ... --reserved | --spot | --best-effort | --zone ZONE\`.`,
+        ])
       }
-      return {
-        kind: 'quota',
-        retryable: false,
-        hints: [
-          `Out of TPU quota in ${zone}: request more at https://console.cloud.google.com/iam-admin/quotas?project=${project} (filter by "TPU"), or ask for Spot or best-effort capacity, which use other quotas (\`xpk vm create ... --spot | --best-effort\`).`,
-        ],
-      }
+      return final('quota', [
+        `Out of TPU quota in ${zone}: request more at https://console.cloud.google.com/iam-admin/quotas?project=${project} (filter by "TPU"), or ask for Spot or best-effort capacity, which use other quotas (\`xpk vm create ... --spot | --best-effort\`).`,
+      ])
     case 'INVALID_ARGUMENT':
-      return {
-        kind: 'usage',
-        retryable: false,
-        hints: RUNTIME.test(failure.message)
-          ? [
-              'Pick a runtime version for this TPU generation: `xpk vm create ... --runtime-version VERSION` (see `xpk vm create --help`).',
-            ]
-          : [
-              'The TPU API rejected the request; the message above says which field. Check --zone, and what `xpk vm create --tpu-type T --runtime-version V` was given.',
-            ],
-      }
+      return RUNTIME.test(failure.message)
+        ? final('usage', [
+            'Pick a runtime version for this TPU generation: `xpk vm create ... --runtime-version VERSION` (see `xpk vm create --help`).',
+          ])
+        : final('usage', [
+            'The TPU API rejected the request; the message above says which field. Check --zone, and what `xpk vm create --tpu-type T --runtime-version V` was given.',
+          ])
     case 'ALREADY_EXISTS':
-      return {
-        kind: 'conflict',
-        retryable: false,
-        hints: [
-          'Pick another name (`xpk vm create --tpu-prefix P --queued-resource-id ID`), or delete the old one with `xpk vm delete`.',
-        ],
-      }
+      return final('conflict', [
+        'Pick another name (`xpk vm create --tpu-prefix P --queued-resource-id ID`), or delete the old one with `xpk vm delete`.',
+      ])
     case 'FAILED_PRECONDITION':
     case 'ABORTED':
       return {
@@ -89,19 +62,10 @@ function classify(
         retryable: status === 'ABORTED' || IN_PROGRESS.test(failure.message),
         hints: ['The resource is in a state that does not allow this change; `xpk vm list` shows its state.'],
       }
-    case 'UNAVAILABLE':
-    case 'DEADLINE_EXCEEDED':
-    case 'INTERNAL':
-    case 'UNKNOWN':
-      return {
-        kind: 'unavailable',
-        retryable: true,
-        hints: ['The TPU API did not answer or failed transiently; re-run the command.'],
-      }
     case 'CANCELLED':
-      return {kind: 'interrupted', retryable: false, hints: []}
+      return final('interrupted', [])
     default:
-      return {kind: 'failed', retryable: false, hints: []}
+      return final('failed', [])
   }
 }
 

@@ -142,69 +142,87 @@ function readMeta(value: unknown): ObservedMeta {
 }
 
 /**
+ * An object the API returned as xpk reads it: its metadata, and its spec and status (where it has them) copied out
+ * by the readers of its kind.
+ */
+function readObject<Spec, Status>(
+  object: unknown,
+  readSpec: (spec: Record<string, unknown>) => Spec,
+  readStatus: (status: Record<string, unknown>) => Status,
+): {metadata: ObservedMeta; spec: Spec | undefined; status: Status | undefined} {
+  const o = obj(object) ?? {}
+  const spec = obj(o.spec)
+  const status = obj(o.status)
+  return {metadata: readMeta(o.metadata), spec: spec && readSpec(spec), status: status && readStatus(status)}
+}
+
+/**
  * The fields of a Kueue Workload xpk reads, copied out of the object the API returned. Listing thousands of
  * workloads, the rest (a whole pod template per pod set) is dropped page by page instead of kept to the end:
  * less memory, and short-lived garbage the collector frees cheaply.
  */
 export function readWorkload(object: unknown): KueueWorkload {
-  const o = obj(object) ?? {}
-  const spec = obj(o.spec)
-  const status = obj(o.status)
+  return readObject(object, readWorkloadSpec, readWorkloadStatus)
+}
+
+function readWorkloadSpec(spec: Record<string, unknown>): NonNullable<KueueWorkload['spec']> {
   return {
-    metadata: readMeta(o.metadata),
-    spec: spec && {
-      queueName: spec.queueName as string | undefined,
-      priority: spec.priority as number | undefined,
-      priorityClassRef: obj(spec.priorityClassRef),
-      active: spec.active as boolean | undefined,
-      podSets: list(spec.podSets)?.map((p) => ({
-        name: obj(p)?.name as string | undefined,
-        count: obj(p)?.count as number | undefined,
-        template: readPodTemplate(obj(p)?.template),
+    queueName: spec.queueName as string | undefined,
+    priority: spec.priority as number | undefined,
+    priorityClassRef: obj(spec.priorityClassRef),
+    active: spec.active as boolean | undefined,
+    podSets: list(spec.podSets)?.map((p) => ({
+      name: obj(p)?.name as string | undefined,
+      count: obj(p)?.count as number | undefined,
+      template: readPodTemplate(obj(p)?.template),
+    })),
+  }
+}
+
+function readWorkloadStatus(status: Record<string, unknown>): NonNullable<KueueWorkload['status']> {
+  const admission = obj(status.admission)
+  return {
+    conditions: list(status.conditions) as ObservedCondition[] | undefined,
+    admission: admission && {
+      clusterQueue: admission.clusterQueue as string | undefined,
+      podSetAssignments: list(admission.podSetAssignments)?.map((a) => ({
+        name: obj(a)?.name as string | undefined,
+        count: obj(a)?.count as number | undefined,
       })),
     },
-    status: status && {
-      conditions: list(status.conditions) as ObservedCondition[] | undefined,
-      admission: obj(status.admission) && {
-        clusterQueue: obj(status.admission)!.clusterQueue as string | undefined,
-        podSetAssignments: list(obj(status.admission)!.podSetAssignments)?.map((a) => ({
-          name: obj(a)?.name as string | undefined,
-          count: obj(a)?.count as number | undefined,
-        })),
-      },
-      reclaimablePods: list(status.reclaimablePods) as {name?: string; count?: number}[] | undefined,
-      requeueState: obj(status.requeueState),
-    },
+    reclaimablePods: list(status.reclaimablePods) as {name?: string; count?: number}[] | undefined,
+    requeueState: obj(status.requeueState),
   }
 }
 
 /** The fields of a JobSet xpk reads (see {@link readWorkload}: its pod templates are dropped). */
 export function readJobSet(object: unknown): ObservedJobSet {
-  const o = obj(object) ?? {}
-  const spec = obj(o.spec)
-  const status = obj(o.status)
+  return readObject(object, readJobSetSpec, readJobSetStatus)
+}
+
+function readJobSetSpec(spec: Record<string, unknown>): NonNullable<ObservedJobSet['spec']> {
   return {
-    metadata: readMeta(o.metadata),
-    spec: spec && {
-      suspend: spec.suspend as boolean | undefined,
-      replicatedJobs: list(spec.replicatedJobs)?.map((r) => {
-        const job = obj(obj(obj(r)?.template)?.spec)
-        return {
-          name: obj(r)?.name as string | undefined,
-          replicas: obj(r)?.replicas as number | undefined,
-          template: {
-            spec: {parallelism: job?.parallelism as number | undefined, template: readPodTemplate(job?.template)},
-          },
-        }
-      }),
-    },
-    status: status && {
-      conditions: list(status.conditions) as ObservedCondition[] | undefined,
-      restarts: status.restarts as number | undefined,
-      terminalState: status.terminalState as string | undefined,
-      replicatedJobsStatus: list(status.replicatedJobsStatus) as NonNullable<
-        NonNullable<ObservedJobSet['status']>['replicatedJobsStatus']
-      >,
-    },
+    suspend: spec.suspend as boolean | undefined,
+    replicatedJobs: list(spec.replicatedJobs)?.map((r) => {
+      const job = obj(obj(obj(r)?.template)?.spec)
+      return {
+        name: obj(r)?.name as string | undefined,
+        replicas: obj(r)?.replicas as number | undefined,
+        template: {
+          spec: {parallelism: job?.parallelism as number | undefined, template: readPodTemplate(job?.template)},
+        },
+      }
+    }),
+  }
+}
+
+type JobSetStatus = NonNullable<ObservedJobSet['status']>
+
+function readJobSetStatus(status: Record<string, unknown>): JobSetStatus {
+  return {
+    conditions: list(status.conditions) as ObservedCondition[] | undefined,
+    restarts: status.restarts as number | undefined,
+    terminalState: status.terminalState as string | undefined,
+    replicatedJobsStatus: list(status.replicatedJobsStatus) as JobSetStatus['replicatedJobsStatus'],
   }
 }
