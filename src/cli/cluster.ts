@@ -21,6 +21,7 @@ import type {ClusterLockOptions} from '../services/cluster-lock.js'
 import type {ClusterDescription} from '../services/cluster-read.js'
 import type {ObservedCluster} from '../core/cluster/observed.js'
 import type {Invocation} from './base-command.js'
+import {insideCluster, startCommand} from './command-start.js'
 import {integerFlag, pathFlag, valueShape, type FlagOptions} from './flag-kinds.js'
 import {
   acceleratorFlags,
@@ -206,12 +207,11 @@ export async function createCluster(
   options: FlagOptions<typeof clusterCreateFlags>,
   run: Invocation,
 ): Promise<ClusterCreateResult> {
-  const [wiring, {createCluster}, {HttpReleaseManifests}] = await Promise.all([
-    import('./wiring.js'),
+  const [{wiring, settings, timing}, {createCluster}, {HttpReleaseManifests}] = await Promise.all([
+    startCommand(options, run),
     import('../services/cluster-create.js'),
     import('../adapters/release-manifests.js'),
   ])
-  const {settings, timing} = await wiring.commandSettings(options, run.console)
   return createCluster(
     {
       flags: {...options, ...wiring.clusterTarget(settings)},
@@ -240,12 +240,11 @@ export async function deleteCluster(
   options: FlagOptions<typeof clusterDeleteFlags>,
   run: Invocation,
 ): Promise<ClusterDeleteResult> {
-  const [wiring, {deleteCluster}, {requireSettings}] = await Promise.all([
-    import('./wiring.js'),
+  const [{wiring, settings, timing}, {deleteCluster}, {requireSettings}] = await Promise.all([
+    startCommand(options, run),
     import('../services/cluster-delete.js'),
     import('../core/settings.js'),
   ])
-  const {settings, timing} = await wiring.commandSettings(options, run.console)
   return deleteCluster(
     {
       ...requireSettings(settings, 'project', 'zone', 'cluster'),
@@ -262,16 +261,21 @@ export async function listClusters(
   options: FlagOptions<typeof clusterListFlags>,
   run: Invocation,
 ): Promise<ObservedCluster[]> {
-  const [wiring, {listClusters}, {requireSetting}, {clusterListView}, {showOutput}, {clusterListNoneFound}] =
-    await Promise.all([
-      import('./wiring.js'),
-      import('../services/cluster-read.js'),
-      import('../core/settings.js'),
-      import('../core/render/clusters.js'),
-      import('../services/show-output.js'),
-      import('../core/messages/lists.js'),
-    ])
-  const {settings, timing} = await wiring.commandSettings(options, run.console)
+  const [
+    {wiring, settings, timing},
+    {listClusters},
+    {requireSetting},
+    {clusterListView},
+    {showOutput},
+    {clusterListNoneFound},
+  ] = await Promise.all([
+    startCommand(options, run),
+    import('../services/cluster-read.js'),
+    import('../core/settings.js'),
+    import('../core/render/clusters.js'),
+    import('../services/show-output.js'),
+    import('../core/messages/lists.js'),
+  ])
   const clusters = await listClusters(
     {project: requireSetting(settings, 'project'), zone: options.zone, timing},
     {gke: wiring.gkeConnector(settings), signal: run.signal, ...wiring.systemClock},
@@ -290,14 +294,14 @@ export async function describeCluster(
   options: FlagOptions<typeof clusterDescribeFlags>,
   run: Invocation,
 ): Promise<ClusterDescription> {
-  const [wiring, {describeCluster}, {requireSettings}, {clusterDescribeView}, {showOutput}] = await Promise.all([
-    import('./wiring.js'),
-    import('../services/cluster-read.js'),
-    import('../core/settings.js'),
-    import('../core/render/clusters.js'),
-    import('../services/show-output.js'),
-  ])
-  const {settings, timing} = await wiring.commandSettings(options, run.console)
+  const [{wiring, settings, timing}, {describeCluster}, {requireSettings}, {clusterDescribeView}, {showOutput}] =
+    await Promise.all([
+      startCommand(options, run),
+      import('../services/cluster-read.js'),
+      import('../core/settings.js'),
+      import('../core/render/clusters.js'),
+      import('../services/show-output.js'),
+    ])
   const target = wiring.viaKubeconfig(options) ? null : requireSettings(settings, 'project', 'zone', 'cluster')
   const description = await describeCluster(
     {target, skipInCluster: options.skipInCluster, timing},
@@ -315,8 +319,11 @@ export async function cacheImage(
   options: FlagOptions<typeof clusterCacheImageFlags>,
   run: Invocation,
 ): Promise<CacheImageResult> {
-  const [wiring, {cacheImage}] = await Promise.all([import('./wiring.js'), import('../services/cluster-cacheimage.js')])
-  return wiring.runInsideCluster(options, run, cacheImage)
+  return insideCluster(
+    options,
+    run,
+    import('../services/cluster-cacheimage.js').then((m) => m.cacheImage),
+  )
 }
 
 /** Connects to Compute Engine (once, on first use) with the compute-endpoint setting and XPK_ACCESS_TOKEN, if set. */

@@ -4,6 +4,7 @@
  */
 import type {StorageListResult} from '../services/storage-list.js'
 import type {Invocation} from './base-command.js'
+import {insideCluster} from './command-start.js'
 import type {FlagOptions} from './flag-kinds.js'
 import {gkeEndpointFlag, kubeAccessFlags, noChangeDryRunFlag, outputFlags, targetFlags} from './flags.js'
 
@@ -21,6 +22,9 @@ export async function listStorages(
   options: FlagOptions<typeof storageListFlags>,
   run: Invocation,
 ): Promise<StorageListResult> {
-  const [wiring, {listStorages}] = await Promise.all([import('./wiring.js'), import('../services/storage-list.js')])
-  return wiring.runInsideCluster({...options, output: run.output}, run, listStorages)
+  return insideCluster(
+    {...options, output: run.output},
+    run,
+    import('../services/storage-list.js').then((m) => m.listStorages),
+  )
 }

@@ -17,6 +17,7 @@ import type {VmDeleteResult} from '../services/vm-delete.js'
 import type {VmListResult} from '../services/vm-list.js'
 import type {VmRunDeps, VmRunResult} from '../services/vm-run.js'
 import type {Invocation} from './base-command.js'
+import {startCommand} from './command-start.js'
 import type {SettingOptions} from './wiring.js'
 import {integerFlag, pathFlag, valueShape, type FlagOptions} from './flag-kinds.js'
 import {changeFlags, outputFlags} from './flags.js'
@@ -177,15 +178,17 @@ export async function runOnVms(options: FlagOptions<typeof vmRunFlags>, run: Inv
 }
 
 /**
- * What every vm command resolves first (see wiring's commandSettings): project and zone, both required, and the
+ * What every vm command resolves first (startCommand): project and zone, both required, and the
  * timing.
  */
 async function vmCommandSettings(
   options: SettingOptions,
   run: Invocation,
 ): Promise<{project: string; zone: string; timing: Timing}> {
-  const [wiring, {requireSettings}] = await Promise.all([import('./wiring.js'), import('../core/settings.js')])
-  const {settings, timing} = await wiring.commandSettings(options, run.console)
+  const [{settings, timing}, {requireSettings}] = await Promise.all([
+    startCommand(options, run),
+    import('../core/settings.js'),
+  ])
   return {...requireSettings(settings, 'project', 'zone'), timing}
 }
 

@@ -24,6 +24,7 @@ import type {DockerEngineOptions} from '../adapters/docker-engine.js'
 import type {RegistryCredentialOptions} from '../adapters/registry-credentials.js'
 import type {RegistryHttpOptions} from '../adapters/registry-http.js'
 import type {Invocation} from './base-command.js'
+import {insideCluster, startCommand} from './command-start.js'
 import {choiceFlag, integerFlag, pathFlag, valueShape, type FlagOptions} from './flag-kinds.js'
 import {
   acceleratorFlags,
@@ -221,12 +222,11 @@ export async function createWorkload(
   options: FlagOptions<typeof workloadCreateFlags>,
   run: Invocation,
 ): Promise<WorkloadCreateResult> {
-  const [wiring, {createWorkload}, {NodeFiles}] = await Promise.all([
-    import('./wiring.js'),
+  const [{wiring, settings, timing}, {createWorkload}, {NodeFiles}] = await Promise.all([
+    startCommand(options, run),
     import('../services/workload-create.js'),
     import('../adapters/local-files.js'),
   ])
-  const {settings, timing} = await wiring.commandSettings(options, run.console)
   return createWorkload(
     {
       flags: {...options, imagePullSecret: options.dockerImagePullSecret},
@@ -264,11 +264,11 @@ export async function deleteWorkloads(
   options: FlagOptions<typeof workloadDeleteFlags>,
   run: Invocation,
 ): Promise<WorkloadDeleteResult> {
-  const [wiring, {deleteWorkloads}] = await Promise.all([
-    import('./wiring.js'),
-    import('../services/workload-delete.js'),
-  ])
-  return wiring.runInsideCluster(options, run, deleteWorkloads)
+  return insideCluster(
+    options,
+    run,
+    import('../services/workload-delete.js').then((m) => m.deleteWorkloads),
+  )
 }
 
 /** `xpk workload list`: GKE (to find the cluster) and its Kubernetes API on first use. */
@@ -276,8 +276,11 @@ export async function listWorkloads(
   options: FlagOptions<typeof workloadListFlags>,
   run: Invocation,
 ): Promise<WorkloadListResult> {
-  const [wiring, {listWorkloads}] = await Promise.all([import('./wiring.js'), import('../services/workload-list.js')])
-  return wiring.runInsideCluster({...options, output: run.output}, run, listWorkloads)
+  return insideCluster(
+    {...options, output: run.output},
+    run,
+    import('../services/workload-list.js').then((m) => m.listWorkloads),
+  )
 }
 
 /** `xpk workload logs`: GKE (to find the cluster) and its Kubernetes API on first use. */
@@ -285,8 +288,11 @@ export async function workloadLogs(
   options: FlagOptions<typeof workloadLogsFlags> & {readonly workload: string},
   run: Invocation,
 ): Promise<WorkloadLogsResult> {
-  const [wiring, {workloadLogs}] = await Promise.all([import('./wiring.js'), import('../services/workload-logs.js')])
-  return wiring.runInsideCluster(options, run, workloadLogs)
+  return insideCluster(
+    options,
+    run,
+    import('../services/workload-logs.js').then((m) => m.workloadLogs),
+  )
 }
 
 /** Overrides for {@link imageBuildDeps}; everything defaults to the local machine's own setup. */

@@ -87,7 +87,9 @@ function declaredIn(file: string, name: string, depth = 0): string | undefined {
 function reachedBy(id: CommandId): Set<string> {
   const start = join(SRC, 'commands', `${id.replace(':', '/')}.ts`)
   const seen = new Set<string>()
-  const visit = (file: string, body: string) => {
+  // `callerWords`: a module a function imports with import() and hands back (command-start.ts's startCommand gives
+  // its caller the wiring) reaches the names its caller uses on it (`wiring.gkeConnector`).
+  const visit = (file: string, body: string, callerWords: ReadonlySet<string> = new Set()) => {
     const words = new Set(body.match(/\b\w+\b/g) ?? [])
     const targets: [string, string][] = []
     for (const word of words) {
@@ -96,13 +98,13 @@ function reachedBy(id: CommandId): Set<string> {
       if (declarations(file).has(word)) targets.push([file, word])
     }
     for (const m of body.matchAll(/\bimport\(\s*'(\.[^']+)'\s*\)/g)) {
-      for (const word of words) targets.push([resolveImport(file, m[1]!), word])
+      for (const word of [...words, ...callerWords]) targets.push([resolveImport(file, m[1]!), word])
     }
     for (const [module, name] of targets) {
       const where = declaredIn(module, name)
       if (where === undefined || seen.has(`${where}#${name}`)) continue
       seen.add(`${where}#${name}`)
-      visit(where, declarationText(where, name) ?? '')
+      visit(where, declarationText(where, name) ?? '', words)
     }
   }
   seen.add(`${start}#(module)`)
