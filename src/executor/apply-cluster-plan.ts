@@ -288,7 +288,8 @@ class Runner {
 
   /**
    * Deletes the cluster (or, when GKE is already at it, only waits) until GKE no longer has it. A cluster that
-   * stops being deleted without going away (GKE gave up) is a failure.
+   * stops being deleted without going away (GKE gave up: RUNNING, ERROR, DEGRADED) is a failure; one PROVISIONING is
+   * a new cluster of that name, made by another run once this one was gone.
    */
   private async deleteCluster(alreadyDeleting: boolean): Promise<void> {
     const name = this.plan.cluster
@@ -306,7 +307,10 @@ class Runner {
       status = cluster?.status ?? 'GONE'
       return status !== 'STOPPING'
     })
-    if (status !== 'GONE') {
+    // A cluster being provisioned is not the one deleted (GKE never turns a deletion back into a creation): another
+    // run made one of the same name once this one was gone (cluster create waits for a deletion it finds under way).
+    if (status === 'PROVISIONING') this.progress(name, 'deleted', 'a new cluster of this name is being created')
+    else if (status !== 'GONE') {
       throw new XpkError('failed', `Cluster ${name} is ${status}, not deleted.`, {
         hints: ['Run `xpk cluster delete` again, or look at the cluster in the Cloud Console.'],
       })

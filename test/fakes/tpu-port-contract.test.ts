@@ -67,7 +67,7 @@ const subjects: ReadonlyArray<[string, () => Promise<Subject>]> = [
   [
     'the adapter against FakeTpu',
     async () => {
-      const fake = await FakeTpu.start({stepMs: 2, deleteMs: 2, updateMs: 2})
+      const fake = await FakeTpu.start({stepMs: 2, deleteMs: 500, updateMs: 2})
       const tpu = await createTpuClient({endpoint: `http://${fake.endpoint}`})
       const byRpc = Object.fromEntries(Object.entries(RPC).map(([method, rpc]) => [rpc, method]))
       return {

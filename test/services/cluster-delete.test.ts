@@ -95,6 +95,28 @@ describe('deleteCluster', () => {
     expect(gke.calls).not.toContain('deleteCluster')
   })
 
+  it.each([
+    ['PROVISIONING', 'a new cluster of that name, made by another run once this one was gone: deleted', 'deleted'],
+    ['RUNNING', 'GKE gave the deletion up: a failure', 'failed'],
+    ['ERROR', 'GKE gave the deletion up: a failure', 'failed'],
+  ] as const)('a cluster %s after the deletion finished: %s', async (after, _why, outcome) => {
+    const gke = new MemoryGke([pool])
+    const deleteCluster = gke.deleteCluster.bind(gke)
+    gke.deleteCluster = async (ref) => {
+      const op = await deleteCluster(ref)
+      const entry = gke.ops.get(op.name)!
+      const finish = entry.finish
+      entry.finish = () => {
+        finish()
+        gke.cluster = after
+      }
+      return op
+    }
+    const {done} = run(gke, 'yes')
+    if (outcome === 'deleted') await expect(done).resolves.toMatchObject({outcome: 'deleted'})
+    else await expect(done).rejects.toMatchObject({kind: 'failed', message: `Cluster demo is ${after}, not deleted.`})
+  })
+
   it('rides out transient failures of the reads before planning and of the delete itself', async () => {
     const gke = new MemoryGke([pool])
     const context = {action: 'x', project: 'test-project', location: 'us-central2'}
