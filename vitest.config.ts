@@ -1,3 +1,5 @@
+import {availableParallelism} from 'node:os'
+
 import {defineConfig} from 'vitest/config'
 
 /** The in-process tests: pure core, services over in-memory fakes, the executor and the CLI layer. */
@@ -11,6 +13,11 @@ const IN_PROCESS = [
 export default defineConfig({
   test: {
     pool: 'forks',
+    // One file more than there are cores (vitest's default is one fewer): the end-to-end files spend much of their
+    // time waiting on the processes and servers they start (timeouts, locks, polls), so a file more keeps the cores
+    // busy. On 2 cores the whole run took 243 s with 1 worker, 133 s with 2, 107 s with 3; with 4 it was no faster
+    // (102 s) and a loaded machine's races showed (README, Development: test speed).
+    maxWorkers: availableParallelism() + 1,
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // oclif writes through console.log; vitest's interception would swallow it.
