@@ -208,7 +208,7 @@ export async function createCluster(
   run: Invocation,
 ): Promise<ClusterCreateResult> {
   const [{wiring, settings, timing}, {createCluster}, {HttpReleaseManifests}] = await Promise.all([
-    startCommand(options, run),
+    startCommand(import('./wiring.js'), options, run),
     import('../services/cluster-create.js'),
     import('../adapters/release-manifests.js'),
   ])
@@ -241,7 +241,7 @@ export async function deleteCluster(
   run: Invocation,
 ): Promise<ClusterDeleteResult> {
   const [{wiring, settings, timing}, {deleteCluster}, {requireSettings}] = await Promise.all([
-    startCommand(options, run),
+    startCommand(import('./wiring.js'), options, run),
     import('../services/cluster-delete.js'),
     import('../core/settings.js'),
   ])
@@ -269,7 +269,7 @@ export async function listClusters(
     {showOutput},
     {clusterListNoneFound},
   ] = await Promise.all([
-    startCommand(options, run),
+    startCommand(import('./wiring.js'), options, run),
     import('../services/cluster-read.js'),
     import('../core/settings.js'),
     import('../core/render/clusters.js'),
@@ -296,7 +296,7 @@ export async function describeCluster(
 ): Promise<ClusterDescription> {
   const [{wiring, settings, timing}, {describeCluster}, {requireSettings}, {clusterDescribeView}, {showOutput}] =
     await Promise.all([
-      startCommand(options, run),
+      startCommand(import('./wiring.js'), options, run),
       import('../services/cluster-read.js'),
       import('../core/settings.js'),
       import('../core/render/clusters.js'),
@@ -320,6 +320,7 @@ export async function cacheImage(
   run: Invocation,
 ): Promise<CacheImageResult> {
   return insideCluster(
+    import('./wiring.js'),
     options,
     run,
     import('../services/cluster-cacheimage.js').then((m) => m.cacheImage),

@@ -5,11 +5,22 @@
  */
 import type {Console} from '../ports/console.js'
 import type {ClusterAccessDeps} from '../services/workload-cluster.js'
+import type * as WiringModule from './wiring.js'
 import type {InsideClusterOptions, KubeOptions, SettingOptions} from './wiring.js'
 
+/**
+ * The wiring module, as the calling topic imports it: `import('./wiring.js')` written in the topic module, so the
+ * build loads it with the topic's own lazy modules (scripts/build.mjs, lazy-groups) rather than as one more file.
+ */
+type Wiring = typeof WiringModule
+
 /** The wiring, with the settings resolved and checked and the timing read (wiring.commandSettings). */
-export async function startCommand(options: SettingOptions, run: {readonly console: Console}) {
-  const wiring = await import('./wiring.js')
+export async function startCommand(
+  loading: Promise<Wiring>,
+  options: SettingOptions,
+  run: {readonly console: Console},
+) {
+  const wiring = await loading
   return {wiring, ...(await wiring.commandSettings(options, run.console))}
 }
 
@@ -18,12 +29,13 @@ export async function startCommand(options: SettingOptions, run: {readonly conso
  * the wiring loads.
  */
 export async function insideCluster<Options extends SettingOptions & KubeOptions, Result>(
+  loading: Promise<Wiring>,
   options: Options,
   run: {readonly console: Console; readonly signal: AbortSignal},
   service: Promise<
     (options: InsideClusterOptions<Options>, deps: ClusterAccessDeps & {readonly console: Console}) => Promise<Result>
   >,
 ): Promise<Result> {
-  const [wiring, call] = await Promise.all([import('./wiring.js'), service])
+  const [wiring, call] = await Promise.all([loading, service])
   return wiring.runInsideCluster(options, run, call)
 }

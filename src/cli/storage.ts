@@ -23,6 +23,7 @@ export async function listStorages(
   run: Invocation,
 ): Promise<StorageListResult> {
   return insideCluster(
+    import('./wiring.js'),
     {...options, output: run.output},
     run,
     import('../services/storage-list.js').then((m) => m.listStorages),

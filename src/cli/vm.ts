@@ -186,7 +186,7 @@ async function vmCommandSettings(
   run: Invocation,
 ): Promise<{project: string; zone: string; timing: Timing}> {
   const [{settings, timing}, {requireSettings}] = await Promise.all([
-    startCommand(options, run),
+    startCommand(import('./wiring.js'), options, run),
     import('../core/settings.js'),
   ])
   return {...requireSettings(settings, 'project', 'zone'), timing}

@@ -9,7 +9,8 @@ import {join} from 'node:path'
 import * as Flags from '@oclif/core/flags'
 
 import {WORKLOAD_DEFAULTS} from '../core/workload/defaults.js'
-import {DEFAULT_TIMING} from '../core/timing.js'
+// The default alone: core/timing.ts reads the environment table, which --help has no need to load.
+import {DEFAULT_GONE_TIMEOUT_MS} from '../core/workload/jobsets.js'
 import {DEFAULT_WAIT_TIMEOUT_SECONDS} from '../core/workload/list-options.js'
 import {DEFAULT_PRIORITY, PRIORITY_NAMES} from '../core/workload/priority.js'
 import {STATUS_FILTERS} from '../core/workload/status.js'
@@ -152,7 +153,7 @@ export const workloadDeleteFlags = {
     default: 'EVERYTHING',
   }),
   wait: Flags.boolean({
-    description: `Return only once the workloads and their pods are gone (at most XPK_WORKLOAD_DELETE_TIMEOUT_S, default ${DEFAULT_TIMING.workloadGone.timeoutMs / 60_000} min; then exit 124).`,
+    description: `Return only once the workloads and their pods are gone (at most XPK_WORKLOAD_DELETE_TIMEOUT_S, default ${DEFAULT_GONE_TIMEOUT_MS / 60_000} min; then exit 124).`,
   }),
   ...kubeAccessFlags,
   ...changeFlags,
@@ -223,7 +224,7 @@ export async function createWorkload(
   run: Invocation,
 ): Promise<WorkloadCreateResult> {
   const [{wiring, settings, timing}, {createWorkload}, {NodeFiles}] = await Promise.all([
-    startCommand(options, run),
+    startCommand(import('./wiring.js'), options, run),
     import('../services/workload-create.js'),
     import('../adapters/local-files.js'),
   ])
@@ -265,6 +266,7 @@ export async function deleteWorkloads(
   run: Invocation,
 ): Promise<WorkloadDeleteResult> {
   return insideCluster(
+    import('./wiring.js'),
     options,
     run,
     import('../services/workload-delete.js').then((m) => m.deleteWorkloads),
@@ -277,6 +279,7 @@ export async function listWorkloads(
   run: Invocation,
 ): Promise<WorkloadListResult> {
   return insideCluster(
+    import('./wiring.js'),
     {...options, output: run.output},
     run,
     import('../services/workload-list.js').then((m) => m.listWorkloads),
@@ -289,6 +292,7 @@ export async function workloadLogs(
   run: Invocation,
 ): Promise<WorkloadLogsResult> {
   return insideCluster(
+    import('./wiring.js'),
     options,
     run,
     import('../services/workload-logs.js').then((m) => m.workloadLogs),
