@@ -107,12 +107,17 @@ export function runScript(input: {
     `if [ "$pg" = "$$" ]; then exec bash -c ${run} xpk-run ${pgid} ${command}; fi`,
     // Otherwise (a server that does not, or no /proc), it runs in a new session (setsid) as a background job that
     // this shell waits for, not through `setsid -w`: `wait` reports a job killed by signal N as 128+N, while
-    // `setsid -w` would exit N. A background job's stdin is /dev/null unless redirected, hence fd 3; `2>/dev/null`
-    // keeps bash's "Killed" notice out of the worker's log.
-    'exec 3<&0',
-    `setsid bash -c ${run} xpk-run ${pgid} ${command} <&3 3<&- &`,
+    // `setsid -w` would exit N. A background job's stdin is /dev/null unless redirected, hence fd 3. This shell's
+    // own stderr points at /dev/null until the job is waited for (the job keeps the real one, fd 4): bash's "Killed"
+    // notice stays out of the worker's log whether it comes from `wait` or, when the job ends first, from bash
+    // noticing it between two commands.
+    'exec 3<&0 4>&2 2>/dev/null',
+    `setsid bash -c ${run} xpk-run ${pgid} ${command} <&3 3<&- 2>&4 4>&- &`,
     'exec 3<&-',
-    'wait $! 2>/dev/null',
+    'wait $!',
+    'status=$?',
+    'exec 2>&4 4>&-',
+    'exit $status',
   ]
   return lines.join('\n')
 }
