@@ -7,7 +7,8 @@
  * 2. `../shared/crds/<component>-<version>/` beside the checkout (CI and the development machines have it).
  * 3. The release manifests in the user's cache (`$XDG_CACHE_HOME/xpk/manifests/`, where xpk itself caches them):
  *    the CRDs are documents inside them.
- * 4. Downloading the release manifests into that cache, with a short timeout (not when `$CRDS_OFFLINE` is set).
+ * 4. Only when asked (`$CRDS_DOWNLOAD=1`): downloading the release manifests from GitHub into that cache, with a short
+ *    timeout. Never by default: the tests reach nothing but loopback.
  *
  * When none works the schema tests are skipped with one line saying why and how to provide the CRDs, except
  * under CI, where they run and fail. Run directly (`node --import ./bench/ts-resolve.mjs test/helpers/crds.ts`), it
@@ -56,13 +57,13 @@ export type CrdLookup =
 /** How long the schema tests wait for GitHub before skipping: enough for a real download, short when offline. */
 const DOWNLOAD_TIMEOUT_MS = 10_000
 
-/** The search the tests use: the environment, ../shared beside the checkout, the user's cache, then GitHub. */
+/** The search the tests use: the environment, ../shared beside the checkout, the user's cache (GitHub if asked). */
 export function defaultCrdSearch(env: NodeJS.ProcessEnv = process.env): CrdSearch {
   return {
     crdsDir: env.CRDS_DIR || undefined,
     sharedDir: fileURLToPath(new URL('../../../shared/crds', import.meta.url)),
     cacheDir: defaultManifestCacheDir(env),
-    download: env.CRDS_OFFLINE ? false : {timeoutMs: DOWNLOAD_TIMEOUT_MS},
+    download: env.CRDS_DOWNLOAD ? {timeoutMs: DOWNLOAD_TIMEOUT_MS} : false,
   }
 }
 
@@ -80,7 +81,7 @@ export async function findCrds(search: CrdSearch): Promise<CrdLookup> {
   const reason =
     `Skipping the CRD schema tests: ${missing.join('; ')}. To run them, put the CRDs in ${search.sharedDir}/` +
     `<component>-<version>/, or the release manifests in ${search.cacheDir}/ (${cacheFiles.join(', ')}), ` +
-    'or set CRDS_DIR to a directory of CRD or release-manifest YAML files.'
+    'or set CRDS_DIR to a directory of CRD or release-manifest YAML files (or CRDS_DOWNLOAD=1 to fetch them from GitHub).'
   return {found: false, components, reason}
 }
 
