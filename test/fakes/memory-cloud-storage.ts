@@ -15,16 +15,11 @@ import {cloudStorageAction, cloudStorageApiError} from '../../src/core/storage/a
 import type {Bucket, IamBinding, IamPolicy} from '../../src/core/storage/backends.js'
 import type {CloudStorageClient} from '../../src/ports/cloud-storage.js'
 import {bucketNameProblem, defaultBindings, policyEtag, policyProblem, storageSays} from './cloud-storage-shapes.js'
-import {takeFault, type Fault} from './fake-server.js'
+import {takeFault, type Fault, type GrpcFailure, type PortCall} from './fake-server.js'
 
-/** A method of the port. */
-export type CloudStorageCall = Exclude<keyof CloudStorageClient, 'close'>
-
-/** A failure as Cloud Storage reports it, in gRPC terms (the adapter reads its HTTP status so): name and message. */
-export interface CloudStorageFailure {
-  readonly status: (typeof GRPC_STATUS)[number]
-  readonly message: string
-}
+export type CloudStorageCall = PortCall<CloudStorageClient>
+/** A failure in gRPC terms: the adapter reads Cloud Storage's HTTP statuses into them. */
+export type CloudStorageFailure = GrpcFailure
 
 interface BucketRecord {
   readonly bucket: Bucket

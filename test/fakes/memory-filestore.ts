@@ -21,17 +21,11 @@ import type {
   FilestoreLocation,
   FilestoreOperation,
 } from '../../src/ports/filestore.js'
-import {takeFault, type Fault} from './fake-server.js'
+import {takeFault, type Fault, type GrpcFailure, type PortCall} from './fake-server.js'
 import {createProblem, filestoreSays, instanceAddress} from './filestore-shapes.js'
 
-/** A method of the port. */
-export type FilestoreCall = Exclude<keyof FilestoreClient, 'close'>
-
-/** A failure as the Filestore API reports it, in gRPC terms: its status name and message. */
-export interface FilestoreFailure {
-  readonly status: (typeof GRPC_STATUS)[number]
-  readonly message: string
-}
+export type FilestoreCall = PortCall<FilestoreClient>
+export type FilestoreFailure = GrpcFailure
 
 interface OperationRecord {
   readonly name: string
