@@ -288,6 +288,10 @@ const STATUS_NAMES: Record<number, [status: GrpcStatusName, reason: string]> = {
   504: ['DEADLINE_EXCEEDED', 'backendError'],
 }
 
+/** The HTTP status and `errors[].reason` an API with `errors[]` answers a gRPC status with (UNAVAILABLE: 503). */
+export const HTTP_ERROR_OF: Readonly<Partial<Record<GrpcStatusName, readonly [status: number, reason: string]>>> =
+  Object.fromEntries(Object.entries(STATUS_NAMES).map(([http, [name, reason]]) => [name, [Number(http), reason]]))
+
 /**
  * Google's JSON error body of an HTTP status, as the APIs with `errors[]` write it (Compute Engine, Cloud Storage):
  * `{error: {code, message, errors: [{message, domain: 'global', reason}], status}}`. `withStatus: false` leaves the
