@@ -3,7 +3,7 @@
  * xpk's dependencies and two endpoints do not justify one; google-auth-library supplies the credentials.
  */
 
-import {type ApiContext, gkeApiError} from '../core/cluster/gke-errors.js'
+import {type ApiContext, gkeApiError, isApiDisabled} from '../core/cluster/gke-errors.js'
 import {parseEndpoint} from '../core/endpoint.js'
 import {ApiError, UsageError} from '../core/errors.js'
 import {escapeInline, redactCredentials} from '../core/text.js'
@@ -72,7 +72,6 @@ interface ComputeFailure {
 
 const RATE_LIMIT_REASONS = new Set(['rateLimitExceeded', 'userRateLimitExceeded', 'RATE_LIMIT_EXCEEDED'])
 const QUOTA_REASONS = new Set([...RATE_LIMIT_REASONS, 'quotaExceeded', 'dailyLimitExceeded', 'QUOTA_EXCEEDED'])
-const API_DISABLED_REASONS = new Set(['accessNotConfigured', 'SERVICE_DISABLED'])
 
 /** The gRPC code for an HTTP status; Compute reports quota and rate limits as 403 with a reason. */
 function computeCodeForHttp(status: number, reasons: ReadonlySet<string>): number {
@@ -107,10 +106,7 @@ function computeApiError(failure: ComputeFailure, context: ApiContext): ApiError
   let retryable = classified.retryable
   let hints = classified.hints.map((hint) => hint.replace(/^GKE\b/, 'Compute Engine'))
   if (kind === 'permission') {
-    const disabled =
-      [...failure.reasons].some((r) => API_DISABLED_REASONS.has(r)) ||
-      /has not been used in project|is disabled/i.test(failure.message)
-    hints = disabled
+    hints = isApiDisabled(failure.message, failure.reasons)
       ? [
           `The Compute Engine API is disabled in project ${project}: run \`gcloud services enable compute.googleapis.com --project=${project}\`, wait a minute, and re-run.`,
         ]

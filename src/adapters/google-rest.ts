@@ -8,6 +8,7 @@
 
 import type {ApiContext} from '../core/cluster/gke-errors.js'
 import {GRPC_STATUS} from '../core/cluster/gke-errors.js'
+import type {Endpoint} from '../core/endpoint.js'
 import {XpkError} from '../core/errors.js'
 import {certificateError, connectionErrorCode} from '../core/tls-errors.js'
 import {type Fetch, nodeFetch} from './http-client.js'
@@ -68,6 +69,11 @@ export interface GoogleConnection {
   readonly requestTimeoutMs?: number
   /** How requests are sent. @default nodeFetch (node:http and node:https) */
   readonly fetch?: Fetch
+}
+
+/** The API root for an endpoint override: `defaultPath` (e.g. `/v1/`) under its host, or the path it gives (a proxy's). */
+export function apiRoot(endpoint: Endpoint, defaultPath: string): {base: string; insecure: boolean} {
+  return {base: `${endpoint.origin}${endpoint.path === '/' ? defaultPath : endpoint.path}`, insecure: endpoint.insecure}
 }
 
 /**
@@ -168,6 +174,34 @@ export function failureCode(failure: RestFailure): number {
   }
 }
 
+/** google.rpc.Status: an RPC's or an operation's failure. */
+export interface ApiStatus {
+  readonly code?: number
+  readonly message?: string
+}
+
+/** google.longrunning.Operation without its payloads, which xpk does not read; `done` is left out while false. */
+export interface ApiOperation {
+  readonly name?: string
+  readonly done?: boolean
+  readonly error?: ApiStatus
+}
+
+/** A long-running operation as the ports that wait on them take it (Cloud TPU, Filestore). */
+export interface LongRunningOperation {
+  readonly name: string
+  readonly done: boolean
+  readonly error?: {readonly code: number; readonly message: string}
+}
+
+export function toLongRunningOperation(op: ApiOperation): LongRunningOperation {
+  return {
+    name: op.name ?? '',
+    done: Boolean(op.done),
+    ...(op.error ? {error: {code: op.error.code ?? 2, message: op.error.message ?? ''}} : {}),
+  }
+}
+
 /** A reply the caller reads: any 2xx, or a status it asked to handle itself. */
 export interface Reply {
   readonly status: number
@@ -233,6 +267,18 @@ export class GoogleRest {
     }
     if ((reply.status >= 200 && reply.status < 300) || options.answers?.includes(reply.status)) return reply
     throw this.classify(httpFailure(reply.status, reply.text), context)
+  }
+
+  /** GET of one resource; undefined when it does not exist (404). */
+  async getOrMissing<T>(path: string, context: ApiContext): Promise<T | undefined> {
+    const reply = await this.request('GET', path, context, {answers: [404]})
+    return reply.status === 404 ? undefined : this.json<T>(reply, context)
+  }
+
+  /** A request the API answers with a long-running operation (a GET of one, too). */
+  async operation(method: string, path: string, context: ApiContext, body?: object): Promise<LongRunningOperation> {
+    const reply = await this.request(method, path, context, body ? {body} : {})
+    return toLongRunningOperation(this.json<ApiOperation>(reply, context))
   }
 
   /** The reply's JSON object; anything else (a proxy's HTML page, a truncated body) is an INTERNAL failure. */

@@ -21,7 +21,14 @@ import type {
   TpuNode,
   TpuOperation,
 } from '../ports/tpu.js'
-import {connectRest, failureCode, type GoogleConnection, type GoogleRest} from './google-rest.js'
+import {
+  apiRoot,
+  connectRest,
+  failureCode,
+  type ApiStatus,
+  type GoogleConnection,
+  type GoogleRest,
+} from './google-rest.js'
 
 /**
  * How to reach the TPU API. The endpoint is `https://HOST[:PORT]/[PATH/]` (without a path, `v2/` is appended), or
@@ -30,12 +37,6 @@ import {connectRest, failureCode, type GoogleConnection, type GoogleRest} from '
 export type TpuConnection = GoogleConnection
 
 const DEFAULT_BASE = 'https://tpu.googleapis.com/v2/'
-
-/** google.rpc.Status: an RPC's or an operation's failure. */
-interface ApiStatus {
-  readonly code?: number
-  readonly message?: string
-}
 
 /** google.cloud.tpu.v2.Node; `id` is an int64, so a string in JSON. */
 export interface ApiNode {
@@ -71,19 +72,15 @@ export interface ApiQueuedResource {
   readonly state?: {readonly state?: string; readonly failedData?: {readonly error?: ApiStatus}}
 }
 
-/** google.longrunning.Operation without its payloads, which xpk does not read; `done` is left out while false. */
-interface ApiOperation {
-  readonly name?: string
-  readonly done?: boolean
-  readonly error?: ApiStatus
-}
-
 /**
  * Creates the real TPU client. Plain http (a loopback test server) sends no credentials; a static token is sent as
  * it is; otherwise google-auth-library is imported for Application Default Credentials.
  */
 export async function createTpuClient(connection: TpuConnection = {}): Promise<TpuClient> {
-  const root = connection.endpoint ? tpuBase(connection.endpoint) : {base: DEFAULT_BASE, insecure: false}
+  // Without a path, `v2/` under the host; else the path given (e.g. a proxy's).
+  const root = connection.endpoint
+    ? apiRoot(parseTpuEndpoint(connection.endpoint), '/v2/')
+    : {base: DEFAULT_BASE, insecure: false}
   const rest = await connectRest(root, connection, (failure, context) =>
     tpuApiError(
       {code: failureCode(failure), message: failure.message},
@@ -91,12 +88,6 @@ export async function createTpuClient(connection: TpuConnection = {}): Promise<T
     ),
   )
   return new TpuRestClient(rest)
-}
-
-/** The API root for an endpoint override: `v2/` under its host, or the path it gives (e.g. a proxy's). */
-function tpuBase(endpoint: string): {base: string; insecure: boolean} {
-  const {origin, path, insecure} = parseTpuEndpoint(endpoint)
-  return {base: `${origin}${path === '/' ? '/v2/' : path}`, insecure}
 }
 
 const segment = encodeURIComponent
@@ -155,14 +146,6 @@ export function toQueuedResource(qr: ApiQueuedResource): QueuedResource {
   }
 }
 
-function toOperation(op: ApiOperation): TpuOperation {
-  return {
-    name: op.name ?? '',
-    done: Boolean(op.done),
-    ...(op.error ? {error: {code: op.error.code ?? 2, message: op.error.message ?? ''}} : {}),
-  }
-}
-
 /** The queued resource message for a request: one node spec, multislice when more than one slice. */
 export function queuedResourceMessage(location: TpuLocation, request: QueuedResourceRequest): ApiQueuedResource {
   const node: ApiNode = {
@@ -214,17 +197,6 @@ class TpuRestClient implements TpuClient {
     return items
   }
 
-  /** GET of one resource; undefined when it does not exist. */
-  private async getOrMissing<T>(path: string, context: ApiContext): Promise<T | undefined> {
-    const reply = await this.rest.request('GET', path, context, {answers: [404]})
-    return reply.status === 404 ? undefined : this.rest.json<T>(reply, context)
-  }
-
-  private async operation(method: string, path: string, context: ApiContext, body?: object): Promise<TpuOperation> {
-    const reply = await this.rest.request(method, path, context, body ? {body} : {})
-    return toOperation(this.rest.json<ApiOperation>(reply, context))
-  }
-
   async listNodes(location: TpuLocation): Promise<TpuNode[]> {
     const context = this.context('list TPU nodes', location)
     const nodes = await this.list<'nodes', ApiNode>(`${locationPath(location)}/nodes`, 'nodes', context)
@@ -233,7 +205,7 @@ class TpuRestClient implements TpuClient {
 
   async getNode(location: TpuLocation, id: string): Promise<TpuNode | undefined> {
     const context = this.context(`read TPU node ${id}`, location)
-    const node = await this.getOrMissing<ApiNode>(`${locationPath(location)}/nodes/${segment(id)}`, context)
+    const node = await this.rest.getOrMissing<ApiNode>(`${locationPath(location)}/nodes/${segment(id)}`, context)
     return node && toNode(node)
   }
 
@@ -247,20 +219,20 @@ class TpuRestClient implements TpuClient {
   async getQueuedResource(location: TpuLocation, id: string): Promise<QueuedResource | undefined> {
     const context = this.context(`read queued resource ${id}`, location)
     const path = `${locationPath(location)}/queuedResources/${segment(id)}`
-    const qr = await this.getOrMissing<ApiQueuedResource>(path, context)
+    const qr = await this.rest.getOrMissing<ApiQueuedResource>(path, context)
     return qr && toQueuedResource(qr)
   }
 
   async createQueuedResource(location: TpuLocation, request: QueuedResourceRequest): Promise<TpuOperation> {
     const context = this.context(`create queued resource ${request.id}`, location)
     const path = `${locationPath(location)}/queuedResources?queuedResourceId=${segment(request.id)}`
-    return this.operation('POST', path, context, queuedResourceMessage(location, request))
+    return this.rest.operation('POST', path, context, queuedResourceMessage(location, request))
   }
 
   async deleteQueuedResource(location: TpuLocation, id: string, force: boolean): Promise<TpuOperation> {
     const context = this.context(`delete queued resource ${id}`, location)
     const path = `${locationPath(location)}/queuedResources/${segment(id)}${force ? '?force=true' : ''}`
-    return this.operation('DELETE', path, context)
+    return this.rest.operation('DELETE', path, context)
   }
 
   async setNodeMetadata(
@@ -271,15 +243,14 @@ class TpuRestClient implements TpuClient {
     const context = this.context(`update the metadata of TPU node ${id}`, location)
     // The update mask names the one field replaced; the node's other fields are left as they are.
     const path = `${locationPath(location)}/nodes/${segment(id)}?updateMask=metadata`
-    return this.operation('PATCH', path, context, {metadata: {...metadata}} satisfies ApiNode)
+    return this.rest.operation('PATCH', path, context, {metadata: {...metadata}} satisfies ApiNode)
   }
 
   async getOperation(name: string): Promise<TpuOperation> {
     const [, project = '', , zone = ''] = name.split('/')
     const context = this.context(`read operation ${shortName(name)}`, {project, zone})
     const path = name.split('/').map(segment).join('/')
-    const op = this.rest.json<ApiOperation>(await this.rest.request('GET', path, context), context)
-    return toOperation(op)
+    return this.rest.operation('GET', path, context)
   }
 
   async close(): Promise<void> {

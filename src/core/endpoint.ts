@@ -6,6 +6,8 @@
  * guessed: `tpu.googleapis.com` may mean https, but `localhost:8080` or a typo would be retried as a host that cannot
  * be reached until the retries run out.
  */
+import {UsageError} from './errors.js'
+import {escapeInline, redactCredentials} from './text.js'
 
 /** A checked endpoint override. */
 export interface Endpoint {
@@ -66,4 +68,28 @@ export function parseEndpoint(text: string): Endpoint | {problem: string} {
 export function endpointProblem(text: string): string | undefined {
   const parsed = parseEndpoint(text)
   return 'problem' in parsed ? parsed.problem : undefined
+}
+
+/** An API's endpoint override: the flag that sets it, the variable that sets it when the flag is not given, and an example. */
+export interface EndpointSetting {
+  /** With its dashes: `--tpu-endpoint`. */
+  readonly flag: string
+  readonly variable: string
+  /** Its default, given as the example of a good value: `https://tpu.googleapis.com/`. */
+  readonly example: string
+}
+
+/**
+ * Parses an endpoint override given by its flag, by the rule every endpoint follows; anything else is a usage error
+ * naming the flag.
+ */
+export function parseEndpointOverride(text: string, setting: EndpointSetting): Endpoint {
+  const parsed = parseEndpoint(text)
+  if ('problem' in parsed) {
+    throw new UsageError(`${setting.flag} "${redactCredentials(escapeInline(text))}": ${parsed.problem}.`, {
+      flag: setting.flag,
+      hints: [`For example ${setting.flag} ${setting.example} (or set ${setting.variable}).`],
+    })
+  }
+  return parsed
 }

@@ -6,7 +6,7 @@
  * generated from this table (a test keeps the two in step), and a test checks that every variable the source reads
  * is here.
  */
-import {parseEndpoint, type Endpoint} from './endpoint.js'
+import {parseEndpoint, parseEndpointOverride, type Endpoint, type EndpointSetting} from './endpoint.js'
 import {UsageError} from './errors.js'
 import {MAX_WAIT_SECONDS, parseInteger, valueShapeProblem, type IntegerRange} from './input.js'
 import {gcloudVariable, SETTINGS} from './settings.js'
@@ -85,6 +85,18 @@ export const ENVIRONMENT = {
     description:
       'The Cloud TPU API endpoint of the vm commands when --tpu-endpoint is not given, e.g. https://tpu.googleapis.com/.',
     default: 'https://tpu.googleapis.com/',
+  },
+  XPK_FILESTORE_ENDPOINT: {
+    kind: 'endpoint',
+    description:
+      'The Filestore API endpoint where xpk reads, creates and deletes the instances of gcpfilestore storages, e.g. https://file.googleapis.com/.',
+    default: 'https://file.googleapis.com/',
+  },
+  XPK_STORAGE_ENDPOINT: {
+    kind: 'endpoint',
+    description:
+      "The Cloud Storage JSON API endpoint where xpk reads a gcsfuse storage's bucket and grants access to it (the bucket's IAM policy), e.g. https://storage.googleapis.com/.",
+    default: 'https://storage.googleapis.com/',
   },
   XPK_ACCESS_TOKEN: {
     kind: 'token',
@@ -256,6 +268,24 @@ export function endpointVariable(env: Environment, name: VariableName): Endpoint
     })
   }
   return parsed
+}
+
+/**
+ * An API endpoint a command uses: its flag's value, else its variable's, else undefined (the API's default), checked
+ * now, so a bad one is bad input before any request, naming where it came from.
+ * @throws UsageError naming the flag or the variable
+ */
+export function resolveEndpointOverride(
+  flag: string | undefined,
+  env: Environment,
+  setting: EndpointSetting & {readonly variable: VariableName},
+): string | undefined {
+  if (flag !== undefined) {
+    parseEndpointOverride(flag, setting)
+    return flag
+  }
+  // Checked (and refused set but empty) by endpointVariable; then used as written.
+  return endpointVariable(env, setting.variable) === undefined ? undefined : given(env, setting.variable, '')
 }
 
 /** A `token` variable's value, or undefined when unset. Never quoted in a message. @throws UsageError naming it */

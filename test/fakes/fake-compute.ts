@@ -1,18 +1,13 @@
 // A test double of the few Compute Engine REST v1 endpoints xpk uses for workload policies, served over real HTTP on
 // loopback so the production adapter (fetch, JSON, status codes, operation polling) runs against it unmodified.
 // Behaviour spec: fake-compute.md next to this file.
-import type {IncomingMessage, ServerResponse} from 'node:http'
-
 import {
-  closeServer,
-  readBody,
-  Running,
-  serveWithFaults,
+  googleErrorBody,
+  HttpAnswer,
+  JsonRestFake,
   takeFault,
-  startHttpServer,
-  Timers,
-  type Fault,
-  type StartedServer,
+  type HttpCall,
+  type HttpFaultMatch,
 } from './fake-server.js'
 
 export type PolicyStatus = 'CREATING' | 'READY' | 'DELETING' | 'EXPIRED' | 'INVALID'
@@ -59,21 +54,11 @@ export interface FakeComputeOptions {
 
 export type FakeComputeSettings = {operationMs: number; requireToken: string | undefined}
 
-export interface ComputeCall {
-  method: string
-  /** Path below the API root, e.g. `projects/p/regions/r/resourcePolicies`. */
-  path: string
-  /** Parsed JSON body; the raw text when it is not JSON; undefined when empty. */
-  body: unknown
-  authorization: string | undefined
-  /** Date.now() when the request arrived. */
-  at: number
-  /** HTTP status sent back; undefined while the request is still being served. */
-  status?: number
-}
+/** A request, as the log keeps it (`path` below `/compute/v1/`). */
+export type ComputeCall = HttpCall
 
 /** An HTTP-level fault (`times`, `delayMs` and `afterApply` as every fake's: fake-server.ts). */
-export interface HttpFault extends Fault {
+export interface HttpFault extends HttpFaultMatch {
   /** Answer with this status and a Google JSON error. Omit to only delay the request by delayMs. */
   status?: number
   message?: string
@@ -81,8 +66,6 @@ export interface HttpFault extends Fault {
   reason?: string
   /** Only requests with this method. */
   method?: 'GET' | 'POST'
-  /** Only paths (below the API root) containing this string or matching this pattern. */
-  path?: string | RegExp
   /** Sent verbatim instead of the Google JSON error, e.g. a proxy's HTML page. */
   rawBody?: string
 }
@@ -122,20 +105,6 @@ const REGION_RE = /^[a-z]+(?:-[a-z]+)?\d+$/
 const TOPOLOGY_RE = /^\d+x\d+(?:x\d+)?$/
 const POLICY_TYPES = new Set(['HIGH_THROUGHPUT', 'HIGH_AVAILABILITY'])
 
-const STATUS_NAMES: Record<number, [status: string, reason: string]> = {
-  400: ['INVALID_ARGUMENT', 'invalid'],
-  401: ['UNAUTHENTICATED', 'required'],
-  403: ['PERMISSION_DENIED', 'forbidden'],
-  404: ['NOT_FOUND', 'notFound'],
-  409: ['ALREADY_EXISTS', 'alreadyExists'],
-  412: ['FAILED_PRECONDITION', 'conditionNotMet'],
-  429: ['RESOURCE_EXHAUSTED', 'rateLimitExceeded'],
-  500: ['INTERNAL', 'backendError'],
-  502: ['UNAVAILABLE', 'backendError'],
-  503: ['UNAVAILABLE', 'backendError'],
-  504: ['DEADLINE_EXCEEDED', 'backendError'],
-}
-
 /** Errors Compute Engine reports, worded and coded as it does. */
 export const computeErrors = {
   permissionDenied(permission = 'compute.resourcePolicies.create', resource = 'projects/p'): HttpFault {
@@ -162,27 +131,10 @@ export const computeErrors = {
   },
 }
 
-class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-    readonly reason?: string,
-  ) {
-    super(message)
-  }
-}
-
-/** Google's JSON error body. */
-export function googleErrorBody(status: number, message: string, reason?: string): object {
-  const [statusName, defaultReason] = STATUS_NAMES[status] ?? [status >= 500 ? 'INTERNAL' : 'FAILED_PRECONDITION', '']
-  const r = reason ?? defaultReason
-  return {
-    error: {
-      code: status,
-      message,
-      errors: [{message, domain: 'global', ...(r ? {reason: r} : {})}],
-      status: statusName,
-    },
+/** An error answer: Google's JSON error body. */
+class HttpError extends HttpAnswer {
+  constructor(status: number, message: string, reason?: string) {
+    super(status, googleErrorBody(status, message, reason))
   }
 }
 
@@ -196,80 +148,37 @@ interface OpRecord {
   failure?: {errors: {code: string; message: string}[]; httpErrorStatusCode: number}
 }
 
-export class FakeCompute {
-  readonly calls: ComputeCall[] = []
-  readonly faults: HttpFault[] = []
-  readonly operationFaults: OperationFault[] = []
+export class FakeCompute extends JsonRestFake<HttpFault, OpRecord, OperationFault> {
   settings: FakeComputeSettings
+  protected readonly root = API_ROOT
 
   private readonly policyMap = new Map<string, PolicyState>()
   private readonly ops = new Map<string, OpRecord>()
-  private readonly active = new Running<OpRecord>()
-  private readonly delays = new Timers()
   private opCounter = 0
   private idCounter = 0
-  private stopped = false
-
-  private started!: StartedServer
 
   private constructor(private readonly options: FakeComputeOptions) {
+    super()
     this.settings = resolveSettings(options)
   }
 
-  static async start(options: FakeComputeOptions = {}): Promise<FakeCompute> {
-    const fake = new FakeCompute(options)
-    fake.started = await startHttpServer('fake-compute', (request, response) => fake.serve(request, response))
-    return fake
-  }
-
-  /** The loopback port it serves on. */
-  get port(): number {
-    return this.started.port
-  }
-
-  /** What to pass as the adapter's `endpoint`: the adapter adds `compute/v1/`. */
-  get endpoint(): string {
-    return `http://127.0.0.1:${this.port}`
-  }
-
-  async stop(): Promise<void> {
-    if (this.stopped) return
-    this.stopped = true
-    this.active.stop()
-    this.delays.clear()
-    await closeServer(this.started.server)
+  static start(options: FakeComputeOptions = {}): Promise<FakeCompute> {
+    return new FakeCompute(options).listen('fake-compute')
   }
 
   /** Back to the state right after start(): no policies, operations, calls or faults; settings as started. */
   reset(): void {
-    this.active.clear()
     this.policyMap.clear()
     this.ops.clear()
-    this.calls.length = 0
-    this.faults.length = 0
-    this.operationFaults.length = 0
+    this.forget()
     this.opCounter = 0
     this.idCounter = 0
     this.settings = resolveSettings(this.options)
   }
 
-  /** Every call that is not a GET. */
-  mutatingCalls(): ComputeCall[] {
-    return this.calls.filter((c) => c.method !== 'GET')
-  }
-
-  failOperations(fault: OperationFault): void {
-    this.operationFaults.push(fault)
-  }
-
   /** Completes running operations now, as if their time had come. */
   finishOperations(filter?: (op: OperationState) => boolean): void {
     for (const rec of this.active.all()) if (!filter || filter(structuredClone(rec.op))) this.finish(rec)
-  }
-
-  /** Resolves once no operation is running. */
-  settled(): Promise<void> {
-    return this.active.settled()
   }
 
   seedPolicy(seed: SeedPolicy): PolicyState {
@@ -311,50 +220,15 @@ export class FakeCompute {
     return [...this.ops.values()].map((r) => structuredClone(r.op))
   }
 
-  private async serve(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const url = new URL(request.url ?? '/', 'http://fake')
-    const text = await readBody(request)
-    const call: ComputeCall = {
-      method: request.method ?? 'GET',
-      path: url.pathname.startsWith(API_ROOT) ? url.pathname.slice(API_ROOT.length) : url.pathname,
-      body: parseBody(text),
-      authorization: request.headers.authorization,
-      at: Date.now(),
-    }
-    this.calls.push(call)
-    const answer = (status: number, body: object | string) => {
-      call.status = status
-      if (response.destroyed) return
-      const raw = typeof body === 'string' ? body : JSON.stringify(body)
-      response.writeHead(status, {
-        'content-type': typeof body === 'string' ? 'text/html; charset=UTF-8' : 'application/json; charset=UTF-8',
-      })
-      response.end(raw)
-    }
-
-    try {
-      const outcome = await serveWithFaults({
-        faults: this.faults,
-        fits: (f) =>
-          (!f.method || f.method === call.method) &&
-          (f.path === undefined || (typeof f.path === 'string' ? call.path.includes(f.path) : f.path.test(call.path))),
-        answers: (f) => f.status !== undefined,
-        latencyMs: 0,
-        timers: this.delays,
-        stopped: () => this.stopped,
-        serve: () => this.route(call, url.pathname, text),
-      })
-      if (outcome.kind === 'stopped') return
-      if (outcome.kind === 'served') return answer(200, outcome.value)
-      const {status, message, rawBody, reason} = outcome.fault
-      answer(status!, rawBody ?? googleErrorBody(status!, message ?? `Injected fault: HTTP ${status}.`, reason))
-    } catch (error) {
-      if (!(error instanceof HttpError)) throw error
-      answer(error.status, googleErrorBody(error.status, error.message, error.reason))
-    }
+  protected faultAnswer({status, message, rawBody, reason}: HttpFault): HttpAnswer | undefined {
+    if (status === undefined) return undefined
+    return new HttpAnswer(
+      status,
+      rawBody ?? googleErrorBody(status, message ?? `Injected fault: HTTP ${status}.`, reason),
+    )
   }
 
-  private route(call: ComputeCall, pathname: string, text: string): object {
+  protected route(call: ComputeCall, text: string, pathname: string): object {
     const token = this.settings.requireToken
     if (token !== undefined && call.authorization !== `Bearer ${token}`) {
       throw call.authorization
@@ -536,13 +410,4 @@ function notFound(resource: string): HttpError {
 
 function resolveSettings(options: FakeComputeOptions): FakeComputeSettings {
   return {operationMs: options.operationMs ?? 50, requireToken: options.requireToken}
-}
-
-function parseBody(text: string): unknown {
-  if (text === '') return undefined
-  try {
-    return JSON.parse(text) as unknown
-  } catch {
-    return text
-  }
 }

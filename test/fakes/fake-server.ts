@@ -1,9 +1,12 @@
-// What every wire-level fake shares: its server on a free loopback port, and how injected faults are picked, counted
-// and played. FakeKube (HTTPS), FakeCompute (HTTP), FakeGke (gRPC, and HTTP through rest-front.ts) use it; a fake
-// added later (the Cloud TPU API over REST) is a `startHttpServer` handler whose requests go through `serveWithFaults`.
+// What every wire-level fake shares: its server on a free loopback port, how injected faults are picked, counted
+// and played, and Google's JSON error bodies. FakeKube (HTTPS), FakeCompute, FakeFilestore and FakeCloudStorage
+// (HTTP), FakeGke and FakeTpu (gRPC, and HTTP through rest-front.ts) use it; a fake added later is a
+// `startHttpServer` handler whose requests go through `serveWithFaults`.
 import {createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse} from 'node:http'
 import {createServer as createHttpsServer} from 'node:https'
 import type {AddressInfo} from 'node:net'
+
+import type {GRPC_STATUS} from '../../src/core/cluster/gke-errors.js'
 
 // ---- start-up ----
 
@@ -219,5 +222,258 @@ export class Running<R> {
     const waiters = this.waiters
     this.waiters = []
     for (const resolve of waiters) resolve()
+  }
+}
+
+// ---- Google's JSON error bodies ----
+
+/** A gRPC status name (NOT_FOUND, UNAVAILABLE, ...). */
+export type GrpcStatusName = (typeof GRPC_STATUS)[number]
+
+/** A failure as an API reports it, in gRPC terms: what an in-memory fake is told to fail a call with. */
+export interface GrpcFailure {
+  readonly status: GrpcStatusName
+  readonly message: string
+}
+
+/** The methods of a port that an in-memory fake can be told to fail, by name. */
+export type PortCall<Port> = Exclude<keyof Port, 'close'>
+
+/** The HTTP status Google's front ends answer each gRPC code with (google.rpc.Code), by name. */
+export const HTTP_STATUS_OF: Readonly<Record<GrpcStatusName, number>> = {
+  OK: 200,
+  CANCELLED: 499,
+  UNKNOWN: 500,
+  INVALID_ARGUMENT: 400,
+  DEADLINE_EXCEEDED: 504,
+  NOT_FOUND: 404,
+  ALREADY_EXISTS: 409,
+  PERMISSION_DENIED: 403,
+  RESOURCE_EXHAUSTED: 429,
+  FAILED_PRECONDITION: 400,
+  ABORTED: 409,
+  OUT_OF_RANGE: 400,
+  UNIMPLEMENTED: 501,
+  INTERNAL: 500,
+  UNAVAILABLE: 503,
+  DATA_LOSS: 500,
+  UNAUTHENTICATED: 401,
+}
+
+/**
+ * The HTTP status and body of a gRPC failure as an API transcoded from gRPC answers it over REST (GKE, Cloud TPU,
+ * Filestore): `{error: {code: <HTTP status>, message, status: <gRPC name>, details?}}`.
+ */
+export function grpcErrorReply(
+  status: GrpcStatusName,
+  message: string,
+  details?: readonly object[],
+): {readonly httpStatus: number; readonly body: object} {
+  const httpStatus = HTTP_STATUS_OF[status]
+  return {httpStatus, body: {error: {code: httpStatus, message, status, ...(details ? {details} : {})}}}
+}
+
+/** The gRPC name and the usual `errors[].reason` of an HTTP status, as Google's JSON APIs write them. */
+const STATUS_NAMES: Record<number, [status: GrpcStatusName, reason: string]> = {
+  400: ['INVALID_ARGUMENT', 'invalid'],
+  401: ['UNAUTHENTICATED', 'required'],
+  403: ['PERMISSION_DENIED', 'forbidden'],
+  404: ['NOT_FOUND', 'notFound'],
+  409: ['ALREADY_EXISTS', 'alreadyExists'],
+  412: ['FAILED_PRECONDITION', 'conditionNotMet'],
+  429: ['RESOURCE_EXHAUSTED', 'rateLimitExceeded'],
+  500: ['INTERNAL', 'backendError'],
+  502: ['UNAVAILABLE', 'backendError'],
+  503: ['UNAVAILABLE', 'backendError'],
+  504: ['DEADLINE_EXCEEDED', 'backendError'],
+}
+
+/** The HTTP status and `errors[].reason` an API with `errors[]` answers a gRPC status with (UNAVAILABLE: 503). */
+export const HTTP_ERROR_OF: Readonly<Partial<Record<GrpcStatusName, readonly [status: number, reason: string]>>> =
+  Object.fromEntries(Object.entries(STATUS_NAMES).map(([http, [name, reason]]) => [name, [Number(http), reason]]))
+
+/**
+ * Google's JSON error body of an HTTP status, as the APIs with `errors[]` write it (Compute Engine, Cloud Storage):
+ * `{error: {code, message, errors: [{message, domain: 'global', reason}], status}}`. `withStatus: false` leaves the
+ * gRPC name out, as Cloud Storage does.
+ */
+export function googleErrorBody(
+  status: number,
+  message: string,
+  reason?: string,
+  options: {readonly withStatus?: boolean} = {},
+): object {
+  const [statusName, defaultReason] = STATUS_NAMES[status] ?? [status >= 500 ? 'INTERNAL' : 'FAILED_PRECONDITION', '']
+  const r = reason ?? defaultReason
+  return {
+    error: {
+      code: status,
+      message,
+      errors: [{message, domain: 'global', ...(r ? {reason: r} : {})}],
+      ...(options.withStatus === false ? {} : {status: statusName}),
+    },
+  }
+}
+
+// ---- JSON over HTTP ----
+
+/** A request to a JSON REST fake, as its log keeps it. */
+export interface HttpCall {
+  readonly method: string
+  /** The path below the API root (`projects/p/regions/r/resourcePolicies`), as sent (not decoded). */
+  readonly path: string
+  readonly query: Readonly<Record<string, string>>
+  /** Parsed JSON body; the raw text when it is not JSON; undefined when empty. */
+  readonly body: unknown
+  readonly authorization: string | undefined
+  /** Date.now() when the request arrived. */
+  readonly at: number
+  /** HTTP status sent back; undefined while the request is still being served. */
+  status?: number
+}
+
+/** An answer other than a 200 with the route's value: what a route throws (and what a fault answers). */
+export class HttpAnswer extends Error {
+  readonly httpStatus: number
+  /** JSON (Google's error body), or text sent as a proxy's HTML page. */
+  readonly body: object | string
+
+  constructor(httpStatus: number, body: object | string) {
+    super(`HTTP ${httpStatus}`)
+    this.httpStatus = httpStatus
+    this.body = body
+  }
+}
+
+/** Which requests a fault of a JSON REST fake fits: its method, and its path below the API root. */
+export interface HttpFaultMatch extends Fault {
+  readonly method?: string
+  /** Paths containing this string, or matching this pattern. */
+  readonly path?: string | RegExp
+}
+
+/**
+ * What the JSON REST fakes (FakeCompute, FakeFilestore, FakeCloudStorage) share: their server on a free loopback port,
+ * the request log, the faults and how they are played (`serveWithFaults`); a fake says what its faults answer and
+ * routes each request (its 200 answer, or an {@link HttpAnswer} thrown).
+ */
+export abstract class JsonRestFake<F extends HttpFaultMatch, Operation = never, OperationFault = never> {
+  readonly calls: HttpCall[] = []
+  readonly faults: F[] = []
+  /** Faults that make operations end in an error; each fake says which operations one fits. */
+  readonly operationFaults: OperationFault[] = []
+  /** The operations running (the fakes with long-running operations), each ending when its time comes. */
+  protected readonly active = new Running<Operation>()
+  protected readonly delays = new Timers()
+  protected stopped = false
+  private started: StartedServer | undefined
+
+  /** The API root, e.g. `/compute/v1/`: calls are logged by the path below it. */
+  protected abstract readonly root: string
+
+  /** What a fault answers; undefined for one that only delays. */
+  protected abstract faultAnswer(fault: F): HttpAnswer | undefined
+
+  /** Serves a request: the JSON of its 200 answer, or it throws an {@link HttpAnswer}. */
+  protected abstract route(call: HttpCall, text: string, pathname: string): object | Promise<object>
+
+  /** Starts the server; the fakes' own `start()` calls it. */
+  protected async listen(name: string): Promise<this> {
+    this.started = await startHttpServer(name, (request, response) => this.serve(request, response))
+    return this
+  }
+
+  /** The loopback port it serves on. */
+  get port(): number {
+    if (!this.started) throw new Error('not started')
+    return this.started.port
+  }
+
+  /** What to give the adapter as its endpoint: `http://127.0.0.1:PORT` (the adapter adds the API's root). */
+  get endpoint(): string {
+    return `http://127.0.0.1:${this.port}`
+  }
+
+  async stop(): Promise<void> {
+    if (this.stopped) return
+    this.stopped = true
+    this.active.stop()
+    this.delays.clear()
+    if (this.started) await closeServer(this.started.server)
+  }
+
+  /** Every request that is not a GET: the ones that change something. */
+  mutatingCalls(): HttpCall[] {
+    return this.calls.filter((c) => c.method !== 'GET')
+  }
+
+  failOperations(fault: OperationFault): void {
+    this.operationFaults.push(fault)
+  }
+
+  /** Resolves once no operation runs. */
+  settled(): Promise<void> {
+    return this.active.settled()
+  }
+
+  /** Forgets the requests, the faults and the running operations (a fake's reset() clears its own state too). */
+  protected forget(): void {
+    this.calls.length = 0
+    this.faults.length = 0
+    this.operationFaults.length = 0
+    this.active.clear()
+  }
+
+  /** One request: logged, played through the faults, routed, and answered as JSON. */
+  private async serve(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const url = new URL(request.url ?? '/', 'http://fake')
+    const text = await readBody(request)
+    const call: HttpCall = {
+      method: request.method ?? 'GET',
+      path: url.pathname.startsWith(this.root) ? url.pathname.slice(this.root.length) : url.pathname,
+      query: Object.fromEntries(url.searchParams),
+      body: parseBody(text),
+      authorization: request.headers.authorization,
+      at: Date.now(),
+    }
+    this.calls.push(call)
+    const answer = (status: number, body: object | string) => {
+      call.status = status
+      if (response.destroyed) return
+      const json = typeof body !== 'string'
+      response.writeHead(status, {
+        'content-type': json ? 'application/json; charset=UTF-8' : 'text/html; charset=UTF-8',
+      })
+      response.end(json ? JSON.stringify(body) : body)
+    }
+    try {
+      const outcome = await serveWithFaults({
+        faults: this.faults,
+        fits: (f) =>
+          (!f.method || f.method === call.method) &&
+          (f.path === undefined || (typeof f.path === 'string' ? call.path.includes(f.path) : f.path.test(call.path))),
+        answers: (f) => this.faultAnswer(f) !== undefined,
+        latencyMs: 0,
+        timers: this.delays,
+        stopped: () => this.stopped,
+        serve: () => this.route(call, text, url.pathname),
+      })
+      if (outcome.kind === 'stopped') return
+      if (outcome.kind === 'served') return answer(200, outcome.value)
+      const faulted = this.faultAnswer(outcome.fault)!
+      answer(faulted.httpStatus, faulted.body)
+    } catch (error) {
+      if (!(error instanceof HttpAnswer)) throw error
+      answer(error.httpStatus, error.body)
+    }
+  }
+}
+
+function parseBody(text: string): unknown {
+  if (text === '') return undefined
+  try {
+    return JSON.parse(text) as unknown
+  } catch {
+    return text
   }
 }

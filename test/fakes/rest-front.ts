@@ -10,7 +10,8 @@ import {createRequire} from 'node:module'
 import * as grpc from '@grpc/grpc-js'
 import type {protobuf as Protobuf} from 'google-gax'
 
-import {closeServer, readBody, startHttpServer} from './fake-server.js'
+import {GRPC_STATUS} from '../../src/core/cluster/gke-errors.js'
+import {closeServer, grpcErrorReply, readBody, startHttpServer} from './fake-server.js'
 import type {ServeUnary} from './grpc-server.js'
 
 type Root = InstanceType<typeof Protobuf.Root>
@@ -39,27 +40,6 @@ interface Route {
   readonly body: string | undefined
   readonly requestType: Type
   readonly responseType: Type
-}
-
-/** HTTP status of each gRPC code, as Google maps them (google.rpc.Code). */
-const HTTP_STATUS: Record<number, number> = {
-  [grpc.status.OK]: 200,
-  [grpc.status.CANCELLED]: 499,
-  [grpc.status.UNKNOWN]: 500,
-  [grpc.status.INVALID_ARGUMENT]: 400,
-  [grpc.status.DEADLINE_EXCEEDED]: 504,
-  [grpc.status.NOT_FOUND]: 404,
-  [grpc.status.ALREADY_EXISTS]: 409,
-  [grpc.status.PERMISSION_DENIED]: 403,
-  [grpc.status.RESOURCE_EXHAUSTED]: 429,
-  [grpc.status.FAILED_PRECONDITION]: 400,
-  [grpc.status.ABORTED]: 409,
-  [grpc.status.OUT_OF_RANGE]: 400,
-  [grpc.status.UNIMPLEMENTED]: 501,
-  [grpc.status.INTERNAL]: 500,
-  [grpc.status.UNAVAILABLE]: 503,
-  [grpc.status.DATA_LOSS]: 500,
-  [grpc.status.UNAUTHENTICATED]: 401,
 }
 
 const VERBS = ['get', 'put', 'post', 'delete', 'patch'] as const
@@ -166,8 +146,8 @@ export async function startRestFront(
     response.writeHead(status, {'content-type': 'application/json; charset=UTF-8'}).end(JSON.stringify(body))
   }
   const replyError = (response: ServerResponse, code: number, message: string) => {
-    const status = HTTP_STATUS[code] ?? 500
-    reply(response, status, {error: {code: status, message, status: grpc.status[code] ?? 'UNKNOWN'}})
+    const {httpStatus, body} = grpcErrorReply(GRPC_STATUS[code] ?? 'UNKNOWN', message)
+    reply(response, httpStatus, body)
   }
 
   const handle = async (request: IncomingMessage, response: ServerResponse) => {

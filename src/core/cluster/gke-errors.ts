@@ -146,15 +146,35 @@ function classify(failure: ApiFailure, context: ApiContext): Classified {
 
 /** Turns an API failure into a classified {@link ApiError} with a message that says what was being done. */
 export function gkeApiError(failure: ApiFailure, context: ApiContext): ApiError {
+  return classifiedApiError(failure, context.action, classify(failure, context))
+}
+
+/**
+ * The {@link ApiError} of a failure once its API's rules have classified it: `Could not ACTION: ` and the first line
+ * of what the API said (or its status name), with the status name, whether to retry and the hints.
+ */
+export function classifiedApiError(failure: ApiFailure, action: string, classified: Classified): ApiError {
   const status = GRPC_STATUS[failure.code] ?? `CODE_${failure.code}`
-  const {kind, retryable, hints} = classify(failure, context)
   // gRPC connection failures repeat their causes many times over; the first line says what happened.
   const firstLine = failure.message
     .replace(/^\d+ [A-Z_]+: /, '')
     .trim()
     .split('\n')[0]
   const detail = (firstLine.length > 400 ? `${firstLine.slice(0, 400)}...` : firstLine) || status
-  return new ApiError(kind, `Could not ${context.action}: ${detail}`, {status, retryable, hints})
+  const {kind, retryable, hints} = classified
+  return new ApiError(kind, `Could not ${action}: ${detail}`, {status, retryable, hints})
+}
+
+const API_DISABLED_REASONS = new Set(['accessNotConfigured', 'SERVICE_DISABLED'])
+
+/**
+ * Whether a PERMISSION_DENIED says the API is not enabled in the project (Google's error reason, or its wording
+ * "X API has not been used in project P before or it is disabled"), which no IAM role fixes.
+ */
+export function isApiDisabled(message: string, reasons: ReadonlySet<string> = new Set()): boolean {
+  return (
+    [...reasons].some((r) => API_DISABLED_REASONS.has(r)) || /has not been used in project|is disabled/i.test(message)
+  )
 }
 
 /** Whether a failed SetLabels says the labels changed since they were read (their fingerprint is no longer current). */

@@ -1,21 +1,19 @@
-import {endpointVariable, type Environment} from '../environment.js'
-import {parseEndpoint, type Endpoint} from '../endpoint.js'
-import {UsageError} from '../errors.js'
-import {escapeInline, redactCredentials} from '../text.js'
+import {resolveEndpointOverride, type Environment} from '../environment.js'
+import {parseEndpointOverride, type Endpoint, type EndpointSetting} from '../endpoint.js'
+
+/** The Cloud TPU API endpoint override of the vm commands. */
+export const TPU_ENDPOINT = {
+  flag: '--tpu-endpoint',
+  variable: 'XPK_TPU_ENDPOINT',
+  example: 'https://tpu.googleapis.com/',
+} as const satisfies EndpointSetting
 
 /**
  * Parses the TPU API endpoint override (`--tpu-endpoint` / XPK_TPU_ENDPOINT) by the rule every endpoint follows
  * (src/core/endpoint.ts). Anything else is a usage error naming the flag.
  */
 export function parseTpuEndpoint(text: string): Endpoint {
-  const parsed = parseEndpoint(text)
-  if ('problem' in parsed) {
-    throw new UsageError(`--tpu-endpoint "${redactCredentials(escapeInline(text))}": ${parsed.problem}.`, {
-      flag: '--tpu-endpoint',
-      hints: ['For example --tpu-endpoint https://tpu.googleapis.com/ (or set XPK_TPU_ENDPOINT).'],
-    })
-  }
-  return parsed
+  return parseEndpointOverride(text, TPU_ENDPOINT)
 }
 
 /**
@@ -24,9 +22,5 @@ export function parseTpuEndpoint(text: string): Endpoint {
  * @throws UsageError naming the flag or the variable
  */
 export function resolveTpuEndpoint(flag: string | undefined, env: Environment): string | undefined {
-  if (flag !== undefined) {
-    parseTpuEndpoint(flag)
-    return flag
-  }
-  return endpointVariable(env, 'XPK_TPU_ENDPOINT') === undefined ? undefined : env.XPK_TPU_ENDPOINT
+  return resolveEndpointOverride(flag, env, TPU_ENDPOINT)
 }
