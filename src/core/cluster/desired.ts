@@ -164,6 +164,9 @@ export function desiredClusterFromFlags(flags: ClusterCreateFlags): DesiredClust
     autoscalingProfile: 'OPTIMIZE_UTILIZATION',
     dnsEndpoint: !privateEndpoint,
     labels: {gke_product_type: 'xpk'},
+    csiDrivers: [],
+    lustreLegacyPort: false,
+    workloadPool: null,
   }
 
   const multiHostTpu = a.kind === 'TPU' && a.vmsPerSlice > 1
@@ -195,6 +198,7 @@ export function desiredClusterFromFlags(flags: ClusterCreateFlags): DesiredClust
     management: {autoRepair: custom.autoRepair ?? !flex, autoUpgrade: custom.autoUpgrade ?? true},
     queuedProvisioning: flex && a.kind === 'GPU',
     version: null,
+    workloadMetadataMode: custom.workloadMetadataMode ?? null,
     custom,
   }
   return {

@@ -59,6 +59,9 @@ describe('desiredClusterFromFlags defaults', () => {
       private: null,
       dnsEndpoint: true,
       labels: {gke_product_type: 'xpk'},
+      csiDrivers: [],
+      lustreLegacyPort: false,
+      workloadPool: null,
     })
   })
 
@@ -152,6 +155,7 @@ describe('desiredClusterFromFlags node pool template', () => {
     management: {autoRepair: true, autoUpgrade: true},
     queuedProvisioning: false,
     version: null,
+    workloadMetadataMode: null,
     custom: {},
   }
 
