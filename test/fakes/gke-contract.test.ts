@@ -179,6 +179,38 @@ const ENABLE_ADDONS: ClusterUpdate = {
   lustreLegacyPort: true,
 }
 const TO_GKE_METADATA = {workloadMetadataMode: 'GKE_METADATA'} as const
+/** The cluster once both updates are done. */
+const ALL_ENABLED = {
+  status: 'RUNNING',
+  csiDrivers: ['GcsFuseCsiDriver', 'LustreCsiDriver'],
+  lustreLegacyPort: true,
+  workloadPool: WORKLOAD_POOL,
+}
+/** Deleting demo-np-0 while `operation` is `doing` it is refused, and retried. */
+const deleteOfBusyPool = (call: string, operation: string, doing: string): Step<GkeClient> => ({
+  call,
+  run: (gke) => gke.deleteNodePool(REF, 'demo-np-0'),
+  fails: {
+    ...RETRIED_CONFLICT,
+    message: `Could not delete node pool demo-np-0: Operation ${operation} is currently ${doing} node pool demo-np-0. Please wait and try again once it is done.`,
+  },
+})
+/** Sends a cluster update and reads its operation until DONE. */
+const updatedCluster = (what: string, update: ClusterUpdate): Step<GkeClient>[] => [
+  {
+    call: `updateCluster(${what})`,
+    run: (gke) => gke.updateCluster(REF, update),
+    gives: started('UPDATE_CLUSTER'),
+    as: what,
+  },
+  {call: 'getOperation until DONE', run: untilDone(what), gives: DONE('UPDATE_CLUSTER')},
+]
+/** Reads what the cluster has enabled. */
+const enabledIs = (call: string, gives: unknown): Step<GkeClient> => ({
+  call,
+  run: async (gke) => enabledView(await gke.getCluster(REF)),
+  gives,
+})
 const RETRIED_CONFLICT = {status: 'FAILED_PRECONDITION', kind: 'conflict', retryable: true, exitCode: 6}
 const NOT_FOUND = {status: 'NOT_FOUND', kind: 'not-found', retryable: false}
 
@@ -413,15 +445,7 @@ const cases: readonly ContractCase<GkeClient, GkeGiven>[] = [
           message: `Could not create node pool demo-np-0: Already exists: ${KEY}/nodePools/demo-np-0.`,
         },
       },
-      {
-        call: 'deleteNodePool while it is made',
-        run: (gke) => gke.deleteNodePool(REF, 'demo-np-0'),
-        fails: {
-          ...RETRIED_CONFLICT,
-          message:
-            'Could not delete node pool demo-np-0: Operation operation-1 is currently creating node pool demo-np-0. Please wait and try again once it is done.',
-        },
-      },
+      deleteOfBusyPool('deleteNodePool while it is made', 'operation-1', 'creating'),
       {call: 'getOperation until DONE', run: untilDone('create'), gives: DONE('CREATE_NODE_POOL')},
       {call: 'getNodePool', run: getPool('demo-np-0'), gives: RUNNING_POOL},
       {
@@ -632,40 +656,14 @@ const cases: readonly ContractCase<GkeClient, GkeGiven>[] = [
         },
       },
       {call: 'getOperation until DONE', run: untilDone('identity'), gives: DONE('UPDATE_CLUSTER')},
-      {
-        call: 'updateCluster(addons)',
-        run: (gke) => gke.updateCluster(REF, ENABLE_ADDONS),
-        gives: started('UPDATE_CLUSTER'),
-        as: 'addons',
-      },
-      {call: 'getOperation until DONE', run: untilDone('addons'), gives: DONE('UPDATE_CLUSTER')},
-      {
-        call: 'getCluster',
-        run: async (gke) => enabledView(await gke.getCluster(REF)),
-        gives: {
-          status: 'RUNNING',
-          csiDrivers: ['GcsFuseCsiDriver', 'LustreCsiDriver'],
-          lustreLegacyPort: true,
-          workloadPool: WORKLOAD_POOL,
-        },
-      },
-      {
-        call: 'updateCluster(addons) again, as a retry would',
-        run: (gke) => gke.updateCluster(REF, {kind: 'addons', enable: ['GcsFuseCsiDriver'], lustreLegacyPort: false}),
-        gives: started('UPDATE_CLUSTER'),
-        as: 'again',
-      },
-      {call: 'getOperation until DONE', run: untilDone('again'), gives: DONE('UPDATE_CLUSTER')},
-      {
-        call: 'getCluster: what was enabled stays',
-        run: async (gke) => enabledView(await gke.getCluster(REF)),
-        gives: {
-          status: 'RUNNING',
-          csiDrivers: ['GcsFuseCsiDriver', 'LustreCsiDriver'],
-          lustreLegacyPort: true,
-          workloadPool: WORKLOAD_POOL,
-        },
-      },
+      ...updatedCluster('addons', ENABLE_ADDONS),
+      enabledIs('getCluster', ALL_ENABLED),
+      ...updatedCluster('addons again, as a retry would', {
+        kind: 'addons',
+        enable: ['GcsFuseCsiDriver'],
+        lustreLegacyPort: false,
+      }),
+      enabledIs('getCluster: what was enabled stays', ALL_ENABLED),
     ],
   },
   {
@@ -720,13 +718,7 @@ const cases: readonly ContractCase<GkeClient, GkeGiven>[] = [
             'Could not create node pool demo-np-1: Node pool demo-np-1 cannot use workload metadata mode GKE_METADATA: Workload Identity is not enabled on the cluster.',
         },
       },
-      {
-        call: 'updateCluster(workload identity)',
-        run: (gke) => gke.updateCluster(REF, ENABLE_WORKLOAD_IDENTITY),
-        gives: started('UPDATE_CLUSTER'),
-        as: 'identity',
-      },
-      {call: 'getOperation until DONE', run: untilDone('identity'), gives: DONE('UPDATE_CLUSTER')},
+      ...updatedCluster('workload identity', ENABLE_WORKLOAD_IDENTITY),
       {call: 'getNodePool: as it was', run: getPool('demo-np-0'), gives: RUNNING_POOL},
       {
         call: 'updateNodePool(GKE_METADATA)',
@@ -735,15 +727,7 @@ const cases: readonly ContractCase<GkeClient, GkeGiven>[] = [
         as: 'update',
       },
       {call: 'getNodePool', run: getPool('demo-np-0'), gives: {...RUNNING_POOL, status: 'RECONCILING'}},
-      {
-        call: 'deleteNodePool meanwhile',
-        run: (gke) => gke.deleteNodePool(REF, 'demo-np-0'),
-        fails: {
-          ...RETRIED_CONFLICT,
-          message:
-            'Could not delete node pool demo-np-0: Operation operation-2 is currently updating node pool demo-np-0. Please wait and try again once it is done.',
-        },
-      },
+      deleteOfBusyPool('deleteNodePool meanwhile', 'operation-2', 'updating'),
       {call: 'getOperation until DONE', run: untilDone('update'), gives: DONE('UPGRADE_NODES')},
       {
         call: 'getNodePool',

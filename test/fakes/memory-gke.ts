@@ -208,9 +208,14 @@ export class MemoryGke implements GkeClient {
       this.fail('INVALID_ARGUMENT', gkeSays.badWorkloadPool(update.workloadPool, ref.project), context)
     }
     this.checkAccepts(ref, context)
-    // GKE changes a cluster one operation at a time: not while its node pools are being changed either.
+    // GKE changes a cluster one operation at a time: not while its node pools are being changed either. The caller
+    // retries after a while, so the operation in the way gets a tick (the cluster lock's SET_LABELS, which nobody
+    // waits for, ends so).
     const [busy] = this.running()
-    if (busy) this.fail('FAILED_PRECONDITION', gkeSays.incompatibleOperation(shortId(busy)), context)
+    if (busy) {
+      this.read(busy.op.name)
+      this.fail('FAILED_PRECONDITION', gkeSays.incompatibleOperation(shortId(busy)), context)
+    }
     this.cluster = 'RECONCILING'
     return this.operation(ref, 'UPDATE_CLUSTER', undefined, () => {
       if (update.kind === 'workloadIdentity') this.workloadPool = update.workloadPool
