@@ -35,8 +35,8 @@ export interface ApplyOptions {
   readonly timing: Pick<Timing, 'operations' | 'retry'>
   readonly signal: AbortSignal
   /**
-   * Steps that run inside the cluster once it is ready (JobSet, Kueue, their configuration): each also needs the
-   * cluster step, and they run beside the node-pool operations.
+   * Steps that run inside the cluster once it is ready (JobSet, Kueue, their configuration; a storage's objects):
+   * each also needs the cluster step and follows the cluster updates, and they run beside the node-pool operations.
    */
   readonly inCluster?: readonly GraphStep[]
   /**

@@ -5,7 +5,9 @@ import {gkeApiError} from '../../src/core/cluster/gke-errors.js'
 import {ApiError} from '../../src/core/errors.js'
 import {DEFAULT_APPLY_CONCURRENCY} from '../../src/core/retry.js'
 import {DEFAULT_TIMING} from '../../src/core/timing.js'
+import {planStorageClusterUpdates} from '../../src/core/cluster/storage-needs.js'
 import {applyClusterPlan, type ApplyOptions} from '../../src/executor/apply-cluster-plan.js'
+import type {GraphStep} from '../../src/executor/step-graph.js'
 import type {ComputeClient} from '../../src/ports/compute.js'
 import {anObservedCluster, desiredFor, observedPoolFrom} from '../builders/observed.js'
 import {MemoryCompute} from '../fakes/memory-compute.js'
@@ -375,6 +377,34 @@ describe('applyClusterPlan: cluster and node-pool updates', () => {
     expect(result.outcomes.find((o) => o.name === 'demo-np-1')?.error?.message).toBe(
       'Skipped demo-np-1: Workload Identity could not be enabled on the cluster.',
     )
+  })
+
+  it('applies a plan of updates alone, as storage attach plans them, before the steps that follow them', async () => {
+    const gke = new MemoryGke([ownPool('demo-np-0')])
+    const observed = await gke.getCluster({project: 'test-project', location: 'us-central2', name: 'demo'})
+    const updates = planStorageClusterUpdates('gcsfuse', observed!)
+    const plan = {project: 'test-project', location: 'us-central2', cluster: 'demo', ...updates}
+    const order: string[] = []
+    const attach: GraphStep = {
+      id: 'attach',
+      line: 'attach',
+      resource: 'storage',
+      name: 'attach',
+      action: 'apply',
+      run: async () => {
+        order.push(`attach with ${gke.csiDrivers.join()} and ${gke.workloadPool}`)
+      },
+    }
+    const deps = {gke, console: new RecordingConsole(), ...virtualTime()}
+    const result = await applyClusterPlan(plan, deps, options({inCluster: [attach]}))
+    expect(result.outcomes.map((o) => `${o.action} ${o.name} ${o.status}`).sort()).toEqual([
+      'apply attach done',
+      'update addons GcsFuseCsiDriver done',
+      'update demo-np-0 done',
+      'update workload identity (pool test-project.svc.id.goog) done',
+    ])
+    // After the cluster updates; beside the pools' own (those objects need no node), unless `after` says so.
+    expect(order).toEqual(['attach with GcsFuseCsiDriver and test-project.svc.id.goog'])
   })
 
   it('fails a cluster update the cluster does not show once it is no longer RECONCILING', async () => {
