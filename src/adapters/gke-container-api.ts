@@ -8,7 +8,16 @@ import type {protos} from '@google-cloud/container'
 
 import {type ApiContext, gkeApiError} from '../core/cluster/gke-errors.js'
 import type {ClusterStatus, NodePoolStatus} from '../core/cluster/observed.js'
-import type {Capacity, ClusterSpec, NodePoolSpec} from '../core/cluster/spec.js'
+import {
+  CSI_DRIVERS,
+  type Capacity,
+  type ClusterSpec,
+  type ClusterUpdate,
+  type CsiDriver,
+  type NodePoolSpec,
+  type NodePoolUpdate,
+  type WorkloadMetadataMode,
+} from '../core/cluster/spec.js'
 import {parseEndpoint, type Endpoint} from '../core/endpoint.js'
 import {UsageError} from '../core/errors.js'
 import {escapeInline, redactCredentials} from '../core/text.js'
@@ -26,6 +35,8 @@ type ApiCluster = protos.google.container.v1.ICluster
 type ApiNodePool = protos.google.container.v1.INodePool
 type ApiOperation = protos.google.container.v1.IOperation
 type ApiServerConfig = protos.google.container.v1.IServerConfig
+type ApiAddonsConfig = protos.google.container.v1.IAddonsConfig
+type ApiClusterUpdate = protos.google.container.v1.IClusterUpdate
 
 /** How to reach the GKE API. */
 export interface GkeConnection extends GoogleConnection {
@@ -79,6 +90,15 @@ function enumName(value: unknown, fallback: string): string {
   return typeof value === 'string' && value !== '' ? value : fallback
 }
 
+/** Where AddonsConfig keeps each CSI driver's `{enabled}`. */
+const ADDON_CONFIG = {
+  GcsFuseCsiDriver: 'gcsFuseCsiDriverConfig',
+  GcpFilestoreCsiDriver: 'gcpFilestoreCsiDriverConfig',
+  ParallelstoreCsiDriver: 'parallelstoreCsiDriverConfig',
+  GcePersistentDiskCsiDriver: 'gcePersistentDiskCsiDriverConfig',
+  LustreCsiDriver: 'lustreCsiDriverConfig',
+} as const satisfies Record<CsiDriver, keyof ApiAddonsConfig>
+
 const TAINT_EFFECT = {
   NoSchedule: 'NO_SCHEDULE',
   PreferNoSchedule: 'PREFER_NO_SCHEDULE',
@@ -102,7 +122,7 @@ class ContainerApiClient implements GkeClient {
     return reply.status === 404 ? undefined : this.rest.json<T>(reply, context)
   }
 
-  private async send(method: 'POST' | 'DELETE', resource: string, context: ApiContext, body?: object) {
+  private async send(method: 'POST' | 'PUT' | 'DELETE', resource: string, context: ApiContext, body?: object) {
     const reply = await this.rest.request(method, resource, context, body ? {body} : {})
     return this.rest.json<ApiOperation>(reply, context)
   }
@@ -169,6 +189,13 @@ class ContainerApiClient implements GkeClient {
     return this.toOperation(ref.project, ref.location, operation)
   }
 
+  async updateCluster(ref: ClusterRef, update: ClusterUpdate): Promise<GkeOperation> {
+    const what = update.kind === 'addons' ? `enable ${update.enable.join(', ')} on` : 'enable Workload Identity on'
+    const context = {action: `${what} cluster ${ref.name}`, project: ref.project, location: ref.location}
+    const operation = await this.send('PUT', path.cluster(ref), context, {update: toApiClusterUpdate(update)})
+    return this.toOperation(ref.project, ref.location, operation)
+  }
+
   async listNodePools(ref: ClusterRef): Promise<ObservedNodePool[]> {
     const context = {action: `list node pools of ${ref.name}`, project: ref.project, location: ref.location}
     const response = await this.get<{nodePools?: ApiNodePool[]}>(`${path.cluster(ref)}/nodePools`, context)
@@ -192,6 +219,14 @@ class ContainerApiClient implements GkeClient {
   async deleteNodePool(ref: ClusterRef, name: string): Promise<GkeOperation> {
     const context = {action: `delete node pool ${name}`, project: ref.project, location: ref.location}
     const operation = await this.send('DELETE', path.pool(ref, name), context)
+    return this.toOperation(ref.project, ref.location, operation)
+  }
+
+  async updateNodePool(ref: ClusterRef, name: string, update: NodePoolUpdate): Promise<GkeOperation> {
+    const context = {action: `update node pool ${name}`, project: ref.project, location: ref.location}
+    const operation = await this.send('PUT', path.pool(ref, name), context, {
+      workloadMetadataConfig: {mode: update.workloadMetadataMode},
+    })
     return this.toOperation(ref.project, ref.location, operation)
   }
 
@@ -248,6 +283,9 @@ class ContainerApiClient implements GkeClient {
       privateNodes: Boolean(c.privateClusterConfig?.enablePrivateNodes),
       labels: {...(c.resourceLabels ?? {})},
       labelFingerprint: c.labelFingerprint ?? '',
+      csiDrivers: CSI_DRIVERS.filter((driver) => c.addonsConfig?.[ADDON_CONFIG[driver]]?.enabled === true),
+      lustreLegacyPort: c.addonsConfig?.lustreCsiDriverConfig?.enableLegacyLustrePort === true,
+      workloadPool: c.workloadIdentityConfig?.workloadPool || null,
       nodePools: (c.nodePools ?? []).map((p) => this.toNodePool(p)),
     }
   }
@@ -265,6 +303,7 @@ class ContainerApiClient implements GkeClient {
           : 'on-demand'
     const accelerator = config.accelerators?.[0]
     const placementType = enumName(p.placementPolicy?.type, 'TYPE_UNSPECIFIED')
+    const metadataMode = enumName(config.workloadMetadataConfig?.mode, 'MODE_UNSPECIFIED')
     return {
       name: p.name ?? '',
       status: enumName(p.status, 'UNKNOWN') as NodePoolStatus,
@@ -288,8 +327,29 @@ class ContainerApiClient implements GkeClient {
             maxNodes: Number(p.autoscaling.maxNodeCount ?? 0),
           }
         : null,
+      workloadMetadataMode:
+        metadataMode === 'GKE_METADATA' || metadataMode === 'GCE_METADATA'
+          ? (metadataMode as WorkloadMetadataMode)
+          : null,
     }
   }
+}
+
+/** The addons config that enables `drivers` (and only mentions them: an update leaves the others as they are). */
+function toApiAddonsConfig(drivers: readonly CsiDriver[], lustreLegacyPort: boolean): ApiAddonsConfig {
+  const config: ApiAddonsConfig = {}
+  for (const driver of drivers) config[ADDON_CONFIG[driver]] = {enabled: true}
+  if (drivers.includes('LustreCsiDriver') && lustreLegacyPort) {
+    config.lustreCsiDriverConfig = {enabled: true, enableLegacyLustrePort: true}
+  }
+  return config
+}
+
+/** Maps one change of an existing cluster to the ClusterUpdate message, which carries exactly one field. */
+export function toApiClusterUpdate(update: ClusterUpdate): ApiClusterUpdate {
+  return update.kind === 'addons'
+    ? {desiredAddonsConfig: toApiAddonsConfig(update.enable, update.lustreLegacyPort)}
+    : {desiredWorkloadIdentityConfig: {workloadPool: update.workloadPool}}
 }
 
 /** Maps a desired node pool to the API message: a pure mapping, every value decided in the core's spec. */
@@ -339,7 +399,7 @@ export function toApiNodePool(spec: NodePoolSpec): ApiNodePool {
       ...(custom.imageType ? {imageType: custom.imageType} : {}),
       ...(custom.serviceAccount ? {serviceAccount: custom.serviceAccount} : {}),
       ...(custom.minCpuPlatform ? {minCpuPlatform: custom.minCpuPlatform} : {}),
-      ...(custom.workloadMetadataMode ? {workloadMetadataConfig: {mode: custom.workloadMetadataMode}} : {}),
+      ...(spec.workloadMetadataMode ? {workloadMetadataConfig: {mode: spec.workloadMetadataMode}} : {}),
     },
     ...(placement?.type === 'compact' ? {placementPolicy: {type: 'COMPACT', tpuTopology: placement.tpuTopology}} : {}),
     ...(placement?.type === 'workload-policy' ? {placementPolicy: {policyName: placement.name}} : {}),
@@ -396,6 +456,8 @@ export function toApiCluster(spec: ClusterSpec): ApiCluster {
     ...(spec.network ? {network: spec.network} : {}),
     ...(spec.subnetwork ? {subnetwork: spec.subnetwork} : {}),
     controlPlaneEndpointsConfig: {dnsEndpointConfig: {allowExternalTraffic: spec.dnsEndpoint}},
+    ...(spec.csiDrivers.length > 0 ? {addonsConfig: toApiAddonsConfig(spec.csiDrivers, spec.lustreLegacyPort)} : {}),
+    ...(spec.workloadPool ? {workloadIdentityConfig: {workloadPool: spec.workloadPool}} : {}),
     ...(spec.private
       ? {
           privateClusterConfig: {

@@ -133,6 +133,38 @@ export const clusterCreateFlags = {
     ...valueShape('text'),
     description: 'Like --custom-nodepool-arguments, for multi-host TPU pools only.',
   }),
+  // CSI drivers and Workload Identity, by Python xpk's flag names: in the create request of a new cluster, as updates
+  // of an existing one.
+  'enable-workload-identity': Flags.boolean({
+    description:
+      "Workload Identity: pods act as their Kubernetes service account (the project's pool PROJECT.svc.id.goog); xpk's node pools use the GKE metadata server.",
+    helpGroup: 'STORAGE',
+  }),
+  'enable-gcsfuse-csi-driver': Flags.boolean({
+    description: 'Enable the Cloud Storage FUSE CSI driver (buckets as volumes); implies --enable-workload-identity.',
+    helpGroup: 'STORAGE',
+  }),
+  'enable-gcpfilestore-csi-driver': Flags.boolean({
+    description: 'Enable the Filestore CSI driver.',
+    helpGroup: 'STORAGE',
+  }),
+  'enable-parallelstore-csi-driver': Flags.boolean({
+    description: 'Enable the Parallelstore CSI driver.',
+    helpGroup: 'STORAGE',
+  }),
+  'enable-pd-csi-driver': Flags.boolean({
+    description: 'Enable the Compute Engine persistent disk CSI driver.',
+    helpGroup: 'STORAGE',
+  }),
+  'enable-lustre-csi-driver': Flags.boolean({
+    description: 'Enable the Managed Lustre CSI driver.',
+    helpGroup: 'STORAGE',
+  }),
+  'enable-legacy-lustre-port': Flags.boolean({
+    description:
+      'Run the Lustre CSI driver on its legacy port 6988 (nodes older than GKE 1.33.2-gke.4655000); needs --enable-lustre-csi-driver.',
+    helpGroup: 'STORAGE',
+  }),
   'max-parallel': integerFlag('cluster:max-parallel', {
     description: 'Node-pool operations in flight at once.',
     default: DEFAULT_APPLY_CONCURRENCY,

@@ -1,5 +1,19 @@
-import {type NodePoolStep, type PlacementPolicyStep, type Plan} from '../core/cluster/plan.js'
-import type {ClusterSpec, NodePoolSpec, WorkloadPolicySpec} from '../core/cluster/spec.js'
+import {
+  type ClusterUpdateStep,
+  type NodePoolStep,
+  type NodePoolUpdateStep,
+  type PlacementPolicyStep,
+  type Plan,
+} from '../core/cluster/plan.js'
+import {describeClusterUpdate} from '../core/cluster/render-plan.js'
+import type {
+  ClusterSpec,
+  ClusterUpdate,
+  NodePoolSpec,
+  NodePoolUpdate,
+  WorkloadPolicySpec,
+} from '../core/cluster/spec.js'
+import {clusterHas} from '../core/cluster/updates.js'
 import {XpkError} from '../core/errors.js'
 import type {Timing} from '../core/timing.js'
 import type {Console, ProgressBoard} from '../ports/console.js'
@@ -21,8 +35,8 @@ export interface ApplyOptions {
   readonly timing: Pick<Timing, 'operations' | 'retry'>
   readonly signal: AbortSignal
   /**
-   * Steps that run inside the cluster once it is ready (JobSet, Kueue, their configuration): each also needs the
-   * cluster step, and they run beside the node-pool operations.
+   * Steps that run inside the cluster once it is ready (JobSet, Kueue, their configuration; a storage's objects):
+   * each also needs the cluster step and follows the cluster updates, and they run beside the node-pool operations.
    */
   readonly inCluster?: readonly GraphStep[]
   /**
@@ -53,7 +67,7 @@ export interface ApplyResult {
   /** Of those, pools whose first create request found them made already (by a concurrent or an earlier run). */
   readonly poolsFound: number
   readonly interrupted: boolean
-  /** Whether any create or delete request reached GKE. */
+  /** Whether any create, delete or update request reached GKE. */
   readonly sentChanges: boolean
 }
 
@@ -77,7 +91,16 @@ export function nodePoolStepIds(plan: Plan): string[] {
     ...pools.filter((p) => p.action === 'delete' || p.action === 'recreate').map((p) => `delete:${p.name}`),
     ...pools.filter((p) => p.action === 'create' || p.action === 'recreate').map((p) => `create:${p.name}`),
     ...pools.filter((p) => p.action === 'none' && p.wait).map((p) => `wait:${p.name}`),
+    ...poolUpdates(plan).map((p) => `update:${p.name}`),
   ]
+}
+
+function clusterUpdates(plan: Plan): ClusterUpdateStep[] {
+  return plan.steps.filter((s): s is ClusterUpdateStep => s.resource === 'clusterUpdate' && s.action === 'update')
+}
+
+function poolUpdates(plan: Plan): NodePoolUpdateStep[] {
+  return plan.steps.filter((s): s is NodePoolUpdateStep => s.resource === 'nodePoolUpdate' && s.action === 'update')
 }
 
 export async function applyClusterPlan(plan: Plan, deps: ApplyDeps, options: ApplyOptions): Promise<ApplyResult> {
@@ -136,10 +159,11 @@ class Runner {
   }
 
   /**
-   * The plan as steps: the cluster first; then every deletion (the delete half of a recreate too) while the
-   * workload placement policy is made; then every creation, once all deletions have freed their quota. A pool to
-   * be recreated with the policy is deleted only once the policy exists, so a policy failure does not also cost
-   * the old pool. At most `concurrency` node-pool operations run at once.
+   * The plan as steps: the cluster first; then its updates (Workload Identity, addons), one at a time; then every
+   * deletion (the delete half of a recreate too) while the workload placement policy is made; then every creation,
+   * once all deletions have freed their quota, and the pools' own updates. A pool to be recreated with the policy is
+   * deleted only once the policy exists, so a policy failure does not also cost the old pool. At most `concurrency`
+   * node-pool operations run at once.
    */
   private graph(poolSteps: readonly NodePoolStep[]): GraphStep[] {
     const clusterStep = this.plan.steps.find((s) => s.resource === 'cluster')
@@ -156,6 +180,26 @@ class Runner {
       )
       needsCluster.push({id: 'cluster', because: 'the cluster is not ready'})
     }
+    // GKE runs one cluster update at a time and refuses it beside node-pool operations (and those beside it): the
+    // updates go one after the other, before any node-pool operation starts. Pools that ask for the GKE metadata
+    // server need Workload Identity on the cluster first.
+    const updates: string[] = []
+    let identity: {id: string; because: string}[] = []
+    for (const u of clusterUpdates(this.plan)) {
+      const id = `update:${u.spec.kind}`
+      const line = describeClusterUpdate(u.spec)
+      steps.push({
+        ...this.step('clusterUpdate', line, 'update', () => this.updateCluster(line, u.spec), id),
+        announce: true,
+        needs: needsCluster,
+        after: [...updates],
+      })
+      updates.push(id)
+      if (u.spec.kind === 'workloadIdentity') {
+        identity = [{id, because: 'Workload Identity could not be enabled on the cluster'}]
+      }
+    }
+    const needsIdentity = (spec: NodePoolSpec | null) => (spec?.workloadMetadataMode === 'GKE_METADATA' ? identity : [])
     const policyStep = this.plan.steps.find(
       (s): s is PlacementPolicyStep => s.resource === 'placementPolicy' && s.action === 'create',
     )
@@ -183,7 +227,9 @@ class Runner {
           ...(recreate && usesPolicy(s)
             ? [{id: 'placementPolicy', because: 'kept as it is: the placement policy could not be created'}]
             : []),
+          ...(recreate ? needsIdentity(s.spec) : []),
         ],
+        after: updates,
       })
     }
     for (const s of poolSteps.filter((p) => p.action === 'create' || p.action === 'recreate')) {
@@ -205,20 +251,42 @@ class Runner {
               ]
             : []),
           ...(s.action === 'recreate' ? [{id: `delete:${s.name}`, because: 'its deletion failed'}] : []),
+          ...needsIdentity(s.spec),
         ],
-        after: deletions,
+        after: [...deletions, ...updates],
       })
     }
+    const waits = new Set<string>()
     for (const s of poolSteps.filter((p) => p.action === 'none' && p.wait)) {
+      waits.add(s.name)
       steps.push({
-        ...this.step('nodePool', s.name, 'wait', () => this.awaitPool(s.name), `wait:${s.name}`),
+        ...this.step(
+          'nodePool',
+          s.name,
+          'wait',
+          async () => {
+            await this.awaitPool(s.name)
+          },
+          `wait:${s.name}`,
+        ),
         lane: POOL_LANE,
         announce: true,
         needs: needsCluster,
-        after: deletions,
+        after: [...deletions, ...updates],
       })
     }
-    for (const s of this.options.inCluster ?? []) steps.push({...s, needs: [...needsCluster, ...(s.needs ?? [])]})
+    for (const u of poolUpdates(this.plan)) {
+      steps.push({
+        ...this.step('nodePoolUpdate', u.name, 'update', () => this.updatePool(u.name, u.spec), `update:${u.name}`),
+        lane: POOL_LANE,
+        announce: true,
+        needs: [...needsCluster, ...identity],
+        after: [...updates, ...(waits.has(u.name) ? [`wait:${u.name}`] : [])],
+      })
+    }
+    for (const s of this.options.inCluster ?? []) {
+      steps.push({...s, needs: [...needsCluster, ...(s.needs ?? [])], after: [...(s.after ?? []), ...updates]})
+    }
     return steps
   }
 
@@ -317,6 +385,44 @@ class Runner {
     }
   }
 
+  /**
+   * Sends one cluster update and waits until GKE has applied it. Also when the operation cannot be watched: the
+   * cluster leaves RECONCILING, and must then show the change.
+   */
+  private async updateCluster(line: string, update: ClusterUpdate): Promise<void> {
+    this.progress(line, 'updating')
+    this.sentChanges = true
+    const operation = await this.retrying(line, () => this.deps.gke.updateCluster(this.ref, update))
+    if (operation) await this.waitFor(operation)
+    let cluster: ObservedCluster | undefined
+    await this.until(line, async () => {
+      cluster = await this.deps.gke.getCluster(this.ref)
+      return cluster?.status !== 'RECONCILING'
+    })
+    if (cluster === undefined || !clusterHas(cluster, update)) {
+      throw new XpkError(
+        'failed',
+        `Cluster ${this.plan.cluster} is ${cluster?.status ?? 'gone'} without ${line} after the update.`,
+        {hints: ['`xpk cluster describe` shows its state; the GKE console shows the reason.']},
+      )
+    }
+  }
+
+  /** Switches a pool in place (GKE recreates its nodes) and waits until it is RUNNING with the change. */
+  private async updatePool(name: string, update: NodePoolUpdate): Promise<void> {
+    this.progress(name, 'updating')
+    this.sentChanges = true
+    const operation = await this.retrying(name, () => this.deps.gke.updateNodePool(this.ref, name, update))
+    if (operation) await this.waitFor(operation)
+    const pool = await this.awaitPool(name)
+    if (pool.workloadMetadataMode !== update.workloadMetadataMode) {
+      throw new XpkError(
+        'failed',
+        `Node pool ${name} has workload metadata ${pool.workloadMetadataMode ?? 'unset'}, not ${update.workloadMetadataMode}, after the update.`,
+      )
+    }
+  }
+
   private async deletePool(name: string, forRecreate: boolean): Promise<void> {
     this.progress(name, forRecreate ? 'deleting (to recreate)' : 'deleting')
     this.sentChanges = true
@@ -346,7 +452,7 @@ class Runner {
   }
 
   /** Waits until a pool leaves PROVISIONING/RECONCILING; fails unless it is then RUNNING. */
-  private async awaitPool(name: string): Promise<void> {
+  private async awaitPool(name: string): Promise<ObservedNodePool> {
     let pool: ObservedNodePool | undefined
     await this.until(name, async () => {
       pool = await this.deps.gke.getNodePool(this.ref, name)
@@ -362,6 +468,7 @@ class Runner {
         },
       )
     }
+    return pool
   }
 
   /**

@@ -1,5 +1,5 @@
 import type {ObservedCluster, ObservedNodePool, ServerConfig} from '../core/cluster/observed.js'
-import type {ClusterSpec, NodePoolSpec} from '../core/cluster/spec.js'
+import type {ClusterSpec, ClusterUpdate, NodePoolSpec, NodePoolUpdate} from '../core/cluster/spec.js'
 import type {ApiError} from '../core/errors.js'
 
 export type {ObservedCluster, ObservedNodePool, ServerConfig}
@@ -42,10 +42,17 @@ export interface GkeClient {
     labels: Readonly<Record<string, string>>,
     fingerprint: string,
   ): Promise<GkeOperation>
+  /**
+   * Changes an existing cluster (UpdateCluster): one change per request, and GKE refuses it (FAILED_PRECONDITION,
+   * "incompatible operation") while any other operation runs on the cluster; node-pool changes wait for it alike.
+   */
+  updateCluster(ref: ClusterRef, update: ClusterUpdate): Promise<GkeOperation>
   listNodePools(ref: ClusterRef): Promise<ObservedNodePool[]>
   getNodePool(ref: ClusterRef, name: string): Promise<ObservedNodePool | undefined>
   createNodePool(ref: ClusterRef, spec: NodePoolSpec): Promise<GkeOperation>
   deleteNodePool(ref: ClusterRef, name: string): Promise<GkeOperation>
+  /** Changes an existing node pool in place (UpdateNodePool); GKE recreates its nodes. */
+  updateNodePool(ref: ClusterRef, name: string, update: NodePoolUpdate): Promise<GkeOperation>
   getOperation(project: string, location: string, name: string): Promise<GkeOperation>
   /** Recent operations of a location (GKE keeps finished ones for a while): one call to watch many. */
   listOperations(project: string, location: string): Promise<GkeOperation[]>

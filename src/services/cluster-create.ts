@@ -56,6 +56,7 @@ import type {ReleaseManifest, ReleaseManifestSource} from '../ports/release-mani
 import {
   clusterCreateConfirmDeletePools,
   clusterCreateConfirmKueueUpgrade,
+  clusterCreateConfirmRecreateNodes,
   clusterCreateDryRun,
   clusterCreateOfflinePlan,
   clusterCreatePlan,
@@ -209,7 +210,7 @@ export async function createCluster(
     const counts = summarize(plan)
     const waits = plan.steps.some((s) => s.wait)
     const inClusterWork = inPlan?.steps.filter(changesSomething) ?? []
-    if (counts.create + counts.recreate + counts.delete === 0 && !waits && inClusterWork.length === 0) {
+    if (counts.create + counts.recreate + counts.delete + counts.update === 0 && !waits && inClusterWork.length === 0) {
       console.info(clusterCreatePlan({plan: shown}))
       // Nothing to change, but a stale lock (its run died) is cleared, so others are not refused because of it.
       if (lock.state === 'stale') {
@@ -239,6 +240,13 @@ export async function createCluster(
       await confirmOrStop(console, clusterCreateConfirmDeletePools({nodePools: lost}), {
         nothingDone: 'Nothing was changed.',
         hints: ['Adjust --num-slices or the type, or re-run with --force; --dry-run shows the whole plan.'],
+      })
+    }
+    const recreatesNodes = plan.steps.filter((s) => s.resource === 'nodePoolUpdate' && s.action === 'update')
+    if (recreatesNodes.length > 0) {
+      await confirmOrStop(console, clusterCreateConfirmRecreateNodes({nodePools: recreatesNodes.map((s) => s.name)}), {
+        nothingDone: 'Nothing was changed.',
+        hints: ['Re-run with --force when the workloads may restart; --dry-run shows the whole plan.'],
       })
     }
     if (inPlan?.destructive) {
@@ -440,10 +448,16 @@ function report(plan: Plan, result: ApplyResult, console: Console): void {
     parts.push('created the cluster')
   if (outcomes.some((o) => o.resource === 'placementPolicy' && o.status === 'done'))
     parts.push('created the placement policy')
+  for (const o of outcomes.filter((o) => o.resource === 'clusterUpdate' && o.status === 'done'))
+    parts.push(`enabled ${o.name}`)
   // Counts say what this run did: nothing to create is not "created 0/0", and pools another run made are not ours.
   if (poolsWanted > 0) parts.push(`created ${poolsCreated}/${poolsWanted} node pools`)
   if (poolsFound > 0) parts.push(`found ${poolsFound} already made by another run`)
   if (deleted > 0) parts.push(`deleted ${deleted} node pool${deleted === 1 ? '' : 's'}`)
+  const switched = outcomes.filter((o) => o.resource === 'nodePoolUpdate' && o.status === 'done').length
+  if (switched > 0) {
+    parts.push(`switched ${switched} node pool${switched === 1 ? '' : 's'} to the GKE metadata server`)
+  }
   const done = (o: StepOutcome) => o.status === 'done'
   for (const o of outcomes.filter((o) => o.resource === 'release' && done(o)))
     parts.push(`${o.action}ed ${o.name}`.replace('eed', 'ed'))
@@ -472,11 +486,14 @@ function failureError(failures: readonly StepOutcome[], created: number, wanted:
   // One story for what a re-run does, told the same way the re-run's plan will tell it.
   const clusterFailed = causes.some((f) => f.resource === 'cluster')
   const poolsFailed = failures.some((f) => f.resource === 'nodePool' || f.resource === 'placementPolicy')
+  const updatesFailed = failures.some((f) => f.resource === 'clusterUpdate' || f.resource === 'nodePoolUpdate')
   const rerun = clusterFailed
     ? 'The cluster itself did not come up, so a re-run cannot repair it: `xpk cluster delete` it, then run the same `xpk cluster create` again.'
     : poolsFailed
       ? 'Re-run the same command: it creates the pools that are missing and replaces those in ERROR (a pool whose creation failed for capacity had no nodes, so that asks nothing); pools that are ready are kept.'
-      : 'Re-run the same command once the cause is fixed: it applies only what is still missing or different inside the cluster.'
+      : updatesFailed
+        ? 'Re-run the same command once the cause is fixed: it sends only the updates the cluster and its pools still lack.'
+        : 'Re-run the same command once the cause is fixed: it applies only what is still missing or different inside the cluster.'
   return new XpkError(
     kind,
     `${failures.length} step${failures.length === 1 ? '' : 's'} failed (created ${created}/${wanted} node pools):\n${lines.join('\n')}`,
@@ -487,7 +504,9 @@ function failureError(failures: readonly StepOutcome[], created: number, wanted:
 /** Resources of the GKE half and the in-cluster steps that are not objects applied. */
 const GKE_RESOURCES = new Set([
   'cluster',
+  'clusterUpdate',
   'nodePool',
+  'nodePoolUpdate',
   'placementPolicy',
   'release',
   'controller',

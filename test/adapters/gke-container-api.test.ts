@@ -1,7 +1,7 @@
 import * as grpc from '@grpc/grpc-js'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {createGkeClient, toApiCluster, toApiNodePool} from '../../src/adapters/gke-container-api.js'
+import {createGkeClient, toApiCluster, toApiClusterUpdate, toApiNodePool} from '../../src/adapters/gke-container-api.js'
 import type {ClusterSpec, NodePoolSpec} from '../../src/core/cluster/spec.js'
 import {ApiError, XpkError} from '../../src/core/errors.js'
 import {desiredFor} from '../builders/observed.js'
@@ -239,6 +239,34 @@ describe('the GKE adapter maps the spec and decides nothing', () => {
       (api) => api.nodePools?.[0]?.management?.autoRepair,
       false,
     ],
+    [
+      'no addons, no Workload Identity',
+      {},
+      (api) => [api.addonsConfig, api.workloadIdentityConfig],
+      [undefined, undefined],
+    ],
+    [
+      'CSI drivers',
+      {csiDrivers: ['GcsFuseCsiDriver', 'GcePersistentDiskCsiDriver', 'LustreCsiDriver']},
+      (api) => api.addonsConfig,
+      {
+        gcsFuseCsiDriverConfig: {enabled: true},
+        gcePersistentDiskCsiDriverConfig: {enabled: true},
+        lustreCsiDriverConfig: {enabled: true},
+      },
+    ],
+    [
+      'the Lustre legacy port',
+      {csiDrivers: ['LustreCsiDriver'], lustreLegacyPort: true},
+      (api) => api.addonsConfig,
+      {lustreCsiDriverConfig: {enabled: true, enableLegacyLustrePort: true}},
+    ],
+    [
+      'Workload Identity',
+      {workloadPool: 'test-project.svc.id.goog'},
+      (api) => api.workloadIdentityConfig,
+      {workloadPool: 'test-project.svc.id.goog'},
+    ],
   ])('cluster: %s', (_, change, read, expected) => {
     expect(read(toApiCluster({...cluster, ...change}))).toEqual(expected)
   })
@@ -259,8 +287,40 @@ describe('the GKE adapter maps the spec and decides nothing', () => {
       {enabled: true, minNodeCount: 0, maxNodeCount: 4, locationPolicy: 'BALANCED'},
     ],
     ['no autoscaling without flex', {flexMaxNodes: null}, (api) => api.autoscaling, undefined],
+    ['no workload metadata mode', {}, (api) => api.config?.workloadMetadataConfig, undefined],
+    [
+      'workload metadata mode',
+      {workloadMetadataMode: 'GKE_METADATA'},
+      (api) => api.config?.workloadMetadataConfig,
+      {mode: 'GKE_METADATA'},
+    ],
   ])('node pool: %s', (_, change, read, expected) => {
     expect(read(toApiNodePool({...pool, ...change}))).toEqual(expected)
+  })
+
+  it.each<[string, Parameters<typeof toApiClusterUpdate>[0], unknown]>([
+    [
+      'addons, the others left out (unchanged)',
+      {kind: 'addons', enable: ['GcpFilestoreCsiDriver', 'ParallelstoreCsiDriver'], lustreLegacyPort: false},
+      {
+        desiredAddonsConfig: {
+          gcpFilestoreCsiDriverConfig: {enabled: true},
+          parallelstoreCsiDriverConfig: {enabled: true},
+        },
+      },
+    ],
+    [
+      'Lustre with its legacy port',
+      {kind: 'addons', enable: ['LustreCsiDriver'], lustreLegacyPort: true},
+      {desiredAddonsConfig: {lustreCsiDriverConfig: {enabled: true, enableLegacyLustrePort: true}}},
+    ],
+    [
+      'Workload Identity',
+      {kind: 'workloadIdentity', workloadPool: 'p.svc.id.goog'},
+      {desiredWorkloadIdentityConfig: {workloadPool: 'p.svc.id.goog'}},
+    ],
+  ])('cluster update: %s, one ClusterUpdate field', (_, update, api) => {
+    expect(toApiClusterUpdate(update)).toEqual(api)
   })
 
   it('flex-start pools get auto-repair off from the core, and the plan shows it', () => {

@@ -22,6 +22,7 @@ export function anObservedPool(overrides: Partial<ObservedNodePool> = {}): Obser
     reservation: null,
     gpu: null,
     autoscaling: null,
+    workloadMetadataMode: null,
     ...overrides,
   }
 }
@@ -43,6 +44,9 @@ export function anObservedCluster(overrides: Partial<ObservedCluster> = {}): Obs
     privateNodes: false,
     labels: {gke_product_type: 'xpk'},
     labelFingerprint: 'a1b2c3d4',
+    csiDrivers: [],
+    lustreLegacyPort: false,
+    workloadPool: null,
     nodePools: [],
     ...overrides,
   }
@@ -63,6 +67,7 @@ export function observedPoolFrom(spec: NodePoolSpec, overrides: Partial<Observed
     reservation: spec.reservation,
     gpu: spec.gpu,
     autoscaling: spec.flexMaxNodes === null ? null : {enabled: true, minNodes: 0, maxNodes: spec.flexMaxNodes},
+    workloadMetadataMode: spec.workloadMetadataMode,
     ...overrides,
   })
 }

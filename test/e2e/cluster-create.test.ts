@@ -281,6 +281,75 @@ describe('cluster create against the GKE API', () => {
   })
 })
 
+describe('cluster create: CSI drivers and Workload Identity', () => {
+  /** Mutating calls as `Method target`, where an UpdateCluster's target is the ClusterUpdate field it sets. */
+  const mutating = (calls = fake.mutatingCalls()) =>
+    calls.map((c) => {
+      const update = c.request.update as Record<string, unknown> | undefined
+      return `${c.method} ${update ? Object.keys(update).join() : ((c.request.name as string) ?? '').split('/').at(-1)}`
+    })
+
+  it('creates a new cluster with them in its create request', async () => {
+    const drivers = ['--enable-gcsfuse-csi-driver', '--enable-parallelstore-csi-driver']
+    const result = await create('stored', '--tpu-type', 'v5p-8', '--spot', ...drivers)
+    expect(result.code, result.stderr).toBe(0)
+    expect(result.stderr).toContain(
+      'workload identity (pool e2e-project.svc.id.goog), addons GcsFuseCsiDriver, ParallelstoreCsiDriver in the create request',
+    )
+    const created = fake.calls.find((c) => c.method === 'CreateCluster')!.request.cluster as Record<string, unknown>
+    expect(created).toMatchObject({
+      addonsConfig: {gcsFuseCsiDriverConfig: {enabled: true}, parallelstoreCsiDriverConfig: {enabled: true}},
+      workloadIdentityConfig: {workloadPool: 'e2e-project.svc.id.goog'},
+    })
+    expect(fake.callCount('UpdateCluster')).toBe(0)
+    const np0 = fake.nodePool(PROJECT, REGION, 'stored', 'stored-np-0')!
+    expect(np0.config?.workloadMetadataConfig).toEqual({mode: 'GKE_METADATA'})
+  })
+
+  it('updates an existing cluster one change at a time, switches its pools, and a re-run sends nothing', async () => {
+    expect((await create('later', '--tpu-type', 'v5p-8', '--spot')).code).toBe(0)
+    fake.calls.length = 0
+    const flags = ['--enable-gcsfuse-csi-driver', '--enable-lustre-csi-driver', '--enable-legacy-lustre-port']
+    const asked = await create('later', '--tpu-type', 'v5p-8', '--spot', ...flags)
+    // Switching a pool to the GKE metadata server recreates its nodes: asked first, refused without a terminal.
+    expect(asked.code).toBe(2)
+    expect(asked.stderr).toMatch(/~\s+update\s+nodepool later-np-0\s+workload metadata GKE_METADATA/)
+    expect(mutating()).toEqual([])
+
+    const result = await create('later', '--tpu-type', 'v5p-8', '--spot', ...flags, '--force')
+    expect(result.code, result.stderr).toBe(0)
+    expect(result.stderr).toMatch(/~\s+update\s+cluster\s+later\s+workload identity \(pool e2e-project.svc.id.goog\)/)
+    expect(result.stderr).toMatch(
+      /~\s+update\s+cluster\s+later\s+addons GcsFuseCsiDriver, LustreCsiDriver \(Lustre on its legacy port 6988\)/,
+    )
+    // Refused attempts (the lock's SetLabels still running) are retried: the order of what went through counts.
+    expect(mutating(fake.mutatingCalls().filter((c) => c.code === grpc.status.OK))).toEqual([
+      'SetLabels later',
+      'UpdateCluster desiredWorkloadIdentityConfig',
+      'UpdateCluster desiredAddonsConfig',
+      'UpdateNodePool later-np-0',
+      'SetLabels later',
+    ])
+    const cluster = fake.cluster(PROJECT, REGION, 'later')!
+    expect(cluster.workloadIdentityConfig).toEqual({workloadPool: 'e2e-project.svc.id.goog'})
+    expect(cluster.addonsConfig).toMatchObject({
+      gcsFuseCsiDriverConfig: {enabled: true},
+      lustreCsiDriverConfig: {enabled: true, enableLegacyLustrePort: true},
+    })
+    expect(fake.nodePool(PROJECT, REGION, 'later', 'later-np-0')?.config?.workloadMetadataConfig).toEqual({
+      mode: 'GKE_METADATA',
+    })
+
+    fake.calls.length = 0
+    const again = await create('later', '--tpu-type', 'v5p-8', '--spot', ...flags)
+    expect(again.code, again.stderr).toBe(0)
+    expect(again.stderr).toMatch(
+      /=\s+none\s+cluster\s+later\s+addons GcsFuseCsiDriver, LustreCsiDriver .*: already enabled/,
+    )
+    expect(mutating()).toEqual([])
+  })
+})
+
 describe('cluster create plans', () => {
   it('prints the plan as JSON on --dry-run against live state, with zero mutating calls', async () => {
     expect((await create('planned', '--tpu-type', 'v5p-16', '--num-slices', '1', '--spot')).code).toBe(0)
@@ -325,6 +394,7 @@ describe('cluster create plans', () => {
       ['--cluster', 'ok', '--tpu-type', 'v5p-9', '--spot'],
       ['--cluster', 'ok', '--tpu-type', 'v5p-8'],
       ['--cluster', 'ok', '--tpu-type', 'v5p-8', '--spot', '--custom-nodepool-arguments', '--frobnicate=1'],
+      ['--cluster', 'ok', '--tpu-type', 'v5p-8', '--spot', '--enable-legacy-lustre-port'],
     ]
     for (const args of cases) {
       const zone = args.includes('--zone') ? [] : ['--zone', ZONE]

@@ -5,7 +5,9 @@ import {gkeApiError} from '../../src/core/cluster/gke-errors.js'
 import {ApiError} from '../../src/core/errors.js'
 import {DEFAULT_APPLY_CONCURRENCY} from '../../src/core/retry.js'
 import {DEFAULT_TIMING} from '../../src/core/timing.js'
+import {planStorageClusterUpdates} from '../../src/core/cluster/storage-needs.js'
 import {applyClusterPlan, type ApplyOptions} from '../../src/executor/apply-cluster-plan.js'
+import type {GraphStep} from '../../src/executor/step-graph.js'
 import type {ComputeClient} from '../../src/ports/compute.js'
 import {anObservedCluster, desiredFor, observedPoolFrom} from '../builders/observed.js'
 import {MemoryCompute} from '../fakes/memory-compute.js'
@@ -305,5 +307,119 @@ describe('applyClusterPlan', () => {
         'Skipped demo-np-1: kept as it is: the placement policy could not be created.',
       ])
     })
+  })
+})
+
+describe('applyClusterPlan: cluster and node-pool updates', () => {
+  const storage = desiredFor({tpuType: 'v5litepod-16', numSlices: 2, enableGcsfuseCsiDriver: true})
+  const ownPool = (name: string) =>
+    observedPoolFrom({...storage.poolTemplate, name, reservation: null}, {workloadMetadataMode: 'GCE_METADATA'})
+
+  async function applyStorage(gke: MemoryGke) {
+    const observed = await gke.getCluster({project: 'test-project', location: 'us-central2', name: 'demo'})
+    const plan = planCluster(storage, observed)
+    const console = new RecordingConsole()
+    const result = await applyClusterPlan(plan, {gke, compute: unusedCompute, console, ...virtualTime()}, options())
+    return {plan, result}
+  }
+
+  it('sends the cluster updates one at a time, then the pool operations, and GKE refuses none of them', async () => {
+    // MemoryGke refuses an update beside any operation, and any change beside an update, as GKE does.
+    const gke = new MemoryGke([ownPool('demo-np-0')])
+    const failures: string[] = []
+    for (const call of ['updateCluster', 'createNodePool', 'updateNodePool'] as const) {
+      const original = gke[call].bind(gke) as (...args: unknown[]) => Promise<unknown>
+      ;(gke as unknown as Record<string, unknown>)[call] = async (...args: unknown[]) =>
+        original(...args).catch((error: unknown) => {
+          failures.push(`${call}: ${(error as Error).message}`)
+          throw error
+        })
+    }
+    const {result} = await applyStorage(gke)
+    expect(failures).toEqual([])
+    expect(result.outcomes.every((o) => o.status === 'done')).toBe(true)
+    expect(gke.calls.filter((c) => /^(update|create)/.test(c))).toEqual([
+      'updateCluster workloadIdentity',
+      'updateCluster addons',
+      'createNodePool demo-np-1',
+      'updateNodePool demo-np-0',
+    ])
+    expect([gke.workloadPool, gke.csiDrivers]).toEqual(['test-project.svc.id.goog', ['GcsFuseCsiDriver']])
+    expect([...gke.pools.values()].map((p) => `${p.name} ${p.status} ${p.workloadMetadataMode}`)).toEqual([
+      'demo-np-0 RUNNING GKE_METADATA',
+      'demo-np-1 RUNNING GKE_METADATA',
+    ])
+    expect(result.sentChanges).toBe(true)
+  })
+
+  it('a second apply of a fresh plan sends nothing', async () => {
+    const gke = new MemoryGke([ownPool('demo-np-0')])
+    await applyStorage(gke)
+    const before = gke.calls.length
+    const {plan, result} = await applyStorage(gke)
+    expect(plan.steps.filter((s) => s.action !== 'none')).toEqual([])
+    expect(gke.calls.slice(before).filter((c) => /^(update|create|delete)/.test(c))).toEqual([])
+    expect(result.sentChanges).toBe(false)
+  })
+
+  it('when Workload Identity cannot be enabled, skips what needs it and still enables the addons', async () => {
+    const gke = new MemoryGke([ownPool('demo-np-0')])
+    gke.failNextOperation('UPDATE_CLUSTER', {status: 'INTERNAL', message: 'the update broke'})
+    const {result} = await applyStorage(gke)
+    const status = Object.fromEntries(result.outcomes.map((o) => [`${o.action} ${o.name}`, o.status]))
+    expect(status).toEqual({
+      'update workload identity (pool test-project.svc.id.goog)': 'failed',
+      'update addons GcsFuseCsiDriver': 'failed',
+      'create demo-np-1': 'skipped',
+      'update demo-np-0': 'skipped',
+    })
+    // The failed update left the cluster in ERROR (the fault's default), so the addons were refused too.
+    expect(result.outcomes.find((o) => o.name === 'demo-np-1')?.error?.message).toBe(
+      'Skipped demo-np-1: Workload Identity could not be enabled on the cluster.',
+    )
+  })
+
+  it('applies a plan of updates alone, as storage attach plans them, before the steps that follow them', async () => {
+    const gke = new MemoryGke([ownPool('demo-np-0')])
+    const observed = await gke.getCluster({project: 'test-project', location: 'us-central2', name: 'demo'})
+    const updates = planStorageClusterUpdates('gcsfuse', observed!)
+    const plan = {project: 'test-project', location: 'us-central2', cluster: 'demo', ...updates}
+    const order: string[] = []
+    const attach: GraphStep = {
+      id: 'attach',
+      line: 'attach',
+      resource: 'storage',
+      name: 'attach',
+      action: 'apply',
+      run: async () => {
+        order.push(`attach with ${gke.csiDrivers.join()} and ${gke.workloadPool}`)
+      },
+    }
+    const deps = {gke, console: new RecordingConsole(), ...virtualTime()}
+    const result = await applyClusterPlan(plan, deps, options({inCluster: [attach]}))
+    expect(result.outcomes.map((o) => `${o.action} ${o.name} ${o.status}`).sort()).toEqual([
+      'apply attach done',
+      'update addons GcsFuseCsiDriver done',
+      'update demo-np-0 done',
+      'update workload identity (pool test-project.svc.id.goog) done',
+    ])
+    // After the cluster updates; beside the pools' own (those objects need no node), unless `after` says so.
+    expect(order).toEqual(['attach with GcsFuseCsiDriver and test-project.svc.id.goog'])
+  })
+
+  it('fails a cluster update the cluster does not show once it is no longer RECONCILING', async () => {
+    const gke = new MemoryGke([ownPool('demo-np-0')])
+    const update = gke.updateCluster.bind(gke)
+    gke.updateCluster = async (ref, u) => {
+      const op = await update(ref, u)
+      gke.ops.get(op.name)!.finish = () => {
+        gke.cluster = 'RUNNING'
+      }
+      return op
+    }
+    const {result} = await applyStorage(gke)
+    expect(result.outcomes.find((o) => o.resource === 'clusterUpdate')?.error?.message).toBe(
+      'Cluster demo is RUNNING without workload identity (pool test-project.svc.id.goog) after the update.',
+    )
   })
 })

@@ -369,6 +369,136 @@ describe('FakeGke node pools', () => {
   })
 })
 
+describe('FakeGke updates (UpdateCluster, UpdateNodePool)', () => {
+  const WI = {desiredWorkloadIdentityConfig: {workloadPool: `${P}.svc.id.goog`}}
+
+  it('applies one change per UpdateCluster, once DONE: addons merged, the workload pool set', async () => {
+    fake.seedCluster({
+      project: P,
+      location: L,
+      name: 'c1',
+      fields: {addonsConfig: {gcePersistentDiskCsiDriverConfig: {enabled: true}}},
+    })
+    fake.settings.operationMs = Infinity
+    const [op] = await client.updateCluster({
+      name: clusterPath('c1'),
+      update: {desiredAddonsConfig: {lustreCsiDriverConfig: {enabled: true, enableLegacyLustrePort: true}}},
+    })
+    expect(op).toMatchObject({operationType: 'UPDATE_CLUSTER', status: 'RUNNING'})
+    expect(fake.cluster(P, L, 'c1')).toMatchObject({
+      status: 'RECONCILING',
+      addonsConfig: {gcePersistentDiskCsiDriverConfig: {enabled: true}},
+    })
+    expect(fake.cluster(P, L, 'c1')?.addonsConfig?.lustreCsiDriverConfig).toBeUndefined()
+    fake.finishOperations()
+    expect(fake.cluster(P, L, 'c1')).toMatchObject({
+      status: 'RUNNING',
+      addonsConfig: {
+        gcePersistentDiskCsiDriverConfig: {enabled: true},
+        lustreCsiDriverConfig: {enabled: true, enableLegacyLustrePort: true},
+      },
+    })
+    await client.updateCluster({name: clusterPath('c1'), update: WI})
+    fake.finishOperations()
+    expect(fake.cluster(P, L, 'c1')?.workloadIdentityConfig).toEqual({workloadPool: `${P}.svc.id.goog`})
+  })
+
+  it.each([
+    ['no field', {}, /this request has 0\.$/],
+    ['two fields', {...WI, desiredAddonsConfig: {}}, /has 2: desiredAddonsConfig, desiredWorkloadIdentityConfig\.$/],
+  ])('refuses an UpdateCluster with %s (INVALID_ARGUMENT), changing nothing', async (_, update, details) => {
+    fake.seedCluster({project: P, location: L, name: 'c1'})
+    await expect(client.updateCluster({name: clusterPath('c1'), update})).rejects.toMatchObject({
+      code: grpc.status.INVALID_ARGUMENT,
+      details: expect.stringMatching(details),
+    })
+    expect(fake.operations()).toEqual([])
+  })
+
+  it('answers UNIMPLEMENTED for a ClusterUpdate field it does not model, and INVALID_ARGUMENT for a foreign pool', async () => {
+    fake.seedCluster({project: P, location: L, name: 'c1'})
+    await expect(
+      client.updateCluster({name: clusterPath('c1'), update: {desiredNodeVersion: 'latest'}}),
+    ).rejects.toMatchObject({code: grpc.status.UNIMPLEMENTED})
+    await expect(
+      client.updateCluster({
+        name: clusterPath('c1'),
+        update: {desiredWorkloadIdentityConfig: {workloadPool: 'p2.svc.id.goog'}},
+      }),
+    ).rejects.toMatchObject({code: grpc.status.INVALID_ARGUMENT, details: expect.stringContaining('"p1.svc.id.goog"')})
+    expect(fake.operations()).toEqual([])
+  })
+
+  it('runs an UpdateCluster alone: not beside a pool operation, and nothing else (not even a delete) beside it', async () => {
+    fake.seedCluster({project: P, location: L, name: 'c1', nodePools: [{name: 'np1', initialNodeCount: 1}]})
+    fake.settings.operationMs = Infinity
+    const poolOp = await createPool('c1', {name: 'np2', initialNodeCount: 1})
+    await expect(client.updateCluster({name: clusterPath('c1'), update: WI})).rejects.toMatchObject({
+      code: grpc.status.FAILED_PRECONDITION,
+      details: 'Cluster is running incompatible operation operation-1.',
+    })
+    fake.finishOperations()
+    await waitDone(poolOp.name!)
+    await client.updateCluster({name: clusterPath('c1'), update: WI})
+    await expect(createPool('c1', {name: 'np3', initialNodeCount: 1})).rejects.toMatchObject({
+      code: grpc.status.FAILED_PRECONDITION,
+      details: 'Cluster is running incompatible operation operation-2.',
+    })
+    await expect(client.deleteCluster({name: clusterPath('c1')})).rejects.toMatchObject({
+      code: grpc.status.FAILED_PRECONDITION,
+      details: expect.stringMatching(/^Operation operation-2 is currently updating cluster c1\./),
+    })
+  })
+
+  it('a failed update leaves the cluster in the status asked for and its pools as they were', async () => {
+    fake.seedCluster({project: P, location: L, name: 'c1', nodePools: [{name: 'np1', initialNodeCount: 1}]})
+    fake.failOperations({type: 'UPDATE_CLUSTER', code: grpc.status.INTERNAL, message: 'no', durationMs: 0})
+    const [op] = await client.updateCluster({name: clusterPath('c1'), update: WI})
+    await fake.settled()
+    expect(fake.operation(op.name!)?.error).toMatchObject({code: grpc.status.INTERNAL})
+    expect(fake.cluster(P, L, 'c1')).toMatchObject({status: 'ERROR', statusMessage: 'no'})
+    expect(fake.cluster(P, L, 'c1')?.workloadIdentityConfig).toBeUndefined()
+    expect(fake.nodePool(P, L, 'c1', 'np1')?.status).toBe('RUNNING')
+  })
+
+  it('GKE_METADATA needs Workload Identity; with it, pools get it by default and an UpdateNodePool switches one', async () => {
+    fake.seedCluster({project: P, location: L, name: 'c1', nodePools: [{name: 'np1', initialNodeCount: 1}]})
+    const gkeMetadata = {workloadMetadataConfig: {mode: 'GKE_METADATA' as const}}
+    const refused = {
+      code: grpc.status.INVALID_ARGUMENT,
+      details: expect.stringMatching(/Workload Identity is not enabled/),
+    }
+    await expect(client.updateNodePool({name: poolPath('c1', 'np1'), ...gkeMetadata})).rejects.toMatchObject(refused)
+    await expect(createPool('c1', {name: 'np2', initialNodeCount: 1, config: gkeMetadata})).rejects.toMatchObject(
+      refused,
+    )
+    await expect(
+      client.createCluster({
+        parent,
+        cluster: {name: 'c2', nodePools: [{name: 'default-pool', initialNodeCount: 1, config: gkeMetadata}]},
+      }),
+    ).rejects.toMatchObject(refused)
+    await waitDone((await client.updateCluster({name: clusterPath('c1'), update: WI}))[0].name!)
+    expect(fake.nodePool(P, L, 'c1', 'np1')?.config?.workloadMetadataConfig).toBeUndefined()
+    fake.settings.operationMs = Infinity
+    const [op] = await client.updateNodePool({name: poolPath('c1', 'np1'), ...gkeMetadata})
+    expect(op.operationType).toBe('UPGRADE_NODES')
+    expect(fake.nodePool(P, L, 'c1', 'np1')?.status).toBe('RECONCILING')
+    fake.finishOperations()
+    expect(fake.nodePool(P, L, 'c1', 'np1')).toMatchObject({status: 'RUNNING', config: gkeMetadata})
+    await createPool('c1', {name: 'np2', initialNodeCount: 1})
+    expect(fake.nodePool(P, L, 'c1', 'np2')?.config).toMatchObject(gkeMetadata)
+  })
+
+  it('answers UNIMPLEMENTED for node-pool updates other than the workload metadata mode', async () => {
+    fake.seedCluster({project: P, location: L, name: 'c1', nodePools: [{name: 'np1', initialNodeCount: 1}]})
+    await expect(
+      client.updateNodePool({name: poolPath('c1', 'np1'), nodeVersion: 'latest', imageType: 'COS_CONTAINERD'}),
+    ).rejects.toMatchObject({code: grpc.status.UNIMPLEMENTED})
+    expect(fake.operations()).toEqual([])
+  })
+})
+
 describe('FakeGke fault injection', () => {
   beforeEach(() => {
     fake.seedCluster({project: P, location: L, name: 'c1'})

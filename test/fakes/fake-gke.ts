@@ -23,7 +23,14 @@ export type ClusterStatus = keyof V1['Cluster']['Status']
 export type NodePoolStatus = keyof V1['NodePool']['Status']
 export type OperationStatus = keyof V1['Operation']['Status']
 export type OperationType =
-  'CREATE_CLUSTER' | 'DELETE_CLUSTER' | 'CREATE_NODE_POOL' | 'DELETE_NODE_POOL' | 'SET_NODE_POOL_SIZE' | 'SET_LABELS'
+  | 'CREATE_CLUSTER'
+  | 'DELETE_CLUSTER'
+  | 'UPDATE_CLUSTER'
+  | 'CREATE_NODE_POOL'
+  | 'DELETE_NODE_POOL'
+  | 'UPGRADE_NODES'
+  | 'SET_NODE_POOL_SIZE'
+  | 'SET_LABELS'
 export type Channel = 'RAPID' | 'REGULAR' | 'STABLE'
 
 export type ClusterState = Cluster & {name: string; location: string; status: ClusterStatus; nodePools: NodePoolState[]}
@@ -168,7 +175,12 @@ const DEFAULT_CHANNELS: ServerConfigSettings['channels'] = {
 
 const NAME_RE = /^[a-z](?:[-a-z0-9]{0,38}[a-z0-9])?$/
 const LOCATION_RE = /^[a-z]+(?:-[a-z]+)?\d+(?:-[a-z])?$/
-const CLUSTER_OPS: readonly OperationType[] = ['CREATE_CLUSTER', 'DELETE_CLUSTER']
+/** Operations on the cluster itself: while one runs, GKE refuses every other change to the cluster and its pools. */
+const CLUSTER_OPS: readonly OperationType[] = ['CREATE_CLUSTER', 'DELETE_CLUSTER', 'UPDATE_CLUSTER']
+/** The ClusterUpdate fields the fake applies; it answers UNIMPLEMENTED for the others. */
+const CLUSTER_UPDATES = ['desiredAddonsConfig', 'desiredWorkloadIdentityConfig'] as const
+/** The UpdateNodePoolRequest fields that name the pool rather than change it. */
+const POOL_REQUEST_NAMES = new Set(['name', 'projectId', 'zone', 'clusterId', 'nodePoolId'])
 const API = 'https://container.googleapis.com/v1/'
 
 class RpcError extends Error {
@@ -204,6 +216,8 @@ interface OpRecord {
   nodePool?: string
   failure?: {code: number; message: string; resourceStatus: ClusterStatus & NodePoolStatus}
   resizeTo?: number
+  /** What an update changes once it is DONE (UPDATE_CLUSTER, UPGRADE_NODES). */
+  applyUpdate?: () => void
 }
 
 let cachedService: grpc.ServiceDefinition | undefined
@@ -547,6 +561,10 @@ export class FakeGke {
         return this.setNodePoolSize(r)
       case 'SetLabels':
         return this.setLabels(r)
+      case 'UpdateCluster':
+        return this.updateCluster(r)
+      case 'UpdateNodePool':
+        return this.updateNodePool(r)
       case 'GetOperation':
         return structuredClone(this.requireOperation(nameFrom(r, 'name', OPERATION_PARTS)).op)
       case 'ListOperations':
@@ -595,7 +613,13 @@ export class FakeGke {
       if (!NAME_RE.test(pool.name ?? '')) throw invalid(nameError('node_pool.name', pool.name ?? ''))
       if (seen.has(pool.name!)) throw invalid(`Node pool "${pool.name}" is specified more than once.`)
       seen.add(pool.name!)
+      if (pool.config?.workloadMetadataConfig?.mode === 'GKE_METADATA' && !input.workloadIdentityConfig?.workloadPool) {
+        throw invalid(gkeSays.workloadIdentityOff(pool.name!))
+      }
     }
+    const workloadPool = input.workloadIdentityConfig?.workloadPool
+    if (workloadPool && workloadPool !== `${project}.svc.id.goog`)
+      throw invalid(gkeSays.badWorkloadPool(workloadPool, project))
 
     const sc = this.settings.serverConfig
     const channel = input.releaseChannel?.channel as string | undefined
@@ -661,6 +685,52 @@ export class FakeGke {
     return this.startOperation('SET_LABELS', rec, r)
   }
 
+  /**
+   * UpdateCluster: one change per request (desiredAddonsConfig or desiredWorkloadIdentityConfig here), refused while
+   * any other operation runs on the cluster. The cluster is RECONCILING until the UPDATE_CLUSTER operation is DONE,
+   * and shows the change from then on.
+   */
+  private updateCluster(r: Record<string, unknown>): object {
+    const rec = this.requireCluster(nameFrom(r, 'name', CLUSTER_PARTS))
+    const update = (r.update ?? {}) as Record<string, unknown>
+    const fields = Object.keys(update).filter((k) => update[k] !== undefined && update[k] !== null)
+    if (fields.length !== 1) throw invalid(gkeSays.oneUpdatePerRequest(fields))
+    const field = fields[0] as (typeof CLUSTER_UPDATES)[number]
+    if (!CLUSTER_UPDATES.includes(field)) {
+      throw new RpcError(grpc.status.UNIMPLEMENTED, `fake-gke does not model ClusterUpdate.${field}.`)
+    }
+    let applyUpdate: () => void
+    if (field === 'desiredWorkloadIdentityConfig') {
+      const pool = (update[field] as {workloadPool?: string}).workloadPool ?? ''
+      if (pool !== '' && pool !== `${rec.project}.svc.id.goog`)
+        throw invalid(gkeSays.badWorkloadPool(pool, rec.project))
+      applyUpdate = () => {
+        if (pool === '') delete rec.data.workloadIdentityConfig
+        else rec.data.workloadIdentityConfig = {workloadPool: pool}
+      }
+    } else {
+      // Only the addons named change; each one's config is merged into what the cluster has.
+      const addons = update[field] as Record<string, Record<string, unknown>>
+      applyUpdate = () => {
+        const current = (rec.data.addonsConfig ?? {}) as Record<string, Record<string, unknown>>
+        for (const [addon, config] of Object.entries(addons)) current[addon] = {...current[addon], ...config}
+        rec.data.addonsConfig = current
+      }
+    }
+    const running = this.running(rec)
+    const clusterOp = running.find((op) => CLUSTER_OPS.includes(op.type))
+    if (clusterOp) throw incompatible(clusterOp)
+    if (rec.data.status !== 'RUNNING' && rec.data.status !== 'DEGRADED') {
+      throw new RpcError(grpc.status.FAILED_PRECONDITION, gkeSays.notReady(rec.data.name, rec.data.status))
+    }
+    // GKE changes a cluster one operation at a time: not while its node pools are being changed either.
+    if (running.length > 0) throw incompatible(running[0])
+    const op = this.startOperation('UPDATE_CLUSTER', rec, r)
+    this.ops.get(op.name)!.applyUpdate = applyUpdate
+    rec.data.status = 'RECONCILING'
+    return op
+  }
+
   // ---- node pools ----
 
   private listNodePools(r: Record<string, unknown>): object {
@@ -685,6 +755,12 @@ export class FakeGke {
         throw invalid(`Placement policy "${policyName}" was not found: the resource '${policy}' does not exist.`)
       }
     }
+    if (
+      input.config?.workloadMetadataConfig?.mode === 'GKE_METADATA' &&
+      !rec.data.workloadIdentityConfig?.workloadPool
+    ) {
+      throw invalid(gkeSays.workloadIdentityOff(name))
+    }
     this.checkClusterAccepts(rec)
     const sc = this.settings.serverConfig
     input.version = resolveVersion(input.version, sc.validNodeVersions, rec.data.currentMasterVersion ?? '', 'Node')
@@ -699,6 +775,32 @@ export class FakeGke {
     this.checkClusterAccepts(rec, pool.data.name)
     const op = this.startOperation('DELETE_NODE_POOL', rec, r, pool.data.name)
     pool.data.status = 'STOPPING'
+    return op
+  }
+
+  /**
+   * UpdateNodePool, as far as the fake models it: the workload metadata mode (GKE_METADATA only on a cluster with
+   * Workload Identity). The pool is RECONCILING (GKE recreates its nodes) until the operation is DONE, then has it.
+   */
+  private updateNodePool(r: Record<string, unknown>): object {
+    const {rec, pool} = this.requirePool(nameFrom(r, 'name', POOL_PARTS))
+    const changes = Object.keys(r).filter((k) => !POOL_REQUEST_NAMES.has(k) && r[k] !== undefined && r[k] !== null)
+    const mode = (r.workloadMetadataConfig as {mode?: string} | undefined)?.mode
+    if (changes.join() !== 'workloadMetadataConfig' || (mode !== 'GKE_METADATA' && mode !== 'GCE_METADATA')) {
+      throw new RpcError(
+        grpc.status.UNIMPLEMENTED,
+        `fake-gke models only workloadMetadataConfig.mode updates of node pools, not ${changes.join(', ') || 'an empty update'}.`,
+      )
+    }
+    if (mode === 'GKE_METADATA' && !rec.data.workloadIdentityConfig?.workloadPool) {
+      throw invalid(gkeSays.workloadIdentityOff(pool.data.name))
+    }
+    this.checkClusterAccepts(rec, pool.data.name)
+    const op = this.startOperation('UPGRADE_NODES', rec, r, pool.data.name)
+    this.ops.get(op.name)!.applyUpdate = () => {
+      pool.data.config = {...pool.data.config, workloadMetadataConfig: {mode}}
+    }
+    pool.data.status = 'RECONCILING'
     return op
   }
 
@@ -826,7 +928,10 @@ export class FakeGke {
       const target = pool ? pool.data : cluster.data
       target.status = failure.resourceStatus
       target.statusMessage = failure.message
-      if (!pool) for (const p of cluster.pools.values()) p.data.status = failure.resourceStatus
+      // A failed create or delete of the cluster takes its pools along; a failed update leaves them as they are.
+      if (!pool && rec.type !== 'UPDATE_CLUSTER') {
+        for (const p of cluster.pools.values()) p.data.status = failure.resourceStatus
+      }
       return
     }
     switch (rec.type) {
@@ -842,6 +947,14 @@ export class FakeGke {
         break
       case 'DELETE_NODE_POOL':
         if (pool) cluster.pools.delete(pool.data.name)
+        break
+      case 'UPDATE_CLUSTER':
+        rec.applyUpdate?.()
+        cluster.data.status = 'RUNNING'
+        break
+      case 'UPGRADE_NODES':
+        rec.applyUpdate?.()
+        if (pool) pool.data.status = 'RUNNING'
         break
       case 'SET_NODE_POOL_SIZE':
         if (pool) {
@@ -930,8 +1043,15 @@ export class FakeGke {
     const data: NodePoolState = {
       ...input,
       name: input.name,
-      // GKE fills these in when the caller leaves them out.
-      config: {machineType: 'e2-medium', diskSizeGb: 100, imageType: 'COS_CONTAINERD', ...input.config},
+      // GKE fills these in when the caller leaves them out; pools of a cluster with Workload Identity get the GKE
+      // metadata server.
+      config: {
+        machineType: 'e2-medium',
+        diskSizeGb: 100,
+        imageType: 'COS_CONTAINERD',
+        ...(cluster.data.workloadIdentityConfig?.workloadPool ? {workloadMetadataConfig: {mode: 'GKE_METADATA'}} : {}),
+        ...input.config,
+      },
       locations: input.locations?.length ? input.locations : [...(cluster.data.locations ?? [])],
       version: input.version || cluster.data.currentNodeVersion || cluster.data.currentMasterVersion || '',
       selfLink: `${API}${cluster.key}/nodePools/${input.name}`,

@@ -2,12 +2,14 @@
 // adapter talking to FakeGke: what cluster create and delete rest on. Reads that find nothing; creates of what exists
 // and deletes of what does not; the lifecycles and operations (read until DONE, listed by location, failing with
 // their resource left in ERROR, aborted by the cluster's delete); the refusals a busy or broken cluster answers
-// (retried or not); the labels and their fingerprint, which the cluster lock rests on; and transient failures.
+// (retried or not); the labels and their fingerprint, which the cluster lock rests on; the updates that enable CSI
+// drivers and Workload Identity, one at a time, and switch node pools to the GKE metadata server; and transient
+// failures.
 import {expect} from 'vitest'
 
 import {createGkeClient, toApiNodePool} from '../../src/adapters/gke-container-api.js'
 import type {ObservedCluster, ObservedNodePool} from '../../src/core/cluster/observed.js'
-import type {NodePoolSpec} from '../../src/core/cluster/spec.js'
+import type {ClusterUpdate, NodePoolSpec} from '../../src/core/cluster/spec.js'
 import type {ClusterRef, GkeClient, GkeOperation} from '../../src/ports/gke.js'
 import {desiredFor, observedPoolFrom} from '../builders/observed.js'
 import {FakeGke, type ClusterStatus, type SeedNodePool} from './fake-gke.js'
@@ -42,6 +44,8 @@ const RPC: Readonly<Record<GkeCall, string>> = {
   createCluster: 'CreateCluster',
   deleteCluster: 'DeleteCluster',
   setResourceLabels: 'SetLabels',
+  updateCluster: 'UpdateCluster',
+  updateNodePool: 'UpdateNodePool',
   listNodePools: 'ListNodePools',
   getNodePool: 'GetNodePool',
   createNodePool: 'CreateNodePool',
@@ -121,7 +125,11 @@ const poolView = (p: ObservedNodePool | undefined) =>
     tpuTopology: p.tpuTopology,
     placementType: p.placementType,
     capacity: p.capacity,
+    workloadMetadataMode: p.workloadMetadataMode,
   }
+/** What a cluster has enabled: its CSI drivers and Workload Identity. */
+const enabledView = (c: ObservedCluster | undefined) =>
+  c && {status: c.status, csiDrivers: c.csiDrivers, lustreLegacyPort: c.lustreLegacyPort, workloadPool: c.workloadPool}
 const opView = (op: GkeOperation) => ({type: op.type, status: op.status, error: op.error && failureOf(op.error)})
 
 const getCluster =
@@ -161,7 +169,48 @@ const RUNNING_POOL = {
   tpuTopology: '2x2x2',
   placementType: 'COMPACT',
   capacity: 'spot',
+  workloadMetadataMode: null,
 }
+const WORKLOAD_POOL = `${PROJECT}.svc.id.goog`
+const ENABLE_WORKLOAD_IDENTITY: ClusterUpdate = {kind: 'workloadIdentity', workloadPool: WORKLOAD_POOL}
+const ENABLE_ADDONS: ClusterUpdate = {
+  kind: 'addons',
+  enable: ['LustreCsiDriver', 'GcsFuseCsiDriver'],
+  lustreLegacyPort: true,
+}
+const TO_GKE_METADATA = {workloadMetadataMode: 'GKE_METADATA'} as const
+/** The cluster once both updates are done. */
+const ALL_ENABLED = {
+  status: 'RUNNING',
+  csiDrivers: ['GcsFuseCsiDriver', 'LustreCsiDriver'],
+  lustreLegacyPort: true,
+  workloadPool: WORKLOAD_POOL,
+}
+/** Deleting demo-np-0 while `operation` is `doing` it is refused, and retried. */
+const deleteOfBusyPool = (call: string, operation: string, doing: string): Step<GkeClient> => ({
+  call,
+  run: (gke) => gke.deleteNodePool(REF, 'demo-np-0'),
+  fails: {
+    ...RETRIED_CONFLICT,
+    message: `Could not delete node pool demo-np-0: Operation ${operation} is currently ${doing} node pool demo-np-0. Please wait and try again once it is done.`,
+  },
+})
+/** Sends a cluster update and reads its operation until DONE. */
+const updatedCluster = (what: string, update: ClusterUpdate): Step<GkeClient>[] => [
+  {
+    call: `updateCluster(${what})`,
+    run: (gke) => gke.updateCluster(REF, update),
+    gives: started('UPDATE_CLUSTER'),
+    as: what,
+  },
+  {call: 'getOperation until DONE', run: untilDone(what), gives: DONE('UPDATE_CLUSTER')},
+]
+/** Reads what the cluster has enabled. */
+const enabledIs = (call: string, gives: unknown): Step<GkeClient> => ({
+  call,
+  run: async (gke) => enabledView(await gke.getCluster(REF)),
+  gives,
+})
 const RETRIED_CONFLICT = {status: 'FAILED_PRECONDITION', kind: 'conflict', retryable: true, exitCode: 6}
 const NOT_FOUND = {status: 'NOT_FOUND', kind: 'not-found', retryable: false}
 
@@ -256,6 +305,16 @@ const cases: readonly ContractCase<GkeClient, GkeGiven>[] = [
         call: 'setResourceLabels',
         run: (gke) => gke.setResourceLabels(REF, LABELS, 'abcd1234'),
         fails: {...NOT_FOUND, message: `Could not set the labels of cluster demo: Not found: ${KEY}.`},
+      },
+      {
+        call: 'updateCluster',
+        run: (gke) => gke.updateCluster(REF, ENABLE_WORKLOAD_IDENTITY),
+        fails: {...NOT_FOUND, message: `Could not enable Workload Identity on cluster demo: Not found: ${KEY}.`},
+      },
+      {
+        call: 'updateNodePool',
+        run: (gke) => gke.updateNodePool(REF, 'demo-np-0', TO_GKE_METADATA),
+        fails: {...NOT_FOUND, message: `Could not update node pool demo-np-0: Not found: ${KEY}.`},
       },
     ],
   },
@@ -386,15 +445,7 @@ const cases: readonly ContractCase<GkeClient, GkeGiven>[] = [
           message: `Could not create node pool demo-np-0: Already exists: ${KEY}/nodePools/demo-np-0.`,
         },
       },
-      {
-        call: 'deleteNodePool while it is made',
-        run: (gke) => gke.deleteNodePool(REF, 'demo-np-0'),
-        fails: {
-          ...RETRIED_CONFLICT,
-          message:
-            'Could not delete node pool demo-np-0: Operation operation-1 is currently creating node pool demo-np-0. Please wait and try again once it is done.',
-        },
-      },
+      deleteOfBusyPool('deleteNodePool while it is made', 'operation-1', 'creating'),
       {call: 'getOperation until DONE', run: untilDone('create'), gives: DONE('CREATE_NODE_POOL')},
       {call: 'getNodePool', run: getPool('demo-np-0'), gives: RUNNING_POOL},
       {
@@ -564,6 +615,131 @@ const cases: readonly ContractCase<GkeClient, GkeGiven>[] = [
           retryable: false,
           message: 'Could not set the labels of cluster demo: Invalid label key "Upper".',
         },
+      },
+    ],
+  },
+  {
+    name: 'a cluster update runs alone: RECONCILING, refusing other changes (retried) until DONE; then it shows',
+    given: {pools: ['demo-np-0']},
+    steps: [
+      {
+        call: 'getCluster',
+        run: async (gke) => enabledView(await gke.getCluster(REF)),
+        gives: {status: 'RUNNING', csiDrivers: [], lustreLegacyPort: false, workloadPool: null},
+      },
+      {
+        call: 'updateCluster(workload identity)',
+        run: (gke) => gke.updateCluster(REF, ENABLE_WORKLOAD_IDENTITY),
+        gives: started('UPDATE_CLUSTER'),
+        as: 'identity',
+      },
+      {
+        call: 'getCluster',
+        run: async (gke) => enabledView(await gke.getCluster(REF)),
+        gives: {status: 'RECONCILING', csiDrivers: [], lustreLegacyPort: false, workloadPool: null},
+      },
+      {
+        call: 'updateCluster(addons) meanwhile',
+        run: (gke) => gke.updateCluster(REF, ENABLE_ADDONS),
+        fails: {
+          ...RETRIED_CONFLICT,
+          message:
+            'Could not enable LustreCsiDriver, GcsFuseCsiDriver on cluster demo: Cluster is running incompatible operation operation-1.',
+        },
+      },
+      {
+        call: 'createNodePool meanwhile',
+        run: (gke) => gke.createNodePool(REF, poolSpec('demo-np-1')),
+        fails: {
+          ...RETRIED_CONFLICT,
+          message: 'Could not create node pool demo-np-1: Cluster is running incompatible operation operation-1.',
+        },
+      },
+      {call: 'getOperation until DONE', run: untilDone('identity'), gives: DONE('UPDATE_CLUSTER')},
+      ...updatedCluster('addons', ENABLE_ADDONS),
+      enabledIs('getCluster', ALL_ENABLED),
+      ...updatedCluster('addons again, as a retry would', {
+        kind: 'addons',
+        enable: ['GcsFuseCsiDriver'],
+        lustreLegacyPort: false,
+      }),
+      enabledIs('getCluster: what was enabled stays', ALL_ENABLED),
+    ],
+  },
+  {
+    name: 'a cluster update waits for the node-pool operations running (retried); another project’s pool is refused',
+    steps: [
+      createPool('demo-np-0', 'pool'),
+      {
+        call: 'updateCluster while a pool is made',
+        run: (gke) => gke.updateCluster(REF, ENABLE_WORKLOAD_IDENTITY),
+        fails: {
+          ...RETRIED_CONFLICT,
+          message:
+            'Could not enable Workload Identity on cluster demo: Cluster is running incompatible operation operation-1.',
+        },
+      },
+      {call: 'getOperation until DONE', run: untilDone('pool'), gives: DONE('CREATE_NODE_POOL')},
+      {
+        call: 'updateCluster(other-project.svc.id.goog)',
+        run: (gke) => gke.updateCluster(REF, {kind: 'workloadIdentity', workloadPool: 'other-project.svc.id.goog'}),
+        fails: {
+          status: 'INVALID_ARGUMENT',
+          kind: 'failed',
+          retryable: false,
+          message: `Could not enable Workload Identity on cluster demo: Invalid workload pool "other-project.svc.id.goog": the only pool of project ${PROJECT} is "${WORKLOAD_POOL}".`,
+        },
+      },
+    ],
+  },
+  {
+    name: 'node pools use GKE_METADATA only with Workload Identity: then new pools get it, an update switches old ones',
+    given: {pools: ['demo-np-0']},
+    steps: [
+      {
+        call: 'updateNodePool(GKE_METADATA) without Workload Identity',
+        run: (gke) => gke.updateNodePool(REF, 'demo-np-0', TO_GKE_METADATA),
+        fails: {
+          status: 'INVALID_ARGUMENT',
+          kind: 'failed',
+          retryable: false,
+          message:
+            'Could not update node pool demo-np-0: Node pool demo-np-0 cannot use workload metadata mode GKE_METADATA: Workload Identity is not enabled on the cluster.',
+        },
+      },
+      {
+        call: 'createNodePool(GKE_METADATA) without Workload Identity',
+        run: (gke) => gke.createNodePool(REF, {...poolSpec('demo-np-1'), workloadMetadataMode: 'GKE_METADATA'}),
+        fails: {
+          status: 'INVALID_ARGUMENT',
+          kind: 'failed',
+          retryable: false,
+          message:
+            'Could not create node pool demo-np-1: Node pool demo-np-1 cannot use workload metadata mode GKE_METADATA: Workload Identity is not enabled on the cluster.',
+        },
+      },
+      ...updatedCluster('workload identity', ENABLE_WORKLOAD_IDENTITY),
+      {call: 'getNodePool: as it was', run: getPool('demo-np-0'), gives: RUNNING_POOL},
+      {
+        call: 'updateNodePool(GKE_METADATA)',
+        run: (gke) => gke.updateNodePool(REF, 'demo-np-0', TO_GKE_METADATA),
+        gives: started('UPGRADE_NODES'),
+        as: 'update',
+      },
+      {call: 'getNodePool', run: getPool('demo-np-0'), gives: {...RUNNING_POOL, status: 'RECONCILING'}},
+      deleteOfBusyPool('deleteNodePool meanwhile', 'operation-2', 'updating'),
+      {call: 'getOperation until DONE', run: untilDone('update'), gives: DONE('UPGRADE_NODES')},
+      {
+        call: 'getNodePool',
+        run: getPool('demo-np-0'),
+        gives: {...RUNNING_POOL, workloadMetadataMode: 'GKE_METADATA'},
+      },
+      createPool('demo-np-1', 'create'),
+      {call: 'getOperation until DONE', run: untilDone('create'), gives: DONE('CREATE_NODE_POOL')},
+      {
+        call: 'getNodePool(the new one)',
+        run: getPool('demo-np-1'),
+        gives: {...RUNNING_POOL, name: 'demo-np-1', workloadMetadataMode: 'GKE_METADATA'},
       },
     ],
   },

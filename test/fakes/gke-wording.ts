@@ -13,6 +13,8 @@ const DOING: Readonly<Record<string, string>> = {
   CREATE_NODE_POOL: 'creating',
   DELETE_NODE_POOL: 'deleting',
   SET_NODE_POOL_SIZE: 'resizing',
+  UPDATE_CLUSTER: 'updating',
+  UPGRADE_NODES: 'updating',
 }
 
 export const gkeSays = {
@@ -31,6 +33,15 @@ export const gkeSays = {
     `Labels could not be set due to fingerprint mismatch; try again with the proper fingerprint: incorrect fingerprint supplied was "${given}", the expected one is "${current}".`,
   invalidLabelKey: (key: string) => `Invalid label key "${key}".`,
   invalidLabelValue: (key: string, value: string) => `Invalid value "${value}" for label "${key}".`,
+  /** An UpdateCluster whose ClusterUpdate sets no field, or more than one (GKE applies one change per request). */
+  oneUpdatePerRequest: (fields: readonly string[]) =>
+    `Exactly one update can be applied to a cluster with each request; this request has ${fields.length}${fields.length ? `: ${fields.join(', ')}` : ''}.`,
+  /** A Workload Identity pool other than the project's own. */
+  badWorkloadPool: (pool: string, project: string) =>
+    `Invalid workload pool "${pool}": the only pool of project ${project} is "${project}.svc.id.goog".`,
+  /** A node pool asking for the GKE metadata server on a cluster without Workload Identity. */
+  workloadIdentityOff: (pool: string) =>
+    `Node pool ${pool} cannot use workload metadata mode GKE_METADATA: Workload Identity is not enabled on the cluster.`,
   /** How node-pool operations end when their cluster is deleted under them. */
   abortedByClusterDelete: 'Operation was aborted: the cluster is being deleted.',
 }

@@ -8,13 +8,25 @@
 //     deleted, or while another operation runs on the same pool, and (not retried) while the cluster is neither
 //     RUNNING nor DEGRADED. Deleting the cluster aborts the operations running on its pools.
 //   - Labels carry a fingerprint of their content; SetLabels with another fingerprint is refused as GKE words it.
+//   - UpdateCluster (addons, Workload Identity) runs alone: refused while any operation runs on the cluster, and
+//     every change waits for it; the cluster is RECONCILING until it is DONE, then shows the change. A pool may use
+//     GKE_METADATA only once the cluster has Workload Identity, and then gets it by default; UpdateNodePool switches
+//     an existing pool (RECONCILING until done).
 //   - The cluster is made with `default-pool`; resources are PROVISIONING (or STOPPING) while their operation runs,
 //     then RUNNING (or gone). An operation made to fail leaves its resource in ERROR with the failure as its message.
 //   - Failures are ApiErrors classified as the adapter classifies GKE's answers, saying what was being done.
 // Methods can still be replaced per test, for what the contract does not cover.
 import {gkeApiError, GRPC_STATUS} from '../../src/core/cluster/gke-errors.js'
 import type {ClusterStatus, NodePoolStatus, ObservedNodePool, ServerConfig} from '../../src/core/cluster/observed.js'
-import type {ClusterSpec, NodePoolSpec} from '../../src/core/cluster/spec.js'
+import {
+  CSI_DRIVERS,
+  workloadPoolOf,
+  type ClusterSpec,
+  type ClusterUpdate,
+  type CsiDriver,
+  type NodePoolSpec,
+  type NodePoolUpdate,
+} from '../../src/core/cluster/spec.js'
 import type {ApiError} from '../../src/core/errors.js'
 import type {ClusterRef, GkeClient, GkeOperation} from '../../src/ports/gke.js'
 import {anObservedCluster, anObservedPool, observedPoolFrom} from '../builders/observed.js'
@@ -48,7 +60,7 @@ interface OperationEntry {
   readonly pool?: string
 }
 
-const CLUSTER_OPERATIONS = new Set(['CREATE_CLUSTER', 'DELETE_CLUSTER'])
+const CLUSTER_OPERATIONS = new Set(['CREATE_CLUSTER', 'DELETE_CLUSTER', 'UPDATE_CLUSTER'])
 
 export class MemoryGke implements GkeClient {
   readonly pools = new Map<string, ObservedNodePool>()
@@ -62,6 +74,11 @@ export class MemoryGke implements GkeClient {
   cluster: ClusterStatus | 'gone' = 'RUNNING'
   /** The cluster's resource labels; SetLabels replaces them when given their current fingerprint. */
   labels: Record<string, string> = {gke_product_type: 'xpk'}
+  /** The CSI driver addons enabled, in any order (reads give them in CSI_DRIVERS order). */
+  csiDrivers: CsiDriver[] = []
+  lustreLegacyPort = false
+  /** The Workload Identity pool, or null when it is off. */
+  workloadPool: string | null = null
   private next = 0
   private readonly faults: (Fault & GkeFailure & {readonly call: GkeCall})[] = []
   private readonly operationFaults: (Fault & GkeFailure & {readonly type: string})[] = []
@@ -123,6 +140,9 @@ export class MemoryGke implements GkeClient {
     if (this.cluster !== 'gone') this.fail('ALREADY_EXISTS', gkeSays.alreadyExists(this.key(ref)), context)
     this.cluster = 'PROVISIONING'
     this.labels = {...spec.labels}
+    this.csiDrivers = [...spec.csiDrivers]
+    this.lustreLegacyPort = spec.csiDrivers.includes('LustreCsiDriver') && spec.lustreLegacyPort
+    this.workloadPool = spec.workloadPool
     this.pools.set('default-pool', {
       ...anObservedPool({name: 'default-pool', machineType: spec.defaultPool.machineType}),
       nodeCount: spec.defaultPool.nodeCount,
@@ -130,6 +150,7 @@ export class MemoryGke implements GkeClient {
       tpuTopology: null,
       placementType: null,
       status: 'PROVISIONING',
+      workloadMetadataMode: spec.workloadPool ? 'GKE_METADATA' : null,
     })
     return this.operation(ref, 'CREATE_CLUSTER', undefined, () => {
       this.cluster = 'RUNNING'
@@ -177,6 +198,35 @@ export class MemoryGke implements GkeClient {
     return this.operation(ref, 'SET_LABELS', undefined, () => {})
   }
 
+  async updateCluster(ref: ClusterRef, update: ClusterUpdate): Promise<GkeOperation> {
+    this.calls.push(`updateCluster ${update.kind}`)
+    const what = update.kind === 'addons' ? `enable ${update.enable.join(', ')} on` : 'enable Workload Identity on'
+    const context = this.context(`${what} cluster ${ref.name}`, ref)
+    this.fault('updateCluster', context)
+    if (!this.exists(ref)) this.fail('NOT_FOUND', gkeSays.notFound(this.key(ref)), context)
+    if (update.kind === 'workloadIdentity' && update.workloadPool !== workloadPoolOf(ref.project)) {
+      this.fail('INVALID_ARGUMENT', gkeSays.badWorkloadPool(update.workloadPool, ref.project), context)
+    }
+    this.checkAccepts(ref, context)
+    // GKE changes a cluster one operation at a time: not while its node pools are being changed either. The caller
+    // retries after a while, so the operation in the way gets a tick (the cluster lock's SET_LABELS, which nobody
+    // waits for, ends so).
+    const [busy] = this.running()
+    if (busy) {
+      this.read(busy.op.name)
+      this.fail('FAILED_PRECONDITION', gkeSays.incompatibleOperation(shortId(busy)), context)
+    }
+    this.cluster = 'RECONCILING'
+    return this.operation(ref, 'UPDATE_CLUSTER', undefined, () => {
+      if (update.kind === 'workloadIdentity') this.workloadPool = update.workloadPool
+      else {
+        this.csiDrivers = [...new Set([...this.csiDrivers, ...update.enable])]
+        if (update.enable.includes('LustreCsiDriver') && update.lustreLegacyPort) this.lustreLegacyPort = true
+      }
+      this.cluster = 'RUNNING'
+    })
+  }
+
   async listNodePools(ref: ClusterRef) {
     const context = this.context(`list node pools of ${ref.name}`, ref)
     this.fault('listNodePools', context)
@@ -198,8 +248,12 @@ export class MemoryGke implements GkeClient {
     if (this.pools.has(spec.name)) {
       this.fail('ALREADY_EXISTS', gkeSays.alreadyExists(`${this.key(ref)}/nodePools/${spec.name}`), context)
     }
+    if (spec.workloadMetadataMode === 'GKE_METADATA' && this.workloadPool === null) {
+      this.fail('INVALID_ARGUMENT', gkeSays.workloadIdentityOff(spec.name), context)
+    }
     this.checkAccepts(ref, context)
-    this.pools.set(spec.name, {...observedPoolFrom(spec), status: 'PROVISIONING'})
+    const mode = spec.workloadMetadataMode ?? (this.workloadPool ? 'GKE_METADATA' : null)
+    this.pools.set(spec.name, {...observedPoolFrom(spec), status: 'PROVISIONING', workloadMetadataMode: mode})
     return this.operation(ref, 'CREATE_NODE_POOL', spec.name, () => this.setPoolStatus(spec.name, 'RUNNING'))
   }
 
@@ -212,6 +266,23 @@ export class MemoryGke implements GkeClient {
     this.checkAccepts(ref, context, name)
     this.setPoolStatus(name, 'STOPPING')
     return this.operation(ref, 'DELETE_NODE_POOL', name, () => this.pools.delete(name))
+  }
+
+  async updateNodePool(ref: ClusterRef, name: string, update: NodePoolUpdate) {
+    this.calls.push(`updateNodePool ${name}`)
+    const context = this.context(`update node pool ${name}`, ref)
+    this.fault('updateNodePool', context)
+    if (!this.exists(ref)) this.fail('NOT_FOUND', gkeSays.notFound(this.key(ref)), context)
+    if (!this.pools.has(name)) this.fail('NOT_FOUND', gkeSays.notFound(`${this.key(ref)}/nodePools/${name}`), context)
+    if (update.workloadMetadataMode === 'GKE_METADATA' && this.workloadPool === null) {
+      this.fail('INVALID_ARGUMENT', gkeSays.workloadIdentityOff(name), context)
+    }
+    this.checkAccepts(ref, context, name)
+    this.setPoolStatus(name, 'RECONCILING')
+    return this.operation(ref, 'UPGRADE_NODES', name, () => {
+      const pool = this.pools.get(name)
+      if (pool) this.pools.set(name, {...pool, status: 'RUNNING', workloadMetadataMode: update.workloadMetadataMode})
+    })
   }
 
   async getOperation(project: string, location: string, name: string) {
@@ -255,6 +326,9 @@ export class MemoryGke implements GkeClient {
       nodePools: [...this.pools.values()],
       labels: {...this.labels},
       labelFingerprint: this.fingerprint,
+      csiDrivers: CSI_DRIVERS.filter((driver) => this.csiDrivers.includes(driver)),
+      lustreLegacyPort: this.lustreLegacyPort,
+      workloadPool: this.workloadPool,
     })
   }
 
@@ -305,7 +379,8 @@ export class MemoryGke implements GkeClient {
         entry.op = {...entry.op, error: gkeApiError(code(fault), this.operationContext(entry))}
         if (pool !== undefined) return this.setPoolStatus(pool, 'ERROR', fault.message)
         this.cluster = 'ERROR'
-        for (const name of this.pools.keys()) this.setPoolStatus(name, 'ERROR')
+        // A failed create or delete of the cluster takes its pools along; a failed update leaves them as they are.
+        if (type !== 'UPDATE_CLUSTER') for (const name of this.pools.keys()) this.setPoolStatus(name, 'ERROR')
       }
     }
     this.ops.set(op.name, entry)

@@ -171,6 +171,104 @@ describe('createCluster', () => {
   })
 })
 
+describe('createCluster: CSI drivers and Workload Identity (--enable-*)', () => {
+  const storage = {...flags, numSlices: '2', enableGcsfuseCsiDriver: true, enableGcpfilestoreCsiDriver: true}
+  const gcePools = () => [pool('demo-np-0', {workloadMetadataMode: 'GCE_METADATA'}), pool('demo-np-1')]
+  /** What changes the cluster (the lock's SetLabels aside: test/services/cluster-lock.test.ts). */
+  const mutations = (gke: MemoryGke) => gke.calls.filter((c) => /^(create|delete|update)/.test(c))
+
+  it('creates a new cluster with them in the create request: no update is sent', async () => {
+    const gke = new MemoryGke()
+    gke.cluster = 'gone'
+    const result = await run(gke, {flags: storage}).done
+    expect(mutations(gke)).toEqual(['createCluster', 'createNodePool demo-np-0', 'createNodePool demo-np-1'])
+    expect([gke.workloadPool, gke.csiDrivers]).toEqual([
+      'test-project.svc.id.goog',
+      ['GcsFuseCsiDriver', 'GcpFilestoreCsiDriver'],
+    ])
+    expect([...gke.pools.values()].map((p) => p.workloadMetadataMode)).toEqual([
+      'GKE_METADATA',
+      'GKE_METADATA',
+      'GKE_METADATA',
+    ])
+    expect(result.steps[0].spec).toMatchObject({
+      csiDrivers: ['GcsFuseCsiDriver', 'GcpFilestoreCsiDriver'],
+      workloadPool: 'test-project.svc.id.goog',
+    })
+  })
+
+  it('updates an existing cluster, asks before its pools’ nodes are recreated, and says what it did', async () => {
+    const gke = new MemoryGke(gcePools())
+    const {console, done} = run(gke, {flags: storage}, 'yes')
+    const result = await done
+    expect(console.questions).toMatchObject([
+      {code: 'cluster.create.confirm-recreate-nodes', default: false, data: {nodePools: ['demo-np-0', 'demo-np-1']}},
+    ])
+    // The first update is refused (and retried) while the cluster lock's SetLabels runs, as GKE does.
+    expect([...new Set(mutations(gke))]).toEqual([
+      'updateCluster workloadIdentity',
+      'updateCluster addons',
+      'updateNodePool demo-np-0',
+      'updateNodePool demo-np-1',
+    ])
+    expect(result.outcomes.every((o) => o.status === 'done')).toBe(true)
+    expect(console.the('cluster.create.summary').text).toContain(
+      'enabled workload identity (pool test-project.svc.id.goog), enabled addons GcsFuseCsiDriver, GcpFilestoreCsiDriver, switched 2 node pools to the GKE metadata server',
+    )
+  })
+
+  it('sends nothing when told no to recreating the nodes', async () => {
+    const gke = new MemoryGke(gcePools())
+    const {done} = run(gke, {flags: storage}, 'no')
+    await expect(done).rejects.toMatchObject({kind: 'declined'})
+    expect(mutations(gke)).toEqual([])
+  })
+
+  it('a re-run finds everything enabled and sends nothing', async () => {
+    const gke = new MemoryGke(gcePools())
+    await run(gke, {flags: storage}, 'yes').done
+    const before = gke.calls.length
+    const {console, done} = run(gke, {flags: storage})
+    const result = await done
+    expect(mutations({calls: gke.calls.slice(before)} as MemoryGke)).toEqual([])
+    expect(result.steps.filter((s) => s.action !== 'none')).toEqual([])
+    expect(console.questions).toEqual([])
+  })
+
+  it('shows the updates on --dry-run and in --json, sending nothing', async () => {
+    const gke = new MemoryGke(gcePools())
+    const {console, done} = run(gke, {flags: storage, dryRun: true})
+    const result = await done
+    expect(mutations(gke)).toEqual([])
+    expect(result.steps.filter((s) => s.action === 'update')).toEqual([
+      {
+        action: 'update',
+        resource: 'clusterUpdate',
+        name: 'demo',
+        reason: 'not enabled yet (GCS FUSE needs it: --enable-gcsfuse-csi-driver)',
+        spec: {kind: 'workloadIdentity', workloadPool: 'test-project.svc.id.goog'},
+      },
+      {
+        action: 'update',
+        resource: 'clusterUpdate',
+        name: 'demo',
+        reason: 'not enabled yet (--enable-gcsfuse-csi-driver, --enable-gcpfilestore-csi-driver)',
+        spec: {kind: 'addons', enable: ['GcsFuseCsiDriver', 'GcpFilestoreCsiDriver'], lustreLegacyPort: false},
+      },
+      ...['demo-np-0', 'demo-np-1'].map((name) => ({
+        action: 'update',
+        resource: 'nodePoolUpdate',
+        name,
+        reason: expect.stringContaining('GKE recreates its nodes'),
+        spec: {workloadMetadataMode: 'GKE_METADATA'},
+      })),
+    ])
+    expect(console.results.join('\n')).toContain(
+      '~   update   cluster  demo       addons GcsFuseCsiDriver, GcpFilestoreCsiDriver: not enabled yet',
+    )
+  })
+})
+
 describe('createCluster: the Topology decided from the node pools', () => {
   const h200 = {cluster: 'demo', project: 'test-project', zone: 'us-central2-b', deviceType: 'h200-141gb-8'}
   const gpuPool = (name: string, placementType: 'COMPACT' | null) => ({

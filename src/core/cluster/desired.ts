@@ -7,7 +7,17 @@ import {clusterNameProblem, projectIdProblem, zoneToRegion} from '../settings.js
 import {escapeInline} from '../text.js'
 import {mergeCustomFields, parseCustomNodePoolArguments} from './custom-args.js'
 import {releaseChannelFor} from './versions.js'
-import {SCOPES, type Capacity, type ClusterSpec, type NodePoolSpec, type PlacementPolicy} from './spec.js'
+import {
+  CSI_DRIVERS,
+  SCOPES,
+  workloadPoolOf,
+  type Capacity,
+  type ClusterSpec,
+  type CsiDriver,
+  type NodePoolSpec,
+  type PlacementPolicy,
+} from './spec.js'
+import type {ClusterNeeds} from './updates.js'
 
 /** `cluster create` flags as parsed. Undefined means "not given". */
 export interface ClusterCreateFlags {
@@ -38,6 +48,24 @@ export interface ClusterCreateFlags {
   readonly customTpuNodepoolArguments?: string
   /** `--max-parallel`: node-pool operations in flight at once. */
   readonly maxParallel?: string | number
+  readonly enableWorkloadIdentity?: boolean
+  readonly enableGcsfuseCsiDriver?: boolean
+  readonly enableGcpfilestoreCsiDriver?: boolean
+  readonly enableParallelstoreCsiDriver?: boolean
+  readonly enablePdCsiDriver?: boolean
+  readonly enableLustreCsiDriver?: boolean
+  readonly enableLegacyLustrePort?: boolean
+}
+
+/** The `cluster create` flag that enables each CSI driver, as Python xpk names them, and its field in the flags. */
+export const CSI_DRIVER_FLAGS: Readonly<
+  Record<CsiDriver, {readonly flag: string; readonly key: keyof ClusterCreateFlags}>
+> = {
+  GcsFuseCsiDriver: {flag: '--enable-gcsfuse-csi-driver', key: 'enableGcsfuseCsiDriver'},
+  GcpFilestoreCsiDriver: {flag: '--enable-gcpfilestore-csi-driver', key: 'enableGcpfilestoreCsiDriver'},
+  ParallelstoreCsiDriver: {flag: '--enable-parallelstore-csi-driver', key: 'enableParallelstoreCsiDriver'},
+  GcePersistentDiskCsiDriver: {flag: '--enable-pd-csi-driver', key: 'enablePdCsiDriver'},
+  LustreCsiDriver: {flag: '--enable-lustre-csi-driver', key: 'enableLustreCsiDriver'},
 }
 
 export {CLUSTER_DEFAULTS}
@@ -60,6 +88,11 @@ export interface DesiredCluster {
   readonly reservations: readonly string[]
   /** `--max-parallel`, when given: how many node-pool operations may be in flight at once. */
   readonly maxParallel: number | undefined
+  /**
+   * CSI drivers and Workload Identity asked for, with the flags that asked: sent with a new cluster (its spec), or
+   * planned as updates of an existing one.
+   */
+  readonly needs: ClusterNeeds
 }
 
 const CIDR = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})\/(\d{1,2})$/
@@ -120,6 +153,7 @@ export function desiredClusterFromFlags(flags: ClusterCreateFlags): DesiredClust
   checkNetworking(flags, problems)
   const {maxPods, general, tpuOnly} = checkNodePoolExtras(flags, problems)
   const maxParallel = problems.integer('--max-parallel', flags.maxParallel, INTEGER_FLAGS['cluster:max-parallel'])
+  const needs = checkClusterNeeds(flags, problems)
   problems.throwIfAny()
   const a = accelerator as Accelerator
   const isPrivate =
@@ -164,6 +198,9 @@ export function desiredClusterFromFlags(flags: ClusterCreateFlags): DesiredClust
     autoscalingProfile: 'OPTIMIZE_UTILIZATION',
     dnsEndpoint: !privateEndpoint,
     labels: {gke_product_type: 'xpk'},
+    csiDrivers: needs.csiDrivers.map((n) => n.driver),
+    lustreLegacyPort: needs.lustreLegacyPort !== null,
+    workloadPool: needs.workloadIdentity ? workloadPoolOf(project as string) : null,
   }
 
   const multiHostTpu = a.kind === 'TPU' && a.vmsPerSlice > 1
@@ -195,6 +232,7 @@ export function desiredClusterFromFlags(flags: ClusterCreateFlags): DesiredClust
     management: {autoRepair: custom.autoRepair ?? !flex, autoUpgrade: custom.autoUpgrade ?? true},
     queuedProvisioning: flex && a.kind === 'GPU',
     version: null,
+    workloadMetadataMode: custom.workloadMetadataMode ?? (needs.workloadIdentity ? 'GKE_METADATA' : null),
     custom,
   }
   return {
@@ -204,6 +242,36 @@ export function desiredClusterFromFlags(flags: ClusterCreateFlags): DesiredClust
     poolTemplate,
     reservations,
     maxParallel,
+    needs,
+  }
+}
+
+/**
+ * The CSI drivers and Workload Identity the `--enable-*` flags ask for. GCS FUSE implies Workload Identity, as in
+ * Python xpk: its pods read buckets as their Kubernetes service account. The legacy Lustre port is a setting of the
+ * Lustre driver: without --enable-lustre-csi-driver it would do nothing (Python xpk ignores it then), so it is refused.
+ */
+function checkClusterNeeds(flags: ClusterCreateFlags, problems: Problems): ClusterNeeds {
+  const csiDrivers = CSI_DRIVERS.filter((driver) => flags[CSI_DRIVER_FLAGS[driver].key] === true).map((driver) => ({
+    driver,
+    why: CSI_DRIVER_FLAGS[driver].flag,
+  }))
+  if (flags.enableLegacyLustrePort && !flags.enableLustreCsiDriver) {
+    problems.add('--enable-legacy-lustre-port sets the port of the Lustre CSI driver, which is not asked for.', {
+      flag: '--enable-legacy-lustre-port',
+      hints: ['Add --enable-lustre-csi-driver, or leave --enable-legacy-lustre-port out.'],
+    })
+  }
+  const workloadIdentity = flags.enableWorkloadIdentity
+    ? {why: '--enable-workload-identity'}
+    : flags.enableGcsfuseCsiDriver
+      ? {why: 'GCS FUSE needs it: --enable-gcsfuse-csi-driver'}
+      : null
+  return {
+    csiDrivers,
+    lustreLegacyPort:
+      flags.enableLegacyLustrePort && flags.enableLustreCsiDriver ? {why: '--enable-legacy-lustre-port'} : null,
+    workloadIdentity,
   }
 }
 

@@ -1,4 +1,4 @@
-import type {Capacity} from './spec.js'
+import type {Capacity, CsiDriver, WorkloadMetadataMode} from './spec.js'
 
 /** What GKE reports, reduced to what xpk compares and shows (adapters map API messages to these). */
 
@@ -23,6 +23,8 @@ export interface ObservedNodePool {
   readonly reservation: string | null
   readonly gpu: {readonly type: string; readonly count: number} | null
   readonly autoscaling: {readonly enabled: boolean; readonly minNodes: number; readonly maxNodes: number} | null
+  /** GKE_METADATA when its pods get Workload Identity; null when GKE does not say. */
+  readonly workloadMetadataMode: WorkloadMetadataMode | null
 }
 
 /** A cluster as GKE reports it. */
@@ -45,6 +47,12 @@ export interface ObservedCluster {
   readonly labels: Readonly<Record<string, string>>
   /** GKE's fingerprint of `labels`: SetLabels must name it, so labels changed since they were read are not overwritten. */
   readonly labelFingerprint: string
+  /** The CSI driver addons that are enabled, in the order of CSI_DRIVERS. */
+  readonly csiDrivers: readonly CsiDriver[]
+  /** Whether the Lustre CSI driver uses its legacy port (6988). */
+  readonly lustreLegacyPort: boolean
+  /** The Workload Identity pool (`P.svc.id.goog`), or null when Workload Identity is off. */
+  readonly workloadPool: string | null
   readonly nodePools: readonly ObservedNodePool[]
 }
 

@@ -3,12 +3,16 @@ import type {ClusterStatus, ObservedCluster, ObservedNodePool} from './observed.
 import {ApiError} from '../errors.js'
 import {creationFailedForCapacity} from './gke-errors.js'
 import type {ClusterSpec, NodePoolSpec, PlacementPolicy, WorkloadPolicySpec} from './spec.js'
+import {planClusterUpdates, type UpdateStep} from './updates.js'
+
+export type {ClusterUpdateStep, NodePoolUpdateStep, UpdateStep} from './updates.js'
 
 /**
  * What a step does. `recreate` deletes a pool and creates it again under the same name; size changes are
- * recreates too, because GKE reports only the node count a pool was created with.
+ * recreates too, because GKE reports only the node count a pool was created with. `update` changes a setting of an
+ * existing cluster or pool in place (CSI drivers, Workload Identity).
  */
-export type PlanAction = 'create' | 'delete' | 'recreate' | 'none'
+export type PlanAction = 'create' | 'delete' | 'recreate' | 'update' | 'none'
 
 /** A step on the cluster itself. */
 export interface ClusterStep {
@@ -56,7 +60,7 @@ export interface PlacementPolicyStep {
   readonly wait: false
 }
 
-export type PlanStep = ClusterStep | PlacementPolicyStep | NodePoolStep
+export type PlanStep = ClusterStep | UpdateStep | PlacementPolicyStep | NodePoolStep
 
 /**
  * Whether the workload policy the pools need exists and is READY: `undefined` when it was not looked up (offline
@@ -93,7 +97,7 @@ export function destructiveSteps(plan: Plan): PlanStep[] {
 
 /** Counts of steps by action. */
 export function summarize(plan: Plan): Record<PlanAction, number> {
-  const counts: Record<PlanAction, number> = {create: 0, delete: 0, recreate: 0, none: 0}
+  const counts: Record<PlanAction, number> = {create: 0, delete: 0, recreate: 0, update: 0, none: 0}
   for (const step of plan.steps) counts[step.action]++
   return counts
 }
@@ -144,16 +148,43 @@ export function planCluster(
       wait: provisioning,
     })
   }
-  const pools = observed && !CLUSTER_GONE.includes(observed.status) ? observed.nodePools : []
-  const warnings = observed && !CLUSTER_GONE.includes(observed.status) ? unchangedSettings(desired, observed) : []
-  const poolSteps = planNodePools(desired, pools)
+  const live = observed && !CLUSTER_GONE.includes(observed.status) ? observed : undefined
+  const warnings = live ? unchangedSettings(desired, live) : []
+  const poolSteps = planNodePools(desired, live?.nodePools ?? [])
+  // A new cluster gets its CSI drivers and Workload Identity in the create request; an existing one, updates.
+  const updates = live ? planUpdates(desired, live, poolSteps) : {steps: [], warnings: []}
+  const [clusterUpdates, poolUpdates] = [
+    updates.steps.filter((s) => s.resource === 'clusterUpdate'),
+    updates.steps.filter((s) => s.resource === 'nodePoolUpdate'),
+  ]
   return {
     project: spec.project,
     location,
     cluster: spec.name,
-    steps: steps.concat(planPlacementPolicy(desired, poolSteps, placementPolicy), poolSteps),
-    warnings,
+    steps: [
+      ...steps,
+      ...clusterUpdates,
+      ...planPlacementPolicy(desired, poolSteps, placementPolicy),
+      ...poolSteps,
+      ...poolUpdates,
+    ],
+    warnings: [...warnings, ...updates.warnings],
   }
+}
+
+/**
+ * The updates an existing cluster needs for the CSI drivers and Workload Identity asked for. xpk's own pools that stay
+ * (not deleted or recreated, and asked to use GKE_METADATA) are switched to it; pools of others are only named.
+ */
+function planUpdates(desired: DesiredCluster, observed: ObservedCluster, poolSteps: readonly NodePoolStep[]) {
+  const kept = new Set(poolSteps.filter((s) => s.managed && s.action === 'none' && s.spec).map((s) => s.name))
+  const switchOwn = desired.poolTemplate.workloadMetadataMode === 'GKE_METADATA'
+  return planClusterUpdates(desired.needs, observed, {
+    own: switchOwn ? observed.nodePools.filter((p) => kept.has(p.name)) : [],
+    others: observed.nodePools.filter(
+      (p) => p.status !== 'STOPPING' && ownPoolIndex(desired.spec.name, p.name) === undefined,
+    ),
+  })
 }
 
 /** The workload-policy step, when a pool to be created names one: nothing to do for pools that already exist. */

@@ -1,12 +1,21 @@
 import {lockStepDetail, type LockView} from './lock.js'
-import {SCOPES, type ClusterSpec, type NodePoolSpec, type WorkloadPolicySpec} from './spec.js'
+import {
+  SCOPES,
+  type ClusterSpec,
+  type ClusterUpdate,
+  type NodePoolSpec,
+  type NodePoolUpdate,
+  type WorkloadPolicySpec,
+} from './spec.js'
 import {planSummary, renderPlanLines, type PlanLine} from '../render/plan.js'
 import type {Plan, PlanAction, PlanStep} from './plan.js'
 
 const RESOURCE_WORD: Record<PlanStep['resource'], string> = {
   cluster: 'cluster',
+  clusterUpdate: 'cluster',
   placementPolicy: 'policy',
   nodePool: 'nodepool',
+  nodePoolUpdate: 'nodepool',
 }
 
 /** One line describing a desired node pool, e.g. "ct5p-hightpu-4t x2, compact 2x2x2, spot". */
@@ -34,14 +43,33 @@ export function scopeNames(scopes: readonly string[]): string {
   return names.length === 0 ? 'none' : names.join(',')
 }
 
+/** What a cluster update changes, e.g. "addons GcsFuseCsiDriver, LustreCsiDriver (legacy port 6988)". */
+export function describeClusterUpdate(update: ClusterUpdate): string {
+  if (update.kind === 'workloadIdentity') return `workload identity (pool ${update.workloadPool})`
+  return `addons ${update.enable.join(', ')}${update.lustreLegacyPort ? ' (Lustre on its legacy port 6988)' : ''}`
+}
+
+/** What a new cluster is created with beyond its shape: Workload Identity and CSI drivers, in the create request. */
+function createdWith(s: ClusterSpec): string {
+  const extras = [
+    ...(s.workloadPool ? [`workload identity (pool ${s.workloadPool})`] : []),
+    ...(s.csiDrivers.length > 0
+      ? [describeClusterUpdate({kind: 'addons', enable: s.csiDrivers, lustreLegacyPort: s.lustreLegacyPort})]
+      : []),
+  ]
+  return extras.length > 0 ? `, ${extras.join(', ')} in the create request` : ''
+}
+
 function stepDetail(step: PlanStep): string {
   if (step.resource === 'cluster') {
     if (step.action !== 'create' || !step.spec) return step.reason
     const s = step.spec
     const version = s.version ?? `${s.releaseChannel.toLowerCase()} channel default`
     const pool = `default pool ${s.defaultPool.machineType} x${s.defaultPool.nodeCount} (scopes ${scopeNames(s.defaultPool.oauthScopes)})`
-    return `${step.reason}: regional in ${s.region}, nodes in ${s.zone}, ${version}, ${pool}${s.private ? ', private nodes' : ''}`
+    return `${step.reason}: regional in ${s.region}, nodes in ${s.zone}, ${version}, ${pool}${s.private ? ', private nodes' : ''}${createdWith(s)}`
   }
+  if (step.resource === 'clusterUpdate') return `${describeClusterUpdate(step.spec)}: ${step.reason}`
+  if (step.resource === 'nodePoolUpdate') return `workload metadata ${step.spec.workloadMetadataMode}: ${step.reason}`
   if (step.resource === 'placementPolicy') {
     if (!step.spec) return step.reason
     return `${step.reason}: workload policy, high throughput, topology ${step.spec.acceleratorTopology}, region ${step.spec.region}`
@@ -91,7 +119,7 @@ export interface PlanJson {
     readonly resource: PlanStep['resource']
     readonly name: string
     readonly reason: string
-    readonly spec: ClusterSpec | WorkloadPolicySpec | NodePoolSpecJson | null
+    readonly spec: ClusterSpec | ClusterUpdate | NodePoolUpdate | WorkloadPolicySpec | NodePoolSpecJson | null
   }[]
 }
 

@@ -8,6 +8,47 @@ export type Capacity = 'on-demand' | 'spot' | 'reservation' | 'flex'
 
 export const CAPACITIES: readonly Capacity[] = ['on-demand', 'spot', 'reservation', 'flex']
 
+/**
+ * The CSI drivers GKE runs as cluster addons, by gcloud's names for them (`--update-addons GcsFuseCsiDriver=ENABLED`),
+ * in the order Python xpk lists them: Cloud Storage FUSE, Filestore, Parallelstore, Persistent Disk, Lustre.
+ */
+export const CSI_DRIVERS = [
+  'GcsFuseCsiDriver',
+  'GcpFilestoreCsiDriver',
+  'ParallelstoreCsiDriver',
+  'GcePersistentDiskCsiDriver',
+  'LustreCsiDriver',
+] as const
+
+export type CsiDriver = (typeof CSI_DRIVERS)[number]
+
+/** How a node pool's pods reach the metadata server: GKE's (Workload Identity) or the VM's. */
+export type WorkloadMetadataMode = 'GKE_METADATA' | 'GCE_METADATA'
+
+/** The Workload Identity pool of a project: GKE accepts only this one. */
+export function workloadPoolOf(project: string): string {
+  return `${project}.svc.id.goog`
+}
+
+/**
+ * One change to an existing cluster, as one UpdateCluster request: GKE applies one change per request (and refuses
+ * a request while another operation runs on the cluster), so addons and Workload Identity are two requests.
+ */
+export type ClusterUpdate =
+  | {
+      readonly kind: 'addons'
+      /** Addons to enable; the others are left as they are. */
+      readonly enable: readonly CsiDriver[]
+      /** With LustreCsiDriver: its legacy port (6988), for nodes older than GKE 1.33.2-gke.4655000. */
+      readonly lustreLegacyPort: boolean
+    }
+  | {readonly kind: 'workloadIdentity'; readonly workloadPool: string}
+
+/** One change to an existing node pool, as one UpdateNodePool request (GKE recreates the pool's nodes for it). */
+export interface NodePoolUpdate {
+  readonly workloadMetadataMode: WorkloadMetadataMode
+}
+
 /** Where slices are placed: compact TPU placement, or a named GCE workload policy. */
 export type PlacementPolicy =
   | {readonly type: 'compact'; readonly tpuTopology: string}
@@ -44,7 +85,7 @@ export interface CustomNodePoolFields {
   readonly imageType?: string
   readonly serviceAccount?: string
   readonly minCpuPlatform?: string
-  readonly workloadMetadataMode?: 'GKE_METADATA' | 'GCE_METADATA'
+  readonly workloadMetadataMode?: WorkloadMetadataMode
   readonly autoUpgrade?: boolean
   readonly autoRepair?: boolean
   readonly gvnic?: boolean
@@ -83,6 +124,12 @@ export interface NodePoolSpec {
   readonly queuedProvisioning: boolean
   /** GKE node version; null means "decided at apply time from the control plane version". */
   readonly version: string | null
+  /**
+   * GKE_METADATA on a cluster with Workload Identity (pods get their Kubernetes service account's identity);
+   * null leaves GKE's default (GKE_METADATA there too, GCE_METADATA elsewhere). `--workload-metadata` in the custom
+   * node-pool arguments wins, as it comes last on Python xpk's command line.
+   */
+  readonly workloadMetadataMode: WorkloadMetadataMode | null
   readonly custom: CustomNodePoolFields
 }
 
@@ -129,6 +176,12 @@ export interface ClusterSpec {
   readonly private: PrivateClusterSpec | null
   readonly dnsEndpoint: boolean
   readonly labels: Readonly<Record<string, string>>
+  /** CSI drivers to enable: in the create request of a new cluster, by an update of an existing one. */
+  readonly csiDrivers: readonly CsiDriver[]
+  /** LustreCsiDriver on its legacy port (6988); only with LustreCsiDriver. */
+  readonly lustreLegacyPort: boolean
+  /** Workload Identity: the project's pool (`P.svc.id.goog`), or null to leave it as it is. */
+  readonly workloadPool: string | null
 }
 
 /** OAuth scopes xpk gives nodes: `storage-full`, gcloud's `gke-default` set, and `cloud-platform`. */

@@ -67,6 +67,16 @@ export const clusterCreateConfirmDeletePools = defineQuestion(
   }),
 )
 
+export const clusterCreateConfirmRecreateNodes = defineQuestion(
+  'cluster.create.confirm-recreate-nodes',
+  'Asked before node pools are switched to the GKE metadata server, for which GKE recreates their nodes.',
+  false,
+  (p: {nodePools: readonly string[]}) => ({
+    text: `Workload Identity needs the GKE metadata server on ${p.nodePools.length} node pool${s(p.nodePools.length)} (${p.nodePools.join(', ')}): GKE recreates their nodes, and the workloads running on them restart. Continue?`,
+    data: {nodePools: p.nodePools},
+  }),
+)
+
 export const clusterCreateConfirmKueueUpgrade = defineQuestion(
   'cluster.create.confirm-kueue-upgrade',
   'Asked before a Kueue older than v0.15 and every Kueue object are deleted to install the new one.',

@@ -59,6 +59,9 @@ describe('desiredClusterFromFlags defaults', () => {
       private: null,
       dnsEndpoint: true,
       labels: {gke_product_type: 'xpk'},
+      csiDrivers: [],
+      lustreLegacyPort: false,
+      workloadPool: null,
     })
   })
 
@@ -152,6 +155,7 @@ describe('desiredClusterFromFlags node pool template', () => {
     management: {autoRepair: true, autoUpgrade: true},
     queuedProvisioning: false,
     version: null,
+    workloadMetadataMode: null,
     custom: {},
   }
 
@@ -384,6 +388,97 @@ describe('desiredClusterFromFlags node pool template', () => {
     ['n2-standard-32-4', null],
   ])('workloadPolicyName(%s) = %s', (type, name) => {
     expect(workloadPolicyName(findAccelerator(type)!)).toBe(name)
+  })
+})
+
+describe('desiredClusterFromFlags CSI drivers and Workload Identity', () => {
+  const GKE = 'GKE_METADATA'
+  it.each<{
+    case: string
+    flags: ClusterCreateFlags
+    drivers: readonly string[]
+    legacy: boolean
+    pool: string | null
+    mode: string | null
+    identityWhy: string | null
+  }>([
+    {case: 'none asked', flags: {}, drivers: [], legacy: false, pool: null, mode: null, identityWhy: null},
+    {
+      case: 'Workload Identity alone',
+      flags: {enableWorkloadIdentity: true},
+      drivers: [],
+      legacy: false,
+      pool: 'test-project.svc.id.goog',
+      mode: GKE,
+      identityWhy: '--enable-workload-identity',
+    },
+    {
+      case: 'GCS FUSE implies Workload Identity, as in Python xpk',
+      flags: {enableGcsfuseCsiDriver: true},
+      drivers: ['GcsFuseCsiDriver'],
+      legacy: false,
+      pool: 'test-project.svc.id.goog',
+      mode: GKE,
+      identityWhy: 'GCS FUSE needs it: --enable-gcsfuse-csi-driver',
+    },
+    {
+      case: 'both: the flag that asks for it is named',
+      flags: {enableGcsfuseCsiDriver: true, enableWorkloadIdentity: true},
+      drivers: ['GcsFuseCsiDriver'],
+      legacy: false,
+      pool: 'test-project.svc.id.goog',
+      mode: GKE,
+      identityWhy: '--enable-workload-identity',
+    },
+    {
+      case: 'every other driver, in Python xpk order, without Workload Identity',
+      flags: {
+        enableLustreCsiDriver: true,
+        enablePdCsiDriver: true,
+        enableParallelstoreCsiDriver: true,
+        enableGcpfilestoreCsiDriver: true,
+      },
+      drivers: ['GcpFilestoreCsiDriver', 'ParallelstoreCsiDriver', 'GcePersistentDiskCsiDriver', 'LustreCsiDriver'],
+      legacy: false,
+      pool: null,
+      mode: null,
+      identityWhy: null,
+    },
+    {
+      case: 'Lustre on its legacy port',
+      flags: {enableLustreCsiDriver: true, enableLegacyLustrePort: true},
+      drivers: ['LustreCsiDriver'],
+      legacy: true,
+      pool: null,
+      mode: null,
+      identityWhy: null,
+    },
+    {
+      case: 'a custom --workload-metadata wins, as it comes last on Python xpk’s command line',
+      flags: {enableWorkloadIdentity: true, customNodepoolArguments: '--workload-metadata=GCE_METADATA'},
+      drivers: [],
+      legacy: false,
+      pool: 'test-project.svc.id.goog',
+      mode: 'GCE_METADATA',
+      identityWhy: '--enable-workload-identity',
+    },
+  ])('$case', ({flags, drivers, legacy, pool, mode, identityWhy}) => {
+    const desired = desiredFor(flags)
+    expect(desired.spec.csiDrivers).toEqual(drivers)
+    expect(desired.needs.csiDrivers.map((n) => n.driver)).toEqual(drivers)
+    expect(desired.spec.lustreLegacyPort).toBe(legacy)
+    expect(desired.needs.lustreLegacyPort !== null).toBe(legacy)
+    expect(desired.spec.workloadPool).toBe(pool)
+    expect(desired.poolTemplate.workloadMetadataMode).toBe(mode)
+    expect(desired.needs.workloadIdentity?.why ?? null).toBe(identityWhy)
+  })
+
+  it('names the flag that asks for each driver', () => {
+    const needs = desiredFor({enableGcpfilestoreCsiDriver: true, enablePdCsiDriver: true}).needs.csiDrivers
+    expect(needs).toEqual([
+      {driver: 'GcpFilestoreCsiDriver', why: '--enable-gcpfilestore-csi-driver'},
+      {driver: 'GcePersistentDiskCsiDriver', why: '--enable-pd-csi-driver'},
+    ])
   })
 })
 
@@ -651,6 +746,12 @@ describe('desiredClusterFromFlags usage errors', () => {
       flags: {customTpuNodepoolArguments: '--frobnicate=1'},
       flag: '--custom-tpu-nodepool-arguments',
       message: /--frobnicate cannot be mapped/,
+    },
+    {
+      case: 'legacy Lustre port without the Lustre driver',
+      flags: {enableLegacyLustrePort: true, enableGcsfuseCsiDriver: true},
+      flag: '--enable-legacy-lustre-port',
+      message: /sets the port of the Lustre CSI driver, which is not asked for/,
     },
   ])('$case -> one UsageError naming $flag', ({flags, flag, message}) => {
     let thrown: unknown

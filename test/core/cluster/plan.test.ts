@@ -590,6 +590,85 @@ describe('planCluster', () => {
   })
 })
 
+describe('planCluster with CSI drivers and Workload Identity', () => {
+  const storage = v5p(2, {enableGcsfuseCsiDriver: true, enablePdCsiDriver: true})
+  const resources = (plan: Plan) => plan.steps.map((s) => `${s.action} ${s.resource} ${s.name}`)
+
+  it('sends them with a new cluster (its spec), with no update step', () => {
+    const plan = planCluster(storage, undefined)
+    expect(resources(plan)).toEqual(['create cluster demo', 'create nodePool demo-np-0', 'create nodePool demo-np-1'])
+    const created = plan.steps[0].spec as typeof storage.spec
+    expect([created.csiDrivers, created.workloadPool]).toEqual([
+      ['GcsFuseCsiDriver', 'GcePersistentDiskCsiDriver'],
+      'test-project.svc.id.goog',
+    ])
+    expect(plan.steps.slice(1).map((s) => (s.spec as {workloadMetadataMode: string}).workloadMetadataMode)).toEqual([
+      'GKE_METADATA',
+      'GKE_METADATA',
+    ])
+  })
+
+  it('a cluster being deleted is created again with them', () => {
+    const plan = planCluster(storage, anObservedCluster({status: 'STOPPING', nodePools: matching(storage, 0)}))
+    expect(resources(plan).filter((r) => r.includes('Update'))).toEqual([])
+  })
+
+  it('updates an existing cluster after its own step, then the kept pools after theirs', () => {
+    const plan = planCluster(storage, anObservedCluster({nodePools: matching(v5p(1), 0)}))
+    expect(resources(plan)).toEqual([
+      'none cluster demo',
+      'update clusterUpdate demo',
+      'update clusterUpdate demo',
+      'none nodePool demo-np-0',
+      'create nodePool demo-np-1',
+      'update nodePoolUpdate demo-np-0',
+    ])
+  })
+
+  it('switches only kept pools of its own: not those it deletes or recreates, nor others’', () => {
+    const observed = anObservedCluster({
+      nodePools: [
+        ...matching(v5p(1), 0),
+        aMatchingPool(v5p(1), 'demo-np-1', {machineType: 'ct5p-hightpu-8t'}),
+        ...matching(v5p(1), 2),
+        anObservedPool({name: 'default-pool', tpuTopology: null}),
+      ],
+    })
+    const switched = (plan: Plan) => plan.steps.filter((s) => s.resource === 'nodePoolUpdate').map((s) => s.name)
+    // Three slices: np-1 (another machine type) is recreated, with GKE_METADATA in its create request.
+    const three = planCluster(v5p(3, {enableGcsfuseCsiDriver: true}), observed)
+    expect(switched(three)).toEqual(['demo-np-0', 'demo-np-2'])
+    const recreated = three.steps.find((s) => s.name === 'demo-np-1' && s.resource === 'nodePool') as NodePoolStep
+    expect([recreated.action, recreated.spec?.workloadMetadataMode]).toEqual(['recreate', 'GKE_METADATA'])
+    expect(three.warnings).toEqual([expect.stringMatching(/^Node pool default-pool keeps the VM's metadata server/)])
+    // One slice: np-1 and np-2 are deleted.
+    expect(switched(planCluster(v5p(1, {enableGcsfuseCsiDriver: true}), observed))).toEqual(['demo-np-0'])
+  })
+
+  it('does not switch pools a custom --workload-metadata=GCE_METADATA keeps on the VM’s metadata server', () => {
+    const desired = v5p(1, {enableWorkloadIdentity: true, customNodepoolArguments: '--workload-metadata=GCE_METADATA'})
+    const plan = planCluster(desired, anObservedCluster({nodePools: matching(desired, 0)}))
+    expect(resources(plan)).toEqual(['none cluster demo', 'update clusterUpdate demo', 'none nodePool demo-np-0'])
+  })
+
+  it('a re-run on a cluster that has them sends nothing', () => {
+    const done = anObservedCluster({
+      csiDrivers: ['GcsFuseCsiDriver', 'GcePersistentDiskCsiDriver'],
+      workloadPool: 'test-project.svc.id.goog',
+      nodePools: matching(storage, 0, 1).map((p) => ({...p, workloadMetadataMode: 'GKE_METADATA' as const})),
+    })
+    const plan = planCluster(storage, done)
+    expect(summarize(plan)).toEqual({create: 0, delete: 0, recreate: 0, update: 0, none: 5})
+    expect(plan.warnings).toEqual([])
+  })
+
+  it('without the flags, a cluster with or without them gets no update step', () => {
+    for (const observed of [anObservedCluster(), anObservedCluster({workloadPool: 'test-project.svc.id.goog'})]) {
+      expect(planCluster(v5p(0), observed).steps.map((s) => s.resource)).toEqual(['cluster'])
+    }
+  })
+})
+
 describe('isDestructive and summarize', () => {
   const plan = (actions: PlanAction[]): Plan => ({
     project: 'test-project',
@@ -622,14 +701,15 @@ describe('isDestructive and summarize', () => {
       create: 2,
       delete: 1,
       recreate: 1,
+      update: 0,
       none: 3,
     })
-    expect(summarize(plan([]))).toEqual({create: 0, delete: 0, recreate: 0, none: 0})
+    expect(summarize(plan([]))).toEqual({create: 0, delete: 0, recreate: 0, update: 0, none: 0})
   })
 
   it('sees the cluster step too', () => {
     expect(isDestructive(planCluster(d1, undefined))).toBe(false)
-    expect(summarize(planCluster(d1, undefined))).toEqual({create: 2, delete: 0, recreate: 0, none: 0})
+    expect(summarize(planCluster(d1, undefined))).toEqual({create: 2, delete: 0, recreate: 0, update: 0, none: 0})
     expect(isDestructive(planCluster(d1, anObservedCluster({nodePools: matching(d1, 0, 1)})))).toBe(true)
   })
 })

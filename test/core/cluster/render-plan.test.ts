@@ -23,6 +23,16 @@ interface GoldenCase {
 }
 
 const v5p16 = desiredFor({numSlices: 2})
+const STORAGE_FLAGS =
+  '--enable-gcsfuse-csi-driver --enable-gcpfilestore-csi-driver --enable-pd-csi-driver --enable-lustre-csi-driver --enable-legacy-lustre-port'
+const withStorage = desiredFor({
+  numSlices: 2,
+  enableGcsfuseCsiDriver: true,
+  enableGcpfilestoreCsiDriver: true,
+  enablePdCsiDriver: true,
+  enableLustreCsiDriver: true,
+  enableLegacyLustrePort: true,
+})
 
 const CASES: readonly GoldenCase[] = [
   {
@@ -86,6 +96,43 @@ const CASES: readonly GoldenCase[] = [
       planCluster(
         desiredFor({tpuType: 'v6e-16', numSlices: 2}),
         anObservedCluster({nodePools: [aMatchingPool(v5p16, 'demo-np-0'), aMatchingPool(v5p16, 'demo-np-1')]}),
+      ),
+  },
+  {
+    file: 'fresh-v5p-16-storage-drivers.txt',
+    flags: `--tpu-type=v5p-16 --num-slices=2 --spot ${STORAGE_FLAGS}`,
+    state: 'no cluster',
+    plan: () => planCluster(withStorage, undefined),
+  },
+  {
+    file: 'enable-storage-drivers.txt',
+    flags: `--tpu-type=v5p-16 --num-slices=2 --spot ${STORAGE_FLAGS}`,
+    state: 'the PD CSI driver only, no Workload Identity; np-0 on GCE_METADATA, default-pool',
+    plan: () =>
+      planCluster(
+        withStorage,
+        anObservedCluster({
+          csiDrivers: ['GcePersistentDiskCsiDriver'],
+          nodePools: [
+            anObservedPool({name: 'default-pool', machineType: 'e2-standard-16', tpuTopology: null}),
+            aMatchingPool(withStorage, 'demo-np-0', {workloadMetadataMode: 'GCE_METADATA'}),
+          ],
+        }),
+      ),
+  },
+  {
+    file: 'storage-drivers-enabled-already.txt',
+    flags: `--tpu-type=v5p-16 --num-slices=2 --spot ${STORAGE_FLAGS}`,
+    state: 'every driver (Lustre on its legacy port) and Workload Identity; both pools on GKE_METADATA',
+    plan: () =>
+      planCluster(
+        withStorage,
+        anObservedCluster({
+          csiDrivers: ['GcsFuseCsiDriver', 'GcpFilestoreCsiDriver', 'GcePersistentDiskCsiDriver', 'LustreCsiDriver'],
+          lustreLegacyPort: true,
+          workloadPool: 'test-project.svc.id.goog',
+          nodePools: [aMatchingPool(withStorage, 'demo-np-0'), aMatchingPool(withStorage, 'demo-np-1')],
+        }),
       ),
   },
   {
