@@ -143,3 +143,25 @@ export function attachObjects(flags: AttachFlags): Obj[] {
   }
   return [...objects, storageObject(request, CLUSTER, objects, manifest)] as unknown as Obj[]
 }
+
+/** `storage attach datasets`: a read-only bucket every workload mounts at /data. */
+export const DATASETS_FLAGS: AttachFlags = {
+  name: 'datasets',
+  type: 'gcsfuse',
+  autoMount: 'true',
+  mountPoint: '/data',
+  readonly: 'true',
+  bucket: 'my-datasets',
+  size: '64',
+}
+
+/** `storage attach home`: a writable Filestore share (HOME_FS's vol1) mounted where asked. */
+export const HOME_FLAGS: AttachFlags = {
+  name: 'home',
+  type: 'gcpfilestore',
+  autoMount: 'false',
+  mountPoint: '/home/shared',
+  readonly: 'false',
+  instance: 'home-fs',
+  vol: 'vol1',
+}

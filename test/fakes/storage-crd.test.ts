@@ -1,22 +1,17 @@
 // The Kubernetes fake takes our Storage CRD (src/core/storage/crd.ts) as the API server would (a CRD it checks:
 // name, one storage version, a structural schema) and then serves the kind, holding every Storage object to the
 // schema: a complete one is stored, one that lacks a required field or gives a field another type is refused (422).
-import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 
 import {storageCrd} from '../../src/core/storage/crd.js'
 import {servesStorage, STORAGE_API_VERSION, STORAGE_CRD_NAME} from '../../src/core/storage/observed.js'
+import {fakesForFile} from '../helpers/wire-fakes.js'
 import {FakeKube, type Obj} from './fake-kube.js'
 
 let kube: FakeKube
 
-beforeAll(async () => {
-  kube = await FakeKube.start()
-}, 60_000)
-afterAll(async () => {
-  await kube?.stop()
-})
-beforeEach(() => {
-  kube.reset()
+fakesForFile(async (fakes) => {
+  kube = fakes.add(await FakeKube.start())
 })
 
 const SPEC = {

@@ -11,15 +11,6 @@ export function isStorageType(value: unknown): value is StorageType {
   return (STORAGE_TYPES as readonly unknown[]).includes(value)
 }
 
-/** What each type is, for messages and plans. */
-export const STORAGE_TYPE_TITLES: Readonly<Record<StorageType, string>> = {
-  gcsfuse: 'Cloud Storage bucket (GCS FUSE)',
-  gcpfilestore: 'Filestore instance',
-  parallelstore: 'Parallelstore instance',
-  pd: 'persistent disk',
-  lustre: 'Managed Lustre instance',
-}
-
 /** The CSI driver (a PersistentVolume's `spec.csi.driver`) that mounts each type's volumes. */
 export const CSI_DRIVERS: Readonly<Record<StorageType, string>> = {
   gcsfuse: 'gcsfuse.csi.storage.gke.io',

@@ -7,7 +7,7 @@ import {describe, expect, it} from 'vitest'
 
 import {toYamlDocuments} from '../../../src/core/manifests/to-yaml.js'
 import type {AttachFlags} from '../../../src/core/storage/rules.js'
-import {attachObjects, CLUSTER} from '../../builders/storage.js'
+import {attachObjects, CLUSTER, DATASETS_FLAGS, HOME_FLAGS} from '../../builders/storage.js'
 import {prune, validate} from '../../fakes/fake-kube-schema.js'
 import type {Obj} from '../../fakes/fake-kube-util.js'
 import {expectGolden} from '../../helpers/golden.js'
@@ -26,30 +26,13 @@ const CASES: readonly GoldenCase[] = [
     command:
       'datasets --type gcsfuse --auto-mount true --mount-point /data --readonly true --bucket my-datasets --size 64 ' +
       '--mount-options implicit-dirs,metadata-cache:ttl-secs:-1',
-    flags: {
-      name: 'datasets',
-      type: 'gcsfuse',
-      autoMount: 'true',
-      mountPoint: '/data',
-      readonly: 'true',
-      bucket: 'my-datasets',
-      size: '64',
-      mountOptions: 'implicit-dirs,metadata-cache:ttl-secs:-1',
-    },
+    flags: {...DATASETS_FLAGS, mountOptions: 'implicit-dirs,metadata-cache:ttl-secs:-1'},
   },
   {
     type: 'gcpfilestore',
     command:
       'home --type gcpfilestore --auto-mount false --mount-point /home/shared --readonly false --instance home-fs --vol vol1',
-    flags: {
-      name: 'home',
-      type: 'gcpfilestore',
-      autoMount: 'false',
-      mountPoint: '/home/shared',
-      readonly: 'false',
-      instance: 'home-fs',
-      vol: 'vol1',
-    },
+    flags: HOME_FLAGS,
   },
   ...(['parallelstore', 'pd', 'lustre'] as const).map((type) => ({
     type,
