@@ -2,6 +2,7 @@
 // manifests like Python xpk's examples/storage/*-manifest-attach.yaml (placeholders filled in), and the objects an
 // attach sends for a set of flags.
 import type {FilestoreInstance} from '../../src/core/storage/backends.js'
+import type {WorkloadStorage} from '../../src/core/storage/mounts.js'
 import {filestoreObjects, gcsFuseObjects, storageObject} from '../../src/core/storage/manifests.js'
 import {attachRequestFromFlags, type AttachFlags} from '../../src/core/storage/rules.js'
 import {readStorageManifest} from '../../src/core/storage/user-manifest.js'
@@ -165,3 +166,52 @@ export const HOME_FLAGS: AttachFlags = {
   instance: 'home-fs',
   vol: 'vol1',
 }
+
+/** Storages as a workload mounts them (what src/core/storage/mounts.ts makes of the cluster's Storage objects). */
+export const MOUNTED = {
+  datasets: {
+    name: 'datasets',
+    type: 'gcsfuse',
+    pv: 'datasets-pv',
+    pvc: 'datasets-pvc',
+    mountPoint: '/data',
+    readonly: true,
+    by: '--storage',
+  },
+  home: {
+    name: 'home',
+    type: 'gcpfilestore',
+    pv: 'home-pv',
+    pvc: 'home-pvc',
+    mountPoint: '/home/shared',
+    readonly: false,
+    by: 'auto-mount',
+  },
+  scratch: {
+    name: 'scratch',
+    type: 'parallelstore',
+    pv: 'xpk-parallelstore-pv',
+    pvc: 'xpk-parallelstore-pvc',
+    mountPoint: '/scratch',
+    readonly: false,
+    by: 'auto-mount',
+  },
+  lustre: {
+    name: 'lustre',
+    type: 'lustre',
+    pv: 'xpk-lustre-pv',
+    pvc: 'xpk-lustre-pvc',
+    mountPoint: '/lustre',
+    readonly: false,
+    by: 'auto-mount',
+  },
+  disk: {
+    name: 'disk',
+    type: 'pd',
+    pv: 'xpk-pd-pv',
+    pvc: 'xpk-pd-pvc',
+    mountPoint: '/disk',
+    readonly: true,
+    by: '--storage',
+  },
+} as const satisfies Record<string, WorkloadStorage>

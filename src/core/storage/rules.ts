@@ -89,7 +89,6 @@ export const ATTACH_DEFAULTS = {
 export const MAX_STORAGE_NAME = 60
 
 const RFC1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/
-const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/
 /** A Linux path is at most PATH_MAX (4096) bytes. */
 const MAX_PATH = 4096
 /** Paths that belong to the container runtime: a volume mounted there breaks the container. */
@@ -105,17 +104,6 @@ export function storageNameProblem(name: string): string | undefined {
   }
   if (!RFC1123_LABEL.test(name)) {
     return 'use lowercase letters, digits and hyphens, starting and ending with a letter or digit (RFC 1123)'
-  }
-  return undefined
-}
-
-/**
- * Why a name cannot name an existing Storage object (`workload create --storage`), or undefined: any name the API
- * server takes (a DNS subdomain), since other tools may have attached it.
- */
-export function storageReferenceProblem(name: string): string | undefined {
-  if (name.length > 253 || !DNS_SUBDOMAIN.test(name)) {
-    return 'a Storage is named with lowercase letters, digits, hyphens and dots (at most 253); `xpk storage list` shows them'
   }
   return undefined
 }

@@ -14,9 +14,9 @@ import {
   parseFilestoreTier,
   parseMountOptions,
   storageNameProblem,
-  storageReferenceProblem,
   type AttachFlags,
 } from '../../../src/core/storage/rules.js'
+import {storageReferenceProblem} from '../../../src/core/storage/mounts.js'
 import {usageProblems} from '../../helpers/usage-problems.js'
 
 describe('value rules', () => {
