@@ -4,7 +4,6 @@
 // refusals: a bucket or instance that does not exist, objects of the name that differ.
 import {describe, expect, it} from 'vitest'
 
-import type {XpkError} from '../../../src/core/errors.js'
 import type {KubeObject} from '../../../src/core/kube/release-manifest.js'
 import {
   planStorageAttach,
@@ -33,6 +32,7 @@ import {
 } from '../../builders/storage.js'
 import {expectGolden} from '../../helpers/golden.js'
 import {PYTHON_STORAGE_CRD} from '../../helpers/storage-crd.js'
+import {thrownError} from '../../helpers/thrown.js'
 
 const PROJECT_NUMBER = '123456789012'
 const DATASETS = DATASETS_FLAGS
@@ -201,15 +201,6 @@ describe('storage plan goldens (text and JSON)', () => {
   })
 })
 
-const failure = (run: () => unknown): XpkError => {
-  try {
-    run()
-  } catch (error) {
-    return error as XpkError
-  }
-  throw new Error('planned')
-}
-
 describe('storage attach plan', () => {
   it('the Storage object is the last step, after the objects it names', () => {
     for (const c of ATTACH_CASES) {
@@ -239,7 +230,7 @@ describe('storage attach plan', () => {
   })
 
   it('a bucket that does not exist is exit 4, naming it and how to make it', () => {
-    const error = failure(() =>
+    const error = thrownError(() =>
       planStorageAttach(inputs(DATASETS, {backend: {kind: 'bucket', bucket: undefined, policy: null}})),
     )
     expect(error.exitCode).toBe(4)
@@ -248,7 +239,9 @@ describe('storage attach plan', () => {
   })
 
   it('a Filestore instance that does not exist is exit 4', () => {
-    const error = failure(() => planStorageAttach(inputs(HOME, {backend: {kind: 'filestore', instance: undefined}})))
+    const error = thrownError(() =>
+      planStorageAttach(inputs(HOME, {backend: {kind: 'filestore', instance: undefined}})),
+    )
     expect(error.exitCode).toBe(4)
     expect(error.message).toBe('Filestore instance home-fs does not exist in project my-project.')
   })
@@ -276,7 +269,7 @@ describe('storage attach plan', () => {
   ])('%s is a conflict (exit 6): detach first', (_what, change, message) => {
     const live = structuredClone(attached(DATASETS))
     change(live)
-    const error = failure(() => planStorageAttach(inputs(DATASETS, {live})))
+    const error = thrownError(() => planStorageAttach(inputs(DATASETS, {live})))
     expect(error.exitCode).toBe(6)
     expect(error.message).toMatch(message)
     expect(error.hints[0]).toContain('xpk storage detach datasets')

@@ -1,4 +1,4 @@
-import {UsageError, UsageErrors} from '../../src/core/errors.js'
+import {UsageError, UsageErrors, type XpkError} from '../../src/core/errors.js'
 
 /** The usage problems `run` throws, each on its own (none when it returns); any other error is thrown on. */
 export function usageProblems(run: () => unknown): UsageError[] {
@@ -10,4 +10,14 @@ export function usageProblems(run: () => unknown): UsageError[] {
     if (error instanceof UsageError) return [error]
     throw error
   }
+}
+
+/** The error `run` throws; a test fails when it returns. */
+export function thrownError(run: () => unknown): XpkError {
+  try {
+    run()
+  } catch (error) {
+    return error as XpkError
+  }
+  throw new Error('expected an error, and none was thrown')
 }
