@@ -87,7 +87,7 @@ export function storagesToMount(
       `Cluster ${cluster} has storages this workload cannot mount: ${problems.join('; ')}. Nothing was submitted.`,
       {
         hints: [
-          `\`xpk storage detach NAME --cluster ${cluster}\` removes one (its data stays); attach it again with \`xpk storage attach\`.`,
+          `\`xpk storage list --cluster ${cluster} -o wide\` shows what each storage names; detach the storage and attach it again (its data stays).`,
         ],
       },
     )
@@ -113,7 +113,7 @@ export function storageNotFound(missing: readonly string[], existing: readonly O
       ? `cluster ${cluster} has no storages`
       : `cluster ${cluster} has ${existing.map((s) => escapeInline(s.name)).join(', ')}`
   return new XpkError('conflict', `No storage named ${names}: ${has}. Nothing was submitted.`, {
-    hints: [`\`xpk storage list --cluster ${cluster}\` lists them; \`xpk storage attach\` adds one.`],
+    hints: [`\`xpk storage list --cluster ${cluster}\` lists them.`],
   })
 }
 
@@ -151,7 +151,7 @@ function checkDistinct(storages: readonly WorkloadStorage[], cluster: string): v
       `The storages this workload mounts clash on cluster ${cluster}: ${clashes.join('; ')}.`,
       {
         hints: [
-          `Name only one of them with --storage; an auto-mount one is always mounted: \`xpk storage detach NAME --cluster ${cluster}\`, then attach it again with another --mount-point (the data stays).`,
+          'Name only one of them with --storage; an auto-mount one is always mounted: detach it and attach it again at another mount point (its data stays).',
         ],
       },
     )
@@ -196,7 +196,7 @@ export function checkStorageMounts(
   ])
   if (clashes.length > 0) {
     throw new XpkError('conflict', `Storages clash with the workload's own volumes: ${clashes.join('; ')}.`, {
-      hints: ['Attach the storage again under another name or --mount-point (`xpk storage detach` keeps the data).'],
+      hints: ['Detach the storage and attach it again under another name or mount point (its data stays).'],
     })
   }
 }

@@ -94,7 +94,7 @@ describe('storagesToMount', () => {
     const error = thrownError(() => storagesToMount(requested, storages, 'demo'))
     expect(error.exitCode).toBe(6)
     expect(error.message).toBe(message)
-    expect(error.hints.join(' ')).toMatch(/xpk storage (list|detach)/)
+    expect(error.hints.join(' ')).toMatch(/xpk storage list|detach it/)
   })
 })
 
