@@ -1,23 +1,29 @@
-import {UsageError, UsageErrors, type XpkError} from '../../src/core/errors.js'
+/**
+ * The error a call ends in, of the class a test expects; anything else (no error, or another kind of error) fails
+ * the test there, with what happened instead.
+ */
+import {expect} from 'vitest'
 
-/** The usage problems `run` throws, each on its own (none when it returns); any other error is thrown on. */
-export function usageProblems(run: () => unknown): UsageError[] {
-  try {
-    run()
-    return []
-  } catch (error) {
-    if (error instanceof UsageErrors) return [...error.problems]
-    if (error instanceof UsageError) return [error]
-    throw error
-  }
+type ErrorClass<E> = abstract new (...args: never[]) => E
+
+/** The error `promise` rejects with, which must be an `Expected`. */
+export async function rejection<E>(promise: Promise<unknown>, Expected: ErrorClass<E>): Promise<E> {
+  const outcome = await promise.then(
+    (value: unknown) => ({resolved: value}),
+    (error: unknown) => error,
+  )
+  expect(outcome).toBeInstanceOf(Expected)
+  return outcome as E
 }
 
-/** The error `run` throws; a test fails when it returns. */
-export function thrownError(run: () => unknown): XpkError {
+/** The error `call` throws, which must be an `Expected`. */
+export function thrown<E>(call: () => unknown, Expected: ErrorClass<E>): E {
+  let outcome: unknown
   try {
-    run()
+    outcome = {returned: call()}
   } catch (error) {
-    return error as XpkError
+    outcome = error
   }
-  throw new Error('expected an error, and none was thrown')
+  expect(outcome).toBeInstanceOf(Expected)
+  return outcome as E
 }

@@ -1,8 +1,9 @@
 /**
  * The plan of `xpk storage attach`: the steps an attach takes, each with its reason and the value it sends, made from
- * what was read before anything is sent (the bucket or the Filestore instance, the cluster's add-ons and Workload
- * Identity, the bucket's IAM policy, and what the cluster already holds). `--dry-run` shows it, `--json` prints it,
- * and the attach applies these very steps. Pure.
+ * what was read before anything is sent (the bucket or the Filestore instance, the bucket's IAM policy, and what the
+ * cluster already holds), with the cluster updates the storage type needs (its CSI driver, Workload Identity for GCS
+ * FUSE) as the cluster side plans them (src/core/cluster/storage-needs.ts `planStorageClusterUpdates`, passed in as
+ * they are). `--dry-run` shows it, `--json` prints it, and the attach applies these very steps. Pure.
  *
  * Python xpk (commands/storage.py `storage_attach`) installs the CRD, creates the Storage object, turns on the CSI
  * driver, then applies the volume and claim; it grants the workloads' service account access to a bucket on every
@@ -20,7 +21,7 @@ import {liveDifferences} from '../incluster/live-diff.js'
 import {XPK_NAMESPACE} from '../incluster/namespace.js'
 import type {KubeObject} from '../kube/release-manifest.js'
 import {XPK_SERVICE_ACCOUNT} from '../manifests/jobset.js'
-import {planSummary, renderPlanLines} from '../render/plan.js'
+import {planSummary, renderPlanLines, type PlanStepJson} from '../render/plan.js'
 import type {Bucket, FilestoreInstance, IamPolicy} from './backends.js'
 import {storageCrd} from './crd.js'
 import {
@@ -32,7 +33,6 @@ import {
 } from './manifests.js'
 import {servesStorage, STORAGE_CRD_NAME} from './observed.js'
 import type {AttachRequest} from './rules.js'
-import {CSI_ADDONS, type StorageType} from './types.js'
 import type {StorageManifest} from './user-manifest.js'
 
 /** What an attach read of the service behind the storage. */
@@ -44,14 +44,14 @@ export type AttachBackend =
   /** Parallelstore, persistent disks and Lustre: nothing is read; the manifest says it all. */
   | {readonly kind: 'none'}
 
-/** The cluster's storage support, as GKE describes it. */
-export interface ClusterStorageSupport {
-  /** `addonsConfig.<configKey>.enabled` of each CSI add-on. */
-  readonly enabledAddons: readonly StorageType[]
-  /** `addonsConfig.lustreCsiDriverConfig.enableLegacyLustrePort`. */
-  readonly legacyLustrePort: boolean
-  /** `workloadIdentityConfig.workloadPool`; null when Workload Identity is off. */
-  readonly workloadPool: string | null
+/**
+ * The cluster updates a storage type needs, planned by the cluster side (`planStorageClusterUpdates`: Workload
+ * Identity, the CSI add-on, xpk's pools on the GKE metadata server), and the warnings that come with them. Its steps
+ * are taken into the attach plan as they are, before anything of the storage is sent.
+ */
+export interface AttachClusterUpdates {
+  readonly steps: readonly PlanStepJson[]
+  readonly warnings: readonly string[]
 }
 
 /** The objects of the name the cluster holds (undefined: absent), or null when the cluster was not read. */
@@ -74,20 +74,11 @@ export interface AttachPlanInputs {
   readonly backend: AttachBackend
   /** The checked --manifest, for a storage attached from one. */
   readonly manifest: StorageManifest | null
-  /** Null: not read (an offline dry run). */
-  readonly support: ClusterStorageSupport | null
+  /** Null: the cluster was not read (an offline dry run). */
+  readonly clusterUpdates: AttachClusterUpdates | null
   /** Null: not read (an offline dry run). */
   readonly live: AttachLive | null
 }
-
-/** What the GKE cluster update sends, in the API's ClusterUpdate terms. */
-export type ClusterUpdateSpec =
-  | {readonly desiredWorkloadIdentityConfig: {readonly workloadPool: string}}
-  | {
-      readonly desiredAddonsConfig: Readonly<
-        Record<string, {readonly enabled: true; readonly enableLegacyLustrePort?: boolean}>
-      >
-    }
 
 /** The binding a bucket's IAM policy gets. */
 export interface BucketGrant {
@@ -107,19 +98,24 @@ export type AttachResource =
   | 'persistentVolumeClaim'
   | 'storage'
 
-/** One step. `spec` is what is sent: the object created, the cluster update, the binding added; null when nothing is. */
-export interface AttachStep {
+/** One step of the storage's own. `spec` is what is sent: the object created, the binding added; null when nothing is. */
+export interface StorageStep {
   readonly action: 'check' | 'create' | 'update' | 'none'
   readonly resource: AttachResource
   readonly name: string
   readonly reason: string
-  readonly spec: StorageVolumeObject | StorageObject | KubeObject | ClusterUpdateSpec | BucketGrant | null
+  readonly spec: StorageVolumeObject | StorageObject | KubeObject | BucketGrant | null
 }
+
+/** A step of the plan: the storage's own, or one of the cluster updates (as the cluster side planned it). */
+export type AttachStep = StorageStep | PlanStepJson
 
 export interface StorageAttachPlan {
   readonly storage: string
   readonly cluster: string
   readonly steps: readonly AttachStep[]
+  /** What xpk leaves to the user (from the cluster updates: pools of others without the GKE metadata server, ...). */
+  readonly warnings: readonly string[]
 }
 
 /** The Workload Identity principal of the workloads' service account (Python xpk's `add_bucket_iam_members`). */
@@ -148,7 +144,7 @@ export function planStorageAttach(inputs: AttachPlanInputs): StorageAttachPlan {
   const storage = storageObject(request, inputs.cluster, objects, manifest)
   const steps: AttachStep[] = [
     ...backendSteps(inputs),
-    ...clusterSteps(inputs),
+    ...(inputs.clusterUpdates?.steps ?? [unreadCluster(inputs.cluster)]),
     ...grantSteps(inputs),
     crdStep(inputs.live),
     // The class before the volume that names it, the volume before its claim, the Storage object last.
@@ -157,7 +153,15 @@ export function planStorageAttach(inputs: AttachPlanInputs): StorageAttachPlan {
       storage,
     ]),
   ]
-  return {storage: request.name, cluster: inputs.cluster, steps}
+  return {storage: request.name, cluster: inputs.cluster, steps, warnings: inputs.clusterUpdates?.warnings ?? []}
+}
+
+function unreadCluster(cluster: string): StorageStep {
+  return check(
+    'cluster',
+    cluster,
+    'not read (--offline): the CSI driver and Workload Identity it needs are not checked',
+  )
 }
 
 const APPLY_ORDER: Readonly<Record<StorageVolumeObject['kind'], number>> = {
@@ -194,7 +198,7 @@ function volumeObjects(inputs: AttachPlanInputs): readonly StorageVolumeObject[]
   })
 }
 
-function backendSteps(inputs: AttachPlanInputs): AttachStep[] {
+function backendSteps(inputs: AttachPlanInputs): StorageStep[] {
   const {backend, request} = inputs
   if (backend.kind === 'bucket') {
     const name = request.source.kind === 'gcsfuse' ? request.source.bucket : request.name
@@ -223,49 +227,12 @@ function backendSteps(inputs: AttachPlanInputs): AttachStep[] {
   return []
 }
 
-function check(resource: AttachResource, name: string, reason: string): AttachStep {
+function check(resource: AttachResource, name: string, reason: string): StorageStep {
   return {action: 'check', resource, name, reason, spec: null}
 }
 
-/** Workload Identity (GCS FUSE authenticates as the pod's service account) and the type's CSI add-on. */
-function clusterSteps(inputs: AttachPlanInputs): AttachStep[] {
-  const {request, support, cluster, project} = inputs
-  const {type} = request
-  const addon = CSI_ADDONS[type]
-  const steps: AttachStep[] = []
-  const unread = '(not read: --offline)'
-  if (type === 'gcsfuse') {
-    const workloadPool = `${project}.svc.id.goog`
-    const enabled = support?.workloadPool === workloadPool
-    steps.push({
-      action: enabled ? 'none' : 'update',
-      resource: 'cluster',
-      name: cluster,
-      reason: enabled
-        ? `Workload Identity is on (${workloadPool})`
-        : `turn on Workload Identity (pool ${workloadPool}): GCS FUSE reaches the bucket as the pod's service account${support === null ? ` ${unread}` : ''}`,
-      spec: enabled ? null : {desiredWorkloadIdentityConfig: {workloadPool}},
-    })
-  }
-  const legacy = type === 'lustre' && request.enableLegacyLustrePort
-  const enabled = support !== null && support.enabledAddons.includes(type) && (!legacy || support.legacyLustrePort)
-  steps.push({
-    action: enabled ? 'none' : 'update',
-    resource: 'cluster',
-    name: cluster,
-    reason: enabled
-      ? `${addon.name} is enabled${legacy ? ', on the legacy Lustre port' : ''}`
-      : `enable ${addon.name}${legacy ? ' on the legacy Lustre port (--enable-legacy-lustre-port)' : ''}: ` +
-        `the CSI driver that mounts ${type} volumes${support === null ? ` ${unread}` : ''}`,
-    spec: enabled
-      ? null
-      : {desiredAddonsConfig: {[addon.configKey]: {enabled: true, ...(legacy ? {enableLegacyLustrePort: true} : {})}}},
-  })
-  return steps
-}
-
 /** GCS FUSE: the workloads' service account gets the bucket, read-only or read-write as the storage is. */
-function grantSteps(inputs: AttachPlanInputs): AttachStep[] {
+function grantSteps(inputs: AttachPlanInputs): StorageStep[] {
   const {backend, request} = inputs
   if (backend.kind !== 'bucket' || backend.bucket === undefined) return []
   const grant: BucketGrant = {
@@ -292,9 +259,9 @@ function grantSteps(inputs: AttachPlanInputs): AttachStep[] {
   ]
 }
 
-function crdStep(live: AttachLive | null): AttachStep {
+function crdStep(live: AttachLive | null): StorageStep {
   const crd = storageCrd()
-  const step = (action: AttachStep['action'], reason: string): AttachStep => ({
+  const step = (action: StorageStep['action'], reason: string): StorageStep => ({
     action,
     resource: 'customResourceDefinition',
     name: STORAGE_CRD_NAME,
@@ -326,13 +293,13 @@ function objectSteps(
   live: AttachLive | null,
   storageName: string,
   objects: readonly (StorageVolumeObject | StorageObject)[],
-): AttachStep[] {
+): StorageStep[] {
   return objects.map((object) => {
     const {kind} = object
     // A claim without a namespace in a user's manifest is applied where workloads run.
     const namespace = kind === 'PersistentVolumeClaim' ? (object.metadata.namespace ?? XPK_NAMESPACE) : undefined
     const name = namespace === undefined ? object.metadata.name : `${namespace}/${object.metadata.name}`
-    const step = (action: AttachStep['action'], reason: string): AttachStep => ({
+    const step = (action: StorageStep['action'], reason: string): StorageStep => ({
       action,
       resource: RESOURCES[kind]!,
       name,
@@ -361,7 +328,10 @@ function objectSteps(
   })
 }
 
-const RESOURCE_WORDS: Readonly<Record<AttachResource, string>> = {
+/** The words of the plan's lines: the storage's resources, and the cluster side's (as `cluster create` shows them). */
+const RESOURCE_WORDS: Readonly<Record<string, string>> = {
+  clusterUpdate: 'cluster',
+  nodePoolUpdate: 'nodepool',
   bucket: 'bucket',
   filestoreInstance: 'filestore',
   cluster: 'cluster',
@@ -373,16 +343,22 @@ const RESOURCE_WORDS: Readonly<Record<AttachResource, string>> = {
   storage: 'storage',
 }
 
-/** The plan as text: one line per step, then the summary. */
+/** The plan as text: one line per step, then the summary and the warnings. */
 export function renderStorageAttachPlan(plan: StorageAttachPlan): string {
   return renderPlanLines(
     `Plan for storage ${plan.storage} on cluster ${plan.cluster}:`,
-    plan.steps.map((s) => ({action: s.action, resource: RESOURCE_WORDS[s.resource], name: s.name, detail: s.reason})),
+    plan.steps.map((s) => ({
+      action: s.action,
+      resource: RESOURCE_WORDS[s.resource] ?? s.resource,
+      name: s.name,
+      detail: s.reason,
+    })),
     [
       planSummary(
         plan.steps.map((s) => s.action),
         'No changes: the storage is attached as asked.',
       ),
+      ...plan.warnings.map((w) => `Warning: ${w}`),
     ],
   )
 }

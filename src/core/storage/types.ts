@@ -1,6 +1,6 @@
 /**
- * The kinds of storage xpk attaches, as Python xpk names them (`--type`), and what each needs of a cluster: the CSI
- * driver that mounts its volumes and the GKE add-on that runs that driver.
+ * The kinds of storage xpk attaches, as Python xpk names them (`--type`), and the CSI driver that mounts each one's
+ * volumes (the GKE add-on that runs it is the cluster side's: src/core/cluster/storage-needs.ts).
  */
 import type {AccessMode} from '../manifests/k8s-types.js'
 
@@ -18,18 +18,6 @@ export const CSI_DRIVERS: Readonly<Record<StorageType, string>> = {
   parallelstore: 'parallelstore.csi.storage.gke.io',
   pd: 'pd.csi.storage.gke.io',
   lustre: 'lustre.csi.storage.gke.io',
-}
-
-/**
- * The GKE add-on that runs each type's CSI driver: its name as `gcloud container clusters update --update-addons`
- * takes it (Python xpk's words) and its key in the cluster's `addonsConfig` (GKE API).
- */
-export const CSI_ADDONS: Readonly<Record<StorageType, {readonly name: string; readonly configKey: string}>> = {
-  gcsfuse: {name: 'GcsFuseCsiDriver', configKey: 'gcsFuseCsiDriverConfig'},
-  gcpfilestore: {name: 'GcpFilestoreCsiDriver', configKey: 'gcpFilestoreCsiDriverConfig'},
-  parallelstore: {name: 'ParallelstoreCsiDriver', configKey: 'parallelstoreCsiDriverConfig'},
-  pd: {name: 'GcePersistentDiskCsiDriver', configKey: 'gcePersistentDiskCsiDriverConfig'},
-  lustre: {name: 'LustreCsiDriver', configKey: 'lustreCsiDriverConfig'},
 }
 
 /** The access modes `--access-mode` takes (Python xpk's choices). */

@@ -2,10 +2,10 @@
 // off, a Filestore instance that is not ready or lacks the file share, and the Storage object's names.
 import {describe, expect, it} from 'vitest'
 
-import {UsageError} from '../../../src/core/errors.js'
+import {UsageError, XpkError} from '../../../src/core/errors.js'
 import {filestoreObjects, gcsFuseObjects, storageObject} from '../../../src/core/storage/manifests.js'
 import {HOME_FS, PROJECT} from '../../builders/storage.js'
-import {thrownError} from '../../helpers/thrown.js'
+import {thrown} from '../../helpers/thrown.js'
 
 const filestore = (instance: Partial<typeof HOME_FS> = {}, vol = 'vol1') =>
   filestoreObjects({
@@ -42,7 +42,7 @@ describe('storage objects', () => {
     ['ready but without an address', {ipAddress: null}],
     ['being repaired', {state: 'REPAIRING'}],
   ])('a Filestore instance %s is a conflict (exit 6), nothing built', (_what, instance) => {
-    const error = thrownError(() => filestore(instance))
+    const error = thrown(() => filestore(instance), XpkError)
     expect(error.exitCode).toBe(6)
     expect(error.message).toMatch(
       /^Filestore instance home-fs is [A-Z]+.*: a volume can be made of it once it is READY\.$/,

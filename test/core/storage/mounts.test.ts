@@ -3,13 +3,14 @@
 // clashes refused, and for each kind of pod the volumes, mounts, annotations and service account.
 import {describe, expect, it} from 'vitest'
 
+import {XpkError} from '../../../src/core/errors.js'
 import {buildJobSet} from '../../../src/core/manifests/jobset.js'
 import type {JobSet} from '../../../src/core/manifests/k8s-types.js'
 import {storagesToMount, type WorkloadStorage} from '../../../src/core/storage/mounts.js'
 import type {ObservedStorage} from '../../../src/core/storage/observed.js'
 import {MOUNTED} from '../../builders/storage.js'
 import {aWorkloadSpec} from '../../builders/workload-spec.js'
-import {thrownError} from '../../helpers/thrown.js'
+import {thrown} from '../../helpers/thrown.js'
 
 const observed = (name: string, patch: Partial<ObservedStorage> = {}): ObservedStorage => ({
   name,
@@ -91,7 +92,7 @@ describe('storagesToMount', () => {
       'The storages this workload mounts clash on cluster demo: a and b both mount at /data; a and b both name volume a-pv.',
     ],
   ])('%s', (_what, requested, storages, message) => {
-    const error = thrownError(() => storagesToMount(requested, storages, 'demo'))
+    const error = thrown(() => storagesToMount(requested, storages, 'demo'), XpkError)
     expect(error.exitCode).toBe(6)
     expect(error.message).toBe(message)
     expect(error.hints.join(' ')).toMatch(/xpk storage list|detach it/)
@@ -166,7 +167,10 @@ describe('the JobSet of a workload with storages', () => {
       /datasets's volume dshm-2 takes the name of the pod's own dshm-2/,
     ],
   ])('%s: a storage on %s is a conflict (exit 6)', (type, _what, patch, message) => {
-    const error = thrownError(() => buildJobSet(aWorkloadSpec({type}), {storages: [{...MOUNTED.datasets, ...patch}]}))
+    const error = thrown(
+      () => buildJobSet(aWorkloadSpec({type}), {storages: [{...MOUNTED.datasets, ...patch}]}),
+      XpkError,
+    )
     expect(error.exitCode).toBe(6)
     expect(error.message).toMatch(message)
   })

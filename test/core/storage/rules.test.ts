@@ -17,7 +17,7 @@ import {
   type AttachFlags,
 } from '../../../src/core/storage/rules.js'
 import {storageReferenceProblem} from '../../../src/core/storage/mounts.js'
-import {usageProblems} from '../../helpers/thrown.js'
+import {usageProblems} from '../../helpers/usage-problems.js'
 
 describe('value rules', () => {
   it.each<[string, (v: string) => string | undefined, string[], string[]]>([

@@ -7,7 +7,7 @@ import type {KubeObject} from '../../../src/core/kube/release-manifest.js'
 import {checkStorageManifest, readStorageManifest} from '../../../src/core/storage/user-manifest.js'
 import type {StorageType} from '../../../src/core/storage/types.js'
 import {USER_MANIFESTS} from '../../builders/storage.js'
-import {usageProblems} from '../../helpers/thrown.js'
+import {usageProblems} from '../../helpers/usage-problems.js'
 
 type Mutable = {apiVersion: string; kind: string; metadata: Record<string, unknown>; spec: Record<string, unknown>}
 const pv = (spec: Record<string, unknown> = {}, name = 'data-pv'): Mutable => ({
