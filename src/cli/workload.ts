@@ -122,6 +122,11 @@ export const workloadCreateFlags = {
     description: 'Kubernetes secret for pulling a private image.',
     helpGroup: 'IMAGE',
   }),
+  storage: Flags.string({
+    description:
+      'Mount this storage (`xpk storage list`) at its mount point; repeat for more. Storages attached with --auto-mount true are mounted anyway.',
+    multiple: true,
+  }),
   'output-manifest-file': pathFlag('output-file', {
     description: 'Also write the JobSet YAML to this file (works with --dry-run).',
   }),

@@ -1,6 +1,6 @@
 /**
  * The plan half of `xpk workload create`: reads the cluster (can it ever run the workload, is it set up for it, is
- * the name free, what RBAC is in place, its GPU networks), plans the image (its tag, and whether the registry has
+ * the name free, what RBAC is in place, its GPU networks, the storages it mounts), plans the image (its tag, and whether the registry has
  * it) and makes the plan (src/core/workload/create-plan.ts). Nothing is built or sent here.
  */
 import {XpkError} from '../core/errors.js'
@@ -15,6 +15,8 @@ import {
   workloadNameTaken,
   workloadQueueInactive,
 } from '../core/messages/workload.js'
+import {storagesToMount, type WorkloadStorage} from '../core/storage/mounts.js'
+import {readStorage, STORAGE_API_VERSION, STORAGE_KIND} from '../core/storage/observed.js'
 import {KUEUE_VERSION} from '../core/versions.js'
 import {capacityProblem, checkCapacity, type CapacityRequest} from '../core/workload/capacity.js'
 import {
@@ -122,6 +124,7 @@ export async function planSubmit(
     rbac: live?.rbac ?? {read: 'no'},
     gpuNetworks,
     goneTimeoutMs: timing.workloadGone.timeoutMs,
+    storages: live === undefined ? {read: false, requested: input.storages} : {read: true, mounts: live.storages},
   }
   return {plan: planWorkloadCreate(inputs), inputs, image, buildImage, replaces, reached: live?.reached}
 }
@@ -135,14 +138,17 @@ interface LiveCluster {
   readonly rbac: RbacState
   /** The GKENetworkParamSet names, for tcpxo and rdma GPU types; null for others. */
   readonly gpuNetworks: string[] | null
+  /** The storages the workload mounts: named with --storage, and every auto-mount one. */
+  readonly storages: readonly WorkloadStorage[]
 }
 
 /**
  * Connects to the cluster and reads, in one round of parallel requests, everything the submit needs: the resources
  * ConfigMap (can the cluster ever run this?), the JobSet of this name (is the name free? and, by how a 404 comes
  * back, is the JobSet kind served at v1alpha2?), what else the JobSet refers to (Kueue's LocalQueue, the
- * PriorityClass of --priority: see core/workload/cluster-setup.ts), the ServiceAccount `xpk-sa`, and for tcpxo/rdma
- * GPUs the GKENetworkParamSets: five requests for a TPU workload, no discovery (JobSet and Kueue kinds are known:
+ * PriorityClass of --priority: see core/workload/cluster-setup.ts), the ServiceAccount `xpk-sa`, the Storage objects
+ * (a storage named with --storage must be one of them; every auto-mount one is mounted too), and for tcpxo/rdma GPUs
+ * the GKENetworkParamSets: six requests for a TPU workload, no discovery (JobSet and Kueue kinds are known:
  * core/kube/known-kinds.ts). Only when `xpk-sa` is missing or lacks the current RBAC revision (a cluster's first
  * submit) are the Role and RoleBindings read, in a second round; only when JobSets are not served is the JobSet CRD
  * read, to say why. Nothing is sent when something is missing.
@@ -159,23 +165,26 @@ async function inspectCluster(
   const read = <T>(call: () => Promise<T>) => withRetries(call, retry)
   const [serviceAccount] = desiredRbac()
   const refs = referencedObjects(input.priority)
-  const [configMap, named, liveServiceAccount, queueLookup, priorityClass, paramSets] = await Promise.all([
-    read(() =>
-      kube.get({
-        apiVersion: 'v1',
-        kind: 'ConfigMap',
-        namespace: XPK_NAMESPACE,
-        name: resourcesConfigMapName(input.cluster),
-      }),
-    ),
-    read(() => kube.lookup(jobSetRef(input.name))),
-    read(() => kube.get(refOf(serviceAccount!))),
-    read(() => kube.lookup(refs.localQueue)),
-    read(() => kube.get(refs.priorityClass)),
-    needsClusterGpuNetworks(input.accelerator)
-      ? listAll(kube, GKE_NETWORK_PARAM_SET.apiVersion, GKE_NETWORK_PARAM_SET.kind, {}, retry)
-      : Promise.resolve(undefined),
-  ])
+  const [configMap, named, liveServiceAccount, queueLookup, priorityClass, storageObjects, paramSets] =
+    await Promise.all([
+      read(() =>
+        kube.get({
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          namespace: XPK_NAMESPACE,
+          name: resourcesConfigMapName(input.cluster),
+        }),
+      ),
+      read(() => kube.lookup(jobSetRef(input.name))),
+      read(() => kube.get(refOf(serviceAccount!))),
+      read(() => kube.lookup(refs.localQueue)),
+      read(() => kube.get(refs.priorityClass)),
+      // A cluster without the Storage kind lists none: no storage was ever attached to it.
+      listAll(kube, STORAGE_API_VERSION, STORAGE_KIND, {}, retry),
+      needsClusterGpuNetworks(input.accelerator)
+        ? listAll(kube, GKE_NETWORK_PARAM_SET.apiVersion, GKE_NETWORK_PARAM_SET.kind, {}, retry)
+        : Promise.resolve(undefined),
+    ])
 
   const acceleratorFlag = options.flags.tpuType === undefined ? '--device-type' : '--tpu-type'
   const request: CapacityRequest = {
@@ -222,6 +231,7 @@ async function inspectCluster(
       missing,
     )
   }
+  const storages = storagesToMount(input.storages, storageObjects.map(readStorage), input.cluster)
   const inactive = inactiveQueue(localQueue)
   if (inactive) {
     deps.console.warn(
@@ -271,7 +281,7 @@ async function inspectCluster(
     queueInactive: inactive !== undefined,
   }
   const rbac = await readRbac(kube, liveServiceAccount, retry)
-  return {reached, check, existing, rbac, gpuNetworks}
+  return {reached, check, existing, rbac, gpuNetworks, storages}
 }
 
 function refOf(o: {apiVersion: string; kind: string; metadata: {name: string; namespace?: string}}) {

@@ -1,6 +1,6 @@
 // `xpk storage list` as a user runs it, through the built CLI: the GKE fake finds cluster demo and hands out the
 // Kubernetes fake's endpoint and CA, where the Storage CRD is installed (Python xpk's own from ../shared when the
-// checkout has it, so the fake validates every Storage object against it; else a minimal one) with Storage objects
+// checkout has it, so the fake validates every Storage object against it; else ours, the same schema) with Storage objects
 // and their PersistentVolumes as an attach leaves them. The table, --json (held to its schema by the CLI helper),
 // what goes over the wire, a cluster that never had a storage attached, --dry-run's note, and --kubeconfig.
 import {writeFileSync} from 'node:fs'
@@ -26,7 +26,7 @@ fakesForFile(
   async (wire) => {
     ;({kube, gke} = await startKubeAndGke(wire))
     seedDemoCluster(gke, PROJECT)
-    if (!PYTHON_STORAGE_CRD) process.stderr.write('storage-list e2e: a minimal Storage CRD (no ../shared/crds)\n')
+    if (!PYTHON_STORAGE_CRD) process.stderr.write('storage-list e2e: our Storage CRD (no ../shared/crds)\n')
   },
   {reset: false},
 )

@@ -1,6 +1,7 @@
 // `xpk workload create` and `xpk workload delete` as whole processes against the GKE fake and the Kubernetes fake
 // (HTTPS, the unmodified client-node client). The fake validates every JobSet against the real JobSet CRD when the
-// tests can find it (CI always does), so a submitted JobSet that the API server would reject fails here too.
+// tests can find it (CI always does), so a submitted JobSet that the API server would reject fails here too; with
+// storages too (--storage and the auto-mount ones).
 import {writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {beforeEach, describe, expect, it} from 'vitest'
@@ -13,6 +14,9 @@ import {markRequests, mutationsSince} from '../helpers/mutations.js'
 import {tempDir} from '../helpers/temp.js'
 import {fakesForFile, seedDemoCluster, startKubeAndGke} from '../helpers/wire-fakes.js'
 import {resourcesConfigMap, submitReadyKueueObjects} from '../builders/workload-cluster.js'
+import {attachObjects, DATASETS_FLAGS, HOME_FLAGS} from '../builders/storage.js'
+import {STORAGE_CRD} from '../helpers/storage-crd.js'
+import type {PodSpec} from '../../src/core/manifests/k8s-types.js'
 
 const PROJECT = 'e2e-project'
 const ZONE = 'us-central2-b'
@@ -103,7 +107,7 @@ describe('workload create against the fakes', () => {
     expect(kube.mutatingRequests()).toHaveLength(5)
   })
 
-  it('a second submit sends only its JobSet: six Kubernetes requests, no discovery, and one GKE request', async () => {
+  it('a second submit sends only its JobSet: seven Kubernetes requests, no discovery, and one GKE request', async () => {
     expect((await create('run-1')).code).toBe(0)
     kube.requests.length = 0
     gke.calls.length = 0
@@ -119,6 +123,8 @@ describe('workload create against the fakes', () => {
       'get localqueues multislice-queue',
       'get priorityclasses medium',
       'get serviceaccounts xpk-sa',
+      // The Storage objects: a storage named with --storage, and every auto-mount one, is mounted.
+      'list storages',
     ])
     expect(gke.calls.map((c) => c.method)).toEqual(['GetCluster'])
   })
@@ -265,7 +271,8 @@ describe('workload create against the fakes', () => {
     const paths = kube.requests.map((r) => `${r.method} ${r.path} ${r.status}`)
     expect(paths).toContain('GET /apis/jobset.x-k8s.io/v1alpha2/namespaces/default/jobsets/run-1 404')
     expect(paths.at(-1)).toBe('GET /apis/apiextensions.k8s.io/v1/customresourcedefinitions/jobsets.jobset.x-k8s.io 404')
-    expect(paths).toHaveLength(6)
+    // The round of six reads (the Storage list among them: 404, no Storage CRD), then the CRD.
+    expect(paths).toHaveLength(7)
   })
 
   it('--dry-run reports a missing LocalQueue the same way, sending nothing', async () => {
@@ -283,6 +290,57 @@ describe('workload create against the fakes', () => {
     const result = await create('run-1')
     expect(result.code).toBe(6)
     expect(result.stderr).toContain('not set up by `xpk cluster create`')
+    expect(kube.mutatingRequests()).toEqual([])
+  })
+})
+
+describe('workload create with storages against the fakes', () => {
+  /** The Storage CRD (Python xpk's when ../shared has it, else ours) and storages as an attach leaves them. */
+  function seedStorages(): void {
+    kube.seed(STORAGE_CRD as unknown as Obj)
+    for (const flags of [DATASETS_FLAGS, {...HOME_FLAGS, autoMount: 'true'}]) {
+      kube.seed(attachObjects(flags).at(-1)!)
+    }
+  }
+
+  it('--storage and the auto-mount storages: the JobSet the API server takes mounts both, its pods run as xpk-sa', async () => {
+    seedStorages()
+    const result = await create('run-1', '--storage', 'datasets', '--json')
+    expect(result.code, result.stderr).toBe(0)
+    const steps = (JSON.parse(result.stdout) as {steps: {resource: string; name: string}[]}).steps
+    expect(steps.filter((s) => s.resource === 'storage').map((s) => s.name)).toEqual(['datasets', 'home'])
+    const jobSet = kube.get({apiVersion: JOBSET, kind: 'JobSet', namespace: 'default', name: 'run-1'}) as Obj
+    const pod = (jobSet.spec as {replicatedJobs: {template: {spec: {template: {spec: PodSpec}}}}[]}).replicatedJobs[0]!
+      .template.spec.template.spec
+    expect(pod.serviceAccountName).toBe('xpk-sa')
+    expect(pod.containers[0]!.volumeMounts!.map((m) => `${m.name} ${m.mountPath} ${m.readOnly}`)).toEqual([
+      'dshm-2 /dev/shm undefined',
+      'datasets-pv /data true',
+      'home-pv /home/shared false',
+    ])
+  })
+
+  it('a storage the cluster lacks: exit 6 naming those it has, and no request that changes anything', async () => {
+    seedStorages()
+    const mark = markRequests({kube, gke})
+    const result = await create('run-1', '--storage', 'checkpoints')
+    expect(result.code, result.stderr).toBe(6)
+    expect(result.stderr).toContain(
+      'No storage named checkpoints: cluster demo has datasets, home. Nothing was submitted.',
+    )
+    expect(mutationsSince({kube, gke}, mark)).toEqual([])
+  })
+
+  it('--dry-run shows the mounts', async () => {
+    seedStorages()
+    const result = await create('run-1', '--storage', 'datasets', '--dry-run')
+    expect(result.code, result.stderr).toBe(0)
+    expect(result.stdout).toMatch(
+      /check +storage +datasets +gcsfuse, claim datasets-pvc mounted at \/data read-only \(named by --storage\)/,
+    )
+    expect(result.stdout).toContain(
+      '- name: datasets-pv\n                      mountPath: /data\n                      readOnly: true\n',
+    )
     expect(kube.mutatingRequests()).toEqual([])
   })
 })

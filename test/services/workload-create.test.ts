@@ -1,12 +1,15 @@
 // `xpk workload create` submitting, in process over the in-memory GKE and Kubernetes ports: the capacity check and
 // the name check before the image is built, the RBAC objects applied once, the JobSet applied with server-side
-// apply, --replace, the GPU networks read from the cluster, the requests a submit makes, and the links it prints.
+// apply, --replace, the GPU networks read from the cluster, the requests a submit makes, the links it prints, and the
+// storages it mounts (named with --storage, or auto-mount; a missing one refused before anything is built).
 import {describe, expect, it} from 'vitest'
 
 import type {ObservedCluster} from '../../src/core/cluster/observed.js'
 import {ApiError, UsageError, type XpkError} from '../../src/core/errors.js'
 import {resolveSettings} from '../../src/core/settings.js'
 import {DEFAULT_RETRY_POLICY, type Clock} from '../../src/executor/retry.js'
+import type {PodSpec} from '../../src/core/manifests/k8s-types.js'
+import type {AttachFlags} from '../../src/core/storage/rules.js'
 import type {KubeObject} from '../../src/ports/kube.js'
 import type {ImageBuildOptions, ImageBuildResult} from '../../src/services/image-build.js'
 import {createWorkload, type WorkloadCreateOptions} from '../../src/services/workload-create.js'
@@ -20,9 +23,11 @@ import {
   namesOf,
   seedWorkload,
 } from '../builders/workload-cluster.js'
+import {attachObjects, DATASETS_FLAGS, HOME_FLAGS} from '../builders/storage.js'
 import {MemoryGke} from '../fakes/memory-gke.js'
 import type {MemoryKube} from '../fakes/memory-kube.js'
 import {RecordingConsole} from '../helpers/recording-console.js'
+import {STORAGE_CRD} from '../helpers/storage-crd.js'
 import {tempDir} from '../helpers/temp.js'
 import {manualClock} from '../helpers/manual-clock.js'
 import {virtualClock} from '../helpers/virtual-clock.js'
@@ -131,6 +136,7 @@ describe('workload create: submitting', () => {
       'get Role pod-reader',
       'get ServiceAccount xpk-sa',
       'list RoleBinding',
+      'list Storage',
     ])
     expect(
       kube.peek({apiVersion: 'v1', kind: 'ServiceAccount', namespace: 'default', name: 'xpk-sa'})!.metadata.annotations,
@@ -165,7 +171,7 @@ describe('workload create: submitting', () => {
     expect(text).toContain('  xpk workload list --cluster demo --filter-by-job run-1')
   })
 
-  it('applies the RBAC objects once: the next submit reads five objects in one round and sends only its JobSet: six requests', async () => {
+  it('applies the RBAC objects once: the next submit reads six kinds in one round and sends only its JobSet: seven requests', async () => {
     const kube = aWorkloadCluster()
     await run(kube).done
     kube.clearLog()
@@ -179,10 +185,12 @@ describe('workload create: submitting', () => {
       'get LocalQueue multislice-queue',
       'get PriorityClass high',
       'get ServiceAccount xpk-sa',
+      // The storages the workload mounts: a cluster without the Storage kind lists none.
+      'list Storage',
     ])
     expect(result.rbac.map((r) => r.change)).toEqual(['none', 'none', 'none', 'none'])
     // Whether the JobSet kind is served is told by the read of the name: the JobSet CRD is not read.
-    expect(kube.requests).toHaveLength(6)
+    expect(kube.requests).toHaveLength(7)
   })
 
   it('an RBAC set-up without the current revision (an older xpk) is read in full and only what differs applied', async () => {
@@ -708,6 +716,7 @@ describe('workload create: what the JobSet refers to must be in the cluster (che
       'get ServiceAccount xpk-sa 404',
       'get LocalQueue multislice-queue 200',
       'get PriorityClass medium 200',
+      'list Storage undefined 404',
       'get CustomResourceDefinition jobsets.jobset.x-k8s.io 404',
     ])
   })
@@ -791,6 +800,7 @@ describe('workload create --dry-run', () => {
       'get Role pod-reader',
       'get ServiceAccount xpk-sa',
       'list RoleBinding',
+      'list Storage',
     ])
     expect(kube.mutatingRequests()).toEqual([])
     expect(result.steps.map((s) => `${s.action} ${s.resource} ${s.name}`)).toEqual([
@@ -807,7 +817,7 @@ describe('workload create --dry-run', () => {
     expect(console.codes()).toEqual(['workload.capacity', 'workload.dry-run'])
   })
 
-  it('on a cluster set up by an earlier submit, reads as a steady-state submit does (five reads)', async () => {
+  it('on a cluster set up by an earlier submit, reads as a steady-state submit does (six reads)', async () => {
     const kube = aWorkloadCluster()
     await run(kube, {flags: {workload: 'run-0'}}).done
     kube.requests.length = 0
@@ -818,6 +828,7 @@ describe('workload create --dry-run', () => {
       'get LocalQueue multislice-queue',
       'get PriorityClass medium',
       'get ServiceAccount xpk-sa',
+      'list Storage',
     ])
     expect(result.rbac.map((r) => r.change)).toEqual(['none', 'none', 'none', 'none'])
     expect(result.steps.filter((s) => s.action !== 'none').map((s) => s.action)).toEqual(['check', 'create'])
@@ -845,6 +856,100 @@ describe('workload create --dry-run', () => {
     await expect(done).resolves.toMatchObject({submitted: false})
     expect(console.codes('warn')).toEqual(['workload.name-taken'])
     expect(console.the('workload.name-taken').text).toMatch(/already exists .* A submit would be refused: .*--replace/)
+    expect(kube.mutatingRequests()).toEqual([])
+  })
+})
+
+describe('workload create: storages (--storage and auto-mount)', () => {
+  /** A cluster set up for workloads that serves the Storage kind and holds these storages. */
+  function withStorages(...flags: AttachFlags[]): MemoryKube {
+    const kube = aWorkloadCluster()
+    kube.seed(STORAGE_CRD)
+    for (const f of flags) kube.seed(attachObjects(f).at(-1) as unknown as KubeObject)
+    return kube
+  }
+  const podOf = (kube: MemoryKube) =>
+    (
+      kube.peek(JOBSET('run-1'))!.spec as {
+        replicatedJobs: {template: {spec: {template: {metadata: {annotations?: object}; spec: PodSpec}}}}[]
+      }
+    ).replicatedJobs[0]!.template.spec.template
+
+  it('mounts the storages named and every auto-mount one, and says so in the plan', async () => {
+    const kube = withStorages(DATASETS_FLAGS, {...HOME_FLAGS, autoMount: 'true'}, {...HOME_FLAGS, name: 'other'})
+    const result = await run(kube, {flags: {storage: ['datasets']}}).done
+    expect(result.steps.filter((s) => s.resource === 'storage').map((s) => `${s.name}: ${s.reason}`)).toEqual([
+      'datasets: gcsfuse, claim datasets-pvc mounted at /data read-only (named by --storage)',
+      'home: gcpfilestore, claim home-pvc mounted at /home/shared (auto-mount)',
+    ])
+    expect(result.steps.at(-1)!.reason).toMatch(/, mounting datasets and home$/)
+    const pod = podOf(kube)
+    expect(pod.spec.containers[0]!.volumeMounts).toEqual([
+      {name: 'dshm-2', mountPath: '/dev/shm'},
+      {name: 'datasets-pv', mountPath: '/data', readOnly: true},
+      {name: 'home-pv', mountPath: '/home/shared', readOnly: false},
+    ])
+    expect(pod.spec.volumes!.map((v) => v.persistentVolumeClaim?.claimName)).toEqual([
+      undefined,
+      'datasets-pvc',
+      'home-pvc',
+    ])
+    expect(pod.spec.serviceAccountName).toBe('xpk-sa')
+    expect(pod.metadata.annotations).toMatchObject({'gke-gcsfuse/volumes': 'true'})
+  })
+
+  it('a storage the cluster lacks is exit 6 naming those it has: nothing built, nothing sent', async () => {
+    const kube = withStorages(DATASETS_FLAGS, HOME_FLAGS)
+    const built = run(kube, {
+      flags: {storage: ['datasets', 'ckpt']},
+      patch: {dockerImage: undefined, scriptDir: tempDir('xpk-script-')},
+    })
+    const error = await failure(built.done)
+    expect(error.exitCode).toBe(6)
+    expect(error.message).toBe('No storage named ckpt: cluster demo has datasets, home. Nothing was submitted.')
+    expect(built.builds).toEqual([])
+    expect(kube.mutatingRequests()).toEqual([])
+  })
+
+  it('a cluster without the Storage kind: --storage is exit 6, and without it nothing is mounted', async () => {
+    const kube = aWorkloadCluster()
+    const error = await failure(run(kube, {flags: {storage: ['datasets']}}).done)
+    expect(error.message).toBe('No storage named datasets: cluster demo has no storages. Nothing was submitted.')
+    expect(kube.mutatingRequests()).toEqual([])
+    await run(kube).done
+    expect(podOf(kube).spec.serviceAccountName).toBeUndefined()
+  })
+
+  it('a bad --storage name is exit 2 before the cluster is reached', async () => {
+    const kube = aWorkloadCluster()
+    const {done, reached} = run(kube, {flags: {storage: ['Data_Sets']}})
+    const error = await failure(done)
+    expect(error).toBeInstanceOf(UsageError)
+    expect(error.message).toMatch(/^--storage "Data_Sets": a storage is named with lowercase letters/)
+    expect(reached).toEqual([])
+    expect(kube.requests).toEqual([])
+  })
+
+  it('--dry-run shows the storages and their mounts in the JobSet; --offline says they were not read', async () => {
+    const kube = withStorages(DATASETS_FLAGS)
+    const dry = run(kube, {flags: {storage: ['datasets']}, patch: {dryRun: true}})
+    await dry.done
+    expect(dry.console.results[0]).toMatch(
+      /\n {2}= {3}check {4}storage +datasets +gcsfuse, claim datasets-pvc mounted at \/data read-only/,
+    )
+    expect(dry.console.results[0]).toContain('mountPath: /data\n')
+    const offline = run(kube, {flags: {storage: ['datasets']}, patch: {dryRun: true, offline: true}})
+    const result = await offline.done
+    expect(result.steps.filter((s) => s.resource === 'storage')).toEqual([
+      {
+        action: 'check',
+        resource: 'storage',
+        name: 'datasets',
+        reason: 'not read (--offline): not mounted in the JobSet shown',
+        spec: null,
+      },
+    ])
+    expect(JSON.stringify(result.manifest)).not.toContain('datasets-pv')
     expect(kube.mutatingRequests()).toEqual([])
   })
 })

@@ -6,9 +6,11 @@
  * resource it does not serve, which the Kubernetes port reports as "not served" (KubeClient.lookup), and gets,
  * lists and deletes read as nothing, as they did when discovery said so first.
  *
- * Checked against the real CRDs of the pinned releases (versions.ts) by test/core/kube/known-kinds.test.ts.
+ * Checked against the real CRDs of the pinned releases (versions.ts), and Storage against ours, by
+ * test/core/kube/known-kinds.test.ts.
  * Kinds not here (other CRDs, other groups) are still found through discovery.
  */
+import {STORAGE_API_GROUP, STORAGE_KIND} from '../storage/observed.js'
 import {JOBSET_API_GROUP, KUEUE_API_GROUP} from '../versions.js'
 
 /** A kind's resource: its plural (the URL segment) and whether its objects live in namespaces. */
@@ -17,7 +19,10 @@ export interface KnownKind {
   readonly namespaced: boolean
 }
 
-/** API group -> kind -> resource: the kinds of JobSet and Kueue that xpk writes, reads, lists or watches. */
+/**
+ * API group -> kind -> resource: the kinds of JobSet and Kueue that xpk writes, reads, lists or watches, and the
+ * Storage kind (its own CRD, src/core/storage/crd.ts, which every `workload create` lists).
+ */
 export const KNOWN_KINDS: Readonly<Record<string, Readonly<Record<string, KnownKind>>>> = {
   [JOBSET_API_GROUP]: {
     JobSet: {plural: 'jobsets', namespaced: true},
@@ -30,6 +35,9 @@ export const KNOWN_KINDS: Readonly<Record<string, Readonly<Record<string, KnownK
     Topology: {plural: 'topologies', namespaced: false},
     AdmissionCheck: {plural: 'admissionchecks', namespaced: false},
     ProvisioningRequestConfig: {plural: 'provisioningrequestconfigs', namespaced: false},
+  },
+  [STORAGE_API_GROUP]: {
+    [STORAGE_KIND]: {plural: 'storages', namespaced: false},
   },
 }
 

@@ -39,6 +39,12 @@
  *      omits it and relies on the JobSet webhook to default it to that same name, so the stored object is equal.
  *   9. Key order follows Python's templates; for A3/A4, where Python re-dumps decorated YAML, the added fields
  *      (`volumes`, `initContainers`) come after `containers` as they do there. Python's YAML comments are gone.
+ *  10. Storages (`options.storages`, src/core/storage/mounts.ts) are mounted as Python xpk mounts them (a claim
+ *      volume named after the PersistentVolume, a mount in every main container, the CSI drivers' annotations,
+ *      `serviceAccountName: xpk-sa`), except that generic GPU pods (l4, a100) carry the annotations on the pod:
+ *      Python puts them on the JobSet and the Job template, where GKE's GCS FUSE webhook, which reads the pod's,
+ *      never sees them, so the bucket could not be mounted. `readOnly` is written on every storage volume and
+ *      mount, false included, as Python writes it.
  */
 import type {Accelerator, GpuDirect} from '../catalog/types.js'
 import {KIND_TRAITS} from '../catalog/types.js'
@@ -47,6 +53,13 @@ import {JOBSET_API_VERSION, LOCAL_QUEUE_NAME} from '../versions.js'
 import type {WorkloadSpec} from '../workload/spec.js'
 import {SCHEDULERS} from '../workload/options.js'
 import {workloadPolicyName} from '../cluster/desired.js'
+import {
+  checkStorageMounts,
+  storageAnnotations,
+  storageVolumeMounts,
+  storageVolumes,
+  type WorkloadStorage,
+} from '../storage/mounts.js'
 import {XLA_DUMP_DIR, containerCommand, kubernetesLiteral} from './container-script.js'
 import type {
   Affinity,
@@ -102,6 +115,11 @@ export interface BuildJobSetOptions {
    * Default: the names Cluster Toolkit creates for the cluster ({@link defaultGpuNetworks}).
    */
   readonly gpuNetworks?: readonly string[]
+  /**
+   * The storages the pods mount (`--storage` and the auto-mount ones, read from the cluster's Storage objects: see
+   * src/core/storage/mounts.ts). Default none.
+   */
+  readonly storages?: readonly WorkloadStorage[]
 }
 
 /**
@@ -199,7 +217,10 @@ function tpuOrCpuJobSet(spec: WorkloadSpec, options: BuildJobSetOptions): JobSet
         }
       : {}
   const nodeSelector = {...acceleratorSelector, ...placementSelector(accelerator), ...options.extraNodeSelector}
-  const containers = mainContainers(spec, [{name: SHARED_MEMORY_VOLUME, mountPath: '/dev/shm'}])
+  const storages = options.storages ?? []
+  const ownMounts: VolumeMount[] = [{name: SHARED_MEMORY_VOLUME, mountPath: '/dev/shm'}]
+  checkStorageMounts(storages, [SHARED_MEMORY], ownMounts)
+  const containers = mainContainers(spec, [...ownMounts, ...storageVolumeMounts(storages)])
   const pod: PodSpec = {
     schedulerName: spec.scheduler,
     ...imagePullSecrets(spec),
@@ -213,21 +234,24 @@ function tpuOrCpuJobSet(spec: WorkloadSpec, options: BuildJobSetOptions): JobSet
     dnsPolicy: 'ClusterFirstWithHostNet',
     terminationGracePeriodSeconds: spec.terminationGracePeriodSeconds,
     containers,
+    ...storageServiceAccount(storages),
     ...(isTpu ? {tolerations: [{operator: 'Exists', key: KIND_TRAITS.TPU.resource}]} : {}),
-    volumes: [SHARED_MEMORY],
+    volumes: [SHARED_MEMORY, ...storageVolumes(storages)],
   }
   return jobSet(spec, {
     annotations: {[EXCLUSIVE_TOPOLOGY_ANNOTATION]: 'cloud.google.com/gke-nodepool'},
     replicas: spec.numSlices,
     podsPerJob: accelerator.vmsPerSlice,
     containerNames: containers.map((c) => c.name),
-    pod: {metadata: {labels: {[WORKLOAD_LABEL]: spec.name}}, spec: pod},
+    pod: {metadata: podMetadata(spec, storageAnnotations(storages)), spec: pod},
   })
 }
 
 function genericGpuJobSet(spec: WorkloadSpec, options: BuildJobSetOptions): JobSet {
   const {accelerator} = spec
-  const containers = mainContainers(spec, [])
+  const storages = options.storages ?? []
+  checkStorageMounts(storages, [SHARED_MEMORY], [])
+  const containers = mainContainers(spec, storageVolumeMounts(storages))
   let scheduling: Pick<PodSpec, 'schedulerName' | 'affinity' | 'schedulingGates' | 'nodeSelector'>
   if (spec.scheduler === 'default-scheduler') {
     scheduling = {
@@ -265,16 +289,17 @@ function genericGpuJobSet(spec: WorkloadSpec, options: BuildJobSetOptions): JobS
     hostNetwork: true,
     dnsPolicy: 'ClusterFirstWithHostNet',
     terminationGracePeriodSeconds: spec.terminationGracePeriodSeconds,
+    ...storageServiceAccount(storages),
     tolerations: [GPU_TOLERATION],
     // Python xpk adds the shared-memory volume here but mounts it in no container; kept for parity.
-    volumes: [SHARED_MEMORY],
+    volumes: [SHARED_MEMORY, ...storageVolumes(storages)],
     containers,
   }
   return jobSet(spec, {
     replicas: 1,
     podsPerJob: spec.numNodes,
     containerNames: containers.map((c) => c.name),
-    pod: {metadata: {labels: {[WORKLOAD_LABEL]: spec.name}}, spec: pod},
+    pod: {metadata: podMetadata(spec, storageAnnotations(storages)), spec: pod},
   })
 }
 
@@ -282,11 +307,19 @@ function a3GpuJobSet(spec: WorkloadSpec, options: BuildJobSetOptions): JobSet {
   const variant = gpuVariant(spec.accelerator)
   if (variant === 'generic') throw new Error(`${spec.accelerator.name} has no GPUDirect networking.`)
   const networking = gpuNetworking(variant, options.gpuNetworks ?? defaultGpuNetworks(spec))
-  const containers = mainContainers(spec, networking.volumeMounts, networking.env)
+  const storages = options.storages ?? []
+  checkStorageMounts(storages, networking.volumes, networking.volumeMounts)
+  // Python xpk writes the storage mounts into the container, then its GPU decorators add theirs after them.
+  const containers = mainContainers(
+    spec,
+    [...storageVolumeMounts(storages), ...networking.volumeMounts],
+    networking.env,
+  )
   const arm = spec.accelerator.dockerPlatform === 'linux/arm64'
   const annotations = {
     ...(options.topologyAwareScheduling ? {[PREFERRED_TOPOLOGY_ANNOTATION]: 'kubernetes.io/hostname'} : {}),
     ...networking.annotations,
+    ...storageAnnotations(storages),
   }
   const pod: PodSpec = {
     priorityClassName: spec.priority,
@@ -298,19 +331,29 @@ function a3GpuJobSet(spec: WorkloadSpec, options: BuildJobSetOptions): JobSet {
     serviceAccountName: XPK_SERVICE_ACCOUNT,
     tolerations: [GPU_TOLERATION, ...(arm ? [ARM64_TOLERATION] : []), USER_WORKLOAD_TOLERATION],
     containers,
-    volumes: networking.volumes,
+    volumes: [...networking.volumes, ...storageVolumes(storages)],
     ...(networking.initContainers.length > 0 ? {initContainers: networking.initContainers} : {}),
   }
   return jobSet(spec, {
     replicas: 1,
     podsPerJob: spec.numNodes,
     containerNames: containers.map((c) => c.name),
-    pod: {metadata: {labels: {[WORKLOAD_LABEL]: spec.name}, ...nonEmpty('annotations', annotations)}, spec: pod},
+    pod: {metadata: podMetadata(spec, annotations), spec: pod},
   })
 }
 
 // ---------------------------------------------------------------------------------------------------------------
 // Shared pieces
+
+/** The pods' labels, and their annotations when they have any. */
+function podMetadata(spec: WorkloadSpec, annotations: Readonly<Record<string, string>>): PodTemplateSpec['metadata'] {
+  return {labels: {[WORKLOAD_LABEL]: spec.name}, ...nonEmpty('annotations', annotations)}
+}
+
+/** Pods that mount storages run as `xpk-sa`, the account the storages are granted to (Python xpk's rule). */
+function storageServiceAccount(storages: readonly WorkloadStorage[]): Pick<PodSpec, 'serviceAccountName'> {
+  return storages.length === 0 ? {} : {serviceAccountName: XPK_SERVICE_ACCOUNT}
+}
 
 interface JobSetShape {
   readonly annotations?: Readonly<Record<string, string>>

@@ -51,6 +51,8 @@ export interface Volume {
   readonly name: string
   readonly emptyDir?: {readonly medium?: string; readonly sizeLimit?: string}
   readonly hostPath?: {readonly path: string; readonly type?: string}
+  /** A claim in the pod's namespace: how workloads mount a storage (src/core/storage/mounts.ts). */
+  readonly persistentVolumeClaim?: {readonly claimName: string; readonly readOnly?: boolean}
 }
 
 export interface Toleration {
@@ -217,4 +219,52 @@ export interface RoleBinding {
   readonly metadata: NamespacedObjectMeta
   readonly subjects: readonly {readonly kind: 'ServiceAccount'; readonly name: string; readonly namespace: string}[]
   readonly roleRef: {readonly apiGroup: 'rbac.authorization.k8s.io'; readonly kind: 'Role'; readonly name: string}
+}
+
+/** The access modes a PersistentVolume offers and a claim asks for (xpk writes the first three, as Python xpk). */
+export type AccessMode = 'ReadWriteOnce' | 'ReadOnlyMany' | 'ReadWriteMany' | 'ReadWriteOncePod'
+
+/** A v1 PersistentVolume (cluster-scoped) backed by a CSI driver: how a storage's bucket or instance is reached. */
+export interface PersistentVolume {
+  readonly apiVersion: 'v1'
+  readonly kind: 'PersistentVolume'
+  readonly metadata: NamedObjectMeta
+  readonly spec: {
+    readonly accessModes?: readonly AccessMode[]
+    readonly capacity?: {readonly storage: string}
+    readonly storageClassName?: string
+    readonly persistentVolumeReclaimPolicy?: 'Retain' | 'Delete' | 'Recycle'
+    readonly volumeMode?: 'Filesystem' | 'Block'
+    readonly mountOptions?: readonly string[]
+    readonly claimRef?: {readonly name: string; readonly namespace: string}
+    readonly csi: {
+      readonly driver: string
+      readonly volumeHandle: string
+      readonly volumeAttributes?: Readonly<Record<string, string>>
+    }
+  }
+}
+
+/** A v1 PersistentVolumeClaim, bound to one PersistentVolume by name. */
+export interface PersistentVolumeClaim {
+  readonly apiVersion: 'v1'
+  readonly kind: 'PersistentVolumeClaim'
+  readonly metadata: NamedObjectMeta
+  readonly spec: {
+    readonly accessModes: readonly AccessMode[]
+    readonly storageClassName?: string
+    readonly volumeName?: string
+    readonly resources: {readonly requests: {readonly storage: string}}
+  }
+}
+
+/** A storage.k8s.io/v1 StorageClass (cluster-scoped). */
+export interface StorageClass {
+  readonly apiVersion: 'storage.k8s.io/v1'
+  readonly kind: 'StorageClass'
+  readonly metadata: NamedObjectMeta
+  readonly provisioner: string
+  readonly volumeBindingMode?: 'Immediate' | 'WaitForFirstConsumer'
+  readonly allowVolumeExpansion?: boolean
+  readonly parameters?: Readonly<Record<string, string>>
 }

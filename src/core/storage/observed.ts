@@ -15,9 +15,9 @@ export const STORAGE_CRD_NAME = `storages.${STORAGE_API_GROUP}`
 
 /**
  * The spec fields of a Storage as Python xpk's CRD declares them (every one required there), with their JSON types,
- * in the CRD's order.
+ * in the CRD's order. Our own CRD (crd.ts) is made from this table.
  */
-const SPEC_FIELDS = {
+export const STORAGE_SPEC_FIELDS = {
   type: 'string',
   cluster: 'string',
   auto_mount: 'boolean',
@@ -28,7 +28,7 @@ const SPEC_FIELDS = {
   pvc: 'string',
 } as const
 
-type SpecField = keyof typeof SPEC_FIELDS
+export type StorageSpecField = keyof typeof STORAGE_SPEC_FIELDS
 
 /** A Storage object as read: each spec field as written, or null when it is missing or not of the CRD's type. */
 export interface ObservedStorage {
@@ -72,14 +72,14 @@ const nameOf = (object: KubeObject): string => text(object.metadata?.name) ?? ''
 export function readStorage(object: KubeObject): ObservedStorage {
   const spec = obj(object.spec)
   const invalidFields: string[] = []
-  const checked = (name: SpecField): unknown => {
+  const checked = (name: StorageSpecField): unknown => {
     const value = spec?.[name]
-    if (typeof value === SPEC_FIELDS[name]) return value
+    if (typeof value === STORAGE_SPEC_FIELDS[name]) return value
     invalidFields.push(`spec.${name}`)
     return null
   }
-  const string = (name: SpecField) => checked(name) as string | null
-  const boolean = (name: SpecField) => checked(name) as boolean | null
+  const string = (name: StorageSpecField) => checked(name) as string | null
+  const boolean = (name: StorageSpecField) => checked(name) as boolean | null
   return {
     name: nameOf(object),
     type: string('type'),

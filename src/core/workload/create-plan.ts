@@ -4,7 +4,8 @@
  * `--dry-run --json` prints it as data, and a submit applies these very steps through the step graph
  * (src/services/workload-create-apply.ts): check the cluster (done while planning: the reads), build or reuse the
  * image, with `--replace` delete the JobSet that was read and wait until it is gone, apply the RBAC objects that are
- * missing or differ, create the JobSet.
+ * missing or differ, create the JobSet. The storages the JobSet mounts (`--storage` and the auto-mount ones, read
+ * with the cluster) are steps of their own, checked while planning, like the cluster.
  */
 import {XPK_NAMESPACE} from '../incluster/namespace.js'
 import type {InClusterObject} from '../incluster/types.js'
@@ -14,6 +15,7 @@ import type {KubeObject} from '../kube/release-manifest.js'
 import {buildJobSet} from '../manifests/jobset.js'
 import type {JobSet, Role, RoleBinding, ServiceAccount} from '../manifests/k8s-types.js'
 import {planSummary, renderPlanLines, type PlanLine} from '../render/plan.js'
+import type {WorkloadStorage} from '../storage/mounts.js'
 import {LOCAL_QUEUE_NAME} from '../versions.js'
 import {vmsNeeded, type CapacityVerdict} from './capacity.js'
 import {RBAC_REVISION_ANNOTATION, rbacRevision} from './cluster-setup.js'
@@ -76,6 +78,11 @@ export type RbacState =
   /** Not read (an offline dry run). */
   | {readonly read: 'no'}
 
+/** The storages the JobSet mounts: read with the cluster, or (an offline dry run) only named. */
+export type PlannedStorages =
+  | {readonly read: true; readonly mounts: readonly WorkloadStorage[]}
+  | {readonly read: false; readonly requested: readonly string[]}
+
 /** Everything the plan is made from. */
 export interface WorkloadPlanInputs {
   readonly input: WorkloadInput
@@ -90,12 +97,22 @@ export interface WorkloadPlanInputs {
   readonly gpuNetworks: {readonly source: 'cluster' | 'assumed'; readonly names: readonly string[]} | null
   /** How long the wait for a replaced JobSet to go may take. */
   readonly goneTimeoutMs: number
+  readonly storages: PlannedStorages
 }
 
 /** The cluster, read before the plan was made: nothing is sent for it. */
 export interface ClusterCheckStep {
   readonly action: 'check'
   readonly resource: 'cluster'
+  readonly name: string
+  readonly reason: string
+  readonly spec: null
+}
+
+/** A storage the JobSet mounts, read before the plan was made (or, offline, named and not read): nothing is sent. */
+export interface StorageStep {
+  readonly action: 'check'
+  readonly resource: 'storage'
   readonly name: string
   readonly reason: string
   readonly spec: null
@@ -149,7 +166,8 @@ export interface JobSetStep {
   readonly spec: JobSet
 }
 
-export type WorkloadPlanStep = ClusterCheckStep | ImageStep | ReplaceStep | AwaitGoneStep | RbacStep | JobSetStep
+export type WorkloadPlanStep =
+  ClusterCheckStep | StorageStep | ImageStep | ReplaceStep | AwaitGoneStep | RbacStep | JobSetStep
 
 export interface WorkloadCreatePlan {
   readonly workload: string
@@ -191,9 +209,18 @@ export function replacedJobSet(existing: KubeObject): ReplacedJobSet {
 }
 
 /** The JobSet the workload submits, running `image`. */
-export function workloadJobSet(inputs: Pick<WorkloadPlanInputs, 'input' | 'gpuNetworks'>, image: string): JobSet {
-  const {input, gpuNetworks} = inputs
-  return buildJobSet({...input, image}, gpuNetworks ? {gpuNetworks: [...gpuNetworks.names]} : {})
+export function workloadJobSet(
+  inputs: Pick<WorkloadPlanInputs, 'input' | 'gpuNetworks' | 'storages'>,
+  image: string,
+): JobSet {
+  const {input, gpuNetworks, storages} = inputs
+  return buildJobSet(
+    {...input, image},
+    {
+      ...(gpuNetworks ? {gpuNetworks: [...gpuNetworks.names]} : {}),
+      ...(storages.read && storages.mounts.length > 0 ? {storages: storages.mounts} : {}),
+    },
+  )
 }
 
 /** "2 slices" or "3 VMs": a workload's size as its flags give it. */
@@ -209,7 +236,7 @@ export function describeScale(kind: string, slices: number, nodes: number): stri
 export function planWorkloadCreate(inputs: WorkloadPlanInputs): WorkloadCreatePlan {
   const {input} = inputs
   const jobSetName = `${XPK_NAMESPACE}/${input.name}`
-  const steps: WorkloadPlanStep[] = [clusterStep(inputs), imageStep(inputs)]
+  const steps: WorkloadPlanStep[] = [clusterStep(inputs), ...storageSteps(inputs.storages), imageStep(inputs)]
   if (inputs.replaces !== null) {
     const r = inputs.replaces
     steps.push(
@@ -242,6 +269,7 @@ export function planWorkloadCreate(inputs: WorkloadPlanInputs): WorkloadCreatePl
       `${describeScale(input.accelerator.kind, input.numSlices, input.numNodes)} of ${input.accelerator.name} ` +
       `(${vmsNeeded(input)} VMs), priority ${input.priority}, queue ${LOCAL_QUEUE_NAME}` +
       (pushedLater ? ', its image by digest once pushed' : '') +
+      mountsText(inputs.storages) +
       (inputs.nameTaken ? '; the name is taken, so a submit would be refused (--replace replaces it)' : ''),
     spec: workloadJobSet(inputs, image.reference),
   })
@@ -260,6 +288,33 @@ function clusterStep(inputs: WorkloadPlanInputs): ClusterCheckStep {
     ? `LocalQueue ${LOCAL_QUEUE_NAME} (an older Kueue: v1beta1)`
     : `LocalQueue ${LOCAL_QUEUE_NAME}${cluster.queueInactive ? ' (inactive)' : ''}`
   return {...base, reason: `${capacity}; set up: JobSet served, ${queue}, PriorityClass ${input.priority}`}
+}
+
+function storageSteps(storages: PlannedStorages): StorageStep[] {
+  const step = (name: string, reason: string): StorageStep => ({
+    action: 'check',
+    resource: 'storage',
+    name,
+    reason,
+    spec: null,
+  })
+  if (!storages.read) {
+    return storages.requested.map((name) => step(name, 'not read (--offline): not mounted in the JobSet shown'))
+  }
+  return storages.mounts.map((s) =>
+    step(
+      s.name,
+      `${s.type}, claim ${s.pvc} mounted at ${s.mountPoint}${s.readonly ? ' read-only' : ''} ` +
+        `(${s.by === '--storage' ? 'named by --storage' : 'auto-mount'})`,
+    ),
+  )
+}
+
+/** `, mounting datasets and home` on the JobSet's step. */
+function mountsText(storages: PlannedStorages): string {
+  if (!storages.read || storages.mounts.length === 0) return ''
+  const names = storages.mounts.map((s) => s.name)
+  return `, mounting ${names.length === 1 ? names[0] : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`}`
 }
 
 function describeCapacity(verdict: CapacityVerdict): string {
@@ -368,6 +423,7 @@ const RBAC_KIND = {serviceAccount: 'ServiceAccount', role: 'Role', roleBinding: 
 
 const RESOURCE_WORD: Record<WorkloadPlanStep['resource'], string> = {
   cluster: 'cluster',
+  storage: 'storage',
   image: 'image',
   jobSet: 'jobset',
   serviceAccount: 'serviceaccount',

@@ -5,6 +5,7 @@ import {tryParseImageReference} from '../image/naming.js'
 import {INTEGER_FLAGS, Problems, splitList} from '../input.js'
 import {WORKLOAD_DEFAULTS} from './defaults.js'
 import {clusterNameProblem} from '../settings.js'
+import {storageReferenceProblem} from '../storage/mounts.js'
 import {escapeInline} from '../text.js'
 import {DEFAULT_PRIORITY, PRIORITY_NAMES, type Priority} from './priority.js'
 import type {EnvVar, WorkloadSpec} from './spec.js'
@@ -33,6 +34,8 @@ export interface WorkloadFlags {
   readonly dockerImage?: string
   readonly enableDebugLogs?: boolean
   readonly useParallelContainers?: boolean
+  /** `--storage`, repeated: Storage objects to mount besides the auto-mount ones. */
+  readonly storage?: readonly string[]
 }
 
 /** The contents of `--env-file`, read by the caller. */
@@ -41,8 +44,11 @@ export interface EnvFileInput {
   readonly text: string
 }
 
-/** Everything of a {@link WorkloadSpec} except the image, which is built (or given) afterwards. */
-export type WorkloadInput = Omit<WorkloadSpec, 'image'>
+/**
+ * Everything of a {@link WorkloadSpec} except the image, which is built (or given) afterwards, and the names of the
+ * storages to mount (`--storage`), which the cluster's Storage objects resolve (src/core/storage/mounts.ts).
+ */
+export type WorkloadInput = Omit<WorkloadSpec, 'image'> & {readonly storages: readonly string[]}
 
 export {WORKLOAD_DEFAULTS}
 
@@ -214,6 +220,7 @@ export function workloadInputFromFlags(
   const userCodes = checkRestartCodes(flags, problems)
   const {env, debugDumpGcs} = checkEnvironment(flags, problems, envFile, localEnv)
   const {scheduler, dockerName} = checkContainer(flags, problems, accelerator)
+  const storages = checkStorages(flags, problems)
 
   problems.throwIfAny()
   const a = accelerator as Accelerator
@@ -236,7 +243,18 @@ export function workloadInputFromFlags(
     imagePullSecret: flags.imagePullSecret ?? null,
     enableDebugLogs: flags.enableDebugLogs ?? false,
     parallelContainers: flags.useParallelContainers === false ? 1 : a.parallelContainers,
+    storages,
   }
+}
+
+/** --storage: each a name a Storage object can have; a name given twice is mounted once. */
+function checkStorages(flags: WorkloadFlags, problems: Problems): string[] {
+  const names = flags.storage ?? []
+  for (const name of names) {
+    const problem = storageReferenceProblem(name)
+    if (problem) problems.add(`--storage "${escapeInline(name)}": ${problem}.`, {flag: '--storage'})
+  }
+  return [...new Set(names)]
 }
 
 function numNodesProblem(accelerator: Accelerator): UsageError {

@@ -5,18 +5,22 @@ import {describe, expect, it} from 'vitest'
 import {KNOWN_KINDS, knownKind} from '../../../src/core/kube/known-kinds.js'
 import {summarizeCrd, type CrdSummary} from '../../../src/core/kube/release-manifest.js'
 import {JOBSET_API_GROUP, JOBSET_API_VERSION, KUEUE_API_GROUP, KUEUE_API_VERSION} from '../../../src/core/versions.js'
+import {storageCrd} from '../../../src/core/storage/crd.js'
+import {STORAGE_API_GROUP, STORAGE_API_VERSION} from '../../../src/core/storage/observed.js'
 import {CRDS, SKIP_CRD_TESTS} from '../../helpers/crds.js'
 import {allGoldenDocuments} from '../incluster/golden-cases.js'
 
-/** Every kind in the table, with the version xpk uses it at. */
-const ENTRIES = Object.entries(KNOWN_KINDS).flatMap(([group, kinds]) =>
-  Object.entries(kinds).map(([kind, resource]) => ({
-    group,
-    kind,
-    ...resource,
-    apiVersion: group === JOBSET_API_GROUP ? JOBSET_API_VERSION : KUEUE_API_VERSION,
-  })),
-)
+/** Every JobSet and Kueue kind in the table, with the version xpk uses it at. */
+const ENTRIES = Object.entries(KNOWN_KINDS)
+  .filter(([group]) => group !== STORAGE_API_GROUP)
+  .flatMap(([group, kinds]) =>
+    Object.entries(kinds).map(([kind, resource]) => ({
+      group,
+      kind,
+      ...resource,
+      apiVersion: group === JOBSET_API_GROUP ? JOBSET_API_VERSION : KUEUE_API_VERSION,
+    })),
+  )
 
 /**
  * Kinds whose CRD the found CRDs may lack: the shared copy of Kueue's CRDs has no ProvisioningRequestConfig
@@ -58,6 +62,15 @@ describe('known kinds', () => {
       }
     }
     expect(new Set(ENTRIES.map((e) => e.kind))).toEqual(used)
+  })
+
+  it("Storage: the plural and scope of xpk's own CRD (Python xpk's, field for field: test/core/storage/crd.test.ts)", () => {
+    const crd = summarizeCrd(storageCrd())
+    expect(Object.keys(KNOWN_KINDS[STORAGE_API_GROUP]!)).toEqual([crd.kind])
+    expect(knownKind(STORAGE_API_VERSION, crd.kind)).toEqual({
+      plural: crd.plural,
+      namespaced: crd.scope === 'Namespaced',
+    })
   })
 
   describe.skipIf(SKIP_CRD_TESTS)('against the real CRDs of the releases xpk installs', () => {

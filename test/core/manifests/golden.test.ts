@@ -9,6 +9,7 @@ import type {BuildJobSetOptions} from '../../../src/core/manifests/jobset.js'
 import {buildJobSet} from '../../../src/core/manifests/jobset.js'
 import type {JobSet} from '../../../src/core/manifests/k8s-types.js'
 import {toYaml} from '../../../src/core/manifests/to-yaml.js'
+import {MOUNTED} from '../../builders/storage.js'
 import {aWorkloadSpec} from '../../builders/workload-spec.js'
 import type {WorkloadSpecOverrides} from '../../builders/workload-spec.js'
 import {SKIP_CRD_TESTS, validateJobSet} from '../../helpers/jobset-schema.js'
@@ -93,6 +94,31 @@ const CASES: readonly GoldenCase[] = [
     file: 'jobset-gpu-gb200-4.yaml',
     flags: '--device-type=gb200-4 --num-nodes=2',
     spec: {type: 'gb200-4', numNodes: 2},
+  },
+  {
+    file: 'jobset-tpu-v5p-8-storages.yaml',
+    flags:
+      '--tpu-type=v5p-8 --storage datasets (auto-mount on the cluster: home on Filestore, scratch on Parallelstore)',
+    spec: {type: 'v5p-8'},
+    options: {storages: [MOUNTED.datasets, MOUNTED.home, MOUNTED.scratch]},
+  },
+  {
+    file: 'jobset-tpu-tpu7x-8-storage.yaml',
+    flags: '--tpu-type=tpu7x-8 --storage disk (two containers per pod, both mount it)',
+    spec: {type: 'tpu7x-8'},
+    options: {storages: [MOUNTED.disk]},
+  },
+  {
+    file: 'jobset-gpu-a100-40gb-8-storage.yaml',
+    flags: '--device-type=a100-40gb-8 --storage datasets',
+    spec: {type: 'a100-40gb-8'},
+    options: {storages: [MOUNTED.datasets]},
+  },
+  {
+    file: 'jobset-gpu-h200-141gb-8-storages.yaml',
+    flags: '--device-type=h200-141gb-8 --num-nodes=2 --storage datasets (auto-mount on the cluster: lustre)',
+    spec: {type: 'h200-141gb-8', numNodes: 2},
+    options: {storages: [MOUNTED.datasets, MOUNTED.lustre]},
   },
   {
     file: 'jobset-cpu-n2-standard-32-4.yaml',

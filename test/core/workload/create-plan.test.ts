@@ -10,14 +10,15 @@ import {
   type WorkloadPlanInputs,
 } from '../../../src/core/workload/create-plan.js'
 import type {KubeObject} from '../../../src/core/kube/release-manifest.js'
+import {MOUNTED} from '../../builders/storage.js'
 import {aWorkloadSpec} from '../../builders/workload-spec.js'
 
 const IMAGE = 'us-docker.pkg.dev/p/r/trainer@sha256:' + 'a'.repeat(64)
 
 function inputs(patch: Partial<WorkloadPlanInputs> = {}): WorkloadPlanInputs {
-  const {image: _image, ...input} = aWorkloadSpec({type: 'v5p-16', numSlices: 2, name: 'run-1', cluster: 'demo'})
+  const {image: _image, ...spec} = aWorkloadSpec({type: 'v5p-16', numSlices: 2, name: 'run-1', cluster: 'demo'})
   return {
-    input,
+    input: {...spec, storages: []},
     cluster: {
       read: true,
       capacity: {kind: 'fits', deviceType: 'v5p-16', vmsNeeded: 4, vmsAvailable: 8},
@@ -30,6 +31,7 @@ function inputs(patch: Partial<WorkloadPlanInputs> = {}): WorkloadPlanInputs {
     rbac: {read: 'in-place'},
     gpuNetworks: null,
     goneTimeoutMs: 600_000,
+    storages: {read: true, mounts: []},
     ...patch,
   }
 }
@@ -140,5 +142,31 @@ describe('planWorkloadCreate', () => {
     expect(verbose).toMatch(
       / xpk-sa +not read \(--offline\): applied where missing or different\n {6}yaml of ServiceAccount\n/,
     )
+  })
+
+  it('storages: one check step each after the cluster, named on the JobSet step, mounted by its pods', () => {
+    const plan = planWorkloadCreate(inputs({storages: {read: true, mounts: [MOUNTED.datasets, MOUNTED.home]}}))
+    expect(lines(plan).slice(0, 4)).toEqual([
+      'check cluster demo',
+      'check storage datasets',
+      'check storage home',
+      'none image trainer',
+    ])
+    expect(plan.steps[2]!.reason).toBe('gcpfilestore, claim home-pvc mounted at /home/shared (auto-mount)')
+    expect(plan.steps.at(-1)!.reason).toMatch(/, mounting datasets and home$/)
+    expect(JSON.stringify(plan.steps.at(-1)!.spec)).toContain('"claimName":"home-pvc"')
+    expect(renderWorkloadPlan(plan).split('\n')[2]).toMatch(/^ {2}= {3}check {4}storage +datasets +gcsfuse, claim/)
+  })
+
+  it('storages not read (--offline): a step for each named one says it is not mounted', () => {
+    const plan = planWorkloadCreate(inputs({storages: {read: false, requested: ['datasets']}}))
+    expect(plan.steps[1]).toEqual({
+      action: 'check',
+      resource: 'storage',
+      name: 'datasets',
+      reason: 'not read (--offline): not mounted in the JobSet shown',
+      spec: null,
+    })
+    expect(JSON.stringify(plan.steps.at(-1)!.spec)).not.toContain('persistentVolumeClaim')
   })
 })

@@ -192,3 +192,19 @@ describe('workloadInputFromFlags', () => {
     ])
   })
 })
+
+describe('--storage', () => {
+  it('names the storages to mount, each once, in the order given; none by default', () => {
+    expect(workloadInputFromFlags(valid, undefined, {}).storages).toEqual([])
+    const input = workloadInputFromFlags({...valid, storage: ['data', 'ckpt.v2', 'data']}, undefined, {})
+    expect(input.storages).toEqual(['data', 'ckpt.v2'])
+  })
+
+  it('refuses every name no Storage object can have, with the other problems', () => {
+    const problems = problemsOf({...valid, workload: 'Bad', storage: ['ok', 'Data', 'a_b', `${'x'.repeat(254)}`]})
+    expect(problems.map((p) => p.flag)).toEqual(['--workload', '--storage', '--storage', '--storage'])
+    expect(problems[1]!.message).toBe(
+      '--storage "Data": a storage is named with lowercase letters, digits, hyphens and dots (at most 253); `xpk storage list` shows them.',
+    )
+  })
+})
