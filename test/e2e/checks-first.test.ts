@@ -102,6 +102,10 @@ const BASE_ARGS: Partial<Record<CommandId, (flag: string) => string[]>> = {
   'workload:delete': () => [...target, '--cluster', 'demo', '--workload', 'w1', '--force'],
   'workload:list': () => [...target, '--cluster', 'demo'],
   'storage:list': () => [...target, '--cluster', 'demo'],
+  'storage:attach': () => [
+    ...[...target, '--cluster', 'demo', 'scratch', '--type', 'pd', '--force'],
+    ...['--auto-mount', 'false', '--mount-point', '/scratch', '--readonly', 'false'],
+  ],
   'workload:logs': () => ['w1', ...target, '--cluster', 'demo'],
   'vm:run': () => ['--project', TPU_PROJECT, '--zone', ZONE, '--tpu-prefix', 'demo', '--command', 'true', '--force'],
 }

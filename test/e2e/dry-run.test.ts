@@ -5,11 +5,12 @@
 // Python xpk accepts --dry-run on accept it and run as usual, with a note; the others do not have it. Every --help
 // example of the vm commands runs as a dry run against the TPU fake (test/e2e/input-safety.test.ts runs the
 // others' examples, holding each to the same rule).
-import {existsSync, readFileSync} from 'node:fs'
+import {existsSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 
 import {COMMANDS} from '../../src/index.js'
+import {USER_MANIFESTS} from '../builders/storage.js'
 import {resourcesConfigMap, submitReadyKueueObjects} from '../builders/workload-cluster.js'
 import type {FakeGke} from '../fakes/fake-gke.js'
 import type {FakeKube, Obj} from '../fakes/fake-kube.js'
@@ -83,6 +84,8 @@ fakesForFile(
       XPK_ZONE: ZONE,
     })
     cwd = tempDir('xpk-dry-run-cwd-')
+    // The persistent disk `storage attach` attaches (relative to the runs' working directory).
+    writeFileSync(join(cwd, 'pd.yaml'), USER_MANIFESTS.pd)
   },
   {reset: false},
 )
@@ -146,6 +149,15 @@ const CASES: Readonly<Record<string, Case>> = {
   'vm:run': {argv: ['vm', 'run', '--tpu-prefix', 'runner', '--command', 'python3 train.py'], real: null},
   'config:set': {argv: ['config', 'set', 'zone', 'us-east5-a'], real: []},
   'config:unset': {argv: ['config', 'unset', 'zone'], real: []},
+  // The real attach turns on the PD CSI driver and creates the CRD, volume, claim and Storage; detach deletes them.
+  'storage:attach': {
+    argv: [
+      ...['storage', 'attach', 'disk', '--cluster', 'demo', '--type', 'pd', '--manifest', 'pd.yaml'],
+      ...['--auto-mount', 'false', '--mount-point', '/disk', '--readonly', 'false'],
+    ],
+    real: [],
+  },
+  'storage:detach': {argv: ['storage', 'detach', 'disk', '--cluster', 'demo'], real: []},
 }
 
 /** What a run changed: the mutating requests the fakes received after the mark, and the config file if it changed. */
