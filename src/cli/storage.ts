@@ -54,6 +54,7 @@ const trueFalse = (description: string) => choiceFlag(['true', 'false'], {descri
 export const storageAttachFlags = {
   ...targetFlags,
   ...gkeEndpointFlag,
+  ...kubeAccessFlags,
   ...storageEndpointFlags,
   type: choiceFlag(STORAGE_TYPES, {description: 'What the storage is: a bucket, a Filestore instance, or a manifest.'}),
   'auto-mount': trueFalse('Whether every workload mounts it (true or false).'),
@@ -145,7 +146,8 @@ export async function attachStorage(
       timing,
     },
     {
-      ...wiring.clusterAccess(settings, {}, run),
+      // A kubeconfig reaches the cluster's API; GKE is read all the same (the cluster updates are GKE's).
+      ...wiring.clusterAccess(settings, options, run),
       files: new NodeFiles(),
       filestore: () =>
         import('../adapters/filestore-rest.js').then((m) =>
@@ -163,6 +165,7 @@ export async function attachStorage(
 export const storageDetachFlags = {
   ...targetFlags,
   ...gkeEndpointFlag,
+  ...kubeAccessFlags,
   ...changeFlags,
 }
 

@@ -197,6 +197,8 @@ describe('arguments follow the same rule', () => {
       'config:get',
       'config:set',
       'config:unset',
+      'storage:attach',
+      'storage:detach',
       'workload:logs',
     ])
   })
