@@ -299,7 +299,7 @@ async function applyAttach(
         : async () => void (await withRetries(() => kube.apply(spec as unknown as KubeObject), retry))
     graph.push({
       id,
-      line: `${step.resource === 'bucketIam' ? 'bucket-iam' : step.resource} ${step.name}`,
+      line: `${LINE_WORDS[step.resource]} ${step.name}`,
       resource: step.resource,
       name: step.name,
       action: step.action,
@@ -342,6 +342,19 @@ async function applyAttach(
   } finally {
     await gke.close()
   }
+}
+
+/** The word of each resource on its progress line, as the plan shows it. */
+const LINE_WORDS: Readonly<Record<StorageStep['resource'], string>> = {
+  bucket: 'bucket',
+  filestoreInstance: 'filestore',
+  cluster: 'cluster',
+  bucketIam: 'bucket-iam',
+  customResourceDefinition: 'crd',
+  storageClass: 'storageclass',
+  persistentVolume: 'pv',
+  persistentVolumeClaim: 'pvc',
+  storage: 'storage',
 }
 
 function isStorageStep(step: AttachStep): step is StorageStep {

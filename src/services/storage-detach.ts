@@ -162,6 +162,14 @@ function mountersOf(pods: readonly KubeObject[], claim: string): string[] {
   return [...names].sort()
 }
 
+/** The word of each resource on its progress line, as the plan shows it. */
+const LINE_WORDS: Readonly<Record<DetachStep['resource'], string>> = {
+  persistentVolume: 'pv',
+  persistentVolumeClaim: 'pvc',
+  storageClass: 'storageclass',
+  storage: 'storage',
+}
+
 /** The steps one after the other, each needing the one before: the Storage object goes only once the rest has. */
 async function applyDetach(
   plan: StorageDetachPlan,
@@ -190,7 +198,7 @@ async function applyDetach(
           }
     graph.push({
       id: `${step.action}:${step.resource}:${step.name}`,
-      line: `${step.resource} ${step.name}`,
+      line: `${LINE_WORDS[step.resource]} ${step.name}`,
       resource: step.resource,
       name: step.name,
       action: step.action,
