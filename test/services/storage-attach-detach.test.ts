@@ -6,6 +6,7 @@
 import {describe, expect, it} from 'vitest'
 
 import {XpkError} from '../../src/core/errors.js'
+import {storageCrd} from '../../src/core/storage/crd.js'
 import type {AttachFlags} from '../../src/core/storage/rules.js'
 import type {TextFileRead} from '../../src/core/text-file.js'
 import {DEFAULT_RETRY_POLICY} from '../../src/executor/retry.js'
@@ -381,6 +382,70 @@ describe('storage detach', () => {
     expect(error.exitCode).toBe(2)
     expect(error.message).toContain('run-1')
     expect(world.kube.mutatingRequests()).toEqual([])
+  })
+
+  it('a volume whose reclaim policy is Delete is set to Retain before its claim goes; one another storage names stays', async () => {
+    const world = new World()
+    world.kube.seed(storageCrd())
+    const storage = (name: string, pv: string, pvc: string) => ({
+      apiVersion: 'xpk.x-k8s.io/v1',
+      kind: 'Storage',
+      metadata: {name},
+      spec: {type: 'pd', cluster: 'demo', auto_mount: false, mount_point: '/d', readonly: false, manifest: '', pv, pvc},
+    })
+    world.kube.seed(storage('disk', 'disk-pv', 'disk-pvc'))
+    world.kube.seed(storage('disk-too', 'disk-pv', 'other-pvc'))
+    world.kube.seed({
+      apiVersion: 'v1',
+      kind: 'PersistentVolume',
+      metadata: {name: 'disk-pv'},
+      spec: {capacity: {storage: '10Gi'}, accessModes: ['ReadWriteOnce'], persistentVolumeReclaimPolicy: 'Delete'},
+    })
+    world.kube.seed({
+      apiVersion: 'v1',
+      kind: 'PersistentVolumeClaim',
+      metadata: {name: 'disk-pvc', namespace: 'default'},
+      spec: {accessModes: ['ReadWriteOnce'], volumeName: 'disk-pv', resources: {requests: {storage: '10Gi'}}},
+    })
+    world.kube.clearLog()
+    const result = await world.detach('disk').done
+    expect(result.steps.map((s) => `${s.action} ${s.resource} ${s.name}`)).toEqual([
+      'delete persistentVolumeClaim default/disk-pvc',
+      'none persistentVolume disk-pv',
+      'delete storage disk',
+    ])
+    expect(world.object('PersistentVolume', 'disk-pv')).toBeDefined()
+    expect(world.object('Storage', 'disk-too')).toBeDefined()
+
+    // Alone, the volume is set to Retain first, then deleted after its claim.
+    const alone = new World()
+    alone.kube.seed(storageCrd())
+    alone.kube.seed(storage('disk', 'disk-pv', 'disk-pvc'))
+    alone.kube.seed({
+      apiVersion: 'v1',
+      kind: 'PersistentVolume',
+      metadata: {name: 'disk-pv'},
+      spec: {capacity: {storage: '10Gi'}, accessModes: ['ReadWriteOnce'], persistentVolumeReclaimPolicy: 'Delete'},
+    })
+    alone.kube.clearLog()
+    await alone.detach('disk').done
+    expect(alone.kube.mutatingRequests().map((r) => `${r.verb} ${r.kind}`)).toEqual([
+      'apply PersistentVolume',
+      'delete PersistentVolume',
+      'delete Storage',
+    ])
+    expect(alone.kube.mutatingRequests()[0]!.body?.spec).toEqual({persistentVolumeReclaimPolicy: 'Retain'})
+  })
+
+  it('the Storage object is not made when the cluster cannot get the driver it needs: the attach fails', async () => {
+    const world = new World()
+    world.storage.addBucket('my-datasets', {project: PROJECT})
+    world.gke.failNextOperation('UPDATE_CLUSTER', {status: 'INTERNAL', message: 'the update broke'})
+    const error = await failure(world.attach(DATASETS_FLAGS).done)
+    expect(error.message).toContain('the update broke')
+    expect(world.object('Storage', 'datasets')).toBeUndefined()
+    // What does not depend on the driver was done, and a re-run finishes the rest.
+    expect(world.object('PersistentVolume', 'datasets-pv')).toBeDefined()
   })
 
   it('a bad name is exit 2 before any request', async () => {
