@@ -7,6 +7,7 @@ import * as Flags from '@oclif/core/flags'
 import {ATTACH_DEFAULTS} from '../core/storage/rules.js'
 import {ACCESS_MODES, STORAGE_TYPES} from '../core/storage/types.js'
 import type {StorageAttachResult} from '../services/storage-attach.js'
+import type {StorageDeleteResult} from '../services/storage-delete.js'
 import type {StorageDetachResult} from '../services/storage-detach.js'
 import type {StorageListResult} from '../services/storage-list.js'
 import type {Invocation} from './base-command.js'
@@ -179,5 +180,42 @@ export async function detachStorage(
     options,
     run,
     import('../services/storage-detach.js').then((m) => m.detachStorage),
+  )
+}
+
+/** The flags of `xpk storage delete NAME` (Python xpk's, with the Filestore endpoint and --kubeconfig/--context). */
+export const storageDeleteFlags = {
+  ...targetFlags,
+  ...gkeEndpointFlag,
+  'filestore-endpoint': storageEndpointFlags['filestore-endpoint'],
+  ...kubeAccessFlags,
+  ...changeFlags,
+}
+
+/** `xpk storage delete NAME`: the cluster (GKE, its Kubernetes API) and the Filestore API on first use. */
+export async function deleteStorage(
+  options: FlagOptions<typeof storageDeleteFlags> & {readonly name?: string},
+  run: Invocation,
+): Promise<StorageDeleteResult> {
+  const [{wiring, settings, timing}, {deleteStorage}, {resolveFilestoreEndpoint}] = await Promise.all([
+    startCommand(import('./wiring.js'), options, run),
+    import('../services/storage-delete.js'),
+    import('../core/storage/endpoints.js'),
+  ])
+  const endpoint = resolveFilestoreEndpoint(options.filestoreEndpoint, process.env)
+  const accessToken = wiring.accessToken()
+  return deleteStorage(
+    {
+      ...wiring.clusterTarget(settings),
+      viaKubeconfig: wiring.viaKubeconfig(options),
+      name: options.name,
+      dryRun: options.dryRun,
+      timing,
+    },
+    {
+      ...wiring.clusterAccess(settings, options, run),
+      filestore: () =>
+        import('../adapters/filestore-rest.js').then((m) => m.createFilestoreClient({endpoint, accessToken})),
+    },
   )
 }

@@ -100,8 +100,9 @@ export async function attachStorage(
   const retry: RetryOptions = {policy: options.timing.retry, clock: deps, signal: deps.signal}
 
   const cluster = await requireCluster(deps.gke, target, retry)
-  const backend = await readBackend(request, target, deps, retry)
+  // Connected before the bucket or instance is read: a kubeconfig that cannot be used is bad input, found first.
   const kube = await unlessAborted(deps.kube(cluster), deps.signal)
+  const backend = await readBackend(request, target, deps, retry)
   const clusterUpdates = planStorageClusterUpdates(request.type, cluster, {
     lustreLegacyPort: request.enableLegacyLustrePort,
   })

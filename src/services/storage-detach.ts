@@ -26,6 +26,7 @@ import {
   STORAGE_API_VERSION,
   STORAGE_CRD_NAME,
   STORAGE_KIND,
+  type ObservedStorage,
 } from '../core/storage/observed.js'
 import {storageNameProblem} from '../core/storage/rules.js'
 import {storageObjectNames} from '../core/storage/types.js'
@@ -69,24 +70,11 @@ export async function detachStorage(
   options: StorageDetachOptions,
   deps: StorageDetachDeps,
 ): Promise<StorageDetachResult> {
-  const name = checkInput(options, () => checkName(options.name))
+  const name = checkInput(options, () => checkStorageName(options.name))
   const retry: RetryOptions = {policy: options.timing.retry, clock: deps, signal: deps.signal}
   const {kube} = await reachCluster(options, deps, retry)
   const cluster = options.cluster ?? kube.target
-  const crd = await withRetries(() => kube.get(CRD_REF), retry)
-  const storages = servesStorage(crd)
-    ? (await listAll(kube, STORAGE_API_VERSION, STORAGE_KIND, {}, retry)).map(readStorage)
-    : []
-  const storage = storages.find((s) => s.name === name)
-  if (storage === undefined) {
-    const names = storages.map((s) => s.name)
-    throw new XpkError('not-found', `Storage ${name} is not attached to cluster ${cluster}: nothing to detach.`, {
-      hints: [
-        names.length === 0 ? 'The cluster holds no storage.' : `It holds ${names.join(', ')} (\`xpk storage list\`).`,
-      ],
-    })
-  }
-  const live = await readLive(kube, storage, retry)
+  const {storage, storages, live} = await readStorageToDetach(kube, name, cluster, retry)
   const plan = planStorageDetach({cluster, storage, live, others: storages})
   const shown = renderStorageDetachPlan(plan)
   const result = {...plan, dryRun: options.dryRun, applied: false, outcomes: [] as StepOutcome[]}
@@ -109,9 +97,10 @@ export async function detachStorage(
   return {...result, applied: true, outcomes}
 }
 
-function checkName(name: string | undefined): string {
+/** The NAME argument of `storage detach` and `storage delete` (`verb`), checked. @throws UsageError naming NAME */
+export function checkStorageName(name: string | undefined, verb = 'detach'): string {
   if (name === undefined) {
-    throw new UsageError('Missing NAME: name the storage to detach, e.g. `xpk storage detach datasets`.', {
+    throw new UsageError(`Missing NAME: name the storage to ${verb}, e.g. \`xpk storage ${verb} datasets\`.`, {
       flag: 'NAME',
       hints: ['`xpk storage list` shows the storages of the cluster.'],
     })
@@ -121,12 +110,48 @@ function checkName(name: string | undefined): string {
   return name
 }
 
+/** What a detach (or a delete) of storage `name` is planned from. */
+export interface StorageToDetach {
+  readonly storage: ObservedStorage
+  /** Every Storage object of the cluster. */
+  readonly storages: readonly ObservedStorage[]
+  readonly live: DetachLive
+  /** The storage's PersistentVolume as read (undefined: none). */
+  readonly volume: KubeObject | undefined
+}
+
+/**
+ * The Storage object `name` with what it names, and the cluster's other storages.
+ * @throws XpkError not-found (exit 4) naming the storages the cluster has, when it has none of that name
+ */
+export async function readStorageToDetach(
+  kube: KubeClient,
+  name: string,
+  cluster: string,
+  retry: RetryOptions,
+): Promise<StorageToDetach> {
+  const crd = await withRetries(() => kube.get(CRD_REF), retry)
+  const storages = servesStorage(crd)
+    ? (await listAll(kube, STORAGE_API_VERSION, STORAGE_KIND, {}, retry)).map(readStorage)
+    : []
+  const storage = storages.find((s) => s.name === name)
+  if (storage === undefined) {
+    const names = storages.map((s) => s.name)
+    throw new XpkError('not-found', `Storage ${name} is not attached to cluster ${cluster}.`, {
+      hints: [
+        names.length === 0 ? 'The cluster holds no storage.' : `It holds ${names.join(', ')} (\`xpk storage list\`).`,
+      ],
+    })
+  }
+  return {storage, storages, ...(await readLive(kube, storage, retry))}
+}
+
 /** The claim (and the workloads whose pods mount it), the volume and its reclaim policy, the Filestore class. */
 async function readLive(
   kube: KubeClient,
-  storage: ReturnType<typeof readStorage>,
+  storage: ObservedStorage,
   retry: RetryOptions,
-): Promise<DetachLive> {
+): Promise<{live: DetachLive; volume: KubeObject | undefined}> {
   const get = (apiVersion: string, kind: string, name: string, namespace?: string) =>
     withRetries(() => kube.get({apiVersion, kind, name, ...(namespace ? {namespace} : {})}), retry)
   const [claim, volume, storageClass] = await Promise.all([
@@ -141,11 +166,12 @@ async function readLive(
       ? []
       : mountersOf(await listAll(kube, 'v1', 'Pod', {namespace: XPK_NAMESPACE}, retry), storage.pvc!)
   const policy = (volume?.spec as {persistentVolumeReclaimPolicy?: unknown} | undefined)?.persistentVolumeReclaimPolicy
-  return {
+  const live = {
     claim: claim === undefined ? undefined : {usedBy},
     volume: volume === undefined ? undefined : {reclaimPolicy: typeof policy === 'string' ? policy : null},
     storageClass: storageClass !== undefined,
   }
+  return {live, volume}
 }
 
 /** The workloads (JobSet names; a pod's own name when no JobSet made it) whose running pods mount the claim. */
@@ -170,15 +196,10 @@ const LINE_WORDS: Readonly<Record<DetachStep['resource'], string>> = {
   storage: 'storage',
 }
 
-/** The steps one after the other, each needing the one before: the Storage object goes only once the rest has. */
-async function applyDetach(
-  plan: StorageDetachPlan,
-  kube: KubeClient,
-  deps: StorageDetachDeps,
-  retry: RetryOptions,
-): Promise<StepOutcome[]> {
+/** The detach steps of a plan, one after the other, each needing the one before: the Storage object goes last. */
+export function detachGraph(steps: readonly DetachStep[], kube: KubeClient, retry: RetryOptions): GraphStep[] {
   const graph: GraphStep[] = []
-  for (const step of plan.steps) {
+  for (const step of steps) {
     if (step.action === 'none' || step.spec === null) continue
     const previous = graph.at(-1)
     const run =
@@ -206,5 +227,14 @@ async function applyDetach(
       run,
     })
   }
-  return runStepsOrThrow(graph, {board: undefined, signal: deps.signal, now: deps.now})
+  return graph
+}
+
+async function applyDetach(
+  plan: StorageDetachPlan,
+  kube: KubeClient,
+  deps: StorageDetachDeps,
+  retry: RetryOptions,
+): Promise<StepOutcome[]> {
+  return runStepsOrThrow(detachGraph(plan.steps, kube, retry), {board: undefined, signal: deps.signal, now: deps.now})
 }

@@ -244,6 +244,7 @@ describe('hints name only flags the command has', () => {
       'cluster:create',
       'cluster:delete',
       'storage:attach',
+      'storage:delete',
       'storage:detach',
       'vm:delete',
       'vm:run',

@@ -65,6 +65,7 @@ vi.mock('../../src/services/workload-logs.js', () => ({workloadLogs: recorder('w
 vi.mock('../../src/services/storage-list.js', () => ({listStorages: recorder('listStorages')}))
 vi.mock('../../src/services/storage-attach.js', () => ({attachStorage: recorder('attachStorage')}))
 vi.mock('../../src/services/storage-detach.js', () => ({detachStorage: recorder('detachStorage')}))
+vi.mock('../../src/services/storage-delete.js', () => ({deleteStorage: recorder('deleteStorage')}))
 vi.mock('../../src/services/vm-create.js', () => ({createVms: recorder('createVms')}))
 vi.mock('../../src/services/vm-delete.js', () => ({deleteVms: recorder('deleteVms')}))
 vi.mock('../../src/services/vm-list.js', () => ({listVms: recorder('listVms')}))
@@ -117,6 +118,7 @@ const SERVICE_OF: Record<CommandId, [string[], string]> = {
   'config:set': [['zone', 'us-east5-a'], 'setConfig'],
   'config:unset': [['zone'], 'unsetConfig'],
   'storage:attach': [['datasets', '--type', 'gcsfuse'], 'attachStorage'],
+  'storage:delete': [['home'], 'deleteStorage'],
   'storage:detach': [['datasets'], 'detachStorage'],
   'storage:list': [[], 'listStorages'],
   version: [[], 'versionReport'],
@@ -541,6 +543,11 @@ describe('storage attach and detach: every flag reaches its option', () => {
       dryRun: true,
       timing: DEFAULT_TIMING,
     })
+  })
+
+  it('storage delete', async () => {
+    const call = await run('storage:delete', ['home', '--force', '--context', 'kind'])
+    expect(call.options).toMatchObject({name: 'home', dryRun: false, viaKubeconfig: true})
   })
 
   it('storage detach', async () => {

@@ -46,6 +46,30 @@ fakesForFile(
         ...{pv: 'old-data-pv', pvc: 'old-data-pvc'},
       },
     })
+    // `storage delete`'s examples delete old-home, whose volume names the instance home-fs.
+    kube.seed(
+      {
+        apiVersion: 'xpk.x-k8s.io/v1',
+        kind: 'Storage',
+        metadata: {name: 'old-home'},
+        spec: {
+          ...{type: 'gcpfilestore', cluster: 'demo', auto_mount: false, mount_point: '/home', readonly: false},
+          ...{manifest: '', pv: 'old-home-pv', pvc: 'old-home-pvc'},
+        },
+      },
+      {
+        apiVersion: 'v1',
+        kind: 'PersistentVolume',
+        metadata: {name: 'old-home-pv'},
+        spec: {
+          ...{capacity: {storage: '1024Gi'}, accessModes: ['ReadWriteMany'], persistentVolumeReclaimPolicy: 'Retain'},
+          csi: {
+            driver: 'filestore.csi.storage.gke.io',
+            volumeHandle: 'projects/my-project/locations/us-central2-b/instances/home-fs/volumes/home',
+          },
+        },
+      },
+    )
   },
   {reset: false},
 )

@@ -120,6 +120,22 @@ describe('xpk storage attach, list, detach', () => {
     expect(filestore.calls.filter((c) => c.method !== 'GET')).toEqual([])
   })
 
+  it('storage delete: a Filestore storage detached, then its instance deleted and waited for', async () => {
+    fresh()
+    filestore.seedInstance({project: PROJECT, location: ZONE, id: 'home-fs'})
+    expect((await xpk('storage', 'attach', ...HOME)).code).toBe(0)
+    const refused = await xpk('storage', 'delete', 'home')
+    expect(refused.code).toBe(2)
+    expect(refused.stderr).toContain('--force')
+    const deleted = await xpk('storage', 'delete', 'home', '--force')
+    expect(deleted.code, deleted.stderr).toBe(0)
+    expect(deleted.stderr).toContain('Deleted storage home and Filestore instance home-fs.')
+    expect(kube.get({apiVersion: 'xpk.x-k8s.io/v1', kind: 'Storage', name: 'home'})).toBeUndefined()
+    expect(filestore.calls.filter((c) => c.method === 'DELETE').length).toBe(1)
+    const gone = await xpk('storage', 'list')
+    expect(gone.stdout).toBe('')
+  })
+
   it('a bucket that does not exist is exit 4; bad input exit 2; neither sends a change', async () => {
     fresh()
     const mark = markRequests(fakes)

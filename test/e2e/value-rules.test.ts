@@ -91,6 +91,7 @@ const BASE: Record<CommandId, string[]> = {
     ...['scratch', '--cluster', 'demo', '--type', 'gcpfilestore', '--instance', 'fs-1', '--vol', 'v1'],
     ...['--auto-mount', 'false', '--mount-point', '/scratch', '--readonly', 'false', '--force'],
   ],
+  'storage:delete': ['scratch', '--cluster', 'demo', '--force'],
   'storage:detach': ['scratch', '--cluster', 'demo', '--force'],
   'storage:list': ['--cluster', 'demo'],
   version: [],

@@ -13,6 +13,7 @@ import {DEFAULT_RETRY_POLICY} from '../../src/executor/retry.js'
 import {DEFAULT_TIMING} from '../../src/core/timing.js'
 import type {KubeObject} from '../../src/ports/kube.js'
 import {attachStorage, type StorageAttachOptions} from '../../src/services/storage-attach.js'
+import {deleteStorage} from '../../src/services/storage-delete.js'
 import {detachStorage} from '../../src/services/storage-detach.js'
 import {DATASETS_FLAGS, HOME_FLAGS, USER_MANIFESTS} from '../builders/storage.js'
 import {anObservedPool} from '../builders/observed.js'
@@ -88,6 +89,18 @@ class World {
         name,
         dryRun,
         timing: {retry: DEFAULT_RETRY_POLICY},
+      },
+      deps,
+    )
+    return {done, console: deps.console}
+  }
+
+  delete(name: string, dryRun = false, answer: PromptAnswer = 'yes') {
+    const deps = this.deps(answer)
+    const done = deleteStorage(
+      {
+        ...{project: PROJECT, zone: ZONE, cluster: 'demo', viaKubeconfig: false, name, dryRun},
+        timing: {retry: DEFAULT_RETRY_POLICY, operations: DEFAULT_TIMING.operations},
       },
       deps,
     )
@@ -454,5 +467,86 @@ describe('storage detach', () => {
     expect(error.exitCode).toBe(2)
     expect(world.gke.calls).toEqual([])
     expect(world.kube.requests).toEqual([])
+  })
+})
+
+describe('storage delete', () => {
+  async function attachedHome() {
+    const world = new World()
+    world.filestore.seedInstance({project: PROJECT, location: ZONE}, {id: 'home-fs'})
+    await world.attach(HOME_FLAGS).done
+    world.kube.clearLog()
+    return world
+  }
+
+  it('asks, detaches (the Storage object last), then deletes the instance and waits until it is gone', async () => {
+    const world = await attachedHome()
+    const {done, console} = world.delete('home')
+    const result = await done
+    expect(console.questions.map((q) => q.code)).toEqual(['storage.delete.confirm'])
+    expect(result.steps.map((s) => `${s.action} ${s.resource}`)).toEqual([
+      'delete persistentVolumeClaim',
+      'delete persistentVolume',
+      'delete storageClass',
+      'delete storage',
+      'delete filestoreInstance',
+    ])
+    expect(world.kube.mutatingRequests().map((r) => `${r.verb} ${r.kind}`)).toEqual([
+      'delete PersistentVolumeClaim',
+      'delete PersistentVolume',
+      'delete StorageClass',
+      'delete Storage',
+    ])
+    expect(world.filestore.mutations()).toEqual([`deleteInstance ${ZONE}/home-fs`])
+    expect(await world.filestore.getInstance({project: PROJECT, location: ZONE}, 'home-fs')).toBeUndefined()
+  })
+
+  it('no terminal and no --force is exit 2 with nothing deleted; --dry-run deletes nothing', async () => {
+    const world = await attachedHome()
+    const error = await failure(world.delete('home', false, 'no-terminal').done)
+    expect(error.exitCode).toBe(2)
+    const {done, console} = world.delete('home', true, 'unexpected')
+    await done
+    expect(console.results.join('\n')).toContain('delete   filestore')
+    expect(world.mutations().filter((m) => !m.startsWith('gke') && !m.startsWith('storage'))).toEqual([])
+  })
+
+  it('refuses a storage of another type and one that workloads mount (exit 6), deleting nothing', async () => {
+    const world = new World()
+    world.storage.addBucket('my-datasets', {project: PROJECT})
+    await world.attach(DATASETS_FLAGS).done
+    const before = world.mutations().length
+    const other = await failure(world.delete('datasets').done)
+    expect(other.exitCode).toBe(6)
+    expect(other.message).toContain('Filestore instances only')
+
+    const home = await attachedHome()
+    home.kube.seed({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: {name: 'run-1-0', namespace: 'default', labels: {'jobset.sigs.k8s.io/jobset-name': 'run-1'}},
+      spec: {
+        containers: [{name: 'c', image: 'i'}],
+        volumes: [{name: 'v', persistentVolumeClaim: {claimName: 'home-pvc'}}],
+      },
+      status: {phase: 'Running'},
+    })
+    const mounted = await failure(home.delete('home').done)
+    expect(mounted.exitCode).toBe(6)
+    expect(mounted.message).toContain('run-1')
+    expect(world.mutations().length).toBe(before)
+    expect(home.kube.mutatingRequests()).toEqual([])
+    expect(home.filestore.mutations()).toEqual([])
+  })
+
+  it('an instance already gone is none: the storage is still detached', async () => {
+    const world = await attachedHome()
+    await world.filestore.deleteInstance({project: PROJECT, location: ZONE}, 'home-fs')
+    for (let i = 0; i < 5; i++) await world.filestore.getInstance({project: PROJECT, location: ZONE}, 'home-fs')
+    const before = world.filestore.mutations().length
+    const result = await world.delete('home').done
+    expect(result.steps.at(-1)).toMatchObject({action: 'none', reason: 'already gone'})
+    expect(world.filestore.mutations().length).toBe(before)
+    expect(world.object('Storage', 'home')).toBeUndefined()
   })
 })

@@ -76,3 +76,36 @@ export const storageDetachDone = defineInfo(
   (p: {storage: string; cluster: string}) =>
     `Detached storage ${escapeInline(p.storage)} from cluster ${escapeInline(p.cluster)}; its data stays where it was.`,
 )
+
+// storage delete
+
+export const storageDeletePlan = defineInfo(
+  'storage.delete.plan',
+  'The plan of a storage delete about to be applied.',
+  (p: {plan: string}) => p.plan,
+)
+
+export const storageDeleteDryRun = defineInfo(
+  'storage.delete.dry-run',
+  'A dry run of storage delete ended without changing anything.',
+  'Dry run: nothing was changed.',
+)
+
+export const storageDeleteConfirm = defineQuestion(
+  'storage.delete.confirm',
+  'Asked before a storage is detached and its Filestore instance deleted with its data.',
+  false,
+  (p: {storage: string; instance: string}) => ({
+    text: `Delete Filestore instance ${escapeInline(p.instance)} of storage ${escapeInline(p.storage)}, and every file on it? This cannot be undone. Continue?`,
+    data: {storage: p.storage, instance: p.instance},
+  }),
+)
+
+export const storageDeleteDone = defineInfo(
+  'storage.delete.done',
+  'What an applied storage delete did.',
+  (p: {storage: string; instance: string; deleted: boolean}) =>
+    p.deleted
+      ? `Deleted storage ${escapeInline(p.storage)} and Filestore instance ${escapeInline(p.instance)}.`
+      : `Deleted storage ${escapeInline(p.storage)}; Filestore instance ${escapeInline(p.instance)} was already gone.`,
+)
