@@ -26,19 +26,23 @@ const say = (text) => process.stderr.write(`${text}\n`)
 const started = Date.now()
 const scratch = mkdtempSync(join(tmpdir(), 'xpk-demo-'))
 const {modules, cleanup} = await loadTestModules([
+  "export {FakeCloudStorage} from './test/fakes/fake-cloud-storage.ts'",
   "export {FakeGke} from './test/fakes/fake-gke.ts'",
   "export {FakeKube} from './test/fakes/fake-kube.ts'",
   "export {KueueStandIn} from './test/fakes/kueue-stand-in.ts'",
   "export {releaseObjects} from './test/fakes/memory-release-manifests.ts'",
   "export {toYamlDocuments} from './src/core/manifests/to-yaml.ts'",
 ])
-const {FakeGke, FakeKube, KueueStandIn, releaseObjects, toYamlDocuments} = modules
+const {FakeCloudStorage, FakeGke, FakeKube, KueueStandIn, releaseObjects, toYamlDocuments} = modules
 
 // Started inside the try below, so whatever did start is stopped whatever fails.
-let kube, gke, standIn, env, releaseFlags
+let kube, gke, storage, standIn, env, releaseFlags
 async function startStandIns() {
   kube = await FakeKube.start({rolloutMs: 100})
   gke = await FakeGke.start({operationMs: 100, ...kube.gkeClusterOptions()})
+  // The Cloud Storage JSON API, with the bucket of training data the demo attaches.
+  storage = await FakeCloudStorage.start()
+  storage.seedBucket({name: 'demo-datasets', project: PROJECT})
   // Workloads run until deleted or preempted, or until the demo finishes one (finishNow).
   standIn = KueueStandIn.start(kube)
   // The JobSet and Kueue releases come from files, as on an air-gapped cluster: the demo downloads nothing.
@@ -60,6 +64,7 @@ async function startStandIns() {
     GCE_METADATA_IP: '127.0.0.1:9',
     NO_COLOR: '1',
     XPK_GKE_ENDPOINT: `http://${gke.endpoint}`,
+    XPK_STORAGE_ENDPOINT: storage.endpoint,
     XPK_ACCESS_TOKEN: kube.token,
     // The stand-ins finish operations in 100 ms; real GKE takes minutes, and xpk's first poll waits longer.
     XPK_POLL_INTERVAL_MS: '50',
@@ -115,6 +120,7 @@ try {
       'xpk demo: the whole journey, against local stand-ins, with no cloud account.',
       `  GKE:        a fake GKE API on http://${gke.endpoint}`,
       `  Kubernetes: a fake Kubernetes API server on ${kube.url}`,
+      `  Storage:    a fake Cloud Storage JSON API on ${storage.endpoint}, holding the bucket demo-datasets`,
       '  Kueue:      a stand-in that admits by priority against the quota, preempts lower priorities, starts pods',
       '              that write log lines and finishes them. It is a demo and test aid, not a scheduler, and it runs',
       '              no containers. Everything else is the real xpk CLI talking to those APIs.',
@@ -126,6 +132,14 @@ try {
   await xpk(['cluster', 'create', '--tpu-type', TPU, '--num-slices', '2', '--spot', '--force', ...releaseFlags], {
     shown: ['cluster', 'create', '--tpu-type', TPU, '--num-slices', '2', '--spot', '--force', '--jobset-manifest', '…'],
   })
+
+  say('\n# 1b. Training data in a bucket, mounted read-only at /data by every workload from now on.')
+  await xpk([
+    ...['storage', 'attach', 'datasets', '--type', 'gcsfuse', '--bucket', 'demo-datasets', '--size', '64'],
+    ...['--project-number', '123456789012', '--auto-mount', 'true', '--mount-point', '/data', '--readonly', 'true'],
+    '--force',
+  ])
+  await xpk(['storage', 'list'])
 
   say('\n# 2. A medium-priority run takes both slices; a low-priority sweep has to wait.')
   await submit('pretrain', 2, 'medium')
@@ -167,6 +181,7 @@ try {
   for (const child of running) child.kill('SIGKILL')
   await standIn?.stop()
   await gke?.stop()
+  await storage?.stop()
   await kube?.stop()
   cleanup()
   rmSync(scratch, {recursive: true, force: true})

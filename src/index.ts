@@ -17,6 +17,9 @@ import ConfigGet from './commands/config/get.js'
 import ConfigList from './commands/config/list.js'
 import ConfigSet from './commands/config/set.js'
 import ConfigUnset from './commands/config/unset.js'
+import StorageAttach from './commands/storage/attach.js'
+import StorageDelete from './commands/storage/delete.js'
+import StorageDetach from './commands/storage/detach.js'
 import StorageList from './commands/storage/list.js'
 import Version from './commands/version.js'
 import VmCreate from './commands/vm/create.js'
@@ -41,6 +44,9 @@ export const COMMANDS = {
   'config:list': ConfigList,
   'config:set': ConfigSet,
   'config:unset': ConfigUnset,
+  'storage:attach': StorageAttach,
+  'storage:delete': StorageDelete,
+  'storage:detach': StorageDetach,
   'storage:list': StorageList,
   version: Version,
   'vm:create': VmCreate,

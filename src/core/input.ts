@@ -106,6 +106,7 @@ export const INTEGER_FLAGS = {
   'workload:slice': {min: 0, max: MAX_SLICES - 1, limit: 'slice indexes start at 0'},
   'workload:worker': {min: 0, max: GKE_MAX_NODES_PER_POOL - 1, limit: 'worker indexes start at 0'},
   'workload:tail': {min: 0, max: INT32_MAX, limit: 'lines'},
+  'storage:size': {min: 1, max: 8_589_934_591, limit: "GiB; a PersistentVolume's capacity is an int64 of bytes"},
   'vm:num-slices': {min: 1, max: 256, limit: 'slices of one queued resource xpk requests'},
   'vm:ssh-port': {min: 1, max: 65_535, limit: 'TCP ports'},
 } as const satisfies Record<string, IntegerRange>

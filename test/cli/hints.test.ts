@@ -243,6 +243,9 @@ describe('hints name only flags the command has', () => {
     expect(ids.filter((id) => reach.get(id)!.has(`${join(SRC, 'services/confirm.ts')}#confirmOrStop`)).sort()).toEqual([
       'cluster:create',
       'cluster:delete',
+      'storage:attach',
+      'storage:delete',
+      'storage:detach',
       'vm:delete',
       'vm:run',
       'workload:create',

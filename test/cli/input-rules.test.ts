@@ -12,6 +12,8 @@ import {workloadListInputFromFlags} from '../../src/core/workload/list-options.j
 import {workloadLogsInputFromFlags} from '../../src/core/workload/logs.js'
 import {workloadInputFromFlags, type WorkloadFlags} from '../../src/core/workload/options.js'
 import {COMMANDS} from '../../src/index.js'
+import {attachRequestFromFlags} from '../../src/core/storage/rules.js'
+import {DATASETS_FLAGS} from '../builders/storage.js'
 
 type CommandId = keyof typeof COMMANDS
 type Definition = {type: 'option' | 'boolean'; helpValue?: string; multiple?: boolean; char?: string}
@@ -115,6 +117,7 @@ describe('rule 3: every number has the bounds of the field it ends up in', () =>
       else if (topic === 'vm' && flag === 'num-slices')
         checkVmCreateInput({tpuPrefix: 'p', tpuType: 'v4-8', capacity: 'on-demand', numSlices: text})
       else if (topic === 'vm') checkRunInput({tpuPrefix: 'p', command: 'true', runName: 'r', sshPort: text})
+      else if (topic === 'storage') attachRequestFromFlags({...DATASETS_FLAGS, [camel(flag)]: text})
       else if (key === 'workload:timeout') workloadListInputFromFlags({waitForJobCompletion: 'w', timeout: text})
       else if (key === 'workload:slice' || key === 'workload:worker' || key === 'workload:tail')
         workloadLogsInputFromFlags({workload: 'w', [flag]: text})

@@ -197,6 +197,9 @@ describe('arguments follow the same rule', () => {
       'config:get',
       'config:set',
       'config:unset',
+      'storage:attach',
+      'storage:delete',
+      'storage:detach',
       'workload:logs',
     ])
   })

@@ -63,6 +63,9 @@ vi.mock('../../src/services/workload-delete.js', async (original) => ({
 vi.mock('../../src/services/workload-list.js', () => ({listWorkloads: recorder('listWorkloads')}))
 vi.mock('../../src/services/workload-logs.js', () => ({workloadLogs: recorder('workloadLogs')}))
 vi.mock('../../src/services/storage-list.js', () => ({listStorages: recorder('listStorages')}))
+vi.mock('../../src/services/storage-attach.js', () => ({attachStorage: recorder('attachStorage')}))
+vi.mock('../../src/services/storage-detach.js', () => ({detachStorage: recorder('detachStorage')}))
+vi.mock('../../src/services/storage-delete.js', () => ({deleteStorage: recorder('deleteStorage')}))
 vi.mock('../../src/services/vm-create.js', () => ({createVms: recorder('createVms')}))
 vi.mock('../../src/services/vm-delete.js', () => ({deleteVms: recorder('deleteVms')}))
 vi.mock('../../src/services/vm-list.js', () => ({listVms: recorder('listVms')}))
@@ -114,6 +117,9 @@ const SERVICE_OF: Record<CommandId, [string[], string]> = {
   'config:list': [[], 'listConfig'],
   'config:set': [['zone', 'us-east5-a'], 'setConfig'],
   'config:unset': [['zone'], 'unsetConfig'],
+  'storage:attach': [['datasets', '--type', 'gcsfuse'], 'attachStorage'],
+  'storage:delete': [['home'], 'deleteStorage'],
+  'storage:detach': [['datasets'], 'detachStorage'],
   'storage:list': [[], 'listStorages'],
   version: [[], 'versionReport'],
   'vm:create': [['--tpu-prefix', 'demo', '--tpu-type', 'v4-8'], 'createVms'],
@@ -500,5 +506,59 @@ describe('command flag mapping', () => {
     expect((await run('config:unset', ['zone', '--dry-run'])).options).toMatchObject({key: 'zone', dryRun: true})
     expect((await run('config:get', ['project'])).options).toBe('project')
     expect((await run('version', [])).options).toEqual(['9.9.9', process.version])
+  })
+})
+
+describe('storage attach and detach: every flag reaches its option', () => {
+  it('storage attach', async () => {
+    const call = await run('storage:attach', [
+      ...['datasets', '--type', 'gcsfuse', '--auto-mount', 'true', '--mount-point', '/data', '--readonly', 'false'],
+      ...['--bucket', 'b-1', '--size', '64', '--mount-options', 'implicit-dirs,ro', '--no-prefetch-metadata'],
+      ...['--instance', 'fs', '--vol', 'v', '--access-mode', 'ReadOnlyMany', '--manifest', 'm.yaml'],
+      ...['--enable-legacy-lustre-port', '--project-number', '123', '--dry-run', '--cluster', 'from-flag'],
+    ])
+    expect(call.service).toBe('attachStorage')
+    expect(call.options).toEqual({
+      project: 'env-project',
+      zone: 'us-central2-b',
+      cluster: 'from-flag',
+      viaKubeconfig: false,
+      flags: {
+        name: 'datasets',
+        type: 'gcsfuse',
+        autoMount: 'true',
+        mountPoint: '/data',
+        readonly: 'false',
+        bucket: 'b-1',
+        size: '64',
+        mountOptions: 'implicit-dirs,ro',
+        prefetchMetadata: false,
+        instance: 'fs',
+        vol: 'v',
+        accessMode: 'ReadOnlyMany',
+        manifest: 'm.yaml',
+        enableLegacyLustrePort: true,
+      },
+      projectNumber: '123',
+      dryRun: true,
+      timing: DEFAULT_TIMING,
+    })
+  })
+
+  it('storage delete', async () => {
+    const call = await run('storage:delete', ['home', '--force', '--context', 'kind'])
+    expect(call.options).toMatchObject({name: 'home', dryRun: false, viaKubeconfig: true})
+  })
+
+  it('storage detach', async () => {
+    const call = await run('storage:detach', ['datasets', '--dry-run'])
+    expect(call.options).toMatchObject({
+      name: 'datasets',
+      project: 'env-project',
+      zone: 'us-central2-b',
+      cluster: 'env-cluster',
+      dryRun: true,
+      viaKubeconfig: false,
+    })
   })
 })

@@ -8,6 +8,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {PATH_KINDS} from '../../src/cli/flag-kinds.js'
 import {COMMANDS} from '../../src/index.js'
+import {USER_MANIFESTS} from '../builders/storage.js'
 import type {FakeGke} from '../fakes/fake-gke.js'
 import type {FakeKube} from '../fakes/fake-kube.js'
 import {FakeTpu} from '../fakes/fake-tpu.js'
@@ -43,6 +44,8 @@ beforeAll(() => {
   files = tempDir('xpk-checks-first-')
   mkdirSync(join(files, 'a-directory'))
   writeFileSync(join(files, 'a-file'), 'just a file\n')
+  // A good storage manifest, for `storage attach` when another of its path flags is under test.
+  writeFileSync(join(files, 'pd.yaml'), USER_MANIFESTS.pd)
   writeFileSync(join(files, 'binary'), Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0, 0, 1, 2]))
   writeFileSync(join(files, 'text-garbage'), '{{{ not: [valid\n')
   writeFileSync(
@@ -102,6 +105,13 @@ const BASE_ARGS: Partial<Record<CommandId, (flag: string) => string[]>> = {
   'workload:delete': () => [...target, '--cluster', 'demo', '--workload', 'w1', '--force'],
   'workload:list': () => [...target, '--cluster', 'demo'],
   'storage:list': () => [...target, '--cluster', 'demo'],
+  'storage:detach': () => [...target, '--cluster', 'demo', 'datasets', '--force'],
+  'storage:delete': () => [...target, '--cluster', 'demo', 'home', '--force'],
+  'storage:attach': (flag) => [
+    ...[...target, '--cluster', 'demo', 'scratch', '--type', 'pd', '--force'],
+    ...(flag === 'manifest' ? [] : ['--manifest', join(files, 'pd.yaml')]),
+    ...['--auto-mount', 'false', '--mount-point', '/scratch', '--readonly', 'false'],
+  ],
   'workload:logs': () => ['w1', ...target, '--cluster', 'demo'],
   'vm:run': () => ['--project', TPU_PROJECT, '--zone', ZONE, '--tpu-prefix', 'demo', '--command', 'true', '--force'],
 }

@@ -1,7 +1,7 @@
 // The README's first command: `npm run demo` (scripts/demo.mjs over the built CLI) runs the whole journey against
-// the local stand-ins and shows each state the journey promises: one workload running and one queued, a
-// high-priority one preempting, logs from every worker, a wait that ends in success, a delete, and the preempted
-// run admitted again.
+// the local stand-ins and shows each state the journey promises: a bucket attached for every workload to mount,
+// one workload running and one queued, a high-priority one preempting, logs from every worker, a wait that ends in
+// success, a delete, and the preempted run admitted again.
 import {spawn} from 'node:child_process'
 import {existsSync, readdirSync} from 'node:fs'
 import {join} from 'node:path'
@@ -52,6 +52,9 @@ describe('npm run demo', () => {
     expect(run.stderr).toContain('against local stand-ins')
     expect(run.stderr).toContain('It is a demo and test aid, not a scheduler')
     expect(run.stderr).toContain('Cluster demo: created the cluster, created 2/2 node pools')
+    // The bucket attached with auto-mount, and listed.
+    expect(run.stderr).toContain('Attached storage datasets to cluster demo')
+    expect(run.stdout).toMatch(/^datasets\s+gcsfuse\s+true\s+\/data\s+true\s+demo-datasets$/m)
 
     const [queued, preempting, queuedOnly, waited, final] = tables(run.stdout)
     expect(queued).toEqual({pretrain: 'Running', sweep: 'Pending'})

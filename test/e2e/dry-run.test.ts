@@ -5,19 +5,22 @@
 // Python xpk accepts --dry-run on accept it and run as usual, with a note; the others do not have it. Every --help
 // example of the vm commands runs as a dry run against the TPU fake (test/e2e/input-safety.test.ts runs the
 // others' examples, holding each to the same rule).
-import {existsSync, readFileSync} from 'node:fs'
+import {existsSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 
 import {COMMANDS} from '../../src/index.js'
+import {USER_MANIFESTS} from '../builders/storage.js'
 import {resourcesConfigMap, submitReadyKueueObjects} from '../builders/workload-cluster.js'
 import type {FakeGke} from '../fakes/fake-gke.js'
 import type {FakeKube, Obj} from '../fakes/fake-kube.js'
+import {FakeFilestore} from '../fakes/fake-filestore.js'
 import {FakeTpu} from '../fakes/fake-tpu.js'
 import {isolatedEnv, runCli, type CliResult} from '../helpers/cli.js'
 import {markRequests, mutationsSince, type WireFakes} from '../helpers/mutations.js'
 import {tempDir} from '../helpers/temp.js'
 import {fakesForFile, seedDemoCluster, startKubeAndGke} from '../helpers/wire-fakes.js'
+import {STORAGE_CRD} from '../helpers/storage-crd.js'
 import {workloadCrds} from '../helpers/workload-crds.js'
 
 type CommandId = keyof typeof COMMANDS
@@ -51,6 +54,7 @@ const ZONE = 'us-central2-b'
 let gke: FakeGke
 let kube: FakeKube
 let tpu: FakeTpu
+let filestore: FakeFilestore
 let fakes: WireFakes
 let env: Record<string, string>
 let cwd: string
@@ -74,15 +78,42 @@ fakesForFile(
         metadata: {'ssh-keys': 'someone:ssh-ed25519 AAAA someone'},
       })
     }
-    fakes = {gke, kube, tpu}
+    // `storage delete` deletes storage home and its Filestore instance home-fs.
+    filestore = wire.add(await FakeFilestore.start({operationMs: 20}))
+    filestore.seedInstance({project: PROJECT, location: ZONE, id: 'home-fs'})
+    kube.seed(STORAGE_CRD as Obj, {
+      apiVersion: 'xpk.x-k8s.io/v1',
+      kind: 'Storage',
+      metadata: {name: 'home'},
+      spec: {
+        ...{type: 'gcpfilestore', cluster: 'demo', auto_mount: false, mount_point: '/home', readonly: false},
+        ...{manifest: '', pv: 'home-pv', pvc: 'home-pvc'},
+      },
+    })
+    kube.seed({
+      apiVersion: 'v1',
+      kind: 'PersistentVolume',
+      metadata: {name: 'home-pv'},
+      spec: {
+        ...{capacity: {storage: '1024Gi'}, accessModes: ['ReadWriteMany'], persistentVolumeReclaimPolicy: 'Retain'},
+        csi: {
+          driver: 'filestore.csi.storage.gke.io',
+          volumeHandle: `projects/${PROJECT}/locations/${ZONE}/instances/home-fs/volumes/vol1`,
+        },
+      },
+    })
+    fakes = {gke, kube, tpu, filestore}
     env = isolatedEnv({
       XPK_GKE_ENDPOINT: `http://${gke.endpoint}`,
       XPK_TPU_ENDPOINT: `http://${tpu.endpoint}`,
+      XPK_FILESTORE_ENDPOINT: filestore.endpoint,
       XPK_ACCESS_TOKEN: kube.token,
       XPK_PROJECT: PROJECT,
       XPK_ZONE: ZONE,
     })
     cwd = tempDir('xpk-dry-run-cwd-')
+    // The persistent disk `storage attach` attaches (relative to the runs' working directory).
+    writeFileSync(join(cwd, 'pd.yaml'), USER_MANIFESTS.pd)
   },
   {reset: false},
 )
@@ -146,6 +177,16 @@ const CASES: Readonly<Record<string, Case>> = {
   'vm:run': {argv: ['vm', 'run', '--tpu-prefix', 'runner', '--command', 'python3 train.py'], real: null},
   'config:set': {argv: ['config', 'set', 'zone', 'us-east5-a'], real: []},
   'config:unset': {argv: ['config', 'unset', 'zone'], real: []},
+  // The real attach turns on the PD CSI driver and creates the CRD, volume, claim and Storage; detach deletes them.
+  'storage:attach': {
+    argv: [
+      ...['storage', 'attach', 'disk', '--cluster', 'demo', '--type', 'pd', '--manifest', 'pd.yaml'],
+      ...['--auto-mount', 'false', '--mount-point', '/disk', '--readonly', 'false'],
+    ],
+    real: [],
+  },
+  'storage:detach': {argv: ['storage', 'detach', 'disk', '--cluster', 'demo'], real: []},
+  'storage:delete': {argv: ['storage', 'delete', 'home', '--cluster', 'demo'], real: ['--force']},
 }
 
 /** What a run changed: the mutating requests the fakes received after the mark, and the config file if it changed. */

@@ -7,12 +7,16 @@ import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 
 import {COMMANDS} from '../../src/index.js'
+import {USER_MANIFESTS} from '../builders/storage.js'
 import {resourcesConfigMap, submitReadyKueueObjects} from '../builders/workload-cluster.js'
 import {at, jobsetStatus, kueueStatus, kueueWorkloadFor, submittedJobSet} from '../builders/workload-states.js'
+import {FakeCloudStorage} from '../fakes/fake-cloud-storage.js'
+import {FakeFilestore} from '../fakes/fake-filestore.js'
 import type {FakeGke} from '../fakes/fake-gke.js'
 import type {FakeKube, Obj} from '../fakes/fake-kube.js'
 import {isolatedEnv, REPO_ROOT, runCli} from '../helpers/cli.js'
 import {markRequests, mutationsSince} from '../helpers/mutations.js'
+import {STORAGE_CRD} from '../helpers/storage-crd.js'
 import {tempDir} from '../helpers/temp.js'
 import {fakesForFile, seedDemoCluster, startKubeAndGke} from '../helpers/wire-fakes.js'
 import {workloadCrds} from '../helpers/workload-crds.js'
@@ -20,12 +24,52 @@ import {workloadCrds} from '../helpers/workload-crds.js'
 const BIN = join(REPO_ROOT, 'bin/run.js')
 let fake: FakeGke
 let kube: FakeKube
+let storage: FakeCloudStorage
+let filestore: FakeFilestore
 
 fakesForFile(
   async (wire) => {
     // The examples' dry runs read inside the existing cluster too: it answers from the Kubernetes fake.
     ;({kube, gke: fake} = await startKubeAndGke(wire))
     seedDemoCluster(fake, 'my-project', 6)
+    // `storage attach`'s examples read a bucket and a Filestore instance; `storage detach`'s detach old-data.
+    storage = wire.add(await FakeCloudStorage.start())
+    storage.seedBucket({name: 'my-datasets', project: 'my-project'})
+    filestore = wire.add(await FakeFilestore.start())
+    filestore.seedInstance({project: 'my-project', location: 'us-central2-b', id: 'home-fs', shareName: 'home'})
+    kube.seed(STORAGE_CRD as Obj, {
+      apiVersion: 'xpk.x-k8s.io/v1',
+      kind: 'Storage',
+      metadata: {name: 'old-data'},
+      spec: {
+        ...{type: 'gcsfuse', cluster: 'demo', auto_mount: false, mount_point: '/old', readonly: true, manifest: ''},
+        ...{pv: 'old-data-pv', pvc: 'old-data-pvc'},
+      },
+    })
+    // `storage delete`'s examples delete old-home, whose volume names the instance home-fs.
+    kube.seed(
+      {
+        apiVersion: 'xpk.x-k8s.io/v1',
+        kind: 'Storage',
+        metadata: {name: 'old-home'},
+        spec: {
+          ...{type: 'gcpfilestore', cluster: 'demo', auto_mount: false, mount_point: '/home', readonly: false},
+          ...{manifest: '', pv: 'old-home-pv', pvc: 'old-home-pvc'},
+        },
+      },
+      {
+        apiVersion: 'v1',
+        kind: 'PersistentVolume',
+        metadata: {name: 'old-home-pv'},
+        spec: {
+          ...{capacity: {storage: '1024Gi'}, accessModes: ['ReadWriteMany'], persistentVolumeReclaimPolicy: 'Retain'},
+          csi: {
+            driver: 'filestore.csi.storage.gke.io',
+            volumeHandle: 'projects/my-project/locations/us-central2-b/instances/home-fs/volumes/home',
+          },
+        },
+      },
+    )
   },
   {reset: false},
 )
@@ -33,6 +77,8 @@ fakesForFile(
 const env = (extra: Record<string, string> = {}) =>
   isolatedEnv({
     XPK_GKE_ENDPOINT: `http://${fake.endpoint}`,
+    XPK_STORAGE_ENDPOINT: storage.endpoint,
+    XPK_FILESTORE_ENDPOINT: filestore.endpoint,
     XPK_ACCESS_TOKEN: kube.token,
     XPK_PROJECT: 'my-project',
     XPK_ZONE: 'us-central2-b',
@@ -133,12 +179,15 @@ describe('every --help example runs', () => {
   it.each(examples)('$example', async ({id, example, argv, jsonVariant}) => {
     if (id === 'workload:list' || id === 'workload:logs') seedWorkloads()
     if (id === 'workload:create') seedSubmitReady()
-    const mark = markRequests({gke: fake, kube})
-    const result = await runCli(argv, {env: env(), cwd: tempDir('xpk-example-')})
+    const mark = markRequests({gke: fake, kube, storage, filestore})
+    const cwd = tempDir('xpk-example-')
+    // The manifest `storage attach`'s Lustre example names.
+    if (id === 'storage:attach') writeFileSync(join(cwd, 'lustre.yaml'), USER_MANIFESTS.lustre)
+    const result = await runCli(argv, {env: env(), cwd})
     expect(result.stderr).not.toMatch(/^Error/m)
     expect(result.code).toBe(0)
     // Examples of commands that change something run as dry runs: those, and the read-only ones, change nothing.
-    expect(mutationsSince({gke: fake, kube}, mark)).toEqual([])
+    expect(mutationsSince({gke: fake, kube, storage, filestore}, mark)).toEqual([])
     if (jsonVariant) expect(() => JSON.parse(result.stdout), 'stdout is one JSON value').not.toThrow()
     else if (argv.includes('--json'))
       shapes[example.replace('<%= config.bin %> ', 'xpk ')] = shapeOf(JSON.parse(result.stdout))

@@ -62,6 +62,9 @@ const env = (extra: Record<string, string | undefined> = {}) =>
     XPK_GKE_ENDPOINT: `http://${gke.endpoint}`,
     XPK_COMPUTE_ENDPOINT: compute.endpoint,
     XPK_TPU_ENDPOINT: `http://${tpu.endpoint}`,
+    // No fake of these here: a closed port on loopback, so nothing could reach Google if a refusal failed.
+    XPK_FILESTORE_ENDPOINT: 'http://127.0.0.1:9',
+    XPK_STORAGE_ENDPOINT: 'http://127.0.0.1:9',
     XPK_ACCESS_TOKEN: kube.token,
     XPK_PROJECT: 'my-project',
     XPK_ZONE: 'us-central2-b',
@@ -84,6 +87,12 @@ const BASE: Record<CommandId, string[]> = {
   'config:list': [],
   'config:set': ['zone', 'us-central2-b'],
   'config:unset': ['zone'],
+  'storage:attach': [
+    ...['scratch', '--cluster', 'demo', '--type', 'gcpfilestore', '--instance', 'fs-1', '--vol', 'v1'],
+    ...['--auto-mount', 'false', '--mount-point', '/scratch', '--readonly', 'false', '--force'],
+  ],
+  'storage:delete': ['scratch', '--cluster', 'demo', '--force'],
+  'storage:detach': ['scratch', '--cluster', 'demo', '--force'],
   'storage:list': ['--cluster', 'demo'],
   version: [],
   'vm:create': ['--tpu-prefix', 'p', '--tpu-type', 'v4-8'],

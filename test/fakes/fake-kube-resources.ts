@@ -99,6 +99,7 @@ const BUILTINS: BuiltinSpec[] = [
     shortNames: ['pvc'],
     status: true,
   },
+  {gv: 'storage.k8s.io/v1', resource: 'storageclasses', kind: 'StorageClass', namespaced: false, shortNames: ['sc']},
   {
     gv: 'apps/v1',
     resource: 'deployments',

@@ -213,6 +213,8 @@ const BUILT_IN: Readonly<Record<string, {readonly versions: readonly string[]; r
   '/Pod': {versions: ['v1'], namespaced: true},
   '/Event': {versions: ['v1'], namespaced: true},
   '/PersistentVolume': {versions: ['v1'], namespaced: false},
+  '/PersistentVolumeClaim': {versions: ['v1'], namespaced: true},
+  'storage.k8s.io/StorageClass': {versions: ['v1'], namespaced: false},
   'apps/Deployment': {versions: ['v1'], namespaced: true},
   'apps/DaemonSet': {versions: ['v1'], namespaced: true},
   'apps/ReplicaSet': {versions: ['v1'], namespaced: true},

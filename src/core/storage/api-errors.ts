@@ -83,11 +83,11 @@ function filestoreRules({project, location}: FilestoreLocation): ApiRules {
           return RATE_LIMIT.test(failure.message)
             ? retried('quota', ['The Filestore API rate limit was hit; xpk slows down and retries.'])
             : final('quota', [
-                `Out of Filestore quota in ${location}: request more at https://console.cloud.google.com/iam-admin/quotas?project=${project} (filter by "Filestore"), or ask for a smaller --size or another --tier.`,
+                `Out of Filestore quota in ${location}: request more at https://console.cloud.google.com/iam-admin/quotas?project=${project} (filter by "Filestore"), or ask for a smaller size or another tier.`,
               ])
         case 'INVALID_ARGUMENT':
           return final('usage', [
-            'The Filestore API rejected the request; the message above says which field. Check --tier, --size, --vol and the location.',
+            'The Filestore API rejected the request; the message above says which field. Check the tier, the size, the file share and the location.',
           ])
         case 'ALREADY_EXISTS':
           return final('conflict', [

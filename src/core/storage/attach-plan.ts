@@ -21,7 +21,8 @@ import {liveDifferences} from '../incluster/live-diff.js'
 import {XPK_NAMESPACE} from '../incluster/namespace.js'
 import type {KubeObject} from '../kube/release-manifest.js'
 import {XPK_SERVICE_ACCOUNT} from '../manifests/jobset.js'
-import {planSummary, renderPlanLines, type PlanStepJson} from '../render/plan.js'
+import type {UpdateStep} from '../cluster/updates.js'
+import {planSummary, renderPlanLines} from '../render/plan.js'
 import type {Bucket, FilestoreInstance, IamPolicy} from './backends.js'
 import {storageCrd} from './crd.js'
 import {
@@ -50,7 +51,7 @@ export type AttachBackend =
  * are taken into the attach plan as they are, before anything of the storage is sent.
  */
 export interface AttachClusterUpdates {
-  readonly steps: readonly PlanStepJson[]
+  readonly steps: readonly UpdateStep[]
   readonly warnings: readonly string[]
 }
 
@@ -108,7 +109,7 @@ export interface StorageStep {
 }
 
 /** A step of the plan: the storage's own, or one of the cluster updates (as the cluster side planned it). */
-export type AttachStep = StorageStep | PlanStepJson
+export type AttachStep = StorageStep | UpdateStep
 
 export interface StorageAttachPlan {
   readonly storage: string

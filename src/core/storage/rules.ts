@@ -7,7 +7,7 @@
  * written as 1024 bytes; see the README's Storage section for what changed.
  */
 import {UsageError} from '../errors.js'
-import {Problems, splitList, type IntegerRange} from '../input.js'
+import {INTEGER_FLAGS, Problems, splitList, type IntegerRange} from '../input.js'
 import type {AccessMode} from '../manifests/k8s-types.js'
 import {escapeInline} from '../text.js'
 import {FILESTORE_TIERS, type FilestoreTier} from './backends.js'
@@ -65,14 +65,10 @@ export interface AttachRequest extends StorageSettings {
 }
 
 /**
- * `--size` of a GCS FUSE storage, in GiB: any capacity a PersistentVolume can state (an int64 of bytes). It joins
- * INTEGER_FLAGS (src/core/input.ts) with the `storage attach` command: that table holds only flags that exist.
+ * `--size` of a GCS FUSE storage, in GiB: any capacity a PersistentVolume can state (an int64 of bytes). One entry of
+ * INTEGER_FLAGS (src/core/input.ts), which holds the range of every whole-number flag.
  */
-export const STORAGE_SIZE_GIB: IntegerRange = {
-  min: 1,
-  max: 8_589_934_591,
-  limit: "GiB; a PersistentVolume's capacity is an int64 of bytes",
-}
+export const STORAGE_SIZE_GIB: IntegerRange = INTEGER_FLAGS['storage:size']
 
 /** Python xpk's defaults. */
 export const ATTACH_DEFAULTS = {

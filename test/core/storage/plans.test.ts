@@ -4,6 +4,7 @@
 // refusals: a bucket or instance that does not exist, objects of the name that differ.
 import {describe, expect, it} from 'vitest'
 
+import type {UpdateStep} from '../../../src/core/cluster/updates.js'
 import {XpkError} from '../../../src/core/errors.js'
 import type {KubeObject} from '../../../src/core/kube/release-manifest.js'
 import {
@@ -96,7 +97,8 @@ function attached(flags: AttachFlags): NonNullable<AttachPlanInputs['live']> {
  * whose steps the attach plan takes as they are): fixed here, so that these goldens show where they go.
  */
 function clusterUpdate(action: 'update' | 'none', spec: object, reason: string, resource = 'clusterUpdate') {
-  return {action, resource, name: resource === 'clusterUpdate' ? CLUSTER : 'demo-np-0', reason, spec, wait: false}
+  const name = resource === 'clusterUpdate' ? CLUSTER : 'demo-np-0'
+  return {action, resource, name, reason, spec, wait: false} as UpdateStep
 }
 const POOL = `${PROJECT}.svc.id.goog`
 
