@@ -28,64 +28,54 @@ const OBJECT_REFERENCE = {
   },
 }
 
+const ACCESS_MODE_LIST = {type: 'array', items: {type: 'string', enum: ACCESS_MODES}}
+const VOLUME_MODE = {type: 'string', enum: VOLUME_MODES, default: 'Filesystem'}
+
+/** A kind whose fields are all in `spec`. */
+const specOf = (properties: Obj): Obj => ({type: 'object', properties: {spec: {type: 'object', properties}}})
+
 /** The reduced OpenAPI v3 schemas, by `group/kind` (core's group is empty). */
 export const STORAGE_KIND_SCHEMAS: Readonly<Record<string, Obj>> = {
-  '/PersistentVolume': {
-    type: 'object',
-    properties: {
-      spec: {
-        type: 'object',
-        properties: {
-          accessModes: {type: 'array', items: {type: 'string', enum: ACCESS_MODES}},
-          capacity: QUANTITY_MAP,
-          claimRef: OBJECT_REFERENCE,
-          mountOptions: {type: 'array', items: STRING},
-          persistentVolumeReclaimPolicy: {type: 'string', enum: ['Delete', 'Recycle', 'Retain'], default: 'Retain'},
-          storageClassName: STRING,
-          volumeMode: {type: 'string', enum: VOLUME_MODES, default: 'Filesystem'},
-          csi: {
-            type: 'object',
-            required: ['driver', 'volumeHandle'],
-            properties: {
-              driver: STRING,
-              volumeHandle: STRING,
-              readOnly: {type: 'boolean'},
-              fsType: STRING,
-              volumeAttributes: STRING_MAP,
-            },
-          },
-          nfs: {
-            type: 'object',
-            required: ['server', 'path'],
-            properties: {server: STRING, path: STRING, readOnly: {type: 'boolean'}},
-          },
-          gcePersistentDisk: {
-            type: 'object',
-            required: ['pdName'],
-            properties: {pdName: STRING, fsType: STRING, partition: {type: 'integer'}, readOnly: {type: 'boolean'}},
-          },
-          hostPath: {type: 'object', required: ['path'], properties: {path: STRING, type: STRING}},
-          local: {type: 'object', required: ['path'], properties: {path: STRING, fsType: STRING}},
-        },
+  '/PersistentVolume': specOf({
+    accessModes: ACCESS_MODE_LIST,
+    capacity: QUANTITY_MAP,
+    claimRef: OBJECT_REFERENCE,
+    mountOptions: {type: 'array', items: STRING},
+    persistentVolumeReclaimPolicy: {type: 'string', enum: ['Delete', 'Recycle', 'Retain'], default: 'Retain'},
+    storageClassName: STRING,
+    volumeMode: VOLUME_MODE,
+    csi: {
+      type: 'object',
+      required: ['driver', 'volumeHandle'],
+      properties: {
+        driver: STRING,
+        volumeHandle: STRING,
+        readOnly: {type: 'boolean'},
+        fsType: STRING,
+        volumeAttributes: STRING_MAP,
       },
     },
-  },
-  '/PersistentVolumeClaim': {
-    type: 'object',
-    properties: {
-      spec: {
-        type: 'object',
-        properties: {
-          accessModes: {type: 'array', items: {type: 'string', enum: ACCESS_MODES}},
-          resources: {type: 'object', properties: {requests: QUANTITY_MAP, limits: QUANTITY_MAP}},
-          selector: {type: 'object'},
-          storageClassName: STRING,
-          volumeMode: {type: 'string', enum: VOLUME_MODES, default: 'Filesystem'},
-          volumeName: STRING,
-        },
-      },
+    nfs: {
+      type: 'object',
+      required: ['server', 'path'],
+      properties: {server: STRING, path: STRING, readOnly: {type: 'boolean'}},
     },
-  },
+    gcePersistentDisk: {
+      type: 'object',
+      required: ['pdName'],
+      properties: {pdName: STRING, fsType: STRING, partition: {type: 'integer'}, readOnly: {type: 'boolean'}},
+    },
+    hostPath: {type: 'object', required: ['path'], properties: {path: STRING, type: STRING}},
+    local: {type: 'object', required: ['path'], properties: {path: STRING, fsType: STRING}},
+  }),
+  '/PersistentVolumeClaim': specOf({
+    accessModes: ACCESS_MODE_LIST,
+    resources: {type: 'object', properties: {requests: QUANTITY_MAP, limits: QUANTITY_MAP}},
+    selector: {type: 'object'},
+    storageClassName: STRING,
+    volumeMode: VOLUME_MODE,
+    volumeName: STRING,
+  }),
   'storage.k8s.io/StorageClass': {
     type: 'object',
     required: ['provisioner'],
@@ -235,6 +225,15 @@ function supported(field: string, value: unknown, values: string[]): FieldError 
   }
 }
 
+function forbidden(field: string, detail: string): FieldError {
+  return {type: 'FieldValueForbidden', field, detail}
+}
+
+/** An update of a field that may only be set once (ValidateImmutableField). */
+function immutable(field: string, value: unknown): FieldError {
+  return {type: 'FieldValueInvalid', field, value, detail: 'field is immutable'}
+}
+
 function accessModeProblems(kind: string, spec: Obj, requiredDetail?: string): FieldError[] {
   const modes = Array.isArray(spec.accessModes) ? (spec.accessModes as string[]) : []
   if (modes.length === 0) {
@@ -245,11 +244,7 @@ function accessModeProblems(kind: string, spec: Obj, requiredDetail?: string): F
   const allowed = enumOf(kind, ['spec', 'accessModes', '[]'])
   const errs = modes.filter((m) => !allowed.includes(m)).map((m) => supported('spec.accessModes', m, allowed))
   if (modes.includes('ReadWriteOncePod') && modes.length > 1) {
-    errs.push({
-      type: 'FieldValueForbidden',
-      field: 'spec.accessModes',
-      detail: 'may not use ReadWriteOncePod with other access modes',
-    })
+    errs.push(forbidden('spec.accessModes', 'may not use ReadWriteOncePod with other access modes'))
   }
   return errs
 }
@@ -299,25 +294,16 @@ function volumeProblems(pv: Obj, previous: Obj | undefined): FieldError[] {
   if (sources.length === 0) {
     errs.push({type: 'FieldValueRequired', field: 'spec', detail: 'must specify a volume type'})
   } else if (sources.length > 1) {
-    errs.push({type: 'FieldValueForbidden', field: 'spec', detail: 'may not specify more than 1 volume type'})
+    errs.push(forbidden('spec', 'may not specify more than 1 volume type'))
   }
   for (const source of sources) errs.push(...requiredInSchema(kind, spec, source))
   if (previous) {
     const before = asObj(previous.spec)
     if (!deepEqual(sourcesOf(before), sourcesOf(spec))) {
-      errs.push({
-        type: 'FieldValueForbidden',
-        field: 'spec.persistentvolumesource',
-        detail: 'spec.persistentvolumesource is immutable after creation',
-      })
+      errs.push(forbidden('spec.persistentvolumesource', 'spec.persistentvolumesource is immutable after creation'))
     }
     if ((before.volumeMode ?? 'Filesystem') !== (spec.volumeMode ?? 'Filesystem')) {
-      errs.push({
-        type: 'FieldValueInvalid',
-        field: 'spec.volumeMode',
-        value: spec.volumeMode ?? 'Filesystem',
-        detail: 'field is immutable',
-      })
+      errs.push(immutable('spec.volumeMode', spec.volumeMode ?? 'Filesystem'))
     }
   }
   return errs
@@ -359,19 +345,15 @@ function claimProblems(pvc: Obj, previous: Obj | undefined): FieldError[] {
   const capacity = quantityValue(asObj(asObj(previous.status).capacity).storage) ?? 0
   const newSize = quantityValue(storage) ?? 0
   if (newSize < (quantityValue(oldStorage) ?? 0) && newSize <= capacity) {
-    errs.push({
-      type: 'FieldValueForbidden',
-      field: 'spec.resources.requests.storage',
-      detail: 'field can not be less than status.capacity',
-    })
+    errs.push(forbidden('spec.resources.requests.storage', 'field can not be less than status.capacity'))
   }
   if (!deepEqual(before, after)) {
-    errs.push({
-      type: 'FieldValueForbidden',
-      field: 'spec',
-      detail:
+    errs.push(
+      forbidden(
+        'spec',
         'spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims',
-    })
+      ),
+    )
   }
   return errs
 }
@@ -391,16 +373,11 @@ function classProblems(sc: Obj, previous: Obj | undefined): FieldError[] {
   if (!previous) return errs
   for (const field of ['parameters', 'provisioner', 'reclaimPolicy']) {
     if (!deepEqual(sc[field] ?? null, previous[field] ?? null)) {
-      errs.push({type: 'FieldValueForbidden', field, detail: `updates to ${field} are forbidden.`})
+      errs.push(forbidden(field, `updates to ${field} are forbidden.`))
     }
   }
   if (!deepEqual(sc.volumeBindingMode ?? null, previous.volumeBindingMode ?? null)) {
-    errs.push({
-      type: 'FieldValueInvalid',
-      field: 'volumeBindingMode',
-      value: sc.volumeBindingMode ?? '',
-      detail: 'field is immutable',
-    })
+    errs.push(immutable('volumeBindingMode', sc.volumeBindingMode ?? ''))
   }
   return errs
 }
