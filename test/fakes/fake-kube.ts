@@ -44,6 +44,7 @@ import {
   logTimeNanos,
 } from './fake-kube-util.js'
 import {defaultBuiltin, initialStatus, validateBuiltin, validateMeta} from './fake-kube-validation.js'
+import {defaultStorageKind, storageKindRefusal} from './kube-storage-kinds.js'
 import {
   closeServer,
   readBody,
@@ -701,7 +702,7 @@ export class FakeKube {
    * Normalises and validates a candidate object (defaults, pruning, schema), throwing 422/400 as the server would.
    * Returns the fields pruned as unknown (for field validation warnings).
    */
-  private admit(type: ResourceType, object: Obj, fieldValidation: string): string[] {
+  private admit(type: ResourceType, object: Obj, fieldValidation: string, previous?: Obj): string[] {
     let unknown: string[] = []
     if (type.schema) {
       applyDefaults(object, type.schema)
@@ -712,13 +713,19 @@ export class FakeKube {
             unknown.map((u) => `unknown field "${u}"`).join(', '),
         )
       }
-    } else defaultBuiltin(object, type)
+    } else {
+      defaultBuiltin(object, type)
+      defaultStorageKind(type.group, type.kind, object)
+    }
     const problems: FieldError[] = [...validateMeta(object, type)]
     if (type.schema) {
       const body = clone(object)
       delete body.metadata
       problems.push(...validate(body, type.schema))
     } else problems.push(...validateBuiltin(object, type))
+    const storage = storageKindRefusal(type.group, type.kind, object, previous)
+    if (storage && 'decode' in storage) throw errors.badRequest(storage.decode)
+    if (storage) problems.push(...storage.problems)
     if (type.kind === 'CustomResourceDefinition') problems.push(...this.validateCrd(object))
     if (problems.length > 0) throw invalid(type.kind, type.group, nameOf(object), problems)
     return unknown
@@ -880,7 +887,7 @@ export class FakeKube {
   ): Obj {
     const previous = stored.object
     const object = this.mergeScope(type, previous, candidate, scope)
-    const unknown = this.admit(type, object, opts.fieldValidation ?? 'Warn')
+    const unknown = this.admit(type, object, opts.fieldValidation ?? 'Warn', previous)
     opts.warnings?.push(...unknown.map((u) => `unknown field "${u}"`))
     const entries = opts.entries ?? recordUpdate(stored.entries, writer, previous, object, scope, this.shapeOf(type))
     if (opts.dryRun) return object

@@ -34,6 +34,8 @@ interface KubeGiven {
     readonly status: number
     readonly message: string
   }[]
+  /** PersistentVolumeClaims there at the start, made by kubectl and Bound to a volume of the size they request. */
+  readonly boundClaims?: readonly KubeObject[]
   /** Events kept for watches that resume from a resourceVersion. */
   readonly watchHistory?: number
 }
@@ -85,9 +87,28 @@ const pod = (name: string): KubeObject => ({
   spec: {containers: [{name: 'main', image: 'trainer'}]},
 })
 
+const refOf = (o: KubeObject): KubeRef => ({
+  apiVersion: o.apiVersion,
+  kind: o.kind,
+  name: o.metadata.name,
+  ...(o.metadata.namespace ? {namespace: o.metadata.namespace} : {}),
+})
+/** What the volume controller writes on a claim it has bound: the phase and the volume's size. */
+const boundStatus = (claim: KubeObject) => ({
+  phase: 'Bound',
+  accessModes: (claim.spec as {accessModes: string[]}).accessModes,
+  capacity: {storage: (claim.spec as {resources: {requests: {storage: string}}}).resources.requests.storage},
+})
+
 let memory: MemoryKube
 /** The kinds of the resources the cases write. */
-const KINDS: Readonly<Record<string, string>> = {configmaps: 'ConfigMap', jobsets: 'JobSet'}
+const KINDS: Readonly<Record<string, string>> = {
+  configmaps: 'ConfigMap',
+  jobsets: 'JobSet',
+  persistentvolumes: 'PersistentVolume',
+  persistentvolumeclaims: 'PersistentVolumeClaim',
+  storageclasses: 'StorageClass',
+}
 
 const subjects: readonly Subject<KubeClient, KubeGiven>[] = [
   {
@@ -97,6 +118,10 @@ const subjects: readonly Subject<KubeClient, KubeGiven>[] = [
       const kube = (memory = new MemoryKube(given.watchHistory === undefined ? {} : {watchHistory: given.watchHistory}))
       if (given.jobSetCrd ?? true) kube.seed(jobSetCrdServing('v1alpha2'))
       for (const object of given.configMaps ?? []) kube.seed(object, {manager: 'kubectl'})
+      for (const object of given.boundClaims ?? []) {
+        kube.seed(object, {manager: 'kubectl'})
+        kube.setStatus(refOf(object), boundStatus(object))
+      }
       for (const {name, log} of given.pods ?? []) {
         kube.seed(pod(name), {manager: 'kubelet'})
         kube.appendPodLog('default', name, log)
@@ -123,6 +148,10 @@ const subjects: readonly Subject<KubeClient, KubeGiven>[] = [
       if (given.watchHistory !== undefined) wire.settings.watchHistory = given.watchHistory
       if (given.jobSetCrd ?? true) wire.seed(jobSetCrdServing('v1alpha2') as never)
       for (const object of given.configMaps ?? []) await applyAsKubectl(object)
+      for (const object of given.boundClaims ?? []) {
+        wire.seed(object as unknown as Obj)
+        wire.setStatus(refOf(object), boundStatus(object) as Obj)
+      }
       for (const {name, log} of given.pods ?? []) {
         wire.seed(pod(name) as unknown as Obj)
         wire.setPodLog('default', name, log)
@@ -158,8 +187,8 @@ const jobSet = (command: string, name = 'run-1', namespace = 'default'): KubeObj
   metadata: {name, namespace},
   spec: {replicatedJobs: [{name: 'slice-job', replicas: 1, template: {command}}]},
 })
-/** A Cloud Storage FUSE volume, as `storage attach` makes one (cluster-scoped). */
-const persistentVolume = (name: string): KubeObject => ({
+/** A Cloud Storage FUSE volume, as `storage attach` makes one (cluster-scoped); `spec` replaces its fields. */
+const persistentVolume = (name: string, spec: Record<string, unknown> = {}): KubeObject => ({
   apiVersion: 'v1',
   kind: 'PersistentVolume',
   metadata: {name},
@@ -167,8 +196,25 @@ const persistentVolume = (name: string): KubeObject => ({
     capacity: {storage: '64Gi'},
     accessModes: ['ReadWriteMany'],
     csi: {driver: 'gcsfuse.csi.storage.gke.io', volumeHandle: `${name}-bucket`},
+    ...spec,
   },
 })
+const claim = (name: string, spec: Record<string, unknown> = {}): KubeObject => ({
+  apiVersion: 'v1',
+  kind: 'PersistentVolumeClaim',
+  metadata: {name, namespace: 'default'},
+  spec: {accessModes: ['ReadWriteMany'], resources: {requests: {storage: '64Gi'}}, volumeName: 'data-pv', ...spec},
+})
+const storageClass = (name: string, fields: Record<string, unknown> = {}): KubeObject => ({
+  apiVersion: 'storage.k8s.io/v1',
+  kind: 'StorageClass',
+  metadata: {name},
+  provisioner: 'filestore.csi.storage.gke.io',
+  volumeBindingMode: 'Immediate',
+  parameters: {tier: 'BASIC_HDD'},
+  ...fields,
+})
+const INVALID = {status: 'INVALID_ARGUMENT', kind: 'failed', retryable: false, exitCode: 1}
 const JOBSET_REF: KubeRef = {apiVersion: JOBSET_API, kind: 'JobSet', namespace: 'default', name: 'run-1'}
 const commandOf = (o: KubeObject | undefined) =>
   (o?.spec as {replicatedJobs: {template: {command: string}}[]} | undefined)?.replicatedJobs[0]?.template.command
@@ -355,6 +401,189 @@ const cases: readonly ContractCase<KubeClient, KubeGiven>[] = [
           kind: 'PersistentVolume',
           spec: expect.objectContaining({csi: {driver: 'gcsfuse.csi.storage.gke.io', volumeHandle: 'data-pv-bucket'}}),
         }),
+      },
+    ],
+  },
+  {
+    name: 'storage kinds the API server’s validation refuses: a 422 naming each field (a 400 for a value of the wrong type), nothing stored',
+    steps: [
+      {
+        call: 'create a PersistentVolume with an unknown access mode, no capacity, an unknown reclaim policy',
+        run: (kube) =>
+          kube.create(
+            persistentVolume('bad-pv', {
+              capacity: undefined,
+              accessModes: ['ReadWriteAll'],
+              persistentVolumeReclaimPolicy: 'Keep',
+            }),
+          ),
+        fails: {
+          ...INVALID,
+          message:
+            'Creating PersistentVolume bad-pv failed: PersistentVolume "bad-pv" is invalid: [spec.accessModes: ' +
+            'Unsupported value: "ReadWriteAll": supported values: "ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", ' +
+            '"ReadWriteOncePod", spec.capacity: Required value, spec.persistentVolumeReclaimPolicy: Unsupported value: ' +
+            '"Keep": supported values: "Delete", "Recycle", "Retain"]',
+        },
+      },
+      {
+        call: 'apply a PersistentVolume with two volume sources and a csi source with no volumeHandle',
+        run: (kube) =>
+          kube.apply(
+            persistentVolume('bad-pv', {csi: {driver: 'gcsfuse.csi.storage.gke.io'}, nfs: {server: 'a', path: '/'}}),
+          ),
+        fails: {
+          ...INVALID,
+          message:
+            'Applying PersistentVolume bad-pv failed: PersistentVolume "bad-pv" is invalid: [spec: Forbidden: may not ' +
+            'specify more than 1 volume type, spec.csi.volumeHandle: Required value]',
+        },
+      },
+      {
+        call: 'apply a PersistentVolume whose capacity is no quantity',
+        run: (kube) => kube.apply(persistentVolume('bad-pv', {capacity: {storage: 'lots'}})),
+        fails: {
+          ...INVALID,
+          message:
+            'Applying PersistentVolume bad-pv failed: PersistentVolume in version "v1" cannot be handled as a ' +
+            "PersistentVolume: quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'",
+        },
+      },
+      {
+        call: 'apply a PersistentVolume whose accessModes is a string',
+        run: (kube) => kube.apply(persistentVolume('bad-pv', {accessModes: 'ReadWriteMany'})),
+        fails: {...INVALID, message: /cannot be handled as a PersistentVolume: json: cannot unmarshal string/},
+      },
+      {
+        call: 'apply a claim with no access mode, a zero request and an unknown volume mode',
+        run: (kube) =>
+          kube.apply(claim('bad-pvc', {accessModes: [], resources: {requests: {storage: '0'}}, volumeMode: 'Raw'})),
+        fails: {
+          ...INVALID,
+          message:
+            'Applying PersistentVolumeClaim default/bad-pvc failed: PersistentVolumeClaim "bad-pvc" is invalid: ' +
+            '[spec.accessModes: Required value: at least 1 access mode is required, spec.resources[storage]: Invalid ' +
+            'value: "0": must be greater than zero, spec.volumeMode: Unsupported value: "Raw": supported values: ' +
+            '"Block", "Filesystem"]',
+        },
+      },
+      {
+        call: 'apply a StorageClass with no provisioner and an unknown binding mode',
+        run: (kube) => kube.apply(storageClass('bad-sc', {provisioner: undefined, volumeBindingMode: 'Later'})),
+        fails: {
+          ...INVALID,
+          message:
+            'Applying StorageClass bad-sc failed: StorageClass.storage.k8s.io "bad-sc" is invalid: [provisioner: ' +
+            'Required value, volumeBindingMode: Unsupported value: "Later": supported values: "Immediate", ' +
+            '"WaitForFirstConsumer"]',
+        },
+      },
+      {
+        call: 'get each',
+        run: async (kube) => [
+          await kube.get({apiVersion: 'v1', kind: 'PersistentVolume', name: 'bad-pv'}),
+          await kube.get({apiVersion: 'v1', kind: 'PersistentVolumeClaim', namespace: 'default', name: 'bad-pvc'}),
+          await kube.get({apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', name: 'bad-sc'}),
+        ],
+        gives: [undefined, undefined, undefined],
+      },
+    ],
+  },
+  {
+    name: 'storage kinds’ immutable fields: a volume’s source, a claim’s spec, a StorageClass’s provisioner and parameters are refused (422) and kept',
+    steps: [
+      {call: 'apply PersistentVolume data-pv', run: (kube) => kube.apply(persistentVolume('data-pv'))},
+      {call: 'apply claim data-pvc', run: (kube) => kube.apply(claim('data-pvc'))},
+      {call: 'apply StorageClass data-sc', run: (kube) => kube.apply(storageClass('data-sc'))},
+      {
+        call: 'apply data-pv naming another bucket',
+        run: (kube) =>
+          kube.apply(persistentVolume('data-pv', {csi: {driver: 'gcsfuse.csi.storage.gke.io', volumeHandle: 'other'}})),
+        fails: {
+          ...INVALID,
+          message:
+            'Applying PersistentVolume data-pv failed: PersistentVolume "data-pv" is invalid: ' +
+            'spec.persistentvolumesource: Forbidden: spec.persistentvolumesource is immutable after creation',
+        },
+      },
+      {
+        call: 'apply data-pvc with another access mode',
+        run: (kube) => kube.apply(claim('data-pvc', {accessModes: ['ReadOnlyMany']})),
+        fails: {
+          ...INVALID,
+          message:
+            'Applying PersistentVolumeClaim default/data-pvc failed: PersistentVolumeClaim "data-pvc" is invalid: ' +
+            'spec: Forbidden: spec is immutable after creation except resources.requests and ' +
+            'volumeAttributesClassName for bound claims',
+        },
+      },
+      {
+        call: 'apply data-sc with another provisioner and tier',
+        run: (kube) =>
+          kube.apply(storageClass('data-sc', {provisioner: 'pd.csi.storage.gke.io', parameters: {tier: 'ZONAL'}})),
+        fails: {
+          ...INVALID,
+          message:
+            'Applying StorageClass data-sc failed: StorageClass.storage.k8s.io "data-sc" is invalid: [parameters: ' +
+            'Forbidden: updates to parameters are forbidden., provisioner: Forbidden: updates to provisioner are forbidden.]',
+        },
+      },
+      {
+        call: 're-apply the three unchanged, and a label on each',
+        run: async (kube) => {
+          await kube.apply(persistentVolume('data-pv'))
+          await kube.apply({...claim('data-pvc'), metadata: {name: 'data-pvc', namespace: 'default', labels: {a: 'b'}}})
+          const sc = await kube.apply({...storageClass('data-sc'), metadata: {name: 'data-sc', labels: {a: 'b'}}})
+          return (sc as {parameters?: unknown}).parameters
+        },
+        gives: {tier: 'BASIC_HDD'},
+      },
+      {
+        call: 'what was written',
+        run: async (_kube, _got, seen) => seen.writes().filter((w) => !w.endsWith(' 200') && !w.endsWith(' 201')),
+        gives: [
+          'apply PersistentVolume data-pv 422',
+          'apply PersistentVolumeClaim data-pvc 422',
+          'apply StorageClass data-sc 422',
+        ],
+      },
+    ],
+  },
+  {
+    name: 'a bound claim may grow, and shrink only above what its volume has; an unbound one may be given its volume once',
+    given: {boundClaims: [claim('bound-pvc', {resources: {requests: {storage: '64Gi'}}})]},
+    steps: [
+      {
+        call: 'apply bound-pvc asking for 128Gi',
+        run: async (kube) => {
+          const grown = await kube.apply(claim('bound-pvc', {resources: {requests: {storage: '128Gi'}}}), {force: true})
+          return (grown.spec as {resources: unknown}).resources
+        },
+        gives: {requests: {storage: '128Gi'}},
+      },
+      {
+        call: 'apply bound-pvc asking for 32Gi, less than the volume’s 64Gi',
+        run: (kube) => kube.apply(claim('bound-pvc', {resources: {requests: {storage: '32Gi'}}}), {force: true}),
+        fails: {
+          ...INVALID,
+          message:
+            'Applying PersistentVolumeClaim default/bound-pvc failed: PersistentVolumeClaim "bound-pvc" is invalid: ' +
+            'spec.resources.requests.storage: Forbidden: field can not be less than status.capacity',
+        },
+      },
+      {
+        call: 'apply an unbound claim with no volume, then the same naming its volume',
+        run: async (kube) => {
+          await kube.apply(claim('open-pvc', {volumeName: undefined}))
+          const named = await kube.apply(claim('open-pvc', {volumeName: 'data-pv'}))
+          return (named.spec as {volumeName: string}).volumeName
+        },
+        gives: 'data-pv',
+      },
+      {
+        call: 'apply the unbound claim asking for more',
+        run: (kube) => kube.apply(claim('open-pvc', {resources: {requests: {storage: '128Gi'}}})),
+        fails: {...INVALID, message: /"open-pvc" is invalid: spec: Forbidden: spec is immutable after creation/},
       },
     ],
   },

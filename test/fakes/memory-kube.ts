@@ -24,6 +24,11 @@
 //   - `metadata.generation` starts at 1 and is bumped when anything outside metadata and status changes;
 //     `resourceVersion` is bumped on every change (an apply that changes nothing leaves it alone); `uid` and
 //     `creationTimestamp` are set on create. `status` in an applied object is ignored, as the status subresource is.
+//   - PersistentVolumes, PersistentVolumeClaims and StorageClasses are checked as the wire fake checks them, by the
+//     same rules (kube-storage-kinds.ts): on create and apply, what the object would become (and, on an update, what
+//     it was) is refused as the API server refuses it, a 422 Invalid naming each field or a 400 for a value of the
+//     wrong type, and nothing is stored. Unlike the wire fake it fills in none of the server's defaults. Other kinds,
+//     custom ones included, are stored as sent.
 //   - Namespaced objects need their namespace to exist. A webhook configuration whose service lives in a namespace
 //     with no Available Deployment makes applies of the API groups it intercepts fail with a 500, as the API server
 //     does while a controller is down ("no endpoints available for service").
@@ -78,7 +83,8 @@ import {
   type KubeLogOptions,
   type KubeWatchOptions,
 } from '../../src/ports/kube.js'
-import {logTimeNanos} from './fake-kube-util.js'
+import {invalid, logTimeNanos} from './fake-kube-util.js'
+import {storageKindRefusal} from './kube-storage-kinds.js'
 
 type Json = Record<string, unknown>
 
@@ -384,6 +390,9 @@ export class MemoryKube implements KubeClient {
     const key = this.key(type.group, kind, namespace, object.metadata.name)
     const existing = this.entries.get(key)
     const applied = appliedConfiguration(object)
+    const previous = existing && {...this.body(existing), status: existing.status}
+    const candidate = existing ? merge(withoutConflicts(existing.others, applied), applied) : applied
+    this.refuseInvalid(request, type.group, kind, object.metadata.name, candidate, previous, doing)
     if (existing) {
       const clashes = conflicts(applied, existing.others)
       if (clashes.length > 0 && !options.force) {
@@ -445,6 +454,7 @@ export class MemoryKube implements KubeClient {
       this.log(request, 404)
       throw kubeApiError(404, {reason: 'NotFound', message: `namespaces "${namespace}" not found`}, doing)
     }
+    this.refuseInvalid(request, type.group, kind, object.metadata.name, appliedConfiguration(object), undefined, doing)
     const entry = this.newEntry(type.group, kind, apiVersion, namespace, object.metadata.name)
     entry.others = appliedConfiguration(object)
     entry.otherManager = FIELD_MANAGER
@@ -963,6 +973,27 @@ export class MemoryKube implements KubeClient {
       throw kubeApiError(fault.status, {message: fault.message}, doingOn(verb, kind, namespace, name))
     }
     return request
+  }
+
+  /** The built-in storage kinds' rules (kube-storage-kinds.ts), refused as the adapter reports the API server's answer. */
+  private refuseInvalid(
+    request: KubeRequest,
+    group: string,
+    kind: string,
+    name: string,
+    candidate: Json,
+    previous: Json | undefined,
+    doing: string,
+  ): void {
+    const refusal = storageKindRefusal(group, kind, candidate, previous)
+    if (!refusal) return
+    if ('decode' in refusal) {
+      this.log(request, 400)
+      throw kubeApiError(400, {reason: 'BadRequest', message: refusal.decode}, doing)
+    }
+    const error = invalid(kind, group, name, refusal.problems)
+    this.log(request, 422)
+    throw kubeApiError(422, {reason: error.reason, message: error.message, details: error.details}, doing)
   }
 
   private log(request: KubeRequest, status: number): void {

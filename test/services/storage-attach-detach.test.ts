@@ -412,7 +412,12 @@ describe('storage detach', () => {
       apiVersion: 'v1',
       kind: 'PersistentVolume',
       metadata: {name: 'disk-pv'},
-      spec: {capacity: {storage: '10Gi'}, accessModes: ['ReadWriteOnce'], persistentVolumeReclaimPolicy: 'Delete'},
+      spec: {
+        capacity: {storage: '10Gi'},
+        accessModes: ['ReadWriteOnce'],
+        persistentVolumeReclaimPolicy: 'Delete',
+        csi: {driver: 'pd.csi.storage.gke.io', volumeHandle: 'projects/p/zones/z/disks/disk'},
+      },
     })
     world.kube.seed({
       apiVersion: 'v1',
@@ -438,7 +443,12 @@ describe('storage detach', () => {
       apiVersion: 'v1',
       kind: 'PersistentVolume',
       metadata: {name: 'disk-pv'},
-      spec: {capacity: {storage: '10Gi'}, accessModes: ['ReadWriteOnce'], persistentVolumeReclaimPolicy: 'Delete'},
+      spec: {
+        capacity: {storage: '10Gi'},
+        accessModes: ['ReadWriteOnce'],
+        persistentVolumeReclaimPolicy: 'Delete',
+        csi: {driver: 'pd.csi.storage.gke.io', volumeHandle: 'projects/p/zones/z/disks/disk'},
+      },
     })
     alone.kube.clearLog()
     await alone.detach('disk').done
