@@ -22,11 +22,12 @@ import {
 import {planStorageDetach} from '../core/storage/detach-plan.js'
 import {readVolume} from '../core/storage/observed.js'
 import type {Timing} from '../core/timing.js'
-import {pollUntil, unlessAborted, withRetries, type RetryOptions} from '../executor/retry.js'
+import {unlessAborted, withRetries, type RetryOptions} from '../executor/retry.js'
 import {runStepsOrThrow, type StepOutcome} from '../executor/step-graph.js'
 import type {Console} from '../ports/console.js'
 import type {FilestoreClient} from '../ports/filestore.js'
 import {confirmOrStop} from './confirm.js'
+import {finishedOperation} from './filestore-operations.js'
 import {checkStorageName, detachGraph, readStorageToDetach} from './storage-detach.js'
 import {checkInput, reachCluster, type ClusterAccessDeps, type WorkloadTarget} from './workload-cluster.js'
 
@@ -139,15 +140,7 @@ async function deleteInstance(
     throw error
   }
   progress('deleting')
-  let failed: {code: number; message: string} | undefined
-  await pollUntil(
-    async () => {
-      const op = await filestore.getOperation(operation.name)
-      failed = op.error
-      return op.done
-    },
-    {...retry, poll: timing.operations},
-  )
+  const failed = await finishedOperation(filestore, operation.name, timing, retry)
   if (failed) {
     throw new XpkError('failed', `Deleting Filestore instance ${ref.id} failed: ${failed.message}`, {
       hints: [

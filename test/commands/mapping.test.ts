@@ -65,6 +65,7 @@ vi.mock('../../src/services/workload-logs.js', () => ({workloadLogs: recorder('w
 vi.mock('../../src/services/storage-list.js', () => ({listStorages: recorder('listStorages')}))
 vi.mock('../../src/services/storage-attach.js', () => ({attachStorage: recorder('attachStorage')}))
 vi.mock('../../src/services/storage-detach.js', () => ({detachStorage: recorder('detachStorage')}))
+vi.mock('../../src/services/storage-create.js', () => ({createStorage: recorder('createStorage')}))
 vi.mock('../../src/services/storage-delete.js', () => ({deleteStorage: recorder('deleteStorage')}))
 vi.mock('../../src/services/vm-create.js', () => ({createVms: recorder('createVms')}))
 vi.mock('../../src/services/vm-delete.js', () => ({deleteVms: recorder('deleteVms')}))
@@ -118,6 +119,7 @@ const SERVICE_OF: Record<CommandId, [string[], string]> = {
   'config:set': [['zone', 'us-east5-a'], 'setConfig'],
   'config:unset': [['zone'], 'unsetConfig'],
   'storage:attach': [['datasets', '--type', 'gcsfuse'], 'attachStorage'],
+  'storage:create': [['home'], 'createStorage'],
   'storage:delete': [['home'], 'deleteStorage'],
   'storage:detach': [['datasets'], 'detachStorage'],
   'storage:list': [[], 'listStorages'],
@@ -540,6 +542,37 @@ describe('storage attach and detach: every flag reaches its option', () => {
         enableLegacyLustrePort: true,
       },
       projectNumber: '123',
+      dryRun: true,
+      timing: DEFAULT_TIMING,
+    })
+  })
+
+  it('storage create', async () => {
+    const call = await run('storage:create', [
+      ...['home', '--type', 'gcpfilestore', '--auto-mount', 'true', '--mount-point', '/home', '--readonly', 'false'],
+      ...['--instance', 'fs', '--size', '1T', '--tier', 'ZONAL', '--vol', 'v', '--access-mode', 'ReadOnlyMany'],
+      ...['--mount-options', 'a,b', '--manifest', 'm.yaml', '--dry-run', '--cluster', 'from-flag'],
+    ])
+    expect(call.service).toBe('createStorage')
+    expect(call.options).toEqual({
+      project: 'env-project',
+      zone: 'us-central2-b',
+      cluster: 'from-flag',
+      viaKubeconfig: false,
+      flags: {
+        name: 'home',
+        type: 'gcpfilestore',
+        autoMount: 'true',
+        mountPoint: '/home',
+        readonly: 'false',
+        instance: 'fs',
+        size: '1T',
+        tier: 'ZONAL',
+        vol: 'v',
+        accessMode: 'ReadOnlyMany',
+        mountOptions: 'a,b',
+        manifest: 'm.yaml',
+      },
       dryRun: true,
       timing: DEFAULT_TIMING,
     })
