@@ -110,6 +110,18 @@ export const storageAttachFlags = {
   ...changeFlags,
 }
 
+/** The flags every attached storage has, whatever its type (the Storage object's own fields), as given. */
+function storageSettings(options: {
+  readonly name?: string
+  readonly type?: string
+  readonly autoMount?: string
+  readonly mountPoint?: string
+  readonly readonly?: string
+}) {
+  const {name, type, autoMount, mountPoint, readonly} = options
+  return {name, type, autoMount, mountPoint, readonly}
+}
+
 /** `xpk storage attach NAME`: GKE, the cluster, and the bucket's or instance's API on first use. */
 export async function attachStorage(
   options: FlagOptions<typeof storageAttachFlags> & {readonly name?: string},
@@ -130,11 +142,7 @@ export async function attachStorage(
       ...wiring.clusterTarget(settings),
       viaKubeconfig: false,
       flags: {
-        name: options.name,
-        type: options.type,
-        autoMount: options.autoMount,
-        mountPoint: options.mountPoint,
-        readonly: options.readonly,
+        ...storageSettings(options),
         bucket: options.bucket,
         size: options.size,
         mountOptions: options.mountOptions,
@@ -272,11 +280,7 @@ export async function createStorage(
       ...wiring.clusterTarget(settings),
       viaKubeconfig: false,
       flags: {
-        name: options.name,
-        type: options.type,
-        autoMount: options.autoMount,
-        mountPoint: options.mountPoint,
-        readonly: options.readonly,
+        ...storageSettings(options),
         instance: options.instance,
         size: options.size,
         tier: options.tier,

@@ -3,24 +3,27 @@ import type {Timing} from '../core/timing.js'
 import {pollUntil, type RetryOptions} from '../executor/retry.js'
 import type {FilestoreClient, FilestoreOperation} from '../ports/filestore.js'
 
+/** What a step on a Filestore instance works with: the API, the polls, the retry policy, and its progress line. */
+export interface InstanceWork {
+  readonly filestore: FilestoreClient
+  readonly timing: Pick<Timing, 'operations'>
+  readonly retry: RetryOptions
+  readonly progress: (state: string) => void
+}
+
 /**
  * Reads the operation (each read through the retry policy, polled as GKE's are) until the API says it is done.
  * @returns its error, if it ended with one
  */
-export async function finishedOperation(
-  filestore: FilestoreClient,
-  name: string,
-  timing: Pick<Timing, 'operations'>,
-  retry: RetryOptions,
-): Promise<FilestoreOperation['error']> {
+export async function finishedOperation(work: InstanceWork, name: string): Promise<FilestoreOperation['error']> {
   let failed: FilestoreOperation['error']
   await pollUntil(
     async () => {
-      const op = await filestore.getOperation(name)
+      const op = await work.filestore.getOperation(name)
       failed = op.error
       return op.done
     },
-    {...retry, poll: timing.operations},
+    {...work.retry, poll: work.timing.operations},
   )
   return failed
 }

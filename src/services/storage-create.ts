@@ -30,7 +30,7 @@ import type {FilestoreClient} from '../ports/filestore.js'
 import {requireCluster, type ClusterName} from './cluster-lookup.js'
 import {applyAttach, readLive, readManifest, type StorageAttachDeps} from './storage-attach.js'
 import {checkInput, type WorkloadTarget} from './workload-cluster.js'
-import {finishedOperation} from './filestore-operations.js'
+import {finishedOperation, type InstanceWork} from './filestore-operations.js'
 
 export interface StorageCreateOptions extends WorkloadTarget {
   /** The flags as given (NAME included), checked by core/storage/create-plan.ts. */
@@ -163,27 +163,21 @@ function instanceGraph(
       name: step.name,
       action: step.action,
       needs: previous ? [{id: previous.id, because: 'the instance was not created'}] : [],
-      run: (context) =>
+      run: ({progress}) =>
         step.action === 'create'
-          ? createInstance(filestore, spec as FilestoreCreateSpec, timing, retry, context.progress)
-          : waitUntilReady(filestore, spec, timing, retry, context.progress),
+          ? createInstance({filestore, timing, retry, progress}, spec as FilestoreCreateSpec)
+          : waitUntilReady({filestore, timing, retry, progress}, spec),
     })
   }
   return graph
 }
 
 /** Sends the create and waits until the Filestore API says its operation is done. @throws its error */
-async function createInstance(
-  filestore: FilestoreClient,
-  spec: FilestoreCreateSpec,
-  timing: Pick<Timing, 'operations'>,
-  retry: RetryOptions,
-  progress: (state: string) => void,
-): Promise<void> {
+async function createInstance(work: InstanceWork, spec: FilestoreCreateSpec): Promise<void> {
   const where = {project: spec.project, location: spec.location}
-  const operation = await withRetries(() => filestore.createInstance(where, spec.id, spec.request), retry)
-  progress('creating')
-  const failed = await finishedOperation(filestore, operation.name, timing, retry)
+  const operation = await withRetries(() => work.filestore.createInstance(where, spec.id, spec.request), work.retry)
+  work.progress('creating')
+  const failed = await finishedOperation(work, operation.name)
   if (failed) {
     throw new XpkError('failed', `Creating Filestore instance ${spec.id} failed: ${failed.message}`, {
       hints: ['Nothing was attached. Fix the cause, then run the same command again.'],
@@ -192,17 +186,11 @@ async function createInstance(
 }
 
 /** Waits until the instance is READY (one made by an earlier, interrupted create). */
-async function waitUntilReady(
-  filestore: FilestoreClient,
-  ref: FilestoreInstanceRef,
-  timing: Pick<Timing, 'operations'>,
-  retry: RetryOptions,
-  progress: (state: string) => void,
-): Promise<void> {
-  progress('waiting for READY')
+async function waitUntilReady(work: InstanceWork, ref: FilestoreInstanceRef): Promise<void> {
+  work.progress('waiting for READY')
   await pollUntil(
     async () => {
-      const instance = await filestore.getInstance({project: ref.project, location: ref.location}, ref.id)
+      const instance = await work.filestore.getInstance({project: ref.project, location: ref.location}, ref.id)
       if (instance === undefined) {
         throw new XpkError('failed', `Filestore instance ${ref.id} is gone: its creation failed or it was deleted.`, {
           hints: ['Nothing was attached. Run the same command again to create it.'],
@@ -210,7 +198,7 @@ async function waitUntilReady(
       }
       return instance.state === 'READY'
     },
-    {...retry, poll: timing.operations},
+    {...work.retry, poll: work.timing.operations},
   )
 }
 

@@ -27,7 +27,7 @@ import {runStepsOrThrow, type StepOutcome} from '../executor/step-graph.js'
 import type {Console} from '../ports/console.js'
 import type {FilestoreClient} from '../ports/filestore.js'
 import {confirmOrStop} from './confirm.js'
-import {finishedOperation} from './filestore-operations.js'
+import {finishedOperation, type InstanceWork} from './filestore-operations.js'
 import {checkStorageName, detachGraph, readStorageToDetach} from './storage-detach.js'
 import {checkInput, reachCluster, type ClusterAccessDeps, type WorkloadTarget} from './workload-cluster.js'
 
@@ -111,7 +111,7 @@ export async function deleteStorage(
         name: step.name,
         action: 'delete',
         needs: last ? [{id: last.id, because: 'the storage was not detached'}] : [],
-        run: (context) => deleteInstance(filestore, spec, options.timing, retry, context.progress),
+        run: ({progress}) => deleteInstance({filestore, timing: options.timing, retry, progress}, spec),
       })
     }
     const outcomes = await runStepsOrThrow(graph, {board: undefined, signal: deps.signal, now: deps.now})
@@ -123,13 +123,8 @@ export async function deleteStorage(
 }
 
 /** Deletes the instance and waits until the Filestore API says the deletion is done (an instance gone counts). */
-async function deleteInstance(
-  filestore: FilestoreClient,
-  ref: FilestoreInstanceRef,
-  timing: Pick<Timing, 'operations'>,
-  retry: RetryOptions,
-  progress: (state: string) => void,
-): Promise<void> {
+async function deleteInstance(work: InstanceWork, ref: FilestoreInstanceRef): Promise<void> {
+  const {filestore, retry} = work
   const where = {project: ref.project, location: ref.location}
   let operation
   try {
@@ -139,8 +134,8 @@ async function deleteInstance(
     if (error instanceof XpkError && error.kind === 'not-found') return
     throw error
   }
-  progress('deleting')
-  const failed = await finishedOperation(filestore, operation.name, timing, retry)
+  work.progress('deleting')
+  const failed = await finishedOperation(work, operation.name)
   if (failed) {
     throw new XpkError('failed', `Deleting Filestore instance ${ref.id} failed: ${failed.message}`, {
       hints: [
