@@ -117,11 +117,15 @@ export async function createStorage(
       return {...result, applied: true}
     }
     const instanceSteps = plan.steps.filter((s): s is InstanceStep => s.resource === 'filestoreInstance')
-    const instanceOutcomes = await runStepsOrThrow(instanceGraph(instanceSteps, filestore, options.timing, retry), {
-      board: undefined,
-      signal: deps.signal,
-      now: deps.now,
-    })
+    const graph = instanceGraph(instanceSteps, filestore, options.timing, retry)
+    // The wait takes minutes at Filestore: its line says how far it is.
+    const board = graph.length === 0 ? undefined : console.progress(`Filestore instance ${request.instance}:`)
+    let instanceOutcomes: StepOutcome[]
+    try {
+      instanceOutcomes = await runStepsOrThrow(graph, {board, signal: deps.signal, now: deps.now})
+    } finally {
+      board?.close()
+    }
     // Read again once READY: the volume names the address Filestore gave it.
     const ready = existing?.state === 'READY' ? existing : await readReady(filestore, plan.instance, retry)
     const attach = attachOf(ready, live)

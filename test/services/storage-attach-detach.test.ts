@@ -606,6 +606,9 @@ describe('storage create', () => {
         .at(-1),
     ).toBe('Storage')
     expect(console.codes('info')).toEqual(['storage.create.plan', 'storage.create.done'])
+    expect(console.printed('Filestore instance home-fs')).toEqual(
+      expect.arrayContaining([expect.stringContaining('creating'), expect.stringContaining('created')]),
+    )
 
     const before = world.mutations().length
     const again = await world.create(CREATE_FLAGS).done
