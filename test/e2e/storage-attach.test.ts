@@ -170,8 +170,13 @@ describe('xpk storage attach, list, detach', () => {
     const list = await xpk('storage', 'list')
     expect(list.stdout).toMatch(/^home\s+gcpfilestore\s+false\s+\/home\/shared\s+false\s+home-fs$/m)
 
+    expect(created.stderr).toContain(
+      'Created Filestore instance home-fs and attached it as storage home to cluster demo.',
+    )
     const again = markRequests(fakes)
-    expect((await xpk('storage', 'create', ...CREATE)).code).toBe(0)
+    const rerun = await xpk('storage', 'create', ...CREATE)
+    expect(rerun.code).toBe(0)
+    expect(rerun.stderr).toContain('Filestore instance home-fs is attached as storage home to cluster demo.')
     expect(mutationsSince(fakes, again)).toEqual([])
     const differs = await xpk('storage', 'create', ...HOME, '--size', '2T', '--tier', 'ZONAL')
     expect(differs.code).toBe(6)

@@ -128,5 +128,7 @@ export const storageCreateDone = defineInfo(
   'storage.create.done',
   'What an applied storage create did.',
   (p: {storage: string; instance: string; cluster: string; created: boolean}) =>
-    `${p.created ? 'Created' : 'Found'} Filestore instance ${escapeInline(p.instance)} and attached it as storage ${escapeInline(p.storage)} to cluster ${escapeInline(p.cluster)}.`,
+    p.created
+      ? `Created Filestore instance ${escapeInline(p.instance)} and attached it as storage ${escapeInline(p.storage)} to cluster ${escapeInline(p.cluster)}.`
+      : `Filestore instance ${escapeInline(p.instance)} is attached as storage ${escapeInline(p.storage)} to cluster ${escapeInline(p.cluster)}.`,
 )
