@@ -18,6 +18,7 @@ import ConfigList from './commands/config/list.js'
 import ConfigSet from './commands/config/set.js'
 import ConfigUnset from './commands/config/unset.js'
 import StorageAttach from './commands/storage/attach.js'
+import StorageCreate from './commands/storage/create.js'
 import StorageDelete from './commands/storage/delete.js'
 import StorageDetach from './commands/storage/detach.js'
 import StorageList from './commands/storage/list.js'
@@ -45,6 +46,7 @@ export const COMMANDS = {
   'config:set': ConfigSet,
   'config:unset': ConfigUnset,
   'storage:attach': StorageAttach,
+  'storage:create': StorageCreate,
   'storage:delete': StorageDelete,
   'storage:detach': StorageDetach,
   'storage:list': StorageList,

@@ -286,6 +286,8 @@ class ContainerApiClient implements GkeClient {
       csiDrivers: CSI_DRIVERS.filter((driver) => c.addonsConfig?.[ADDON_CONFIG[driver]]?.enabled === true),
       lustreLegacyPort: c.addonsConfig?.lustreCsiDriverConfig?.enableLegacyLustrePort === true,
       workloadPool: c.workloadIdentityConfig?.workloadPool || null,
+      // GKE names the network (`default`); a cluster made without one is on `default`, which GKE then reports.
+      network: c.network || 'default',
       nodePools: (c.nodePools ?? []).map((p) => this.toNodePool(p)),
     }
   }

@@ -4,9 +4,12 @@
  */
 import * as Flags from '@oclif/core/flags'
 
+import {FILESTORE_TIERS} from '../core/storage/backends.js'
+import {CREATE_DEFAULT_TIER} from '../core/storage/create-plan.js'
 import {ATTACH_DEFAULTS} from '../core/storage/rules.js'
 import {ACCESS_MODES, STORAGE_TYPES} from '../core/storage/types.js'
 import type {StorageAttachResult} from '../services/storage-attach.js'
+import type {StorageCreateResult} from '../services/storage-create.js'
 import type {StorageDeleteResult} from '../services/storage-delete.js'
 import type {StorageDetachResult} from '../services/storage-detach.js'
 import type {StorageListResult} from '../services/storage-list.js'
@@ -107,6 +110,18 @@ export const storageAttachFlags = {
   ...changeFlags,
 }
 
+/** The flags every attached storage has, whatever its type (the Storage object's own fields), as given. */
+function storageSettings(options: {
+  readonly name?: string
+  readonly type?: string
+  readonly autoMount?: string
+  readonly mountPoint?: string
+  readonly readonly?: string
+}) {
+  const {name, type, autoMount, mountPoint, readonly} = options
+  return {name, type, autoMount, mountPoint, readonly}
+}
+
 /** `xpk storage attach NAME`: GKE, the cluster, and the bucket's or instance's API on first use. */
 export async function attachStorage(
   options: FlagOptions<typeof storageAttachFlags> & {readonly name?: string},
@@ -127,11 +142,7 @@ export async function attachStorage(
       ...wiring.clusterTarget(settings),
       viaKubeconfig: false,
       flags: {
-        name: options.name,
-        type: options.type,
-        autoMount: options.autoMount,
-        mountPoint: options.mountPoint,
-        readonly: options.readonly,
+        ...storageSettings(options),
         bucket: options.bucket,
         size: options.size,
         mountOptions: options.mountOptions,
@@ -214,6 +225,76 @@ export async function deleteStorage(
     },
     {
       ...wiring.clusterAccess(settings, options, run),
+      filestore: () =>
+        import('../adapters/filestore-rest.js').then((m) => m.createFilestoreClient({endpoint, accessToken})),
+    },
+  )
+}
+
+/** The flags of `xpk storage create NAME`: Python xpk's (Filestore only), plus the Filestore endpoint and --force. */
+export const storageCreateFlags = {
+  ...targetFlags,
+  ...gkeEndpointFlag,
+  ...kubeAccessFlags,
+  'filestore-endpoint': storageEndpointFlags['filestore-endpoint'],
+  type: choiceFlag(['gcpfilestore'], {description: 'What the storage is: a Filestore instance, the one type created.'}),
+  'auto-mount': storageAttachFlags['auto-mount'],
+  'mount-point': storageAttachFlags['mount-point'],
+  readonly: storageAttachFlags.readonly,
+  instance: Flags.string({description: 'The Filestore instance to create. [default: NAME]', helpGroup: 'FILESTORE'}),
+  size: Flags.string({
+    description: 'Its capacity: GiB, or with a unit (1024, 2560G, 1T), in the range of the tier.',
+    helpGroup: 'FILESTORE',
+  }),
+  tier: choiceFlag(FILESTORE_TIERS, {
+    description: `Its service tier: BASIC_HDD, BASIC_SSD and ZONAL live in the zone, REGIONAL and ENTERPRISE in its region. [default: ${CREATE_DEFAULT_TIER}]`,
+    helpGroup: 'FILESTORE',
+  }),
+  vol: Flags.string({
+    description: `The file share it is made with. [default: ${ATTACH_DEFAULTS.vol}]`,
+    helpGroup: 'FILESTORE',
+  }),
+  'access-mode': storageAttachFlags['access-mode'],
+  'mount-options': storageAttachFlags['mount-options'],
+  manifest: pathFlag('file', {
+    description: 'A YAML file of the PersistentVolume and its claim, used as written in place of the ones xpk builds.',
+  }),
+  ...changeFlags,
+}
+
+/** `xpk storage create NAME`: GKE, the cluster, and the Filestore API on first use. */
+export async function createStorage(
+  options: FlagOptions<typeof storageCreateFlags> & {readonly name?: string},
+  run: Invocation,
+): Promise<StorageCreateResult> {
+  const [{wiring, settings, timing}, {createStorage}, {NodeFiles}, {resolveFilestoreEndpoint}] = await Promise.all([
+    startCommand(import('./wiring.js'), options, run),
+    import('../services/storage-create.js'),
+    import('../adapters/local-files.js'),
+    import('../core/storage/endpoints.js'),
+  ])
+  const endpoint = resolveFilestoreEndpoint(options.filestoreEndpoint, process.env)
+  const accessToken = wiring.accessToken()
+  return createStorage(
+    {
+      ...wiring.clusterTarget(settings),
+      viaKubeconfig: false,
+      flags: {
+        ...storageSettings(options),
+        instance: options.instance,
+        size: options.size,
+        tier: options.tier,
+        vol: options.vol,
+        accessMode: options.accessMode,
+        mountOptions: options.mountOptions,
+        manifest: options.manifest,
+      },
+      dryRun: options.dryRun,
+      timing,
+    },
+    {
+      ...wiring.clusterAccess(settings, options, run),
+      files: new NodeFiles(),
       filestore: () =>
         import('../adapters/filestore-rest.js').then((m) => m.createFilestoreClient({endpoint, accessToken})),
     },

@@ -112,7 +112,7 @@ export async function attachStorage(
       cluster: target.cluster,
       project: target.project,
       projectNumber,
-      network: (backend.kind === 'filestore' && backend.instance?.network) || 'default',
+      network: cluster.network,
       backend,
       manifest,
       clusterUpdates,
@@ -172,7 +172,7 @@ function checkFlags(options: StorageAttachOptions): {request: AttachRequest; pro
 }
 
 /** The checked --manifest of a storage attached from one (null otherwise). @throws UsageError naming --manifest */
-async function readManifest(
+export async function readManifest(
   request: AttachRequest,
   files: Pick<LocalFiles, 'readText'>,
 ): Promise<StorageManifest | null> {
@@ -237,7 +237,7 @@ async function findInstance(
 const CRD_REF = {apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', name: STORAGE_CRD_NAME}
 
 /** What the cluster holds of the objects `draft` (planned without reading them) writes. */
-async function readLive(kube: KubeClient, draft: StorageAttachPlan, retry: RetryOptions): Promise<AttachLive> {
+export async function readLive(kube: KubeClient, draft: StorageAttachPlan, retry: RetryOptions): Promise<AttachLive> {
   const written = draft.steps.flatMap((s) => {
     if (!isStorageStep(s) || s.spec === null || !('metadata' in s.spec)) return []
     const object = s.spec as unknown as KubeObject
@@ -276,12 +276,12 @@ async function readLive(kube: KubeClient, draft: StorageAttachPlan, retry: Retry
  * updates to have succeeded (a storage whose driver is missing is never announced to workloads).
  * @throws the first step's failure, or the interruption
  */
-async function applyAttach(
+export async function applyAttach(
   plan: StorageAttachPlan,
   clusterUpdates: ReturnType<typeof planStorageClusterUpdates>,
   where: {readonly kube: KubeClient; readonly target: ClusterName; readonly cluster: string},
   deps: StorageAttachDeps,
-  options: StorageAttachOptions,
+  options: Pick<StorageAttachOptions, 'timing'>,
 ): Promise<StepOutcome[]> {
   const retry: RetryOptions = {policy: options.timing.retry, clock: deps, signal: deps.signal}
   const {kube} = where

@@ -22,11 +22,12 @@ import {
 import {planStorageDetach} from '../core/storage/detach-plan.js'
 import {readVolume} from '../core/storage/observed.js'
 import type {Timing} from '../core/timing.js'
-import {pollUntil, unlessAborted, withRetries, type RetryOptions} from '../executor/retry.js'
+import {unlessAborted, withRetries, type RetryOptions} from '../executor/retry.js'
 import {runStepsOrThrow, type StepOutcome} from '../executor/step-graph.js'
 import type {Console} from '../ports/console.js'
 import type {FilestoreClient} from '../ports/filestore.js'
 import {confirmOrStop} from './confirm.js'
+import {finishedOperation, type InstanceWork} from './filestore-operations.js'
 import {checkStorageName, detachGraph, readStorageToDetach} from './storage-detach.js'
 import {checkInput, reachCluster, type ClusterAccessDeps, type WorkloadTarget} from './workload-cluster.js'
 
@@ -110,7 +111,7 @@ export async function deleteStorage(
         name: step.name,
         action: 'delete',
         needs: last ? [{id: last.id, because: 'the storage was not detached'}] : [],
-        run: (context) => deleteInstance(filestore, spec, options.timing, retry, context.progress),
+        run: ({progress}) => deleteInstance({filestore, timing: options.timing, retry, progress}, spec),
       })
     }
     const outcomes = await runStepsOrThrow(graph, {board: undefined, signal: deps.signal, now: deps.now})
@@ -122,13 +123,8 @@ export async function deleteStorage(
 }
 
 /** Deletes the instance and waits until the Filestore API says the deletion is done (an instance gone counts). */
-async function deleteInstance(
-  filestore: FilestoreClient,
-  ref: FilestoreInstanceRef,
-  timing: Pick<Timing, 'operations'>,
-  retry: RetryOptions,
-  progress: (state: string) => void,
-): Promise<void> {
+async function deleteInstance(work: InstanceWork, ref: FilestoreInstanceRef): Promise<void> {
+  const {filestore, retry} = work
   const where = {project: ref.project, location: ref.location}
   let operation
   try {
@@ -138,16 +134,8 @@ async function deleteInstance(
     if (error instanceof XpkError && error.kind === 'not-found') return
     throw error
   }
-  progress('deleting')
-  let failed: {code: number; message: string} | undefined
-  await pollUntil(
-    async () => {
-      const op = await filestore.getOperation(operation.name)
-      failed = op.error
-      return op.done
-    },
-    {...retry, poll: timing.operations},
-  )
+  work.progress('deleting')
+  const failed = await finishedOperation(work, operation.name)
   if (failed) {
     throw new XpkError('failed', `Deleting Filestore instance ${ref.id} failed: ${failed.message}`, {
       hints: [

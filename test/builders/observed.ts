@@ -47,6 +47,7 @@ export function anObservedCluster(overrides: Partial<ObservedCluster> = {}): Obs
     csiDrivers: [],
     lustreLegacyPort: false,
     workloadPool: null,
+    network: 'default',
     nodePools: [],
     ...overrides,
   }

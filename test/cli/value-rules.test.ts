@@ -198,6 +198,7 @@ describe('arguments follow the same rule', () => {
       'config:set',
       'config:unset',
       'storage:attach',
+      'storage:create',
       'storage:delete',
       'storage:detach',
       'workload:logs',

@@ -65,6 +65,7 @@ vi.mock('../../src/services/workload-logs.js', () => ({workloadLogs: recorder('w
 vi.mock('../../src/services/storage-list.js', () => ({listStorages: recorder('listStorages')}))
 vi.mock('../../src/services/storage-attach.js', () => ({attachStorage: recorder('attachStorage')}))
 vi.mock('../../src/services/storage-detach.js', () => ({detachStorage: recorder('detachStorage')}))
+vi.mock('../../src/services/storage-create.js', () => ({createStorage: recorder('createStorage')}))
 vi.mock('../../src/services/storage-delete.js', () => ({deleteStorage: recorder('deleteStorage')}))
 vi.mock('../../src/services/vm-create.js', () => ({createVms: recorder('createVms')}))
 vi.mock('../../src/services/vm-delete.js', () => ({deleteVms: recorder('deleteVms')}))
@@ -118,6 +119,7 @@ const SERVICE_OF: Record<CommandId, [string[], string]> = {
   'config:set': [['zone', 'us-east5-a'], 'setConfig'],
   'config:unset': [['zone'], 'unsetConfig'],
   'storage:attach': [['datasets', '--type', 'gcsfuse'], 'attachStorage'],
+  'storage:create': [['home'], 'createStorage'],
   'storage:delete': [['home'], 'deleteStorage'],
   'storage:detach': [['datasets'], 'detachStorage'],
   'storage:list': [[], 'listStorages'],
@@ -509,26 +511,27 @@ describe('command flag mapping', () => {
   })
 })
 
+/** Where the storage commands below run: the environment's project and zone, --cluster from-flag. */
+const STORAGE_TARGET = {project: 'env-project', zone: 'us-central2-b', cluster: 'from-flag', viaKubeconfig: false}
+/** The flags every storage has, as typed and as they reach the service. */
+const SETTINGS_ARGV = ['--auto-mount', 'true', '--mount-point', '/data', '--readonly', 'false']
+const SETTINGS = {autoMount: 'true', mountPoint: '/data', readonly: 'false'}
+
 describe('storage attach and detach: every flag reaches its option', () => {
   it('storage attach', async () => {
     const call = await run('storage:attach', [
-      ...['datasets', '--type', 'gcsfuse', '--auto-mount', 'true', '--mount-point', '/data', '--readonly', 'false'],
+      ...['datasets', '--type', 'gcsfuse', ...SETTINGS_ARGV],
       ...['--bucket', 'b-1', '--size', '64', '--mount-options', 'implicit-dirs,ro', '--no-prefetch-metadata'],
       ...['--instance', 'fs', '--vol', 'v', '--access-mode', 'ReadOnlyMany', '--manifest', 'm.yaml'],
       ...['--enable-legacy-lustre-port', '--project-number', '123', '--dry-run', '--cluster', 'from-flag'],
     ])
     expect(call.service).toBe('attachStorage')
     expect(call.options).toEqual({
-      project: 'env-project',
-      zone: 'us-central2-b',
-      cluster: 'from-flag',
-      viaKubeconfig: false,
+      ...STORAGE_TARGET,
       flags: {
         name: 'datasets',
         type: 'gcsfuse',
-        autoMount: 'true',
-        mountPoint: '/data',
-        readonly: 'false',
+        ...SETTINGS,
         bucket: 'b-1',
         size: '64',
         mountOptions: 'implicit-dirs,ro',
@@ -540,6 +543,32 @@ describe('storage attach and detach: every flag reaches its option', () => {
         enableLegacyLustrePort: true,
       },
       projectNumber: '123',
+      dryRun: true,
+      timing: DEFAULT_TIMING,
+    })
+  })
+
+  it('storage create', async () => {
+    const call = await run('storage:create', [
+      ...['home', '--type', 'gcpfilestore', ...SETTINGS_ARGV],
+      ...['--instance', 'fs', '--size', '1T', '--tier', 'ZONAL', '--vol', 'v', '--access-mode', 'ReadOnlyMany'],
+      ...['--mount-options', 'a,b', '--manifest', 'm.yaml', '--dry-run', '--cluster', 'from-flag'],
+    ])
+    expect(call.service).toBe('createStorage')
+    expect(call.options).toEqual({
+      ...STORAGE_TARGET,
+      flags: {
+        name: 'home',
+        type: 'gcpfilestore',
+        ...SETTINGS,
+        instance: 'fs',
+        size: '1T',
+        tier: 'ZONAL',
+        vol: 'v',
+        accessMode: 'ReadOnlyMany',
+        mountOptions: 'a,b',
+        manifest: 'm.yaml',
+      },
       dryRun: true,
       timing: DEFAULT_TIMING,
     })

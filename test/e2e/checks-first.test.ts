@@ -107,6 +107,10 @@ const BASE_ARGS: Partial<Record<CommandId, (flag: string) => string[]>> = {
   'storage:list': () => [...target, '--cluster', 'demo'],
   'storage:detach': () => [...target, '--cluster', 'demo', 'datasets', '--force'],
   'storage:delete': () => [...target, '--cluster', 'demo', 'home', '--force'],
+  'storage:create': () => [
+    ...[...target, '--cluster', 'demo', 'scratch', '--type', 'gcpfilestore', '--size', '1024', '--tier', 'BASIC_HDD'],
+    ...['--auto-mount', 'false', '--mount-point', '/scratch', '--readonly', 'false', '--force'],
+  ],
   'storage:attach': (flag) => [
     ...[...target, '--cluster', 'demo', 'scratch', '--type', 'pd', '--force'],
     ...(flag === 'manifest' ? [] : ['--manifest', join(files, 'pd.yaml')]),

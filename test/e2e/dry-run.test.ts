@@ -187,6 +187,15 @@ const CASES: Readonly<Record<string, Case>> = {
   },
   'storage:detach': {argv: ['storage', 'detach', 'disk', '--cluster', 'demo'], real: []},
   'storage:delete': {argv: ['storage', 'delete', 'home', '--cluster', 'demo'], real: ['--force']},
+  // The real create makes Filestore instance made-fs, waits until READY, and attaches it as storage made.
+  'storage:create': {
+    argv: [
+      ...['storage', 'create', 'made', '--cluster', 'demo', '--type', 'gcpfilestore', '--instance', 'made-fs'],
+      ...['--size', '1024', '--tier', 'BASIC_HDD', '--vol', 'vol1'],
+      ...['--auto-mount', 'false', '--mount-point', '/made', '--readonly', 'false'],
+    ],
+    real: [],
+  },
 }
 
 /** What a run changed: the mutating requests the fakes received after the mark, and the config file if it changed. */

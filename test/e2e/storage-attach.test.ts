@@ -1,4 +1,4 @@
-// `xpk storage attach`, `list` and `detach`, the built CLI against the wire fakes (GKE, Kubernetes with the Storage
+// `xpk storage attach`, `create`, `list`, `detach` and `delete`, the built CLI against the wire fakes (GKE, Kubernetes with the Storage
 // kind's own CRD as attach installs it, Cloud Storage, Filestore): a bucket and a Filestore instance each attached
 // (the cluster updated through GKE's API, the bucket granted through its IAM policy, every object validated by the
 // Kubernetes fake), listed, attached again with nothing sent, and detached with their data left alone; a bucket
@@ -6,6 +6,7 @@
 import {describe, expect, it} from 'vitest'
 
 import type {StorageAttachResult} from '../../src/services/storage-attach.js'
+import type {StorageCreateResult} from '../../src/services/storage-create.js'
 import {FakeCloudStorage} from '../fakes/fake-cloud-storage.js'
 import {FakeFilestore} from '../fakes/fake-filestore.js'
 import type {FakeGke} from '../fakes/fake-gke.js'
@@ -134,6 +135,58 @@ describe('xpk storage attach, list, detach', () => {
     expect(filestore.calls.filter((c) => c.method === 'DELETE').length).toBe(1)
     const gone = await xpk('storage', 'list')
     expect(gone.stdout).toBe('')
+  })
+
+  it('storage create: the instance made on the cluster network and waited for, attached; listed; a re-run sends nothing; deleted', async () => {
+    fresh()
+    const CREATE = [...HOME, '--size', '1T', '--tier', 'ZONAL']
+    const mark = markRequests(fakes)
+    const dry = await xpk('storage', 'create', ...CREATE, '--dry-run')
+    expect(dry.code, dry.stderr).toBe(0)
+    expect(dry.stdout).toMatch(/\+\s+create\s+filestore\s+home-fs\s+ZONAL in us-central2-b, share vol1 of 1024 GiB/)
+    expect(mutationsSince(fakes, mark)).toEqual([])
+
+    const created = await xpk('storage', 'create', ...CREATE, '--json')
+    expect(created.code, created.stderr).toBe(0)
+    const result = JSON.parse(created.stdout) as StorageCreateResult
+    expect(result.steps.map((s) => `${s.action} ${s.resource}`).slice(0, 3)).toEqual([
+      'create filestoreInstance',
+      'wait filestoreInstance',
+      'update clusterUpdate',
+    ])
+    const posted = filestore.calls.filter((c) => c.method === 'POST')
+    expect(posted.map((c) => [c.path, c.query.instanceId])).toEqual([
+      [`projects/${PROJECT}/locations/${ZONE}/instances`, 'home-fs'],
+    ])
+    expect(posted[0]!.body).toMatchObject({
+      tier: 'ZONAL',
+      fileShares: [{name: 'vol1', capacityGb: '1024'}],
+      networks: [{network: 'default'}],
+    })
+    const pv = kube.get({apiVersion: 'v1', kind: 'PersistentVolume', name: 'home-pv'}) as {
+      spec: {csi: {volumeAttributes: {ip: string}}}
+    }
+    expect(pv.spec.csi.volumeAttributes.ip).toMatch(/^10\.\d+\.\d+\.2$/)
+    const list = await xpk('storage', 'list')
+    expect(list.stdout).toMatch(/^home\s+gcpfilestore\s+false\s+\/home\/shared\s+false\s+home-fs$/m)
+
+    expect(created.stderr).toContain(
+      'Created Filestore instance home-fs and attached it as storage home to cluster demo.',
+    )
+    const again = markRequests(fakes)
+    const rerun = await xpk('storage', 'create', ...CREATE)
+    expect(rerun.code).toBe(0)
+    expect(rerun.stderr).toContain('Filestore instance home-fs is attached as storage home to cluster demo.')
+    expect(mutationsSince(fakes, again)).toEqual([])
+    const differs = await xpk('storage', 'create', ...HOME, '--size', '2T', '--tier', 'ZONAL')
+    expect(differs.code).toBe(6)
+    expect(differs.stderr).toContain('capacity 1024 GiB, not 2048 GiB')
+    expect(mutationsSince(fakes, again)).toEqual([])
+
+    const deleted = await xpk('storage', 'delete', 'home', '--force')
+    expect(deleted.code, deleted.stderr).toBe(0)
+    expect(filestore.calls.filter((c) => c.method === 'DELETE').length).toBe(1)
+    expect((await xpk('storage', 'list')).stdout).toBe('')
   })
 
   it('a bucket that does not exist is exit 4; bad input exit 2; neither sends a change', async () => {

@@ -1034,6 +1034,9 @@ export class FakeGke {
       endpoint: input.endpoint || this.settings.clusterEndpoint,
       masterAuth: {clusterCaCertificate: this.settings.clusterCaCertificate, ...input.masterAuth},
       labelFingerprint: labelFingerprint((input.resourceLabels ?? {}) as Record<string, string>),
+      // GKE puts a cluster made without a network or subnetwork on `default`, and says so in its reads.
+      network: input.network || 'default',
+      subnetwork: input.subnetwork || 'default',
       status: 'PROVISIONING',
     }
     return {key, project, location, data, pools: new Map()}

@@ -113,6 +113,7 @@ const clusterView = (c: ObservedCluster | undefined) =>
     project: c.project,
     status: c.status,
     labels: c.labels,
+    network: c.network,
     pools: c.nodePools.map((p) => `${p.name} ${p.status}`).sort(),
   }
 const poolView = (p: ObservedNodePool | undefined) =>
@@ -247,6 +248,7 @@ const cases: readonly ContractCase<GkeClient, GkeGiven>[] = [
           project: PROJECT,
           status: 'RUNNING',
           labels: LABELS,
+          network: 'default',
           pools: ['demo-np-0 RUNNING'],
         },
       },
@@ -319,6 +321,18 @@ const cases: readonly ContractCase<GkeClient, GkeGiven>[] = [
     ],
   },
   {
+    name: 'a cluster made on a VPC network reads with it (the network a Filestore instance is created on)',
+    given: {cluster: 'none'},
+    steps: [
+      {
+        call: 'createCluster(network team-vpc)',
+        run: (gke) => gke.createCluster({...DESIRED.spec, network: 'team-vpc'}),
+        gives: started('CREATE_CLUSTER'),
+      },
+      {call: 'getCluster', run: async (gke) => (await gke.getCluster(REF))?.network, gives: 'team-vpc'},
+    ],
+  },
+  {
     name: 'creating the cluster that exists is ALREADY_EXISTS (exit 6, not retried)',
     steps: [
       {
@@ -353,6 +367,7 @@ const cases: readonly ContractCase<GkeClient, GkeGiven>[] = [
           project: PROJECT,
           status: 'PROVISIONING',
           labels: DESIRED.spec.labels,
+          network: 'default',
           pools: ['default-pool PROVISIONING'],
         },
       },

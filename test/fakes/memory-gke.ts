@@ -79,6 +79,8 @@ export class MemoryGke implements GkeClient {
   lustreLegacyPort = false
   /** The Workload Identity pool, or null when it is off. */
   workloadPool: string | null = null
+  /** The cluster's VPC network, `default` unless created on another. */
+  network = 'default'
   private next = 0
   private readonly faults: (Fault & GkeFailure & {readonly call: GkeCall})[] = []
   private readonly operationFaults: (Fault & GkeFailure & {readonly type: string})[] = []
@@ -143,6 +145,7 @@ export class MemoryGke implements GkeClient {
     this.csiDrivers = [...spec.csiDrivers]
     this.lustreLegacyPort = spec.csiDrivers.includes('LustreCsiDriver') && spec.lustreLegacyPort
     this.workloadPool = spec.workloadPool
+    this.network = spec.network ?? 'default'
     this.pools.set('default-pool', {
       ...anObservedPool({name: 'default-pool', machineType: spec.defaultPool.machineType}),
       nodeCount: spec.defaultPool.nodeCount,
@@ -329,6 +332,7 @@ export class MemoryGke implements GkeClient {
       csiDrivers: CSI_DRIVERS.filter((driver) => this.csiDrivers.includes(driver)),
       lustreLegacyPort: this.lustreLegacyPort,
       workloadPool: this.workloadPool,
+      network: this.network,
     })
   }
 

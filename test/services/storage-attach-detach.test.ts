@@ -13,6 +13,8 @@ import {DEFAULT_RETRY_POLICY} from '../../src/executor/retry.js'
 import {DEFAULT_TIMING} from '../../src/core/timing.js'
 import type {KubeObject} from '../../src/ports/kube.js'
 import {attachStorage, type StorageAttachOptions} from '../../src/services/storage-attach.js'
+import {createStorage} from '../../src/services/storage-create.js'
+import type {CreateFlags} from '../../src/core/storage/create-plan.js'
 import {deleteStorage} from '../../src/services/storage-delete.js'
 import {detachStorage} from '../../src/services/storage-detach.js'
 import {DATASETS_FLAGS, HOME_FLAGS, USER_MANIFESTS} from '../builders/storage.js'
@@ -43,7 +45,7 @@ class World {
     this.gke = gke
   }
 
-  deps(answer: PromptAnswer = 'unexpected') {
+  deps(answer: PromptAnswer = 'unexpected', controller = new AbortController()) {
     const console = new RecordingConsole(answer)
     return {
       console,
@@ -57,7 +59,7 @@ class World {
           return text === undefined ? {kind: 'missing'} : {kind: 'text', text}
         },
       },
-      signal: new AbortController().signal,
+      signal: controller.signal,
       ...virtualClock(),
     }
   }
@@ -76,6 +78,18 @@ class World {
       ...extra,
     }
     return {done: attachStorage(options, deps), console: deps.console}
+  }
+
+  create(flags: CreateFlags, dryRun = false, controller?: AbortController) {
+    const deps = this.deps('unexpected', controller)
+    const done = createStorage(
+      {
+        ...{project: PROJECT, zone: ZONE, cluster: 'demo', viaKubeconfig: false, flags, dryRun},
+        timing: {retry: DEFAULT_RETRY_POLICY, operations: DEFAULT_TIMING.operations},
+      },
+      deps,
+    )
+    return {done, console: deps.console}
   }
 
   detach(name: string, dryRun = false, answer: PromptAnswer = 'unexpected') {
@@ -558,5 +572,136 @@ describe('storage delete', () => {
     expect(result.steps.at(-1)).toMatchObject({action: 'none', reason: 'already gone'})
     expect(world.filestore.mutations().length).toBe(before)
     expect(world.object('Storage', 'home')).toBeUndefined()
+  })
+})
+
+/** `storage create home`: a ZONAL instance (in the zone) of 1 TiB, share vol1, attached as HOME_FLAGS attaches. */
+const CREATE_FLAGS: CreateFlags = {...HOME_FLAGS, size: '1T', tier: 'zonal'}
+
+describe('storage create', () => {
+  it('creates the instance on the cluster network, waits until READY, then attaches it; a re-run sends nothing', async () => {
+    const world = new World()
+    world.gke.network = 'team-vpc'
+    const {done, console} = world.create(CREATE_FLAGS)
+    const result = await done
+    expect(result.steps.map((s) => `${s.action} ${s.resource}`)).toEqual([
+      'create filestoreInstance',
+      'wait filestoreInstance',
+      'update clusterUpdate',
+      'create customResourceDefinition',
+      'create storageClass',
+      'create persistentVolume',
+      'create persistentVolumeClaim',
+      'create storage',
+    ])
+    expect(world.filestore.mutations()).toEqual([`createInstance ${ZONE}/home-fs`])
+    const instance = await world.filestore.getInstance({project: PROJECT, location: ZONE}, 'home-fs')
+    expect(instance).toMatchObject({
+      state: 'READY',
+      tier: 'ZONAL',
+      network: 'team-vpc',
+      fileShares: [{name: 'vol1', capacityGb: 1024}],
+    })
+    expect(world.gke.csiDrivers).toEqual(['GcpFilestoreCsiDriver'])
+    // The volume names the address Filestore gave the instance; the class, the cluster's network.
+    const pv = world.object('PersistentVolume', 'home-pv') as unknown as {spec: {csi: {volumeAttributes: {ip: string}}}}
+    expect(pv.spec.csi.volumeAttributes.ip).toBe(instance!.ipAddress)
+    expect(world.object('StorageClass', 'home-sc')).toMatchObject({
+      parameters: {tier: 'ZONAL', network: `projects/${PROJECT}/global/networks/team-vpc`},
+    })
+    expect(
+      world.kube
+        .mutatingRequests()
+        .map((r) => r.kind)
+        .at(-1),
+    ).toBe('Storage')
+    expect(console.codes('info')).toEqual(['storage.create.plan', 'storage.create.done'])
+    expect(console.printed('Filestore instance home-fs')).toEqual(
+      expect.arrayContaining([expect.stringContaining('creating'), expect.stringContaining('created')]),
+    )
+
+    const before = world.mutations().length
+    const again = await world.create(CREATE_FLAGS).done
+    expect(world.mutations().slice(before)).toEqual([])
+    expect(again.steps.every((s) => s.action === 'none' || s.action === 'check')).toBe(true)
+  })
+
+  it('--dry-run shows every step, the address pending, and sends nothing', async () => {
+    const world = new World()
+    const {done, console} = world.create({...CREATE_FLAGS, tier: 'REGIONAL'}, true)
+    const result = await done
+    expect(result.instance).toEqual({project: PROJECT, location: 'us-central2', id: 'home-fs'})
+    const shown = console.results.join('\n')
+    expect(shown).toContain('create   filestore')
+    expect(shown).toContain('wait     filestore')
+    expect(shown).toContain('REGIONAL in us-central2, share vol1 of 1024 GiB, on network default')
+    expect(JSON.stringify(result.steps)).toContain('<the address Filestore gives the instance>')
+    expect(world.mutations()).toEqual([])
+  })
+
+  it('an instance of the id that differs is exit 6 naming the differences, and nothing is sent', async () => {
+    const world = new World()
+    world.filestore.seedInstance(
+      {project: PROJECT, location: ZONE},
+      {id: 'home-fs', tier: 'BASIC_HDD', fileShares: [{name: 'vol1', capacityGb: 2048}]},
+    )
+    const error = await failure(world.create({...CREATE_FLAGS, tier: 'BASIC_HDD', size: '1024'}).done)
+    expect(error.exitCode).toBe(6)
+    expect(error.message).toContain('capacity 2048 GiB, not 1024 GiB')
+    const tier = await failure(world.create({...CREATE_FLAGS, tier: 'ZONAL', size: '2048'}).done)
+    expect(tier.exitCode).toBe(6)
+    expect(tier.message).toContain('tier BASIC_HDD, not ZONAL')
+    expect(world.mutations()).toEqual([])
+  })
+
+  it('a create whose operation fails: its error, and nothing attached', async () => {
+    const world = new World()
+    world.filestore.failNextOperation('create', {status: 'RESOURCE_EXHAUSTED', message: 'Quota exceeded for zonal'})
+    const error = await failure(world.create(CREATE_FLAGS).done)
+    expect(error.message).toContain('Creating Filestore instance home-fs failed: Quota exceeded for zonal')
+    expect(world.kube.mutatingRequests()).toEqual([])
+    expect(world.gke.csiDrivers).toEqual([])
+  })
+
+  it.each([
+    [{size: undefined}, '--size'],
+    [{size: '512'}, '--size'],
+    [{tier: 'GOLD'}, '--tier'],
+    [{type: 'gcsfuse'}, '--type'],
+    [{vol: 'a_share_name_of_20ch', tier: 'BASIC_HDD', size: '1024'}, '--vol'],
+    [{mountOptions: 'ro'}, '--mount-options'],
+    [{name: 'Home'}, 'NAME'],
+  ] as const)('bad input %j is exit 2 naming %s, with zero requests', async (change, flag) => {
+    const world = new World()
+    const error = await failure(world.create({...CREATE_FLAGS, ...change}).done)
+    expect(error.exitCode).toBe(2)
+    expect(error.message).toContain(flag)
+    expect(world.filestore.calls).toEqual([])
+    expect(world.gke.calls).toEqual([])
+    expect(world.mutations()).toEqual([])
+  })
+
+  it('Ctrl-C while the instance is created stops the wait with nothing attached; a re-run finishes it', async () => {
+    const world = new World()
+    world.filestore.ticks = 5
+    const controller = new AbortController()
+    const getOperation = world.filestore.getOperation.bind(world.filestore)
+    world.filestore.getOperation = async (name) => {
+      controller.abort(new XpkError('interrupted', 'Interrupted.'))
+      return getOperation(name)
+    }
+    const error = await failure(world.create(CREATE_FLAGS, false, controller).done)
+    expect(error.kind).toBe('interrupted')
+    expect(world.filestore.mutations()).toEqual([`createInstance ${ZONE}/home-fs`])
+    expect(world.kube.mutatingRequests()).toEqual([])
+
+    world.filestore.getOperation = getOperation
+    const result = await world.create(CREATE_FLAGS).done
+    expect(result.steps.slice(0, 2).map((s) => `${s.action} ${s.resource}`)).toEqual([
+      'wait filestoreInstance',
+      'update clusterUpdate',
+    ])
+    expect(world.filestore.mutations()).toEqual([`createInstance ${ZONE}/home-fs`])
+    expect(world.object('Storage', 'home')).toBeDefined()
   })
 })

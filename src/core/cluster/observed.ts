@@ -53,6 +53,8 @@ export interface ObservedCluster {
   readonly lustreLegacyPort: boolean
   /** The Workload Identity pool (`P.svc.id.goog`), or null when Workload Identity is off. */
   readonly workloadPool: string | null
+  /** The VPC network the cluster's nodes are on (its name, like `default`): a Filestore instance must be on it too. */
+  readonly network: string
   readonly nodePools: readonly ObservedNodePool[]
 }
 

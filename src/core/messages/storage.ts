@@ -109,3 +109,26 @@ export const storageDeleteDone = defineInfo(
       ? `Deleted storage ${escapeInline(p.storage)} and Filestore instance ${escapeInline(p.instance)}.`
       : `Deleted storage ${escapeInline(p.storage)}; Filestore instance ${escapeInline(p.instance)} was already gone.`,
 )
+
+// storage create
+
+export const storageCreatePlan = defineInfo(
+  'storage.create.plan',
+  'The plan of a storage create about to be applied.',
+  (p: {plan: string}) => p.plan,
+)
+
+export const storageCreateDryRun = defineInfo(
+  'storage.create.dry-run',
+  'A dry run of storage create ended without changing anything.',
+  'Dry run: nothing was changed.',
+)
+
+export const storageCreateDone = defineInfo(
+  'storage.create.done',
+  'What an applied storage create did.',
+  (p: {storage: string; instance: string; cluster: string; created: boolean}) =>
+    p.created
+      ? `Created Filestore instance ${escapeInline(p.instance)} and attached it as storage ${escapeInline(p.storage)} to cluster ${escapeInline(p.cluster)}.`
+      : `Filestore instance ${escapeInline(p.instance)} is attached as storage ${escapeInline(p.storage)} to cluster ${escapeInline(p.cluster)}.`,
+)

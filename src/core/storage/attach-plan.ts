@@ -22,7 +22,7 @@ import {XPK_NAMESPACE} from '../incluster/namespace.js'
 import type {KubeObject} from '../kube/release-manifest.js'
 import {XPK_SERVICE_ACCOUNT} from '../manifests/jobset.js'
 import type {UpdateStep} from '../cluster/updates.js'
-import {planSummary, renderPlanLines} from '../render/plan.js'
+import {planSummary, renderPlanLines, type PlanStepJson} from '../render/plan.js'
 import type {Bucket, FilestoreInstance, IamPolicy} from './backends.js'
 import {storageCrd} from './crd.js'
 import {
@@ -206,7 +206,7 @@ function backendSteps(inputs: AttachPlanInputs): StorageStep[] {
     if (backend.bucket === undefined) {
       throw new XpkError('not-found', `Bucket ${name} does not exist, or your account cannot see it.`, {
         hints: [
-          `Create it (\`gcloud storage buckets create gs://${name}\`), or name another with --bucket.`,
+          `Create it (\`gcloud storage buckets create gs://${name}\`), or name another with \`xpk storage attach --bucket\`.`,
           'An account without storage.buckets.get on it cannot attach it: ask for roles/storage.admin on the bucket.',
         ],
       })
@@ -344,8 +344,13 @@ const RESOURCE_WORDS: Readonly<Record<string, string>> = {
   storage: 'storage',
 }
 
-/** The plan as text: one line per step, then the summary and the warnings. */
-export function renderStorageAttachPlan(plan: StorageAttachPlan): string {
+/**
+ * The plan as text: one line per step, then the summary and the warnings. `storage create` shows its plan (the
+ * instance's steps, then these) with it too.
+ */
+export function renderStorageAttachPlan(
+  plan: Omit<StorageAttachPlan, 'steps'> & {readonly steps: readonly PlanStepJson[]},
+): string {
   return renderPlanLines(
     `Plan for storage ${plan.storage} on cluster ${plan.cluster}:`,
     plan.steps.map((s) => ({

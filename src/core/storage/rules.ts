@@ -396,7 +396,7 @@ function checkSource(
           : `--bucket "${escapeInline(bucket)}"`
       problems.add(`${what}: ${bucketProblem}.`, {
         flag: '--bucket',
-        hints: flags.bucket === undefined ? ['Name the bucket with --bucket.'] : [],
+        hints: flags.bucket === undefined ? ['Name the bucket with `xpk storage attach --bucket`.'] : [],
       })
     }
     const sizeGb = problems.integer('--size', flags.size, STORAGE_SIZE_GIB)
