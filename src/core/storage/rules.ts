@@ -193,7 +193,7 @@ export function parseFilestoreCapacity(flag: string, text: string, tier: Filesto
   }
   const gb = Number(match[1]) * (match[2]?.toLowerCase().startsWith('t') ? 1024 : 1)
   if (!Number.isSafeInteger(gb) || gb < min || gb > max) {
-    throw new UsageError(`${flag} ${text}: a ${tier} instance holds ${range}.`, {
+    throw new UsageError(`${flag} ${text}: a ${tier} instance holds ${min}-${max} GiB.`, {
       flag,
       hints: [`Pick a size in that range, or another --tier (${FILESTORE_TIERS.join(', ')}).`],
     })
