@@ -318,6 +318,12 @@ describe('workload create with storages against the fakes', () => {
       'datasets-pv /data true',
       'home-pv /home/shared false',
     ])
+    // workload list says what it mounts: -o wide's Storages column, and `storages` under --json.
+    const listed = await runCli(['workload', 'list', '--cluster', 'demo', '--json'], {env: env()})
+    const row = (JSON.parse(listed.stdout) as {workloads: {name: string; storages: string[]}[]}).workloads
+    expect(row.find((w) => w.name === 'run-1')?.storages).toEqual(['datasets', 'home'])
+    const wide = await runCli(['workload', 'list', '--cluster', 'demo', '-o', 'wide'], {env: env()})
+    expect(wide.stdout).toMatch(/^run-1 .* datasets,home /m)
   })
 
   it('a storage the cluster lacks: exit 6 naming those it has, and no request that changes anything', async () => {

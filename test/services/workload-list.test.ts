@@ -217,7 +217,8 @@ describe('listWorkloads', () => {
     const wide = (await printed({format: 'wide', headers: false})).results[0]!.split('\n')
     expect(wide).toHaveLength(3)
     expect(wide[0]).toMatch(
-      /^user-first-job-failed .* FINISHED +FAILED +jobset-user-first-job-failed-\w+ +jobset failed/,
+      // Phase, outcome, the Kueue Workload and the storages (none: "-"), then the message.
+      /^user-first-job-failed .* FINISHED +FAILED +jobset-user-first-job-failed-\w+ +- +jobset failed/,
     )
     for (const format of ['json', 'yaml'] as const) {
       expect(await printed({format, headers: true})).toEqual({results: [], codes: ['workload.list.console']})

@@ -56,6 +56,7 @@ import {workloadPolicyName} from '../cluster/desired.js'
 import {
   checkStorageMounts,
   storageAnnotations,
+  storagesAnnotation,
   storageVolumeMounts,
   storageVolumes,
   type WorkloadStorage,
@@ -239,7 +240,7 @@ function tpuOrCpuJobSet(spec: WorkloadSpec, options: BuildJobSetOptions): JobSet
     volumes: [SHARED_MEMORY, ...storageVolumes(storages)],
   }
   return jobSet(spec, {
-    annotations: {[EXCLUSIVE_TOPOLOGY_ANNOTATION]: 'cloud.google.com/gke-nodepool'},
+    annotations: {[EXCLUSIVE_TOPOLOGY_ANNOTATION]: 'cloud.google.com/gke-nodepool', ...storagesAnnotation(storages)},
     replicas: spec.numSlices,
     podsPerJob: accelerator.vmsPerSlice,
     containerNames: containers.map((c) => c.name),
@@ -296,6 +297,7 @@ function genericGpuJobSet(spec: WorkloadSpec, options: BuildJobSetOptions): JobS
     containers,
   }
   return jobSet(spec, {
+    ...nonEmpty('annotations', storagesAnnotation(storages)),
     replicas: 1,
     podsPerJob: spec.numNodes,
     containerNames: containers.map((c) => c.name),
@@ -335,6 +337,7 @@ function a3GpuJobSet(spec: WorkloadSpec, options: BuildJobSetOptions): JobSet {
     ...(networking.initContainers.length > 0 ? {initContainers: networking.initContainers} : {}),
   }
   return jobSet(spec, {
+    ...nonEmpty('annotations', storagesAnnotation(storages)),
     replicas: 1,
     podsPerJob: spec.numNodes,
     containerNames: containers.map((c) => c.name),

@@ -4,7 +4,8 @@ import {listView, PLAIN_TABLE, renderColumns, type Column, type TableStyle} from
 /**
  * The `xpk workload list` table: Python xpk's columns (section 5.2 of the behaviour reference) plus Restarts, with
  * the free-text Status Message last so a long Kueue message does not push the other columns apart. `-o wide` adds
- * the Kueue Workload's name and the phase and outcome `--filter-by-status` selects by, before the message.
+ * the Kueue Workload's name, the storages its pods mount, and the phase and outcome `--filter-by-status` selects by,
+ * before the message.
  */
 const WORKLOAD_COLUMNS: readonly Column<WorkloadRow>[] = [
   {header: 'Jobset Name', cell: (r) => r.name},
@@ -19,6 +20,7 @@ const WORKLOAD_COLUMNS: readonly Column<WorkloadRow>[] = [
   {header: 'Phase', cell: (r) => r.phase, wide: true},
   {header: 'Outcome', cell: (r) => r.outcome, wide: true},
   {header: 'Kueue Workload', cell: (r) => r.kueueWorkload, wide: true},
+  {header: 'Storages', cell: (r) => r.storages.join(',') || null, wide: true},
   {header: 'Status Message', cell: (r) => r.statusMessage || null},
 ]
 

@@ -20,6 +20,7 @@
 import {XpkError} from '../errors.js'
 import type {Volume, VolumeMount} from '../manifests/k8s-types.js'
 import {escapeInline} from '../text.js'
+import {STORAGES_ANNOTATION} from '../workload/observed.js'
 import type {ObservedStorage} from './observed.js'
 import {isStorageType, type StorageType} from './types.js'
 
@@ -166,6 +167,11 @@ export function storageVolumes(storages: readonly WorkloadStorage[]): Volume[] {
 /** The mounts of the storages in a main container. */
 export function storageVolumeMounts(storages: readonly WorkloadStorage[]): VolumeMount[] {
   return storages.map((s) => ({name: s.pv, mountPath: s.mountPoint, readOnly: s.readonly}))
+}
+
+/** The JobSet's annotation naming the storages it mounts, in mount order; none when it mounts none. */
+export function storagesAnnotation(storages: readonly WorkloadStorage[]): Record<string, string> {
+  return storages.length === 0 ? {} : {[STORAGES_ANNOTATION]: storages.map((s) => s.name).join(',')}
 }
 
 /** The pod annotations the CSI drivers of the storages need. */

@@ -32,6 +32,8 @@ interface ObservedMeta {
   readonly resourceVersion?: string
   readonly creationTimestamp?: string
   readonly labels?: Readonly<Record<string, string>>
+  /** The annotations xpk reads (its own), not all of them: a long list keeps no more than it needs. */
+  readonly annotations?: Readonly<Record<string, string>>
   readonly ownerReferences?: readonly OwnerReference[]
 }
 
@@ -128,6 +130,26 @@ function readPodTemplate(value: unknown): ObservedPodTemplate | undefined {
   }
 }
 
+/**
+ * The JobSet annotation naming the storages its pods mount, in mount order (ours, not Python xpk's): `workload list`
+ * shows them from it, without reading every Storage object and matching volumes to claims.
+ */
+export const STORAGES_ANNOTATION = 'xpk.x-k8s.io/storages'
+
+/** The annotations of xpk's own that it reads back. */
+const READ_ANNOTATIONS = [STORAGES_ANNOTATION]
+
+function xpkAnnotations(annotations: Record<string, unknown> | undefined): Pick<ObservedMeta, 'annotations'> {
+  if (annotations === undefined) return {}
+  const kept = Object.fromEntries(
+    READ_ANNOTATIONS.filter((key) => typeof annotations[key] === 'string').map((key) => [
+      key,
+      annotations[key] as string,
+    ]),
+  )
+  return Object.keys(kept).length === 0 ? {} : {annotations: kept}
+}
+
 function readMeta(value: unknown): ObservedMeta {
   const m = obj(value) ?? {}
   return {
@@ -137,6 +159,7 @@ function readMeta(value: unknown): ObservedMeta {
     resourceVersion: m.resourceVersion as string | undefined,
     creationTimestamp: m.creationTimestamp as string | undefined,
     labels: obj(m.labels) as Record<string, string> | undefined,
+    ...xpkAnnotations(obj(m.annotations)),
     ownerReferences: list(m.ownerReferences) as OwnerReference[] | undefined,
   }
 }

@@ -28,6 +28,7 @@ import {
   type ObservedCondition,
   type ObservedJobSet,
   type ObservedPodTemplate,
+  STORAGES_ANNOTATION,
 } from './observed.js'
 
 /** The Status column: what the workload is doing now (see the module comment for how it is decided). */
@@ -78,6 +79,8 @@ export interface WorkloadRow {
   readonly phase: WorkloadPhase
   /** Set when the phase is FINISHED. */
   readonly outcome: WorkloadOutcome | null
+  /** The storages its pods mount (the JobSet's xpk.x-k8s.io/storages annotation); empty when none, or unknown. */
+  readonly storages: readonly string[]
 }
 
 /** The values of `--filter-by-status`, in the order `--help` lists them. */
@@ -337,8 +340,12 @@ export function workloadRow(workload: KueueWorkload | undefined, jobset: Observe
     statusTime: decision.time,
     phase,
     outcome: phase !== 'FINISHED' ? null : decision.status === 'Succeeded' ? 'SUCCESSFUL' : 'FAILED',
+    storages: jobset?.metadata.annotations?.[STORAGES_ANNOTATION]?.split(',').filter(Boolean) ?? NO_STORAGES,
   }
 }
+
+/** One empty list for the rows of every workload that mounts nothing (most, in a list of thousands). */
+const NO_STORAGES: readonly string[] = Object.freeze([])
 
 /** Every row, joined and sorted by name. */
 export function workloadRows(workloads: readonly KueueWorkload[], jobsets: readonly ObservedJobSet[]): WorkloadRow[] {

@@ -102,6 +102,10 @@ describe('workload list', () => {
         'line breaks, tabs, terminal controls and bidi marks in name, priority and message',
         renderWorkloadList([aRow({name: `n-${HOSTILE}`, priority: `p-${HOSTILE}`, statusMessage: `m-${HOSTILE}`})]),
       ],
+      ...textForms(workloadListView, 'mounting storages (the JobSet names them)', [
+        aRow({storages: ['datasets', 'checkpoints']}),
+        aRow({name: 'no-storage', storages: []}),
+      ]).filter(([form]) => form.includes('-o wide')),
       ...textForms(workloadListView, 'the same, escaped', [
         aRow({name: `n-${HOSTILE}`, priority: `p-${HOSTILE}`, kueueWorkload: `k-${HOSTILE}`, statusMessage: HOSTILE}),
       ]),

@@ -150,6 +150,18 @@ describe('reading objects from the API', () => {
     expect(slim).toEqual(rowOf(scenario))
   })
 
+  it.each([
+    [{'xpk.x-k8s.io/storages': 'datasets,checkpoints', 'other/annotation': 'x'}, ['datasets', 'checkpoints']],
+    [{'alpha.jobset.sigs.k8s.io/exclusive-topology': 'cloud.google.com/gke-nodepool'}, []],
+    [undefined, []],
+  ])("a JobSet annotated %j mounts the storages %j; only xpk's own annotation is kept", (annotations, storages) => {
+    const {jobset, workload} = scenarioObjects(SCENARIOS[0]!)
+    const annotated = {...jobset, metadata: {...(jobset as {metadata: object}).metadata, annotations}}
+    const read = readJobSet(annotated)
+    expect(Object.keys(read.metadata.annotations ?? {})).toEqual(storages.length ? ['xpk.x-k8s.io/storages'] : [])
+    expect(workloadRow(workload ? readWorkload(workload) : undefined, read).storages).toEqual(storages)
+  })
+
   it('drops what it does not read: containers keep only their resources', () => {
     const {workload} = scenarioObjects(SCENARIOS[0]!)
     const slim = readWorkload(workload)
