@@ -136,18 +136,10 @@ function readPodTemplate(value: unknown): ObservedPodTemplate | undefined {
  */
 export const STORAGES_ANNOTATION = 'xpk.x-k8s.io/storages'
 
-/** The annotations of xpk's own that it reads back. */
-const READ_ANNOTATIONS = [STORAGES_ANNOTATION]
-
+/** The annotations of xpk's own that it reads back: the storages a JobSet mounts (one test, no copy, per object). */
 function xpkAnnotations(annotations: Record<string, unknown> | undefined): Pick<ObservedMeta, 'annotations'> {
-  if (annotations === undefined) return {}
-  const kept = Object.fromEntries(
-    READ_ANNOTATIONS.filter((key) => typeof annotations[key] === 'string').map((key) => [
-      key,
-      annotations[key] as string,
-    ]),
-  )
-  return Object.keys(kept).length === 0 ? {} : {annotations: kept}
+  const storages = annotations?.[STORAGES_ANNOTATION]
+  return typeof storages === 'string' ? {annotations: {[STORAGES_ANNOTATION]: storages}} : {}
 }
 
 function readMeta(value: unknown): ObservedMeta {
@@ -159,7 +151,7 @@ function readMeta(value: unknown): ObservedMeta {
     resourceVersion: m.resourceVersion as string | undefined,
     creationTimestamp: m.creationTimestamp as string | undefined,
     labels: obj(m.labels) as Record<string, string> | undefined,
-    ...xpkAnnotations(obj(m.annotations)),
+    ...xpkAnnotations(m.annotations as Record<string, unknown> | undefined),
     ownerReferences: list(m.ownerReferences) as OwnerReference[] | undefined,
   }
 }
