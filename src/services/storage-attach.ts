@@ -46,6 +46,7 @@ import type {KubeClient} from '../ports/kube.js'
 import {requireCluster, type ClusterName} from './cluster-lookup.js'
 import {confirmOrStop} from './confirm.js'
 import {checkInput, type ClusterAccessDeps, type WorkloadTarget} from './workload-cluster.js'
+import {storageResourceWord} from '../core/storage/types.js'
 
 /** A storage manifest is a few objects; anything bigger is a mistake and is not read. */
 export const STORAGE_MANIFEST_MAX_BYTES = 1 << 20
@@ -300,7 +301,7 @@ export async function applyAttach(
         : async () => void (await withRetries(() => kube.apply(spec as unknown as KubeObject), retry))
     graph.push({
       id,
-      line: `${LINE_WORDS[step.resource]} ${step.name}`,
+      line: `${storageResourceWord(step.resource)} ${step.name}`,
       resource: step.resource,
       name: step.name,
       action: step.action,
@@ -343,19 +344,6 @@ export async function applyAttach(
   } finally {
     await gke.close()
   }
-}
-
-/** The word of each resource on its progress line, as the plan shows it. */
-const LINE_WORDS: Readonly<Record<StorageStep['resource'], string>> = {
-  bucket: 'bucket',
-  filestoreInstance: 'filestore',
-  cluster: 'cluster',
-  bucketIam: 'bucket-iam',
-  customResourceDefinition: 'crd',
-  storageClass: 'storageclass',
-  persistentVolume: 'pv',
-  persistentVolumeClaim: 'pvc',
-  storage: 'storage',
 }
 
 function isStorageStep(step: AttachStep): step is StorageStep {

@@ -29,7 +29,7 @@ import {
   type ObservedStorage,
 } from '../core/storage/observed.js'
 import {storageNameProblem} from '../core/storage/rules.js'
-import {storageObjectNames} from '../core/storage/types.js'
+import {storageObjectNames, storageResourceWord} from '../core/storage/types.js'
 import {escapeInline} from '../core/text.js'
 import type {Timing} from '../core/timing.js'
 import {JOBSET_NAME_LABEL} from '../core/workload/jobsets.js'
@@ -188,14 +188,6 @@ function mountersOf(pods: readonly KubeObject[], claim: string): string[] {
   return [...names].sort()
 }
 
-/** The word of each resource on its progress line, as the plan shows it. */
-const LINE_WORDS: Readonly<Record<DetachStep['resource'], string>> = {
-  persistentVolume: 'pv',
-  persistentVolumeClaim: 'pvc',
-  storageClass: 'storageclass',
-  storage: 'storage',
-}
-
 /** The detach steps of a plan, one after the other, each needing the one before: the Storage object goes last. */
 export function detachGraph(steps: readonly DetachStep[], kube: KubeClient, retry: RetryOptions): GraphStep[] {
   const graph: GraphStep[] = []
@@ -219,7 +211,7 @@ export function detachGraph(steps: readonly DetachStep[], kube: KubeClient, retr
           }
     graph.push({
       id: `${step.action}:${step.resource}:${step.name}`,
-      line: `${LINE_WORDS[step.resource]} ${step.name}`,
+      line: `${storageResourceWord(step.resource)} ${step.name}`,
       resource: step.resource,
       name: step.name,
       action: step.action,

@@ -35,6 +35,7 @@ import {
 import {servesStorage, STORAGE_CRD_NAME} from './observed.js'
 import type {AttachRequest} from './rules.js'
 import type {StorageManifest} from './user-manifest.js'
+import {storageResourceWord} from './types.js'
 
 /** What an attach read of the service behind the storage. */
 export type AttachBackend =
@@ -329,21 +330,6 @@ function objectSteps(
   })
 }
 
-/** The words of the plan's lines: the storage's resources, and the cluster side's (as `cluster create` shows them). */
-const RESOURCE_WORDS: Readonly<Record<string, string>> = {
-  clusterUpdate: 'cluster',
-  nodePoolUpdate: 'nodepool',
-  bucket: 'bucket',
-  filestoreInstance: 'filestore',
-  cluster: 'cluster',
-  bucketIam: 'bucket-iam',
-  customResourceDefinition: 'crd',
-  storageClass: 'storageclass',
-  persistentVolume: 'pv',
-  persistentVolumeClaim: 'pvc',
-  storage: 'storage',
-}
-
 /**
  * The plan as text: one line per step, then the summary and the warnings. `storage create` shows its plan (the
  * instance's steps, then these) with it too.
@@ -355,7 +341,7 @@ export function renderStorageAttachPlan(
     `Plan for storage ${plan.storage} on cluster ${plan.cluster}:`,
     plan.steps.map((s) => ({
       action: s.action,
-      resource: RESOURCE_WORDS[s.resource] ?? s.resource,
+      resource: storageResourceWord(s.resource),
       name: s.name,
       detail: s.reason,
     })),

@@ -12,6 +12,7 @@ import {planSummary, renderPlanLines} from '../render/plan.js'
 import type {FilestoreInstance} from './backends.js'
 import type {DetachStep, StorageDetachPlan} from './detach-plan.js'
 import type {ObservedStorage} from './observed.js'
+import {storageResourceWord} from './types.js'
 
 /** A Filestore instance, by where it is. */
 export interface FilestoreInstanceRef {
@@ -95,19 +96,16 @@ export function planStorageDelete(inputs: DeletePlanInputs): StorageDeletePlan {
   return {storage: storage.name, cluster: detach.cluster, steps: [...detach.steps, instance]}
 }
 
-const RESOURCE_WORDS: Readonly<Record<DeleteStep['resource'], string>> = {
-  persistentVolume: 'pv',
-  persistentVolumeClaim: 'pvc',
-  storageClass: 'storageclass',
-  storage: 'storage',
-  filestoreInstance: 'filestore',
-}
-
 /** The plan as text: one line per step, then the summary. */
 export function renderStorageDeletePlan(plan: StorageDeletePlan): string {
   return renderPlanLines(
     `Plan for deleting storage ${plan.storage} of cluster ${plan.cluster} and its Filestore instance (its data goes):`,
-    plan.steps.map((s) => ({action: s.action, resource: RESOURCE_WORDS[s.resource], name: s.name, detail: s.reason})),
+    plan.steps.map((s) => ({
+      action: s.action,
+      resource: storageResourceWord(s.resource),
+      name: s.name,
+      detail: s.reason,
+    })),
     [
       planSummary(
         plan.steps.map((s) => s.action),

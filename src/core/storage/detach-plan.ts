@@ -17,7 +17,7 @@
 import {XPK_NAMESPACE} from '../incluster/namespace.js'
 import {planSummary, renderPlanLines} from '../render/plan.js'
 import {STORAGE_API_VERSION, STORAGE_KIND, type ObservedStorage} from './observed.js'
-import {storageObjectNames} from './types.js'
+import {storageObjectNames, storageResourceWord} from './types.js'
 
 /** What was read of the objects a Storage names (undefined: absent). */
 export interface DetachLive {
@@ -166,18 +166,16 @@ function kept(resource: DetachResource, name: string, sharedWith: readonly strin
   }
 }
 
-const RESOURCE_WORDS: Readonly<Record<DetachResource, string>> = {
-  persistentVolume: 'pv',
-  persistentVolumeClaim: 'pvc',
-  storageClass: 'storageclass',
-  storage: 'storage',
-}
-
 /** The plan as text: one line per step, then the summary. */
 export function renderStorageDetachPlan(plan: StorageDetachPlan): string {
   return renderPlanLines(
     `Plan for detaching storage ${plan.storage} from cluster ${plan.cluster} (its data stays):`,
-    plan.steps.map((s) => ({action: s.action, resource: RESOURCE_WORDS[s.resource], name: s.name, detail: s.reason})),
+    plan.steps.map((s) => ({
+      action: s.action,
+      resource: storageResourceWord(s.resource),
+      name: s.name,
+      detail: s.reason,
+    })),
     [
       planSummary(
         plan.steps.map((s) => s.action),

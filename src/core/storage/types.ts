@@ -29,3 +29,26 @@ export const storageObjectNames = (name: string) => ({
   pvc: `${name}-pvc`,
   storageClass: `${name}-sc`,
 })
+
+/**
+ * The word each resource of a storage plan (attach, create, detach, delete) goes by on its plan line and its progress
+ * line, as `cluster create` shows its own: one table, so the plan and the progress of a run say the same.
+ */
+export const STORAGE_RESOURCE_WORDS = {
+  clusterUpdate: 'cluster',
+  nodePoolUpdate: 'nodepool',
+  cluster: 'cluster',
+  bucket: 'bucket',
+  bucketIam: 'bucket-iam',
+  filestoreInstance: 'filestore',
+  customResourceDefinition: 'crd',
+  storageClass: 'storageclass',
+  persistentVolume: 'pv',
+  persistentVolumeClaim: 'pvc',
+  storage: 'storage',
+} as const satisfies Readonly<Record<string, string>>
+
+/** The word of a storage plan's resource; one this table does not know stands for itself. */
+export function storageResourceWord(resource: string): string {
+  return (STORAGE_RESOURCE_WORDS as Readonly<Record<string, string>>)[resource] ?? resource
+}
