@@ -22,7 +22,7 @@ import {XPK_NAMESPACE} from '../incluster/namespace.js'
 import type {KubeObject} from '../kube/release-manifest.js'
 import {XPK_SERVICE_ACCOUNT} from '../manifests/jobset.js'
 import type {UpdateStep} from '../cluster/updates.js'
-import {planSummary, renderPlanLines, type PlanStepJson} from '../render/plan.js'
+import type {PlanStepJson} from '../render/plan.js'
 import type {Bucket, FilestoreInstance, IamPolicy} from './backends.js'
 import {storageCrd} from './crd.js'
 import {
@@ -35,7 +35,7 @@ import {
 import {servesStorage, STORAGE_CRD_NAME} from './observed.js'
 import type {AttachRequest} from './rules.js'
 import type {StorageManifest} from './user-manifest.js'
-import {storageResourceWord} from './types.js'
+import {renderStoragePlan} from './render-plan.js'
 
 /** What an attach read of the service behind the storage. */
 export type AttachBackend =
@@ -337,20 +337,10 @@ function objectSteps(
 export function renderStorageAttachPlan(
   plan: Omit<StorageAttachPlan, 'steps'> & {readonly steps: readonly PlanStepJson[]},
 ): string {
-  return renderPlanLines(
+  return renderStoragePlan(
     `Plan for storage ${plan.storage} on cluster ${plan.cluster}:`,
-    plan.steps.map((s) => ({
-      action: s.action,
-      resource: storageResourceWord(s.resource),
-      name: s.name,
-      detail: s.reason,
-    })),
-    [
-      planSummary(
-        plan.steps.map((s) => s.action),
-        'No changes: the storage is attached as asked.',
-      ),
-      ...plan.warnings.map((w) => `Warning: ${w}`),
-    ],
+    plan.steps,
+    'No changes: the storage is attached as asked.',
+    plan.warnings,
   )
 }

@@ -8,11 +8,10 @@
  * and a storage of another type is refused, since only Filestore instances are xpk's to delete.
  */
 import {XpkError} from '../errors.js'
-import {planSummary, renderPlanLines} from '../render/plan.js'
 import type {FilestoreInstance} from './backends.js'
 import type {DetachStep, StorageDetachPlan} from './detach-plan.js'
 import type {ObservedStorage} from './observed.js'
-import {storageResourceWord} from './types.js'
+import {renderStoragePlan} from './render-plan.js'
 
 /** A Filestore instance, by where it is. */
 export interface FilestoreInstanceRef {
@@ -98,19 +97,9 @@ export function planStorageDelete(inputs: DeletePlanInputs): StorageDeletePlan {
 
 /** The plan as text: one line per step, then the summary. */
 export function renderStorageDeletePlan(plan: StorageDeletePlan): string {
-  return renderPlanLines(
+  return renderStoragePlan(
     `Plan for deleting storage ${plan.storage} of cluster ${plan.cluster} and its Filestore instance (its data goes):`,
-    plan.steps.map((s) => ({
-      action: s.action,
-      resource: storageResourceWord(s.resource),
-      name: s.name,
-      detail: s.reason,
-    })),
-    [
-      planSummary(
-        plan.steps.map((s) => s.action),
-        'Nothing to delete.',
-      ),
-    ],
+    plan.steps,
+    'Nothing to delete.',
   )
 }

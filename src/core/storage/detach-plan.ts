@@ -15,9 +15,9 @@
  *   - an object already gone is `none` ("already gone"), not an error printed and passed over.
  */
 import {XPK_NAMESPACE} from '../incluster/namespace.js'
-import {planSummary, renderPlanLines} from '../render/plan.js'
 import {STORAGE_API_VERSION, STORAGE_KIND, type ObservedStorage} from './observed.js'
-import {storageObjectNames, storageResourceWord} from './types.js'
+import {renderStoragePlan} from './render-plan.js'
+import {storageObjectNames} from './types.js'
 
 /** What was read of the objects a Storage names (undefined: absent). */
 export interface DetachLive {
@@ -168,19 +168,9 @@ function kept(resource: DetachResource, name: string, sharedWith: readonly strin
 
 /** The plan as text: one line per step, then the summary. */
 export function renderStorageDetachPlan(plan: StorageDetachPlan): string {
-  return renderPlanLines(
+  return renderStoragePlan(
     `Plan for detaching storage ${plan.storage} from cluster ${plan.cluster} (its data stays):`,
-    plan.steps.map((s) => ({
-      action: s.action,
-      resource: storageResourceWord(s.resource),
-      name: s.name,
-      detail: s.reason,
-    })),
-    [
-      planSummary(
-        plan.steps.map((s) => s.action),
-        'Nothing to detach.',
-      ),
-    ],
+    plan.steps,
+    'Nothing to detach.',
   )
 }
