@@ -111,3 +111,14 @@ function built(code: string, made: Made): {code: string; text: string; data?: Re
 export type Answer =
   | {readonly yes: boolean; readonly by: 'person' | 'force'}
   | {readonly yes: boolean; readonly by: 'default'; readonly why: 'no-terminal' | 'quiet'}
+
+/**
+ * The question before node pools are switched to the GKE metadata server (GKE recreates their nodes), for `cluster
+ * create` and `storage attach` alike; `needs` says what asks for it.
+ */
+export function defineRecreateNodesQuestion<const C extends string>(code: C, description: string, needs: string) {
+  return defineQuestion(code, description, false, (p: {nodePools: readonly string[]}) => ({
+    text: `${needs} needs the GKE metadata server on ${p.nodePools.length} node pool${p.nodePools.length === 1 ? '' : 's'} (${p.nodePools.join(', ')}): GKE recreates their nodes, and the workloads running on them restart. Continue?`,
+    data: {nodePools: p.nodePools},
+  }))
+}

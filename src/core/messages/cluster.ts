@@ -1,6 +1,6 @@
 // The messages of cluster create, delete, describe and cacheimage, and of the cluster lock (see ../messages.ts).
 import {describeAge, describeHolder, LOCK_STALE_VARIABLE, type LockHolder, type LockState} from '../cluster/lock.js'
-import {defineInfo, defineQuestion, defineWarning} from '../messages.js'
+import {defineInfo, defineQuestion, defineRecreateNodesQuestion, defineWarning} from '../messages.js'
 
 const s = (n: number) => (n === 1 ? '' : 's')
 
@@ -67,14 +67,10 @@ export const clusterCreateConfirmDeletePools = defineQuestion(
   }),
 )
 
-export const clusterCreateConfirmRecreateNodes = defineQuestion(
+export const clusterCreateConfirmRecreateNodes = defineRecreateNodesQuestion(
   'cluster.create.confirm-recreate-nodes',
   'Asked before node pools are switched to the GKE metadata server, for which GKE recreates their nodes.',
-  false,
-  (p: {nodePools: readonly string[]}) => ({
-    text: `Workload Identity needs the GKE metadata server on ${p.nodePools.length} node pool${s(p.nodePools.length)} (${p.nodePools.join(', ')}): GKE recreates their nodes, and the workloads running on them restart. Continue?`,
-    data: {nodePools: p.nodePools},
-  }),
+  'Workload Identity',
 )
 
 export const clusterCreateConfirmKueueUpgrade = defineQuestion(

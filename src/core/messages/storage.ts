@@ -1,5 +1,5 @@
 // The messages of the storage commands (see ../messages.ts).
-import {defineInfo, defineQuestion, defineWarning} from '../messages.js'
+import {defineInfo, defineQuestion, defineRecreateNodesQuestion, defineWarning} from '../messages.js'
 import {escapeInline} from '../text.js'
 
 export const storageInvalidFields = defineWarning(
@@ -29,14 +29,10 @@ export const storageAttachDryRun = defineInfo(
   'Dry run: nothing was changed.',
 )
 
-export const storageAttachConfirmRecreateNodes = defineQuestion(
+export const storageAttachConfirmRecreateNodes = defineRecreateNodesQuestion(
   'storage.attach.confirm-recreate-nodes',
   'Asked before storage attach switches node pools to the GKE metadata server, for which GKE recreates their nodes.',
-  false,
-  (p: {nodePools: readonly string[]}) => ({
-    text: `GCS FUSE needs the GKE metadata server on ${p.nodePools.length} node pool${s(p.nodePools.length)} (${p.nodePools.join(', ')}): GKE recreates their nodes, and the workloads running on them restart. Continue?`,
-    data: {nodePools: p.nodePools},
-  }),
+  'GCS FUSE',
 )
 
 export const storageAttachDone = defineInfo(
