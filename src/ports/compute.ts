@@ -1,7 +1,13 @@
 import type {WorkloadPolicySpec} from '../core/cluster/spec.js'
+import type {
+  AcceleratorCount,
+  ObservedReservation,
+  ObservedReservationBlock,
+  ReservationHealth,
+} from '../core/cluster/reservations.js'
 import type {ApiError} from '../core/errors.js'
 
-export type {WorkloadPolicySpec}
+export type {AcceleratorCount, ObservedReservation, ObservedReservationBlock, ReservationHealth, WorkloadPolicySpec}
 
 /** A regional Compute Engine operation. */
 export interface ComputeOperation {
@@ -35,59 +41,6 @@ export interface ComputeClient extends ComputeReservations {
    */
   insertWorkloadPolicy(spec: WorkloadPolicySpec): Promise<ComputeOperation | 'exists'>
   getRegionOperation(project: string, region: string, name: string): Promise<ComputeOperation>
-}
-
-/** An accelerator count of a reservation, e.g. `{type: 'nvidia-h100-80gb', count: 8}`. */
-export interface AcceleratorCount {
-  /** As Compute Engine names it: `nvidia-h100-80gb`, or a URL/path `projects/P/zones/Z/acceleratorTypes/tpu7x`. */
-  readonly type: string
-  readonly count: number
-}
-
-/** A reservation as Compute Engine reports it, reduced to what xpk decides with; `null` for fields it left out. */
-export interface ObservedReservation {
-  readonly name: string
-  /** The zone's name (the API's zone URL, last segment). */
-  readonly zone: string | null
-  /** `CREATING`, `READY`, `UPDATING`, `DELETING` or `INVALID`; only a READY reservation gives VMs. */
-  readonly status: string | null
-  /** A reservation of `count` VMs of one machine type. */
-  readonly specific: {
-    readonly machineType: string | null
-    readonly guestAccelerators: readonly AcceleratorCount[]
-    /** VMs reserved. */
-    readonly count: number
-    /** VMs of it running now. */
-    readonly inUseCount: number
-    /** `AS_NEEDED`, `PERIODIC` or `RECURRENT` (instanceProperties.maintenanceInterval), when set. */
-    readonly maintenanceInterval: string | null
-  } | null
-  /** A reservation of accelerators (TPUs or GPUs) counted in chips, not VMs. */
-  readonly aggregate: {
-    readonly reserved: readonly AcceleratorCount[]
-    readonly inUse: readonly AcceleratorCount[]
-  } | null
-  /** `DENSE` (Cluster Director: blocks and sub-blocks) or `FLEXIBLE`. */
-  readonly deploymentType: string | null
-  /** The resource policies the reservation's VMs are placed by (values of the API's map), e.g. a compact policy. */
-  readonly resourcePolicies: readonly string[]
-  /** Only VMs that name the reservation may use it. */
-  readonly specificReservationRequired: boolean
-  /** `LOCAL`, `SPECIFIC_PROJECTS`, ... (shareSettings.shareType), when shared settings are reported. */
-  readonly shareType: string | null
-}
-
-/** Health as Compute Engine reports it for blocks and sub-blocks: `HEALTHY`, `DEGRADED`, or null when unreported. */
-export type ReservationHealth = string | null
-
-/** A block (or sub-block) of a DENSE reservation: hosts it has, hosts in use, its status and health. */
-export interface ObservedReservationBlock {
-  readonly name: string
-  readonly count: number
-  readonly inUseCount: number
-  /** `CREATING`, `READY`, `DELETING` or `INVALID`. */
-  readonly status: string | null
-  readonly health: ReservationHealth
 }
 
 /** The reservation reads of the Compute Engine API (same error contract as {@link ComputeClient}). */
