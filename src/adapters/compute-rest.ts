@@ -8,8 +8,11 @@ import {parseEndpoint} from '../core/endpoint.js'
 import {ApiError, UsageError} from '../core/errors.js'
 import {escapeInline, redactCredentials} from '../core/text.js'
 import type {
+  AcceleratorCount,
   ComputeClient,
   ComputeOperation as PortOperation,
+  ObservedReservation,
+  ObservedReservationBlock,
   ObservedWorkloadPolicy,
   WorkloadPolicySpec,
 } from '../ports/compute.js'
@@ -111,8 +114,10 @@ function computeApiError(failure: ComputeFailure, context: ApiContext): ApiError
           `The Compute Engine API is disabled in project ${project}: run \`gcloud services enable compute.googleapis.com --project=${project}\`, wait a minute, and re-run.`,
         ]
       : [
-          `Your credentials lack a Compute Engine permission on project ${project}: grant roles/compute.admin (or a role with compute.resourcePolicies.get and compute.resourcePolicies.create), e.g. \`gcloud projects add-iam-policy-binding ${project} --member=user:YOU@example.com --role=roles/compute.admin\`.`,
+          `Your credentials lack a Compute Engine permission on project ${project}: grant roles/compute.admin (or a role with ${context.action.includes('reservation') ? 'compute.reservations.get and compute.reservations.list' : 'compute.resourcePolicies.get and compute.resourcePolicies.create'}), e.g. \`gcloud projects add-iam-policy-binding ${project} --member=user:YOU@example.com --role=roles/compute.admin\`.`,
         ]
+  } else if (kind === 'not-found' && context.action.includes('reservation')) {
+    hints = [`Looked in projects/${project}/zones/${location}. Check --reservation, --project and --zone.`]
   } else if (kind === 'not-found') {
     hints = [
       `Looked in projects/${project}/regions/${location}. Check --project and --zone (the policy lives in the zone's region).`,
@@ -217,6 +222,141 @@ class ComputeRestClient implements ComputeClient {
     const policy = /\/resourcePolicies\/([^/]+)$/.exec(op.targetLink ?? '')?.[1]
     const action = policy && op.operationType === 'insert' ? `create workload policy ${policy}` : reading.action
     return toPortOperation(op, {...reading, action})
+  }
+
+  async getReservation(project: string, zone: string, name: string): Promise<ObservedReservation | undefined> {
+    const context = {action: `read reservation ${name}`, project, location: zone}
+    const found = await this.rest.getOrMissing<RestReservation>(
+      `${zonePath(project, zone)}/reservations/${segment(name)}`,
+      context,
+    )
+    return found && toReservation(found, name)
+  }
+
+  listReservationBlocks(project: string, zone: string, reservation: string) {
+    const context = {action: `list the blocks of reservation ${reservation}`, project, location: zone}
+    return this.listAll(`${zonePath(project, zone)}/reservations/${segment(reservation)}/reservationBlocks`, context)
+  }
+
+  listReservationSubBlocks(project: string, zone: string, reservation: string, block: string) {
+    const context = {
+      action: `list the sub-blocks of reservation ${reservation} block ${block}`,
+      project,
+      location: zone,
+    }
+    const parent = `reservations/${segment(reservation)}/reservationBlocks/${segment(block)}`
+    return this.listAll(`${zonePath(project, zone)}/${parent}/reservationSubBlocks`, context)
+  }
+
+  /** Every page of a list of blocks or sub-blocks; undefined when its parent does not exist (404). */
+  private async listAll(
+    path: string,
+    context: {action: string; project: string; location: string},
+  ): Promise<ObservedReservationBlock[] | undefined> {
+    const out: ObservedReservationBlock[] = []
+    let token: string | undefined
+    do {
+      const page = await this.rest.getOrMissing<RestList<RestBlock>>(
+        token ? `${path}?pageToken=${encodeURIComponent(token)}` : path,
+        context,
+      )
+      if (page === undefined) return undefined
+      out.push(...(page.items ?? []).map(toBlock))
+      token = page.nextPageToken || undefined
+    } while (token)
+    return out
+  }
+}
+
+function zonePath(project: string, zone: string): string {
+  return `projects/${segment(project)}/zones/${segment(zone)}`
+}
+
+/** A reservation, block or sub-block as the REST API sends it (the fields xpk reads). */
+interface RestAccelerator {
+  readonly acceleratorType?: string
+  readonly acceleratorCount?: number | string
+}
+interface RestReservation {
+  readonly name?: string
+  readonly zone?: string
+  readonly status?: string
+  readonly specificReservation?: {
+    readonly count?: string | number
+    readonly inUseCount?: string | number
+    readonly instanceProperties?: {
+      readonly machineType?: string
+      readonly guestAccelerators?: readonly RestAccelerator[]
+      readonly maintenanceInterval?: string
+    }
+  }
+  readonly aggregateReservation?: {
+    readonly reservedResources?: readonly {readonly accelerator?: RestAccelerator}[]
+    readonly inUseResources?: readonly {readonly accelerator?: RestAccelerator}[]
+  }
+  readonly deploymentType?: string
+  readonly resourcePolicies?: Readonly<Record<string, string>>
+  readonly specificReservationRequired?: boolean
+  readonly shareSettings?: {readonly shareType?: string}
+}
+interface RestBlock {
+  readonly name?: string
+  readonly count?: number | string
+  readonly inUseCount?: number | string
+  readonly status?: string
+  readonly healthInfo?: {readonly healthStatus?: string}
+}
+interface RestList<T> {
+  readonly items?: readonly T[]
+  readonly nextPageToken?: string
+}
+
+/** An int64 or int32 field (Compute sends int64 as a string); absent or unreadable is 0. */
+function count(value: string | number | undefined): number {
+  const n = typeof value === 'number' ? value : Number(value ?? 0)
+  return Number.isSafeInteger(n) && n >= 0 ? n : 0
+}
+
+function accelerators(list: readonly RestAccelerator[] | undefined): AcceleratorCount[] {
+  return (list ?? []).map((a) => ({type: a.acceleratorType ?? '', count: count(a.acceleratorCount)}))
+}
+
+function toReservation(r: RestReservation, name: string): ObservedReservation {
+  const specific = r.specificReservation
+  const aggregate = r.aggregateReservation
+  return {
+    name: r.name ?? name,
+    zone: r.zone ? (r.zone.split('/').at(-1) ?? null) : null,
+    status: r.status ?? null,
+    specific: specific
+      ? {
+          machineType: specific.instanceProperties?.machineType ?? null,
+          guestAccelerators: accelerators(specific.instanceProperties?.guestAccelerators),
+          count: count(specific.count),
+          inUseCount: count(specific.inUseCount),
+          maintenanceInterval: specific.instanceProperties?.maintenanceInterval ?? null,
+        }
+      : null,
+    aggregate: aggregate
+      ? {
+          reserved: accelerators(aggregate.reservedResources?.flatMap((x) => (x.accelerator ? [x.accelerator] : []))),
+          inUse: accelerators(aggregate.inUseResources?.flatMap((x) => (x.accelerator ? [x.accelerator] : []))),
+        }
+      : null,
+    deploymentType: r.deploymentType ?? null,
+    resourcePolicies: Object.values(r.resourcePolicies ?? {}),
+    specificReservationRequired: r.specificReservationRequired === true,
+    shareType: r.shareSettings?.shareType ?? null,
+  }
+}
+
+function toBlock(b: RestBlock): ObservedReservationBlock {
+  return {
+    name: b.name ?? '',
+    count: count(b.count),
+    inUseCount: count(b.inUseCount),
+    status: b.status ?? null,
+    health: b.healthInfo?.healthStatus ?? null,
   }
 }
 

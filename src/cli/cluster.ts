@@ -56,7 +56,8 @@ export const clusterCreateFlags = {
   ...gkeEndpointFlag,
   ...acceleratorFlags,
   'compute-endpoint': Flags.string({
-    description: 'Compute Engine API endpoint, for workload placement policies. [env: XPK_COMPUTE_ENDPOINT]',
+    description:
+      'Compute Engine API endpoint, for reservations and workload placement policies. [env: XPK_COMPUTE_ENDPOINT]',
     helpGroup: 'TARGET',
   }),
   'num-slices': integerFlag('cluster:num-slices', {

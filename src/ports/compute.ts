@@ -1,7 +1,13 @@
 import type {WorkloadPolicySpec} from '../core/cluster/spec.js'
+import type {
+  AcceleratorCount,
+  ObservedReservation,
+  ObservedReservationBlock,
+  ReservationHealth,
+} from '../core/cluster/reservations.js'
 import type {ApiError} from '../core/errors.js'
 
-export type {WorkloadPolicySpec}
+export type {AcceleratorCount, ObservedReservation, ObservedReservationBlock, ReservationHealth, WorkloadPolicySpec}
 
 /** A regional Compute Engine operation. */
 export interface ComputeOperation {
@@ -26,7 +32,7 @@ export interface ObservedWorkloadPolicy {
  * The part of the Compute Engine API xpk needs. Implementations throw `ApiError` (core/errors.ts: classified,
  * with hints) for API failures and do not retry: retries are the caller's job.
  */
-export interface ComputeClient {
+export interface ComputeClient extends ComputeReservations {
   /** Resolves `undefined` when the policy does not exist. */
   getWorkloadPolicy(project: string, region: string, name: string): Promise<ObservedWorkloadPolicy | undefined>
   /**
@@ -35,4 +41,23 @@ export interface ComputeClient {
    */
   insertWorkloadPolicy(spec: WorkloadPolicySpec): Promise<ComputeOperation | 'exists'>
   getRegionOperation(project: string, region: string, name: string): Promise<ComputeOperation>
+}
+
+/** The reservation reads of the Compute Engine API (same error contract as {@link ComputeClient}). */
+export interface ComputeReservations {
+  /** Resolves `undefined` when no reservation of that name is in the zone (a 404). */
+  getReservation(project: string, zone: string, name: string): Promise<ObservedReservation | undefined>
+  /** The blocks of a reservation (every page); `undefined` when the reservation is not there. */
+  listReservationBlocks(
+    project: string,
+    zone: string,
+    reservation: string,
+  ): Promise<readonly ObservedReservationBlock[] | undefined>
+  /** The sub-blocks of one block (every page); `undefined` when the reservation or block is not there. */
+  listReservationSubBlocks(
+    project: string,
+    zone: string,
+    reservation: string,
+    block: string,
+  ): Promise<readonly ObservedReservationBlock[] | undefined>
 }

@@ -9,6 +9,14 @@ import {
   type Plan,
 } from '../core/cluster/plan.js'
 import {planToJson, renderPlan, type PlanJson} from '../core/cluster/render-plan.js'
+import {
+  checkReservations,
+  reservationRef,
+  reservationShortage,
+  type ReservationCapacity,
+  type ReservationRead,
+  type ReservationTarget,
+} from '../core/cluster/reservations.js'
 import {chooseControlPlaneVersion, chooseNodeVersion} from '../core/cluster/versions.js'
 import {combinedKind, UsageError, XpkError} from '../core/errors.js'
 import {Problems} from '../core/input.js'
@@ -59,6 +67,7 @@ import {
   clusterCreateConfirmRecreateNodes,
   clusterCreateDryRun,
   clusterCreateOfflinePlan,
+  clusterCreateOfflineReservations,
   clusterCreatePlan,
   clusterCreateReading,
   clusterCreateSummary,
@@ -99,7 +108,7 @@ export interface ClusterCreateOptions {
 export interface ClusterCreateDeps extends Omit<ApplyDeps, 'gke' | 'compute'> {
   /** Connects to GKE; never called for offline plans. */
   readonly gke: () => Promise<GkeClient>
-  /** Connects to Compute Engine; called only when the plan makes a workload placement policy. */
+  /** Connects to Compute Engine; called only to read reservations or when the plan makes a workload placement policy. */
   readonly compute: () => Promise<ComputeClient>
   /**
    * Connects to the cluster's Kubernetes API: through `--kubeconfig` when given, else from the GKE cluster's
@@ -143,6 +152,9 @@ export async function createCluster(
     const unread = {state: 'unread'} as const
     console.result(withInCluster(renderPlan(plan, {view: unread, staleSeconds}), inPlan, options))
     console.info(clusterCreateOfflinePlan())
+    if (desired.reservations.length > 0) {
+      console.info(clusterCreateOfflineReservations({reservations: desired.reservations}))
+    }
     return {
       ...planToJson(plan),
       dryRun: true,
@@ -167,10 +179,15 @@ export async function createCluster(
   try {
     const spec = desired.spec
     console.info(clusterCreateReading({cluster: spec.name, region: spec.region}))
-    const [observed, serverConfig] = await Promise.all([
+    const [observed, serverConfig, reservations] = await Promise.all([
       withRetries(() => findCluster(gke, spec.project, spec.zone, spec.name), retry),
       withRetries(() => gke.getServerConfig(spec.project, spec.region), retry),
+      readReservations(desired, deps, retry),
     ])
+    // A reservation that is missing, not READY or of another type is refused before anything else (exit 2).
+    const reservationTarget = targetOf(desired)
+    const room = reservations.length > 0 ? withReservationRoom(desired, reservations, reservationTarget) : undefined
+    if (room) desired = room.desired
     // Another run changing the cluster: refused before anything else is read (a dry run only says so).
     const lock = lockOf(observed, options.lock, deps.now())
     if (!options.dryRun) refuseIfHeld(spec.name, lock, options.lock)
@@ -181,6 +198,7 @@ export async function createCluster(
     if (plan.steps.some((s) => s.resource === 'placementPolicy')) {
       plan = planCluster(desired, observed, await lookUpPlacementPolicy(desired, deps, retry))
     }
+    if (room) plan = refuseOrNoteShortage(plan, room.capacities, reservationTarget, options.flags.force)
     const inputs = inClusterInputs(desired, options, plan, observed)
 
     const kube = memoize(async () => {
@@ -380,6 +398,109 @@ async function checkInputs(options: ClusterCreateOptions, deps: ClusterCreateDep
 /** A manifest source that answers with the manifests already read, and asks `source` for the others. */
 function preloaded(source: ReleaseManifestSource, manifests: CheckedInputs['manifests']): ReleaseManifestSource {
   return {load: (component, options) => Promise.resolve(manifests[component] ?? source.load(component, options))}
+}
+
+/** The VMs of one node pool, for the reservation check: the slice's (TPU, CPU) or --num-nodes (GPU). */
+function targetOf(desired: DesiredCluster): ReservationTarget {
+  const a = desired.accelerator
+  return {
+    accelerator: a,
+    zone: desired.spec.zone,
+    vmsPerPool: a.kind === 'GPU' ? desired.poolTemplate.nodeCount || 1 : a.vmsPerSlice,
+  }
+}
+
+/**
+ * Reads every `--reservation` item in the cluster's zone (its project's, or the one it names), with the block and
+ * sub-block it names, through the retry policy; each reservation is read once. Nothing is read for other capacity.
+ */
+async function readReservations(
+  desired: DesiredCluster,
+  deps: ClusterCreateDeps,
+  retry: RetryOptions,
+): Promise<ReservationRead[]> {
+  if (desired.poolTemplate.capacity !== 'reservation' || desired.reservations.length === 0) return []
+  const {project, zone} = desired.spec
+  const compute = await deps.compute()
+  const once = new Map<string, Promise<unknown>>()
+  const read = <T>(key: string, call: () => Promise<T>): Promise<T> => {
+    if (!once.has(key)) once.set(key, withRetries(call, retry))
+    return once.get(key) as Promise<T>
+  }
+  return Promise.all(
+    desired.reservations.map(async (path) => {
+      const ref = reservationRef(path, project)
+      const base = `${ref.project}/${ref.name}`
+      const [reservation, blocks, subBlocks] = await Promise.all([
+        read(base, () => compute.getReservation(ref.project, zone, ref.name)),
+        ref.block === null
+          ? undefined
+          : read(`${base}/${ref.block}`, () => compute.listReservationBlocks(ref.project, zone, ref.name)),
+        ref.block === null || ref.subBlock === null
+          ? undefined
+          : read(`${base}/${ref.block}/sub`, () =>
+              compute.listReservationSubBlocks(ref.project, zone, ref.name, ref.block!),
+            ),
+      ])
+      return {
+        ref,
+        reservation,
+        ...(ref.block === null ? {} : {block: blocks?.find((b) => b.name === ref.block) ?? null}),
+        ...(ref.subBlock === null ? {} : {subBlock: subBlocks?.find((b) => b.name === ref.subBlock) ?? null}),
+      }
+    }),
+  )
+}
+
+/**
+ * Refuses reservations that cannot be used at all (missing, not READY, another zone or type: exit 2 naming
+ * --reservation, --force or not, since GKE would refuse every pool), and gives the planner each one's room.
+ */
+function withReservationRoom(
+  desired: DesiredCluster,
+  reads: readonly ReservationRead[],
+  target: ReservationTarget,
+): {desired: DesiredCluster; capacities: readonly ReservationCapacity[]} {
+  const verdict = checkReservations(reads, target)
+  const problems = new Problems()
+  for (const problem of verdict.problems) {
+    problems.add(`--reservation: ${problem}.`, {
+      flag: '--reservation',
+      hints: [
+        `xpk looks for reservations in the cluster's zone (${target.zone}); \`gcloud compute reservations list --project=PROJECT\` lists them with their zones, types and status.`,
+      ],
+    })
+  }
+  problems.throwIfAny()
+  const reservationRoom = new Map(verdict.capacities.map((c) => [c.path, c.freeSlices]))
+  return {desired: {...desired, reservationRoom}, capacities: verdict.capacities}
+}
+
+/**
+ * The pools the plan creates must fit the reservations' room: a shortage is exit 2 with the numbers, before any
+ * change, unless --force, which goes on and says so in the plan (pools that find no room fail or wait in GKE).
+ */
+function refuseOrNoteShortage(
+  plan: Plan,
+  capacities: readonly ReservationCapacity[],
+  target: ReservationTarget,
+  force: boolean | undefined,
+): Plan {
+  const newPools = plan.steps.filter(
+    (s) => s.resource === 'nodePool' && (s.action === 'create' || s.action === 'recreate'),
+  ).length
+  const shortage = reservationShortage(capacities, target, newPools)
+  if (shortage === null) return plan
+  if (!force) {
+    throw new UsageError(`--reservation: ${shortage}.`, {
+      flag: '--reservation',
+      hints: [
+        'Ask for fewer slices (--num-slices), add a reservation with room (--reservation r1,r2), or free VMs in it.',
+        'To create the pools anyway (those without room fail or wait in GKE until VMs are free), re-run with --force.',
+      ],
+    })
+  }
+  return {...plan, warnings: [...plan.warnings, `${shortage}; going on because of --force.`]}
 }
 
 /** Whether the workload policy the pools name exists and is usable; a different policy under its name is an error. */

@@ -334,3 +334,43 @@ describe('metadata server', () => {
     expect(probes.length).toBeGreaterThan(0)
   })
 })
+
+describe('reservations', () => {
+  const Z = 'us-east5-a'
+
+  it('reads a reservation by its zonal path and maps a missing one to undefined', async () => {
+    fake.seedReservation({project: P, zone: Z, name: 'r1', specific: {machineType: 'tpu7x-standard-4t', count: 8}})
+    expect(await compute.getReservation(P, Z, 'r1')).toMatchObject({name: 'r1', zone: Z, specific: {count: 8}})
+    expect(await compute.getReservation(P, Z, 'r2')).toBeUndefined()
+    expect(fake.calls.map((c) => [c.method, c.path, c.status])).toEqual([
+      ['GET', `projects/${P}/zones/${Z}/reservations/r1`, 200],
+      ['GET', `projects/${P}/zones/${Z}/reservations/r2`, 404],
+    ])
+  })
+
+  it('names the reservation permissions in the hint of a 403', async () => {
+    fake.faults.push(computeErrors.permissionDenied('compute.reservations.get', `projects/${P}`))
+    const error = await failure(compute.getReservation(P, Z, 'r1'))
+    expect(error.kind).toBe('permission')
+    expect(error.message).toBe(
+      `Could not read reservation r1: Required 'compute.reservations.get' permission for 'projects/${P}'`,
+    )
+    expect(error.hints.join('\n')).toContain('compute.reservations.get and compute.reservations.list')
+  })
+
+  it('lists the sub-blocks of a block under the reservation block path', async () => {
+    fake.seedReservation({
+      project: P,
+      zone: Z,
+      name: 'r1',
+      specific: {machineType: 'tpu7x-standard-4t', count: 32},
+      blocks: [{name: 'b-1', count: 32, subBlocks: [{name: 's-1', count: 16, inUseCount: 3}]}],
+    })
+    expect(await compute.listReservationSubBlocks(P, Z, 'r1', 'b-1')).toEqual([
+      {name: 's-1', count: 16, inUseCount: 3, status: 'READY', health: 'HEALTHY'},
+    ])
+    expect(fake.calls.at(-1)?.path).toBe(
+      `projects/${P}/zones/${Z}/reservations/r1/reservationBlocks/b-1/reservationSubBlocks`,
+    )
+  })
+})

@@ -1,8 +1,10 @@
 import * as grpc from '@grpc/grpc-js'
 import {describe, expect, it} from 'vitest'
 
+import {FakeCompute} from '../fakes/fake-compute.js'
 import {FakeGke, gkeErrors} from '../fakes/fake-gke.js'
 import {isolatedEnv, runCli, startCli} from '../helpers/cli.js'
+import {markRequests, mutationsSince} from '../helpers/mutations.js'
 import {fakesForFile} from '../helpers/wire-fakes.js'
 
 const PROJECT = 'e2e-project'
@@ -10,7 +12,8 @@ const ZONE = 'us-central2-b'
 const REGION = 'us-central2'
 
 let fake: FakeGke
-const env = () => isolatedEnv({XPK_GKE_ENDPOINT: `http://${fake.endpoint}`})
+let compute: FakeCompute
+const env = () => isolatedEnv({XPK_GKE_ENDPOINT: `http://${fake.endpoint}`, XPK_COMPUTE_ENDPOINT: compute.endpoint})
 const createArgs = (cluster: string, ...extra: string[]) => [
   'cluster',
   'create',
@@ -34,6 +37,7 @@ const ownPools = (cluster: string) => pools(cluster).filter((n) => n.startsWith(
 
 fakesForFile(async (fakes) => {
   fake = fakes.add(await FakeGke.start({operationMs: 30}))
+  compute = fakes.add(await FakeCompute.start())
 })
 
 describe('cluster create against the GKE API', () => {
@@ -353,6 +357,12 @@ describe('cluster create: CSI drivers and Workload Identity', () => {
 describe('cluster create plans', () => {
   it('prints the plan as JSON on --dry-run against live state, with zero mutating calls', async () => {
     expect((await create('planned', '--tpu-type', 'v5p-16', '--num-slices', '1', '--spot')).code).toBe(0)
+    compute.seedReservation({
+      project: PROJECT,
+      zone: ZONE,
+      name: 'res-a',
+      specific: {machineType: 'ct5p-hightpu-4t', count: 4},
+    })
     fake.calls.length = 0
     const result = await create(
       'planned',
@@ -403,5 +413,46 @@ describe('cluster create plans', () => {
       expect(result.stderr, args.join(' ')).toMatch(/^Error: /)
     }
     expect(fake.callCount()).toBe(0)
+  })
+})
+
+describe('cluster create --reservation against the Compute fake', () => {
+  it('refuses a reservation without room with exit 2 and the numbers, changing nothing; --force goes on', async () => {
+    // v5p-128: slices of 16 VMs; 12 of 64 free holds none of the 4 asked for.
+    compute.seedReservation({
+      project: PROJECT,
+      zone: ZONE,
+      name: 'r1',
+      specific: {machineType: 'ct5p-hightpu-4t', count: 64, inUseCount: 52},
+    })
+    const args = ['--tpu-type', 'v5p-128', '--num-slices', '4', '--reservation', 'r1']
+    const fakes = {gke: fake, compute}
+    const mark = markRequests(fakes)
+    const refused = await create('reserved', ...args)
+    expect(refused.code).toBe(2)
+    expect(refused.stderr).toContain(
+      '--reservation: reservation r1 has 12 of 64 VMs free; 4 new slices of v5p-128 need 64 (16 VMs each).',
+    )
+    expect(refused.stderr).toContain('re-run with --force')
+    expect(mutationsSince(fakes, mark)).toEqual([])
+    expect(compute.calls.map((c) => `${c.method} ${c.path} ${c.status}`)).toEqual([
+      `GET projects/${PROJECT}/zones/${ZONE}/reservations/r1 200`,
+    ])
+
+    const missing = await create('reserved', '--tpu-type', 'v5p-128', '--reservation', 'nope')
+    expect(missing.code).toBe(2)
+    expect(missing.stderr).toContain(`--reservation: no reservation nope in project ${PROJECT}, zone ${ZONE}.`)
+    expect(mutationsSince(fakes, mark)).toEqual([])
+
+    const forced = await create('reserved', ...args, '--force', '--json')
+    expect(forced.code, forced.stderr).toBe(0)
+    const result = JSON.parse(forced.stdout)
+    expect(result.warnings).toEqual([
+      'reservation r1 has 12 of 64 VMs free; 4 new slices of v5p-128 need 64 (16 VMs each); going on because of --force.',
+    ])
+    expect(ownPools('reserved')).toEqual(['reserved-np-0', 'reserved-np-1', 'reserved-np-2', 'reserved-np-3'])
+    expect(fake.nodePool(PROJECT, REGION, 'reserved', 'reserved-np-0')?.config?.reservationAffinity?.values).toEqual([
+      'r1',
+    ])
   })
 })

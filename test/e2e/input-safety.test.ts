@@ -11,6 +11,7 @@ import {USER_MANIFESTS} from '../builders/storage.js'
 import {resourcesConfigMap, submitReadyKueueObjects} from '../builders/workload-cluster.js'
 import {at, jobsetStatus, kueueStatus, kueueWorkloadFor, submittedJobSet} from '../builders/workload-states.js'
 import {FakeCloudStorage} from '../fakes/fake-cloud-storage.js'
+import {FakeCompute} from '../fakes/fake-compute.js'
 import {FakeFilestore} from '../fakes/fake-filestore.js'
 import type {FakeGke} from '../fakes/fake-gke.js'
 import type {FakeKube, Obj} from '../fakes/fake-kube.js'
@@ -26,6 +27,7 @@ let fake: FakeGke
 let kube: FakeKube
 let storage: FakeCloudStorage
 let filestore: FakeFilestore
+let compute: FakeCompute
 
 fakesForFile(
   async (wire) => {
@@ -37,6 +39,14 @@ fakesForFile(
     storage.seedBucket({name: 'my-datasets', project: 'my-project'})
     filestore = wire.add(await FakeFilestore.start())
     filestore.seedInstance({project: 'my-project', location: 'us-central2-b', id: 'home-fs', shareName: 'home'})
+    // `cluster create`'s reservation example reads my-res: room for its 8 slices of v5p-256 (32 VMs each).
+    compute = wire.add(await FakeCompute.start())
+    compute.seedReservation({
+      project: 'my-project',
+      zone: 'us-central2-b',
+      name: 'my-res',
+      specific: {machineType: 'ct5p-hightpu-4t', count: 256},
+    })
     kube.seed(STORAGE_CRD as Obj, {
       apiVersion: 'xpk.x-k8s.io/v1',
       kind: 'Storage',
@@ -79,6 +89,7 @@ const env = (extra: Record<string, string> = {}) =>
     XPK_GKE_ENDPOINT: `http://${fake.endpoint}`,
     XPK_STORAGE_ENDPOINT: storage.endpoint,
     XPK_FILESTORE_ENDPOINT: filestore.endpoint,
+    XPK_COMPUTE_ENDPOINT: compute.endpoint,
     XPK_ACCESS_TOKEN: kube.token,
     XPK_PROJECT: 'my-project',
     XPK_ZONE: 'us-central2-b',
@@ -179,7 +190,7 @@ describe('every --help example runs', () => {
   it.each(examples)('$example', async ({id, example, argv, jsonVariant}) => {
     if (id === 'workload:list' || id === 'workload:logs') seedWorkloads()
     if (id === 'workload:create') seedSubmitReady()
-    const mark = markRequests({gke: fake, kube, storage, filestore})
+    const mark = markRequests({gke: fake, kube, storage, filestore, compute})
     const cwd = tempDir('xpk-example-')
     // The manifest `storage attach`'s Lustre example names.
     if (id === 'storage:attach') writeFileSync(join(cwd, 'lustre.yaml'), USER_MANIFESTS.lustre)
@@ -187,7 +198,7 @@ describe('every --help example runs', () => {
     expect(result.stderr).not.toMatch(/^Error/m)
     expect(result.code).toBe(0)
     // Examples of commands that change something run as dry runs: those, and the read-only ones, change nothing.
-    expect(mutationsSince({gke: fake, kube, storage, filestore}, mark)).toEqual([])
+    expect(mutationsSince({gke: fake, kube, storage, filestore, compute}, mark)).toEqual([])
     if (jsonVariant) expect(() => JSON.parse(result.stdout), 'stdout is one JSON value').not.toThrow()
     else if (argv.includes('--json'))
       shapes[example.replace('<%= config.bin %> ', 'xpk ')] = shapeOf(JSON.parse(result.stdout))

@@ -3,6 +3,7 @@ import {chmodSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 
+import {FakeCompute} from '../fakes/fake-compute.js'
 import {FakeGke} from '../fakes/fake-gke.js'
 import {isolatedEnv, REPO_ROOT, runCli} from '../helpers/cli.js'
 import {fakesForFile} from '../helpers/wire-fakes.js'
@@ -134,9 +135,11 @@ describe('xpk-large-scale-guide.sh', () => {
 
 describe('xpk-large-scale-guide.sh against the GKE fake', () => {
   let fake: FakeGke
+  let compute: FakeCompute
   fakesForFile(
     async (fakes) => {
       fake = fakes.add(await FakeGke.start({operationMs: 30}))
+      compute = fakes.add(await FakeCompute.start())
     },
     {reset: false},
   )
@@ -169,11 +172,20 @@ esac
 
   it('runs its steps end to end: network, plan, create, waves, progress, teardown', async () => {
     fake.reset()
+    compute.reset()
+    // cluster create reads the reservation before planning: room for the guide's 4 slices of 4 VMs.
+    compute.seedReservation({
+      project: 'guide-project',
+      zone: 'us-central2-b',
+      name: 'res-guide',
+      specific: {machineType: 'ct5lp-hightpu-4t', count: 16},
+    })
     const gcloud = stubGcloud()
     const env = (extra: Record<string, string> = {}) =>
       isolatedEnv({
         PATH: `${gcloud.dir}:${process.env.PATH}`,
         XPK_GKE_ENDPOINT: `http://${fake.endpoint}`,
+        XPK_COMPUTE_ENDPOINT: compute.endpoint,
         XPK_BIN: `${process.execPath} -- ${BIN}`,
         PROJECT,
         ZONE: 'us-central2-b',

@@ -1,13 +1,15 @@
 // The Compute Engine port's contract (port-contract.ts), held by MemoryCompute (the executor and service tests') and
 // by the REST adapter talking to FakeCompute: what creating a workload policy rests on (the policy CREATING from its
 // insert, READY when the insert's operation is DONE; `exists` for a name taken; an operation lost to another creator
-// ending ALREADY_EXISTS with that creator's policy left), and the failures the one retry policy tells apart.
+// ending ALREADY_EXISTS with that creator's policy left), the reservation reads cluster create checks capacity with
+// (a reservation, its blocks and their sub-blocks, with usage and health; missing ones read as none), and the failures
+// the one retry policy tells apart.
 import {expect} from 'vitest'
 
 import {createComputeClient} from '../../src/adapters/compute-rest.js'
 import type {ComputeClient, ComputeOperation, WorkloadPolicySpec} from '../../src/ports/compute.js'
 import {FakeCompute, type HttpFault} from './fake-compute.js'
-import {MemoryCompute, type ComputeCall, type ComputeFailure} from './memory-compute.js'
+import {MemoryCompute, type ComputeCall, type ComputeFailure, type ReservationSeed} from './memory-compute.js'
 import {failureOf, portContract, until, type ContractCase, type Subject} from './port-contract.js'
 
 const PROJECT = 'p1'
@@ -27,6 +29,7 @@ interface ComputeGiven {
   readonly failing?: readonly (ComputeFailure & {readonly call: ComputeCall})[]
   /** The next insert's operation ends DONE with this error. */
   readonly operationFails?: ComputeFailure
+  readonly reservations?: readonly ReservationSeed[]
 }
 
 let wire: FakeCompute
@@ -49,6 +52,9 @@ const ROUTES: Readonly<Record<ComputeCall, Pick<HttpFault, 'method' | 'path'>>> 
   getWorkloadPolicy: {method: 'GET', path: /\/resourcePolicies\/[^/]+$/},
   insertWorkloadPolicy: {method: 'POST', path: /\/resourcePolicies$/},
   getRegionOperation: {method: 'GET', path: /\/operations\/[^/]+$/},
+  getReservation: {method: 'GET', path: /\/reservations\/[^/]+$/},
+  listReservationBlocks: {method: 'GET', path: /\/reservationBlocks$/},
+  listReservationSubBlocks: {method: 'GET', path: /\/reservationSubBlocks$/},
 }
 
 const subjects: readonly Subject<ComputeClient, ComputeGiven>[] = [
@@ -61,6 +67,7 @@ const subjects: readonly Subject<ComputeClient, ComputeGiven>[] = [
       }
       for (const {call, ...failure} of given.failing ?? []) compute.failNext(call, failure)
       if (given.operationFails) compute.failNextOperation(given.operationFails)
+      for (const r of given.reservations ?? []) compute.seedReservation(r)
       return compute
     },
   },
@@ -90,6 +97,7 @@ const subjects: readonly Subject<ComputeClient, ComputeGiven>[] = [
         const {status, message} = given.operationFails
         wire.failOperations({errors: [{code: OPERATION_CODE[status]!, message}]})
       }
+      for (const r of given.reservations ?? []) wire.seedReservation(r)
       return createComputeClient({endpoint: wire.endpoint})
     },
   },
@@ -257,4 +265,197 @@ const cases: readonly ContractCase<ComputeClient, ComputeGiven>[] = [
   },
 ]
 
-portContract('the Compute Engine port', subjects, cases)
+const ZONE = 'us-east5-a'
+const SHARED = 'shared-proj'
+const SPECIFIC: ReservationSeed = {
+  project: PROJECT,
+  zone: ZONE,
+  name: 'r1',
+  specific: {machineType: 'ct5p-hightpu-4t', count: 64, inUseCount: 52, maintenanceInterval: 'PERIODIC'},
+  deploymentType: 'DENSE',
+  resourcePolicies: {policy: `projects/${PROJECT}/regions/${REGION}/resourcePolicies/compact-1`},
+  specificReservationRequired: true,
+  shareType: 'LOCAL',
+  blocks: [
+    {
+      name: 'b1',
+      count: 32,
+      inUseCount: 20,
+      subBlocks: [
+        {name: 'sb1', count: 16, inUseCount: 4},
+        {name: 'sb2', count: 16, inUseCount: 16, health: 'DEGRADED'},
+      ],
+    },
+    {name: 'b2', count: 32, inUseCount: 32, status: 'CREATING', health: 'DEGRADED'},
+  ],
+}
+const AGGREGATE: ReservationSeed = {
+  project: SHARED,
+  zone: ZONE,
+  name: 'pods',
+  status: 'UPDATING',
+  aggregate: {
+    reserved: [{type: `projects/${SHARED}/zones/${ZONE}/acceleratorTypes/v5p`, count: 512}],
+    inUse: [{type: `projects/${SHARED}/zones/${ZONE}/acceleratorTypes/v5p`, count: 128}],
+  },
+}
+const GPU: ReservationSeed = {
+  project: PROJECT,
+  zone: ZONE,
+  name: 'gpus',
+  specific: {machineType: 'a3-megagpu-8g', count: 4, guestAccelerators: [{type: 'nvidia-h100-mega-80gb', count: 8}]},
+}
+
+const reservationCases: readonly ContractCase<ComputeClient, ComputeGiven>[] = [
+  {
+    name: 'a reservation that is not there reads as none, and so do its blocks and sub-blocks',
+    given: {reservations: [GPU]},
+    steps: [
+      {call: 'getReservation(r1)', run: (c) => c.getReservation(PROJECT, ZONE, 'r1'), gives: undefined},
+      {
+        call: 'getReservation(gpus) in another zone',
+        run: (c) => c.getReservation(PROJECT, 'us-east5-b', 'gpus'),
+        gives: undefined,
+      },
+      {call: 'listReservationBlocks(r1)', run: (c) => c.listReservationBlocks(PROJECT, ZONE, 'r1'), gives: undefined},
+      {
+        call: 'listReservationSubBlocks(r1, b1)',
+        run: (c) => c.listReservationSubBlocks(PROJECT, ZONE, 'r1', 'b1'),
+        gives: undefined,
+      },
+      {
+        call: 'listReservationBlocks(gpus): none',
+        run: (c) => c.listReservationBlocks(PROJECT, ZONE, 'gpus'),
+        gives: [],
+      },
+    ],
+  },
+  {
+    name: 'a specific reservation reads with its machine type, counts, maintenance interval, policies and sharing',
+    given: {reservations: [SPECIFIC, GPU]},
+    steps: [
+      {
+        call: 'getReservation(r1)',
+        run: (c) => c.getReservation(PROJECT, ZONE, 'r1'),
+        gives: {
+          name: 'r1',
+          zone: ZONE,
+          status: 'READY',
+          specific: {
+            machineType: 'ct5p-hightpu-4t',
+            guestAccelerators: [],
+            count: 64,
+            inUseCount: 52,
+            maintenanceInterval: 'PERIODIC',
+          },
+          aggregate: null,
+          deploymentType: 'DENSE',
+          resourcePolicies: [`projects/${PROJECT}/regions/${REGION}/resourcePolicies/compact-1`],
+          specificReservationRequired: true,
+          shareType: 'LOCAL',
+        },
+      },
+      {
+        call: 'getReservation(gpus)',
+        run: (c) => c.getReservation(PROJECT, ZONE, 'gpus'),
+        gives: expect.objectContaining({
+          specific: {
+            machineType: 'a3-megagpu-8g',
+            guestAccelerators: [{type: 'nvidia-h100-mega-80gb', count: 8}],
+            count: 4,
+            inUseCount: 0,
+            maintenanceInterval: null,
+          },
+          deploymentType: null,
+          resourcePolicies: [],
+          specificReservationRequired: false,
+          shareType: null,
+        }),
+      },
+    ],
+  },
+  {
+    name: 'an aggregate reservation of another project reads its reserved and used accelerators, in its status',
+    given: {reservations: [AGGREGATE]},
+    steps: [
+      {
+        call: 'getReservation(shared pods)',
+        run: (c) => c.getReservation(SHARED, ZONE, 'pods'),
+        gives: expect.objectContaining({
+          status: 'UPDATING',
+          specific: null,
+          aggregate: {
+            reserved: [{type: `projects/${SHARED}/zones/${ZONE}/acceleratorTypes/v5p`, count: 512}],
+            inUse: [{type: `projects/${SHARED}/zones/${ZONE}/acceleratorTypes/v5p`, count: 128}],
+          },
+        }),
+      },
+    ],
+  },
+  {
+    name: 'blocks and sub-blocks read with hosts, hosts in use, status and health',
+    given: {reservations: [SPECIFIC]},
+    steps: [
+      {
+        call: 'listReservationBlocks(r1)',
+        run: (c) => c.listReservationBlocks(PROJECT, ZONE, 'r1'),
+        gives: [
+          {name: 'b1', count: 32, inUseCount: 20, status: 'READY', health: 'HEALTHY'},
+          {name: 'b2', count: 32, inUseCount: 32, status: 'CREATING', health: 'DEGRADED'},
+        ],
+      },
+      {
+        call: 'listReservationSubBlocks(r1, b1)',
+        run: (c) => c.listReservationSubBlocks(PROJECT, ZONE, 'r1', 'b1'),
+        gives: [
+          {name: 'sb1', count: 16, inUseCount: 4, status: 'READY', health: 'HEALTHY'},
+          {name: 'sb2', count: 16, inUseCount: 16, status: 'READY', health: 'DEGRADED'},
+        ],
+      },
+      {
+        call: 'listReservationSubBlocks(r1, b2): none',
+        run: (c) => c.listReservationSubBlocks(PROJECT, ZONE, 'r1', 'b2'),
+        gives: [],
+      },
+      {
+        call: 'listReservationSubBlocks(r1, b9)',
+        run: (c) => c.listReservationSubBlocks(PROJECT, ZONE, 'r1', 'b9'),
+        gives: undefined,
+      },
+    ],
+  },
+  {
+    name: 'a rate limit on a reservation read is retryable; a permission denied is not',
+    given: {
+      reservations: [SPECIFIC],
+      failing: [
+        {call: 'getReservation', status: 'RESOURCE_EXHAUSTED', message: 'Rate Limit Exceeded'},
+        {call: 'listReservationBlocks', status: 'PERMISSION_DENIED', message: "Required 'compute.reservations.list'"},
+      ],
+    },
+    steps: [
+      {
+        call: 'getReservation',
+        run: (c) => c.getReservation(PROJECT, ZONE, 'r1'),
+        fails: {
+          status: 'RESOURCE_EXHAUSTED',
+          kind: 'quota',
+          retryable: true,
+          message: 'Could not read reservation r1: Rate Limit Exceeded',
+        },
+      },
+      {
+        call: 'getReservation again',
+        run: (c) => c.getReservation(PROJECT, ZONE, 'r1'),
+        gives: expect.objectContaining({name: 'r1'}),
+      },
+      {
+        call: 'listReservationBlocks',
+        run: (c) => c.listReservationBlocks(PROJECT, ZONE, 'r1'),
+        fails: {status: 'PERMISSION_DENIED', kind: 'permission', retryable: false, exitCode: 3},
+      },
+    ],
+  },
+]
+
+portContract('the Compute Engine port', subjects, [...cases, ...reservationCases])

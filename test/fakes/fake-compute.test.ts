@@ -324,3 +324,79 @@ describe('FakeCompute faults', () => {
     expect(fake.operations()[0]?.status).toBe('DONE')
   })
 })
+
+describe('FakeCompute reservations', () => {
+  const Z = 'us-central1-a'
+  const seed = {
+    project: P,
+    zone: Z,
+    name: 'r1',
+    specific: {machineType: 'ct5p-hightpu-4t', count: 64, inUseCount: 12, maintenanceInterval: 'PERIODIC'},
+    deploymentType: 'DENSE',
+    blocks: [1, 2, 3, 4, 5].map((i) => ({
+      name: `b${i}`,
+      count: 16,
+      inUseCount: i,
+      subBlocks: [{name: `b${i}-s1`, count: 16, health: 'DEGRADED'}],
+    })),
+  }
+
+  it('answers a reservation as Compute does: int64 counts as strings, zone and selfLink as URLs', async () => {
+    fake.seedReservation(seed)
+    const response = await fetch(`${fake.endpoint}/compute/v1/projects/${P}/zones/${Z}/reservations/r1`)
+    expect(response.status).toBe(200)
+    expect(await response.json()).toMatchObject({
+      kind: 'compute#reservation',
+      name: 'r1',
+      zone: `https://www.googleapis.com/compute/v1/projects/${P}/zones/${Z}`,
+      selfLink: `https://www.googleapis.com/compute/v1/projects/${P}/zones/${Z}/reservations/r1`,
+      status: 'READY',
+      deploymentType: 'DENSE',
+      specificReservation: {
+        count: '64',
+        inUseCount: '12',
+        instanceProperties: {machineType: 'ct5p-hightpu-4t', maintenanceInterval: 'PERIODIC'},
+      },
+    })
+  })
+
+  it('answers 404 notFound for a missing reservation or block, and 400 for a region where a zone belongs', async () => {
+    fake.seedReservation(seed)
+    const missing = await raw('GET', `projects/${P}/zones/${Z}/reservations/nope`)
+    expect(missing.status).toBe(404)
+    expect(missing.body.error.errors[0]!.reason).toBe('notFound')
+    const block = await raw('GET', `projects/${P}/zones/${Z}/reservations/r1/reservationBlocks/b9/reservationSubBlocks`)
+    expect(block.status).toBe(404)
+    expect(block.body.error.message).toContain('reservations/r1/reservationBlocks/b9')
+    const region = await raw('GET', `projects/${P}/zones/us-central1/reservations/r1`)
+    expect(region.status).toBe(400)
+    expect(region.body.error.message).toContain('Unknown zone')
+  })
+
+  it('pages lists by maxResults or settings.pageSize, and the adapter reads every page', async () => {
+    fake.seedReservation(seed)
+    fake.settings.pageSize = 2
+    const blocks = await compute.listReservationBlocks(P, Z, 'r1')
+    expect(blocks?.map((b) => [b.name, b.inUseCount])).toEqual([
+      ['b1', 1],
+      ['b2', 2],
+      ['b3', 3],
+      ['b4', 4],
+      ['b5', 5],
+    ])
+    expect(fake.calls.map((c) => c.query.pageToken ?? null)).toEqual([null, '2', '4'])
+    const page = await fetch(
+      `${fake.endpoint}/compute/v1/projects/${P}/zones/${Z}/reservations/r1/reservationBlocks?maxResults=4`,
+    )
+    expect(await page.json()).toMatchObject({kind: 'compute#reservationBlocksListResponse', nextPageToken: '4'})
+    expect(await compute.listReservationSubBlocks(P, Z, 'r1', 'b2')).toEqual([
+      {name: 'b2-s1', count: 16, inUseCount: 0, status: 'READY', health: 'DEGRADED'},
+    ])
+  })
+
+  it('forgets reservations on reset()', async () => {
+    fake.seedReservation(seed)
+    fake.reset()
+    expect(await compute.getReservation(P, Z, 'r1')).toBeUndefined()
+  })
+})

@@ -1,4 +1,4 @@
-// A test double of the few Compute Engine REST v1 endpoints xpk uses for workload policies, served over real HTTP on
+// A test double of the few Compute Engine REST v1 endpoints xpk uses (workload policies, reservations), served over real HTTP on
 // loopback so the production adapter (fetch, JSON, status codes, operation polling) runs against it unmodified.
 // Behaviour spec: fake-compute.md next to this file.
 import {
@@ -9,6 +9,9 @@ import {
   type HttpCall,
   type HttpFaultMatch,
 } from './fake-server.js'
+import type {BlockSeed, ReservationSeed} from './memory-compute.js'
+
+export type {BlockSeed, ReservationSeed}
 
 export type PolicyStatus = 'CREATING' | 'READY' | 'DELETING' | 'EXPIRED' | 'INVALID'
 export type OperationStatus = 'RUNNING' | 'DONE'
@@ -50,9 +53,11 @@ export interface FakeComputeOptions {
   operationMs?: number
   /** When set, every request must carry `Authorization: Bearer <token>`; others get 401. */
   requireToken?: string
+  /** Items per page of a list without maxResults (Compute's default: 500). */
+  pageSize?: number
 }
 
-export type FakeComputeSettings = {operationMs: number; requireToken: string | undefined}
+export type FakeComputeSettings = {operationMs: number; requireToken: string | undefined; pageSize: number}
 
 /** A request, as the log keeps it (`path` below `/compute/v1/`). */
 export type ComputeCall = HttpCall
@@ -102,6 +107,7 @@ const API_ROOT = '/compute/v1/'
 const SELF = 'https://www.googleapis.com/compute/v1/'
 const NAME_RE = /^[a-z](?:[-a-z0-9]{0,61}[a-z0-9])?$/
 const REGION_RE = /^[a-z]+(?:-[a-z]+)?\d+$/
+const ZONE_RE = /^[a-z]+(?:-[a-z]+)?\d+-[a-z]$/
 const TOPOLOGY_RE = /^\d+x\d+(?:x\d+)?$/
 const POLICY_TYPES = new Set(['HIGH_THROUGHPUT', 'HIGH_AVAILABILITY'])
 
@@ -153,6 +159,8 @@ export class FakeCompute extends JsonRestFake<HttpFault, OpRecord, OperationFaul
   protected readonly root = API_ROOT
 
   private readonly policyMap = new Map<string, PolicyState>()
+  /** Reservations as Compute sends them, with their blocks and sub-blocks, by `projects/P/zones/Z/reservations/N`. */
+  private readonly reservationMap = new Map<string, {rest: Record<string, unknown>; blocks: BlockSeed[]}>()
   private readonly ops = new Map<string, OpRecord>()
   private opCounter = 0
   private idCounter = 0
@@ -169,6 +177,7 @@ export class FakeCompute extends JsonRestFake<HttpFault, OpRecord, OperationFaul
   /** Back to the state right after start(): no policies, operations, calls or faults; settings as started. */
   reset(): void {
     this.policyMap.clear()
+    this.reservationMap.clear()
     this.ops.clear()
     this.forget()
     this.opCounter = 0
@@ -191,6 +200,54 @@ export class FakeCompute extends JsonRestFake<HttpFault, OpRecord, OperationFaul
     policy.status = seed.status ?? 'READY'
     this.policyMap.set(key, policy)
     return structuredClone(policy)
+  }
+
+  /**
+   * Adds (or replaces) a reservation with its blocks and sub-blocks (no call logged). Counts are sent as Compute
+   * sends them: int64 fields of the reservation as strings, the blocks' int32 counts as numbers.
+   */
+  seedReservation(seed: ReservationSeed): Record<string, unknown> {
+    const key = `projects/${seed.project}/zones/${seed.zone}/reservations/${seed.name}`
+    const accelerator = (a: {type: string; count: number}) => ({acceleratorType: a.type, acceleratorCount: a.count})
+    const rest: Record<string, unknown> = {
+      kind: 'compute#reservation',
+      id: this.nextId(),
+      creationTimestamp: new Date().toISOString(),
+      selfLink: SELF + key,
+      zone: `${SELF}projects/${seed.project}/zones/${seed.zone}`,
+      name: seed.name,
+      status: seed.status ?? 'READY',
+      specificReservationRequired: seed.specificReservationRequired ?? false,
+      ...(seed.specific
+        ? {
+            specificReservation: {
+              count: String(seed.specific.count),
+              inUseCount: String(seed.specific.inUseCount ?? 0),
+              instanceProperties: {
+                machineType: seed.specific.machineType,
+                ...(seed.specific.guestAccelerators
+                  ? {guestAccelerators: seed.specific.guestAccelerators.map(accelerator)}
+                  : {}),
+                ...(seed.specific.maintenanceInterval ? {maintenanceInterval: seed.specific.maintenanceInterval} : {}),
+              },
+            },
+          }
+        : {}),
+      ...(seed.aggregate
+        ? {
+            aggregateReservation: {
+              vmFamily: 'VM_FAMILY_CLOUD_TPU_POD_SLICE_CT5P',
+              reservedResources: seed.aggregate.reserved.map((a) => ({accelerator: accelerator(a)})),
+              inUseResources: (seed.aggregate.inUse ?? []).map((a) => ({accelerator: accelerator(a)})),
+            },
+          }
+        : {}),
+      ...(seed.deploymentType ? {deploymentType: seed.deploymentType} : {}),
+      ...(seed.resourcePolicies ? {resourcePolicies: {...seed.resourcePolicies}} : {}),
+      ...(seed.shareType ? {shareSettings: {shareType: seed.shareType}} : {}),
+    }
+    this.reservationMap.set(key, {rest, blocks: structuredClone([...(seed.blocks ?? [])])})
+    return structuredClone(rest)
   }
 
   /** Changes a policy's status as another actor would (finishing or deleting it); `undefined` removes it. */
@@ -242,6 +299,11 @@ export class FakeCompute extends JsonRestFake<HttpFault, OpRecord, OperationFaul
     const unknown = () => new HttpError(404, `The fake does not serve ${call.method} ${pathname}.`)
     if (!pathname.startsWith(API_ROOT)) throw unknown()
     const parts = call.path.split('/').map(decodeURIComponent)
+    if (parts.length >= 5 && parts[0] === 'projects' && parts[2] === 'zones' && call.method === 'GET') {
+      const answer = this.reservationRoute(parts, call.query)
+      if (answer === undefined) throw unknown()
+      return answer
+    }
     if (parts.length < 5 || parts[0] !== 'projects' || parts[2] !== 'regions') throw unknown()
     const [, project, , region, collection, id, ...rest] = parts as [
       string,
@@ -270,6 +332,73 @@ export class FakeCompute extends JsonRestFake<HttpFault, OpRecord, OperationFaul
       return rec.op
     }
     throw unknown()
+  }
+
+  /** GETs below `projects/P/zones/Z/`: a reservation, its blocks, a block's sub-blocks; undefined for other paths. */
+  private reservationRoute(parts: string[], query: Readonly<Record<string, string>>): object | undefined {
+    const [, project, , zone, collection, name, ...rest] = parts
+    if (!ZONE_RE.test(zone!)) throw new HttpError(400, `Invalid value for field 'zone': '${zone}'. Unknown zone.`)
+    if (collection !== 'reservations' || name === undefined) return undefined
+    const key = `projects/${project}/zones/${zone}/reservations/${name}`
+    const found = this.reservationMap.get(key)
+    if (rest.length === 0) {
+      if (!found) throw notFound(key)
+      return found.rest
+    }
+    const zoneUrl = `${SELF}projects/${project}/zones/${zone}`
+    if (rest.length === 1 && rest[0] === 'reservationBlocks') {
+      if (!found) throw notFound(key)
+      const items = found.blocks.map((b) => ({
+        kind: 'compute#reservationBlock',
+        id: this.blockId(`${key}/reservationBlocks/${b.name}`),
+        name: b.name,
+        zone: zoneUrl,
+        selfLink: `${SELF}${key}/reservationBlocks/${b.name}`,
+        count: b.count,
+        inUseCount: b.inUseCount ?? 0,
+        status: b.status ?? 'READY',
+        reservationSubBlockCount: b.subBlocks?.length ?? 0,
+        healthInfo: {healthStatus: b.health ?? 'HEALTHY'},
+      }))
+      return this.page('compute#reservationBlocksListResponse', items, query)
+    }
+    if (rest.length === 3 && rest[0] === 'reservationBlocks' && rest[2] === 'reservationSubBlocks') {
+      const block = found?.blocks.find((b) => b.name === rest[1])
+      const blockKey = `${key}/reservationBlocks/${rest[1]}`
+      if (!found) throw notFound(key)
+      if (!block) throw notFound(blockKey)
+      const items = (block.subBlocks ?? []).map((sb) => ({
+        kind: 'compute#reservationSubBlock',
+        id: this.blockId(`${blockKey}/reservationSubBlocks/${sb.name}`),
+        name: sb.name,
+        zone: zoneUrl,
+        selfLink: `${SELF}${blockKey}/reservationSubBlocks/${sb.name}`,
+        count: sb.count,
+        inUseCount: sb.inUseCount ?? 0,
+        status: sb.status ?? 'READY',
+        healthInfo: {healthStatus: sb.health ?? 'HEALTHY'},
+      }))
+      return this.page('compute#reservationSubBlocksListResponse', items, query)
+    }
+    return undefined
+  }
+
+  /** One page of a list: `maxResults` (else settings.pageSize) items from `pageToken` (an offset) on. */
+  private page(kind: string, items: object[], query: Readonly<Record<string, string>>): object {
+    const size = query.maxResults ? Number(query.maxResults) : this.settings.pageSize
+    const from = query.pageToken ? Number(query.pageToken) : 0
+    if (!Number.isInteger(from) || from < 0 || from > items.length) {
+      throw new HttpError(400, `Invalid value for field 'pageToken': '${query.pageToken}'.`)
+    }
+    const next = from + size
+    return {kind, items: items.slice(from, next), ...(next < items.length ? {nextPageToken: String(next)} : {})}
+  }
+
+  /** A stable numeric id for a block or sub-block, from its path. */
+  private blockId(path: string): string {
+    let hash = 7n
+    for (const ch of path) hash = (hash * 31n + BigInt(ch.charCodeAt(0))) % 1_000_000_000_000n
+    return String(5_000_000_000_000_000_000n + hash)
   }
 
   private insert(project: string, region: string, text: string): OperationState {
@@ -409,5 +538,5 @@ function notFound(resource: string): HttpError {
 }
 
 function resolveSettings(options: FakeComputeOptions): FakeComputeSettings {
-  return {operationMs: options.operationMs ?? 50, requireToken: options.requireToken}
+  return {operationMs: options.operationMs ?? 50, requireToken: options.requireToken, pageSize: options.pageSize ?? 500}
 }

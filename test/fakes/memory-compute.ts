@@ -7,15 +7,98 @@
 //   - An insert of a name that exists (in any state) is `exists`; an unknown operation is NOT_FOUND.
 //   - Failures are ApiErrors classified as the adapter classifies Compute Engine's answers (gkeApiError, with
 //     Compute Engine named in the hints), saying what was being done.
-// One project and region: the project and region of a call are not kept apart.
+//   - Reservations (seeded with seedReservation, keyed by project, zone and name) read as the adapter maps Compute's
+//     answer; a missing one reads as undefined, and so do the blocks and sub-blocks of a missing reservation or block.
+// One project and region for policies and operations: the project and region of those calls are not kept apart.
 import {gkeApiError, GRPC_STATUS} from '../../src/core/cluster/gke-errors.js'
 import type {WorkloadPolicySpec} from '../../src/core/cluster/spec.js'
 import {ApiError} from '../../src/core/errors.js'
-import type {ComputeClient, ComputeOperation, ObservedWorkloadPolicy} from '../../src/ports/compute.js'
+import type {
+  AcceleratorCount,
+  ComputeClient,
+  ComputeOperation,
+  ObservedReservation,
+  ObservedReservationBlock,
+  ObservedWorkloadPolicy,
+} from '../../src/ports/compute.js'
 import {takeFault, type Fault} from './fake-server.js'
 
 /** A call of the port. */
-export type ComputeCall = 'getWorkloadPolicy' | 'insertWorkloadPolicy' | 'getRegionOperation'
+export type ComputeCall =
+  | 'getWorkloadPolicy'
+  | 'insertWorkloadPolicy'
+  | 'getRegionOperation'
+  | 'getReservation'
+  | 'listReservationBlocks'
+  | 'listReservationSubBlocks'
+
+/** A block or sub-block of a seeded reservation: hosts, hosts in use (default 0), status (READY) and health (HEALTHY). */
+export interface BlockSeed {
+  readonly name: string
+  readonly count: number
+  readonly inUseCount?: number
+  readonly status?: string
+  readonly health?: string
+  readonly subBlocks?: readonly Omit<BlockSeed, 'subBlocks'>[]
+}
+
+/** A reservation to seed, the same for both fakes (status READY and counts in use 0 unless given). */
+export interface ReservationSeed {
+  readonly project: string
+  readonly zone: string
+  readonly name: string
+  readonly status?: string
+  readonly specific?: {
+    readonly machineType: string
+    readonly count: number
+    readonly inUseCount?: number
+    readonly guestAccelerators?: readonly AcceleratorCount[]
+    readonly maintenanceInterval?: string
+  }
+  readonly aggregate?: {readonly reserved: readonly AcceleratorCount[]; readonly inUse?: readonly AcceleratorCount[]}
+  readonly deploymentType?: string
+  /** The API's map of resource policies, e.g. `{policy: 'projects/p/regions/r/resourcePolicies/compact'}`. */
+  readonly resourcePolicies?: Readonly<Record<string, string>>
+  readonly specificReservationRequired?: boolean
+  readonly shareType?: string
+  readonly blocks?: readonly BlockSeed[]
+}
+
+/** A seeded reservation as the port reports it. */
+export function observedReservation(seed: ReservationSeed): ObservedReservation {
+  return {
+    name: seed.name,
+    zone: seed.zone,
+    status: seed.status ?? 'READY',
+    specific: seed.specific
+      ? {
+          machineType: seed.specific.machineType,
+          guestAccelerators: [...(seed.specific.guestAccelerators ?? [])],
+          count: seed.specific.count,
+          inUseCount: seed.specific.inUseCount ?? 0,
+          maintenanceInterval: seed.specific.maintenanceInterval ?? null,
+        }
+      : null,
+    aggregate: seed.aggregate
+      ? {reserved: [...seed.aggregate.reserved], inUse: [...(seed.aggregate.inUse ?? [])]}
+      : null,
+    deploymentType: seed.deploymentType ?? null,
+    resourcePolicies: Object.values(seed.resourcePolicies ?? {}),
+    specificReservationRequired: seed.specificReservationRequired ?? false,
+    shareType: seed.shareType ?? null,
+  }
+}
+
+/** A seeded block or sub-block as the port reports it. */
+export function observedBlock(seed: Omit<BlockSeed, 'subBlocks'>): ObservedReservationBlock {
+  return {
+    name: seed.name,
+    count: seed.count,
+    inUseCount: seed.inUseCount ?? 0,
+    status: seed.status ?? 'READY',
+    health: seed.health ?? 'HEALTHY',
+  }
+}
 
 /** A failure as Compute Engine reports it, in gRPC terms: its status name and message. */
 export interface ComputeFailure {
@@ -51,6 +134,8 @@ export class MemoryCompute implements ComputeClient {
   private readonly operationFaults: (Fault & ComputeFailure)[] = []
   /** Reads of policies others are creating, by name. */
   private readonly othersReads = new Map<string, number>()
+  /** Seeded reservations by `project/zone/name`. */
+  private readonly reservations = new Map<string, ReservationSeed>()
 
   constructor(private readonly log: string[] = []) {}
 
@@ -64,6 +149,39 @@ export class MemoryCompute implements ComputeClient {
   failNextOperation(failure: ComputeFailure): this {
     this.operationFaults.push({...failure})
     return this
+  }
+
+  /** Adds (or replaces) a reservation with its blocks and sub-blocks. */
+  seedReservation(seed: ReservationSeed): this {
+    this.reservations.set(`${seed.project}/${seed.zone}/${seed.name}`, seed)
+    return this
+  }
+
+  async getReservation(project: string, zone: string, name: string): Promise<ObservedReservation | undefined> {
+    this.log.push(`getReservation ${project}/${zone}/${name}`)
+    if (this.fault('getReservation', {action: `read reservation ${name}`, project, location: zone})) return undefined
+    const seed = this.reservations.get(`${project}/${zone}/${name}`)
+    return seed && observedReservation(seed)
+  }
+
+  async listReservationBlocks(project: string, zone: string, reservation: string) {
+    this.log.push(`listReservationBlocks ${project}/${zone}/${reservation}`)
+    const context = {action: `list the blocks of reservation ${reservation}`, project, location: zone}
+    if (this.fault('listReservationBlocks', context)) return undefined
+    const found = this.reservations.get(`${project}/${zone}/${reservation}`)
+    return found && (found.blocks ?? []).map(observedBlock)
+  }
+
+  async listReservationSubBlocks(project: string, zone: string, reservation: string, block: string) {
+    this.log.push(`listReservationSubBlocks ${project}/${zone}/${reservation}/${block}`)
+    const context = {
+      action: `list the sub-blocks of reservation ${reservation} block ${block}`,
+      project,
+      location: zone,
+    }
+    if (this.fault('listReservationSubBlocks', context)) return undefined
+    const found = this.reservations.get(`${project}/${zone}/${reservation}`)?.blocks?.find((b) => b.name === block)
+    return found && (found.subBlocks ?? []).map(observedBlock)
   }
 
   async getWorkloadPolicy(project: string, region: string, name: string) {
@@ -133,7 +251,7 @@ export class MemoryCompute implements ComputeClient {
   private fault(call: ComputeCall, context: {action: string; project: string; location: string}): boolean {
     const fault = takeFault(this.faults, (f) => f.call === call)
     if (!fault) return false
-    if (call === 'getWorkloadPolicy' && fault.status === 'NOT_FOUND') return true
+    if (call !== 'insertWorkloadPolicy' && call !== 'getRegionOperation' && fault.status === 'NOT_FOUND') return true
     if (call === 'insertWorkloadPolicy' && fault.status === 'ALREADY_EXISTS') return true
     throw computeError(fault, context)
   }

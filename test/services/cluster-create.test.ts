@@ -276,6 +276,13 @@ describe('createCluster: the Topology decided from the node pools', () => {
     placementType,
   })
   const inCluster = {...gkeOnly, skip: false}
+  const reservedH200 = () =>
+    new MemoryCompute().seedReservation({
+      project: 'test-project',
+      zone: 'us-central2-b',
+      name: 'res-a',
+      specific: {machineType: 'a3-ultragpu-8g', count: 8, guestAccelerators: [{type: 'nvidia-h200-141gb', count: 8}]},
+    })
   const topologyStep = (result: {inCluster: object | null}) =>
     (result.inCluster as {steps: {kind: string; reason: string; object?: {kind: string}}[]}).steps.find(
       (s) => s.object?.kind === 'Topology',
@@ -288,7 +295,7 @@ describe('createCluster: the Topology decided from the node pools', () => {
       {flags, dryRun: true, offline, timing: TIMING, inCluster, lock: LOCK},
       {
         gke: async () => gke,
-        compute: async () => new MemoryCompute(),
+        compute: async () => reservedH200(),
         kube: async () => kube,
         manifests: new MemoryReleaseManifests(),
         console,

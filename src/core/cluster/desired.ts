@@ -55,6 +55,8 @@ export interface ClusterCreateFlags {
   readonly enablePdCsiDriver?: boolean
   readonly enableLustreCsiDriver?: boolean
   readonly enableLegacyLustrePort?: boolean
+  /** Go on when the reservations cannot hold the new pools (the plan says so); also answers the questions yes. */
+  readonly force?: boolean
 }
 
 /** The `cluster create` flag that enables each CSI driver, as Python xpk names them, and its field in the flags. */
@@ -93,6 +95,11 @@ export interface DesiredCluster {
    * planned as updates of an existing one.
    */
   readonly needs: ClusterNeeds
+  /**
+   * Whole pools each reservation (by path) can still hold, as read before planning; new pools go only where there
+   * is room while any reservation has some. Undefined when not read (offline plans).
+   */
+  readonly reservationRoom?: ReadonlyMap<string, number>
 }
 
 const CIDR = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})\/(\d{1,2})$/

@@ -319,11 +319,17 @@ export function planNodePools(desired: DesiredCluster, observed: readonly Observ
       reservationUse.set(c.pool.reservation, (reservationUse.get(c.pool.reservation) ?? 0) + 1)
     }
   }
+  const newUse = new Map<string, number>()
   const pickReservation = (): string | null => {
     if (template.capacity !== 'reservation' || desired.reservations.length === 0) return null
-    // Spread new pools over the reservations: fewest pools first, then the order given.
-    const [best] = [...reservationUse.entries()].sort((a, b) => a[1] - b[1])
+    // Spread new pools over the reservations: fewest pools first, then the order given; only over those with room
+    // left when their room was read (and any has some).
+    const room = desired.reservationRoom
+    const entries = [...reservationUse.entries()]
+    const withRoom = room ? entries.filter(([r]) => (newUse.get(r) ?? 0) < (room.get(r) ?? 0)) : []
+    const [best] = (withRoom.length > 0 ? withRoom : entries).sort((a, b) => a[1] - b[1])
     reservationUse.set(best[0], best[1] + 1)
+    newUse.set(best[0], (newUse.get(best[0]) ?? 0) + 1)
     return best[0]
   }
 

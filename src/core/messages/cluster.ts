@@ -17,6 +17,15 @@ export const clusterCreateOfflinePlan = defineInfo(
   'Offline dry run: planned as if nothing exists; versions are chosen from the server config when applied.',
 )
 
+export const clusterCreateOfflineReservations = defineInfo(
+  'cluster.create.offline-reservations',
+  'An offline dry run could not read the reservations, so their existence and room were not checked.',
+  (p: {reservations: readonly string[]}) => ({
+    text: `Offline dry run: reservation${s(p.reservations.length)} ${p.reservations.join(', ')} not read; whether ${p.reservations.length === 1 ? 'it exists and holds' : 'they exist and hold'} the new pools is checked when run without --offline.`,
+    data: {reservations: p.reservations},
+  }),
+)
+
 export const clusterCreateReading = defineInfo(
   'cluster.create.reading',
   'Reading the live cluster and GKE versions before planning.',
