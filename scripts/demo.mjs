@@ -153,6 +153,7 @@ try {
   await standIn.until(() => state('urgent') === 'running' && state('pretrain') === 'pending')
   await xpk(['workload', 'list'])
   await xpk(['workload', 'list', '--filter-by-status', 'queued'])
+  await xpk(['workload', 'why', 'pretrain'])
 
   say('\n# 4. Its logs, from every worker of its slice.')
   await xpk(['workload', 'logs', 'urgent', '--all'])

@@ -31,6 +31,7 @@ import WorkloadCreate from './commands/workload/create.js'
 import WorkloadDelete from './commands/workload/delete.js'
 import WorkloadList from './commands/workload/list.js'
 import WorkloadLogs from './commands/workload/logs.js'
+import WorkloadWhy from './commands/workload/why.js'
 
 /** Every command, by oclif id (topic:verb). oclif reads this map instead of scanning a directory. */
 export const COMMANDS = {
@@ -59,6 +60,7 @@ export const COMMANDS = {
   'workload:delete': WorkloadDelete,
   'workload:list': WorkloadList,
   'workload:logs': WorkloadLogs,
+  'workload:why': WorkloadWhy,
 }
 
 /**

@@ -4,7 +4,8 @@
  */
 import type {IncomingMessage} from 'node:http'
 
-import {XpkError} from '../core/errors.js'
+import {ApiError, XpkError} from '../core/errors.js'
+import {VISIBILITY_API_VERSION} from '../core/versions.js'
 import {listPages, LIST_PAGE_SIZE} from '../core/kube/list-pages.js'
 import {kubeApiError, type KubeStatusBody} from '../core/kube/kube-errors.js'
 import {
@@ -251,6 +252,23 @@ export class HttpKube implements KubeClient {
     // throw: the read then ends with its error.
     await followText(opened.ok, onChunk)
     return 'ended'
+  }
+
+  async pendingWorkloads(clusterQueue: string): Promise<KubeObject | 'not-served'> {
+    const doing = `Reading the pending workloads of ClusterQueue ${clusterQueue}`
+    const path = `/apis/${VISIBILITY_API_VERSION}/clusterqueues/${encodeURIComponent(clusterQueue)}/pendingworkloads`
+    let reply
+    try {
+      reply = await this.http.send(doing, 'GET', path, {})
+    } catch (error) {
+      // An aggregated API whose server is down answers 503: Kueue's own answer is not to be had now, and waiting
+      // for it would only delay one the caller can work out itself.
+      if (error instanceof ApiError && error.status === 'UNAVAILABLE') return 'not-served'
+      throw error
+    }
+    // An unknown group, or no such ClusterQueue.
+    if (reply.status === 404) return 'not-served'
+    return this.http.parse(reply, doing) as KubeObject
   }
 
   /** The object's (or the list's) URL path; undefined when the cluster does not serve the kind. */

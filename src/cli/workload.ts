@@ -19,6 +19,7 @@ import type {ImageBuildDeps} from '../services/image-build.js'
 import type {WorkloadCreateResult} from '../services/workload-create.js'
 import type {WorkloadDeleteResult} from '../services/workload-delete.js'
 import type {WorkloadListResult} from '../services/workload-list.js'
+import type {WorkloadWhyResult} from '../services/workload-why.js'
 import type {WorkloadLogsResult} from '../services/workload-logs.js'
 import type {FsBuildContextOptions} from '../adapters/build-context.js'
 import type {DockerEngineOptions} from '../adapters/docker-engine.js'
@@ -220,6 +221,9 @@ export const workloadLogsFlags = {
   ...kubeAccessFlags,
 }
 
+/** The flags of `xpk workload why` (the workload is its argument). */
+export const workloadWhyFlags = {...targetFlags, ...gkeEndpointFlag, ...kubeAccessFlags}
+
 /**
  * `xpk workload create`: the image build's SDKs load only if an image is actually built, GKE and the Kubernetes
  * client only when the workload is submitted.
@@ -301,6 +305,19 @@ export async function workloadLogs(
     options,
     run,
     import('../services/workload-logs.js').then((m) => m.workloadLogs),
+  )
+}
+
+/** `xpk workload why`: GKE (to find the cluster and its node pools) and its Kubernetes API; reads only. */
+export async function workloadWhy(
+  options: FlagOptions<typeof workloadWhyFlags> & {readonly workload: string},
+  run: Invocation,
+): Promise<WorkloadWhyResult> {
+  return insideCluster(
+    import('./wiring.js'),
+    options,
+    run,
+    import('../services/workload-why.js').then((m) => m.workloadWhy),
   )
 }
 

@@ -23,3 +23,6 @@ export const KUEUE_RELEASE_MANIFEST_URL = `https://github.com/kubernetes-sigs/ku
 /** Names of the Kueue objects xpk configures on every cluster. */
 export const LOCAL_QUEUE_NAME = 'multislice-queue'
 export const CLUSTER_QUEUE_NAME = 'cluster-queue'
+
+/** The group version of Kueue's visibility API xpk reads (Kueue 0.15 and later serve it beside v1beta1). */
+export const VISIBILITY_API_VERSION = 'visibility.kueue.x-k8s.io/v1beta2'

@@ -156,6 +156,13 @@ export interface KubeClient {
     options: KubeLogOptions,
     onChunk: (text: string) => void,
   ): Promise<'ended' | 'absent'>
+  /**
+   * Kueue's pending workloads of a ClusterQueue in the order it will admit them, with each one's position (its
+   * visibility API: `GET /apis/visibility.kueue.x-k8s.io/v1beta2/clusterqueues/NAME/pendingworkloads`, a
+   * PendingWorkloadsSummary). 'not-served' when the cluster does not serve that API (Kueue older than 0.9, the
+   * VisibilityOnDemand feature off, or its server unavailable) or has no such ClusterQueue.
+   */
+  pendingWorkloads(clusterQueue: string): Promise<KubeObject | 'not-served'>
 }
 
 /** How `--kubeconfig` / `--context` / GKE pick the cluster to talk to. */

@@ -31,6 +31,8 @@ export interface ClusterAccessDeps extends Clock {
 export interface ReachedCluster {
   readonly kube: KubeClient
   readonly gke: {readonly project: string; readonly location: string} | null
+  /** The cluster and its node pools as GKE reported them on the way in; null through a kubeconfig. */
+  readonly cluster: ObservedCluster | null
 }
 
 /** Usage problems with the target: GKE needs a project, a zone and a cluster name. */
@@ -68,11 +70,14 @@ export async function reachCluster(
   retry: RetryOptions,
 ): Promise<ReachedCluster> {
   // Connecting may ask for a token (Application Default Credentials): a time limit or Ctrl-C ends that too.
-  if (target.viaKubeconfig) return {kube: await unlessAborted(deps.kube(undefined), deps.signal), gke: null}
+  if (target.viaKubeconfig) {
+    return {kube: await unlessAborted(deps.kube(undefined), deps.signal), gke: null, cluster: null}
+  }
   const found = await requireCluster(deps.gke, target as ClusterName, retry)
   return {
     kube: await unlessAborted(deps.kube(found), deps.signal),
     gke: {project: found.project, location: found.location},
+    cluster: found,
   }
 }
 

@@ -44,6 +44,7 @@ export const jobSetCrdServing = (...versions: string[]) =>
 export const JOBSET_CRD = jobSetCrdServing('v1alpha2')
 export const KUEUE_WORKLOAD_CRD = crd('kueue.x-k8s.io', 'Workload', 'workloads', 'v1beta2', 'Namespaced')
 export const LOCAL_QUEUE_CRD = crd('kueue.x-k8s.io', 'LocalQueue', 'localqueues', 'v1beta2', 'Namespaced')
+export const CLUSTER_QUEUE_CRD = crd('kueue.x-k8s.io', 'ClusterQueue', 'clusterqueues', 'v1beta2', 'Cluster')
 export const NETWORK_PARAM_SET_CRD = crd(
   'networking.gke.io',
   'GKENetworkParamSet',

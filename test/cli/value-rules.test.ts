@@ -202,6 +202,7 @@ describe('arguments follow the same rule', () => {
       'storage:delete',
       'storage:detach',
       'workload:logs',
+      'workload:why',
     ])
   })
 

@@ -62,6 +62,7 @@ vi.mock('../../src/services/workload-delete.js', async (original) => ({
 }))
 vi.mock('../../src/services/workload-list.js', () => ({listWorkloads: recorder('listWorkloads')}))
 vi.mock('../../src/services/workload-logs.js', () => ({workloadLogs: recorder('workloadLogs')}))
+vi.mock('../../src/services/workload-why.js', () => ({workloadWhy: recorder('workloadWhy')}))
 vi.mock('../../src/services/storage-list.js', () => ({listStorages: recorder('listStorages')}))
 vi.mock('../../src/services/storage-attach.js', () => ({attachStorage: recorder('attachStorage')}))
 vi.mock('../../src/services/storage-detach.js', () => ({detachStorage: recorder('detachStorage')}))
@@ -132,6 +133,7 @@ const SERVICE_OF: Record<CommandId, [string[], string]> = {
   'workload:delete': [['--workload', 'w'], 'deleteWorkloads'],
   'workload:list': [[], 'listWorkloads'],
   'workload:logs': [['run-1'], 'workloadLogs'],
+  'workload:why': [['run-1'], 'workloadWhy'],
 }
 
 describe('every command calls one service through its topic', () => {

@@ -1,6 +1,6 @@
 // The README's first command: `npm run demo` (scripts/demo.mjs over the built CLI) runs the whole journey against
 // the local stand-ins and shows each state the journey promises: a bucket attached for every workload to mount,
-// one workload running and one queued, a high-priority one preempting, logs from every worker, a wait that ends in
+// one workload running and one queued, a high-priority one preempting (and why the preempted one waits), logs from every worker, a wait that ends in
 // success, a delete, and the preempted run admitted again.
 import {spawn} from 'node:child_process'
 import {existsSync, readdirSync} from 'node:fs'
@@ -60,6 +60,9 @@ describe('npm run demo', () => {
     expect(queued).toEqual({pretrain: 'Running', sweep: 'Pending'})
     expect(preempting).toEqual({pretrain: 'Preempted', sweep: 'Pending', urgent: 'Running'})
     expect(queuedOnly).toEqual({pretrain: 'Preempted', sweep: 'Pending'})
+    // Why the preempted run waits: its place in the queue, and who took its slice.
+    expect(run.stdout).toMatch(/^pretrain: QUEUED, position 1 of 2 in cluster-queue: waiting for 16 more chips\.$/m)
+    expect(run.stdout).toMatch(/^ {2}Preempted \d+s ago by urgent \(high\)/m)
     expect(waited).toEqual({urgent: 'Succeeded'})
     // The wait saw it running and watched it finish, rather than finding it done.
     expect(run.stderr).toContain('Waiting up to 1 min for workload urgent to finish; it is Running.')

@@ -122,6 +122,7 @@ const BASE: Record<CommandId, string[]> = {
   'workload:delete': ['--cluster', 'demo', '--workload', 'w'],
   'workload:list': ['--cluster', 'demo'],
   'workload:logs': ['--cluster', 'demo', 'w'],
+  'workload:why': ['--cluster', 'demo', 'w'],
 }
 
 /** The base command with `--name value` in place of the base's own value of that flag, if it has one. */

@@ -45,6 +45,8 @@ import {
 } from './fake-kube-util.js'
 import {defaultBuiltin, initialStatus, validateBuiltin, validateMeta} from './fake-kube-validation.js'
 import {defaultStorageKind, storageKindRefusal} from './kube-storage-kinds.js'
+import {pendingWorkloadsSummary} from './kueue-visibility.js'
+import type {KubeObject} from '../../src/ports/kube.js'
 import {
   closeServer,
   readBody,
@@ -116,6 +118,9 @@ export interface KubeFault extends Fault {
   retryAfterSeconds?: number
 }
 
+/** Kueue's pending workloads of a ClusterQueue (its visibility API), the one aggregated API the fake serves. */
+const PENDING_WORKLOADS = /^\/apis\/visibility\.kueue\.x-k8s\.io\/v1beta2\/clusterqueues\/([^/]+)\/pendingworkloads$/
+
 export interface FakeKubeOptions {
   /** Bearer token the server accepts; anything else is 401. */
   token?: string
@@ -139,6 +144,11 @@ export interface FakeKubeOptions {
    * until finishNamespaceDeletions().
    */
   namespaceDeletionMs?: number
+  /**
+   * Kueue's visibility API (pending workloads of a ClusterQueue, kueue-visibility.ts) is served while the
+   * ClusterQueue kind is; false: never (Kueue's VisibilityOnDemand feature off: 404). @default true
+   */
+  visibility?: boolean
 }
 
 export type FakeKubeSettings = Required<Omit<FakeKubeOptions, 'token' | 'namespaces'>>
@@ -237,6 +247,7 @@ function resolveSettings(options: FakeKubeOptions): FakeKubeSettings {
     bookmarkIntervalMs: options.bookmarkIntervalMs ?? 5000,
     watchHistory: options.watchHistory ?? 10_000,
     namespaceDeletionMs: options.namespaceDeletionMs ?? 100,
+    visibility: options.visibility ?? true,
   }
 }
 
@@ -1486,6 +1497,8 @@ export class FakeKube {
   ): Reply | undefined {
     const path = record.path
     if (record.verb === 'discovery') return this.discovery(path, req.headers.accept ?? '')
+    const pending = PENDING_WORKLOADS.exec(path)
+    if (pending && record.method === 'GET') return this.pendingWorkloads(decodeURIComponent(pending[1]))
     if (!target) throw new KubeError(404, 'NotFound', 'the server could not find the requested resource', {})
     const {type} = target
     const q = record.query
@@ -1539,6 +1552,23 @@ export class FakeKube {
       default:
         throw errors.methodNotAllowed()
     }
+  }
+
+  /** Kueue's visibility API: served while Kueue's ClusterQueue kind is (and the option allows). */
+  private pendingWorkloads(clusterQueue: string): Reply {
+    const served = (kind: string) =>
+      [...this.types.values()].some((t) => t.group === 'kueue.x-k8s.io' && t.version === 'v1beta2' && t.kind === kind)
+    const summary =
+      this.settings.visibility && served('ClusterQueue') && served('LocalQueue') && served('Workload')
+        ? pendingWorkloadsSummary(
+            this.list('kueue.x-k8s.io/v1beta2', 'Workload') as KubeObject[],
+            this.list('kueue.x-k8s.io/v1beta2', 'LocalQueue') as KubeObject[],
+            this.list('kueue.x-k8s.io/v1beta2', 'ClusterQueue') as KubeObject[],
+            clusterQueue,
+          )
+        : undefined
+    if (!summary) throw new KubeError(404, 'NotFound', 'the server could not find the requested resource', {})
+    return {status: 200, body: summary}
   }
 
   private discovery(path: string, accept: string): Reply {

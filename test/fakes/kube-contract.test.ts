@@ -12,7 +12,14 @@ import {request} from 'node:https'
 
 import {connectKube} from '../../src/adapters/kube-client.js'
 import type {KubeClient, KubeObject, KubeRef, KubeWatchEvent} from '../../src/ports/kube.js'
-import {JOBSET_API, jobSetCrdServing} from '../builders/workload-cluster.js'
+import {
+  CLUSTER_QUEUE_CRD,
+  JOBSET_API,
+  jobSetCrdServing,
+  KUEUE_WORKLOAD_CRD,
+  LOCAL_QUEUE_CRD,
+  localQueue,
+} from '../builders/workload-cluster.js'
 import {expect} from 'vitest'
 
 import {FakeKube, type Obj, type Verb} from './fake-kube.js'
@@ -38,6 +45,35 @@ interface KubeGiven {
   readonly boundClaims?: readonly KubeObject[]
   /** Events kept for watches that resume from a resourceVersion. */
   readonly watchHistory?: number
+  /**
+   * Kueue's kinds served, ClusterQueue `cluster-queue` and LocalQueue `multislice-queue` pointing at it, and these
+   * Workloads in it (QuotaReserved when `reserved`).
+   */
+  readonly kueue?: readonly {readonly name: string; readonly priority: number; readonly reserved?: boolean}[]
+  /** The next request for pending workloads is answered 503, as while Kueue's visibility server is down. */
+  readonly visibilityDown?: boolean
+}
+
+/** The Kueue objects of {@link KubeGiven.kueue}, each with the status Kueue would have written (or none). */
+function kueueObjects(workloads: NonNullable<KubeGiven['kueue']>): {object: KubeObject; status?: Obj}[] {
+  return [
+    {object: CLUSTER_QUEUE_CRD as KubeObject},
+    {object: LOCAL_QUEUE_CRD as KubeObject},
+    {object: KUEUE_WORKLOAD_CRD as KubeObject},
+    {object: {apiVersion: 'kueue.x-k8s.io/v1beta2', kind: 'ClusterQueue', metadata: {name: 'cluster-queue'}}},
+    {object: localQueue()},
+    ...workloads.map(({name, priority, reserved}) => ({
+      object: {
+        apiVersion: 'kueue.x-k8s.io/v1beta2',
+        kind: 'Workload',
+        metadata: {name, namespace: 'default', creationTimestamp: '2026-01-01T00:00:00Z'},
+        spec: {queueName: 'multislice-queue', priority},
+      },
+      ...(reserved
+        ? {status: {conditions: [{type: 'QuotaReserved', status: 'True', reason: 'QuotaReserved'}]} as Obj}
+        : {}),
+    })),
+  ]
 }
 
 const WIRE_VERB: Readonly<Record<KubeVerb, Verb>> = {
@@ -126,6 +162,11 @@ const subjects: readonly Subject<KubeClient, KubeGiven>[] = [
         kube.seed(pod(name), {manager: 'kubelet'})
         kube.appendPodLog('default', name, log)
       }
+      for (const {object, status} of given.kueue ? kueueObjects(given.kueue) : []) {
+        kube.seed(object, {manager: 'kueue'})
+        if (status) kube.setStatus(refOf(object), status as Record<string, unknown>)
+      }
+      if (given.visibilityDown) kube.failNext(1, {kind: 'PendingWorkloadsSummary'}, 503)
       for (const {verb, kind, status, message} of given.failing ?? []) kube.failNext(1, {verb, kind}, status, message)
       return kube
     },
@@ -156,6 +197,11 @@ const subjects: readonly Subject<KubeClient, KubeGiven>[] = [
         wire.seed(pod(name) as unknown as Obj)
         wire.setPodLog('default', name, log)
       }
+      for (const {object, status} of given.kueue ? kueueObjects(given.kueue) : []) {
+        wire.seed(object as unknown as Obj)
+        if (status) wire.setStatus(refOf(object), status)
+      }
+      if (given.visibilityDown) wire.faults.push({path: /\/pendingworkloads$/, status: 503})
       for (const {verb, kind, status, message} of given.failing ?? []) {
         const resource = `${kind.toLowerCase()}s`
         wire.faults.push({verb: WIRE_VERB[verb], match: (r) => r.resource === resource, status, message})
@@ -872,6 +918,58 @@ const cases: readonly ContractCase<KubeClient, KubeGiven>[] = [
         gives: 'three\n',
       },
       {call: 'logs nope', run: (kube) => kube.logs('default', 'nope', {signal: signal()}, () => {}), gives: 'absent'},
+    ],
+  },
+  {
+    name: 'Kueue’s pending workloads of a ClusterQueue: highest priority first, then oldest; none for an unknown queue or without Kueue',
+    given: {
+      kueue: [
+        {name: 'low', priority: 100},
+        {name: 'high', priority: 750},
+        {name: 'running', priority: 1000, reserved: true},
+        {name: 'medium', priority: 500},
+      ],
+    },
+    steps: [
+      {
+        call: 'pendingWorkloads cluster-queue',
+        run: async (kube) => {
+          const summary = await kube.pendingWorkloads('cluster-queue')
+          if (summary === 'not-served') return summary
+          return (
+            summary as unknown as {
+              items: {metadata: {name: string}; priority: number; positionInClusterQueue: number}[]
+            }
+          ).items.map((i) => `${i.positionInClusterQueue} ${i.metadata.name} ${i.priority}`)
+        },
+        gives: ['0 high 750', '1 medium 500', '2 low 100'],
+      },
+      {call: 'pendingWorkloads nope', run: (kube) => kube.pendingWorkloads('nope'), gives: 'not-served'},
+    ],
+  },
+  {
+    name: 'Kueue’s visibility server down (503): not served, at once, and served again after',
+    given: {kueue: [{name: 'low', priority: 100}], visibilityDown: true},
+    steps: [
+      {call: 'pendingWorkloads (503)', run: (kube) => kube.pendingWorkloads('cluster-queue'), gives: 'not-served'},
+      {
+        call: 'pendingWorkloads again',
+        run: async (kube) => {
+          const summary = await kube.pendingWorkloads('cluster-queue')
+          return summary === 'not-served' ? summary : (summary as unknown as {items: unknown[]}).items.length
+        },
+        gives: 1,
+      },
+    ],
+  },
+  {
+    name: 'without Kueue’s kinds the pending workloads are not served',
+    steps: [
+      {
+        call: 'pendingWorkloads cluster-queue',
+        run: (kube) => kube.pendingWorkloads('cluster-queue'),
+        gives: 'not-served',
+      },
     ],
   },
   {

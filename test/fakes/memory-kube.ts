@@ -56,6 +56,9 @@
 //     out of the selectors is ADDED or DELETED, as on the API server. Writes made by the modelled controllers
 //     inside other requests (DaemonSet pods pulling their image) are not events. `endWatches` closes open watches as a server does
 //     now and then, `failWatches` ends them with an error, `forgetHistory` compacts the retained events.
+//   - Kueue's visibility API (pending workloads of a ClusterQueue in Kueue's order) as the wire fake serves it, from
+//     the same model (kueue-visibility.ts); `visibility: false` turns it off, a 503 on it is 'not-served' as in the
+//     adapter.
 //   - Pod logs: what tests write with `appendPodLog`, followed until `endPodLog` or the pod's deletion;
 //     `restartPodContainer` starts a new container's log and bumps its restartCount, as the kubelet does;
 //     `exitPodContainer` ends the log and says the container terminated; `cutPodLogs` ends the streams open on a
@@ -65,10 +68,12 @@
 //     space; not before the pieces that continue a line); `sinceTime` keeps the lines not before its second (the
 //     API server passes it on to the kubelet to the second), `tailLines` the last lines; sinceSeconds is not
 //     modelled (every line is recent).
-import {XpkError} from '../../src/core/errors.js'
+import {ApiError, XpkError} from '../../src/core/errors.js'
 import {kubeApiError} from '../../src/core/kube/kube-errors.js'
 import {listPages, LIST_PAGE_SIZE} from '../../src/core/kube/list-pages.js'
 import {splitApiVersion} from '../../src/core/kube/release-manifest.js'
+import {pendingWorkloadsSummary} from './kueue-visibility.js'
+import {VISIBILITY_API_VERSION} from '../../src/core/versions.js'
 import {
   FIELD_MANAGER,
   type KubeClient,
@@ -127,6 +132,11 @@ export interface MemoryKubeOptions {
   readonly lingering?: Readonly<Record<string, number>>
   /** Events kept for watches that resume from a resourceVersion; older ones are a 410 Expired. @default 1000 */
   readonly watchHistory?: number
+  /**
+   * Kueue's visibility API is served while the ClusterQueue kind is (its CRD stored); false: never, as with Kueue's
+   * VisibilityOnDemand feature off. @default true
+   */
+  readonly visibility?: boolean
 }
 
 /** How a test seeds an object: as applied by xpk before, or by another manager (kubectl, Helm, the kubelet). */
@@ -283,6 +293,7 @@ export class MemoryKube implements KubeClient {
       daemonSetPullsPerRead: options.daemonSetPullsPerRead ?? Number.POSITIVE_INFINITY,
       lingering: options.lingering ?? {},
       watchHistory: options.watchHistory ?? 1000,
+      visibility: options.visibility ?? true,
     }
     for (const name of INITIAL_NAMESPACES) {
       this.seed({apiVersion: 'v1', kind: 'Namespace', metadata: {name}}, {manager: 'kube-apiserver'})
@@ -612,6 +623,23 @@ export class MemoryKube implements KubeClient {
       log.followers.add(follower)
       signal.addEventListener('abort', stop, {once: true})
     })
+  }
+
+  async pendingWorkloads(clusterQueue: string): Promise<KubeObject | 'not-served'> {
+    let request: KubeRequest
+    try {
+      request = this.begin('get', VISIBILITY_API_VERSION, 'PendingWorkloadsSummary', undefined, clusterQueue)
+    } catch (error) {
+      // As the adapter: the aggregated API's server down (503) is Kueue's answer not to be had, not a failure.
+      if (error instanceof ApiError && error.status === 'UNAVAILABLE') return 'not-served'
+      throw error
+    }
+    const summary =
+      this.options.visibility && this.typeOf('kueue.x-k8s.io/v1beta2', 'ClusterQueue')
+        ? pendingWorkloadsSummary(this.all('Workload'), this.all('LocalQueue'), this.all('ClusterQueue'), clusterQueue)
+        : undefined
+    this.log(request, summary ? 200 : 404)
+    return summary ?? 'not-served'
   }
 
   // ---- for tests ----
