@@ -10,6 +10,7 @@ import {escapeInline, redactCredentials} from '../core/text.js'
 import type {
   ComputeClient,
   ComputeOperation as PortOperation,
+  MachineTypeCapacity,
   ObservedWorkloadPolicy,
   WorkloadPolicySpec,
 } from '../ports/compute.js'
@@ -218,6 +219,28 @@ class ComputeRestClient implements ComputeClient {
     const action = policy && op.operationType === 'insert' ? `create workload policy ${policy}` : reading.action
     return toPortOperation(op, {...reading, action})
   }
+
+  getMachineType(project: string, zone: string, name: string): Promise<MachineTypeCapacity | undefined> {
+    return readMachineType(this.rest, project, zone, name)
+  }
+}
+
+/** Reads a machine type's capacity; shared by the client class (kept outside it so the class stays the port's map). */
+async function readMachineType(
+  rest: GoogleRest,
+  project: string,
+  zone: string,
+  name: string,
+): Promise<MachineTypeCapacity | undefined> {
+  const context = {action: `read machine type ${name}`, project, location: zone}
+  const path = `projects/${segment(project)}/zones/${segment(zone)}/machineTypes/${segment(name)}`
+  const reply = await rest.request('GET', path, context, {answers: [404]})
+  if (reply.status === 404) return undefined
+  const type = rest.json<{name?: string; guestCpus?: number; memoryMb?: number}>(reply, context)
+  if (typeof type.guestCpus !== 'number' || typeof type.memoryMb !== 'number') {
+    throw computeApiError({code: 13, message: 'the answer has no guestCpus or memoryMb', reasons: new Set()}, context)
+  }
+  return {name: type.name ?? name, guestCpus: type.guestCpus, memoryMb: type.memoryMb}
 }
 
 function regionPath(project: string, region: string): string {

@@ -62,7 +62,10 @@ import {
   clusterCreatePlan,
   clusterCreateReading,
   clusterCreateSummary,
+  clusterCreateLimitCorrected,
+  clusterCreateLimitsUnverified,
 } from '../core/messages/cluster.js'
+import {autocorrectLimits, hasKueueLimits, type KueueLimits} from '../core/incluster/kueue-limits.js'
 import {confirmOrStop} from './confirm.js'
 import {
   claimNewCluster,
@@ -138,6 +141,9 @@ export async function createCluster(
   const staleSeconds = options.lock.staleSeconds
   if (options.offline) {
     const plan = planCluster(desired, undefined)
+    if (hasKueueLimits(desired.kueueLimits) && !options.inCluster.skip) {
+      console.warn(clusterCreateLimitsUnverified({machineType: desired.accelerator.machineType, cause: '--offline'}))
+    }
     const inputs = inClusterInputs(desired, options, plan, undefined)
     const inPlan = options.inCluster.skip ? null : planInCluster(inputs, null)
     const unread = {state: 'unread'} as const
@@ -167,10 +173,12 @@ export async function createCluster(
   try {
     const spec = desired.spec
     console.info(clusterCreateReading({cluster: spec.name, region: spec.region}))
-    const [observed, serverConfig] = await Promise.all([
+    const [observed, serverConfig, kueueLimits] = await Promise.all([
       withRetries(() => findCluster(gke, spec.project, spec.zone, spec.name), retry),
       withRetries(() => gke.getServerConfig(spec.project, spec.region), retry),
+      options.inCluster.skip ? desired.kueueLimits : correctKueueLimits(desired, deps, retry),
     ])
+    desired = {...desired, kueueLimits}
     // Another run changing the cluster: refused before anything else is read (a dry run only says so).
     const lock = lockOf(observed, options.lock, deps.now())
     if (!options.dryRun) refuseIfHeld(spec.name, lock, options.lock)
@@ -382,6 +390,38 @@ function preloaded(source: ReleaseManifestSource, manifests: CheckedInputs['mani
   return {load: (component, options) => Promise.resolve(manifests[component] ?? source.load(component, options))}
 }
 
+/**
+ * `--cpu-limit` / `--memory-limit` against the capacity of one VM of the type, as Python xpk corrects them (see
+ * kueue-limits.ts), each replacement said in a note. A machine type that cannot be read leaves them as given, with a
+ * warning, as Python does; an interrupt stops the run.
+ */
+async function correctKueueLimits(
+  desired: DesiredCluster,
+  deps: ClusterCreateDeps,
+  retry: RetryOptions,
+): Promise<KueueLimits> {
+  const limits = desired.kueueLimits
+  if (!hasKueueLimits(limits)) return limits
+  const {project, zone} = desired.spec
+  const machineType = desired.accelerator.machineType
+  let capacity
+  try {
+    const compute = await deps.compute()
+    capacity = await withRetries(() => compute.getMachineType(project, zone, machineType), retry)
+  } catch (error) {
+    if (!(error instanceof XpkError) || error.kind === 'interrupted' || error.kind === 'usage') throw error
+    deps.console.warn(clusterCreateLimitsUnverified({machineType, cause: error.message.replace(/\.$/, '')}))
+    return limits
+  }
+  if (capacity === undefined) {
+    deps.console.warn(clusterCreateLimitsUnverified({machineType, cause: `zone ${zone} has no such machine type`}))
+    return limits
+  }
+  const corrected = autocorrectLimits(limits, capacity)
+  for (const c of corrected.corrections) deps.console.info(clusterCreateLimitCorrected({...c, machineType}))
+  return corrected.limits
+}
+
 /** Whether the workload policy the pools name exists and is usable; a different policy under its name is an error. */
 async function lookUpPlacementPolicy(
   desired: DesiredCluster,
@@ -530,6 +570,8 @@ function inClusterInputs(
     numNodes: gpu ? Number(flags.numNodes ?? CLUSTER_DEFAULTS.gpuNumNodes) : 0,
     capacity: desired.poolTemplate.capacity,
     reservation: flags.reservation ?? null,
+    cpuQuota: desired.kueueLimits.cpu,
+    memoryQuota: desired.kueueLimits.memory,
   }
   return {
     shape,

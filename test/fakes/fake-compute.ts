@@ -98,6 +98,28 @@ export interface SeedPolicy {
   status?: PolicyStatus
 }
 
+/** A machine type the fake answers for in every zone (`machineTypes.get`), unless seeded otherwise. */
+export interface MachineTypeState {
+  kind: 'compute#machineType'
+  name: string
+  zone: string
+  guestCpus: number
+  memoryMb: number
+  selfLink: string
+}
+
+/**
+ * Machine types every zone of the fake has, with Compute Engine's vCPUs and memory (MB) for them; seedMachineType
+ * adds or replaces one for a project and zone.
+ */
+export const DEFAULT_MACHINE_TYPES: Readonly<Record<string, {guestCpus: number; memoryMb: number}>> = {
+  'ct5p-hightpu-4t': {guestCpus: 208, memoryMb: 458752},
+  'ct5lp-hightpu-4t': {guestCpus: 112, memoryMb: 196608},
+  'a3-highgpu-8g': {guestCpus: 208, memoryMb: 1916928},
+  'n2-standard-32': {guestCpus: 32, memoryMb: 131072},
+  'e2-standard-16': {guestCpus: 16, memoryMb: 65536},
+}
+
 const API_ROOT = '/compute/v1/'
 const SELF = 'https://www.googleapis.com/compute/v1/'
 const NAME_RE = /^[a-z](?:[-a-z0-9]{0,61}[a-z0-9])?$/
@@ -153,6 +175,8 @@ export class FakeCompute extends JsonRestFake<HttpFault, OpRecord, OperationFaul
   protected readonly root = API_ROOT
 
   private readonly policyMap = new Map<string, PolicyState>()
+  /** Seeded machine types by `projects/P/zones/Z/machineTypes/N`; `null` hides a default one. */
+  private readonly machineTypeMap = new Map<string, {guestCpus: number; memoryMb: number} | null>()
   private readonly ops = new Map<string, OpRecord>()
   private opCounter = 0
   private idCounter = 0
@@ -169,6 +193,7 @@ export class FakeCompute extends JsonRestFake<HttpFault, OpRecord, OperationFaul
   /** Back to the state right after start(): no policies, operations, calls or faults; settings as started. */
   reset(): void {
     this.policyMap.clear()
+    this.machineTypeMap.clear()
     this.ops.clear()
     this.forget()
     this.opCounter = 0
@@ -191,6 +216,16 @@ export class FakeCompute extends JsonRestFake<HttpFault, OpRecord, OperationFaul
     policy.status = seed.status ?? 'READY'
     this.policyMap.set(key, policy)
     return structuredClone(policy)
+  }
+
+  /** Gives a zone of a project a machine type (or, with `null`, takes away one of the defaults). */
+  seedMachineType(
+    project: string,
+    zone: string,
+    name: string,
+    capacity: {guestCpus: number; memoryMb: number} | null,
+  ): void {
+    this.machineTypeMap.set(`projects/${project}/zones/${zone}/machineTypes/${name}`, capacity)
   }
 
   /** Changes a policy's status as another actor would (finishing or deleting it); `undefined` removes it. */
@@ -242,6 +277,10 @@ export class FakeCompute extends JsonRestFake<HttpFault, OpRecord, OperationFaul
     const unknown = () => new HttpError(404, `The fake does not serve ${call.method} ${pathname}.`)
     if (!pathname.startsWith(API_ROOT)) throw unknown()
     const parts = call.path.split('/').map(decodeURIComponent)
+    if (parts.length === 6 && parts[0] === 'projects' && parts[2] === 'zones' && parts[4] === 'machineTypes') {
+      if (call.method !== 'GET') throw unknown()
+      return this.machineType(parts[1]!, parts[3]!, parts[5]!)
+    }
     if (parts.length < 5 || parts[0] !== 'projects' || parts[2] !== 'regions') throw unknown()
     const [, project, , region, collection, id, ...rest] = parts as [
       string,
@@ -270,6 +309,20 @@ export class FakeCompute extends JsonRestFake<HttpFault, OpRecord, OperationFaul
       return rec.op
     }
     throw unknown()
+  }
+
+  private machineType(project: string, zone: string, name: string): MachineTypeState {
+    const key = `projects/${project}/zones/${zone}/machineTypes/${name}`
+    const capacity = this.machineTypeMap.has(key) ? this.machineTypeMap.get(key) : DEFAULT_MACHINE_TYPES[name]
+    if (!capacity) throw notFound(key)
+    return {
+      kind: 'compute#machineType',
+      name,
+      zone,
+      guestCpus: capacity.guestCpus,
+      memoryMb: capacity.memoryMb,
+      selfLink: `${SELF}${key}`,
+    }
   }
 
   private insert(project: string, region: string, text: string): OperationState {

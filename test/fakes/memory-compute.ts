@@ -12,10 +12,11 @@ import {gkeApiError, GRPC_STATUS} from '../../src/core/cluster/gke-errors.js'
 import type {WorkloadPolicySpec} from '../../src/core/cluster/spec.js'
 import {ApiError} from '../../src/core/errors.js'
 import type {ComputeClient, ComputeOperation, ObservedWorkloadPolicy} from '../../src/ports/compute.js'
+import {DEFAULT_MACHINE_TYPES} from './fake-compute.js'
 import {takeFault, type Fault} from './fake-server.js'
 
 /** A call of the port. */
-export type ComputeCall = 'getWorkloadPolicy' | 'insertWorkloadPolicy' | 'getRegionOperation'
+export type ComputeCall = 'getWorkloadPolicy' | 'insertWorkloadPolicy' | 'getRegionOperation' | 'getMachineType'
 
 /** A failure as Compute Engine reports it, in gRPC terms: its status name and message. */
 export interface ComputeFailure {
@@ -52,7 +53,17 @@ export class MemoryCompute implements ComputeClient {
   /** Reads of policies others are creating, by name. */
   private readonly othersReads = new Map<string, number>()
 
+  /** Machine types by name, in every project and zone (the wire fake's defaults unless changed). */
+  readonly machineTypes = new Map<string, {guestCpus: number; memoryMb: number}>(Object.entries(DEFAULT_MACHINE_TYPES))
+
   constructor(private readonly log: string[] = []) {}
+
+  async getMachineType(project: string, zone: string, name: string) {
+    this.log.push(`getMachineType ${name}`)
+    if (this.fault('getMachineType', {action: `read machine type ${name}`, project, location: zone})) return undefined
+    const found = this.machineTypes.get(name)
+    return found && {name, ...found}
+  }
 
   /** The next `times` calls of `call` fail as Compute Engine's answer `failure` would. */
   failNext(call: ComputeCall, failure: ComputeFailure, times = 1): this {

@@ -215,3 +215,26 @@ export const clusterCacheimageNoNodes = defineWarning(
     data: {image: p.image},
   }),
 )
+
+// --cpu-limit / --memory-limit (cluster create)
+
+export const clusterCreateLimitCorrected = defineInfo(
+  'cluster.create.limit-corrected',
+  "A --cpu-limit or --memory-limit replaced by the capacity of the type's machine, as Python xpk does.",
+  (p: {flag: string; given: string; corrected: string; direction: 'above' | 'below'; machineType: string}) => ({
+    text:
+      `${p.flag} ${p.given} is ${p.direction} the capacity of ${p.machineType} ` +
+      `(${p.direction === 'below' ? 'which would leave it underused' : 'which cannot be used'}): ` +
+      `the ClusterQueue's ${p.flag === '--cpu-limit' ? 'cpu' : 'memory'} quota is ${p.corrected}.`,
+    data: {flag: p.flag, given: p.given, corrected: p.corrected, direction: p.direction, machineType: p.machineType},
+  }),
+)
+
+export const clusterCreateLimitsUnverified = defineWarning(
+  'cluster.create.limits-unverified',
+  '--cpu-limit / --memory-limit could not be checked against the machine type, so they are used as given.',
+  (p: {machineType: string; cause: string}) => ({
+    text: `Could not read the capacity of ${p.machineType} (${p.cause}): --cpu-limit and --memory-limit are used as given.`,
+    data: {machineType: p.machineType, cause: p.cause},
+  }),
+)
