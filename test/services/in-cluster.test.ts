@@ -526,6 +526,27 @@ describe('waiting for the controllers', () => {
   })
 })
 
+describe("the JobSet controller's CPU request (1000m, as Python xpk sets it)", () => {
+  it("a JobSet an earlier xpk sized at the release's 500m is resized once; the re-run after sends nothing", async () => {
+    const kube = aCluster(4)
+    installed(kube, 'jobset', 'v0.10.1', 'xpk')
+    installed(kube, 'kueue', 'v0.17.1', 'xpk')
+    const before = containerOf(kube.peek(JOBSET))?.resources as {requests: {cpu: string}}
+    expect(before.requests.cpu).toBe('500m')
+    const first = await converge(kube, inputs(2, 4))
+    expect(first.failed).toEqual([])
+    expect(first.plan.steps.filter((s) => s.kind === 'resize').map((s) => s.component)).toContain('jobset')
+    expect(containerOf(kube.peek(JOBSET))?.resources).toEqual({
+      requests: {cpu: '1000m', memory: '128Mi'},
+      limits: {memory: '4096Mi'},
+    })
+    kube.clearLog()
+    const again = await converge(kube, inputs(2, 4))
+    expect(again.plan.steps.filter((s) => s.kind === 'resize' || s.kind === 'install')).toEqual([])
+    expect(kube.mutatingRequests()).toEqual([])
+  })
+})
+
 describe('transient failures', () => {
   it('a 503 on a read, an apply and a wait is retried, and the run succeeds', async () => {
     const kube = aCluster()
