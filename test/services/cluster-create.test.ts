@@ -497,7 +497,7 @@ describe('createCluster: --cpu-limit and --memory-limit (the ClusterQueue quota,
     )
     const queue = result.inCluster!.steps.find(
       (s) => s.kind === 'apply' && (s.object as {kind: string}).kind === 'ClusterQueue',
-    ) as {object: {spec: {resourceGroups: {flavors: {resources: unknown[]}[]}[]}}}
+    ) as unknown as {object: {spec: {resourceGroups: {flavors: {resources: unknown[]}[]}[]}}}
     return {console, resources: queue.object.spec.resourceGroups[0]!.flavors[0]!.resources}
   }
 
