@@ -50,6 +50,7 @@ import {
 import type {ClusterShape} from '../core/incluster/cluster-shape.js'
 import {clusterVmCount} from '../core/incluster/cluster-shape.js'
 import {placementAfterPlan} from '../core/incluster/topology-aware.js'
+import {coreDnsReplicas} from '../core/incluster/coredns.js'
 import {CLUSTER_DEFAULTS} from '../core/cluster/defaults.js'
 import type {KubeClient} from '../ports/kube.js'
 import type {ReleaseManifest, ReleaseManifestSource} from '../ports/release-manifests.js'
@@ -552,6 +553,7 @@ const GKE_RESOURCES = new Set([
   'controller',
   'kubernetes',
   'quota',
+  'coredns',
 ])
 
 /** What the cluster holds once `plan` is applied, as the in-cluster objects see it. */
@@ -579,6 +581,7 @@ function inClusterInputs(
     expectedNodes: clusterVmCount(shape) + desired.spec.defaultPool.nodeCount,
     placement: placementAfterPlan(plan, observed),
     nodePoolsChange: nodePoolStepIds(plan).length > 0,
+    coreDns: {replicas: coreDnsReplicas(desired.spec.defaultPool.nodeCount)},
   }
 }
 
