@@ -11,6 +11,7 @@ import type {
   AcceleratorCount,
   ComputeClient,
   ComputeOperation as PortOperation,
+  MachineTypeCapacity,
   ObservedReservation,
   ObservedReservationBlock,
   ObservedWorkloadPolicy,
@@ -248,6 +249,10 @@ class ComputeRestClient implements ComputeClient {
     return this.listAll(`${zonePath(project, zone)}/${parent}/reservationSubBlocks`, context)
   }
 
+  getMachineType(project: string, zone: string, name: string): Promise<MachineTypeCapacity | undefined> {
+    return readMachineType(this.rest, project, zone, name)
+  }
+
   /** Every page of a list of blocks or sub-blocks; undefined when its parent does not exist (404). */
   private async listAll(
     path: string,
@@ -266,6 +271,24 @@ class ComputeRestClient implements ComputeClient {
     } while (token)
     return out
   }
+}
+
+/** Reads a machine type's capacity; shared by the client class (kept outside it so the class stays the port's map). */
+async function readMachineType(
+  rest: GoogleRest,
+  project: string,
+  zone: string,
+  name: string,
+): Promise<MachineTypeCapacity | undefined> {
+  const context = {action: `read machine type ${name}`, project, location: zone}
+  const path = `projects/${segment(project)}/zones/${segment(zone)}/machineTypes/${segment(name)}`
+  const reply = await rest.request('GET', path, context, {answers: [404]})
+  if (reply.status === 404) return undefined
+  const type = rest.json<{name?: string; guestCpus?: number; memoryMb?: number}>(reply, context)
+  if (typeof type.guestCpus !== 'number' || typeof type.memoryMb !== 'number') {
+    throw computeApiError({code: 13, message: 'the answer has no guestCpus or memoryMb', reasons: new Set()}, context)
+  }
+  return {name: type.name ?? name, guestCpus: type.guestCpus, memoryMb: type.memoryMb}
 }
 
 function zonePath(project: string, zone: string): string {

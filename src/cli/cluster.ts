@@ -166,6 +166,16 @@ export const clusterCreateFlags = {
       'Run the Lustre CSI driver on its legacy port 6988 (nodes older than GKE 1.33.2-gke.4655000); needs --enable-lustre-csi-driver.',
     helpGroup: 'STORAGE',
   }),
+  'cpu-limit': integerFlag('cluster:cpu-limit', {
+    description:
+      "The ClusterQueue's cpu quota, as Python xpk sets it: replaced by the vCPUs of one VM of the type when they differ (Compute Engine's machine type). Not for CPU types. [default: no cpu quota]",
+    helpGroup: 'KUEUE',
+  }),
+  'memory-limit': Flags.string({
+    description:
+      "The ClusterQueue's memory quota (a Kubernetes quantity, e.g. 64Gi), as Python xpk sets it: replaced by the memory of one VM of the type when it differs (Compute Engine's machine type). [default: no memory quota]",
+    helpGroup: 'KUEUE',
+  }),
   'max-parallel': integerFlag('cluster:max-parallel', {
     description: 'Node-pool operations in flight at once.',
     default: DEFAULT_APPLY_CONCURRENCY,

@@ -93,6 +93,7 @@ export const INTEGER_FLAGS = {
   'cluster:default-pool-cpu-num-nodes': {min: 1, max: GKE_MAX_NODES_PER_POOL, limit: "GKE's nodes per node pool"},
   'cluster:max-pods-per-node': {min: 8, max: 256, limit: "GKE's maxPodsPerNode"},
   'cluster:max-parallel': {min: 1, max: MAX_SLICES, limit: 'node-pool operations; more than one per pool is useless'},
+  'cluster:cpu-limit': {min: 1, max: 1_000_000, limit: "vCPUs of the ClusterQueue's cpu quota"},
   'workload:num-slices': {min: 1, max: MAX_SLICES, limit: "GKE's node pools per cluster"},
   'workload:num-nodes': {min: 1, max: GKE_MAX_NODES_PER_POOL, limit: "GKE's nodes per node pool"},
   'workload:max-restarts': {min: 0, max: INT32_MAX, limit: "JobSet's int32 failurePolicy.maxRestarts"},

@@ -41,6 +41,15 @@ export interface ComputeClient extends ComputeReservations {
    */
   insertWorkloadPolicy(spec: WorkloadPolicySpec): Promise<ComputeOperation | 'exists'>
   getRegionOperation(project: string, region: string, name: string): Promise<ComputeOperation>
+  /** A machine type's vCPUs and memory in a zone (`machineTypes.get`); `undefined` when the zone has no such type. */
+  getMachineType(project: string, zone: string, name: string): Promise<MachineTypeCapacity | undefined>
+}
+
+/** What Compute Engine reports of a machine type, as far as Kueue's quotas need it. */
+export interface MachineTypeCapacity {
+  readonly name: string
+  readonly guestCpus: number
+  readonly memoryMb: number
 }
 
 /** The reservation reads of the Compute Engine API (same error contract as {@link ComputeClient}). */

@@ -58,6 +58,7 @@ import {
 import type {ClusterShape} from '../core/incluster/cluster-shape.js'
 import {clusterVmCount} from '../core/incluster/cluster-shape.js'
 import {placementAfterPlan} from '../core/incluster/topology-aware.js'
+import {coreDnsReplicas} from '../core/incluster/coredns.js'
 import {CLUSTER_DEFAULTS} from '../core/cluster/defaults.js'
 import type {KubeClient} from '../ports/kube.js'
 import type {ReleaseManifest, ReleaseManifestSource} from '../ports/release-manifests.js'
@@ -71,7 +72,10 @@ import {
   clusterCreatePlan,
   clusterCreateReading,
   clusterCreateSummary,
+  clusterCreateLimitCorrected,
+  clusterCreateLimitsUnverified,
 } from '../core/messages/cluster.js'
+import {autocorrectLimits, hasKueueLimits, type KueueLimits} from '../core/incluster/kueue-limits.js'
 import {confirmOrStop} from './confirm.js'
 import {
   claimNewCluster,
@@ -147,6 +151,9 @@ export async function createCluster(
   const staleSeconds = options.lock.staleSeconds
   if (options.offline) {
     const plan = planCluster(desired, undefined)
+    if (hasKueueLimits(desired.kueueLimits) && !options.inCluster.skip) {
+      console.warn(clusterCreateLimitsUnverified({machineType: desired.accelerator.machineType, cause: '--offline'}))
+    }
     const inputs = inClusterInputs(desired, options, plan, undefined)
     const inPlan = options.inCluster.skip ? null : planInCluster(inputs, null)
     const unread = {state: 'unread'} as const
@@ -179,11 +186,15 @@ export async function createCluster(
   try {
     const spec = desired.spec
     console.info(clusterCreateReading({cluster: spec.name, region: spec.region}))
-    const [observed, serverConfig, reservations] = await Promise.all([
+    const [observed, serverConfig, reservations, kueueLimits] = await Promise.all([
       withRetries(() => findCluster(gke, spec.project, spec.zone, spec.name), retry),
       withRetries(() => gke.getServerConfig(spec.project, spec.region), retry),
       readReservations(desired, deps, retry),
+      options.inCluster.skip
+        ? desired.kueueLimits
+        : correctKueueLimits(desired, acceleratorVms(desired, options), deps, retry),
     ])
+    desired = {...desired, kueueLimits}
     // A reservation that is missing, not READY or of another type is refused before anything else (exit 2).
     const reservationTarget = targetOf(desired)
     const room = reservations.length > 0 ? withReservationRoom(desired, reservations, reservationTarget) : undefined
@@ -503,6 +514,47 @@ function refuseOrNoteShortage(
   return {...plan, warnings: [...plan.warnings, `${shortage}; going on because of --force.`]}
 }
 
+/**
+ * `--cpu-limit` / `--memory-limit` against the capacity of the cluster's accelerator VMs (see kueue-limits.ts: not
+ * one VM's, as Python xpk has it), each difference said in a note. A machine type that cannot be read leaves them as given, with a
+ * warning, as Python does; an interrupt stops the run.
+ */
+async function correctKueueLimits(
+  desired: DesiredCluster,
+  vms: number,
+  deps: ClusterCreateDeps,
+  retry: RetryOptions,
+): Promise<KueueLimits> {
+  const limits = desired.kueueLimits
+  if (!hasKueueLimits(limits)) return limits
+  const {project, zone} = desired.spec
+  const machineType = desired.accelerator.machineType
+  let capacity
+  try {
+    const compute = await deps.compute()
+    capacity = await withRetries(() => compute.getMachineType(project, zone, machineType), retry)
+  } catch (error) {
+    if (!(error instanceof XpkError) || error.kind === 'interrupted' || error.kind === 'usage') throw error
+    deps.console.warn(clusterCreateLimitsUnverified({machineType, cause: error.message.replace(/\.$/, '')}))
+    return limits
+  }
+  if (capacity === undefined) {
+    deps.console.warn(clusterCreateLimitsUnverified({machineType, cause: `zone ${zone} has no such machine type`}))
+    return limits
+  }
+  const corrected = autocorrectLimits(limits, capacity, vms)
+  for (const c of corrected.corrections) deps.console.info(clusterCreateLimitCorrected({...c, machineType, vms}))
+  return corrected.limits
+}
+
+/** The VMs of the accelerator pools the cluster is to hold: GPU `--num-nodes`, else slices x VMs per slice. */
+function acceleratorVms(desired: DesiredCluster, options: ClusterCreateOptions): number {
+  const a = desired.accelerator
+  return a.kind === 'GPU'
+    ? Number(options.flags.numNodes ?? CLUSTER_DEFAULTS.gpuNumNodes)
+    : desired.poolCount * a.vmsPerSlice
+}
+
 /** Whether the workload policy the pools name exists and is usable; a different policy under its name is an error. */
 async function lookUpPlacementPolicy(
   desired: DesiredCluster,
@@ -633,6 +685,7 @@ const GKE_RESOURCES = new Set([
   'controller',
   'kubernetes',
   'quota',
+  'coredns',
 ])
 
 /** What the cluster holds once `plan` is applied, as the in-cluster objects see it. */
@@ -651,6 +704,8 @@ function inClusterInputs(
     numNodes: gpu ? Number(flags.numNodes ?? CLUSTER_DEFAULTS.gpuNumNodes) : 0,
     capacity: desired.poolTemplate.capacity,
     reservation: flags.reservation ?? null,
+    cpuQuota: desired.kueueLimits.cpu,
+    memoryQuota: desired.kueueLimits.memory,
   }
   return {
     shape,
@@ -658,6 +713,7 @@ function inClusterInputs(
     expectedNodes: clusterVmCount(shape) + desired.spec.defaultPool.nodeCount,
     placement: placementAfterPlan(plan, observed),
     nodePoolsChange: nodePoolStepIds(plan).length > 0,
+    coreDns: {replicas: coreDnsReplicas(desired.spec.defaultPool.nodeCount)},
   }
 }
 

@@ -12,11 +12,21 @@ import {
   type InClusterInputs,
   type InClusterPlan,
   type InClusterStep,
+  type ObservedDns,
   type ObservedInCluster,
   type ReleaseObjects,
 } from '../core/incluster/plan.js'
 import {rolloutWaiting, type DeploymentStatus} from '../core/incluster/rollout.js'
 import type {InClusterObject} from '../core/incluster/types.js'
+import {
+  COREDNS_NAME,
+  coreDnsObjects,
+  DNS_NAMESPACE,
+  KUBE_DNS_DEPLOYMENTS,
+  KUBE_DNS_NAME,
+  scaledToZero,
+  type KubeDnsSettings,
+} from '../core/incluster/coredns.js'
 import {collect} from '../core/kube/list-pages.js'
 import {
   applyOrder,
@@ -92,7 +102,124 @@ export async function readInCluster(
     : listed.has(kindKey(CRD_API, 'CustomResourceDefinition'))
       ? crds.map((c) => c.metadata.name).filter((n) => n.endsWith('.kueue.x-k8s.io'))
       : await listKueueCrds(kube, call)
-  return {nodeCount, controllers: {jobset, kueue}, kueueCrds, live, releases, releasesUnread: unread}
+  const dns = inputs.coreDns ? await readDns(kube, deployments, call) : undefined
+  return {nodeCount, controllers: {jobset, kueue}, kueueCrds, live, releases, releasesUnread: unread, dns}
+}
+
+/**
+ * Whether kube-system runs CoreDNS (from the Deployments listed), and, when it does not, what `deploy.sh` reads from
+ * kube-dns: its Service's cluster IP and its ConfigMap's upstream nameservers and stub domains (two reads).
+ */
+async function readDns(
+  kube: KubeClient,
+  deployments: readonly KubeObject[],
+  call: ReturnType<typeof retrying>,
+): Promise<ObservedDns> {
+  const inKubeSystem = (name: string) =>
+    deployments.some((d) => d.metadata.namespace === DNS_NAMESPACE && d.metadata.name === name)
+  const kubeDnsDeployments = KUBE_DNS_DEPLOYMENTS.filter(inKubeSystem)
+  if (inKubeSystem(COREDNS_NAME)) return {coreDnsPresent: true, kubeDnsDeployments}
+  return {coreDnsPresent: false, kubeDns: await readKubeDns(kube, call), kubeDnsDeployments}
+}
+
+async function readKubeDns(kube: KubeClient, call: ReturnType<typeof retrying>): Promise<KubeDnsSettings | undefined> {
+  const ref = {namespace: DNS_NAMESPACE, name: KUBE_DNS_NAME}
+  const [service, config] = await Promise.all([
+    call(() => kube.get({apiVersion: 'v1', kind: 'Service', ...ref})),
+    call(() => kube.get({apiVersion: 'v1', kind: 'ConfigMap', ...ref})),
+  ])
+  const clusterIp = (service?.spec as {clusterIP?: string} | undefined)?.clusterIP
+  if (!clusterIp || clusterIp === 'None') return undefined
+  const data = (config?.data ?? {}) as {upstreamNameservers?: string; stubDomains?: string}
+  return {
+    clusterIp,
+    ...(data.upstreamNameservers ? {upstreamNameservers: data.upstreamNameservers} : {}),
+    ...(data.stubDomains ? {stubDomains: data.stubDomains} : {}),
+  }
+}
+
+/**
+ * One of CoreDNS's steps. The install checks again that kube-system has no `coredns` Deployment (a run planned before
+ * the cluster existed, or another run meanwhile) and builds the objects from kube-dns when the plan could not; the
+ * scale-down waits for the install, the wait for both.
+ */
+function coreDnsStep(
+  s: Extract<InClusterStep, {kind: 'coredns'}>,
+  plan: InClusterPlan,
+  deps: InClusterDeps,
+  options: InClusterApplyOptions,
+  reachable: {readonly id: string; readonly because: string},
+  /** Set by the install when, at run time, there is nothing to replace: the steps after it have nothing to do. */
+  dnsRun: {skipped: boolean},
+): GraphStep {
+  const has = (action: string) => plan.steps.some((o) => o.kind === 'coredns' && o.action === action)
+  const after = (action: string, because: string) => (has(action) ? [{id: `coredns:${action}`, because}] : [])
+  const base = {id: `coredns:${s.action}`, line: 'CoreDNS', name: 'CoreDNS', announce: true, resource: 'coredns'}
+  const ref = {apiVersion: 'apps/v1', kind: 'Deployment', namespace: DNS_NAMESPACE, name: COREDNS_NAME}
+  switch (s.action) {
+    case 'install':
+      return {
+        ...base,
+        action: 'install',
+        needs: [reachable],
+        run: async (ctx) => {
+          const kube = await deps.kube()
+          const retry = stepRetry(deps, ctx)
+          ctx.progress('reading kube-system')
+          let objects = s.objects
+          if (objects === null) {
+            // Planned before the cluster could be read: what the plan would have decided, decided now.
+            const kubeDns =
+              (await withRetries(() => kube.get(ref), retry)) === undefined
+                ? await readKubeDns(kube, retrying(retry))
+                : undefined
+            if (kubeDns === undefined) {
+              ctx.progress('nothing to replace', 'a coredns Deployment, or no kube-dns Service')
+              dnsRun.skipped = true
+              return
+            }
+            objects = coreDnsObjects(kubeDns, plan.coreDnsReplicas ?? 1)
+          }
+          let applied = 0
+          for (const o of objects) {
+            await withRetries(() => kube.apply(o, {force: true}), retry)
+            ctx.progress('applying', `${objects.length} objects`, {current: ++applied, total: objects.length})
+          }
+        },
+      }
+    case 'scale-down':
+      return {
+        ...base,
+        id: 'coredns:scale-down',
+        line: s.deployments.join(', '),
+        name: s.deployments.join(', '),
+        action: 'scale',
+        needs: [reachable, ...after('install', 'CoreDNS was not installed')],
+        run: async (ctx) => {
+          if (dnsRun.skipped) return
+          const kube = await deps.kube()
+          for (const name of s.deployments) {
+            ctx.progress('scaling to 0', name)
+            // A Deployment already gone (a cluster planned before it was up) is nothing to scale.
+            if ((await withRetries(() => kube.get({...ref, name}), stepRetry(deps, ctx))) === undefined) continue
+            await withRetries(() => kube.apply(scaledToZero(name), {force: true}), stepRetry(deps, ctx))
+          }
+        },
+      }
+    case 'await':
+      return {
+        ...base,
+        action: 'wait',
+        needs: [
+          reachable,
+          ...after('install', 'CoreDNS was not installed'),
+          ...after('scale-down', 'kube-dns was not scaled down'),
+        ],
+        run: async (ctx) => {
+          if (!dnsRun.skipped) await awaitDeploymentAvailable(ref, 'CoreDNS', deps, options, ctx)
+        },
+      }
+  }
 }
 
 /**
@@ -266,9 +393,14 @@ export function inClusterSteps(
   const reachable = {id: CONNECT, because: "the cluster's Kubernetes API could not be reached"}
   const kueueReady = has.has('await:kueue') ? [{id: 'await:kueue', because: 'Kueue is not Available'}] : []
   const manifest = prefetchManifests(plan, deps, options)
+  const dnsRun = {skipped: false}
   for (const s of plan.steps) {
     if (isDeferred(s)) continue
     const id = stepId(s)
+    if (s.kind === 'coredns') {
+      steps.push(coreDnsStep(s, plan, deps, options, reachable, dnsRun))
+      continue
+    }
     const line =
       s.kind === 'apply'
         ? `${s.object.kind}/${s.object.metadata.name}`
@@ -456,6 +588,7 @@ function prefetchManifests(
 function stepId(s: InClusterStep): string {
   if (s.kind === 'apply') return `apply:${s.object.kind}/${s.object.metadata.name}`
   if (s.kind === 'delete') return `delete:${s.object.kind}/${s.object.name}`
+  if (s.kind === 'coredns') return `coredns:${s.action}`
   return `${s.kind}:${s.component}`
 }
 
@@ -652,6 +785,18 @@ async function awaitAvailable(
   ctx: StepContext,
 ): Promise<void> {
   const {namespace, name} = RELEASES[component].controller
+  await awaitDeploymentAvailable({namespace, name}, RELEASES[component].title, deps, options, ctx)
+}
+
+/** {@link awaitAvailable} for any Deployment, named `title` in the messages. */
+async function awaitDeploymentAvailable(
+  ref: {readonly namespace: string; readonly name: string},
+  title: string,
+  deps: InClusterDeps,
+  options: InClusterApplyOptions,
+  ctx: StepContext,
+): Promise<void> {
+  const {namespace, name} = ref
   const kube = await deps.kube()
   ctx.progress('waiting for Available')
   let last: DeploymentStatus | undefined
@@ -670,7 +815,7 @@ async function awaitAvailable(
         .join('; ')
       return new XpkError(
         'timeout',
-        `Deployment ${namespace}/${name} (${RELEASES[component].title}) did not become Available within ` +
+        `Deployment ${namespace}/${name} (${title}) did not become Available within ` +
           `${Math.round(options.availableTimeoutMs / 1000)} s: ${waiting}.` +
           (last ? ` Its conditions: ${conditions || 'none yet'}.` : ''),
         {

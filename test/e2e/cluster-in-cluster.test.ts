@@ -188,3 +188,55 @@ describe('cluster create: inside the cluster', () => {
     expect(kube.requests).toEqual([])
   })
 })
+
+describe('cluster create: CoreDNS in place of kube-dns (the Kubernetes API fake takes its objects)', () => {
+  it('installs CoreDNS, scales kube-dns down and waits; the dry run after shows no CoreDNS step', async () => {
+    // A cluster of its own: the tests before may leave a Kubernetes API whose rollouts never end.
+    await kube.stop()
+    kube = wire.add(await FakeKube.start({rolloutMs: 30, token: kube.token}))
+    const {clusterEndpoint, clusterCaCertificate} = kube.gkeClusterOptions()
+    await gke.stop()
+    gke = wire.add(await FakeGke.start({operationMs: 20, clusterEndpoint, clusterCaCertificate}))
+    for (const name of ['kube-dns', 'kube-dns-autoscaler']) {
+      kube.seed({
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        metadata: {name, namespace: 'kube-system'},
+        spec: {
+          replicas: 2,
+          selector: {matchLabels: {'k8s-app': name}},
+          template: {metadata: {labels: {'k8s-app': name}}, spec: {containers: [{name, image: `${name}:1`}]}},
+        },
+      })
+    }
+    kube.seed({
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: {name: 'kube-dns', namespace: 'kube-system'},
+      spec: {selector: {'k8s-app': 'kube-dns'}, clusterIP: '10.8.0.10', ports: [{port: 53, protocol: 'UDP'}]},
+    })
+    // The cluster exists (GKE's half only), so the plan reads kube-dns from the live cluster.
+    const gkeHalf = await runCli(
+      [
+        ...['cluster', 'create', '--project', PROJECT, '--zone', ZONE, '--cluster', 'demo'],
+        ...['--tpu-type', 'v5p-16', '--num-slices', '2', '--spot', '--force', '--skip-in-cluster'],
+      ],
+      {env: env()},
+    )
+    expect(gkeHalf.code, gkeHalf.stderr).toBe(0)
+    const dry = await create(2, '--dry-run')
+    expect(dry.code, dry.stderr).toBe(0)
+    expect(dry.stdout).toContain("+ install CoreDNS (6 replicas, kube-dns's IP 10.8.0.10)")
+    const run = await create(2)
+    expect(run.code, run.stderr).toBe(0)
+    const deployment = (name: string) =>
+      kube.get({apiVersion: 'apps/v1', kind: 'Deployment', name, namespace: 'kube-system'}) as {
+        spec: {replicas: number}
+      }
+    expect(deployment('coredns').spec.replicas).toBe(6)
+    expect(deployment('kube-dns').spec.replicas).toBe(0)
+    expect(deployment('kube-dns-autoscaler').spec.replicas).toBe(0)
+    const again = await create(2, '--dry-run')
+    expect(again.stdout).not.toContain('CoreDNS')
+  })
+})

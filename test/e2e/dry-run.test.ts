@@ -38,6 +38,7 @@ const READ_ONLY: readonly CommandId[] = [
   'vm:list',
   'workload:list',
   'workload:logs',
+  'workload:why',
 ]
 
 /** Of those, the ones Python xpk takes --dry-run on: they accept it, and say it changes nothing. */

@@ -55,6 +55,7 @@ const ROUTES: Readonly<Record<ComputeCall, Pick<HttpFault, 'method' | 'path'>>> 
   getReservation: {method: 'GET', path: /\/reservations\/[^/]+$/},
   listReservationBlocks: {method: 'GET', path: /\/reservationBlocks$/},
   listReservationSubBlocks: {method: 'GET', path: /\/reservationSubBlocks$/},
+  getMachineType: {method: 'GET', path: /\/machineTypes\/[^/]+$/},
 }
 
 const subjects: readonly Subject<ComputeClient, ComputeGiven>[] = [
@@ -120,6 +121,21 @@ const untilDone = async (compute: ComputeClient, got: Readonly<Record<string, un
 const RUNNING = {name: expect.any(String), done: false, error: null}
 
 const cases: readonly ContractCase<ComputeClient, ComputeGiven>[] = [
+  {
+    name: 'a machine type reads as its vCPUs and memory; one the zone lacks reads as none',
+    steps: [
+      {
+        call: 'getMachineType',
+        run: (c) => c.getMachineType(PROJECT, 'us-east5-a', 'ct5p-hightpu-4t'),
+        gives: {name: 'ct5p-hightpu-4t', guestCpus: 208, memoryMb: 458752},
+      },
+      {
+        call: 'getMachineType(unknown)',
+        run: (c) => c.getMachineType(PROJECT, 'us-east5-a', 'nope-1'),
+        gives: undefined,
+      },
+    ],
+  },
   {
     name: 'a policy that does not exist reads as none',
     steps: [{call: 'getWorkloadPolicy', run: get(), gives: undefined}],

@@ -103,6 +103,28 @@ export interface SeedPolicy {
   status?: PolicyStatus
 }
 
+/** A machine type the fake answers for in every zone (`machineTypes.get`), unless seeded otherwise. */
+export interface MachineTypeState {
+  kind: 'compute#machineType'
+  name: string
+  zone: string
+  guestCpus: number
+  memoryMb: number
+  selfLink: string
+}
+
+/**
+ * Machine types every zone of the fake has, with Compute Engine's vCPUs and memory (MB) for them; seedMachineType
+ * adds or replaces one for a project and zone.
+ */
+export const DEFAULT_MACHINE_TYPES: Readonly<Record<string, {guestCpus: number; memoryMb: number}>> = {
+  'ct5p-hightpu-4t': {guestCpus: 208, memoryMb: 458752},
+  'ct5lp-hightpu-4t': {guestCpus: 112, memoryMb: 196608},
+  'a3-highgpu-8g': {guestCpus: 208, memoryMb: 1916928},
+  'n2-standard-32': {guestCpus: 32, memoryMb: 131072},
+  'e2-standard-16': {guestCpus: 16, memoryMb: 65536},
+}
+
 const API_ROOT = '/compute/v1/'
 const SELF = 'https://www.googleapis.com/compute/v1/'
 const NAME_RE = /^[a-z](?:[-a-z0-9]{0,61}[a-z0-9])?$/
@@ -161,6 +183,8 @@ export class FakeCompute extends JsonRestFake<HttpFault, OpRecord, OperationFaul
   private readonly policyMap = new Map<string, PolicyState>()
   /** Reservations as Compute sends them, with their blocks and sub-blocks, by `projects/P/zones/Z/reservations/N`. */
   private readonly reservationMap = new Map<string, {rest: Record<string, unknown>; blocks: BlockSeed[]}>()
+  /** Seeded machine types by `projects/P/zones/Z/machineTypes/N`; `null` hides a default one. */
+  private readonly machineTypeMap = new Map<string, {guestCpus: number; memoryMb: number} | null>()
   private readonly ops = new Map<string, OpRecord>()
   private opCounter = 0
   private idCounter = 0
@@ -178,6 +202,7 @@ export class FakeCompute extends JsonRestFake<HttpFault, OpRecord, OperationFaul
   reset(): void {
     this.policyMap.clear()
     this.reservationMap.clear()
+    this.machineTypeMap.clear()
     this.ops.clear()
     this.forget()
     this.opCounter = 0
@@ -250,6 +275,16 @@ export class FakeCompute extends JsonRestFake<HttpFault, OpRecord, OperationFaul
     return structuredClone(rest)
   }
 
+  /** Gives a zone of a project a machine type (or, with `null`, takes away one of the defaults). */
+  seedMachineType(
+    project: string,
+    zone: string,
+    name: string,
+    capacity: {guestCpus: number; memoryMb: number} | null,
+  ): void {
+    this.machineTypeMap.set(`projects/${project}/zones/${zone}/machineTypes/${name}`, capacity)
+  }
+
   /** Changes a policy's status as another actor would (finishing or deleting it); `undefined` removes it. */
   setPolicyStatus(project: string, region: string, name: string, status: PolicyStatus | undefined): void {
     const key = policyKey(project, region, name)
@@ -299,6 +334,10 @@ export class FakeCompute extends JsonRestFake<HttpFault, OpRecord, OperationFaul
     const unknown = () => new HttpError(404, `The fake does not serve ${call.method} ${pathname}.`)
     if (!pathname.startsWith(API_ROOT)) throw unknown()
     const parts = call.path.split('/').map(decodeURIComponent)
+    if (parts.length === 6 && parts[0] === 'projects' && parts[2] === 'zones' && parts[4] === 'machineTypes') {
+      if (call.method !== 'GET') throw unknown()
+      return this.machineType(parts[1]!, parts[3]!, parts[5]!)
+    }
     if (parts.length >= 5 && parts[0] === 'projects' && parts[2] === 'zones' && call.method === 'GET') {
       const answer = this.reservationRoute(parts, call.query)
       if (answer === undefined) throw unknown()
@@ -399,6 +438,20 @@ export class FakeCompute extends JsonRestFake<HttpFault, OpRecord, OperationFaul
     let hash = 7n
     for (const ch of path) hash = (hash * 31n + BigInt(ch.charCodeAt(0))) % 1_000_000_000_000n
     return String(5_000_000_000_000_000_000n + hash)
+  }
+
+  private machineType(project: string, zone: string, name: string): MachineTypeState {
+    const key = `projects/${project}/zones/${zone}/machineTypes/${name}`
+    const capacity = this.machineTypeMap.has(key) ? this.machineTypeMap.get(key) : DEFAULT_MACHINE_TYPES[name]
+    if (!capacity) throw notFound(key)
+    return {
+      kind: 'compute#machineType',
+      name,
+      zone,
+      guestCpus: capacity.guestCpus,
+      memoryMb: capacity.memoryMb,
+      selfLink: `${SELF}${key}`,
+    }
   }
 
   private insert(project: string, region: string, text: string): OperationState {

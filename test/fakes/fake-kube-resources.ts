@@ -21,7 +21,7 @@ export interface ResourceType {
   /** Propagation when a DELETE names none; batch/v1 Jobs still orphan their pods by default. */
   defaultPropagation: 'Background' | 'Orphan'
   /** Namespaces and Services take DNS-1123 labels; everything else DNS-1123 subdomains. */
-  nameRule: 'subdomain' | 'label'
+  nameRule: 'subdomain' | 'label' | 'path-segment'
   /** `group/resource`: one store for every version of a resource. */
   storageKey: string
   /** For custom resources: the CRD's name and the served version's OpenAPI v3 schema. */
@@ -44,7 +44,7 @@ interface BuiltinSpec {
   status?: boolean
   generation?: boolean
   orphan?: boolean
-  nameRule?: 'label'
+  nameRule?: 'label' | 'path-segment'
   extraSubresources?: string[]
 }
 
@@ -150,10 +150,28 @@ const BUILTINS: BuiltinSpec[] = [
     generation: true,
     orphan: true,
   },
-  {gv: 'rbac.authorization.k8s.io/v1', resource: 'roles', kind: 'Role', namespaced: true},
-  {gv: 'rbac.authorization.k8s.io/v1', resource: 'rolebindings', kind: 'RoleBinding', namespaced: true},
-  {gv: 'rbac.authorization.k8s.io/v1', resource: 'clusterroles', kind: 'ClusterRole', namespaced: false},
-  {gv: 'rbac.authorization.k8s.io/v1', resource: 'clusterrolebindings', kind: 'ClusterRoleBinding', namespaced: false},
+  {gv: 'rbac.authorization.k8s.io/v1', resource: 'roles', kind: 'Role', namespaced: true, nameRule: 'path-segment'},
+  {
+    gv: 'rbac.authorization.k8s.io/v1',
+    resource: 'rolebindings',
+    kind: 'RoleBinding',
+    namespaced: true,
+    nameRule: 'path-segment',
+  },
+  {
+    gv: 'rbac.authorization.k8s.io/v1',
+    resource: 'clusterroles',
+    kind: 'ClusterRole',
+    namespaced: false,
+    nameRule: 'path-segment',
+  },
+  {
+    gv: 'rbac.authorization.k8s.io/v1',
+    resource: 'clusterrolebindings',
+    kind: 'ClusterRoleBinding',
+    namespaced: false,
+    nameRule: 'path-segment',
+  },
   {
     gv: 'scheduling.k8s.io/v1',
     resource: 'priorityclasses',

@@ -27,7 +27,12 @@ const LABEL_VALUE_MSG =
   "end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is " +
   "'(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"
 
-export function nameProblems(name: string, rule: 'subdomain' | 'label'): string[] {
+export function nameProblems(name: string, rule: 'subdomain' | 'label' | 'path-segment'): string[] {
+  // RBAC objects: any name usable as one path segment (`system:coredns`), as the API server's ValidatePathSegmentName.
+  if (rule === 'path-segment') {
+    if (name === '.' || name === '..') return [`may not be '${name}'`]
+    return ['/', '%'].filter((c) => name.includes(c)).map((c) => `may not contain '${c}'`)
+  }
   if (rule === 'label') {
     const out: string[] = []
     if (name.length > 63) out.push('must be no more than 63 characters')

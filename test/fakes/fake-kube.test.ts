@@ -447,6 +447,25 @@ describe('FakeKube reads and writes', () => {
   })
 })
 
+describe('RBAC names', () => {
+  it('takes a ClusterRole named with a colon, its name percent-encoded in the path, and refuses one with a slash', async () => {
+    const role = (name: string) =>
+      JSON.stringify({apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: {name}, rules: []})
+    const path = (name: string) =>
+      `/apis/rbac.authorization.k8s.io/v1/clusterroles/${encodeURIComponent(name)}?fieldManager=t`
+    const headers = {'Content-Type': 'application/apply-patch+yaml'}
+    const made = await raw('PATCH', path('system:coredns'), {headers, body: role('system:coredns')})
+    expect(made.status).toBe(201)
+    const read = await raw('GET', '/apis/rbac.authorization.k8s.io/v1/clusterroles/system%3Acoredns')
+    expect(read.status).toBe(200)
+    const slash = await raw('POST', '/apis/rbac.authorization.k8s.io/v1/clusterroles', {
+      headers: {'Content-Type': 'application/json'},
+      body: role('a/b'),
+    })
+    expect(slash.status).toBe(422)
+  })
+})
+
 async function until<T>(check: () => T | undefined | false, what: string, timeoutMs = 5000): Promise<T> {
   const deadline = Date.now() + timeoutMs
   for (;;) {

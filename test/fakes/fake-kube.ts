@@ -1426,7 +1426,17 @@ export class FakeKube {
 
   /** Fills in what a request is (verb, resource, ...) for the log and for fault matching. */
   private describe(record: RequestRecord): Target | undefined {
-    const segments = record.path.split('/').filter((s) => s !== '')
+    // Each segment percent-decoded, as the API server reads a path (`system%3Acoredns` is `system:coredns`).
+    const segments = record.path
+      .split('/')
+      .filter((s) => s !== '')
+      .map((s) => {
+        try {
+          return decodeURIComponent(s)
+        } catch {
+          return s
+        }
+      })
     let group = ''
     let version: string
     let rest: string[]

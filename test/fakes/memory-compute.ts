@@ -21,6 +21,7 @@ import type {
   ObservedReservationBlock,
   ObservedWorkloadPolicy,
 } from '../../src/ports/compute.js'
+import {DEFAULT_MACHINE_TYPES} from './fake-compute.js'
 import {takeFault, type Fault} from './fake-server.js'
 
 /** A call of the port. */
@@ -28,6 +29,7 @@ export type ComputeCall =
   | 'getWorkloadPolicy'
   | 'insertWorkloadPolicy'
   | 'getRegionOperation'
+  | 'getMachineType'
   | 'getReservation'
   | 'listReservationBlocks'
   | 'listReservationSubBlocks'
@@ -137,7 +139,17 @@ export class MemoryCompute implements ComputeClient {
   /** Seeded reservations by `project/zone/name`. */
   private readonly reservations = new Map<string, ReservationSeed>()
 
+  /** Machine types by name, in every project and zone (the wire fake's defaults unless changed). */
+  readonly machineTypes = new Map<string, {guestCpus: number; memoryMb: number}>(Object.entries(DEFAULT_MACHINE_TYPES))
+
   constructor(private readonly log: string[] = []) {}
+
+  async getMachineType(project: string, zone: string, name: string) {
+    this.log.push(`getMachineType ${name}`)
+    if (this.fault('getMachineType', {action: `read machine type ${name}`, project, location: zone})) return undefined
+    const found = this.machineTypes.get(name)
+    return found && {name, ...found}
+  }
 
   /** The next `times` calls of `call` fail as Compute Engine's answer `failure` would. */
   failNext(call: ComputeCall, failure: ComputeFailure, times = 1): this {

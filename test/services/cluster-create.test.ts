@@ -4,7 +4,7 @@ import {describe, expect, it} from 'vitest'
 
 import {gkeApiError} from '../../src/core/cluster/gke-errors.js'
 import type {XpkError} from '../../src/core/errors.js'
-import {UsageErrors} from '../../src/core/errors.js'
+import {UsageError, UsageErrors} from '../../src/core/errors.js'
 import {DEFAULT_TIMING} from '../../src/core/timing.js'
 import {createCluster, type ClusterCreateOptions} from '../../src/services/cluster-create.js'
 import {desiredFor, observedPoolFrom} from '../builders/observed.js'
@@ -473,3 +473,125 @@ describe('createCluster: the quota describes the node pools RUNNING after the GK
     expect(quotaOf(kube)).toEqual({queue: '4xv5p-16 32', flavors: ['4xv5p-16'], vms: '8'})
   })
 })
+
+describe('createCluster: --cpu-limit and --memory-limit (the ClusterQueue quota, against the cluster’s capacity)', () => {
+  const withInside: ClusterCreateOptions['inCluster'] = {skip: false, xpkVersion: '0.1.0', manifestOverrides: {}}
+
+  async function plan(
+    limits: {cpuLimit?: string; memoryLimit?: string},
+    compute = new MemoryCompute(),
+    offline = false,
+  ) {
+    const console = new RecordingConsole()
+    const result = await createCluster(
+      {
+        flags: {...flags, ...limits},
+        dryRun: true,
+        offline,
+        timing: TIMING,
+        inCluster: withInside,
+        lock: LOCK,
+      },
+      {
+        gke: async () => new MemoryGke(),
+        compute: async () => compute,
+        kube: async () => new MemoryKube(),
+        manifests: new MemoryReleaseManifests(),
+        console,
+        signal: new AbortController().signal,
+        ...virtualClock(),
+      },
+    )
+    const queue = result.inCluster!.steps.find(
+      (s) => s.kind === 'apply' && (s.object as {kind: string}).kind === 'ClusterQueue',
+    ) as unknown as {object: {spec: {resourceGroups: {flavors: {resources: unknown[]}[]}[]}}}
+    return {console, resources: queue.object.spec.resourceGroups[0]!.flavors[0]!.resources}
+  }
+
+  it('compares each limit with what the cluster’s VMs hold (2 x ct5p-hightpu-4t): above is lowered, below kept', async () => {
+    const compute = new MemoryCompute()
+    const {console, resources} = await plan({cpuLimit: '20', memoryLimit: '1Ti'}, compute)
+    expect(resources).toEqual([
+      {name: 'google.com/tpu', nominalQuota: 8},
+      {name: 'cpu', nominalQuota: 20},
+      {name: 'memory', nominalQuota: '917504Mi'},
+    ])
+    expect(console.codes('info').filter((c) => c === 'cluster.create.limit-corrected')).toHaveLength(2)
+    const text = console.messages.map((m) => m.text).join('\n')
+    expect(text).toContain(
+      '--cpu-limit 20 is below what the cluster holds (2 x ct5p-hightpu-4t: 416): Kueue admits workloads up to 20 only.',
+    )
+    expect(text).toContain(
+      "--memory-limit 1Ti is above what the cluster holds (2 x ct5p-hightpu-4t: 917504Mi): the ClusterQueue's memory quota is 917504Mi.",
+    )
+  })
+
+  it('keeps a value equal to the capacity as written, without a note, and adds nothing without the flags', async () => {
+    const equal = await plan({memoryLimit: '896Gi'})
+    expect(equal.resources).toEqual([
+      {name: 'google.com/tpu', nominalQuota: 8},
+      {name: 'memory', nominalQuota: '896Gi'},
+    ])
+    expect(equal.console.codes()).not.toContain('cluster.create.limit-corrected')
+    const none = await plan({})
+    expect(none.resources).toEqual([{name: 'google.com/tpu', nominalQuota: 8}])
+    expect(none.console.codes()).not.toContain('cluster.create.limits-unverified')
+  })
+
+  it('uses the values as given, with a warning, when the machine type cannot be read (and offline)', async () => {
+    const compute = new MemoryCompute()
+    compute.machineTypes.clear()
+    const missing = await plan({cpuLimit: '20', memoryLimit: '1Gi'}, compute)
+    expect(missing.resources).toEqual([
+      {name: 'google.com/tpu', nominalQuota: 8},
+      {name: 'cpu', nominalQuota: 20},
+      {name: 'memory', nominalQuota: '1Gi'},
+    ])
+    expect(missing.console.codes('warn')).toContain('cluster.create.limits-unverified')
+    const offline = await plan({cpuLimit: '20'}, new MemoryCompute(), true)
+    expect(offline.resources).toContainEqual({name: 'cpu', nominalQuota: 20})
+    expect(offline.console.codes('warn')).toContain('cluster.create.limits-unverified')
+  })
+
+  it.each([
+    [{cpuLimit: '0'}, '--cpu-limit'],
+    [{cpuLimit: 'x'}, '--cpu-limit'],
+    [{memoryLimit: '64GB'}, '--memory-limit'],
+    [{memoryLimit: '0'}, '--memory-limit'],
+  ])('%o is exit 2 naming %s, before any call', async (limits, flag) => {
+    const log: string[] = []
+    const error = await plan(limits, new MemoryCompute(log)).catch((e: unknown) => e)
+    expect(flagsOf(error)).toEqual([flag])
+    expect(log).toEqual([])
+  })
+
+  it('--cpu-limit is refused for CPU types, whose quota counts vCPUs already', async () => {
+    const error = await createCluster(
+      {
+        flags: {...flags, tpuType: undefined, deviceType: 'n2-standard-32-4', cpuLimit: '32'},
+        dryRun: true,
+        offline: true,
+        timing: TIMING,
+        inCluster: withInside,
+        lock: LOCK,
+      },
+      {
+        gke: async () => new MemoryGke(),
+        compute: async () => new MemoryCompute(),
+        ...noKube,
+        console: new RecordingConsole(),
+        signal: new AbortController().signal,
+        ...virtualClock(),
+      },
+    ).catch((e: unknown) => e)
+    expect(flagsOf(error)).toEqual(['--cpu-limit'])
+    expect((error as Error).message).toMatch(/CPU type whose quota is its vCPUs/)
+  })
+})
+
+/** The flags a usage error names, one per problem. */
+function flagsOf(error: unknown): (string | undefined)[] {
+  if (error instanceof UsageErrors) return error.problems.map((p) => p.flag)
+  if (error instanceof UsageError) return [error.flag]
+  throw error
+}

@@ -526,6 +526,142 @@ describe('waiting for the controllers', () => {
   })
 })
 
+describe("the JobSet controller's CPU request (1000m, as Python xpk sets it)", () => {
+  it("a JobSet an earlier xpk sized at the release's 500m is resized once; the re-run after sends nothing", async () => {
+    const kube = aCluster(4)
+    installed(kube, 'jobset', 'v0.10.1', 'xpk')
+    installed(kube, 'kueue', 'v0.17.1', 'xpk')
+    const before = containerOf(kube.peek(JOBSET))?.resources as {requests: {cpu: string}}
+    expect(before.requests.cpu).toBe('500m')
+    const first = await converge(kube, inputs(2, 4))
+    expect(first.failed).toEqual([])
+    expect(first.plan.steps.filter((s) => s.kind === 'resize').map((s) => s.component)).toContain('jobset')
+    expect(containerOf(kube.peek(JOBSET))?.resources).toEqual({
+      requests: {cpu: '1000m', memory: '128Mi'},
+      limits: {memory: '4096Mi'},
+    })
+    kube.clearLog()
+    const again = await converge(kube, inputs(2, 4))
+    expect(again.plan.steps.filter((s) => s.kind === 'resize' || s.kind === 'install')).toEqual([])
+    expect(kube.mutatingRequests()).toEqual([])
+  })
+})
+
+describe('CoreDNS in place of kube-dns (cluster create, as Python xpk)', () => {
+  const KUBE_DNS = {apiVersion: 'v1', namespace: 'kube-system', name: 'kube-dns'}
+  /** A GKE cluster as it starts: kube-dns and its autoscaler, its Service and ConfigMap. */
+  function withKubeDns(kube: MemoryKube): MemoryKube {
+    for (const name of ['kube-dns', 'kube-dns-autoscaler']) {
+      kube.seed(
+        {
+          apiVersion: 'apps/v1',
+          kind: 'Deployment',
+          metadata: {name, namespace: 'kube-system'},
+          spec: {
+            replicas: 2,
+            selector: {matchLabels: {'k8s-app': name}},
+            template: {metadata: {labels: {'k8s-app': name}}, spec: {containers: [{name, image: `${name}:1`}]}},
+          },
+        },
+        {manager: 'addon-manager', available: true},
+      )
+    }
+    kube.seed(
+      {
+        ...KUBE_DNS,
+        kind: 'Service',
+        metadata: {name: 'kube-dns', namespace: 'kube-system', labels: {'k8s-app': 'kube-dns'}},
+        spec: {
+          selector: {'k8s-app': 'kube-dns'},
+          clusterIP: '10.8.0.10',
+          ports: [{name: 'dns', port: 53, protocol: 'UDP'}],
+        },
+      },
+      {manager: 'addon-manager'},
+    )
+    kube.seed(
+      {
+        ...KUBE_DNS,
+        kind: 'ConfigMap',
+        metadata: {name: 'kube-dns', namespace: 'kube-system'},
+        data: {
+          upstreamNameservers: '["8.8.8.8", "8.8.4.4"]',
+          stubDomains: '{"corp.example": ["10.1.0.2", "10.1.0.3"]}',
+        },
+      },
+      {manager: 'addon-manager'},
+    )
+    return kube
+  }
+  const withDns = (replicas = 6): InClusterInputs => ({...inputs(2, 4), coreDns: {replicas}})
+  const replicasOf = (kube: MemoryKube, name: string) =>
+    (
+      kube.peek({apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'kube-system', name})?.spec as {
+        replicas?: number
+      }
+    )?.replicas
+
+  it("installs CoreDNS with kube-dns's IP, upstreams and stub domains, scales kube-dns down, waits; a re-run does nothing", async () => {
+    const kube = withKubeDns(aCluster(4))
+    const {plan, failed} = await converge(kube, withDns(6))
+    expect(failed).toEqual([])
+    expect(plan.steps.filter((s) => s.kind === 'coredns').map((s) => s.reason)).toEqual([
+      "install CoreDNS (6 replicas, kube-dns's IP 10.8.0.10): kube-system has no coredns Deployment",
+      'scale kube-dns-autoscaler and kube-dns to 0 replicas: CoreDNS answers in their place',
+      'wait until CoreDNS is Available',
+    ])
+    expect(replicasOf(kube, 'coredns')).toBe(6)
+    expect(replicasOf(kube, 'kube-dns')).toBe(0)
+    expect(replicasOf(kube, 'kube-dns-autoscaler')).toBe(0)
+    const service = kube.peek({...KUBE_DNS, kind: 'Service'}) as unknown as {
+      spec: {clusterIP: string; selector: object}
+    }
+    expect(service.spec.clusterIP).toBe('10.8.0.10')
+    expect(service.spec.selector).toMatchObject({'k8s-app': 'kube-dns', 'app.kubernetes.io/name': 'coredns'})
+    const corefile = (
+      kube.peek({...KUBE_DNS, kind: 'ConfigMap', name: 'coredns'}) as unknown as {data: {Corefile: string}}
+    ).data.Corefile
+    expect(corefile).toContain('forward . 8.8.8.8 8.8.4.4 {')
+    expect(corefile).toContain('corp.example:53 {')
+    expect(corefile).toContain('forward . 10.1.0.2 {')
+    kube.clearLog()
+    const again = await converge(kube, withDns(6))
+    expect(again.plan.steps.filter((s) => s.kind === 'coredns')).toEqual([])
+    expect(kube.mutatingRequests()).toEqual([])
+  })
+
+  it('plans nothing where kube-system has no kube-dns Service, and says why', async () => {
+    const {plan} = await converge(aCluster(4), withDns(3))
+    expect(plan.steps.filter((s) => s.kind === 'coredns')).toEqual([])
+    expect(plan.notes.join('\n')).toMatch(/neither a coredns Deployment nor a kube-dns Service/)
+  })
+
+  it('a cluster not yet up is planned as if it had kube-dns, and checked again when the step runs', async () => {
+    const plan = planInCluster(withDns(2), null)
+    expect(plan.steps.filter((s) => s.kind === 'coredns').map((s) => [s.action, s.objects])).toEqual([
+      ['install', null],
+      ['scale-down', null],
+      ['await', null],
+    ])
+    const kube = withKubeDns(aCluster(4))
+    const clock = virtualClock()
+    const retry = {policy: DEFAULT_RETRY_POLICY, clock, signal: new AbortController().signal}
+    const steps = inClusterSteps(
+      plan,
+      {kube: async () => kube, manifests: new MemoryReleaseManifests(), retry},
+      {manifestOverrides: {}, availableTimeoutMs: TEN_MINUTES, poll: DEFAULT_TIMING.operations},
+    )
+    const outcomes = await runSteps(steps, {
+      board: new RecordingConsole().progress('Inside the cluster'),
+      signal: retry.signal,
+      now: clock.now,
+    })
+    expect(outcomes.filter((o) => o.status !== 'done')).toEqual([])
+    expect(replicasOf(kube, 'coredns')).toBe(2)
+    expect(replicasOf(kube, 'kube-dns')).toBe(0)
+  })
+})
+
 describe('transient failures', () => {
   it('a 503 on a read, an apply and a wait is retried, and the run succeeds', async () => {
     const kube = aCluster()

@@ -18,6 +18,7 @@ import {
   type PlacementPolicy,
 } from './spec.js'
 import type {ClusterNeeds} from './updates.js'
+import {memoryLimitProblem, type KueueLimits} from '../incluster/kueue-limits.js'
 
 /** `cluster create` flags as parsed. Undefined means "not given". */
 export interface ClusterCreateFlags {
@@ -57,6 +58,9 @@ export interface ClusterCreateFlags {
   readonly enableLegacyLustrePort?: boolean
   /** Go on when the reservations cannot hold the new pools (the plan says so); also answers the questions yes. */
   readonly force?: boolean
+  /** `--cpu-limit` / `--memory-limit`: the ClusterQueue's cpu and memory quotas (see kueue-limits.ts). */
+  readonly cpuLimit?: string | number
+  readonly memoryLimit?: string
 }
 
 /** The `cluster create` flag that enables each CSI driver, as Python xpk names them, and its field in the flags. */
@@ -100,6 +104,8 @@ export interface DesiredCluster {
    * is room while any reservation has some. Undefined when not read (offline plans).
    */
   readonly reservationRoom?: ReadonlyMap<string, number>
+  /** `--cpu-limit` / `--memory-limit` as given, checked; corrected against the machine type before planning. */
+  readonly kueueLimits: KueueLimits
 }
 
 const CIDR = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})\/(\d{1,2})$/
@@ -161,6 +167,7 @@ export function desiredClusterFromFlags(flags: ClusterCreateFlags): DesiredClust
   const {maxPods, general, tpuOnly} = checkNodePoolExtras(flags, problems)
   const maxParallel = problems.integer('--max-parallel', flags.maxParallel, INTEGER_FLAGS['cluster:max-parallel'])
   const needs = checkClusterNeeds(flags, problems)
+  const kueueLimits = checkKueueLimits(flags, problems, accelerator)
   problems.throwIfAny()
   const a = accelerator as Accelerator
   const isPrivate =
@@ -250,7 +257,27 @@ export function desiredClusterFromFlags(flags: ClusterCreateFlags): DesiredClust
     reservations,
     maxParallel,
     needs,
+    kueueLimits,
   }
+}
+
+/** `--cpu-limit` and `--memory-limit`, each checked; CPU types' quota counts vCPUs already, so no `--cpu-limit`. */
+export function checkKueueLimits(
+  flags: Pick<ClusterCreateFlags, 'cpuLimit' | 'memoryLimit'>,
+  problems: Problems,
+  accelerator: Accelerator | undefined,
+): KueueLimits {
+  const cpu = problems.integer('--cpu-limit', flags.cpuLimit, INTEGER_FLAGS['cluster:cpu-limit']) ?? null
+  if (cpu !== null && accelerator?.kind === 'CPU') {
+    problems.add(
+      `--cpu-limit adds a cpu quota beside the accelerator's, and ${accelerator.name} is a CPU type whose quota is its vCPUs already (Kueue refuses a resource covered twice).`,
+      {flag: '--cpu-limit', hints: ['Leave --cpu-limit out: --num-slices sets the vCPUs of a CPU cluster.']},
+    )
+  }
+  const memory = flags.memoryLimit ?? null
+  const problem = memory === null ? undefined : memoryLimitProblem(memory)
+  if (problem) problems.add(`--memory-limit "${escapeInline(memory ?? '')}": ${problem}.`, {flag: '--memory-limit'})
+  return {cpu, memory}
 }
 
 /**

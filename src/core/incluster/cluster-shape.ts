@@ -19,6 +19,12 @@ export interface ClusterShape {
   readonly capacity: Capacity
   /** `--reservation` exactly as given (one name or a comma-separated list), when capacity is reservation. */
   readonly reservation: string | null
+  /**
+   * The ClusterQueue's `cpu` and `memory` quotas (`--cpu-limit`, `--memory-limit`, after Python's autocorrection
+   * against the machine type: see kueue-limits.ts); absent or null: not part of the quota.
+   */
+  readonly cpuQuota?: number | null
+  readonly memoryQuota?: string | null
 }
 
 /** The Kubernetes resource Kueue's quota counts: `google.com/tpu`, `nvidia.com/gpu` or `cpu`. */

@@ -30,10 +30,25 @@ export function kueueControllerResources(nodeCount: number): {readonly cpu: numb
   }
 }
 
-/** The JobSet controller's memory limit for a cluster of `nodeCount` nodes (every node, system pool included). */
+/**
+ * The JobSet controller's requests Python xpk's Deployment sets (`update_jobset_resources_if_necessary`): 1000m CPU
+ * (the release asks for 500m) and the release's 128Mi of memory, which the requests replaced whole must name again.
+ */
+export const JOBSET_CONTROLLER_REQUESTS = {cpu: '1000m', memory: '128Mi'} as const
+
+/**
+ * The JobSet controller's memory limit for a cluster of `nodeCount` nodes (every node, system pool included), and
+ * its requests as Python xpk sets them: on a large cluster the controller reconciles thousands of pods, and half a
+ * CPU, shared with the webhooks every JobSet goes through, is what made Python raise it.
+ */
 export function jobSetControllerPatch(nodeCount: number): DeploymentPatch {
   const memory = `${jobSetControllerMemoryMi(nodeCount)}Mi`
-  return managerPatch('jobset', {limits: {memory}}, `memory limit ${memory}`, nodeCount)
+  return managerPatch(
+    'jobset',
+    {requests: {...JOBSET_CONTROLLER_REQUESTS}, limits: {memory}},
+    `cpu request ${JOBSET_CONTROLLER_REQUESTS.cpu}, memory limit ${memory}`,
+    nodeCount,
+  )
 }
 
 /** The Kueue controller's CPUs and memory for a cluster of `nodeCount` nodes (every node, system pool included). */

@@ -16,8 +16,8 @@
  * Left out, because `cluster create` here has no flag that asks for them: the Pathways `cpu-user` flavor and
  * resource group (`--enable-pathways`), node auto-provisioning's quota of `--autoprovisioning-max-chips` and its
  * flavor without a topology label, the `sub-slice-topology` and `super-slice-topology` Topologies and the
- * `ss-kueue-operator` admission check (sub- and super-slicing), and the `cpu`/`memory` quotas of
- * `--cpu-limit`/`--memory-limit`. Cluster Toolkit's controller toleration is a Deployment patch, not configuration.
+ * `ss-kueue-operator` admission check (sub- and super-slicing). The `cpu`/`memory` quotas of `--cpu-limit` /
+ * `--memory-limit` follow the accelerator's in the same flavor, as Python writes them. Cluster Toolkit's controller toleration is a Deployment patch, not configuration.
  */
 import {KIND_TRAITS} from '../catalog/types.js'
 import type {PriorityClass} from '../manifests/k8s-types.js'
@@ -135,6 +135,13 @@ function buildResourceFlavor(shape: ClusterShape, topologyName: string | undefin
 
 function buildClusterQueue(shape: ClusterShape, flavor: string, admissionCheck: string | undefined): ClusterQueue {
   const resource = quotaResource(shape)
+  // `--cpu-limit` / `--memory-limit`, after the accelerator's quota as Python lists them. (CPU types count vCPUs
+  // already: `--cpu-limit` is refused for them, since a second `cpu` is a ClusterQueue Kueue does not accept.)
+  const limits = [
+    ...(shape.cpuQuota != null && resource !== 'cpu' ? [{name: 'cpu', nominalQuota: shape.cpuQuota}] : []),
+    ...(shape.memoryQuota != null ? [{name: 'memory', nominalQuota: shape.memoryQuota}] : []),
+  ]
+  const main = {name: resource, nominalQuota: totalQuota(shape)}
   return kueueObject(
     'ClusterQueue',
     {name: CLUSTER_QUEUE_NAME},
@@ -145,8 +152,8 @@ function buildClusterQueue(shape: ClusterShape, flavor: string, admissionCheck: 
       namespaceSelector: {},
       resourceGroups: [
         {
-          coveredResources: [resource],
-          flavors: [{name: flavor, resources: [{name: resource, nominalQuota: totalQuota(shape)}]}],
+          coveredResources: [resource, ...limits.map((l) => l.name)],
+          flavors: [{name: flavor, resources: [main, ...limits]}],
         },
       ],
       ...(admissionCheck === undefined ? {} : {admissionChecksStrategy: {admissionChecks: [{name: admissionCheck}]}}),

@@ -25,6 +25,7 @@ import {
   type ObservedPlacement,
 } from './topology-aware.js'
 import type {DeploymentPatch, InClusterObject} from './types.js'
+import {coreDnsObjects, KUBE_DNS_DEPLOYMENTS, type KubeDnsSettings} from './coredns.js'
 
 /** What was read from the cluster before planning. */
 export interface ObservedInCluster {
@@ -42,6 +43,17 @@ export interface ObservedInCluster {
   readonly releases: ReleaseObjects
   /** Why a release manifest could not be read: its objects are not compared, and a note says so. */
   readonly releasesUnread?: Readonly<Partial<Record<ReleaseComponent, string>>>
+  /** The cluster's DNS, read when {@link InClusterInputs.coreDns} asks for CoreDNS. */
+  readonly dns?: ObservedDns
+}
+
+/** Whether kube-system runs CoreDNS, and what `deploy.sh` would read from kube-dns when it does not. */
+export interface ObservedDns {
+  readonly coreDnsPresent: boolean
+  /** The kube-dns Service's cluster IP and ConfigMap; undefined when there is no kube-dns Service. */
+  readonly kubeDns?: KubeDnsSettings
+  /** Which of kube-dns-autoscaler and kube-dns exist (to scale to 0). */
+  readonly kubeDnsDeployments: readonly string[]
 }
 
 /** The objects of the JobSet and Kueue release manifests. */
@@ -63,6 +75,8 @@ export interface InClusterInputs {
    * only then is known: its steps are applied after them, planned anew for the pools RUNNING then.
    */
   readonly nodePoolsChange?: boolean
+  /** Replace kube-dns with CoreDNS where kube-system has no `coredns` Deployment (cluster create, as Python). */
+  readonly coreDns?: {readonly replicas: number}
 }
 
 /** One in-cluster step, in the order they depend on each other. */
@@ -107,6 +121,18 @@ export type InClusterStep =
       readonly quota: true
       readonly reason: string
     }
+  | {
+      /**
+       * CoreDNS in place of kube-dns (see coredns.ts): `install` applies its objects (null: built once the cluster is
+       * up, from kube-dns as it is then; each run checks first that no `coredns` Deployment is there), `scale-down`
+       * scales `deployments` to 0, `await` waits until CoreDNS is Available.
+       */
+      readonly kind: 'coredns'
+      readonly action: 'install' | 'scale-down' | 'await'
+      readonly objects: readonly KubeObject[] | null
+      readonly deployments: readonly string[]
+      readonly reason: string
+    }
 
 export interface InClusterPlan {
   /** Whether the plan was made from the live cluster, or as if nothing were there (the cluster is new, or offline). */
@@ -121,6 +147,8 @@ export interface InClusterPlan {
    * (see {@link InClusterInputs.nodePoolsChange}); the values shown are those of every pool step succeeding.
    */
   readonly quotaAfterNodePools: boolean
+  /** CoreDNS's replicas, for an install that builds its objects once the cluster is up. */
+  readonly coreDnsReplicas?: number
 }
 
 /** The key of an object in {@link ObservedInCluster.live}. */
@@ -314,8 +342,62 @@ export function planInCluster(inputs: InClusterInputs, observed: ObservedInClust
       reason: `wait until Kueue's controller is Available (${starting})`,
     })
   }
-  const steps = [...releaseSteps.jobset, ...releaseSteps.kueue, ...applies]
-  return {fromLive: observed !== null, steps, notes, destructive, quotaAfterNodePools}
+  const dns = coreDnsSteps(inputs, observed, notes)
+  const steps = [...dns, ...releaseSteps.jobset, ...releaseSteps.kueue, ...applies]
+  return {
+    fromLive: observed !== null,
+    steps,
+    notes,
+    destructive,
+    quotaAfterNodePools,
+    ...(inputs.coreDns ? {coreDnsReplicas: inputs.coreDns.replicas} : {}),
+  }
+}
+
+/**
+ * CoreDNS's steps: none where kube-system has a `coredns` Deployment (or nobody asked), else install, scale kube-dns
+ * down and wait, as Python's `update_coredns` does. A cluster without a kube-dns Service has no IP to give CoreDNS's
+ * Service (deploy.sh stops there too): a note says so and nothing is planned.
+ */
+function coreDnsSteps(
+  inputs: InClusterInputs,
+  observed: ObservedInCluster | null,
+  notes: string[],
+): Extract<InClusterStep, {kind: 'coredns'}>[] {
+  if (!inputs.coreDns) return []
+  const dns = observed?.dns
+  if (observed && (dns === undefined || dns.coreDnsPresent)) return []
+  if (dns && dns.kubeDns === undefined) {
+    notes.push(
+      "kube-system has neither a coredns Deployment nor a kube-dns Service, so CoreDNS is not installed (its Service takes kube-dns's cluster IP).",
+    )
+    return []
+  }
+  const replicas = inputs.coreDns.replicas
+  const objects = dns?.kubeDns ? coreDnsObjects(dns.kubeDns, replicas) : null
+  const deployments = dns ? dns.kubeDnsDeployments : KUBE_DNS_DEPLOYMENTS
+  const from = dns?.kubeDns ? `kube-dns's IP ${dns.kubeDns.clusterIp}` : "kube-dns's IP once the cluster is up"
+  return [
+    {
+      kind: 'coredns',
+      action: 'install',
+      objects,
+      deployments: [],
+      reason: `install CoreDNS (${replicas} ${replicas === 1 ? 'replica' : 'replicas'}, ${from}): kube-system has no coredns Deployment`,
+    },
+    ...(deployments.length > 0
+      ? [
+          {
+            kind: 'coredns' as const,
+            action: 'scale-down' as const,
+            objects: null,
+            deployments,
+            reason: `scale ${deployments.join(' and ')} to 0 replicas: CoreDNS answers in their place`,
+          },
+        ]
+      : []),
+    {kind: 'coredns', action: 'await', objects: null, deployments: [], reason: 'wait until CoreDNS is Available'},
+  ]
 }
 
 /**

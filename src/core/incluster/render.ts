@@ -17,7 +17,8 @@ export function renderInClusterPlan(plan: InClusterPlan, options: {readonly verb
       : 'Inside the cluster (after it is created or reachable; planned as if nothing were installed):',
   ]
   for (const step of plan.steps) {
-    const mark = !changesSomething(step) ? '=' : step.kind === 'await' ? '~' : step.kind === 'delete' ? '-' : '+'
+    const waits = step.kind === 'await' || (step.kind === 'coredns' && step.action !== 'install')
+    const mark = !changesSomething(step) ? '=' : waits ? '~' : step.kind === 'delete' ? '-' : '+'
     lines.push(`  ${mark} ${step.reason}`)
     if (options.verbose && step.kind === 'apply' && step.change !== 'none') {
       lines.push(
@@ -61,7 +62,9 @@ export function inClusterPlanToJson(plan: InClusterPlan) {
             ? {kind: s.kind, component: s.component, reason: s.reason, sizing: s.sizing.body}
             : s.kind === 'delete'
               ? {kind: s.kind, quota: s.quota, reason: s.reason, object: s.object}
-              : {kind: s.kind, component: s.component, reason: s.reason},
+              : s.kind === 'coredns'
+                ? {kind: s.kind, action: s.action, reason: s.reason, objects: s.objects, deployments: s.deployments}
+                : {kind: s.kind, component: s.component, reason: s.reason},
     ),
   }
 }

@@ -224,3 +224,44 @@ export const clusterCacheimageNoNodes = defineWarning(
     data: {image: p.image},
   }),
 )
+
+// --cpu-limit / --memory-limit (cluster create)
+
+export const clusterCreateLimitCorrected = defineInfo(
+  'cluster.create.limit-corrected',
+  "A --cpu-limit or --memory-limit compared with the cluster's capacity: lowered to it when above, kept when below.",
+  (p: {
+    flag: string
+    given: string
+    corrected: string
+    capacity: string
+    direction: 'above' | 'below'
+    machineType: string
+    vms: number
+  }) => ({
+    text:
+      p.direction === 'above'
+        ? `${p.flag} ${p.given} is above what the cluster holds (${p.vms} x ${p.machineType}: ${p.capacity}): ` +
+          `the ClusterQueue's ${p.flag === '--cpu-limit' ? 'cpu' : 'memory'} quota is ${p.corrected}.`
+        : `${p.flag} ${p.given} is below what the cluster holds (${p.vms} x ${p.machineType}: ${p.capacity}): ` +
+          `Kueue admits workloads up to ${p.given} only.`,
+    data: {
+      flag: p.flag,
+      given: p.given,
+      corrected: p.corrected,
+      capacity: p.capacity,
+      direction: p.direction,
+      machineType: p.machineType,
+      vms: p.vms,
+    },
+  }),
+)
+
+export const clusterCreateLimitsUnverified = defineWarning(
+  'cluster.create.limits-unverified',
+  '--cpu-limit / --memory-limit could not be checked against the machine type, so they are used as given.',
+  (p: {machineType: string; cause: string}) => ({
+    text: `Could not read the capacity of ${p.machineType} (${p.cause}): --cpu-limit and --memory-limit are used as given.`,
+    data: {machineType: p.machineType, cause: p.cause},
+  }),
+)

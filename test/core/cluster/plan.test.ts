@@ -257,6 +257,24 @@ const CASES: readonly PoolCase[] = [
     ],
   },
   {
+    // A cluster another tool made (Terraform, Cluster Toolkit) and xpk configured inside: its accelerator pools are
+    // of the very type asked for, healthy or not, and stay; even --num-slices 0 deletes none of them.
+    case: 'an adapted cluster: pools another tool made of the same type are kept, whatever --num-slices says',
+    desired: v5p(0),
+    pools: [
+      aMatchingPool(d1, 'tf-v5p-a'),
+      aMatchingPool(d1, 'tf-v5p-b', {status: 'ERROR'}),
+      aMatchingPool(d1, 'demo-tpu-0'),
+      anObservedPool({name: 'default-pool', machineType: 'e2-standard-16', tpuTopology: null, placementType: null}),
+    ],
+    steps: [
+      ['none', 'default-pool', 'not managed by xpk (only demo-np-* pools are)'],
+      ['none', 'demo-tpu-0', 'not managed by xpk'],
+      ['none', 'tf-v5p-a', 'not managed by xpk'],
+      ['none', 'tf-v5p-b', 'not managed by xpk'],
+    ],
+  },
+  {
     case: 'a non-numeric pool of ours ranks after numbered ones',
     desired: d1,
     pools: [aMatchingPool(d1, 'demo-np-extra'), aMatchingPool(d1, 'demo-np-7')],

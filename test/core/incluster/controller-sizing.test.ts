@@ -31,13 +31,14 @@ describe('controller sizing', () => {
     expect(kueueControllerResources(nodes)).toEqual({cpu, memoryMi})
   })
 
-  it("patches only the memory limit of JobSet's manager container", () => {
+  it("patches the memory limit of JobSet's manager container, and its requests as Python's Deployment sets them", () => {
+    const resources = {requests: {cpu: '1000m', memory: '128Mi'}, limits: {memory: '6000Mi'}}
     expect(jobSetControllerPatch(5000)).toEqual({
       namespace: 'jobset-system',
       name: 'jobset-controller-manager',
       patchType: 'strategic',
-      body: {spec: {template: {spec: {containers: [{name: 'manager', resources: {limits: {memory: '6000Mi'}}}]}}}},
-      reason: "size JobSet's controller for 5000 nodes: memory limit 6000Mi",
+      body: {spec: {template: {spec: {containers: [{name: 'manager', resources}]}}}},
+      reason: "size JobSet's controller for 5000 nodes: cpu request 1000m, memory limit 6000Mi",
     })
   })
 

@@ -71,6 +71,30 @@ export const GOLDEN_CASES: readonly GoldenCase[] = [
       ),
   },
   {
+    // Python's recipe Cluster_create_with_CPU_and_memory_limits_above_capacity, with ct5p-hightpu-4t's capacity
+    // (208 vCPUs, 458752 MB) in place of its dry run's pretended "10 10".
+    file: 'cluster-tpu-v5p-16-1-slice-spot-cpu-memory-limits.yaml',
+    command: `xpk cluster create --cluster ${cluster} --tpu-type=v5p-16 --spot --cpu-limit=300 --memory-limit=1Ti`,
+    objects: () =>
+      clusterObjects(
+        aClusterShape({clusterName: cluster, type: 'v5p-16', capacity: 'spot', cpuQuota: 208, memoryQuota: '458752Mi'}),
+      ),
+  },
+  {
+    file: 'cluster-gpu-h100-80gb-8-2-nodes-memory-limit.yaml',
+    command: `xpk cluster create --cluster ${cluster} --device-type=h100-80gb-8 --num-nodes=2 --on-demand --memory-limit=1872Gi`,
+    objects: () =>
+      clusterObjects(
+        aClusterShape({
+          clusterName: cluster,
+          type: 'h100-80gb-8',
+          numNodes: 2,
+          capacity: 'on-demand',
+          memoryQuota: '1872Gi',
+        }),
+      ),
+  },
+  {
     file: 'cacheimage-tpu-v5p-16.yaml',
     command: `xpk cluster cacheimage --cluster ${cluster} --tpu-type=v5p-16 --docker-image=gcr.io/golden-project/trainer:v1`,
     objects: () => [

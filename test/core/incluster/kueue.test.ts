@@ -13,6 +13,30 @@ function configFor(overrides: Parameters<typeof aClusterShape>[0], topologyAware
 }
 
 describe('kueueConfiguration', () => {
+  it('--cpu-limit and --memory-limit add cpu and memory after the accelerator, in its flavor, as Python writes them', () => {
+    const queue = configFor({type: 'v5p-16', numSlices: 2, cpuQuota: 208, memoryQuota: '458752Mi'}).clusterQueue
+    expect(queue.spec.resourceGroups).toEqual([
+      {
+        coveredResources: ['google.com/tpu', 'cpu', 'memory'],
+        flavors: [
+          {
+            name: '2xv5p-16',
+            resources: [
+              {name: 'google.com/tpu', nominalQuota: 16},
+              {name: 'cpu', nominalQuota: 208},
+              {name: 'memory', nominalQuota: '458752Mi'},
+            ],
+          },
+        ],
+      },
+    ])
+    const memoryOnly = configFor({type: 'h100-80gb-8', numNodes: 2, memoryQuota: '64Gi'}).clusterQueue
+    expect(memoryOnly.spec.resourceGroups[0]!.coveredResources).toEqual(['nvidia.com/gpu', 'memory'])
+    expect(configFor({type: 'v5p-16'}).clusterQueue.spec.resourceGroups[0]!.coveredResources).toEqual([
+      'google.com/tpu',
+    ])
+  })
+
   it.each<{type: string; labels: Record<string, string> | undefined}>([
     {
       type: 'v5p-16',
