@@ -530,6 +530,7 @@ function inClusterInputs(
     numNodes: gpu ? Number(flags.numNodes ?? CLUSTER_DEFAULTS.gpuNumNodes) : 0,
     capacity: desired.poolTemplate.capacity,
     reservation: flags.reservation ?? null,
+    autoprovisioning: desired.autoprovisioning,
   }
   return {
     shape,

@@ -19,6 +19,11 @@ export interface ClusterShape {
   readonly capacity: Capacity
   /** `--reservation` exactly as given (one name or a comma-separated list), when capacity is reservation. */
   readonly reservation: string | null
+  /**
+   * Node auto-provisioning's chips (`cluster create --enable-autoprovisioning`): Kueue's quota is the maximum, as in
+   * Python xpk, whatever the fixed pools hold. Absent or null without it.
+   */
+  readonly autoprovisioning?: {readonly minimumChips: number; readonly maximumChips: number} | null
 }
 
 /** The Kubernetes resource Kueue's quota counts: `google.com/tpu`, `nvidia.com/gpu` or `cpu`. */
@@ -34,8 +39,12 @@ export function clusterVmCount(shape: ClusterShape): number {
   return shape.accelerator.kind === 'GPU' ? shape.numNodes : shape.numSlices * shape.accelerator.vmsPerSlice
 }
 
-/** Kueue's nominal quota: every TPU chip, every GPU, or (CPU types) every vCPU of the cluster's VMs. */
+/**
+ * Kueue's nominal quota: every TPU chip, every GPU, or (CPU types) every vCPU of the cluster's VMs; with node
+ * auto-provisioning, its maximum chips.
+ */
 export function totalQuota(shape: ClusterShape): number {
+  if (shape.autoprovisioning) return shape.autoprovisioning.maximumChips
   return clusterVmCount(shape) * shape.accelerator.chipsPerVm
 }
 
