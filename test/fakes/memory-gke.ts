@@ -149,6 +149,7 @@ export class MemoryGke implements GkeClient {
     this.fault('createCluster', context)
     if (!this.isTheCluster(ref)) throw new Error(`MemoryGke holds one cluster, ${MEMORY_CLUSTER.name}`)
     if (this.cluster !== 'gone') this.fail('ALREADY_EXISTS', gkeSays.alreadyExists(this.key(ref)), context)
+    if (spec.autoprovisioning) this.checkAutoprovisioning(spec.autoprovisioning, context)
     this.cluster = 'PROVISIONING'
     this.labels = {...spec.labels}
     this.csiDrivers = [...spec.csiDrivers]
@@ -225,6 +226,7 @@ export class MemoryGke implements GkeClient {
     if (update.kind === 'workloadIdentity' && update.workloadPool !== workloadPoolOf(ref.project)) {
       this.fail('INVALID_ARGUMENT', gkeSays.badWorkloadPool(update.workloadPool, ref.project), context)
     }
+    if (update.kind === 'autoprovisioning') this.checkAutoprovisioning(update.autoprovisioning, context)
     this.checkAccepts(ref, context)
     // GKE changes a cluster one operation at a time: not while its node pools are being changed either. The caller
     // retries after a while, so the operation in the way gets a tick (the cluster lock's SET_LABELS, which nobody
@@ -333,6 +335,17 @@ export class MemoryGke implements GkeClient {
 
   private key(ref: ClusterRef): string {
     return `projects/${ref.project}/locations/${ref.location}/clusters/${ref.name}`
+  }
+
+  /** GKE's checks of node auto-provisioning (FakeGke's): cpu and memory limits, no maximum below its minimum. */
+  private checkAutoprovisioning(spec: AutoprovisioningSpec, context: Context): void {
+    for (const type of ['cpu', 'memory']) {
+      if (!spec.resourceLimits.some((l) => l.resourceType === type)) {
+        this.fail('INVALID_ARGUMENT', gkeSays.napLimitMissing(type), context)
+      }
+    }
+    const inverted = spec.resourceLimits.find((l) => l.maximum < l.minimum)
+    if (inverted) this.fail('INVALID_ARGUMENT', gkeSays.napLimitInverted(inverted.resourceType), context)
   }
 
   private context(action: string, ref: ClusterRef): Context {
