@@ -318,7 +318,7 @@ function checkAutoprovisioning(
       ['--autoprovisioning-min-chips', flags.autoprovisioningMinChips],
       ['--autoprovisioning-max-chips', flags.autoprovisioningMaxChips],
     ] as const) {
-      if (given !== undefined) {
+      if (given !== undefined && !problems.has(flag)) {
         problems.add(`${flag} sets a limit of node auto-provisioning, which is not asked for.`, {
           flag,
           hints: [`Add --enable-autoprovisioning, or leave ${flag} out.`],
@@ -415,7 +415,7 @@ function checkCustomCluster(flags: ClusterCreateFlags, problems: Problems): Cust
   if (custom.masterIpv4Cidr !== undefined && !flags.private) {
     problems.add(`${flag}: --master-ipv4-cidr is the control plane's range of a private cluster; it needs --private.`, {
       flag,
-      hints: ['Add --private, or leave --master-ipv4-cidr out.'],
+      hints: ['Add --private, or take the control plane range out of --custom-cluster-arguments.'],
     })
   }
   return custom
