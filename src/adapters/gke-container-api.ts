@@ -10,6 +10,7 @@ import {type ApiContext, gkeApiError} from '../core/cluster/gke-errors.js'
 import type {ClusterStatus, NodePoolStatus} from '../core/cluster/observed.js'
 import {
   CSI_DRIVERS,
+  type AutoprovisioningSpec,
   type Capacity,
   type ClusterSpec,
   type ClusterUpdate,
@@ -37,6 +38,7 @@ type ApiOperation = protos.google.container.v1.IOperation
 type ApiServerConfig = protos.google.container.v1.IServerConfig
 type ApiAddonsConfig = protos.google.container.v1.IAddonsConfig
 type ApiClusterUpdate = protos.google.container.v1.IClusterUpdate
+type ApiClusterAutoscaling = protos.google.container.v1.IClusterAutoscaling
 
 /** How to reach the GKE API. */
 export interface GkeConnection extends GoogleConnection {
@@ -190,7 +192,11 @@ class ContainerApiClient implements GkeClient {
   }
 
   async updateCluster(ref: ClusterRef, update: ClusterUpdate): Promise<GkeOperation> {
-    const what = update.kind === 'addons' ? `enable ${update.enable.join(', ')} on` : 'enable Workload Identity on'
+    const what = {
+      addons: () => `enable ${update.kind === 'addons' ? update.enable.join(', ') : ''} on`,
+      workloadIdentity: () => 'enable Workload Identity on',
+      autoprovisioning: () => 'set node auto-provisioning of',
+    }[update.kind]()
     const context = {action: `${what} cluster ${ref.name}`, project: ref.project, location: ref.location}
     const operation = await this.send('PUT', path.cluster(ref), context, {update: toApiClusterUpdate(update)})
     return this.toOperation(ref.project, ref.location, operation)
@@ -288,6 +294,17 @@ class ContainerApiClient implements GkeClient {
       workloadPool: c.workloadIdentityConfig?.workloadPool || null,
       // GKE names the network (`default`); a cluster made without one is on `default`, which GKE then reports.
       network: c.network || 'default',
+      autoprovisioning: c.autoscaling?.enableNodeAutoprovisioning
+        ? {
+            // int64 values arrive as JSON strings.
+            resourceLimits: (c.autoscaling.resourceLimits ?? []).map((l) => ({
+              resourceType: l.resourceType ?? '',
+              minimum: Number(l.minimum ?? 0),
+              maximum: Number(l.maximum ?? 0),
+            })),
+            locations: [...(c.autoscaling.autoprovisioningLocations ?? [])],
+          }
+        : null,
       nodePools: (c.nodePools ?? []).map((p) => this.toNodePool(p)),
     }
   }
@@ -349,9 +366,39 @@ function toApiAddonsConfig(drivers: readonly CsiDriver[], lustreLegacyPort: bool
 
 /** Maps one change of an existing cluster to the ClusterUpdate message, which carries exactly one field. */
 export function toApiClusterUpdate(update: ClusterUpdate): ApiClusterUpdate {
-  return update.kind === 'addons'
-    ? {desiredAddonsConfig: toApiAddonsConfig(update.enable, update.lustreLegacyPort)}
-    : {desiredWorkloadIdentityConfig: {workloadPool: update.workloadPool}}
+  switch (update.kind) {
+    case 'addons':
+      return {desiredAddonsConfig: toApiAddonsConfig(update.enable, update.lustreLegacyPort)}
+    case 'workloadIdentity':
+      return {desiredWorkloadIdentityConfig: {workloadPool: update.workloadPool}}
+    case 'autoprovisioning':
+      return {desiredClusterAutoscaling: toApiClusterAutoscaling(update.autoscalingProfile, update.autoprovisioning)}
+  }
+}
+
+/**
+ * The cluster autoscaling message: the profile, and node auto-provisioning when asked for (as gcloud builds it from
+ * `--enable-autoprovisioning --autoprovisioning-config-file`: the file's limits, scopes, management and zones; no
+ * service account, so GKE's default applies).
+ */
+export function toApiClusterAutoscaling(
+  profile: ClusterSpec['autoscalingProfile'],
+  nap: AutoprovisioningSpec | null,
+): ApiClusterAutoscaling {
+  return {
+    autoscalingProfile: profile,
+    ...(nap
+      ? {
+          enableNodeAutoprovisioning: true,
+          resourceLimits: nap.resourceLimits.map((l) => ({...l})),
+          autoprovisioningNodePoolDefaults: {
+            oauthScopes: [...nap.oauthScopes],
+            management: {autoRepair: nap.management.autoRepair, autoUpgrade: nap.management.autoUpgrade},
+          },
+          autoprovisioningLocations: [...nap.locations],
+        }
+      : {}),
+  }
 }
 
 /** Maps a desired node pool to the API message: a pure mapping, every value decided in the core's spec. */
@@ -424,14 +471,36 @@ export function toApiNodePool(spec: NodePoolSpec): ApiNodePool {
   }
 }
 
+/** Enum values as the REST API takes them, by name (the message types declare the numbers). */
+function enumNames<E>(names: readonly string[]): E[] {
+  return [...names] as unknown as E[]
+}
+
 /** Maps the desired cluster to the API message: a pure mapping, every value decided in the core's spec. */
 export function toApiCluster(spec: ClusterSpec): ApiCluster {
+  const custom = spec.custom
+  const defaultPoolExtras = {
+    ...(custom.imageType ? {imageType: custom.imageType} : {}),
+    ...(custom.diskType ? {diskType: custom.diskType} : {}),
+    ...(custom.diskSizeGb ? {diskSizeGb: custom.diskSizeGb} : {}),
+    ...(custom.serviceAccount ? {serviceAccount: custom.serviceAccount} : {}),
+    ...(custom.tags ? {tags: [...custom.tags]} : {}),
+    ...(custom.enableImageStreaming ? {gcfsConfig: {enabled: true}} : {}),
+  }
+  const ipAllocation = {
+    ...(custom.clusterIpv4Cidr ? {clusterIpv4CidrBlock: custom.clusterIpv4Cidr} : {}),
+    ...(custom.servicesIpv4Cidr ? {servicesIpv4CidrBlock: custom.servicesIpv4Cidr} : {}),
+    ...(custom.clusterSecondaryRangeName ? {clusterSecondaryRangeName: custom.clusterSecondaryRangeName} : {}),
+    ...(custom.servicesSecondaryRangeName ? {servicesSecondaryRangeName: custom.servicesSecondaryRangeName} : {}),
+    ...(custom.stackType ? {stackType: custom.stackType} : {}),
+  }
   return {
     name: spec.name,
+    ...(custom.description ? {description: custom.description} : {}),
     initialClusterVersion: spec.version ?? '',
     releaseChannel: {channel: spec.releaseChannel},
     locations: [spec.zone],
-    resourceLabels: {...spec.labels},
+    resourceLabels: {...custom.labels, ...spec.labels},
     nodePools: [
       {
         name: 'default-pool',
@@ -439,6 +508,7 @@ export function toApiCluster(spec: ClusterSpec): ApiCluster {
         config: {
           machineType: spec.defaultPool.machineType,
           oauthScopes: [...spec.defaultPool.oauthScopes],
+          ...defaultPoolExtras,
         },
         autoscaling: {
           enabled: true,
@@ -449,12 +519,42 @@ export function toApiCluster(spec: ClusterSpec): ApiCluster {
         management: {autoUpgrade: spec.autoUpgrade, autoRepair: spec.defaultPool.autoRepair},
       },
     ],
-    autoscaling: {autoscalingProfile: spec.autoscalingProfile},
-    ipAllocationPolicy: {useIpAliases: spec.networking.ipAliases},
+    autoscaling: toApiClusterAutoscaling(spec.autoscalingProfile, spec.autoprovisioning),
+    ipAllocationPolicy: {useIpAliases: spec.networking.ipAliases, ...ipAllocation},
     networkConfig: {
       datapathProvider: spec.networking.dataplaneV2 ? 'ADVANCED_DATAPATH' : 'LEGACY_DATAPATH',
       enableMultiNetworking: spec.networking.multiNetworking,
+      ...(custom.enableIntraNodeVisibility ? {enableIntraNodeVisibility: true} : {}),
+      ...(custom.enableL4IlbSubsetting ? {enableL4ilbSubsetting: true} : {}),
+      ...(custom.gatewayApi
+        ? {gatewayApiConfig: {channel: custom.gatewayApi === 'standard' ? 'CHANNEL_STANDARD' : 'CHANNEL_DISABLED'}}
+        : {}),
     },
+    ...(custom.defaultMaxPodsPerNode ? {defaultMaxPodsConstraint: {maxPodsPerNode: custom.defaultMaxPodsPerNode}} : {}),
+    ...(custom.enableShieldedNodes !== undefined ? {shieldedNodes: {enabled: custom.enableShieldedNodes}} : {}),
+    ...(custom.loggingComponents
+      ? {loggingConfig: {componentConfig: {enableComponents: enumNames(custom.loggingComponents)}}}
+      : {}),
+    ...(custom.monitoringComponents || custom.enableManagedPrometheus !== undefined
+      ? {
+          monitoringConfig: {
+            ...(custom.monitoringComponents
+              ? {componentConfig: {enableComponents: enumNames(custom.monitoringComponents)}}
+              : {}),
+            ...(custom.enableManagedPrometheus !== undefined
+              ? {managedPrometheusConfig: {enabled: custom.enableManagedPrometheus}}
+              : {}),
+          },
+        }
+      : {}),
+    ...(custom.maintenanceWindowStart
+      ? {maintenancePolicy: {window: {dailyMaintenanceWindow: {startTime: custom.maintenanceWindowStart}}}}
+      : {}),
+    ...(custom.databaseEncryptionKey
+      ? {databaseEncryption: {state: 'ENCRYPTED', keyName: custom.databaseEncryptionKey}}
+      : {}),
+    ...(custom.enableCostAllocation ? {costManagementConfig: {enabled: true}} : {}),
+    ...(custom.securityGroup ? {authenticatorGroupsConfig: {enabled: true, securityGroup: custom.securityGroup}} : {}),
     ...(spec.network ? {network: spec.network} : {}),
     ...(spec.subnetwork ? {subnetwork: spec.subnetwork} : {}),
     controlPlaneEndpointsConfig: {dnsEndpointConfig: {allowExternalTraffic: spec.dnsEndpoint}},
@@ -469,11 +569,14 @@ export function toApiCluster(spec: ClusterSpec): ApiCluster {
               ? {privateEndpointSubnetwork: spec.private.privateEndpointSubnetwork}
               : {}),
             masterGlobalAccessConfig: {enabled: spec.private.masterGlobalAccess},
+            ...(custom.masterIpv4Cidr ? {masterIpv4CidrBlock: custom.masterIpv4Cidr} : {}),
           },
-          masterAuthorizedNetworksConfig: {
-            enabled: true,
-            cidrBlocks: spec.private.authorizedNetworks.map((cidrBlock) => ({cidrBlock})),
-          },
+          masterAuthorizedNetworksConfig: custom.masterAuthorizedNetworksOff
+            ? {enabled: false}
+            : {
+                enabled: true,
+                cidrBlocks: spec.private.authorizedNetworks.map((cidrBlock) => ({cidrBlock})),
+              },
         }
       : {}),
   }

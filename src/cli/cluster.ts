@@ -22,7 +22,7 @@ import type {ClusterDescription} from '../services/cluster-read.js'
 import type {ObservedCluster} from '../core/cluster/observed.js'
 import type {Invocation} from './base-command.js'
 import {insideCluster, startCommand} from './command-start.js'
-import {integerFlag, pathFlag, valueShape, type FlagOptions} from './flag-kinds.js'
+import {choiceFlag, integerFlag, pathFlag, valueShape, type FlagOptions} from './flag-kinds.js'
 import {
   acceleratorFlags,
   changeFlags,
@@ -179,6 +179,30 @@ export const clusterCreateFlags = {
   'max-parallel': integerFlag('cluster:max-parallel', {
     description: 'Node-pool operations in flight at once.',
     default: DEFAULT_APPLY_CONCURRENCY,
+  }),
+  'enable-autoprovisioning': Flags.boolean({
+    description:
+      'TPU types: GKE node auto-provisioning creates and removes slices as workloads ask for them, within the chips below.',
+    helpGroup: 'AUTOPROVISIONING',
+  }),
+  'autoprovisioning-min-chips': integerFlag('cluster:autoprovisioning-min-chips', {
+    description: 'Chips node auto-provisioning keeps at least.',
+    default: 0,
+    helpGroup: 'AUTOPROVISIONING',
+  }),
+  'autoprovisioning-max-chips': integerFlag('cluster:autoprovisioning-max-chips', {
+    description: "Chips node auto-provisioning provides at most; Kueue's quota.",
+    default: 'the chips of --num-slices slices',
+    helpGroup: 'AUTOPROVISIONING',
+  }),
+  'host-maintenance-interval': choiceFlag(['AS_NEEDED', 'PERIODIC'], {
+    description: "Host maintenance of the node pools' VMs; PERIODIC needs GKE's beta API (refused).",
+    default: 'AS_NEEDED',
+  }),
+  'custom-cluster-arguments': Flags.string({
+    ...valueShape('text'),
+    description:
+      'Extra gcloud-style cluster flags, mapped to fields of the create request (e.g. "--cluster-ipv4-cidr=10.224.0.0/12").',
   }),
   // How `cluster create` reaches inside the cluster, and what it installs there.
   ...insideClusterFlags(

@@ -131,6 +131,27 @@ export const workloadCreateFlags = {
   'output-manifest-file': pathFlag('output-file', {
     description: 'Also write the JobSet YAML to this file (works with --dry-run).',
   }),
+  // Capacity for node auto-provisioning (clusters made with --enable-autoprovisioning); at most one.
+  'on-demand': Flags.boolean({
+    description: 'Node auto-provisioning: on-demand VMs. [default: the capacity the cluster was created with]',
+    exclusive: ['spot', 'reservation', 'flex'],
+    helpGroup: 'AUTOPROVISIONING',
+  }),
+  spot: Flags.boolean({
+    description: 'Node auto-provisioning: Spot VMs.',
+    exclusive: ['on-demand', 'reservation', 'flex'],
+    helpGroup: 'AUTOPROVISIONING',
+  }),
+  reservation: Flags.string({
+    description: 'Node auto-provisioning: VMs of this reservation (NAME or projects/P/reservations/NAME[/...]).',
+    exclusive: ['on-demand', 'spot', 'flex'],
+    helpGroup: 'AUTOPROVISIONING',
+  }),
+  flex: Flags.boolean({
+    description: 'Node auto-provisioning: flex-start VMs (Dynamic Workload Scheduler).',
+    exclusive: ['on-demand', 'spot', 'reservation'],
+    helpGroup: 'AUTOPROVISIONING',
+  }),
   replace: Flags.boolean({
     description:
       'If a workload of this name exists, delete it (stopping its pods; asks first, --force does not), wait until it is gone, then submit. Without it, an existing name is refused (exit 6).',

@@ -92,6 +92,8 @@ export const INTEGER_FLAGS = {
   'cluster:num-nodes': {min: 1, max: GKE_MAX_NODES_PER_POOL, limit: "GKE's nodes per node pool"},
   'cluster:default-pool-cpu-num-nodes': {min: 1, max: GKE_MAX_NODES_PER_POOL, limit: "GKE's nodes per node pool"},
   'cluster:max-pods-per-node': {min: 8, max: 256, limit: "GKE's maxPodsPerNode"},
+  'cluster:autoprovisioning-min-chips': {min: 0, max: 1_000_000, limit: 'chips'},
+  'cluster:autoprovisioning-max-chips': {min: 1, max: 1_000_000, limit: 'chips'},
   'cluster:max-parallel': {min: 1, max: MAX_SLICES, limit: 'node-pool operations; more than one per pool is useless'},
   'cluster:cpu-limit': {min: 1, max: 1_000_000, limit: "vCPUs of the ClusterQueue's cpu quota"},
   'workload:num-slices': {min: 1, max: MAX_SLICES, limit: "GKE's node pools per cluster"},

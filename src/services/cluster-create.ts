@@ -706,6 +706,7 @@ function inClusterInputs(
     reservation: flags.reservation ?? null,
     cpuQuota: desired.kueueLimits.cpu,
     memoryQuota: desired.kueueLimits.memory,
+    autoprovisioning: desired.autoprovisioning,
   }
   return {
     shape,

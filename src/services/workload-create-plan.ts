@@ -4,7 +4,13 @@
  * it) and makes the plan (src/core/workload/create-plan.ts). Nothing is built or sent here.
  */
 import {XpkError} from '../core/errors.js'
-import {parseResourcesConfigMap, resourcesConfigMapName} from '../core/incluster/configmaps.js'
+import {
+  metadataConfigMapName,
+  parseMetadataConfigMap,
+  parseResourcesConfigMap,
+  resourcesConfigMapName,
+} from '../core/incluster/configmaps.js'
+import {autoprovisioningCapacity} from '../core/workload/autoprovisioning.js'
 import {XPK_NAMESPACE} from '../core/incluster/namespace.js'
 import {defaultGpuNetworks} from '../core/manifests/jobset.js'
 import {
@@ -199,6 +205,25 @@ async function inspectCluster(
   const verdict = checkCapacity(request, configMap === undefined ? undefined : parseResourcesConfigMap(data))
   const problem = capacityProblem(request, verdict)
   if (problem) throw problem
+  // On node auto-provisioning without a capacity flag, the capacity the cluster was created with (its metadata
+  // ConfigMap, read only then); a capacity flag on fixed pools is refused.
+  const metadata =
+    verdict.kind === 'fits-autoprovisioning' && input.capacity === null
+      ? await read(() =>
+          kube.get({
+            apiVersion: 'v1',
+            kind: 'ConfigMap',
+            namespace: XPK_NAMESPACE,
+            name: metadataConfigMapName(input.cluster),
+          }),
+        )
+      : undefined
+  const autoprovisioning = autoprovisioningCapacity(
+    input.cluster,
+    input.capacity,
+    verdict,
+    metadata === undefined ? undefined : parseMetadataConfigMap((metadata.data ?? {}) as Record<string, string>),
+  )
   deps.console.info(workloadCapacity({request, verdict}))
 
   const existing = named.state === 'found' ? named.object : undefined
@@ -279,6 +304,7 @@ async function inspectCluster(
     capacity: verdict,
     olderKueue: olderQueue?.state === 'found',
     queueInactive: inactive !== undefined,
+    autoprovisioning,
   }
   const rbac = await readRbac(kube, liveServiceAccount, retry)
   return {reached, check, existing, rbac, gpuNetworks, storages}

@@ -48,6 +48,7 @@ export function anObservedCluster(overrides: Partial<ObservedCluster> = {}): Obs
     lustreLegacyPort: false,
     workloadPool: null,
     network: 'default',
+    autoprovisioning: null,
     nodePools: [],
     ...overrides,
   }

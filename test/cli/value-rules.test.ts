@@ -118,6 +118,7 @@ describe('every flag declares the shape of its value', () => {
     expect(text).toEqual([
       'cluster:create --custom-nodepool-arguments',
       'cluster:create --custom-tpu-nodepool-arguments',
+      'cluster:create --custom-cluster-arguments',
       'vm:run --command',
       'workload:create --command',
       'workload:create --env',

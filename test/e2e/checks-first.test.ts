@@ -117,6 +117,7 @@ const BASE_ARGS: Partial<Record<CommandId, (flag: string) => string[]>> = {
     ...['--auto-mount', 'false', '--mount-point', '/scratch', '--readonly', 'false'],
   ],
   'workload:logs': () => ['w1', ...target, '--cluster', 'demo'],
+  'workload:why': () => ['w1', ...target, '--cluster', 'demo'],
   'vm:run': () => ['--project', TPU_PROJECT, '--zone', ZONE, '--tpu-prefix', 'demo', '--command', 'true', '--force'],
 }
 

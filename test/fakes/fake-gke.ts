@@ -178,7 +178,7 @@ const LOCATION_RE = /^[a-z]+(?:-[a-z]+)?\d+(?:-[a-z])?$/
 /** Operations on the cluster itself: while one runs, GKE refuses every other change to the cluster and its pools. */
 const CLUSTER_OPS: readonly OperationType[] = ['CREATE_CLUSTER', 'DELETE_CLUSTER', 'UPDATE_CLUSTER']
 /** The ClusterUpdate fields the fake applies; it answers UNIMPLEMENTED for the others. */
-const CLUSTER_UPDATES = ['desiredAddonsConfig', 'desiredWorkloadIdentityConfig'] as const
+const CLUSTER_UPDATES = ['desiredAddonsConfig', 'desiredWorkloadIdentityConfig', 'desiredClusterAutoscaling'] as const
 /** The UpdateNodePoolRequest fields that name the pool rather than change it. */
 const POOL_REQUEST_NAMES = new Set(['name', 'projectId', 'zone', 'clusterId', 'nodePoolId'])
 const API = 'https://container.googleapis.com/v1/'
@@ -617,6 +617,7 @@ export class FakeGke {
         throw invalid(gkeSays.workloadIdentityOff(pool.name!))
       }
     }
+    checkAutoscaling(input.autoscaling)
     const workloadPool = input.workloadIdentityConfig?.workloadPool
     if (workloadPool && workloadPool !== `${project}.svc.id.goog`)
       throw invalid(gkeSays.badWorkloadPool(workloadPool, project))
@@ -707,6 +708,13 @@ export class FakeGke {
       applyUpdate = () => {
         if (pool === '') delete rec.data.workloadIdentityConfig
         else rec.data.workloadIdentityConfig = {workloadPool: pool}
+      }
+    } else if (field === 'desiredClusterAutoscaling') {
+      // The whole ClusterAutoscaling is replaced, profile and node auto-provisioning alike.
+      const autoscaling = update[field] as Cluster['autoscaling']
+      checkAutoscaling(autoscaling)
+      applyUpdate = () => {
+        rec.data.autoscaling = structuredClone(autoscaling)
       }
     } else {
       // Only the addons named change; each one's config is merged into what the cluster has.
@@ -1070,6 +1078,23 @@ export class FakeGke {
       location: rec.location,
       nodePools: pools.map((p) => structuredClone(p.data)),
       currentNodeCount: pools.reduce((sum, p) => sum + p.nodeCount * (p.data.locations?.length || 1), 0),
+    }
+  }
+}
+
+/**
+ * GKE's checks of node auto-provisioning: cpu and memory limits are required, and no limit's maximum may be below
+ * its minimum. (int64 limits arrive as strings.)
+ */
+function checkAutoscaling(autoscaling: Cluster['autoscaling']): void {
+  if (!autoscaling?.enableNodeAutoprovisioning) return
+  const limits = autoscaling.resourceLimits ?? []
+  for (const type of ['cpu', 'memory']) {
+    if (!limits.some((l) => l.resourceType === type)) throw invalid(gkeSays.napLimitMissing(type))
+  }
+  for (const limit of limits) {
+    if (Number(limit.maximum ?? 0) < Number(limit.minimum ?? 0)) {
+      throw invalid(gkeSays.napLimitInverted(limit.resourceType ?? ''))
     }
   }
 }

@@ -196,6 +196,22 @@ const deleteOfBusyPool = (call: string, operation: string, doing: string): Step<
     message: `Could not delete node pool demo-np-0: Operation ${operation} is currently ${doing} node pool demo-np-0. Please wait and try again once it is done.`,
   },
 })
+/** Node auto-provisioning of tpu7x, 0-16 chips, as `cluster create --enable-autoprovisioning` asks for it. */
+const NAP = {
+  resourceLimits: [
+    {resourceType: 'cpu', minimum: 1, maximum: 1_000_000},
+    {resourceType: 'memory', minimum: 1, maximum: 10_000_000},
+    {resourceType: 'tpu7x', minimum: 0, maximum: 16},
+  ],
+  oauthScopes: ['https://www.googleapis.com/auth/devstorage.read_write'],
+  management: {autoRepair: true, autoUpgrade: true},
+  locations: ['us-central2-b'],
+}
+const NAP_UPDATE: ClusterUpdate = {
+  kind: 'autoprovisioning',
+  autoprovisioning: NAP,
+  autoscalingProfile: 'OPTIMIZE_UTILIZATION',
+}
 /** Sends a cluster update and reads its operation until DONE. */
 const updatedCluster = (what: string, update: ClusterUpdate): Step<GkeClient>[] => [
   {
@@ -679,6 +695,33 @@ const cases: readonly ContractCase<GkeClient, GkeGiven>[] = [
         lustreLegacyPort: false,
       }),
       enabledIs('getCluster: what was enabled stays', ALL_ENABLED),
+    ],
+  },
+  {
+    name: 'node auto-provisioning: an update sets it whole and the read shows it; GKE refuses it without cpu limits',
+    steps: [
+      {call: 'getCluster', run: async (gke) => (await gke.getCluster(REF))?.autoprovisioning, gives: null},
+      ...updatedCluster('autoprovisioning', NAP_UPDATE),
+      {
+        call: 'getCluster',
+        run: async (gke) => (await gke.getCluster(REF))?.autoprovisioning,
+        gives: {resourceLimits: NAP.resourceLimits, locations: ['us-central2-b']},
+      },
+      {
+        call: 'updateCluster(autoprovisioning without a cpu limit)',
+        run: (gke) =>
+          gke.updateCluster(REF, {
+            ...NAP_UPDATE,
+            autoprovisioning: {...NAP, resourceLimits: NAP.resourceLimits.filter((l) => l.resourceType !== 'cpu')},
+          }),
+        fails: {
+          status: 'INVALID_ARGUMENT',
+          kind: 'failed',
+          retryable: false,
+          message:
+            'Could not set node auto-provisioning of cluster demo: Autoprovisioning requires a resource limit for cpu: the cluster autoscaler needs maximum cpu to be set.',
+        },
+      },
     ],
   },
   {

@@ -18,6 +18,11 @@ const DOING: Readonly<Record<string, string>> = {
 }
 
 export const gkeSays = {
+  /** Node auto-provisioning without a cpu or memory limit. */
+  napLimitMissing: (type: string) =>
+    `Autoprovisioning requires a resource limit for ${type}: the cluster autoscaler needs maximum ${type} to be set.`,
+  /** A node auto-provisioning limit whose maximum is below its minimum. */
+  napLimitInverted: (type: string) => `Maximum of resource limit ${type} must be greater than or equal to its minimum.`,
   notFound: (name: string) => `Not found: ${name}.`,
   alreadyExists: (name: string) => `Already exists: ${name}.`,
   /** A change refused while an operation on the cluster runs; `operation` is its short id (operation-7). */

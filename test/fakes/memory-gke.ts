@@ -17,10 +17,17 @@
 //   - Failures are ApiErrors classified as the adapter classifies GKE's answers, saying what was being done.
 // Methods can still be replaced per test, for what the contract does not cover.
 import {gkeApiError, GRPC_STATUS} from '../../src/core/cluster/gke-errors.js'
-import type {ClusterStatus, NodePoolStatus, ObservedNodePool, ServerConfig} from '../../src/core/cluster/observed.js'
+import type {
+  ClusterStatus,
+  NodePoolStatus,
+  ObservedAutoprovisioning,
+  ObservedNodePool,
+  ServerConfig,
+} from '../../src/core/cluster/observed.js'
 import {
   CSI_DRIVERS,
   workloadPoolOf,
+  type AutoprovisioningSpec,
   type ClusterSpec,
   type ClusterUpdate,
   type CsiDriver,
@@ -81,6 +88,8 @@ export class MemoryGke implements GkeClient {
   workloadPool: string | null = null
   /** The cluster's VPC network, `default` unless created on another. */
   network = 'default'
+  /** Node auto-provisioning, as GKE reports it; null when off. */
+  autoprovisioning: ObservedAutoprovisioning | null = null
   private next = 0
   private readonly faults: (Fault & GkeFailure & {readonly call: GkeCall})[] = []
   private readonly operationFaults: (Fault & GkeFailure & {readonly type: string})[] = []
@@ -140,12 +149,14 @@ export class MemoryGke implements GkeClient {
     this.fault('createCluster', context)
     if (!this.isTheCluster(ref)) throw new Error(`MemoryGke holds one cluster, ${MEMORY_CLUSTER.name}`)
     if (this.cluster !== 'gone') this.fail('ALREADY_EXISTS', gkeSays.alreadyExists(this.key(ref)), context)
+    if (spec.autoprovisioning) this.checkAutoprovisioning(spec.autoprovisioning, context)
     this.cluster = 'PROVISIONING'
     this.labels = {...spec.labels}
     this.csiDrivers = [...spec.csiDrivers]
     this.lustreLegacyPort = spec.csiDrivers.includes('LustreCsiDriver') && spec.lustreLegacyPort
     this.workloadPool = spec.workloadPool
     this.network = spec.network ?? 'default'
+    this.autoprovisioning = spec.autoprovisioning && observedAutoprovisioning(spec.autoprovisioning)
     this.pools.set('default-pool', {
       ...anObservedPool({name: 'default-pool', machineType: spec.defaultPool.machineType}),
       nodeCount: spec.defaultPool.nodeCount,
@@ -203,13 +214,19 @@ export class MemoryGke implements GkeClient {
 
   async updateCluster(ref: ClusterRef, update: ClusterUpdate): Promise<GkeOperation> {
     this.calls.push(`updateCluster ${update.kind}`)
-    const what = update.kind === 'addons' ? `enable ${update.enable.join(', ')} on` : 'enable Workload Identity on'
+    const what =
+      update.kind === 'addons'
+        ? `enable ${update.enable.join(', ')} on`
+        : update.kind === 'workloadIdentity'
+          ? 'enable Workload Identity on'
+          : 'set node auto-provisioning of'
     const context = this.context(`${what} cluster ${ref.name}`, ref)
     this.fault('updateCluster', context)
     if (!this.exists(ref)) this.fail('NOT_FOUND', gkeSays.notFound(this.key(ref)), context)
     if (update.kind === 'workloadIdentity' && update.workloadPool !== workloadPoolOf(ref.project)) {
       this.fail('INVALID_ARGUMENT', gkeSays.badWorkloadPool(update.workloadPool, ref.project), context)
     }
+    if (update.kind === 'autoprovisioning') this.checkAutoprovisioning(update.autoprovisioning, context)
     this.checkAccepts(ref, context)
     // GKE changes a cluster one operation at a time: not while its node pools are being changed either. The caller
     // retries after a while, so the operation in the way gets a tick (the cluster lock's SET_LABELS, which nobody
@@ -222,6 +239,8 @@ export class MemoryGke implements GkeClient {
     this.cluster = 'RECONCILING'
     return this.operation(ref, 'UPDATE_CLUSTER', undefined, () => {
       if (update.kind === 'workloadIdentity') this.workloadPool = update.workloadPool
+      else if (update.kind === 'autoprovisioning')
+        this.autoprovisioning = observedAutoprovisioning(update.autoprovisioning)
       else {
         this.csiDrivers = [...new Set([...this.csiDrivers, ...update.enable])]
         if (update.enable.includes('LustreCsiDriver') && update.lustreLegacyPort) this.lustreLegacyPort = true
@@ -318,6 +337,17 @@ export class MemoryGke implements GkeClient {
     return `projects/${ref.project}/locations/${ref.location}/clusters/${ref.name}`
   }
 
+  /** GKE's checks of node auto-provisioning (FakeGke's): cpu and memory limits, no maximum below its minimum. */
+  private checkAutoprovisioning(spec: AutoprovisioningSpec, context: Context): void {
+    for (const type of ['cpu', 'memory']) {
+      if (!spec.resourceLimits.some((l) => l.resourceType === type)) {
+        this.fail('INVALID_ARGUMENT', gkeSays.napLimitMissing(type), context)
+      }
+    }
+    const inverted = spec.resourceLimits.find((l) => l.maximum < l.minimum)
+    if (inverted) this.fail('INVALID_ARGUMENT', gkeSays.napLimitInverted(inverted.resourceType), context)
+  }
+
   private context(action: string, ref: ClusterRef): Context {
     return {action, project: ref.project, location: ref.location}
   }
@@ -333,6 +363,7 @@ export class MemoryGke implements GkeClient {
       lustreLegacyPort: this.lustreLegacyPort,
       workloadPool: this.workloadPool,
       network: this.network,
+      autoprovisioning: this.autoprovisioning,
     })
   }
 
@@ -421,4 +452,9 @@ function code(failure: GkeFailure): {code: number; message: string} {
 
 function shortId(entry: OperationEntry): string {
   return entry.op.name.slice(entry.op.name.lastIndexOf('/') + 1)
+}
+
+/** What GKE reports of the node auto-provisioning it was given: the limits and zones. */
+function observedAutoprovisioning(spec: AutoprovisioningSpec): ObservedAutoprovisioning {
+  return {resourceLimits: spec.resourceLimits.map((l) => ({...l})), locations: [...spec.locations]}
 }

@@ -953,3 +953,44 @@ describe('workload create: storages (--storage and auto-mount)', () => {
     expect(kube.mutatingRequests()).toEqual([])
   })
 })
+
+describe('workload create on node auto-provisioning: the capacity as a node selector', () => {
+  const NAP_RESOURCES = {'tpu-v5p-slice': 'AUTOPROVISION', minimum_chips: '0', maximum_chips: '64'}
+  const nodeSelector = (kube: MemoryKube) =>
+    (kube.peek(JOBSET('run-1'))!.spec as {replicatedJobs: {template: {spec: {template: {spec: PodSpec}}}}[]})
+      .replicatedJobs[0]!.template.spec.template.spec.nodeSelector
+
+  it('--spot asks GKE for Spot nodes (cloud.google.com/gke-spot), the metadata ConfigMap not read', async () => {
+    const kube = aWorkloadCluster({resources: NAP_RESOURCES})
+    await expect(run(kube, {flags: {spot: true}}).done).resolves.toMatchObject({submitted: true})
+    expect(nodeSelector(kube)).toMatchObject({'cloud.google.com/gke-spot': 'true'})
+    expect(requestLines(kube).filter((l) => l.includes('metadata-configmap'))).toEqual([])
+  })
+
+  it('without a flag, the capacity the cluster was created with (its metadata ConfigMap): a reservation', async () => {
+    const kube = aWorkloadCluster({resources: NAP_RESOURCES})
+    kube.seed({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: {name: 'demo-metadata-configmap', namespace: 'default'},
+      data: {xpk_version: 'v1.0.0', capacity_type: 'RESERVATION', reservation_id: 'r1'},
+    })
+    await expect(run(kube).done).resolves.toMatchObject({submitted: true})
+    expect(nodeSelector(kube)).toMatchObject({'cloud.google.com/reservation-name': 'r1'})
+  })
+
+  it.each([
+    ['--spot', {spot: true}],
+    ['--on-demand', {onDemand: true}],
+    ['--reservation', {reservation: 'r1'}],
+    ['--flex', {flex: true}],
+  ] as const)('%s on a cluster of fixed pools: exit 2 naming it, nothing built or sent', async (flag, flags) => {
+    const kube = aWorkloadCluster()
+    const {done, builds} = run(kube, {flags, patch: {dockerImage: undefined, scriptDir: tempDir('xpk-script-')}})
+    const error = await failure(done)
+    expect(error.exitCode).toBe(2)
+    expect(error.message).toContain(flag)
+    expect(builds).toEqual([])
+    expect(kube.mutatingRequests()).toEqual([])
+  })
+})

@@ -5,11 +5,15 @@ import {INTEGER_FLAGS, MAX_SLICES, Problems, splitList} from '../input.js'
 import {CLUSTER_DEFAULTS} from './defaults.js'
 import {clusterNameProblem, projectIdProblem, zoneToRegion} from '../settings.js'
 import {escapeInline} from '../text.js'
-import {mergeCustomFields, parseCustomNodePoolArguments} from './custom-args.js'
+import {mergeCustomFields, parseCustomClusterArguments, parseCustomNodePoolArguments} from './custom-args.js'
 import {releaseChannelFor} from './versions.js'
 import {
   CSI_DRIVERS,
+  HOST_MAINTENANCE_INTERVALS,
   SCOPES,
+  type AutoprovisioningSpec,
+  type CustomClusterFields,
+  type HostMaintenanceInterval,
   workloadPoolOf,
   type Capacity,
   type ClusterSpec,
@@ -61,6 +65,12 @@ export interface ClusterCreateFlags {
   /** `--cpu-limit` / `--memory-limit`: the ClusterQueue's cpu and memory quotas (see kueue-limits.ts). */
   readonly cpuLimit?: string | number
   readonly memoryLimit?: string
+  /** `--enable-autoprovisioning`: GKE's node auto-provisioning of TPU pools, between the chips below. */
+  readonly enableAutoprovisioning?: boolean
+  readonly autoprovisioningMinChips?: string | number
+  readonly autoprovisioningMaxChips?: string | number
+  readonly hostMaintenanceInterval?: string
+  readonly customClusterArguments?: string
 }
 
 /** The `cluster create` flag that enables each CSI driver, as Python xpk names them, and its field in the flags. */
@@ -106,6 +116,8 @@ export interface DesiredCluster {
   readonly reservationRoom?: ReadonlyMap<string, number>
   /** `--cpu-limit` / `--memory-limit` as given, checked; corrected against the machine type before planning. */
   readonly kueueLimits: KueueLimits
+  /** Node auto-provisioning's chips (`--enable-autoprovisioning`), for Kueue's quota and the resources ConfigMap. */
+  readonly autoprovisioning: {readonly minimumChips: number; readonly maximumChips: number} | null
 }
 
 const CIDR = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})\/(\d{1,2})$/
@@ -168,6 +180,9 @@ export function desiredClusterFromFlags(flags: ClusterCreateFlags): DesiredClust
   const maxParallel = problems.integer('--max-parallel', flags.maxParallel, INTEGER_FLAGS['cluster:max-parallel'])
   const needs = checkClusterNeeds(flags, problems)
   const kueueLimits = checkKueueLimits(flags, problems, accelerator)
+  const chips = checkAutoprovisioning(flags, problems, accelerator, numSlices)
+  const hostMaintenanceInterval = checkHostMaintenanceInterval(flags, problems)
+  const customCluster = checkCustomCluster(flags, problems)
   problems.throwIfAny()
   const a = accelerator as Accelerator
   const isPrivate =
@@ -197,8 +212,8 @@ export function desiredClusterFromFlags(flags: ClusterCreateFlags): DesiredClust
       // GPU set is spelled out too.
       oauthScopes: a.kind === 'GPU' ? [...SCOPES.gkeDefault] : [SCOPES.storageFull, ...SCOPES.gkeDefault],
     },
-    network: flags.network ?? null,
-    subnetwork: flags.subnetwork ?? null,
+    network: flags.network ?? customCluster.network ?? null,
+    subnetwork: flags.subnetwork ?? customCluster.subnetwork ?? null,
     private: isPrivate
       ? {
           enablePrivateNodes: true,
@@ -215,6 +230,8 @@ export function desiredClusterFromFlags(flags: ClusterCreateFlags): DesiredClust
     csiDrivers: needs.csiDrivers.map((n) => n.driver),
     lustreLegacyPort: needs.lustreLegacyPort !== null,
     workloadPool: needs.workloadIdentity ? workloadPoolOf(project as string) : null,
+    autoprovisioning: chips && autoprovisioningSpec(a, chips, zone as string),
+    custom: customCluster,
   }
 
   const multiHostTpu = a.kind === 'TPU' && a.vmsPerSlice > 1
@@ -248,6 +265,7 @@ export function desiredClusterFromFlags(flags: ClusterCreateFlags): DesiredClust
     version: null,
     workloadMetadataMode: custom.workloadMetadataMode ?? (needs.workloadIdentity ? 'GKE_METADATA' : null),
     custom,
+    hostMaintenanceInterval,
   }
   return {
     spec,
@@ -258,6 +276,7 @@ export function desiredClusterFromFlags(flags: ClusterCreateFlags): DesiredClust
     maxParallel,
     needs,
     kueueLimits,
+    autoprovisioning: chips,
   }
 }
 
@@ -278,6 +297,162 @@ export function checkKueueLimits(
   const problem = memory === null ? undefined : memoryLimitProblem(memory)
   if (problem) problems.add(`--memory-limit "${escapeInline(memory ?? '')}": ${problem}.`, {flag: '--memory-limit'})
   return {cpu, memory}
+}
+
+/**
+ * Python xpk's autoprovisioning limits: cpu 1 to 1,000,000 and memory 1 to 10,000,000 GB (for the pools GKE
+ * provisions; the default pool is not counted), the TPU type (`tpu7x`, `tpu-v5p-slice`) between the chips.
+ */
+export const AUTOPROVISIONING_CPU_MEMORY_LIMITS = [
+  {resourceType: 'cpu', minimum: 1, maximum: 1_000_000},
+  {resourceType: 'memory', minimum: 1, maximum: 10_000_000},
+] as const
+
+/** Node auto-provisioning as Python xpk's autoprovisioning config file sets it, for `accelerator` in `zone`. */
+export function autoprovisioningSpec(
+  accelerator: Accelerator,
+  chips: {readonly minimumChips: number; readonly maximumChips: number},
+  zone: string,
+): AutoprovisioningSpec {
+  return {
+    resourceLimits: [
+      ...AUTOPROVISIONING_CPU_MEMORY_LIMITS,
+      {resourceType: accelerator.gkeAccelerator ?? '', minimum: chips.minimumChips, maximum: chips.maximumChips},
+    ],
+    oauthScopes: [SCOPES.storageReadWrite],
+    management: {autoRepair: true, autoUpgrade: true},
+    locations: [zone],
+  }
+}
+
+/**
+ * `--enable-autoprovisioning` and its chips, as Python xpk checks them: TPU types only (Python refuses CPU types;
+ * GPU types here too, as GKE provisions GPUs by another resource and xpk's GPU pools need networking it sets up
+ * itself); the minimum defaults to 0 and the maximum to the chips of `--num-slices` slices; the maximum must be above
+ * the minimum. The chip flags without `--enable-autoprovisioning` would do nothing, so they are refused.
+ */
+function checkAutoprovisioning(
+  flags: ClusterCreateFlags,
+  problems: Problems,
+  accelerator: Accelerator | undefined,
+  numSlices: number,
+): {minimumChips: number; maximumChips: number} | null {
+  const minimum = problems.integer(
+    '--autoprovisioning-min-chips',
+    flags.autoprovisioningMinChips,
+    INTEGER_FLAGS['cluster:autoprovisioning-min-chips'],
+  )
+  const maximum = problems.integer(
+    '--autoprovisioning-max-chips',
+    flags.autoprovisioningMaxChips,
+    INTEGER_FLAGS['cluster:autoprovisioning-max-chips'],
+  )
+  if (!flags.enableAutoprovisioning) {
+    for (const [flag, given] of [
+      ['--autoprovisioning-min-chips', flags.autoprovisioningMinChips],
+      ['--autoprovisioning-max-chips', flags.autoprovisioningMaxChips],
+    ] as const) {
+      if (given !== undefined && !problems.has(flag)) {
+        problems.add(`${flag} sets a limit of node auto-provisioning, which is not asked for.`, {
+          flag,
+          hints: [`Add --enable-autoprovisioning, or leave ${flag} out.`],
+        })
+      }
+    }
+    return null
+  }
+  if (accelerator === undefined) return null
+  if (accelerator.kind !== 'TPU' || accelerator.gkeAccelerator === null) {
+    problems.add(
+      `--enable-autoprovisioning provisions TPU slices; ${accelerator.name} is a ${accelerator.kind} type.`,
+      {
+        flag: '--enable-autoprovisioning',
+        hints: ['Use a TPU type (--tpu-type), or leave --enable-autoprovisioning out to get fixed pools.'],
+      },
+    )
+    return null
+  }
+  const minimumChips = minimum ?? 0
+  const maximumChips = maximum ?? numSlices * accelerator.vmsPerSlice * accelerator.chipsPerVm
+  if (problems.has('--autoprovisioning-min-chips') || problems.has('--autoprovisioning-max-chips')) return null
+  if (maximumChips <= minimumChips) {
+    const from = maximum === undefined ? ` (the chips of --num-slices ${numSlices})` : ''
+    problems.add(
+      `--autoprovisioning-max-chips ${maximumChips}${from} must be above --autoprovisioning-min-chips ${minimumChips}: node auto-provisioning would have nothing to provision.`,
+      {
+        flag: '--autoprovisioning-max-chips',
+        hints: [
+          `Set --autoprovisioning-max-chips to more than ${minimumChips}, e.g. ${minimumChips + accelerator.vmsPerSlice * accelerator.chipsPerVm} (one more ${accelerator.name} slice).`,
+        ],
+      },
+    )
+    return null
+  }
+  return {minimumChips, maximumChips}
+}
+
+/**
+ * `--host-maintenance-interval`: AS_NEEDED (the default, as Python xpk's) or PERIODIC. Python sends it through
+ * `gcloud beta`, to GKE's v1beta1 API: the v1 API xpk speaks has no field for it (NodeConfig.hostMaintenancePolicy is
+ * v1beta1 only). AS_NEEDED is what a pool gets without the field, so nothing is sent for it; PERIODIC cannot be sent,
+ * and is refused rather than dropped.
+ */
+function checkHostMaintenanceInterval(flags: ClusterCreateFlags, problems: Problems): HostMaintenanceInterval {
+  const flag = '--host-maintenance-interval'
+  const given = flags.hostMaintenanceInterval
+  const upper = given?.toUpperCase()
+  if (given === undefined || upper === 'AS_NEEDED') return 'AS_NEEDED'
+  if (upper === 'PERIODIC') {
+    problems.add(
+      `${flag} PERIODIC needs GKE's v1beta1 API (NodeConfig.hostMaintenancePolicy); xpk uses the v1 API, which has no such field.`,
+      {
+        flag,
+        hints: [
+          'Leave it out (AS_NEEDED, as Python xpk defaults), or create the pools with `gcloud beta container node-pools create ... --host-maintenance-interval=PERIODIC`.',
+        ],
+      },
+    )
+    return 'AS_NEEDED'
+  }
+  problems.add(`${flag} "${escapeInline(given)}" is not ${HOST_MAINTENANCE_INTERVALS.join(' or ')}.`, {
+    flag,
+    hints: ['AS_NEEDED (the default) lets GKE maintain hosts as needed.'],
+  })
+  return 'AS_NEEDED'
+}
+
+/**
+ * `--custom-cluster-arguments`, mapped to fields of the create request. `--network` and `--subnetwork` there say
+ * what the flags of the same name say; both given with different values is a contradiction.
+ */
+function checkCustomCluster(flags: ClusterCreateFlags, problems: Problems): CustomClusterFields {
+  const flag = '--custom-cluster-arguments'
+  const custom = problems.attempt(() => parseCustomClusterArguments(flags.customClusterArguments, flag)) ?? {}
+  for (const [name, own] of [
+    ['network', flags.network],
+    ['subnetwork', flags.subnetwork],
+  ] as const) {
+    const there = custom[name]
+    if (own !== undefined && there !== undefined && own !== there) {
+      problems.add(`${flag} says --${name}=${there}, but --${name} is ${own}.`, {
+        flag,
+        hints: [`Give the ${name} once: --${name} ${own}, or leave it out of ${flag}.`],
+      })
+    }
+  }
+  if (custom.masterAuthorizedNetworksOff && (flags.authorizedNetworks?.length ?? 0) > 0) {
+    problems.add(`${flag}: --no-enable-master-authorized-networks contradicts --authorized-networks.`, {
+      flag,
+      hints: ['Leave out one of them.'],
+    })
+  }
+  if (custom.masterIpv4Cidr !== undefined && !flags.private) {
+    problems.add(`${flag}: --master-ipv4-cidr is the control plane's range of a private cluster; it needs --private.`, {
+      flag,
+      hints: ['Add --private, or take the control plane range out of --custom-cluster-arguments.'],
+    })
+  }
+  return custom
 }
 
 /**

@@ -1,4 +1,4 @@
-import type {Capacity, CsiDriver, WorkloadMetadataMode} from './spec.js'
+import type {Capacity, CsiDriver, ResourceLimit, WorkloadMetadataMode} from './spec.js'
 
 /** What GKE reports, reduced to what xpk compares and shows (adapters map API messages to these). */
 
@@ -55,7 +55,15 @@ export interface ObservedCluster {
   readonly workloadPool: string | null
   /** The VPC network the cluster's nodes are on (its name, like `default`): a Filestore instance must be on it too. */
   readonly network: string
+  /** Node auto-provisioning (GKE's cluster autoscaling), or null when it is off. */
+  readonly autoprovisioning: ObservedAutoprovisioning | null
   readonly nodePools: readonly ObservedNodePool[]
+}
+
+/** What GKE reports of node auto-provisioning, reduced to what `cluster create` compares. */
+export interface ObservedAutoprovisioning {
+  readonly resourceLimits: readonly ResourceLimit[]
+  readonly locations: readonly string[]
 }
 
 /** Versions GKE offers in a location. */

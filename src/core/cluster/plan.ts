@@ -3,7 +3,7 @@ import type {ClusterStatus, ObservedCluster, ObservedNodePool} from './observed.
 import {ApiError} from '../errors.js'
 import {creationFailedForCapacity} from './gke-errors.js'
 import type {ClusterSpec, NodePoolSpec, PlacementPolicy, WorkloadPolicySpec} from './spec.js'
-import {planClusterUpdates, type UpdateStep} from './updates.js'
+import {planAutoprovisioningUpdate, planClusterUpdates, type UpdateStep} from './updates.js'
 
 export type {ClusterUpdateStep, NodePoolUpdateStep, UpdateStep} from './updates.js'
 
@@ -157,6 +157,10 @@ export function planCluster(
     updates.steps.filter((s) => s.resource === 'clusterUpdate'),
     updates.steps.filter((s) => s.resource === 'nodePoolUpdate'),
   ]
+  // Node auto-provisioning, too: in the create request of a new cluster, an update of an existing one.
+  if (live && spec.autoprovisioning) {
+    clusterUpdates.push(planAutoprovisioningUpdate(spec.autoprovisioning, live, spec.autoscalingProfile))
+  }
   return {
     project: spec.project,
     location,
@@ -370,7 +374,7 @@ export function planNodePools(desired: DesiredCluster, observed: readonly Observ
         ...change('create', name, 'new slice, once GKE has finished deleting the earlier pool of this name'),
         afterDeletion: true,
       })
-    } else steps.push(change('create', name, 'new slice'))
+    } else steps.push(change('create', name, desired.autoprovisioning ? NAP_FIXED_SLICE : 'new slice'))
   }
   for (const name of stopping) {
     steps.push({
@@ -399,6 +403,12 @@ export function planNodePools(desired: DesiredCluster, observed: readonly Observ
 
   return steps.sort(byPoolName)
 }
+
+/**
+ * With node auto-provisioning, Python xpk still creates `--num-slices` pools (1 unless given) before it enables it;
+ * so does xpk, and says so, since they stay whether or not workloads need them.
+ */
+const NAP_FIXED_SLICE = 'new slice, a fixed pool beside node auto-provisioning (as Python xpk; --num-slices 0 for none)'
 
 function byPoolName(a: NodePoolStep, b: NodePoolStep): number {
   const key = (s: NodePoolStep) => (s.managed ? 0 : 1)

@@ -1,6 +1,7 @@
 import {lockStepDetail, type LockView} from './lock.js'
 import {
   SCOPES,
+  type AutoprovisioningSpec,
   type ClusterSpec,
   type ClusterUpdate,
   type NodePoolSpec,
@@ -46,13 +47,22 @@ export function scopeNames(scopes: readonly string[]): string {
 /** What a cluster update changes, e.g. "addons GcsFuseCsiDriver, LustreCsiDriver (legacy port 6988)". */
 export function describeClusterUpdate(update: ClusterUpdate): string {
   if (update.kind === 'workloadIdentity') return `workload identity (pool ${update.workloadPool})`
+  if (update.kind === 'autoprovisioning') return describeAutoprovisioning(update.autoprovisioning)
   return `addons ${update.enable.join(', ')}${update.lustreLegacyPort ? ' (Lustre on its legacy port 6988)' : ''}`
+}
+
+/** Node auto-provisioning in a plan line: "node auto-provisioning of tpu7x 0-4 chips in us-central1-a". */
+export function describeAutoprovisioning(spec: AutoprovisioningSpec): string {
+  const chips = spec.resourceLimits.filter((l) => l.resourceType !== 'cpu' && l.resourceType !== 'memory')
+  const limits = chips.map((l) => `${l.resourceType} ${l.minimum}-${l.maximum} chips`).join(', ')
+  return `node auto-provisioning of ${limits} in ${spec.locations.join(',')}`
 }
 
 /** What a new cluster is created with beyond its shape: Workload Identity and CSI drivers, in the create request. */
 function createdWith(s: ClusterSpec): string {
   const extras = [
     ...(s.workloadPool ? [`workload identity (pool ${s.workloadPool})`] : []),
+    ...(s.autoprovisioning ? [describeAutoprovisioning(s.autoprovisioning)] : []),
     ...(s.csiDrivers.length > 0
       ? [describeClusterUpdate({kind: 'addons', enable: s.csiDrivers, lustreLegacyPort: s.lustreLegacyPort})]
       : []),

@@ -43,6 +43,12 @@ export type ClusterUpdate =
       readonly lustreLegacyPort: boolean
     }
   | {readonly kind: 'workloadIdentity'; readonly workloadPool: string}
+  | {
+      readonly kind: 'autoprovisioning'
+      /** The whole of GKE's cluster autoscaling: node auto-provisioning with its limits, and the profile it keeps. */
+      readonly autoprovisioning: AutoprovisioningSpec
+      readonly autoscalingProfile: 'OPTIMIZE_UTILIZATION' | 'BALANCED'
+    }
 
 /** One change to an existing node pool, as one UpdateNodePool request (GKE recreates the pool's nodes for it). */
 export interface NodePoolUpdate {
@@ -92,6 +98,70 @@ export interface CustomNodePoolFields {
   readonly maxPodsPerNode?: number
 }
 
+/**
+ * How GKE schedules host maintenance of a pool's VMs (`--host-maintenance-interval`): AS_NEEDED, or PERIODIC (in
+ * windows; the reservation must have PERIODIC set too). Python xpk sends it with every node pool, AS_NEEDED unless
+ * asked; only AS_NEEDED can be had over the v1 API.
+ */
+export type HostMaintenanceInterval = 'AS_NEEDED' | 'PERIODIC'
+
+export const HOST_MAINTENANCE_INTERVALS: readonly HostMaintenanceInterval[] = ['AS_NEEDED', 'PERIODIC']
+
+/** One limit of node auto-provisioning: a resource (`cpu`, `memory` in GB, or a TPU type such as `tpu7x`). */
+export interface ResourceLimit {
+  readonly resourceType: string
+  readonly minimum: number
+  readonly maximum: number
+}
+
+/**
+ * Node auto-provisioning (GKE's ClusterAutoscaling), as Python xpk's autoprovisioning config file sets it: the
+ * resource limits (cpu and memory generous, the TPU type between the minimum and maximum chips), the defaults of
+ * the pools GKE provisions (scopes, auto-repair and auto-upgrade; the service account left to GKE's default) and
+ * the zone they may go in.
+ */
+export interface AutoprovisioningSpec {
+  readonly resourceLimits: readonly ResourceLimit[]
+  readonly oauthScopes: readonly string[]
+  readonly management: {readonly autoRepair: boolean; readonly autoUpgrade: boolean}
+  readonly locations: readonly string[]
+}
+
+/** Cluster fields set through `--custom-cluster-arguments`, already mapped to API meaning. */
+export interface CustomClusterFields {
+  readonly network?: string
+  readonly subnetwork?: string
+  /** With private nodes: the control plane's /28 (`--master-ipv4-cidr`). */
+  readonly masterIpv4Cidr?: string
+  /** `--no-enable-master-authorized-networks`: a private cluster's control plane open to every address. */
+  readonly masterAuthorizedNetworksOff?: boolean
+  readonly clusterIpv4Cidr?: string
+  readonly servicesIpv4Cidr?: string
+  readonly clusterSecondaryRangeName?: string
+  readonly servicesSecondaryRangeName?: string
+  readonly defaultMaxPodsPerNode?: number
+  readonly description?: string
+  readonly labels?: Readonly<Record<string, string>>
+  readonly enableShieldedNodes?: boolean
+  readonly enableIntraNodeVisibility?: boolean
+  readonly enableL4IlbSubsetting?: boolean
+  readonly loggingComponents?: readonly string[]
+  readonly monitoringComponents?: readonly string[]
+  readonly enableManagedPrometheus?: boolean
+  readonly maintenanceWindowStart?: string
+  readonly databaseEncryptionKey?: string
+  readonly imageType?: string
+  readonly diskType?: string
+  readonly diskSizeGb?: number
+  readonly serviceAccount?: string
+  readonly tags?: readonly string[]
+  readonly enableImageStreaming?: boolean
+  readonly enableCostAllocation?: boolean
+  readonly securityGroup?: string
+  readonly stackType?: 'IPV4' | 'IPV4_IPV6'
+  readonly gatewayApi?: 'disabled' | 'standard'
+}
+
 /** One desired node pool. */
 export interface NodePoolSpec {
   readonly name: string
@@ -131,6 +201,11 @@ export interface NodePoolSpec {
    */
   readonly workloadMetadataMode: WorkloadMetadataMode | null
   readonly custom: CustomNodePoolFields
+  /**
+   * `--host-maintenance-interval`. Python xpk sends it with every pool through GKE's v1beta1 API; v1 has no field for
+   * it, and AS_NEEDED is what a pool gets without one, so nothing is sent (see desired.ts).
+   */
+  readonly hostMaintenanceInterval: HostMaintenanceInterval
 }
 
 export type ReleaseChannel = 'RAPID' | 'REGULAR' | 'STABLE'
@@ -182,6 +257,10 @@ export interface ClusterSpec {
   readonly lustreLegacyPort: boolean
   /** Workload Identity: the project's pool (`P.svc.id.goog`), or null to leave it as it is. */
   readonly workloadPool: string | null
+  /** Node auto-provisioning (`--enable-autoprovisioning`), or null to leave the cluster's autoscaling as it is. */
+  readonly autoprovisioning: AutoprovisioningSpec | null
+  /** `--custom-cluster-arguments`, mapped to fields of the create request (an existing cluster keeps its own). */
+  readonly custom: CustomClusterFields
 }
 
 /** OAuth scopes xpk gives nodes: `storage-full`, gcloud's `gke-default` set, and `cloud-platform`. */
@@ -196,4 +275,6 @@ export const SCOPES = {
     'https://www.googleapis.com/auth/trace.append',
   ],
   cloudPlatform: 'https://www.googleapis.com/auth/cloud-platform',
+  /** What Python xpk's autoprovisioning config gives the pools GKE provisions. */
+  storageReadWrite: 'https://www.googleapis.com/auth/devstorage.read_write',
 } as const

@@ -1,5 +1,13 @@
 import type {ObservedCluster, ObservedNodePool} from './observed.js'
-import {CSI_DRIVERS, workloadPoolOf, type ClusterUpdate, type CsiDriver, type NodePoolUpdate} from './spec.js'
+import {
+  CSI_DRIVERS,
+  workloadPoolOf,
+  type AutoprovisioningSpec,
+  type ClusterUpdate,
+  type CsiDriver,
+  type NodePoolUpdate,
+  type ResourceLimit,
+} from './spec.js'
 
 /**
  * What a cluster must have for something xpk sets up (`cluster create --enable-*`, a storage to attach): CSI driver
@@ -140,10 +148,56 @@ export function planClusterUpdates(
 /** Whether the cluster shows what `update` enables (after the update, or because it was there already). */
 export function clusterHas(observed: ObservedCluster, update: ClusterUpdate): boolean {
   if (update.kind === 'workloadIdentity') return observed.workloadPool === update.workloadPool
+  if (update.kind === 'autoprovisioning')
+    return autoprovisioningDifferences(update.autoprovisioning, observed).length === 0
   return (
     update.enable.every((driver) => observed.csiDrivers.includes(driver)) &&
     (!update.lustreLegacyPort || observed.lustreLegacyPort)
   )
+}
+
+/**
+ * The UpdateCluster step of `--enable-autoprovisioning` on an existing cluster: `none` when GKE reports node
+ * auto-provisioning with the same limits and zone; else the whole ClusterAutoscaling, which replaces the cluster's
+ * (the autoscaling profile with it, so it stays optimize-utilization: one request where Python xpk sends two).
+ */
+export function planAutoprovisioningUpdate(
+  wanted: AutoprovisioningSpec,
+  observed: ObservedCluster,
+  autoscalingProfile: 'OPTIMIZE_UTILIZATION' | 'BALANCED',
+): ClusterUpdateStep {
+  const differences = autoprovisioningDifferences(wanted, observed)
+  return {
+    action: differences.length === 0 ? 'none' : 'update',
+    resource: 'clusterUpdate',
+    name: observed.name,
+    reason:
+      differences.length === 0
+        ? 'already enabled with these limits'
+        : observed.autoprovisioning === null
+          ? 'not enabled yet (--enable-autoprovisioning)'
+          : `differs: ${differences.join('; ')}`,
+    spec: {kind: 'autoprovisioning', autoprovisioning: wanted, autoscalingProfile},
+    wait: false,
+  }
+}
+
+/** How the cluster's node auto-provisioning differs from `wanted`, in words; empty when it matches. */
+function autoprovisioningDifferences(wanted: AutoprovisioningSpec, observed: ObservedCluster): string[] {
+  const have = observed.autoprovisioning
+  if (have === null) return ['not enabled']
+  const out: string[] = []
+  const text = (l: ResourceLimit | undefined) => (l === undefined ? 'none' : `${l.minimum}-${l.maximum}`)
+  for (const limit of wanted.resourceLimits) {
+    const there = have.resourceLimits.find((l) => l.resourceType === limit.resourceType)
+    if (there?.minimum !== limit.minimum || there.maximum !== limit.maximum) {
+      out.push(`${limit.resourceType} ${text(there)} → ${text(limit)}`)
+    }
+  }
+  if (wanted.locations.join() !== have.locations.join()) {
+    out.push(`zones ${have.locations.join(',') || 'any'} → ${wanted.locations.join(',')}`)
+  }
+  return out
 }
 
 function inOrder(drivers: readonly CsiDriver[]): CsiDriver[] {

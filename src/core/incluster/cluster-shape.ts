@@ -20,11 +20,16 @@ export interface ClusterShape {
   /** `--reservation` exactly as given (one name or a comma-separated list), when capacity is reservation. */
   readonly reservation: string | null
   /**
-   * The ClusterQueue's `cpu` and `memory` quotas (`--cpu-limit`, `--memory-limit`, after Python's autocorrection
-   * against the machine type: see kueue-limits.ts); absent or null: not part of the quota.
+   * The ClusterQueue's `cpu` and `memory` quotas (`--cpu-limit`, `--memory-limit`, compared with the cluster's
+   * capacity: see kueue-limits.ts); absent or null: not part of the quota.
    */
   readonly cpuQuota?: number | null
   readonly memoryQuota?: string | null
+  /**
+   * Node auto-provisioning's chips (`cluster create --enable-autoprovisioning`): Kueue's quota is the maximum, as in
+   * Python xpk, whatever the fixed pools hold. Absent or null without it.
+   */
+  readonly autoprovisioning?: {readonly minimumChips: number; readonly maximumChips: number} | null
 }
 
 /** The Kubernetes resource Kueue's quota counts: `google.com/tpu`, `nvidia.com/gpu` or `cpu`. */
@@ -40,8 +45,12 @@ export function clusterVmCount(shape: ClusterShape): number {
   return shape.accelerator.kind === 'GPU' ? shape.numNodes : shape.numSlices * shape.accelerator.vmsPerSlice
 }
 
-/** Kueue's nominal quota: every TPU chip, every GPU, or (CPU types) every vCPU of the cluster's VMs. */
+/**
+ * Kueue's nominal quota: every TPU chip, every GPU, or (CPU types) every vCPU of the cluster's VMs; with node
+ * auto-provisioning, its maximum chips.
+ */
 export function totalQuota(shape: ClusterShape): number {
+  if (shape.autoprovisioning) return shape.autoprovisioning.maximumChips
   return clusterVmCount(shape) * shape.accelerator.chipsPerVm
 }
 

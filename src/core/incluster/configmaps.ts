@@ -3,9 +3,9 @@
  * `<cluster>-metadata-configmap` (namespace `default`), with exactly its keys and value formats, so that either
  * tool reads what the other wrote. `cluster create` replaces both on every run: a cluster holds one device type.
  *
- * resources: `<device type>: "<VMs>"` (GPU: `--num-nodes`; otherwise slices x VMs per slice). Python's
- * node-auto-provisioning form (`<gke accelerator>: AUTOPROVISION`, `minimum_chips`, `maximum_chips`) is only read
- * here, since `cluster create` has no `--enable-autoprovisioning`.
+ * resources: `<device type>: "<VMs>"` (GPU: `--num-nodes`; otherwise slices x VMs per slice); with node
+ * auto-provisioning (`--enable-autoprovisioning`), Python's form instead: `<gke accelerator>: AUTOPROVISION`,
+ * `minimum_chips` and `maximum_chips`.
  * metadata: `xpk_version: v<version>`, `capacity_type: ON_DEMAND|RESERVATION|SPOT|FLEX_START`, and
  * `reservation_id: <--reservation as given>` on reservations. The Vertex AI TensorBoard keys and Cluster Toolkit's
  * `provisioner` (and its lower-case `capacity_type`) are only read.
@@ -67,9 +67,16 @@ export function clusterConfigMaps(
 ): {readonly resources: ConfigMap; readonly metadata: ConfigMap} {
   const capacityType = capacityTypeName(shape.capacity)
   return {
-    resources: configMap(resourcesConfigMapName(shape.clusterName), {
-      [shape.accelerator.canonical]: String(clusterVmCount(shape)),
-    }),
+    resources: configMap(
+      resourcesConfigMapName(shape.clusterName),
+      shape.autoprovisioning && shape.accelerator.gkeAccelerator
+        ? {
+            [shape.accelerator.gkeAccelerator]: AUTOPROVISION_VALUE,
+            [CONFIGMAP_KEYS.minimumChips]: String(shape.autoprovisioning.minimumChips),
+            [CONFIGMAP_KEYS.maximumChips]: String(shape.autoprovisioning.maximumChips),
+          }
+        : {[shape.accelerator.canonical]: String(clusterVmCount(shape))},
+    ),
     metadata: configMap(metadataConfigMapName(shape.clusterName), {
       [CONFIGMAP_KEYS.xpkVersion]: `v${options.xpkVersion.replace(/^v/, '')}`,
       [CONFIGMAP_KEYS.capacityType]: capacityType,

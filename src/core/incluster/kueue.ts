@@ -5,19 +5,21 @@
  *
  * Objects, in apply order:
  *   - Topology `gke-default`: GPU clusters where topology-aware scheduling is possible (see topology-aware.ts).
- *   - ResourceFlavor `<slices>x<type>`: the accelerator's node labels (TPU: accelerator and topology; GPU:
- *     accelerator; CPU: none, so CPU workloads may land on any node, as in Python), naming the Topology if any.
+ *   - ResourceFlavor `<slices>x<type>`: the accelerator's node labels (TPU: accelerator and topology, or the
+ *     accelerator alone with node auto-provisioning; GPU: accelerator; CPU: none, so CPU workloads may land on any
+ *     node, as in Python), naming the Topology if any.
  *   - ProvisioningRequestConfig `dws-config`: always, as Python does (unused without the admission check).
  *   - AdmissionCheck `dws-prov`: single-slice GPU clusters on flex capacity, whose pool uses queued provisioning.
- *   - ClusterQueue `cluster-queue`: the whole cluster as one quota, preempting lower priorities within itself.
+ *   - ClusterQueue `cluster-queue`: the whole cluster as one quota (with node auto-provisioning, its maximum chips),
+ *     preempting lower priorities within itself.
  *   - LocalQueue `multislice-queue` in `default`, which every JobSet names.
  *   - The five PriorityClasses.
  *
  * Left out, because `cluster create` here has no flag that asks for them: the Pathways `cpu-user` flavor and
- * resource group (`--enable-pathways`), node auto-provisioning's quota of `--autoprovisioning-max-chips` and its
- * flavor without a topology label, the `sub-slice-topology` and `super-slice-topology` Topologies and the
+ * resource group (`--enable-pathways`), the `sub-slice-topology` and `super-slice-topology` Topologies and the
  * `ss-kueue-operator` admission check (sub- and super-slicing). The `cpu`/`memory` quotas of `--cpu-limit` /
- * `--memory-limit` follow the accelerator's in the same flavor, as Python writes them. Cluster Toolkit's controller toleration is a Deployment patch, not configuration.
+ * `--memory-limit` follow the accelerator's in the same flavor, as Python writes them. Cluster Toolkit's controller
+ * toleration is a Deployment patch, not configuration.
  */
 import {KIND_TRAITS} from '../catalog/types.js'
 import type {PriorityClass} from '../manifests/k8s-types.js'
@@ -114,9 +116,11 @@ export function flavorNodeLabels(shape: ClusterShape): Readonly<Record<string, s
   const a = shape.accelerator
   const traits = KIND_TRAITS[a.kind]
   if (traits.acceleratorLabel === null || a.gkeAccelerator === null) return {}
+  // With node auto-provisioning the flavor names the accelerator alone, as Python's: slices of any topology count.
+  const topology = traits.topologyLabel !== null && a.topology !== null && !shape.autoprovisioning
   return {
     [traits.acceleratorLabel]: a.gkeAccelerator,
-    ...(traits.topologyLabel !== null && a.topology !== null ? {[traits.topologyLabel]: a.topology} : {}),
+    ...(topology ? {[traits.topologyLabel!]: a.topology!} : {}),
   }
 }
 

@@ -23,6 +23,8 @@ export function shapeOfRunningPools(
   desired: DesiredCluster,
   pools: readonly ObservedNodePool[],
 ): ClusterShape {
+  // Node auto-provisioning's quota is its maximum, not what the fixed pools hold.
+  if (shape.autoprovisioning) return shape
   const running = pools.filter(
     (p) =>
       ownPoolIndex(desired.spec.name, p.name) !== undefined &&

@@ -20,6 +20,7 @@ import {LOCAL_QUEUE_NAME} from '../versions.js'
 import {vmsNeeded, type CapacityVerdict} from './capacity.js'
 import {RBAC_REVISION_ANNOTATION, rbacRevision} from './cluster-setup.js'
 import type {WorkloadInput} from './options.js'
+import {autoprovisioningNodeSelector, type AutoprovisioningCapacity} from './autoprovisioning.js'
 
 /** The existing JobSet that --replace deletes: the one that was read, and only that one (its uid is the precondition). */
 export interface ReplacedJobSet {
@@ -49,6 +50,8 @@ export type ClusterCheck =
       readonly olderKueue: boolean
       /** Kueue says the LocalQueue cannot admit anything now (a warning was given). */
       readonly queueInactive: boolean
+      /** The capacity node auto-provisioning is asked for; null on a cluster of fixed pools. */
+      readonly autoprovisioning: AutoprovisioningCapacity | null
     }
   | {readonly read: false; readonly why: 'offline' | 'no-target'}
 
@@ -210,17 +213,29 @@ export function replacedJobSet(existing: KubeObject): ReplacedJobSet {
 
 /** The JobSet the workload submits, running `image`. */
 export function workloadJobSet(
-  inputs: Pick<WorkloadPlanInputs, 'input' | 'gpuNetworks' | 'storages'>,
+  inputs: Pick<WorkloadPlanInputs, 'input' | 'gpuNetworks' | 'storages' | 'cluster'>,
   image: string,
 ): JobSet {
   const {input, gpuNetworks, storages} = inputs
+  const capacity = nodeAutoprovisioningCapacity(inputs)
   return buildJobSet(
     {...input, image},
     {
+      ...(capacity ? {extraNodeSelector: autoprovisioningNodeSelector(capacity)} : {}),
       ...(gpuNetworks ? {gpuNetworks: [...gpuNetworks.names]} : {}),
       ...(storages.read && storages.mounts.length > 0 ? {storages: storages.mounts} : {}),
     },
   )
+}
+
+/**
+ * The capacity the pods ask node auto-provisioning for: as the cluster read decided it, or, when the cluster was not
+ * read (an offline dry run), the flag's as given.
+ */
+function nodeAutoprovisioningCapacity(
+  inputs: Pick<WorkloadPlanInputs, 'input' | 'cluster'>,
+): {readonly capacity: AutoprovisioningCapacity['capacity']; readonly reservation: string | null} | null {
+  return inputs.cluster.read ? inputs.cluster.autoprovisioning : inputs.input.capacity
 }
 
 /** "2 slices" or "3 VMs": a workload's size as its flags give it. */
@@ -281,9 +296,15 @@ function clusterStep(inputs: WorkloadPlanInputs): ClusterCheckStep {
   const base = {action: 'check', resource: 'cluster', name: input.cluster, spec: null} as const
   if (!cluster.read) {
     const why = cluster.why === 'offline' ? '--offline' : 'no project and zone, or kubeconfig, to find it'
-    return {...base, reason: `not read (${why}): whether it can run the workload and is set up for it is not checked`}
+    const capacity = input.capacity
+      ? `; ${input.capacity.flag} taken as asked of node auto-provisioning (not checked)`
+      : ''
+    return {
+      ...base,
+      reason: `not read (${why}): whether it can run the workload and is set up for it is not checked${capacity}`,
+    }
   }
-  const capacity = describeCapacity(cluster.capacity)
+  const capacity = describeCapacity(cluster.capacity) + describeNapCapacity(cluster.autoprovisioning)
   const queue = cluster.olderKueue
     ? `LocalQueue ${LOCAL_QUEUE_NAME} (an older Kueue: v1beta1)`
     : `LocalQueue ${LOCAL_QUEUE_NAME}${cluster.queueInactive ? ' (inactive)' : ''}`
@@ -326,6 +347,15 @@ function describeCapacity(verdict: CapacityVerdict): string {
     return `nodes provisioned on demand: ${verdict.chipsNeeded} chips (${limit})`
   }
   return 'capacity not known'
+}
+
+/** `, on spot capacity (--spot)` for the cluster step of a workload on node auto-provisioning. */
+function describeNapCapacity(capacity: AutoprovisioningCapacity | null): string {
+  if (capacity === null) return ''
+  const what =
+    capacity.capacity === 'reservation' ? `reservation ${capacity.reservation}` : `${capacity.capacity} capacity`
+  const from = capacity.from === 'cluster' ? "the cluster's own, from its metadata ConfigMap" : capacity.from
+  return `, on ${what} (${from})`
 }
 
 function imageStep(inputs: WorkloadPlanInputs): ImageStep {

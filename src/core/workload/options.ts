@@ -9,6 +9,7 @@ import {storageReferenceProblem} from '../storage/mounts.js'
 import {escapeInline} from '../text.js'
 import {DEFAULT_PRIORITY, PRIORITY_NAMES, type Priority} from './priority.js'
 import type {EnvVar, WorkloadSpec} from './spec.js'
+import {workloadCapacityChoice, type WorkloadCapacityChoice} from './autoprovisioning.js'
 
 /** `workload create` flags as parsed, before validation. Undefined means "not given". */
 export interface WorkloadFlags {
@@ -36,6 +37,11 @@ export interface WorkloadFlags {
   readonly useParallelContainers?: boolean
   /** `--storage`, repeated: Storage objects to mount besides the auto-mount ones. */
   readonly storage?: readonly string[]
+  /** The capacity node auto-provisioning is asked for (at most one). */
+  readonly onDemand?: boolean
+  readonly spot?: boolean
+  readonly reservation?: string
+  readonly flex?: boolean
 }
 
 /** The contents of `--env-file`, read by the caller. */
@@ -48,7 +54,11 @@ export interface EnvFileInput {
  * Everything of a {@link WorkloadSpec} except the image, which is built (or given) afterwards, and the names of the
  * storages to mount (`--storage`), which the cluster's Storage objects resolve (src/core/storage/mounts.ts).
  */
-export type WorkloadInput = Omit<WorkloadSpec, 'image'> & {readonly storages: readonly string[]}
+export type WorkloadInput = Omit<WorkloadSpec, 'image'> & {
+  readonly storages: readonly string[]
+  /** `--on-demand | --spot | --reservation | --flex`: capacity for node auto-provisioning, when given. */
+  readonly capacity: WorkloadCapacityChoice | null
+}
 
 export {WORKLOAD_DEFAULTS}
 
@@ -221,6 +231,7 @@ export function workloadInputFromFlags(
   const {env, debugDumpGcs} = checkEnvironment(flags, problems, envFile, localEnv)
   const {scheduler, dockerName} = checkContainer(flags, problems, accelerator)
   const storages = checkStorages(flags, problems)
+  const capacity = problems.attempt(() => workloadCapacityChoice(flags)) ?? null
 
   problems.throwIfAny()
   const a = accelerator as Accelerator
@@ -244,6 +255,7 @@ export function workloadInputFromFlags(
     enableDebugLogs: flags.enableDebugLogs ?? false,
     parallelContainers: flags.useParallelContainers === false ? 1 : a.parallelContainers,
     storages,
+    capacity,
   }
 }
 

@@ -62,6 +62,8 @@ describe('desiredClusterFromFlags defaults', () => {
       csiDrivers: [],
       lustreLegacyPort: false,
       workloadPool: null,
+      autoprovisioning: null,
+      custom: {},
     })
   })
 
@@ -157,6 +159,7 @@ describe('desiredClusterFromFlags node pool template', () => {
     version: null,
     workloadMetadataMode: null,
     custom: {},
+    hostMaintenanceInterval: 'AS_NEEDED',
   }
 
   it.each<{case: string; flags: ClusterCreateFlags; poolCount: number; template: NodePoolTemplate}>([

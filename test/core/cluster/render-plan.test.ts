@@ -34,6 +34,13 @@ const withStorage = desiredFor({
   enableLegacyLustrePort: true,
 })
 
+const nap = desiredFor({
+  tpuType: 'tpu7x-8',
+  onDemand: true,
+  enableAutoprovisioning: true,
+  autoprovisioningMaxChips: '16',
+})
+
 const CASES: readonly GoldenCase[] = [
   {
     file: 'fresh-v5p-16-2-slices-spot.txt',
@@ -132,6 +139,34 @@ const CASES: readonly GoldenCase[] = [
           lustreLegacyPort: true,
           workloadPool: 'test-project.svc.id.goog',
           nodePools: [aMatchingPool(withStorage, 'demo-np-0'), aMatchingPool(withStorage, 'demo-np-1')],
+        }),
+      ),
+  },
+  {
+    file: 'fresh-tpu7x-8-nap.txt',
+    flags: '--tpu-type=tpu7x-8 --on-demand --enable-autoprovisioning --autoprovisioning-max-chips=16',
+    state: 'no cluster',
+    plan: () => planCluster(nap, undefined),
+  },
+  {
+    file: 'enable-nap-existing.txt',
+    flags: '--tpu-type=tpu7x-8 --on-demand --enable-autoprovisioning --autoprovisioning-max-chips=16',
+    state: 'one matching pool, no node auto-provisioning',
+    plan: () => planCluster(nap, anObservedCluster({nodePools: [aMatchingPool(nap, 'demo-np-0')]})),
+  },
+  {
+    file: 'nap-enabled-already.txt',
+    flags: '--tpu-type=tpu7x-8 --on-demand --enable-autoprovisioning --autoprovisioning-max-chips=16',
+    state: 'one matching pool, node auto-provisioning of tpu7x 0-16 in us-central2-b',
+    plan: () =>
+      planCluster(
+        nap,
+        anObservedCluster({
+          nodePools: [aMatchingPool(nap, 'demo-np-0')],
+          autoprovisioning: {
+            resourceLimits: nap.spec.autoprovisioning!.resourceLimits,
+            locations: ['us-central2-b'],
+          },
         }),
       ),
   },

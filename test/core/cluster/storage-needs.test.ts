@@ -18,7 +18,9 @@ function lines(type: StorageDriverType, observed: Partial<ObservedCluster>, lust
   const what = (spec: ClusterUpdate) =>
     spec.kind === 'workloadIdentity'
       ? `identity ${spec.workloadPool}`
-      : `addons ${spec.enable.join(',')}${spec.lustreLegacyPort ? ' legacy' : ''}`
+      : spec.kind === 'autoprovisioning'
+        ? 'autoprovisioning'
+        : `addons ${spec.enable.join(',')}${spec.lustreLegacyPort ? ' legacy' : ''}`
   return planStorageClusterUpdates(type, anObservedCluster(observed), {lustreLegacyPort}).steps.map(
     (s) =>
       `${s.action} ${s.resource} ${s.name}: ${s.resource === 'nodePoolUpdate' ? s.spec.workloadMetadataMode : what(s.spec)}`,

@@ -21,7 +21,9 @@ function lines(n: ClusterNeeds, observed: ObservedCluster, own = observed.nodePo
         ? s.spec.workloadMetadataMode
         : s.spec.kind === 'workloadIdentity'
           ? `identity ${s.spec.workloadPool}`
-          : `addons ${s.spec.enable.join(',')}${s.spec.lustreLegacyPort ? ' legacy' : ''}`
+          : s.spec.kind === 'autoprovisioning'
+            ? 'autoprovisioning'
+            : `addons ${s.spec.enable.join(',')}${s.spec.lustreLegacyPort ? ' legacy' : ''}`
     return `${s.action} ${s.resource} ${s.name}: ${what}`
   })
 }

@@ -14,6 +14,8 @@ import {aWorkloadSpec} from '../../builders/workload-spec.js'
 import type {WorkloadSpecOverrides} from '../../builders/workload-spec.js'
 import {SKIP_CRD_TESTS, validateJobSet} from '../../helpers/jobset-schema.js'
 
+import {autoprovisioningNodeSelector} from '../../../src/core/workload/autoprovisioning.js'
+
 // Regenerate with `UPDATE_GOLDENS=1 npx vitest run test/core/manifests/golden.test.ts`, then review the diff.
 const UPDATE = process.env.UPDATE_GOLDENS === '1'
 
@@ -119,6 +121,23 @@ const CASES: readonly GoldenCase[] = [
     flags: '--device-type=h200-141gb-8 --num-nodes=2 --storage datasets (auto-mount on the cluster: lustre)',
     spec: {type: 'h200-141gb-8', numNodes: 2},
     options: {storages: [MOUNTED.datasets, MOUNTED.lustre]},
+  },
+  {
+    file: 'jobset-tpu-tpu7x-8-nap-spot.yaml',
+    flags: '--tpu-type=tpu7x-8 --num-slices=2 --spot (on a cluster with node auto-provisioning)',
+    spec: {type: 'tpu7x-8', numSlices: 2},
+    options: {extraNodeSelector: autoprovisioningNodeSelector({capacity: 'spot', reservation: null})},
+  },
+  {
+    file: 'jobset-tpu-v5p-16-nap-reservation.yaml',
+    flags: '--tpu-type=v5p-16 --reservation=projects/other/reservations/r1 (on a cluster with node auto-provisioning)',
+    spec: {type: 'v5p-16'},
+    options: {
+      extraNodeSelector: autoprovisioningNodeSelector({
+        capacity: 'reservation',
+        reservation: 'projects/other/reservations/r1',
+      }),
+    },
   },
   {
     file: 'jobset-cpu-n2-standard-32-4.yaml',

@@ -18,12 +18,13 @@ const IMAGE = 'us-docker.pkg.dev/p/r/trainer@sha256:' + 'a'.repeat(64)
 function inputs(patch: Partial<WorkloadPlanInputs> = {}): WorkloadPlanInputs {
   const {image: _image, ...spec} = aWorkloadSpec({type: 'v5p-16', numSlices: 2, name: 'run-1', cluster: 'demo'})
   return {
-    input: {...spec, storages: []},
+    input: {...spec, storages: [], capacity: null},
     cluster: {
       read: true,
       capacity: {kind: 'fits', deviceType: 'v5p-16', vmsNeeded: 4, vmsAvailable: 8},
       olderKueue: false,
       queueInactive: false,
+      autoprovisioning: null,
     },
     image: {source: 'given', reference: IMAGE},
     replaces: null,
