@@ -113,7 +113,9 @@ describe('rule 3: every number has the bounds of the field it ends up in', () =>
     const [topic, flag] = key.split(':') as [string, string]
     const kind = flag === 'num-nodes' ? 'GPU' : 'TPU'
     try {
-      if (topic === 'cluster') desiredClusterFromFlags({...base[kind]!.cluster, [camel(flag)]: text})
+      // --num-cubes counts the cubes of --super-slicing only (without it, that is the one problem reported).
+      const slicing = flag === 'num-cubes' ? {superSlicing: true} : {}
+      if (topic === 'cluster') desiredClusterFromFlags({...base[kind]!.cluster, ...slicing, [camel(flag)]: text})
       else if (topic === 'vm' && flag === 'num-slices')
         checkVmCreateInput({tpuPrefix: 'p', tpuType: 'v4-8', capacity: 'on-demand', numSlices: text})
       else if (topic === 'vm') checkRunInput({tpuPrefix: 'p', command: 'true', runName: 'r', sshPort: text})

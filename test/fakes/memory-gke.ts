@@ -77,6 +77,8 @@ export class MemoryGke implements GkeClient {
   /** The CSI driver addons enabled, in any order (reads give them in CSI_DRIVERS order). */
   csiDrivers: CsiDriver[] = []
   lustreLegacyPort = false
+  /** GKE's slice controller addon, from the create request (super-slicing). */
+  sliceController = false
   /** The Workload Identity pool, or null when it is off. */
   workloadPool: string | null = null
   /** The cluster's VPC network, `default` unless created on another. */
@@ -145,6 +147,7 @@ export class MemoryGke implements GkeClient {
     this.csiDrivers = [...spec.csiDrivers]
     this.lustreLegacyPort = spec.csiDrivers.includes('LustreCsiDriver') && spec.lustreLegacyPort
     this.workloadPool = spec.workloadPool
+    this.sliceController = spec.sliceController === true
     this.network = spec.network ?? 'default'
     this.pools.set('default-pool', {
       ...anObservedPool({name: 'default-pool', machineType: spec.defaultPool.machineType}),
@@ -333,6 +336,8 @@ export class MemoryGke implements GkeClient {
       lustreLegacyPort: this.lustreLegacyPort,
       workloadPool: this.workloadPool,
       network: this.network,
+      // Reported only when on, like the optional field of the port; the wire fake's adapter reads false.
+      ...(this.sliceController ? {sliceController: true} : {}),
     })
   }
 
