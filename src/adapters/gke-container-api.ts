@@ -285,7 +285,8 @@ class ContainerApiClient implements GkeClient {
       labelFingerprint: c.labelFingerprint ?? '',
       csiDrivers: CSI_DRIVERS.filter((driver) => c.addonsConfig?.[ADDON_CONFIG[driver]]?.enabled === true),
       lustreLegacyPort: c.addonsConfig?.lustreCsiDriverConfig?.enableLegacyLustrePort === true,
-      sliceController: c.addonsConfig?.sliceControllerConfig?.enabled === true,
+      // Only when on: clusters without the addon (nearly all) read as before.
+      ...(c.addonsConfig?.sliceControllerConfig?.enabled === true ? {sliceController: true} : {}),
       workloadPool: c.workloadIdentityConfig?.workloadPool || null,
       // GKE names the network (`default`); a cluster made without one is on `default`, which GKE then reports.
       network: c.network || 'default',

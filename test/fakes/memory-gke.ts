@@ -336,7 +336,7 @@ export class MemoryGke implements GkeClient {
       lustreLegacyPort: this.lustreLegacyPort,
       workloadPool: this.workloadPool,
       network: this.network,
-      // Reported only when on, like the optional field of the port; the wire fake's adapter reads false.
+      // Reported only when on, as the adapter reports it.
       ...(this.sliceController ? {sliceController: true} : {}),
     })
   }

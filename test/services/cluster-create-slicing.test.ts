@@ -178,7 +178,9 @@ describe('cluster create --super-slicing / --sub-slicing: refused before anythin
     expect(problem!.message).toBe(`--reservation: ${shortage}.`)
     expect(changes(refused.gke)).toEqual([])
 
-    const forced = run(compute, {...superFlags, force: true})
+    const fresh = new MemoryGke()
+    fresh.cluster = 'gone'
+    const forced = run(compute, {...superFlags, force: true}, fresh)
     const result = await forced.done
     expect(result.warnings).toEqual([`${shortage}; going on because of --force.`])
     // The two with room first; the third on the least used healthy one (never the DEGRADED sub1), where GKE waits
@@ -240,6 +242,14 @@ describe('cluster create --super-slicing: each cube on a healthy sub-block', () 
     const again = run(compute, superFlags, gke)
     const second = await again.done
     expect(second.steps.filter((s) => s.action !== 'none').map((s) => s.name)).toEqual([])
+    expect(second.warnings).toEqual([])
+  })
+
+  it('an existing cluster without the slice controller: planned as asked, with a warning (not changed)', async () => {
+    const result = await run(new MemoryCompute().seedReservation(RECIPE), superFlags).done
+    expect(result.warnings).toEqual([
+      "--super-slicing needs GKE's slice controller, which cluster demo does not run; xpk enables it only when it creates a cluster (`gcloud container clusters update demo --enable-slice-controller` enables it).",
+    ])
   })
 
   it('a whole reservation: the sub-blocks of every block are listed, a named sub-block is used as is', async () => {

@@ -236,7 +236,7 @@ function unchangedSettings(desired: DesiredCluster, observed: ObservedCluster): 
       `--gke-version ${spec.version} was requested, but cluster ${spec.name} runs ${observed.version}; xpk does not upgrade an existing control plane.`,
     )
   }
-  if (spec.sliceController && observed.sliceController === false) {
+  if (spec.sliceController && observed.sliceController !== true) {
     warnings.push(
       `--super-slicing needs GKE's slice controller, which cluster ${spec.name} does not run; xpk enables it only when it creates a cluster (\`gcloud container clusters update ${spec.name} --enable-slice-controller\` enables it).`,
     )
