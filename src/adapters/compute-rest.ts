@@ -186,11 +186,14 @@ class ComputeRestClient implements ComputeClient {
     const policy = this.rest.json<{
       name?: string
       status?: string
-      workloadPolicy?: {type?: string; acceleratorTopology?: string}
+      workloadPolicy?: {type?: string; acceleratorTopology?: string; acceleratorTopologyMode?: string}
     }>(reply, context)
     return {
       name: policy.name ?? name,
       acceleratorTopology: policy.workloadPolicy?.acceleratorTopology ?? null,
+      ...(policy.workloadPolicy?.acceleratorTopologyMode
+        ? {acceleratorTopologyMode: policy.workloadPolicy.acceleratorTopologyMode}
+        : {}),
       type: policy.workloadPolicy?.type ?? null,
       status: policy.status ?? null,
     }
@@ -200,7 +203,11 @@ class ComputeRestClient implements ComputeClient {
     const context = {action: `create workload policy ${spec.name}`, project: spec.project, location: spec.region}
     const body = {
       name: spec.name,
-      workloadPolicy: {type: 'HIGH_THROUGHPUT', acceleratorTopology: spec.acceleratorTopology},
+      workloadPolicy: {
+        type: 'HIGH_THROUGHPUT',
+        acceleratorTopology: spec.acceleratorTopology,
+        ...(spec.acceleratorTopologyMode ? {acceleratorTopologyMode: spec.acceleratorTopologyMode} : {}),
+      },
     }
     const reply = await this.rest.request(
       'POST',

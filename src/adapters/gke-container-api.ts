@@ -291,6 +291,8 @@ class ContainerApiClient implements GkeClient {
       labelFingerprint: c.labelFingerprint ?? '',
       csiDrivers: CSI_DRIVERS.filter((driver) => c.addonsConfig?.[ADDON_CONFIG[driver]]?.enabled === true),
       lustreLegacyPort: c.addonsConfig?.lustreCsiDriverConfig?.enableLegacyLustrePort === true,
+      // Only when on: clusters without the addon (nearly all) read as before.
+      ...(c.addonsConfig?.sliceControllerConfig?.enabled === true ? {sliceController: true} : {}),
       workloadPool: c.workloadIdentityConfig?.workloadPool || null,
       // GKE names the network (`default`); a cluster made without one is on `default`, which GKE then reports.
       network: c.network || 'default',
@@ -558,7 +560,14 @@ export function toApiCluster(spec: ClusterSpec): ApiCluster {
     ...(spec.network ? {network: spec.network} : {}),
     ...(spec.subnetwork ? {subnetwork: spec.subnetwork} : {}),
     controlPlaneEndpointsConfig: {dnsEndpointConfig: {allowExternalTraffic: spec.dnsEndpoint}},
-    ...(spec.csiDrivers.length > 0 ? {addonsConfig: toApiAddonsConfig(spec.csiDrivers, spec.lustreLegacyPort)} : {}),
+    ...(spec.csiDrivers.length > 0 || spec.sliceController
+      ? {
+          addonsConfig: {
+            ...toApiAddonsConfig(spec.csiDrivers, spec.lustreLegacyPort),
+            ...(spec.sliceController ? {sliceControllerConfig: {enabled: true}} : {}),
+          },
+        }
+      : {}),
     ...(spec.workloadPool ? {workloadIdentityConfig: {workloadPool: spec.workloadPool}} : {}),
     ...(spec.private
       ? {

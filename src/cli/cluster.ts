@@ -68,6 +68,21 @@ export const clusterCreateFlags = {
     description: 'GPU only: VMs in the GPU node pool.',
     default: CLUSTER_DEFAULTS.gpuNumNodes,
   }),
+  'sub-slicing': Flags.boolean({
+    description:
+      "Sub-slicing (v6e 2x4 to 16x16): workloads of smaller topologies share slices, placed by Kueue's sub-slice Topology. Needs a Cluster Director (DENSE) --reservation.",
+    helpGroup: 'SLICING',
+  }),
+  'super-slicing': Flags.boolean({
+    description:
+      "Super-slicing (tpu7x-4x4x4 cubes): each pool on a healthy sub-block of the Cluster Director (DENSE) --reservation; GKE's slice controller joins cubes into larger slices.",
+    helpGroup: 'SLICING',
+  }),
+  'num-cubes': integerFlag('cluster:num-cubes', {
+    description: 'With --super-slicing: the cubes (node pools); --num-slices, if given too, must be the same.',
+    default: '--num-slices, else 1',
+    helpGroup: 'SLICING',
+  }),
   'on-demand': Flags.boolean({
     description: 'Use on-demand VMs.',
     exclusive: others('on-demand'),

@@ -89,6 +89,7 @@ export const MAX_WAIT_SECONDS = Math.floor((2 ** 31 - 1) / 1000)
 /** Every integer flag of every command, with the range of the field it feeds. Help texts are built from these. */
 export const INTEGER_FLAGS = {
   'cluster:num-slices': {min: 0, max: MAX_SLICES, limit: "GKE's node pools per cluster"},
+  'cluster:num-cubes': {min: 0, max: MAX_SLICES, limit: "GKE's node pools per cluster (a cube is one pool)"},
   'cluster:num-nodes': {min: 1, max: GKE_MAX_NODES_PER_POOL, limit: "GKE's nodes per node pool"},
   'cluster:default-pool-cpu-num-nodes': {min: 1, max: GKE_MAX_NODES_PER_POOL, limit: "GKE's nodes per node pool"},
   'cluster:max-pods-per-node': {min: 8, max: 256, limit: "GKE's maxPodsPerNode"},

@@ -22,6 +22,8 @@ export interface ComputeOperation {
 export interface ObservedWorkloadPolicy {
   readonly name: string
   readonly acceleratorTopology: string | null
+  /** `PROVISION_ONLY` (super-slicing) or the default; absent or null when not reported. */
+  readonly acceleratorTopologyMode?: string | null
   /** e.g. `HIGH_THROUGHPUT` */
   readonly type: string | null
   /** `CREATING`, `READY`, `DELETING`, `EXPIRED` or `INVALID`; pools may name it only once it is READY. */

@@ -11,12 +11,18 @@ import {
 import {planToJson, renderPlan, type PlanJson} from '../core/cluster/render-plan.js'
 import {
   checkReservations,
+  partUnusable,
   reservationRef,
   reservationShortage,
+  subBlockCapacities,
+  subBlockPath,
+  subBlockShortage,
   type ReservationCapacity,
   type ReservationRead,
   type ReservationTarget,
+  type SubBlockRead,
 } from '../core/cluster/reservations.js'
+import {SLICING_FLAGS} from '../core/cluster/slicing.js'
 import {chooseControlPlaneVersion, chooseNodeVersion} from '../core/cluster/versions.js'
 import {combinedKind, UsageError, XpkError} from '../core/errors.js'
 import {Problems} from '../core/input.js'
@@ -197,7 +203,8 @@ export async function createCluster(
     desired = {...desired, kueueLimits}
     // A reservation that is missing, not READY or of another type is refused before anything else (exit 2).
     const reservationTarget = targetOf(desired)
-    const room = reservations.length > 0 ? withReservationRoom(desired, reservations, reservationTarget) : undefined
+    const room =
+      reservations.reads.length > 0 ? withReservationRoom(desired, reservations, reservationTarget) : undefined
     if (room) desired = room.desired
     // Another run changing the cluster: refused before anything else is read (a dry run only says so).
     const lock = lockOf(observed, options.lock, deps.now())
@@ -209,7 +216,7 @@ export async function createCluster(
     if (plan.steps.some((s) => s.resource === 'placementPolicy')) {
       plan = planCluster(desired, observed, await lookUpPlacementPolicy(desired, deps, retry))
     }
-    if (room) plan = refuseOrNoteShortage(plan, room.capacities, reservationTarget, options.flags.force)
+    if (room) plan = refuseOrNoteShortage(plan, room.capacities, reservationTarget, options.flags.force, desired)
     const inputs = inClusterInputs(desired, options, plan, observed)
 
     const kube = memoize(async () => {
@@ -418,19 +425,29 @@ function targetOf(desired: DesiredCluster): ReservationTarget {
     accelerator: a,
     zone: desired.spec.zone,
     vmsPerPool: a.kind === 'GPU' ? desired.poolTemplate.nodeCount || 1 : a.vmsPerSlice,
+    ...(desired.slicing ? {denseFor: SLICING_FLAGS[desired.slicing]} : {}),
   }
+}
+
+/** What was read of the `--reservation` items: each item, and (super-slicing) the sub-blocks of those that name none. */
+interface ReservationsRead {
+  readonly reads: readonly ReservationRead[]
+  readonly subBlocks: readonly SubBlockRead[]
 }
 
 /**
  * Reads every `--reservation` item in the cluster's zone (its project's, or the one it names), with the block and
  * sub-block it names, through the retry policy; each reservation is read once. Nothing is read for other capacity.
+ * With super-slicing, the sub-blocks of items that name none are listed too (every block's, for a whole reservation).
  */
 async function readReservations(
   desired: DesiredCluster,
   deps: ClusterCreateDeps,
   retry: RetryOptions,
-): Promise<ReservationRead[]> {
-  if (desired.poolTemplate.capacity !== 'reservation' || desired.reservations.length === 0) return []
+): Promise<ReservationsRead> {
+  if (desired.poolTemplate.capacity !== 'reservation' || desired.reservations.length === 0) {
+    return {reads: [], subBlocks: []}
+  }
   const {project, zone} = desired.spec
   const compute = await deps.compute()
   const once = new Map<string, Promise<unknown>>()
@@ -438,7 +455,7 @@ async function readReservations(
     if (!once.has(key)) once.set(key, withRetries(call, retry))
     return once.get(key) as Promise<T>
   }
-  return Promise.all(
+  const reads = await Promise.all(
     desired.reservations.map(async (path) => {
       const ref = reservationRef(path, project)
       const base = `${ref.project}/${ref.name}`
@@ -461,6 +478,30 @@ async function readReservations(
       }
     }),
   )
+  if (desired.slicing !== 'super') return {reads, subBlocks: []}
+  const listed = await Promise.all(
+    reads
+      .filter((r) => r.reservation !== undefined && r.ref.subBlock === null)
+      .map(async ({ref}) => {
+        const base = `${ref.project}/${ref.name}`
+        const blocks =
+          ref.block !== null
+            ? [ref.block]
+            : (
+                (await read(`${base}/blocks`, () => compute.listReservationBlocks(ref.project, zone, ref.name))) ?? []
+              ).map((b) => b.name)
+        const perBlock = await Promise.all(
+          blocks.map(async (block) => {
+            const subs = await read(`${base}/${block}/sub`, () =>
+              compute.listReservationSubBlocks(ref.project, zone, ref.name, block),
+            )
+            return (subs ?? []).map((subBlock) => ({item: ref, block, subBlock}))
+          }),
+        )
+        return perBlock.flat()
+      }),
+  )
+  return {reads, subBlocks: listed.flat()}
 }
 
 /**
@@ -469,7 +510,7 @@ async function readReservations(
  */
 function withReservationRoom(
   desired: DesiredCluster,
-  reads: readonly ReservationRead[],
+  {reads, subBlocks}: ReservationsRead,
   target: ReservationTarget,
 ): {desired: DesiredCluster; capacities: readonly ReservationCapacity[]} {
   const verdict = checkReservations(reads, target)
@@ -479,12 +520,29 @@ function withReservationRoom(
       flag: '--reservation',
       hints: [
         `xpk looks for reservations in the cluster's zone (${target.zone}); \`gcloud compute reservations list --project=PROJECT\` lists them with their zones, types and status.`,
+        ...(target.denseFor
+          ? ['`gcloud compute reservations list --filter="deploymentType=DENSE"` lists Cluster Director reservations.']
+          : []),
       ],
     })
   }
   problems.throwIfAny()
-  const reservationRoom = new Map(verdict.capacities.map((c) => [c.path, c.freeSlices]))
-  return {desired: {...desired, reservationRoom}, capacities: verdict.capacities}
+  if (desired.slicing !== 'super') {
+    const reservationRoom = new Map(verdict.capacities.map((c) => [c.path, c.freeSlices]))
+    return {desired: {...desired, reservationRoom}, capacities: verdict.capacities}
+  }
+  // Super-slicing: each pool goes on one healthy sub-block, those an item names or those listed under it.
+  const named = reads.filter((r) => r.ref.subBlock !== null)
+  const capacities = [
+    ...verdict.capacities.filter((c) => named.some((r) => r.ref.path === c.path)),
+    ...subBlockCapacities(subBlocks, target.vmsPerPool),
+  ]
+  const healthy = [
+    ...named.filter((r) => r.subBlock && partUnusable(r.subBlock) === null).map((r) => r.ref.path),
+    ...subBlocks.filter((s) => partUnusable(s.subBlock) === null).map(subBlockPath),
+  ]
+  const reservationRoom = new Map(capacities.map((c) => [c.path, c.freeSlices]))
+  return {desired: {...desired, reservationRoom, poolReservations: healthy}, capacities}
 }
 
 /**
@@ -496,11 +554,15 @@ function refuseOrNoteShortage(
   capacities: readonly ReservationCapacity[],
   target: ReservationTarget,
   force: boolean | undefined,
+  desired: DesiredCluster,
 ): Plan {
   const newPools = plan.steps.filter(
     (s) => s.resource === 'nodePool' && (s.action === 'create' || s.action === 'recreate'),
   ).length
-  const shortage = reservationShortage(capacities, target, newPools)
+  const shortage =
+    desired.slicing === 'super'
+      ? subBlockShortage(desired.reservations, capacities, target, newPools)
+      : reservationShortage(capacities, target, newPools)
   if (shortage === null) return plan
   if (!force) {
     throw new UsageError(`--reservation: ${shortage}.`, {
@@ -572,6 +634,9 @@ async function lookUpPlacementPolicy(
       ? `accelerator topology ${found.acceleratorTopology} instead of ${placement.topology}`
       : undefined,
     found.type && found.type !== 'HIGH_THROUGHPUT' ? `type ${found.type} instead of HIGH_THROUGHPUT` : undefined,
+    placement.mode && found.acceleratorTopologyMode !== placement.mode
+      ? `accelerator topology mode ${found.acceleratorTopologyMode ?? 'unset'} instead of ${placement.mode}`
+      : undefined,
     found.status && !['READY', 'CREATING'].includes(found.status) ? `status ${found.status}` : undefined,
   ].filter((p) => p !== undefined)
   if (problems.length > 0) {
@@ -707,6 +772,7 @@ function inClusterInputs(
     cpuQuota: desired.kueueLimits.cpu,
     memoryQuota: desired.kueueLimits.memory,
     autoprovisioning: desired.autoprovisioning,
+    ...(desired.slicing ? {slicing: desired.slicing} : {}),
   }
   return {
     shape,

@@ -110,6 +110,22 @@ describe('insertWorkloadPolicy and getRegionOperation', () => {
     expect(fake.policy(P, R, NAME)?.status).toBe('READY')
   })
 
+  it('sends the PROVISION_ONLY mode of a super-slicing policy, and reads it back', async () => {
+    const ss = {...SPEC, name: 'tpu7x-128-4x4x4-ss-placement-policy', acceleratorTopology: '4x4x4'} as const
+    await finished(await compute.insertWorkloadPolicy({...ss, acceleratorTopologyMode: 'PROVISION_ONLY'}))
+    expect(fake.mutatingCalls().map((c) => c.body)).toEqual([
+      {
+        name: ss.name,
+        workloadPolicy: {
+          type: 'HIGH_THROUGHPUT',
+          acceleratorTopology: '4x4x4',
+          acceleratorTopologyMode: 'PROVISION_ONLY',
+        },
+      },
+    ])
+    expect(await compute.getWorkloadPolicy(P, R, ss.name)).toMatchObject({acceleratorTopologyMode: 'PROVISION_ONLY'})
+  })
+
   it("answers 'exists' for 409 ALREADY_EXISTS, without waiting", async () => {
     fake.seedPolicy({project: P, region: R, name: NAME, acceleratorTopology: '2x2x2'})
     await expect(compute.insertWorkloadPolicy(SPEC)).resolves.toBe('exists')

@@ -262,6 +262,12 @@ describe('the GKE adapter maps the spec and decides nothing', () => {
       {lustreCsiDriverConfig: {enabled: true, enableLegacyLustrePort: true}},
     ],
     [
+      "GKE's slice controller (super-slicing), beside a CSI driver",
+      {sliceController: true, csiDrivers: ['GcsFuseCsiDriver']},
+      (api) => api.addonsConfig,
+      {gcsFuseCsiDriverConfig: {enabled: true}, sliceControllerConfig: {enabled: true}},
+    ],
+    [
       'Workload Identity',
       {workloadPool: 'test-project.svc.id.goog'},
       (api) => api.workloadIdentityConfig,

@@ -115,8 +115,11 @@ describe('rule 3: every number has the bounds of the field it ends up in', () =>
     try {
       // The chip limits of node auto-provisioning apply with --enable-autoprovisioning (refused without it).
       const nap = flag.startsWith('autoprovisioning-') ? {enableAutoprovisioning: true} : {}
-      if (topic === 'cluster') desiredClusterFromFlags({...base[kind]!.cluster, ...nap, [camel(flag)]: text})
-      else if (topic === 'vm' && flag === 'num-slices')
+      // --num-cubes counts the cubes of --super-slicing only (without it, that is the one problem reported).
+      const slicing = flag === 'num-cubes' ? {superSlicing: true} : {}
+      if (topic === 'cluster') {
+        desiredClusterFromFlags({...base[kind]!.cluster, ...nap, ...slicing, [camel(flag)]: text})
+      } else if (topic === 'vm' && flag === 'num-slices')
         checkVmCreateInput({tpuPrefix: 'p', tpuType: 'v4-8', capacity: 'on-demand', numSlices: text})
       else if (topic === 'vm') checkRunInput({tpuPrefix: 'p', command: 'true', runName: 'r', sshPort: text})
       else if (topic === 'storage') attachRequestFromFlags({...DATASETS_FLAGS, [camel(flag)]: text})

@@ -24,7 +24,7 @@ export interface PolicyState {
   selfLink: string
   creationTimestamp: string
   status: PolicyStatus
-  workloadPolicy: {type: string; acceleratorTopology?: string}
+  workloadPolicy: {type: string; acceleratorTopology?: string; acceleratorTopologyMode?: string}
   [field: string]: unknown
 }
 
@@ -98,6 +98,8 @@ export interface SeedPolicy {
   region: string
   name: string
   acceleratorTopology?: string
+  /** `PROVISION_ONLY` (super-slicing) or `AUTO_CONNECT`; unset by default. */
+  acceleratorTopologyMode?: string
   /** Default HIGH_THROUGHPUT. */
   type?: string
   status?: PolicyStatus
@@ -124,6 +126,8 @@ export const DEFAULT_MACHINE_TYPES: Readonly<Record<string, {guestCpus: number; 
   'n2-standard-32': {guestCpus: 32, memoryMb: 131072},
   'e2-standard-16': {guestCpus: 16, memoryMb: 65536},
 }
+/** The workload policy's accelerator topology modes (Compute v1 enum). */
+const TOPOLOGY_MODES = new Set(['AUTO_CONNECT', 'PROVISION_ONLY'])
 
 const API_ROOT = '/compute/v1/'
 const SELF = 'https://www.googleapis.com/compute/v1/'
@@ -221,6 +225,7 @@ export class FakeCompute extends JsonRestFake<HttpFault, OpRecord, OperationFaul
     const policy = this.newPolicy(seed.project, seed.region, seed.name, {
       type: seed.type ?? 'HIGH_THROUGHPUT',
       ...(seed.acceleratorTopology ? {acceleratorTopology: seed.acceleratorTopology} : {}),
+      ...(seed.acceleratorTopologyMode ? {acceleratorTopologyMode: seed.acceleratorTopologyMode} : {}),
     })
     policy.status = seed.status ?? 'READY'
     this.policyMap.set(key, policy)
@@ -484,6 +489,13 @@ export class FakeCompute extends JsonRestFake<HttpFault, OpRecord, OperationFaul
       throw new HttpError(
         400,
         `Invalid value for field 'resource.workloadPolicy.acceleratorTopology': '${String(topology)}'.`,
+      )
+    }
+    const mode = (workload as {acceleratorTopologyMode?: unknown}).acceleratorTopologyMode
+    if (mode !== undefined && (typeof mode !== 'string' || !TOPOLOGY_MODES.has(mode))) {
+      throw new HttpError(
+        400,
+        `Invalid value for field 'resource.workloadPolicy.acceleratorTopologyMode': '${String(mode)}'.`,
       )
     }
     const key = policyKey(project, region, name)

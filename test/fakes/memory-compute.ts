@@ -224,6 +224,7 @@ export class MemoryCompute implements ComputeClient {
     this.policies.set(spec.name, {
       name: spec.name,
       acceleratorTopology: spec.acceleratorTopology,
+      ...(spec.acceleratorTopologyMode ? {acceleratorTopologyMode: spec.acceleratorTopologyMode} : {}),
       type: 'HIGH_THROUGHPUT',
       status: 'CREATING',
     })

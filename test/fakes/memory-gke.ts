@@ -84,6 +84,8 @@ export class MemoryGke implements GkeClient {
   /** The CSI driver addons enabled, in any order (reads give them in CSI_DRIVERS order). */
   csiDrivers: CsiDriver[] = []
   lustreLegacyPort = false
+  /** GKE's slice controller addon, from the create request (super-slicing). */
+  sliceController = false
   /** The Workload Identity pool, or null when it is off. */
   workloadPool: string | null = null
   /** The cluster's VPC network, `default` unless created on another. */
@@ -155,6 +157,7 @@ export class MemoryGke implements GkeClient {
     this.csiDrivers = [...spec.csiDrivers]
     this.lustreLegacyPort = spec.csiDrivers.includes('LustreCsiDriver') && spec.lustreLegacyPort
     this.workloadPool = spec.workloadPool
+    this.sliceController = spec.sliceController === true
     this.network = spec.network ?? 'default'
     this.autoprovisioning = spec.autoprovisioning && observedAutoprovisioning(spec.autoprovisioning)
     this.pools.set('default-pool', {
@@ -364,6 +367,8 @@ export class MemoryGke implements GkeClient {
       workloadPool: this.workloadPool,
       network: this.network,
       autoprovisioning: this.autoprovisioning,
+      // Reported only when on, as the adapter reports it.
+      ...(this.sliceController ? {sliceController: true} : {}),
     })
   }
 

@@ -1,7 +1,7 @@
 import {resolveAccelerator} from '../catalog/lookup.js'
 import {machineTypeProblem} from '../catalog/machine-types.js'
 import type {Accelerator} from '../catalog/types.js'
-import {INTEGER_FLAGS, MAX_SLICES, Problems, splitList} from '../input.js'
+import {INTEGER_FLAGS, MAX_SLICES, parseInteger, Problems, splitList} from '../input.js'
 import {CLUSTER_DEFAULTS} from './defaults.js'
 import {clusterNameProblem, projectIdProblem, zoneToRegion} from '../settings.js'
 import {escapeInline} from '../text.js'
@@ -23,6 +23,7 @@ import {
 } from './spec.js'
 import type {ClusterNeeds} from './updates.js'
 import {memoryLimitProblem, type KueueLimits} from '../incluster/kueue-limits.js'
+import {SLICING_FLAGS, supportsSlicing, type Slicing} from './slicing.js'
 
 /** `cluster create` flags as parsed. Undefined means "not given". */
 export interface ClusterCreateFlags {
@@ -71,6 +72,12 @@ export interface ClusterCreateFlags {
   readonly autoprovisioningMaxChips?: string | number
   readonly hostMaintenanceInterval?: string
   readonly customClusterArguments?: string
+  /** Sub-slicing (v6e): Kueue's sub-slice Topology (slicing.ts). */
+  readonly subSlicing?: boolean
+  /** Super-slicing (tpu7x-4x4x4): each cube on a healthy sub-block of the reservation (slicing.ts). */
+  readonly superSlicing?: boolean
+  /** With --super-slicing: the cubes (node pools); --num-slices, when also given, must say the same. */
+  readonly numCubes?: string | number
 }
 
 /** The `cluster create` flag that enables each CSI driver, as Python xpk names them, and its field in the flags. */
@@ -118,6 +125,13 @@ export interface DesiredCluster {
   readonly kueueLimits: KueueLimits
   /** Node auto-provisioning's chips (`--enable-autoprovisioning`), for Kueue's quota and the resources ConfigMap. */
   readonly autoprovisioning: {readonly minimumChips: number; readonly maximumChips: number} | null
+  /** `--sub-slicing` or `--super-slicing`; absent (or null) for neither. */
+  readonly slicing?: Slicing | null
+  /**
+   * Where new pools go, when not the `--reservation` items themselves: with super-slicing, the healthy sub-blocks
+   * of the items, as read (each pool on one sub-block). Existing pools on any sub-block of an item are kept.
+   */
+  readonly poolReservations?: readonly string[]
 }
 
 const CIDR = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})\/(\d{1,2})$/
@@ -134,9 +148,12 @@ export function reservationPath(item: string, project: string): string | undefin
   return `${base}${blocks ?? ''}`
 }
 
-/** The workload placement policy Python xpk names for a type: `<type>-<topology>-placement-policy`. */
-export function placementPolicyName(accelerator: Accelerator): string {
-  return `${accelerator.canonical}-${accelerator.topology}-placement-policy`
+/**
+ * The workload placement policy Python xpk names for a type: `<type>-<topology>-placement-policy`, with `-ss` before
+ * `-placement-policy` for super-slicing (whose policy only provisions: GKE's slice controller forms the slices).
+ */
+export function placementPolicyName(accelerator: Accelerator, superSlicing = false): string {
+  return `${accelerator.canonical}-${accelerator.topology}${superSlicing ? '-ss' : ''}-placement-policy`
 }
 
 /**
@@ -153,10 +170,13 @@ function isAcceleratorTopology(topology: string | null): topology is string {
   return topology !== null && /^\d+x\d+(x\d+)?$/.test(topology)
 }
 
-function placementFor(accelerator: Accelerator): PlacementPolicy | null {
+function placementFor(accelerator: Accelerator, slicing: Slicing | null): PlacementPolicy | null {
   const topology = accelerator.topology
   if (!isAcceleratorTopology(topology)) return null
   const policy = workloadPolicyName(accelerator)
+  if (policy !== null && slicing === 'super') {
+    return {type: 'workload-policy', name: placementPolicyName(accelerator, true), topology, mode: 'PROVISION_ONLY'}
+  }
   if (policy !== null) return {type: 'workload-policy', name: policy, topology}
   if (accelerator.kind === 'TPU' && accelerator.vmsPerSlice > 1) return {type: 'compact', tpuTopology: topology}
   return null
@@ -172,7 +192,14 @@ export function desiredClusterFromFlags(flags: ClusterCreateFlags): DesiredClust
   const problems = new Problems()
   const {name, nameProblem, project, zone, region} = checkTarget(flags, problems)
   const accelerator = problems.attempt(() => resolveAccelerator({tpuType: flags.tpuType, deviceType: flags.deviceType}))
-  const {numSlices, numNodes} = checkScale(flags, problems, accelerator, name, nameProblem)
+  const {slicing, numSlicesGiven} = checkSlicing(flags, problems, accelerator)
+  const {numSlices, numNodes} = checkScale(
+    {...flags, numSlices: numSlicesGiven},
+    problems,
+    accelerator,
+    name,
+    nameProblem,
+  )
   const {capacity, reservations} = checkCapacity(flags, problems, project)
   const {gkeVersion, defaultMachine, defaultNodes} = checkVersionAndDefaultPool(flags, problems)
   checkNetworking(flags, problems)
@@ -232,6 +259,7 @@ export function desiredClusterFromFlags(flags: ClusterCreateFlags): DesiredClust
     workloadPool: needs.workloadIdentity ? workloadPoolOf(project as string) : null,
     autoprovisioning: chips && autoprovisioningSpec(a, chips, zone as string),
     custom: customCluster,
+    ...(slicing === 'super' ? {sliceController: true} : {}),
   }
 
   const multiHostTpu = a.kind === 'TPU' && a.vmsPerSlice > 1
@@ -242,7 +270,7 @@ export function desiredClusterFromFlags(flags: ClusterCreateFlags): DesiredClust
     nodeCount: flex ? 0 : a.kind === 'GPU' ? numNodes : a.vmsPerSlice,
     tpuTopology: a.kind === 'TPU' ? a.topology : null,
     capacity,
-    placementPolicy: placementFor(a),
+    placementPolicy: placementFor(a, slicing),
     gpu:
       a.kind === 'GPU' && a.gkeAccelerator
         ? {type: a.gkeAccelerator, count: a.chipsPerVm, driverVersion: 'LATEST'}
@@ -277,6 +305,7 @@ export function desiredClusterFromFlags(flags: ClusterCreateFlags): DesiredClust
     needs,
     kueueLimits,
     autoprovisioning: chips,
+    slicing,
   }
 }
 
@@ -453,6 +482,56 @@ function checkCustomCluster(flags: ClusterCreateFlags, problems: Problems): Cust
     })
   }
   return custom
+}
+
+/**
+ * `--sub-slicing`, `--super-slicing` and `--num-cubes`, by Python xpk's rules (commands/cluster.py): one of the two,
+ * on a type that supports it, on a reservation (which must be DENSE: checked once it is read); `--num-cubes` only
+ * with `--super-slicing`, equal to `--num-slices` when both are given, and the slice count when only it is.
+ */
+function checkSlicing(flags: ClusterCreateFlags, problems: Problems, accelerator: Accelerator | undefined) {
+  const numCubes = problems.integer('--num-cubes', flags.numCubes, INTEGER_FLAGS['cluster:num-cubes'])
+  let numSlicesGiven = flags.numSlices
+  if (numCubes !== undefined && !flags.superSlicing) {
+    problems.add('--num-cubes counts the cubes of a super-slicing cluster; it needs --super-slicing.', {
+      flag: '--num-cubes',
+      hints: ['Add --super-slicing (tpu7x-4x4x4 on a Cluster Director reservation), or give --num-slices instead.'],
+    })
+  } else if (numCubes !== undefined && flags.numSlices !== undefined) {
+    // A bad --num-slices is reported by checkScale; only a good one is compared.
+    const slices = parseInteger(String(flags.numSlices), INTEGER_FLAGS['cluster:num-slices'])
+    if ('value' in slices && slices.value !== numCubes) {
+      problems.add(`--num-cubes ${numCubes} and --num-slices ${slices.value} differ; a cube is one slice.`, {
+        flag: '--num-cubes',
+        hints: ['Give one of them, or the same number to both.'],
+      })
+    }
+  } else if (numCubes !== undefined) numSlicesGiven = numCubes
+  const asked = (['sub', 'super'] as const).filter((s) => (s === 'sub' ? flags.subSlicing : flags.superSlicing))
+  if (asked.length > 1) {
+    problems.add('Pick one of --sub-slicing and --super-slicing: no type supports both.', {flag: '--sub-slicing'})
+    return {slicing: null, numSlicesGiven}
+  }
+  const slicing: Slicing | null = asked[0] ?? null
+  if (slicing === null) return {slicing, numSlicesGiven}
+  const flag = SLICING_FLAGS[slicing]
+  if (accelerator && !supportsSlicing(accelerator, slicing)) {
+    problems.add(`${flag}: ${accelerator.name} does not support ${slicing === 'sub' ? 'sub' : 'super'}-slicing.`, {
+      flag,
+      hints: [
+        slicing === 'sub'
+          ? 'Sub-slicing is for v6e slices of 2x4 to 16x16 (e.g. --tpu-type v6e-4x4).'
+          : 'Super-slicing is for tpu7x-4x4x4 cubes (--tpu-type tpu7x-4x4x4, or tpu7x-128).',
+      ],
+    })
+  }
+  if (flags.reservation === undefined) {
+    problems.add(`${flag} needs a Cluster Director (DENSE) reservation: add --reservation NAME.`, {
+      flag: '--reservation',
+      hints: ['`gcloud compute reservations list --filter="deploymentType=DENSE"` lists them.'],
+    })
+  }
+  return {slicing, numSlicesGiven}
 }
 
 /**

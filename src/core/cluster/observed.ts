@@ -51,6 +51,8 @@ export interface ObservedCluster {
   readonly csiDrivers: readonly CsiDriver[]
   /** Whether the Lustre CSI driver uses its legacy port (6988). */
   readonly lustreLegacyPort: boolean
+  /** GKE's slice controller addon (super-slicing): true when on, absent otherwise. */
+  readonly sliceController?: boolean
   /** The Workload Identity pool (`P.svc.id.goog`), or null when Workload Identity is off. */
   readonly workloadPool: string | null
   /** The VPC network the cluster's nodes are on (its name, like `default`): a Filestore instance must be on it too. */

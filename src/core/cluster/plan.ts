@@ -219,6 +219,7 @@ function planPlacementPolicy(
         region: desired.spec.region,
         name,
         acceleratorTopology: placement.topology,
+        ...(placement.mode ? {acceleratorTopologyMode: placement.mode} : {}),
       },
       wait: false,
     },
@@ -237,6 +238,11 @@ function unchangedSettings(desired: DesiredCluster, observed: ObservedCluster): 
   if (!spec.autoUpgrade && spec.version !== null && observed.version !== '' && spec.version !== observed.version) {
     warnings.push(
       `--gke-version ${spec.version} was requested, but cluster ${spec.name} runs ${observed.version}; xpk does not upgrade an existing control plane.`,
+    )
+  }
+  if (spec.sliceController && observed.sliceController !== true) {
+    warnings.push(
+      `--super-slicing needs GKE's slice controller, which cluster ${spec.name} does not run; xpk enables it only when it creates a cluster (\`gcloud container clusters update ${spec.name} --enable-slice-controller\` enables it).`,
     )
   }
   if (observed.status === 'ERROR') {
@@ -295,14 +301,20 @@ export function planNodePools(desired: DesiredCluster, observed: readonly Observ
     } else if (pool.status === 'STOPPING') {
       continue
     } else {
-      candidates.push({pool, index, differences: differencesFrom(template, desired.reservations, pool)})
+      candidates.push({
+        pool,
+        index,
+        differences: differencesFrom(template, desired.reservations, pool, desired.slicing === 'super'),
+      })
     }
   }
 
   const rank = (c: Candidate) => (c.pool.status === 'ERROR' ? 2 : c.differences.length > 0 ? 1 : 0)
   const kept = [...candidates].sort((x, y) => rank(x) - rank(y) || x.index - y.index).slice(0, desired.poolCount)
   const keptNames = new Set(kept.map((c) => c.pool.name))
-  const reservationUse = new Map<string, number>(desired.reservations.map((r) => [r, 0]))
+  // Super-slicing puts each new pool on one sub-block (read before planning); otherwise on the items given.
+  const targets = desired.poolReservations?.length ? desired.poolReservations : desired.reservations
+  const reservationUse = new Map<string, number>(targets.map((r) => [r, 0]))
 
   for (const c of candidates) {
     if (keptNames.has(c.pool.name)) continue
@@ -319,7 +331,12 @@ export function planNodePools(desired: DesiredCluster, observed: readonly Observ
     })
   }
   for (const c of kept) {
-    if (c.differences.length === 0 && c.pool.status !== 'ERROR' && c.pool.reservation !== null) {
+    if (
+      c.differences.length === 0 &&
+      c.pool.status !== 'ERROR' &&
+      c.pool.reservation !== null &&
+      (targets === desired.reservations || reservationUse.has(c.pool.reservation))
+    ) {
       reservationUse.set(c.pool.reservation, (reservationUse.get(c.pool.reservation) ?? 0) + 1)
     }
   }
@@ -415,6 +432,11 @@ function byPoolName(a: NodePoolStep, b: NodePoolStep): number {
   return key(a) - key(b) || a.name.localeCompare(b.name, 'en', {numeric: true})
 }
 
+/** Whether reservation path `path` is a block or sub-block of the item `item`. */
+function isUnder(path: string, item: string): boolean {
+  return path.startsWith(`${item}/reservationBlocks/`) || path.startsWith(`${item}/reservationSubBlocks/`)
+}
+
 function placementText(p: PlacementPolicy | null): string {
   if (p === null) return 'none'
   return p.type === 'compact' ? `compact ${p.tpuTopology}` : `workload policy ${p.name}`
@@ -431,6 +453,8 @@ export function differencesFrom(
   template: NodePoolTemplate,
   reservations: readonly string[],
   pool: ObservedNodePool,
+  /** Super-slicing: a pool on any sub-block of an item is on that item. */
+  onSubBlocks = false,
 ): string[] {
   const out: string[] = []
   if (pool.machineType !== template.machineType) out.push(`machine type ${pool.machineType} → ${template.machineType}`)
@@ -440,7 +464,8 @@ export function differencesFrom(
   if (pool.capacity !== template.capacity) out.push(`capacity ${pool.capacity} → ${template.capacity}`)
   else if (
     template.capacity === 'reservation' &&
-    (pool.reservation === null || !reservations.includes(pool.reservation))
+    (pool.reservation === null ||
+      !reservations.some((r) => pool.reservation === r || (onSubBlocks && isUnder(pool.reservation!, r))))
   ) {
     out.push(`reservation ${pool.reservation ?? 'none'} → ${reservations.join(' or ')}`)
   }

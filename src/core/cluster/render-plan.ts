@@ -66,6 +66,7 @@ function createdWith(s: ClusterSpec): string {
     ...(s.csiDrivers.length > 0
       ? [describeClusterUpdate({kind: 'addons', enable: s.csiDrivers, lustreLegacyPort: s.lustreLegacyPort})]
       : []),
+    ...(s.sliceController ? ["GKE's slice controller (super-slicing)"] : []),
   ]
   return extras.length > 0 ? `, ${extras.join(', ')} in the create request` : ''
 }
@@ -82,7 +83,8 @@ function stepDetail(step: PlanStep): string {
   if (step.resource === 'nodePoolUpdate') return `workload metadata ${step.spec.workloadMetadataMode}: ${step.reason}`
   if (step.resource === 'placementPolicy') {
     if (!step.spec) return step.reason
-    return `${step.reason}: workload policy, high throughput, topology ${step.spec.acceleratorTopology}, region ${step.spec.region}`
+    const mode = step.spec.acceleratorTopologyMode === 'PROVISION_ONLY' ? ' (provision only: super-slicing)' : ''
+    return `${step.reason}: workload policy, high throughput, topology ${step.spec.acceleratorTopology}${mode}, region ${step.spec.region}`
   }
   if (step.spec && (step.action === 'create' || step.action === 'recreate')) {
     return `${step.reason}: ${describeNodePool(step.spec)}`

@@ -106,6 +106,8 @@ export interface ReservationTarget {
   readonly zone: string
   /** VMs per node pool: the slice's VMs (TPU, CPU), or --num-nodes (GPU). */
   readonly vmsPerPool: number
+  /** The flag that needs Cluster Director (DENSE) reservations (`--super-slicing`, `--sub-slicing`), if any. */
+  readonly denseFor?: string
 }
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`
@@ -138,6 +140,11 @@ function checkOne(read: ReservationRead, target: ReservationTarget): {problem: s
     return {problem: `reservation ${ref.name} is in zone ${r.zone}; the node pools are in ${zone}`}
   }
   if (r.status !== 'READY') return {problem: `reservation ${ref.name} is ${r.status ?? 'in no state'}, not READY`}
+  if (target.denseFor !== undefined && r.deploymentType !== 'DENSE') {
+    return {
+      problem: `reservation ${ref.name} is not a Cluster Director reservation (deployment type ${r.deploymentType ?? 'not reported'}); ${target.denseFor} needs a DENSE one`,
+    }
+  }
   let freeText: string
   let freeSlices: number
   if (r.specific) {
@@ -178,17 +185,76 @@ function checkOne(read: ReservationRead, target: ReservationTarget): {problem: s
   if (ref.block !== null && part !== undefined) {
     const label = ref.subBlock !== null ? `sub-block ${ref.subBlock} of block ${ref.block}` : `block ${ref.block}`
     if (part === null) return {problem: `reservation ${ref.name} has no ${label}`}
-    const free = Math.max(0, part.count - part.inUseCount)
-    const unusable =
-      part.status !== null && part.status !== 'READY'
-        ? part.status
-        : part.health !== null && part.health !== 'HEALTHY'
-          ? part.health
-          : null
-    freeText = `${label}: ${free} of ${plural(part.count, 'host')} free${unusable ? `, but ${unusable}` : ''}`
-    freeSlices = unusable ? 0 : Math.floor(free / vmsPerPool)
+    return partCapacity(ref.path, label, part, vmsPerPool)
   }
   return {path: ref.path, freeSlices, free: freeText}
+}
+
+/** What a block or sub-block holds: its free hosts in whole pools, none when it is not READY or not HEALTHY. */
+function partCapacity(
+  path: string,
+  label: string,
+  part: ObservedReservationBlock,
+  vmsPerPool: number,
+): ReservationCapacity {
+  const free = Math.max(0, part.count - part.inUseCount)
+  const unusable = partUnusable(part)
+  return {
+    path,
+    freeSlices: unusable ? 0 : Math.floor(free / vmsPerPool),
+    free: `${label}: ${free} of ${plural(part.count, 'host')} free${unusable ? `, but ${unusable}` : ''}`,
+  }
+}
+
+/** Why a block or sub-block gives no VMs (its status, or its health), or null when it does. */
+export function partUnusable(part: ObservedReservationBlock): string | null {
+  if (part.status !== null && part.status !== 'READY') return part.status
+  if (part.health !== null && part.health !== 'HEALTHY') return part.health
+  return null
+}
+
+/** One sub-block of a `--reservation` item, listed for super-slicing: the item, the block it is in, the sub-block. */
+export interface SubBlockRead {
+  readonly item: ReservationRef
+  readonly block: string
+  readonly subBlock: ObservedReservationBlock
+}
+
+/** The sub-block's path as node pools name it: the item's path with the block and sub-block it lacks. */
+export function subBlockPath(read: SubBlockRead): string {
+  const block = read.item.block === null ? `/reservationBlocks/${read.block}` : ''
+  return `${read.item.path}${block}/reservationSubBlocks/${read.subBlock.name}`
+}
+
+/**
+ * Super-slicing places each pool on one sub-block (Python xpk: assess_available_slices with sub-block targeting):
+ * each sub-block listed holds its own free hosts in whole pools; unhealthy ones hold none.
+ */
+export function subBlockCapacities(reads: readonly SubBlockRead[], vmsPerPool: number): ReservationCapacity[] {
+  return reads.map((read) =>
+    partCapacity(
+      subBlockPath(read),
+      `sub-block ${read.subBlock.name} of block ${read.block}`,
+      read.subBlock,
+      vmsPerPool,
+    ),
+  )
+}
+
+/**
+ * The shortage of a super-slicing cluster, in numbers: the slices the healthy sub-blocks hold, each sub-block's
+ * free hosts, and what the new pools need. Null when they fit.
+ */
+export function subBlockShortage(
+  items: readonly string[],
+  capacities: readonly ReservationCapacity[],
+  target: ReservationTarget,
+  newPools: number,
+): string | null {
+  const total = capacities.reduce((sum, c) => sum + c.freeSlices, 0)
+  if (newPools === 0 || total >= newPools) return null
+  const each = capacities.map((c) => c.free).join('; ') || 'no sub-blocks'
+  return `the sub-blocks of ${items.join(' and ')} hold ${plural(total, 'slice')} of ${target.accelerator.name} (${each}); ${plural(newPools, 'new slice')} need ${target.vmsPerPool} free hosts each, on one healthy sub-block`
 }
 
 /** Checks every item read: each must exist in the zone, be READY and reserve the type; their free slices add up. */

@@ -58,7 +58,13 @@ export interface NodePoolUpdate {
 /** Where slices are placed: compact TPU placement, or a named GCE workload policy. */
 export type PlacementPolicy =
   | {readonly type: 'compact'; readonly tpuTopology: string}
-  | {readonly type: 'workload-policy'; readonly name: string; readonly topology: string}
+  | {
+      readonly type: 'workload-policy'
+      readonly name: string
+      readonly topology: string
+      /** PROVISION_ONLY for super-slicing: the policy places the cube's VMs; GKE's slice controller forms slices. */
+      readonly mode?: 'PROVISION_ONLY'
+    }
 
 /**
  * A GCE workload policy (a resource policy of type workloadPolicy, HIGH_THROUGHPUT) that node pools of types like
@@ -71,6 +77,8 @@ export interface WorkloadPolicySpec {
   readonly name: string
   /** e.g. `2x2x2` */
   readonly acceleratorTopology: string
+  /** `PROVISION_ONLY` for super-slicing pools (gcloud's --accelerator-topology-mode); absent: the API's default. */
+  readonly acceleratorTopologyMode?: 'PROVISION_ONLY'
 }
 
 /** A node taint. */
@@ -261,6 +269,8 @@ export interface ClusterSpec {
   readonly autoprovisioning: AutoprovisioningSpec | null
   /** `--custom-cluster-arguments`, mapped to fields of the create request (an existing cluster keeps its own). */
   readonly custom: CustomClusterFields
+  /** GKE's slice controller addon (super-slicing; gcloud's --enable-slice-controller), in the create request. */
+  readonly sliceController?: boolean
 }
 
 /** OAuth scopes xpk gives nodes: `storage-full`, gcloud's `gke-default` set, and `cloud-platform`. */

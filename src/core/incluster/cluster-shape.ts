@@ -4,6 +4,7 @@
  */
 import type {Accelerator} from '../catalog/types.js'
 import {KIND_TRAITS} from '../catalog/types.js'
+import type {Slicing} from '../cluster/slicing.js'
 import type {Capacity} from '../cluster/spec.js'
 
 export interface ClusterShape {
@@ -30,6 +31,8 @@ export interface ClusterShape {
    * Python xpk, whatever the fixed pools hold. Absent or null without it.
    */
   readonly autoprovisioning?: {readonly minimumChips: number; readonly maximumChips: number} | null
+  /** `--sub-slicing` or `--super-slicing` (Kueue's Topology, flavor and admission check follow); absent: neither. */
+  readonly slicing?: Slicing | null
 }
 
 /** The Kubernetes resource Kueue's quota counts: `google.com/tpu`, `nvidia.com/gpu` or `cpu`. */

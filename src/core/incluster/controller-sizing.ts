@@ -4,8 +4,8 @@
  * clusters of thousands of VMs. Expressed as strategic-merge patches of the `manager` container, so nothing else
  * in the release's Deployment changes.
  *
- * Left out: Python's super-slicing sizes (Kueue 3 replicas with 16 CPUs and 64Gi; JobSet 4 CPUs and 16Gi), since
- * `cluster create` here has no `--super-slicing`.
+ * A super-slicing cluster gets Python's fixed sizes instead (superSlicingControllerPatch): its slice controller and
+ * Kueue's admission checks work per workload across every cube, whatever the node count.
  */
 import {RELEASES} from '../kube/release-manifest.js'
 import type {ReleaseComponent} from '../kube/release-manifest.js'
@@ -76,5 +76,25 @@ function managerPatch(
     patchType: 'strategic',
     body: {spec: {template: {spec: {containers: [{name: CONTROLLER_CONTAINER, resources}]}}}},
     reason: `size ${release.title}'s controller for ${nodeCount} ${nodeCount === 1 ? 'node' : 'nodes'}: ${summary}`,
+  }
+}
+
+/**
+ * The controllers of a super-slicing cluster, as Python xpk sizes them: Kueue 3 replicas of 16 CPUs and 64Gi,
+ * JobSet 4 CPUs and 16Gi (requests = limits).
+ */
+export function superSlicingControllerPatch(component: ReleaseComponent): DeploymentPatch {
+  const quantities = component === 'kueue' ? {cpu: '16', memory: '64Gi'} : {cpu: '4', memory: '16Gi'}
+  const patch = managerPatch(
+    component,
+    {requests: quantities, limits: quantities},
+    `cpu ${quantities.cpu}, memory ${quantities.memory}${component === 'kueue' ? ', 3 replicas' : ''}`,
+    0,
+  )
+  const release = RELEASES[component]
+  return {
+    ...patch,
+    body: component === 'kueue' ? {spec: {replicas: 3, ...patch.body.spec}} : patch.body,
+    reason: `size ${release.title}'s controller for super-slicing: ${quantities.cpu} CPUs, ${quantities.memory}${component === 'kueue' ? ', 3 replicas' : ''}`,
   }
 }

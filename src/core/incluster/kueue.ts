@@ -15,11 +15,14 @@
  *   - LocalQueue `multislice-queue` in `default`, which every JobSet names.
  *   - The five PriorityClasses.
  *
+ * Sub- and super-slicing (slicing.ts): the Topology `sub-slice-topology` (the sub-slice levels that fit the
+ * cluster's topology) or `super-slice-topology` (block, 4x4x4 partition, host), named by the flavor; a super-slicing
+ * flavor matches the accelerator only (GKE's slice controller joins cubes into larger topologies), and its
+ * ClusterQueue waits for the `ss-kueue-operator` admission check of the slice controller.
+ *
  * Left out, because `cluster create` here has no flag that asks for them: the Pathways `cpu-user` flavor and
- * resource group (`--enable-pathways`), the `sub-slice-topology` and `super-slice-topology` Topologies and the
- * `ss-kueue-operator` admission check (sub- and super-slicing). The `cpu`/`memory` quotas of `--cpu-limit` /
- * `--memory-limit` follow the accelerator's in the same flavor, as Python writes them. Cluster Toolkit's controller
- * toleration is a Deployment patch, not configuration.
+ * resource group (`--enable-pathways`). Cluster Toolkit's controller toleration is a Deployment patch, not
+ * configuration.
  */
 import {KIND_TRAITS} from '../catalog/types.js'
 import type {PriorityClass} from '../manifests/k8s-types.js'
@@ -28,6 +31,14 @@ import type {ClusterShape} from './cluster-shape.js'
 import {quotaResource, resourceFlavorName, totalQuota} from './cluster-shape.js'
 import {XPK_NAMESPACE} from './namespace.js'
 import {priorityClasses} from './priority-classes.js'
+import {
+  SUB_SLICE_TOPOLOGY_NAME,
+  subSlicingTopologyLevels,
+  SUPER_SLICE_TOPOLOGY_NAME,
+  SUPER_SLICING_ADMISSION_CHECK,
+  SUPER_SLICING_CONTROLLER_NAME,
+  SUPER_SLICING_TOPOLOGY_LEVELS,
+} from '../cluster/slicing.js'
 import type {
   AdmissionCheck,
   ClusterQueue,
@@ -69,9 +80,15 @@ export interface KueueConfiguration {
 
 /** The Kueue configuration of a cluster of `shape`. */
 export function kueueConfiguration(shape: ClusterShape, options: KueueOptions): KueueConfiguration {
-  const topology = options.topologyAwareScheduling && shape.accelerator.kind === 'GPU' ? gkeDefaultTopology() : null
+  const topology =
+    options.topologyAwareScheduling && shape.accelerator.kind === 'GPU' ? gkeDefaultTopology() : slicingTopology(shape)
   const resourceFlavor = buildResourceFlavor(shape, topology?.metadata.name)
-  const admissionCheck = usesQueuedProvisioning(shape) ? dwsAdmissionCheck() : null
+  const admissionCheck =
+    shape.slicing === 'super'
+      ? superSlicingAdmissionCheck()
+      : usesQueuedProvisioning(shape)
+        ? dwsAdmissionCheck()
+        : null
   return {
     topology,
     resourceFlavor,
@@ -125,7 +142,9 @@ export function flavorNodeLabels(shape: ClusterShape): Readonly<Record<string, s
 }
 
 function buildResourceFlavor(shape: ClusterShape, topologyName: string | undefined): ResourceFlavor {
-  const nodeLabels = flavorNodeLabels(shape)
+  // A super-slice spans cubes of one topology into larger ones: the flavor matches the accelerator only.
+  const nodeLabels =
+    shape.slicing === 'super' ? acceleratorLabelOnly(shape, flavorNodeLabels(shape)) : flavorNodeLabels(shape)
   return kueueObject(
     'ResourceFlavor',
     {name: resourceFlavorName(shape)},
@@ -178,6 +197,42 @@ function gkeDefaultTopology(): Topology {
     'Topology',
     {name: GKE_DEFAULT_TOPOLOGY_NAME},
     {levels: GKE_DEFAULT_TOPOLOGY_LEVELS.map((nodeLabel) => ({nodeLabel}))},
+  )
+}
+
+function acceleratorLabelOnly(
+  shape: ClusterShape,
+  labels: Readonly<Record<string, string>>,
+): Readonly<Record<string, string>> {
+  const topologyLabel = KIND_TRAITS[shape.accelerator.kind].topologyLabel
+  return Object.fromEntries(Object.entries(labels).filter(([key]) => key !== topologyLabel))
+}
+
+/** The Topology of a sub- or super-slicing cluster, or null for neither. */
+function slicingTopology(shape: ClusterShape): Topology | null {
+  if (shape.slicing === 'sub' && shape.accelerator.topology !== null) {
+    return kueueObject<Topology>(
+      'Topology',
+      {name: SUB_SLICE_TOPOLOGY_NAME},
+      {levels: subSlicingTopologyLevels(shape.accelerator.topology).map((nodeLabel) => ({nodeLabel}))},
+    )
+  }
+  if (shape.slicing === 'super') {
+    return kueueObject<Topology>(
+      'Topology',
+      {name: SUPER_SLICE_TOPOLOGY_NAME},
+      {levels: SUPER_SLICING_TOPOLOGY_LEVELS.map((nodeLabel) => ({nodeLabel}))},
+    )
+  }
+  return null
+}
+
+/** GKE's slice controller forms the super-slice a workload asks for before Kueue admits it. */
+function superSlicingAdmissionCheck(): AdmissionCheck {
+  return kueueObject<AdmissionCheck>(
+    'AdmissionCheck',
+    {name: SUPER_SLICING_ADMISSION_CHECK},
+    {controllerName: SUPER_SLICING_CONTROLLER_NAME},
   )
 }
 

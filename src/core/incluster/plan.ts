@@ -6,7 +6,7 @@
 import {findControllerDeployment, RELEASES, type KubeObject, type ReleaseComponent} from '../kube/release-manifest.js'
 import {resourceFlavorName, type ClusterShape} from './cluster-shape.js'
 import {clusterConfigMaps, resourcesConfigMapName} from './configmaps.js'
-import {jobSetControllerPatch, kueueControllerPatch} from './controller-sizing.js'
+import {jobSetControllerPatch, kueueControllerPatch, superSlicingControllerPatch} from './controller-sizing.js'
 import {decideInstall, type InstallDecision, type ObservedController} from './install-decision.js'
 import {GKE_DEFAULT_TOPOLOGY_NAME, kueueConfiguration, kueueConfigurationObjects} from './kueue.js'
 import {applyWouldChange, patchWouldChange} from './live-diff.js'
@@ -242,7 +242,7 @@ export function planInCluster(inputs: InClusterInputs, observed: ObservedInClust
   for (const component of ['jobset', 'kueue'] as const) {
     const controller: ObservedController = observed?.controllers[component] ?? {installed: false}
     const decision = decideInstall(component, controller, {crds: observed?.kueueCrds ?? []})
-    const sizing = SIZING[component](nodes)
+    const sizing = inputs.shape.slicing === 'super' ? superSlicingControllerPatch(component) : SIZING[component](nodes)
     const title = RELEASES[component].title
     const drift = observed ? driftOf(component, observed) : undefined
     const steps = releaseSteps[component]
@@ -528,8 +528,13 @@ export function sizedController(deployment: KubeObject, sizing: DeploymentPatch)
     const size = wanted.find((w) => w.name === c.name)
     return size ? {...c, resources: {...c.resources, ...size.resources}} : c
   })
+  const replicas = sizing.body.spec.replicas
   return {
     ...deployment,
-    spec: {...spec, template: {...spec?.template, spec: {...spec?.template?.spec, containers}}},
+    spec: {
+      ...spec,
+      ...(replicas === undefined ? {} : {replicas}),
+      template: {...spec?.template, spec: {...spec?.template?.spec, containers}},
+    },
   }
 }

@@ -29,7 +29,7 @@ export function shapeOfRunningPools(
     (p) =>
       ownPoolIndex(desired.spec.name, p.name) !== undefined &&
       PROVIDING.has(p.status) &&
-      differencesFrom(desired.poolTemplate, desired.reservations, p).length === 0,
+      differencesFrom(desired.poolTemplate, desired.reservations, p, desired.slicing === 'super').length === 0,
   ).length
   if (shape.accelerator.kind === 'GPU') return {...shape, numNodes: running > 0 ? shape.numNodes : 0}
   return {...shape, numSlices: running}

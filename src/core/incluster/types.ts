@@ -68,7 +68,8 @@ export interface AdmissionCheck {
   readonly metadata: NamedObjectMeta
   readonly spec: {
     readonly controllerName: string
-    readonly parameters: {readonly apiGroup: string; readonly kind: string; readonly name: string}
+    /** Absent for controllers that take none (GKE's slice controller). */
+    readonly parameters?: {readonly apiGroup: string; readonly kind: string; readonly name: string}
   }
 }
 
@@ -110,6 +111,8 @@ export interface DeploymentPatch {
   readonly patchType: 'strategic'
   readonly body: {
     readonly spec: {
+      /** Controller replicas, when the sizing sets them (super-slicing: Kueue runs 3). */
+      readonly replicas?: number
       readonly template: {
         readonly spec: {
           readonly containers: readonly {

@@ -894,3 +894,47 @@ describe('planNodePools properties (200 seeded random clusters)', () => {
     expect(replanned.filter((s) => s.spec !== null).map((s) => s.name)).toEqual(remaining.map((s) => s.name))
   })
 })
+
+describe('planCluster: super-slicing', () => {
+  const BLOCK = 'r/reservationBlocks/b'
+  const desired = {
+    ...desiredFor({tpuType: 'tpu7x-4x4x4', superSlicing: true, numCubes: 2, reservation: BLOCK}),
+    poolReservations: [`${BLOCK}/reservationSubBlocks/s2`],
+    reservationRoom: new Map([[`${BLOCK}/reservationSubBlocks/s2`, 1]]),
+  }
+
+  it('keeps a cube on any sub-block of the item (even one now full) and puts a new one where there is room', () => {
+    const kept = aMatchingPool(desired, 'demo-np-0', {reservation: `${BLOCK}/reservationSubBlocks/s1`})
+    const plan = planCluster(desired, anObservedCluster({nodePools: [kept]}), 'exists')
+    expect(plan.steps.filter((s) => s.resource === 'nodePool').map((s) => [s.name, s.action])).toEqual([
+      ['demo-np-0', 'none'],
+      ['demo-np-1', 'create'],
+    ])
+    const created = plan.steps.find((s) => s.name === 'demo-np-1')?.spec as {reservation: string}
+    expect(created.reservation).toBe(`${BLOCK}/reservationSubBlocks/s2`)
+  })
+
+  it('recreates a pool on another reservation, and a cube of the plain (not -ss) policy', () => {
+    const elsewhere = aMatchingPool(desired, 'demo-np-0', {
+      reservation: 'other/reservationBlocks/b/reservationSubBlocks/s1',
+    })
+    const plain = aMatchingPool(desired, 'demo-np-1', {
+      reservation: `${BLOCK}/reservationSubBlocks/s1`,
+      placementPolicyName: 'tpu7x-128-4x4x4-placement-policy',
+    })
+    expect(differencesFrom(desired.poolTemplate, desired.reservations, elsewhere, true)).toEqual([
+      `reservation other/reservationBlocks/b/reservationSubBlocks/s1 → ${BLOCK}`,
+    ])
+    expect(differencesFrom(desired.poolTemplate, desired.reservations, plain, true)).toEqual([
+      'placement workload policy tpu7x-128-4x4x4-placement-policy → workload policy tpu7x-128-4x4x4-ss-placement-policy',
+    ])
+    // Without super-slicing a sub-block is not the item.
+    expect(differencesFrom(desired.poolTemplate, desired.reservations, plain, false)).toHaveLength(2)
+  })
+
+  it('warns that an existing cluster without the slice controller keeps running without it', () => {
+    const plan = planCluster(desired, anObservedCluster(), 'exists')
+    expect(plan.warnings.join('\n')).toContain("--super-slicing needs GKE's slice controller")
+    expect(planCluster(desired, anObservedCluster({sliceController: true}), 'exists').warnings).toEqual([])
+  })
+})

@@ -40,6 +40,21 @@ const nap = desiredFor({
   enableAutoprovisioning: true,
   autoprovisioningMaxChips: '16',
 })
+/**
+ * Python xpk's recipe Cluster_create_super-slicing.md: sub-blocks sub0, sub1 and sub3 of the block have a cube's 16
+ * hosts free, sub2 has 1; the service reads them and hands the planner the healthy ones with their room.
+ */
+const BLOCK = 'golden-reservation/reservationBlocks/block'
+const superSlicing = {
+  ...desiredFor({tpuType: 'tpu7x-4x4x4', superSlicing: true, numCubes: 3, reservation: BLOCK}),
+  poolReservations: ['sub0', 'sub1', 'sub2', 'sub3'].map((s) => `${BLOCK}/reservationSubBlocks/${s}`),
+  reservationRoom: new Map(
+    Object.entries({sub0: 1, sub1: 1, sub2: 0, sub3: 1}).map(([s, room]) => [
+      `${BLOCK}/reservationSubBlocks/${s}`,
+      room,
+    ]),
+  ),
+}
 
 const CASES: readonly GoldenCase[] = [
   {
@@ -104,6 +119,12 @@ const CASES: readonly GoldenCase[] = [
         desiredFor({tpuType: 'v6e-16', numSlices: 2}),
         anObservedCluster({nodePools: [aMatchingPool(v5p16, 'demo-np-0'), aMatchingPool(v5p16, 'demo-np-1')]}),
       ),
+  },
+  {
+    file: 'fresh-tpu7x-128-super-slicing-3-cubes.txt',
+    flags: `--tpu-type=tpu7x-4x4x4 --super-slicing --num-cubes=3 --reservation=${BLOCK}`,
+    state: 'no cluster; sub-blocks sub0, sub1, sub3 with a cube free, sub2 with 1 of 16 hosts',
+    plan: () => planCluster(superSlicing, undefined, 'missing'),
   },
   {
     file: 'fresh-v5p-16-storage-drivers.txt',

@@ -5,6 +5,7 @@ import {
   jobSetControllerPatch,
   kueueControllerPatch,
   kueueControllerResources,
+  superSlicingControllerPatch,
 } from '../../../src/core/incluster/controller-sizing.js'
 
 describe('controller sizing', () => {
@@ -60,5 +61,22 @@ describe('controller sizing', () => {
 
   it('says "node" for one node', () => {
     expect(kueueControllerPatch(1).reason).toBe("size Kueue's controller for 1 node: cpu 2, memory 4096Mi")
+  })
+})
+
+describe('controller sizing of a super-slicing cluster', () => {
+  it("is Python xpk's fixed sizes: Kueue 3 replicas of 16 CPUs and 64Gi, JobSet 4 CPUs and 16Gi", () => {
+    const kueue = superSlicingControllerPatch('kueue')
+    expect(kueue.body.spec.replicas).toBe(3)
+    expect(kueue.body.spec.template.spec.containers).toEqual([
+      {name: 'manager', resources: {requests: {cpu: '16', memory: '64Gi'}, limits: {cpu: '16', memory: '64Gi'}}},
+    ])
+    const jobset = superSlicingControllerPatch('jobset')
+    expect(jobset.body.spec.replicas).toBeUndefined()
+    expect(jobset.body.spec.template.spec.containers[0]!.resources).toEqual({
+      requests: {cpu: '4', memory: '16Gi'},
+      limits: {cpu: '4', memory: '16Gi'},
+    })
+    expect(jobset.namespace).toBe('jobset-system')
   })
 })

@@ -51,6 +51,38 @@ export const GOLDEN_CASES: readonly GoldenCase[] = [
       ),
   },
   {
+    // Python xpk's recipe Cluster_create_super-slicing.md: 3 cubes on the sub-blocks of a block.
+    file: 'cluster-tpu-tpu7x-128-3-cubes-super-slicing.yaml',
+    command: `xpk cluster create --cluster ${cluster} --tpu-type=tpu7x-4x4x4 --super-slicing --num-cubes=3 --reservation=golden-reservation/reservationBlocks/block`,
+    objects: () =>
+      clusterObjects(
+        aClusterShape({
+          clusterName: cluster,
+          type: 'tpu7x-4x4x4',
+          numSlices: 3,
+          capacity: 'reservation',
+          reservation: 'golden-reservation/reservationBlocks/block',
+          slicing: 'super',
+        }),
+      ),
+  },
+  {
+    // Python xpk's recipe Cluster_create_sub-slicing.md.
+    file: 'cluster-tpu-v6e-16-sub-slicing.yaml',
+    command: `xpk cluster create --cluster ${cluster} --tpu-type=v6e-4x4 --sub-slicing --reservation=golden-reservation`,
+    objects: () =>
+      clusterObjects(
+        aClusterShape({
+          clusterName: cluster,
+          type: 'v6e-4x4',
+          numSlices: 1,
+          capacity: 'reservation',
+          reservation: 'golden-reservation',
+          slicing: 'sub',
+        }),
+      ),
+  },
+  {
     file: 'cluster-gpu-h100-80gb-8-2-nodes-flex.yaml',
     command: `xpk cluster create --cluster ${cluster} --device-type=h100-80gb-8 --num-nodes=2 --flex`,
     objects: () =>

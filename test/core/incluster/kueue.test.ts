@@ -191,7 +191,7 @@ function references(object: InClusterObject): [string, string][] {
     case 'ResourceFlavor':
       return object.spec.topologyName === undefined ? [] : [['Topology', object.spec.topologyName]]
     case 'AdmissionCheck':
-      return [[object.spec.parameters.kind, object.spec.parameters.name]]
+      return object.spec.parameters ? [[object.spec.parameters.kind, object.spec.parameters.name]] : []
     case 'ClusterQueue':
       return [
         ...object.spec.resourceGroups.flatMap((g) =>
