@@ -29,6 +29,7 @@ import VmList from './commands/vm/list.js'
 import VmRun from './commands/vm/run.js'
 import WorkloadCreate from './commands/workload/create.js'
 import WorkloadDelete from './commands/workload/delete.js'
+import WorkloadDescribe from './commands/workload/describe.js'
 import WorkloadList from './commands/workload/list.js'
 import WorkloadLogs from './commands/workload/logs.js'
 import WorkloadWhy from './commands/workload/why.js'
@@ -58,6 +59,7 @@ export const COMMANDS = {
   'vm:run': VmRun,
   'workload:create': WorkloadCreate,
   'workload:delete': WorkloadDelete,
+  'workload:describe': WorkloadDescribe,
   'workload:list': WorkloadList,
   'workload:logs': WorkloadLogs,
   'workload:why': WorkloadWhy,

@@ -20,6 +20,7 @@ import type {WorkloadCreateResult} from '../services/workload-create.js'
 import type {WorkloadDeleteResult} from '../services/workload-delete.js'
 import type {WorkloadListResult} from '../services/workload-list.js'
 import type {WorkloadWhyResult} from '../services/workload-why.js'
+import type {WorkloadDescription} from '../core/workload/describe.js'
 import type {WorkloadLogsResult} from '../services/workload-logs.js'
 import type {FsBuildContextOptions} from '../adapters/build-context.js'
 import type {DockerEngineOptions} from '../adapters/docker-engine.js'
@@ -242,6 +243,9 @@ export const workloadLogsFlags = {
   ...kubeAccessFlags,
 }
 
+/** The flags of `xpk workload describe` (the workload is its argument). */
+export const workloadDescribeFlags = {...targetFlags, ...gkeEndpointFlag, ...kubeAccessFlags, ...outputFlags}
+
 /** The flags of `xpk workload why` (the workload is its argument). */
 export const workloadWhyFlags = {...targetFlags, ...gkeEndpointFlag, ...kubeAccessFlags}
 
@@ -326,6 +330,19 @@ export async function workloadLogs(
     options,
     run,
     import('../services/workload-logs.js').then((m) => m.workloadLogs),
+  )
+}
+
+/** `xpk workload describe`: GKE (to find the cluster) and its Kubernetes API; reads only. */
+export async function workloadDescribe(
+  options: FlagOptions<typeof workloadDescribeFlags> & {readonly workload: string},
+  run: Invocation,
+): Promise<WorkloadDescription> {
+  return insideCluster(
+    import('./wiring.js'),
+    {...options, output: run.output},
+    run,
+    import('../services/workload-describe.js').then((m) => m.workloadDescribe),
   )
 }
 

@@ -1,10 +1,8 @@
 import {XpkError} from '../core/errors.js'
 import {XPK_NAMESPACE} from '../core/incluster/namespace.js'
-import {Problems} from '../core/input.js'
-import {escapeInline} from '../core/text.js'
 import type {Timing} from '../core/timing.js'
 import {KUEUE_API_VERSION} from '../core/versions.js'
-import {JOBSET_NAME_LABEL, jobSetNameProblem, jobSetRef} from '../core/workload/jobsets.js'
+import {JOBSET_NAME_LABEL, jobSetRef, requireWorkloadName} from '../core/workload/jobsets.js'
 import {WORKLOAD_KIND, readJobSet, readWorkload} from '../core/workload/observed.js'
 import {ownerName, pickWorkload} from '../core/workload/status.js'
 import {whyWorkload, type WhyAnswer, type WhyWorkload} from '../core/workload/why.js'
@@ -45,7 +43,7 @@ const NODE_POOL_LABEL = 'cloud.google.com/gke-nodepool'
  * @throws UsageErrors for bad input, before any request; XpkError `not-found` when the workload does not exist
  */
 export async function workloadWhy(options: WorkloadWhyOptions, deps: WorkloadWhyDeps): Promise<WorkloadWhyResult> {
-  const name = checkInput(options, () => checkName(options.workload))
+  const name = checkInput(options, () => requireWorkloadName(options.workload))
   const retry: RetryOptions = {policy: options.timing.retry, clock: deps, signal: deps.signal}
   const {kube, cluster} = await reachCluster(options, deps, retry)
   const [jobsetObject, workloadObjects, podObjects] = await Promise.all([
@@ -91,18 +89,6 @@ export async function workloadWhy(options: WorkloadWhyOptions, deps: WorkloadWhy
   })
   deps.console.result(renderWhy(answer))
   return answer
-}
-
-function checkName(workload: string): string {
-  const problems = new Problems()
-  const problem = jobSetNameProblem(workload)
-  if (problem) {
-    problems.add(`Workload name "${escapeInline(workload)}": ${problem}.`, {
-      hints: ['Give the name the workload was created with; `xpk workload list` shows them.'],
-    })
-  }
-  problems.throwIfAny()
-  return workload
 }
 
 /** The ClusterQueue behind the workload's LocalQueue, and Kueue's order of its pending workloads. */

@@ -25,7 +25,7 @@ const STUB_CONFIG = {
 const LIST_AND_DESCRIBE = (Object.keys(COMMANDS) as CommandId[]).filter((id) => /(^|:)(list|describe)$/.test(id))
 
 /** What a command needs besides flags to parse (its arguments). */
-const ARGS: Partial<Record<CommandId, string[]>> = {'accelerator:describe': ['v5p-8']}
+const ARGS: Partial<Record<CommandId, string[]>> = {'accelerator:describe': ['v5p-8'], 'workload:describe': ['run-1']}
 
 const definitions = (id: CommandId) => {
   const cmd = COMMANDS[id] as unknown as {flags?: Record<string, unknown>; baseFlags?: Record<string, unknown>}
@@ -55,7 +55,7 @@ async function parsed(
 }
 
 describe('the list and describe commands', () => {
-  it('are the eight of README "Output"', () => {
+  it('are the nine of README "Output"', () => {
     expect(LIST_AND_DESCRIBE.sort()).toEqual([
       'accelerator:describe',
       'accelerator:list',
@@ -64,6 +64,7 @@ describe('the list and describe commands', () => {
       'config:list',
       'storage:list',
       'vm:list',
+      'workload:describe',
       'workload:list',
     ])
   })

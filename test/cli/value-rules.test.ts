@@ -202,6 +202,7 @@ describe('arguments follow the same rule', () => {
       'storage:create',
       'storage:delete',
       'storage:detach',
+      'workload:describe',
       'workload:logs',
       'workload:why',
     ])

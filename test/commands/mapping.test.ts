@@ -63,6 +63,7 @@ vi.mock('../../src/services/workload-delete.js', async (original) => ({
 vi.mock('../../src/services/workload-list.js', () => ({listWorkloads: recorder('listWorkloads')}))
 vi.mock('../../src/services/workload-logs.js', () => ({workloadLogs: recorder('workloadLogs')}))
 vi.mock('../../src/services/workload-why.js', () => ({workloadWhy: recorder('workloadWhy')}))
+vi.mock('../../src/services/workload-describe.js', () => ({workloadDescribe: recorder('workloadDescribe')}))
 vi.mock('../../src/services/storage-list.js', () => ({listStorages: recorder('listStorages')}))
 vi.mock('../../src/services/storage-attach.js', () => ({attachStorage: recorder('attachStorage')}))
 vi.mock('../../src/services/storage-detach.js', () => ({detachStorage: recorder('detachStorage')}))
@@ -134,6 +135,7 @@ const SERVICE_OF: Record<CommandId, [string[], string]> = {
   'workload:list': [[], 'listWorkloads'],
   'workload:logs': [['run-1'], 'workloadLogs'],
   'workload:why': [['run-1'], 'workloadWhy'],
+  'workload:describe': [['run-1'], 'workloadDescribe'],
 }
 
 describe('every command calls one service through its topic', () => {

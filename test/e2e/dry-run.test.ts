@@ -39,6 +39,7 @@ const READ_ONLY: readonly CommandId[] = [
   'workload:list',
   'workload:logs',
   'workload:why',
+  'workload:describe',
 ]
 
 /** Of those, the ones Python xpk takes --dry-run on: they accept it, and say it changes nothing. */

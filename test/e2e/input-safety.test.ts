@@ -102,8 +102,9 @@ function words(line: string): string[] {
 }
 
 /**
- * `workload list`'s examples read workloads (and wait for run-1): JobSet and Kueue with one finished workload are
- * put in the cluster just before them, so the examples of other commands still meet a cluster without either.
+ * The workload commands' examples (list, logs, why, describe) read workloads (and wait for run-1): JobSet and Kueue
+ * with one finished workload are put in the cluster just before them, so the examples of other commands still meet a
+ * cluster without either.
  */
 let workloadsSeeded = false
 function seedWorkloads(): void {
@@ -188,7 +189,7 @@ describe('every --help example runs', () => {
 
   const shapes: Record<string, unknown> = {}
   it.each(examples)('$example', async ({id, example, argv, jsonVariant}) => {
-    if (id === 'workload:list' || id === 'workload:logs') seedWorkloads()
+    if (['workload:list', 'workload:logs', 'workload:why', 'workload:describe'].includes(id)) seedWorkloads()
     if (id === 'workload:create') seedSubmitReady()
     const mark = markRequests({gke: fake, kube, storage, filestore, compute})
     const cwd = tempDir('xpk-example-')

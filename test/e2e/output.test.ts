@@ -69,6 +69,7 @@ const ARGS: Partial<Record<CommandId, string[]>> = {
   'storage:list': [],
   'vm:list': [],
   'workload:list': [],
+  'workload:describe': ['user-third-job-running'],
 }
 
 /** The forms printed for each command, in the order of its golden. */

@@ -123,6 +123,7 @@ const BASE: Record<CommandId, string[]> = {
   'workload:list': ['--cluster', 'demo'],
   'workload:logs': ['--cluster', 'demo', 'w'],
   'workload:why': ['--cluster', 'demo', 'w'],
+  'workload:describe': ['--cluster', 'demo', 'w'],
 }
 
 /** The base command with `--name value` in place of the base's own value of that flag, if it has one. */

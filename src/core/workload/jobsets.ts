@@ -4,6 +4,8 @@
  * `jobset.sigs.k8s.io/jobset-name` label. Deleting the JobSet lets the garbage collector delete the rest.
  */
 import {XPK_NAMESPACE} from '../incluster/namespace.js'
+import {Problems} from '../input.js'
+import {escapeInline} from '../text.js'
 import {JOBSET_API_VERSION} from '../versions.js'
 
 /** The label JobSet's controller puts on the Jobs and pods of a JobSet, with the JobSet's name. */
@@ -33,6 +35,24 @@ export function jobSetNameProblem(name: string): string | undefined {
     return 'use lowercase letters, digits and hyphens, starting with a letter and not ending with a hyphen (RFC 1123)'
   }
   return undefined
+}
+
+/** Adds to `problems` why a workload name given as an argument cannot be one (nothing when it can). */
+export function checkWorkloadName(problems: Problems, workload: string): void {
+  const problem = jobSetNameProblem(workload)
+  if (problem) {
+    problems.add(`Workload name "${escapeInline(workload)}": ${problem}.`, {
+      hints: ['Give the name the workload was created with; `xpk workload list` shows them.'],
+    })
+  }
+}
+
+/** The workload name given as a command's argument, checked. @throws UsageErrors naming the problem */
+export function requireWorkloadName(workload: string): string {
+  const problems = new Problems()
+  checkWorkloadName(problems, workload)
+  problems.throwIfAny()
+  return workload
 }
 
 /** `--filter-by-job TEXT`: the names that contain TEXT (a plain substring, as in Python xpk), sorted. */

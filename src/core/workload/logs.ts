@@ -6,7 +6,7 @@
  */
 import {escapeInline} from '../text.js'
 import {INTEGER_FLAGS, Problems} from '../input.js'
-import {jobSetNameProblem} from './jobsets.js'
+import {checkWorkloadName} from './jobsets.js'
 
 export const JOB_INDEX_LABEL = 'jobset.sigs.k8s.io/job-index'
 export const COMPLETION_INDEX_KEY = 'batch.kubernetes.io/job-completion-index'
@@ -65,12 +65,7 @@ export function parseSince(text: string): {value: number} | {problem: string} {
  */
 export function workloadLogsInputFromFlags(flags: WorkloadLogsFlags): WorkloadLogsInput {
   const problems = new Problems()
-  const nameProblem = jobSetNameProblem(flags.workload)
-  if (nameProblem) {
-    problems.add(`Workload name "${escapeInline(flags.workload)}": ${nameProblem}.`, {
-      hints: ['Give the name the workload was created with; `xpk workload list` shows them.'],
-    })
-  }
+  checkWorkloadName(problems, flags.workload)
   const slice = problems.integer('--slice', flags.slice, INTEGER_FLAGS['workload:slice'])
   const worker = problems.integer('--worker', flags.worker, INTEGER_FLAGS['workload:worker'])
   const tailLines = problems.integer('--tail', flags.tail, INTEGER_FLAGS['workload:tail'])
