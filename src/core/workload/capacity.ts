@@ -309,6 +309,7 @@ export function capacityProblem(request: CapacityRequest, verdict: CapacityVerdi
       const cubesPerSlice = verdict.cubesNeeded / request.numSlices
       const oneSliceTooBig = cubesPerSlice > verdict.cubesAvailable
       const flag = oneSliceTooBig ? request.acceleratorFlag : scaleFlag
+      const addCubes = `\`xpk cluster create --cluster ${cluster} --tpu-type ${verdict.deviceType} --super-slicing --num-cubes ${verdict.cubesNeeded} ...\``
       const asked = `${verdict.cubesNeeded} cube${s(verdict.cubesNeeded)} of 4x4x4 (${request.numSlices} slice${s(request.numSlices)} of ${verdict.slicing.topology}, ${verdict.vmsNeeded} VMs)`
       return new UsageError(
         `${flag}: workload ${workload} needs ${asked}, but cluster ${cluster} has ${verdict.cubesAvailable} ` +
@@ -316,11 +317,11 @@ export function capacityProblem(request: CapacityRequest, verdict: CapacityVerdi
         {
           flag,
           hints: [
-            oneSliceTooBig
-              ? `Pick a topology of at most ${verdict.cubesAvailable} cube${s(verdict.cubesAvailable)}${cubeExamples(accelerator, verdict.cubesAvailable)}, ` +
-                `or add cubes with \`xpk cluster create --cluster ${cluster} --tpu-type ${verdict.deviceType} --super-slicing --num-cubes ${verdict.cubesNeeded} ...\`.`
-              : `Ask for at most --num-slices ${Math.floor(verdict.cubesAvailable / cubesPerSlice)}, ` +
-                `or add cubes with \`xpk cluster create --cluster ${cluster} --tpu-type ${verdict.deviceType} --super-slicing --num-cubes ${verdict.cubesNeeded} ...\`.`,
+            verdict.cubesAvailable === 0
+              ? `Add cubes first: ${addCubes}.`
+              : oneSliceTooBig
+                ? `Pick a topology of at most ${verdict.cubesAvailable} cube${s(verdict.cubesAvailable)}${cubeExamples(accelerator, verdict.cubesAvailable)}, or add cubes with ${addCubes}.`
+                : `Ask for at most --num-slices ${Math.floor(verdict.cubesAvailable / cubesPerSlice)}, or add cubes with ${addCubes}.`,
           ],
         },
       )
@@ -333,7 +334,9 @@ export function capacityProblem(request: CapacityRequest, verdict: CapacityVerdi
         {
           flag: request.acceleratorFlag,
           hints: [
-            `Pick a topology of whole cubes, at most the cluster's ${verdict.cubesAvailable}${cubeExamples(accelerator, verdict.cubesAvailable)}.`,
+            verdict.cubesAvailable === 0
+              ? `Pick a topology of whole cubes (${accelerator.family}-4x4x4, ...); the cluster has none yet: add them with \`xpk cluster create --cluster ${cluster} --tpu-type ${verdict.deviceType} --super-slicing --num-cubes N ...\`.`
+              : `Pick a topology of whole cubes, at most the cluster's ${verdict.cubesAvailable}${cubeExamples(accelerator, verdict.cubesAvailable)}.`,
           ],
         },
       )

@@ -287,6 +287,22 @@ describe('capacityProblem on sliced clusters', () => {
     expect(error.hints).toEqual([hint])
   })
 
+  it('a super-slicing cluster of no cubes: the hint adds them', () => {
+    const error = problem(request('tpu7x-4x4x4'), {'tpu7x-128': '0'}, SUPER)!
+    expect(error.flag).toBe('--tpu-type')
+    expect(error.message).toContain('but cluster demo has 0 cubes (0 VMs of tpu7x-128)')
+    expect(error.hints).toEqual([
+      'Add cubes first: `xpk cluster create --cluster demo --tpu-type tpu7x-128 --super-slicing --num-cubes 1 ...`.',
+    ])
+  })
+
+  it('less than a cube on a cluster of no cubes: the hint names the form and adding cubes', () => {
+    expect(problem(request('tpu7x-8'), {'tpu7x-128': '0'}, SUPER)!.hints).toEqual([
+      'Pick a topology of whole cubes (tpu7x-4x4x4, ...); the cluster has none yet: add them with ' +
+        '`xpk cluster create --cluster demo --tpu-type tpu7x-128 --super-slicing --num-cubes N ...`.',
+    ])
+  })
+
   it('a super-slicing name of exactly 28 characters is taken', () => {
     expect(problem(request('tpu7x-4x4x8', 1, 'a-workload-name-of-28-letter'), CUBES_5, SUPER)).toBeUndefined()
   })
