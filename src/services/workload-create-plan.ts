@@ -23,7 +23,7 @@ import {
 } from '../core/messages/workload.js'
 import {storagesToMount, type WorkloadStorage} from '../core/storage/mounts.js'
 import {readStorage, STORAGE_API_VERSION, STORAGE_KIND} from '../core/storage/observed.js'
-import {KUEUE_VERSION} from '../core/versions.js'
+import {KUEUE_API_VERSION, KUEUE_VERSION} from '../core/versions.js'
 import {capacityProblem, checkCapacity, type CapacityRequest} from '../core/workload/capacity.js'
 import {
   inactiveQueue,
@@ -46,6 +46,7 @@ import {
 } from '../core/workload/create-plan.js'
 import {GKE_NETWORK_PARAM_SET, gpuNetworkNames, needsClusterGpuNetworks} from '../core/workload/gpu-networks.js'
 import {jobSetRef} from '../core/workload/jobsets.js'
+import {mightBeSliced, slicingFromTopologies} from '../core/workload/slicing.js'
 import {WORKLOAD_DEFAULTS} from '../core/workload/options.js'
 import {withRetries, type RetryOptions} from '../executor/retry.js'
 import type {KubeClient, KubeObject} from '../ports/kube.js'
@@ -154,7 +155,8 @@ interface LiveCluster {
  * back, is the JobSet kind served at v1alpha2?), what else the JobSet refers to (Kueue's LocalQueue, the
  * PriorityClass of --priority: see core/workload/cluster-setup.ts), the ServiceAccount `xpk-sa`, the Storage objects
  * (a storage named with --storage must be one of them; every auto-mount one is mounted too), and for tcpxo/rdma GPUs
- * the GKENetworkParamSets: six requests for a TPU workload, no discovery (JobSet and Kueue kinds are known:
+ * the GKENetworkParamSets, and for v6e and tpu7x workloads Kueue's Topologies (is the cluster set up for sub- or
+ * super-slicing? see core/workload/slicing.ts): six requests for a TPU workload of another type, no discovery (JobSet and Kueue kinds are known:
  * core/kube/known-kinds.ts). Only when `xpk-sa` is missing or lacks the current RBAC revision (a cluster's first
  * submit) are the Role and RoleBindings read, in a second round; only when JobSets are not served is the JobSet CRD
  * read, to say why. Nothing is sent when something is missing.
@@ -171,7 +173,7 @@ async function inspectCluster(
   const read = <T>(call: () => Promise<T>) => withRetries(call, retry)
   const [serviceAccount] = desiredRbac()
   const refs = referencedObjects(input.priority)
-  const [configMap, named, liveServiceAccount, queueLookup, priorityClass, storageObjects, paramSets] =
+  const [configMap, named, liveServiceAccount, queueLookup, priorityClass, storageObjects, paramSets, topologies] =
     await Promise.all([
       read(() =>
         kube.get({
@@ -190,6 +192,11 @@ async function inspectCluster(
       needsClusterGpuNetworks(input.accelerator)
         ? listAll(kube, GKE_NETWORK_PARAM_SET.apiVersion, GKE_NETWORK_PARAM_SET.kind, {}, retry)
         : Promise.resolve(undefined),
+      // v6e and tpu7x workloads may run sub- or super-sliced: the cluster is set up for it when Kueue has its
+      // Topology (a Kueue without the kind lists none).
+      mightBeSliced(input.accelerator)
+        ? listAll(kube, KUEUE_API_VERSION, 'Topology', {}, retry)
+        : Promise.resolve([] as KubeObject[]),
     ])
 
   const acceleratorFlag = options.flags.tpuType === undefined ? '--device-type' : '--tpu-type'
@@ -202,7 +209,8 @@ async function inspectCluster(
     acceleratorFlag,
   }
   const data = (configMap?.data ?? {}) as Readonly<Record<string, string>>
-  const verdict = checkCapacity(request, configMap === undefined ? undefined : parseResourcesConfigMap(data))
+  const slicing = slicingFromTopologies(topologies.map((t) => t.metadata.name))
+  const verdict = checkCapacity(request, configMap === undefined ? undefined : parseResourcesConfigMap(data), slicing)
   const problem = capacityProblem(request, verdict)
   if (problem) throw problem
   // On node auto-provisioning without a capacity flag, the capacity the cluster was created with (its metadata

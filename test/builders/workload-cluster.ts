@@ -2,6 +2,11 @@
 // Workload and LocalQueue kinds served (minimal CRDs that take any object), the resources ConfigMap, the LocalQueue
 // `multislice-queue` and the five PriorityClasses (what a submitted JobSet refers to), and helpers to seed workloads with what JobSet and Kueue make for them (Jobs, pods, a Kueue Workload),
 // tied to the JobSet by owner reference as the controllers tie them.
+import {resolveAccelerator} from '../../src/core/catalog/lookup.js'
+import type {Slicing} from '../../src/core/cluster/slicing.js'
+import type {ClusterShape} from '../../src/core/incluster/cluster-shape.js'
+import {clusterConfigMaps} from '../../src/core/incluster/configmaps.js'
+import {kueueConfiguration} from '../../src/core/incluster/kueue.js'
 import {priorityClasses} from '../../src/core/incluster/priority-classes.js'
 import type {KubeObject} from '../../src/ports/kube.js'
 import {MemoryKube, type MemoryKubeOptions} from '../fakes/memory-kube.js'
@@ -185,4 +190,31 @@ export function seedWorkload(kube: MemoryKube, name: string, options: {slices?: 
 /** Names of the stored objects of a kind (no request logged). */
 export function namesOf(kube: MemoryKube, kind: string): string[] {
   return kube.all(kind).map((o) => o.metadata.name)
+}
+
+/** Kueue's Topology kind (cluster-scoped), as a minimal CRD. */
+export const TOPOLOGY_CRD = crd('kueue.x-k8s.io', 'Topology', 'topologies', 'v1beta2', 'Cluster')
+
+/**
+ * What `cluster create --sub-slicing` or `--super-slicing` leaves for the workloads of cluster `demo` of `slices`
+ * slices of `tpuType`: the resources ConfigMap's data, and Kueue's Topology of it, both made by the cluster side's
+ * builders (so a workload looks for the names `cluster create` writes).
+ */
+export function slicedCluster(
+  slicing: Slicing,
+  tpuType: string,
+  slices: number,
+): {readonly resources: Record<string, string>; readonly topology: KubeObject} {
+  const shape: ClusterShape = {
+    clusterName: 'demo',
+    accelerator: resolveAccelerator({tpuType}),
+    numSlices: slices,
+    numNodes: 0,
+    capacity: 'reservation',
+    reservation: 'dense-reservation',
+    slicing,
+  }
+  const topology = kueueConfiguration(shape, {topologyAwareScheduling: false}).topology!
+  const resources = clusterConfigMaps(shape, {xpkVersion: '1.0.0'}).resources.data as Record<string, string>
+  return {resources, topology: topology as unknown as KubeObject}
 }

@@ -51,6 +51,12 @@ import {KIND_TRAITS} from '../catalog/types.js'
 import {UsageError} from '../errors.js'
 import {JOBSET_API_VERSION, LOCAL_QUEUE_NAME} from '../versions.js'
 import type {WorkloadSpec} from '../workload/spec.js'
+import {
+  PODSET_REQUIRED_TOPOLOGY_ANNOTATION,
+  SLICE_TOPOLOGY_ANNOTATION,
+  type WorkloadSlicing,
+} from '../workload/slicing.js'
+import {sliceTopologyLabel} from '../cluster/slicing.js'
 import {SCHEDULERS} from '../workload/options.js'
 import {workloadPolicyName} from '../cluster/desired.js'
 import {
@@ -121,6 +127,14 @@ export interface BuildJobSetOptions {
    * src/core/storage/mounts.ts). Default none.
    */
   readonly storages?: readonly WorkloadStorage[]
+  /**
+   * TPU workloads on a cluster set up for sub- or super-slicing, as the capacity check found (src/core/workload/
+   * slicing.ts). As in Python xpk: no exclusive-topology annotation (slices are not whole node pools) and no
+   * placement-policy selector; sub-slicing pods carry Kueue's required-topology and GKE's slice-topology annotations
+   * and select the cluster's slice topology, super-slicing pods the slice-topology annotation and the accelerator
+   * only. Default: neither.
+   */
+  readonly slicing?: WorkloadSlicing
 }
 
 /**
@@ -210,14 +224,21 @@ function tpuOrCpuJobSet(spec: WorkloadSpec, options: BuildJobSetOptions): JobSet
   const {accelerator} = spec
   const isTpu = accelerator.kind === 'TPU'
   const traits = KIND_TRAITS[accelerator.kind]
+  const slicing = isTpu ? options.slicing : undefined
+  // Sub-slices run on the cluster's slices, whose topology the nodes carry; a super-slice's cubes carry 4x4x4.
+  const topology = slicing?.kind === 'sub' ? slicing.clusterTopology : accelerator.topology
   const acceleratorSelector: Record<string, string> =
     isTpu && traits.acceleratorLabel && traits.topologyLabel
       ? {
           [traits.acceleratorLabel]: present(accelerator.gkeAccelerator, 'gkeAccelerator'),
-          [traits.topologyLabel]: present(accelerator.topology, 'topology'),
+          ...(slicing?.kind === 'super' ? {} : {[traits.topologyLabel]: present(topology, 'topology')}),
         }
       : {}
-  const nodeSelector = {...acceleratorSelector, ...placementSelector(accelerator), ...options.extraNodeSelector}
+  const nodeSelector = {
+    ...acceleratorSelector,
+    ...(slicing === undefined ? placementSelector(accelerator) : {}),
+    ...options.extraNodeSelector,
+  }
   const storages = options.storages ?? []
   const ownMounts: VolumeMount[] = [{name: SHARED_MEMORY_VOLUME, mountPath: '/dev/shm'}]
   checkStorageMounts(storages, [SHARED_MEMORY], ownMounts)
@@ -239,12 +260,16 @@ function tpuOrCpuJobSet(spec: WorkloadSpec, options: BuildJobSetOptions): JobSet
     ...(isTpu ? {tolerations: [{operator: 'Exists', key: KIND_TRAITS.TPU.resource}]} : {}),
     volumes: [SHARED_MEMORY, ...storageVolumes(storages)],
   }
+  const jobSetAnnotations = {
+    ...(slicing === undefined ? {[EXCLUSIVE_TOPOLOGY_ANNOTATION]: 'cloud.google.com/gke-nodepool'} : {}),
+    ...storagesAnnotation(storages),
+  }
   return jobSet(spec, {
-    annotations: {[EXCLUSIVE_TOPOLOGY_ANNOTATION]: 'cloud.google.com/gke-nodepool', ...storagesAnnotation(storages)},
+    ...nonEmpty('annotations', jobSetAnnotations),
     replicas: spec.numSlices,
     podsPerJob: accelerator.vmsPerSlice,
     containerNames: containers.map((c) => c.name),
-    pod: {metadata: podMetadata(spec, storageAnnotations(storages)), spec: pod},
+    pod: {metadata: podMetadata(spec, {...storageAnnotations(storages), ...slicingAnnotations(slicing)}), spec: pod},
   })
 }
 
@@ -496,6 +521,16 @@ function mergeEnv(entries: readonly EnvVar[]): EnvVar[] {
     merged.push(byName.get(name) as EnvVar)
   }
   return merged
+}
+
+/** The pod annotations of a sub- or super-slicing workload (Python: create_sub_slicing_annotations, create_tpu_slice_topology_annotation). */
+function slicingAnnotations(slicing: WorkloadSlicing | undefined): Record<string, string> {
+  if (slicing === undefined) return {}
+  if (slicing.kind === 'super') return {[SLICE_TOPOLOGY_ANNOTATION]: slicing.topology}
+  return {
+    [PODSET_REQUIRED_TOPOLOGY_ANNOTATION]: sliceTopologyLabel(slicing.sliceTopology),
+    [SLICE_TOPOLOGY_ANNOTATION]: slicing.sliceTopology,
+  }
 }
 
 /** Label GKE puts on nodes of pools created with a workload placement policy. */

@@ -51,6 +51,18 @@ function describeFit(request: CapacityRequest, verdict: CapacityVerdict): string
     const limit = verdict.maximumChips === null ? 'without a chip limit' : `up to ${verdict.maximumChips} chips`
     return `Cluster ${request.cluster} provisions ${request.accelerator.canonical} nodes on demand (${limit}); ${request.workload} needs ${verdict.chipsNeeded} chips.`
   }
+  if (verdict.kind === 'fits-sub-slicing') {
+    return (
+      `Cluster ${request.cluster} is set up for sub-slicing: ${request.workload} runs on ${verdict.slicing.sliceTopology} ` +
+      `sub-slices of its ${verdict.slicing.clusterTopology} slices (${verdict.vmsNeeded} of ${verdict.vmsAvailable} VMs of ${verdict.deviceType}).`
+    )
+  }
+  if (verdict.kind === 'fits-super-slicing') {
+    return (
+      `Cluster ${request.cluster} is set up for super-slicing: ${request.workload} runs on ${verdict.cubesNeeded} of its ` +
+      `${verdict.cubesAvailable} cubes of 4x4x4, joined into ${verdict.slicing.topology}.`
+    )
+  }
   if (verdict.kind !== 'fits') return ''
   return `Cluster ${request.cluster} has ${verdict.vmsAvailable} VM${s(verdict.vmsAvailable)} of ${verdict.deviceType}; ${request.workload} needs ${verdict.vmsNeeded}.`
 }

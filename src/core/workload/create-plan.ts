@@ -17,6 +17,7 @@ import type {JobSet, Role, RoleBinding, ServiceAccount} from '../manifests/k8s-t
 import {planSummary, renderPlanLines, type PlanLine} from '../render/plan.js'
 import type {WorkloadStorage} from '../storage/mounts.js'
 import {LOCAL_QUEUE_NAME} from '../versions.js'
+import {SUB_SLICE_TOPOLOGY_NAME, SUPER_SLICE_TOPOLOGY_NAME} from '../cluster/slicing.js'
 import {vmsNeeded, type CapacityVerdict} from './capacity.js'
 import {RBAC_REVISION_ANNOTATION, rbacRevision} from './cluster-setup.js'
 import type {WorkloadInput} from './options.js'
@@ -216,12 +217,15 @@ export function workloadJobSet(
   inputs: Pick<WorkloadPlanInputs, 'input' | 'gpuNetworks' | 'storages' | 'cluster'>,
   image: string,
 ): JobSet {
-  const {input, gpuNetworks, storages} = inputs
+  const {input, gpuNetworks, storages, cluster} = inputs
   const capacity = nodeAutoprovisioningCapacity(inputs)
+  const verdict = cluster.read ? cluster.capacity : undefined
+  const slicing = verdict !== undefined && 'slicing' in verdict ? verdict.slicing : undefined
   return buildJobSet(
     {...input, image},
     {
       ...(capacity ? {extraNodeSelector: autoprovisioningNodeSelector(capacity)} : {}),
+      ...(slicing ? {slicing} : {}),
       ...(gpuNetworks ? {gpuNetworks: [...gpuNetworks.names]} : {}),
       ...(storages.read && storages.mounts.length > 0 ? {storages: storages.mounts} : {}),
     },
@@ -345,6 +349,20 @@ function describeCapacity(verdict: CapacityVerdict): string {
   if (verdict.kind === 'fits-autoprovisioning') {
     const limit = verdict.maximumChips === null ? 'no chip limit' : `at most ${verdict.maximumChips} chips`
     return `nodes provisioned on demand: ${verdict.chipsNeeded} chips (${limit})`
+  }
+  if (verdict.kind === 'fits-sub-slicing') {
+    const {sliceTopology, clusterTopology} = verdict.slicing
+    return (
+      `sub-slicing: ${verdict.vmsNeeded} of the cluster's ${verdict.vmsAvailable} VMs of ${verdict.deviceType}, ` +
+      `as ${sliceTopology} sub-slices of its ${clusterTopology} slices, placed by Kueue (${SUB_SLICE_TOPOLOGY_NAME})`
+    )
+  }
+  if (verdict.kind === 'fits-super-slicing') {
+    return (
+      `super-slicing: ${verdict.cubesNeeded} of the cluster's ${verdict.cubesAvailable} cubes of 4x4x4 ` +
+      `(${verdict.vmsNeeded} of ${verdict.vmsAvailable} VMs of ${verdict.deviceType}), joined into ${verdict.slicing.topology} ` +
+      `by GKE's slice controller (${SUPER_SLICE_TOPOLOGY_NAME})`
+    )
   }
   return 'capacity not known'
 }

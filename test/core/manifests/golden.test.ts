@@ -140,6 +140,26 @@ const CASES: readonly GoldenCase[] = [
     },
   },
   {
+    // Python xpk's recipe Workload_create_sub-slicing.md.
+    file: 'jobset-tpu-v6e-2x4-sub-slicing.yaml',
+    flags: '--tpu-type=v6e-2x4 (on a cluster of v6e-16 slices set up for sub-slicing)',
+    spec: {type: 'v6e-2x4'},
+    options: {slicing: {kind: 'sub', sliceTopology: '2x4', clusterTopology: '4x4'}},
+  },
+  {
+    // Python xpk's recipe Workload_create_super-slicing.md.
+    file: 'jobset-tpu-tpu7x-4x4x20-super-slicing.yaml',
+    flags: '--tpu-type=tpu7x-4x4x20 (on a cluster of 5 cubes of tpu7x-4x4x4 set up for super-slicing)',
+    spec: {type: 'tpu7x-4x4x20'},
+    options: {slicing: {kind: 'super', topology: '4x4x20'}},
+  },
+  {
+    file: 'jobset-tpu-tpu7x-4x4x8-super-slicing-storage.yaml',
+    flags: '--tpu-type=tpu7x-4x4x8 --num-slices=2 --storage datasets (on a cluster set up for super-slicing)',
+    spec: {type: 'tpu7x-4x4x8', numSlices: 2},
+    options: {slicing: {kind: 'super', topology: '4x4x8'}, storages: [MOUNTED.datasets]},
+  },
+  {
     file: 'jobset-cpu-n2-standard-32-4.yaml',
     flags: '--device-type=n2-standard-32-4 --num-slices=2 --env JAX_PLATFORMS=cpu',
     spec: {type: 'n2-standard-32-4', numSlices: 2, env: [{name: 'JAX_PLATFORMS', value: 'cpu'}]},

@@ -21,10 +21,14 @@ import {
   renderClusterList,
 } from '../../../src/core/render/clusters.js'
 import {configListView, renderConfigList} from '../../../src/core/render/config.js'
-import {renderOutput, type OutputView} from '../../../src/core/render/output.js'
+import {PLAIN_TABLE, renderOutput, type OutputView} from '../../../src/core/render/output.js'
 import {OUTPUT_FORMATS, type OutputChoice} from '../../../src/core/render/output-format.js'
 import {renderVmList, vmListView} from '../../../src/core/render/vms.js'
 import {renderWorkloadList, workloadListView} from '../../../src/core/render/workloads.js'
+import {renderWorkloadDescription, workloadDescribeView} from '../../../src/core/render/workload-describe.js'
+import {describeWorkload, readEvent} from '../../../src/core/workload/describe.js'
+import {readPod} from '../../../src/core/workload/why-observed.js'
+import {describeInputs, event, pod} from '../../builders/workload-description.js'
 import type {SettingReport} from '../../../src/core/settings.js'
 import {bucketOrInstance, renderStorageList, storageListView, type StorageRow} from '../../../src/core/storage/list.js'
 import type {QueuedResource, TpuNode} from '../../../src/core/vm/types.js'
@@ -448,6 +452,35 @@ describe('storage list', () => {
           bucketOrInstance: `b-${HOSTILE}`,
         }),
       ]),
+    ])
+  })
+})
+
+// ---- workload describe ----
+
+describe('workload describe', () => {
+  it('matches test/golden/tables/workload-describe.txt', () => {
+    const running = describeWorkload(describeInputs())
+    const hostile = describeWorkload(
+      describeInputs({
+        pods: [readPod(pod(0, 0, {phase: `P-${HOSTILE}`}, `node-${HOSTILE}`))],
+        events: [readEvent(event('JobSet', 'run-1', 55, `R-${HOSTILE}`, `m-${HOSTILE}`))],
+      }),
+    )
+    expectGoldenTable('workload-describe', [
+      [
+        'running on 2 slices after a restart, a pod waiting, events of the last hour',
+        renderWorkloadDescription(running, PLAIN_TABLE),
+      ],
+      ...textForms(workloadDescribeView, 'the same', running),
+      [
+        'through a kubeconfig, before any pod or event',
+        renderWorkloadDescription(describeWorkload(describeInputs({pods: [], events: [], place: null})), PLAIN_TABLE),
+      ],
+      [
+        'line breaks, tabs, terminal controls and bidi marks in what the cluster answered',
+        renderWorkloadDescription(hostile, {wide: true, headers: true}),
+      ],
     ])
   })
 })
