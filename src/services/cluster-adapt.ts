@@ -94,7 +94,6 @@ export async function adaptCluster(options: ClusterAdaptOptions, deps: ClusterAd
     problems,
     {
       overrides: options.inCluster.manifestOverrides,
-      offline: false,
       viaKubeconfig: options.inCluster.viaKubeconfig === true,
     },
     deps,

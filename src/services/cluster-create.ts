@@ -381,28 +381,37 @@ export interface CheckedInputs {
 async function checkInputs(options: ClusterCreateOptions, deps: ClusterCreateDeps): Promise<CheckedInputs> {
   const problems = new Problems()
   const desired = problems.attempt(() => desiredClusterFromFlags(options.flags))
+  const overrides = {...(options.inCluster.skip ? {} : options.inCluster.manifestOverrides)}
+  // An offline dry run reads no URL: such an override is refused here, and not read below.
+  for (const component of RELEASE_COMPONENTS) {
+    const override = overrides[component]
+    const flag = RELEASES[component].overrideFlag
+    if (override === undefined || !options.offline) continue
+    const form = parseManifestOverride(override)
+    if ('problem' in form || form.kind !== 'url') continue
+    problems.add(`${flag} ${escapeControl(override)}: --offline makes no network call, so the URL cannot be read.`, {
+      flag,
+      hints: [`Download it and pass the file (${flag} <file>), or leave out --offline.`],
+    })
+    delete overrides[component]
+  }
   const access = await checkInClusterAccess(
     problems,
-    {
-      overrides: options.inCluster.skip ? {} : options.inCluster.manifestOverrides,
-      offline: options.offline,
-      viaKubeconfig: !options.inCluster.skip && options.inCluster.viaKubeconfig === true,
-    },
+    {overrides, viaKubeconfig: !options.inCluster.skip && options.inCluster.viaKubeconfig === true},
     deps,
   )
   return {desired: desired as DesiredCluster, ...access}
 }
 
 /**
- * The manifest files or URLs that replace the releases' (read, downloaded and parsed now; offline, a URL cannot be
- * read and is refused) and the kubeconfig: checked with the other inputs (`problems`, thrown here with theirs), so
- * a bad file is exit 2 before anything is sent. Shared by `cluster create` and `cluster adapt`.
+ * The manifest files or URLs that replace the releases' (read, downloaded and parsed now) and the kubeconfig,
+ * checked with the other inputs (`problems`, thrown here with theirs), so a bad file is exit 2 before anything is
+ * sent. Shared by `cluster create` and `cluster adapt`.
  */
 export async function checkInClusterAccess(
   problems: Problems,
   options: {
     readonly overrides: Partial<Record<ReleaseComponent, string>>
-    readonly offline: boolean
     readonly viaKubeconfig: boolean
   },
   deps: Pick<ClusterCreateDeps, 'manifests' | 'kube' | 'signal'>,
@@ -416,11 +425,6 @@ export async function checkInClusterAccess(
     const form = parseManifestOverride(override)
     if ('problem' in form) {
       problems.add(`${flag} ${escapeControl(override)}: ${form.problem}.`, {flag})
-    } else if (form.kind === 'url' && options.offline) {
-      problems.add(`${flag} ${escapeControl(override)}: --offline makes no network call, so the URL cannot be read.`, {
-        flag,
-        hints: [`Download it and pass the file (${flag} <file>), or leave out --offline.`],
-      })
     } else {
       loads.push(deps.manifests.load(component, {override, signal: deps.signal}).then((m) => [component, m] as const))
     }
