@@ -8,6 +8,7 @@ import {closestMatches, orList} from './core/suggest.js'
 
 import AcceleratorDescribe from './commands/accelerator/describe.js'
 import AcceleratorList from './commands/accelerator/list.js'
+import ClusterAdapt from './commands/cluster/adapt.js'
 import ClusterCacheimage from './commands/cluster/cacheimage.js'
 import ClusterCreate from './commands/cluster/create.js'
 import ClusterDelete from './commands/cluster/delete.js'
@@ -38,6 +39,7 @@ import WorkloadWhy from './commands/workload/why.js'
 export const COMMANDS = {
   'accelerator:describe': AcceleratorDescribe,
   'accelerator:list': AcceleratorList,
+  'cluster:adapt': ClusterAdapt,
   'cluster:cacheimage': ClusterCacheimage,
   'cluster:create': ClusterCreate,
   'cluster:delete': ClusterDelete,

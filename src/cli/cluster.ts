@@ -15,6 +15,7 @@ import type {ResolvedSettings} from '../core/settings.js'
 import type {Timing} from '../core/timing.js'
 import type {ComputeClient} from '../ports/compute.js'
 import type {CacheImageResult} from '../services/cluster-cacheimage.js'
+import type {ClusterAdaptResult} from '../services/cluster-adapt.js'
 import type {ClusterCreateResult} from '../services/cluster-create.js'
 import type {ClusterDeleteResult} from '../services/cluster-delete.js'
 import type {ClusterLockOptions} from '../services/cluster-lock.js'
@@ -239,6 +240,60 @@ export const clusterCreateFlags = {
   ...offlineFlag,
 }
 
+/**
+ * The flags of `xpk cluster adapt`: those of `cluster create` that say what the cluster holds and what goes inside it.
+ * The type, slices and capacity default to what the node pools have (Python xpk requires the type and takes
+ * --num-slices 1 on trust); nothing here changes GKE, so there are no pool, network or driver flags.
+ */
+export const clusterAdaptFlags = {
+  ...targetFlags,
+  ...gkeEndpointFlag,
+  'tpu-type': {
+    ...acceleratorFlags['tpu-type'],
+    description: `${acceleratorFlags['tpu-type'].description} [default: the one accelerator type of the node pools]`,
+  },
+  'device-type': acceleratorFlags['device-type'],
+  'compute-endpoint': clusterCreateFlags['compute-endpoint'],
+  'num-slices': integerFlag('cluster:num-slices', {
+    description: "Slices Kueue's quota covers; more than the pools hold is refused (exit 2) unless --force.",
+    default: 'the slices of the node pools',
+  }),
+  'num-nodes': integerFlag('cluster:num-nodes', {
+    description: "GPU only: VMs Kueue's quota covers; more than the pools hold is refused (exit 2) unless --force.",
+    default: 'the VMs of the GPU node pools',
+  }),
+  'on-demand': {...clusterCreateFlags['on-demand'], helpGroup: 'CAPACITY (at most one; default: the pools’)'},
+  spot: {...clusterCreateFlags.spot, helpGroup: 'CAPACITY (at most one; default: the pools’)'},
+  reservation: {
+    ...clusterCreateFlags.reservation,
+    description: 'The reservations the pools use: recorded in the metadata ConfigMap (not read or checked).',
+    helpGroup: 'CAPACITY (at most one; default: the pools’)',
+  },
+  flex: {...clusterCreateFlags.flex, helpGroup: 'CAPACITY (at most one; default: the pools’)'},
+  'cpu-limit': clusterCreateFlags['cpu-limit'],
+  'memory-limit': clusterCreateFlags['memory-limit'],
+  'enable-autoprovisioning': Flags.boolean({
+    description:
+      "TPU types: Kueue's quota is the maximum of GKE's node auto-provisioning for the type, which the cluster must have already (adapt changes nothing in GKE).",
+    helpGroup: 'AUTOPROVISIONING',
+  }),
+  'autoprovisioning-min-chips': integerFlag('cluster:autoprovisioning-min-chips', {
+    description: "Must equal GKE's minimum for the type, when given.",
+    default: "GKE's",
+    helpGroup: 'AUTOPROVISIONING',
+  }),
+  'autoprovisioning-max-chips': integerFlag('cluster:autoprovisioning-max-chips', {
+    description: "Must equal GKE's maximum for the type, when given.",
+    default: "GKE's",
+    helpGroup: 'AUTOPROVISIONING',
+  }),
+  kubeconfig: {...kubeAccessFlags.kubeconfig, helpGroup: 'INSIDE THE CLUSTER'},
+  context: {...kubeAccessFlags.context, helpGroup: 'INSIDE THE CLUSTER'},
+  'jobset-manifest': {...clusterCreateFlags['jobset-manifest'], exclusive: undefined},
+  'kueue-manifest': {...clusterCreateFlags['kueue-manifest'], exclusive: undefined},
+  ...changeFlags,
+}
+
 /** The flags of `xpk cluster delete`. */
 export const clusterDeleteFlags = {...targetFlags, ...gkeEndpointFlag, ...changeFlags}
 
@@ -303,6 +358,40 @@ export async function createCluster(
       timing,
       inCluster: {
         skip: options.skipInCluster,
+        viaKubeconfig: wiring.viaKubeconfig(options),
+        xpkVersion: run.version,
+        manifestOverrides: {jobset: options.jobsetManifest, kueue: options.kueueManifest},
+      },
+      lock: clusterLock(timing),
+    },
+    {
+      ...wiring.clusterAccess(settings, options, run),
+      compute: computeConnector(settings),
+      manifests: new HttpReleaseManifests(),
+    },
+  )
+}
+
+/**
+ * `xpk cluster adapt`: GKE to read the cluster (never to change it), Compute Engine for --cpu-limit/--memory-limit,
+ * the cluster's Kubernetes API, the release manifests when needed.
+ */
+export async function adaptCluster(
+  options: FlagOptions<typeof clusterAdaptFlags>,
+  run: Invocation,
+): Promise<ClusterAdaptResult> {
+  const [{wiring, settings, timing}, {adaptCluster}, {HttpReleaseManifests}] = await Promise.all([
+    startCommand(import('./wiring.js'), options, run),
+    import('../services/cluster-adapt.js'),
+    import('../adapters/release-manifests.js'),
+  ])
+  return adaptCluster(
+    {
+      flags: {...options, ...wiring.clusterTarget(settings)},
+      dryRun: options.dryRun,
+      verbose: options.verbose,
+      timing,
+      inCluster: {
         viaKubeconfig: wiring.viaKubeconfig(options),
         xpkVersion: run.version,
         manifestOverrides: {jobset: options.jobsetManifest, kueue: options.kueueManifest},

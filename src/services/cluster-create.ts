@@ -198,7 +198,17 @@ export async function createCluster(
       readReservations(desired, deps, retry),
       options.inCluster.skip
         ? desired.kueueLimits
-        : correctKueueLimits(desired, acceleratorVms(desired, options), deps, retry),
+        : correctKueueLimits(
+            {
+              limits: desired.kueueLimits,
+              machineType: desired.accelerator.machineType,
+              project: desired.spec.project,
+              zone: desired.spec.zone,
+            },
+            acceleratorVms(desired, options),
+            deps,
+            retry,
+          ),
     ])
     desired = {...desired, kueueLimits}
     // A reservation that is missing, not READY or of another type is refused before anything else (exit 2).
@@ -355,7 +365,7 @@ export async function createCluster(
 }
 
 /** The inputs of a run, each read and checked. */
-interface CheckedInputs {
+export interface CheckedInputs {
   readonly desired: DesiredCluster
   /** The `--jobset-manifest` / `--kueue-manifest` files or downloads, parsed and checked. */
   readonly manifests: Partial<Record<ReleaseComponent, ReleaseManifest>>
@@ -371,7 +381,42 @@ interface CheckedInputs {
 async function checkInputs(options: ClusterCreateOptions, deps: ClusterCreateDeps): Promise<CheckedInputs> {
   const problems = new Problems()
   const desired = problems.attempt(() => desiredClusterFromFlags(options.flags))
-  const overrides = options.inCluster.skip ? {} : options.inCluster.manifestOverrides
+  const overrides = {...(options.inCluster.skip ? {} : options.inCluster.manifestOverrides)}
+  // An offline dry run reads no URL: such an override is refused here, and not read below.
+  for (const component of RELEASE_COMPONENTS) {
+    const override = overrides[component]
+    const flag = RELEASES[component].overrideFlag
+    if (override === undefined || !options.offline) continue
+    const form = parseManifestOverride(override)
+    if ('problem' in form || form.kind !== 'url') continue
+    problems.add(`${flag} ${escapeControl(override)}: --offline makes no network call, so the URL cannot be read.`, {
+      flag,
+      hints: [`Download it and pass the file (${flag} <file>), or leave out --offline.`],
+    })
+    delete overrides[component]
+  }
+  const access = await checkInClusterAccess(
+    problems,
+    {overrides, viaKubeconfig: !options.inCluster.skip && options.inCluster.viaKubeconfig === true},
+    deps,
+  )
+  return {desired: desired as DesiredCluster, ...access}
+}
+
+/**
+ * The manifest files or URLs that replace the releases' (read, downloaded and parsed now) and the kubeconfig,
+ * checked with the other inputs (`problems`, thrown here with theirs), so a bad file is exit 2 before anything is
+ * sent. Shared by `cluster create` and `cluster adapt`.
+ */
+export async function checkInClusterAccess(
+  problems: Problems,
+  options: {
+    readonly overrides: Partial<Record<ReleaseComponent, string>>
+    readonly viaKubeconfig: boolean
+  },
+  deps: Pick<ClusterCreateDeps, 'manifests' | 'kube' | 'signal'>,
+): Promise<Omit<CheckedInputs, 'desired'>> {
+  const overrides = options.overrides
   const loads: Promise<readonly [ReleaseComponent, ReleaseManifest]>[] = []
   for (const component of RELEASE_COMPONENTS) {
     const override = overrides[component]
@@ -380,19 +425,13 @@ async function checkInputs(options: ClusterCreateOptions, deps: ClusterCreateDep
     const form = parseManifestOverride(override)
     if ('problem' in form) {
       problems.add(`${flag} ${escapeControl(override)}: ${form.problem}.`, {flag})
-    } else if (form.kind === 'url' && options.offline) {
-      problems.add(`${flag} ${escapeControl(override)}: --offline makes no network call, so the URL cannot be read.`, {
-        flag,
-        hints: [`Download it and pass the file (${flag} <file>), or leave out --offline.`],
-      })
     } else {
       loads.push(deps.manifests.load(component, {override, signal: deps.signal}).then((m) => [component, m] as const))
     }
   }
-  const viaKubeconfig = !options.inCluster.skip && options.inCluster.viaKubeconfig === true
   const [loaded, kube] = await Promise.all([
     Promise.allSettled(loads),
-    viaKubeconfig
+    options.viaKubeconfig
       ? deps.kube(undefined).then(
           (client) => ({client}),
           (error: unknown) => ({error}),
@@ -410,11 +449,11 @@ async function checkInputs(options: ClusterCreateOptions, deps: ClusterCreateDep
   const manifests = Object.fromEntries(
     loaded.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : [])),
   ) as CheckedInputs['manifests']
-  return {desired: desired as DesiredCluster, manifests, kube: kube && 'client' in kube ? kube.client : undefined}
+  return {manifests, kube: kube && 'client' in kube ? kube.client : undefined}
 }
 
 /** A manifest source that answers with the manifests already read, and asks `source` for the others. */
-function preloaded(source: ReleaseManifestSource, manifests: CheckedInputs['manifests']): ReleaseManifestSource {
+export function preloaded(source: ReleaseManifestSource, manifests: CheckedInputs['manifests']): ReleaseManifestSource {
   return {load: (component, options) => Promise.resolve(manifests[component] ?? source.load(component, options))}
 }
 
@@ -581,16 +620,13 @@ function refuseOrNoteShortage(
  * one VM's, as Python xpk has it), each difference said in a note. A machine type that cannot be read leaves them as given, with a
  * warning, as Python does; an interrupt stops the run.
  */
-async function correctKueueLimits(
-  desired: DesiredCluster,
+export async function correctKueueLimits(
+  {limits, machineType, project, zone}: {limits: KueueLimits; machineType: string; project: string; zone: string},
   vms: number,
-  deps: ClusterCreateDeps,
+  deps: Pick<ClusterCreateDeps, 'compute' | 'console'>,
   retry: RetryOptions,
 ): Promise<KueueLimits> {
-  const limits = desired.kueueLimits
   if (!hasKueueLimits(limits)) return limits
-  const {project, zone} = desired.spec
-  const machineType = desired.accelerator.machineType
   let capacity
   try {
     const compute = await deps.compute()

@@ -241,6 +241,7 @@ describe('hints name only flags the command has', () => {
     ])
     // The shared confirmation of vm delete and cluster delete is reached from both.
     expect(ids.filter((id) => reach.get(id)!.has(`${join(SRC, 'services/confirm.ts')}#confirmOrStop`)).sort()).toEqual([
+      'cluster:adapt',
       'cluster:create',
       'cluster:delete',
       'storage:attach',

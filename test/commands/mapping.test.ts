@@ -46,6 +46,7 @@ vi.mock('../../src/services/config.js', () => ({
   unsetConfig: recorder('unsetConfig'),
 }))
 vi.mock('../../src/services/cluster-create.js', () => ({createCluster: recorder('createCluster')}))
+vi.mock('../../src/services/cluster-adapt.js', () => ({adaptCluster: recorder('adaptCluster')}))
 vi.mock('../../src/services/cluster-delete.js', () => ({deleteCluster: recorder('deleteCluster')}))
 vi.mock('../../src/services/cluster-read.js', () => ({
   listClusters: recorder('listClusters', []),
@@ -111,6 +112,7 @@ afterEach(() => {
 const SERVICE_OF: Record<CommandId, [string[], string]> = {
   'accelerator:describe': [['v5p-8'], 'describeAccelerator'],
   'accelerator:list': [[], 'listAccelerators'],
+  'cluster:adapt': [[], 'adaptCluster'],
   'cluster:cacheimage': [['--tpu-type', 'v5p-8', '--docker-image', 'python:3.11'], 'cacheImage'],
   'cluster:create': [['--tpu-type', 'v5p-8', '--spot'], 'createCluster'],
   'cluster:delete': [[], 'deleteCluster'],
@@ -183,7 +185,7 @@ describe('the timing: one value read from the environment, handed to every servi
 
   it('the cluster lock takes its stale time from it', async () => {
     vi.stubEnv('XPK_CLUSTER_LOCK_STALE_S', '23')
-    for (const id of ['cluster:create', 'cluster:delete'] as const) {
+    for (const id of ['cluster:adapt', 'cluster:create', 'cluster:delete'] as const) {
       expect((await run(id, SERVICE_OF[id][0])).options).toMatchObject({lock: {staleSeconds: 23}})
     }
   })
@@ -234,6 +236,42 @@ describe('command flag mapping', () => {
       },
       lock: {identity: {pid: process.pid}},
     })
+  })
+
+  it('cluster adapt: every flag reaches its option; project, zone and cluster come from the resolved settings', async () => {
+    const call = await run('cluster:adapt', [
+      ...['--tpu-type', 'v5p-16', '--num-slices', '2', '--reservation', 'r1', '--cpu-limit', '100'],
+      ...['--memory-limit', '64Gi', '--enable-autoprovisioning', '--autoprovisioning-min-chips', '0'],
+      ...['--autoprovisioning-max-chips', '64', '--dry-run', '--force', '--cluster', 'from-flag'],
+      ...['--jobset-manifest', 'js.yaml', '--kueue-manifest', 'https://mirror/kueue.yaml'],
+    ])
+    expect(call.service).toBe('adaptCluster')
+    expect(call.options).toMatchObject({
+      flags: {
+        cluster: 'from-flag',
+        project: 'env-project',
+        zone: 'us-central2-b',
+        tpuType: 'v5p-16',
+        numSlices: '2',
+        reservation: 'r1',
+        cpuLimit: '100',
+        memoryLimit: '64Gi',
+        enableAutoprovisioning: true,
+        autoprovisioningMinChips: '0',
+        autoprovisioningMaxChips: '64',
+        force: true,
+      },
+      dryRun: true,
+      timing: DEFAULT_TIMING,
+      inCluster: {
+        viaKubeconfig: false,
+        xpkVersion: '9.9.9',
+        manifestOverrides: {jobset: 'js.yaml', kueue: 'https://mirror/kueue.yaml'},
+      },
+      lock: {identity: {pid: process.pid}},
+    })
+    const gpu = await run('cluster:adapt', ['--device-type', 'h100-80gb-8', '--num-nodes', '2', '--flex'])
+    expect(gpu.options).toMatchObject({flags: {deviceType: 'h100-80gb-8', numNodes: '2', flex: true}})
   })
 
   it('cluster create: the old --cluster-cpu-machine-type reaches defaultPoolCpuMachineType', async () => {

@@ -95,6 +95,7 @@ const target = ['--project', 'my-project', '--zone', ZONE]
  * would go on to change something (or read, for the read-only ones). `flag` is the path flag about to be tried.
  */
 const BASE_ARGS: Partial<Record<CommandId, (flag: string) => string[]>> = {
+  'cluster:adapt': () => [...target, '--cluster', 'demo', '--force'],
   'cluster:create': () => [...target, '--cluster', 'fresh', '--tpu-type', 'v5p-8', '--on-demand', '--force'],
   'cluster:describe': () => [...target, '--cluster', 'demo'],
   'cluster:cacheimage': () => [...target, '--cluster', 'demo', '--tpu-type', 'v5p-8', '--docker-image', 'python:3.12'],

@@ -19,7 +19,8 @@ import {FakeTpu} from '../fakes/fake-tpu.js'
 import {isolatedEnv, runCli, type CliResult} from '../helpers/cli.js'
 import {markRequests, mutationsSince, type WireFakes} from '../helpers/mutations.js'
 import {tempDir} from '../helpers/temp.js'
-import {fakesForFile, seedDemoCluster, startKubeAndGke} from '../helpers/wire-fakes.js'
+import {writeReleaseManifest} from '../helpers/release-files.js'
+import {fakesForFile, seedDemoCluster, seedToolkitCluster, startKubeAndGke} from '../helpers/wire-fakes.js'
 import {STORAGE_CRD} from '../helpers/storage-crd.js'
 import {workloadCrds} from '../helpers/workload-crds.js'
 
@@ -65,6 +66,8 @@ fakesForFile(
   async (wire) => {
     ;({kube, gke} = await startKubeAndGke(wire))
     seedDemoCluster(gke, PROJECT, 2)
+    // `cluster adapt` adopts `adopted`, which another tool made (its objects go to the same Kubernetes fake).
+    seedToolkitCluster(gke, PROJECT, 'adopted')
     gke.seedCluster({project: PROJECT, location: 'us-central2', name: 'doomed'})
     kube.seed(
       ...(workloadCrds() as unknown as Obj[]),
@@ -116,6 +119,8 @@ fakesForFile(
     cwd = tempDir('xpk-dry-run-cwd-')
     // The persistent disk `storage attach` attaches (relative to the runs' working directory).
     writeFileSync(join(cwd, 'pd.yaml'), USER_MANIFESTS.pd)
+    // The releases `cluster adapt` installs, as files (nothing is downloaded).
+    for (const component of ['jobset', 'kueue'] as const) writeReleaseManifest(component, cwd)
   },
   {reset: false},
 )
@@ -197,6 +202,23 @@ const CASES: Readonly<Record<string, Case>> = {
       ...['--auto-mount', 'false', '--mount-point', '/made', '--readonly', 'false'],
     ],
     real: [],
+  },
+  // Last: its real run replaces the queue the workload cases use with one for adopted's 2 v5p-16 slices.
+  'cluster:adapt': {
+    argv: [
+      'cluster',
+      'adapt',
+      '--cluster',
+      'adopted',
+      '--jobset-manifest',
+      'jobset.yaml',
+      '--kueue-manifest',
+      'kueue.yaml',
+    ],
+    real: ['--force'],
+    // JobSet and Kueue are applied; no controller rolls their Deployments out in this fake, so the wait times out.
+    realCode: 124,
+    realEnv: {XPK_CONTROLLER_TIMEOUT_S: '1'},
   },
 }
 

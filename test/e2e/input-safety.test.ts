@@ -19,7 +19,7 @@ import {isolatedEnv, REPO_ROOT, runCli} from '../helpers/cli.js'
 import {markRequests, mutationsSince} from '../helpers/mutations.js'
 import {STORAGE_CRD} from '../helpers/storage-crd.js'
 import {tempDir} from '../helpers/temp.js'
-import {fakesForFile, seedDemoCluster, startKubeAndGke} from '../helpers/wire-fakes.js'
+import {fakesForFile, seedDemoCluster, seedToolkitCluster, startKubeAndGke} from '../helpers/wire-fakes.js'
 import {workloadCrds} from '../helpers/workload-crds.js'
 
 const BIN = join(REPO_ROOT, 'bin/run.js')
@@ -34,6 +34,9 @@ fakesForFile(
     // The examples' dry runs read inside the existing cluster too: it answers from the Kubernetes fake.
     ;({kube, gke: fake} = await startKubeAndGke(wire))
     seedDemoCluster(fake, 'my-project', 6)
+    // `cluster adapt`'s examples adopt clusters other tools made: TPU pools on ct-cluster, a GPU pool on tf-cluster.
+    seedToolkitCluster(fake, 'my-project', 'ct-cluster')
+    seedToolkitCluster(fake, 'my-project', 'tf-cluster', true)
     // `storage attach`'s examples read a bucket and a Filestore instance; `storage detach`'s detach old-data.
     storage = wire.add(await FakeCloudStorage.start())
     storage.seedBucket({name: 'my-datasets', project: 'my-project'})

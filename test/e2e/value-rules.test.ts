@@ -78,6 +78,7 @@ const env = (extra: Record<string, string | undefined> = {}) =>
 const BASE: Record<CommandId, string[]> = {
   'accelerator:describe': ['v5p-8'],
   'accelerator:list': [],
+  'cluster:adapt': ['--cluster', 'demo', '--force'],
   'cluster:cacheimage': ['--cluster', 'demo', '--tpu-type', 'v5p-8', '--docker-image', 'python:3.10'],
   'cluster:create': ['--cluster', 'demo', '--tpu-type', 'v5p-8', '--on-demand', '--force'],
   'cluster:delete': ['--cluster', 'demo', '--force'],

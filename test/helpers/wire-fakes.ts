@@ -70,3 +70,36 @@ export function seedDemoCluster(gke: FakeGke, project: string, nodes?: number): 
       : {nodePools: [{name: 'default-pool', initialNodeCount: nodes, config: {machineType: 'e2-standard-16'}}]}),
   })
 }
+
+/**
+ * A cluster another tool made (Cluster Toolkit's pool names), for `cluster adapt`: in `project`'s us-central2, two
+ * v5p-16 slices on spot (2 ct5p-hightpu-4t VMs each, compact 2x2x2) and a default pool of 3 e2-standard-16, or, with
+ * `gpu`, one pool of 2 a3-highgpu-8g VMs with 8 nvidia-h100-80gb each.
+ */
+export function seedToolkitCluster(gke: FakeGke, project: string, name: string, gpu = false): ClusterState {
+  const v5p = (pool: string) => ({
+    name: pool,
+    initialNodeCount: 2,
+    locations: ['us-central2-b'],
+    config: {machineType: 'ct5p-hightpu-4t', spot: true},
+    placementPolicy: {type: 'COMPACT' as const, tpuTopology: '2x2x2'},
+  })
+  const h100 = {
+    name: 'a3-pool',
+    initialNodeCount: 2,
+    locations: ['us-central2-b'],
+    config: {
+      machineType: 'a3-highgpu-8g',
+      accelerators: [{acceleratorType: 'nvidia-h100-80gb', acceleratorCount: '8'}],
+    },
+  }
+  return gke.seedCluster({
+    project,
+    location: 'us-central2',
+    name,
+    nodePools: [
+      ...(gpu ? [h100] : [v5p(`${name}-v5p-a`), v5p(`${name}-v5p-b`)]),
+      {name: 'default-pool', initialNodeCount: 3, config: {machineType: 'e2-standard-16'}},
+    ],
+  })
+}

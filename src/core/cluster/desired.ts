@@ -200,7 +200,7 @@ export function desiredClusterFromFlags(flags: ClusterCreateFlags): DesiredClust
     name,
     nameProblem,
   )
-  const {capacity, reservations} = checkCapacity(flags, problems, project)
+  const {capacity, reservations} = checkCapacityFlags(flags, problems, project, {required: true})
   const {gkeVersion, defaultMachine, defaultNodes} = checkVersionAndDefaultPool(flags, problems)
   checkNetworking(flags, problems)
   const {maxPods, general, tpuOnly} = checkNodePoolExtras(flags, problems)
@@ -564,7 +564,8 @@ function checkClusterNeeds(flags: ClusterCreateFlags, problems: Problems): Clust
 }
 
 /** Where the cluster goes: --cluster, --project and --zone (already resolved from flags, env, config or gcloud). */
-function checkTarget(flags: ClusterCreateFlags, problems: Problems) {
+/** `--cluster`, `--project` and `--zone`: each given and well-formed; the zone's region. */
+export function checkTarget(flags: Pick<ClusterCreateFlags, 'cluster' | 'project' | 'zone'>, problems: Problems) {
   const need = (value: string | undefined, flag: string, example: string) => {
     if (value === undefined) {
       problems.add(`Missing ${flag}, e.g. ${flag} ${example}.`, {
@@ -628,8 +629,16 @@ function checkScale(
   return {numSlices, numNodes}
 }
 
-/** Exactly one of --on-demand, --spot, --reservation and --flex, and the reservations as API paths. */
-function checkCapacity(flags: ClusterCreateFlags, problems: Problems, project: string | undefined) {
+/**
+ * The capacity flags: at most one (exactly one when `required`), and the `--reservation` items as API paths.
+ * `chosen` is undefined when none is given.
+ */
+export function checkCapacityFlags(
+  flags: Pick<ClusterCreateFlags, 'onDemand' | 'spot' | 'reservation' | 'flex'>,
+  problems: Problems,
+  project: string | undefined,
+  {required}: {readonly required: boolean},
+) {
   const chosen = (
     [
       ['--on-demand', flags.onDemand, 'on-demand'],
@@ -639,7 +648,9 @@ function checkCapacity(flags: ClusterCreateFlags, problems: Problems, project: s
     ] as const
   ).filter(([, set]) => set)
   let capacity: Capacity = 'on-demand'
-  if (chosen.length === 0) {
+  if (chosen.length === 0 && !required) {
+    // Nothing chosen: the caller decides (cluster adapt takes the pools' own).
+  } else if (chosen.length === 0) {
     problems.add('Say how to get the VMs: --on-demand, --spot, --reservation NAME or --flex.', {
       flag: '--on-demand',
       hints: [
@@ -663,7 +674,7 @@ function checkCapacity(flags: ClusterCreateFlags, problems: Problems, project: s
       } else if (!reservations.includes(path)) reservations.push(path)
     }
   }
-  return {capacity, reservations}
+  return {capacity, reservations, chosen: chosen.length === 1 ? capacity : undefined}
 }
 
 /** --gke-version and the default CPU pool. */

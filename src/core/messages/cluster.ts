@@ -90,6 +90,42 @@ export const clusterCreateConfirmKueueUpgrade = defineQuestion(
     'workloads, flavors) and Kueue itself are deleted, then Kueue is installed again. Continue?',
 )
 
+// cluster adapt
+
+export const clusterAdaptReading = defineInfo(
+  'cluster.adapt.reading',
+  'Reading the cluster and its node pools from GKE before planning what cluster adapt adds.',
+  (p: {cluster: string; region: string}) => `Reading cluster ${p.cluster} and its node pools in ${p.region}...`,
+)
+
+export const clusterAdaptPlan = definePlanNote(
+  'cluster.adapt.plan',
+  'What cluster adapt found in the node pools and what it adds inside the cluster (or shows by --dry-run).',
+)
+
+export const clusterAdaptDryRun = defineInfo(
+  'cluster.adapt.dry-run',
+  'A dry run of cluster adapt ended without changing anything.',
+  'Dry run: nothing was changed.',
+)
+
+export const clusterAdaptSummary = defineInfo(
+  'cluster.adapt.summary',
+  'What cluster adapt did inside the cluster; GKE is never changed.',
+  (p: {cluster: string; did: readonly string[]}) => ({
+    text: `Cluster ${p.cluster}: ${p.did.join(', ')}; its node pools were left as they are.`,
+    data: {cluster: p.cluster, did: p.did},
+  }),
+)
+
+export const clusterAdaptConfirmKueueUpgrade = defineQuestion(
+  'cluster.adapt.confirm-kueue-upgrade',
+  'Asked before cluster adapt deletes a Kueue older than v0.15 and every Kueue object to install the new one.',
+  false,
+  'The installed Kueue is older than v0.15, which cannot be upgraded in place: every Kueue object (queues, ' +
+    'workloads, flavors) and Kueue itself are deleted, then Kueue is installed again. Continue?',
+)
+
 // the cluster lock of cluster create and cluster delete
 
 export const clusterLockHeld = defineWarning(
