@@ -1,5 +1,6 @@
 /**
- * The {@link GkeClient} port over the GKE REST API v1 (container.googleapis.com/v1), through google-rest.ts. The
+ * The {@link GkeClient} port over the GKE REST API v1 (container.googleapis.com/v1), through google-rest.ts; v1beta1
+ * only for what v1 lacks: node pools with PERIODIC host maintenance, and reading pools' maintenance interval. The
  * message types are @google-cloud/container's (types only); its client is not used because loading it costs
  * start-up time that every command reaching GKE pays before its first request: google-gax over gRPC (proto parsing
  * and grpc-js) or over its REST transport. `npm run bench:gke-transports` measures the ways; README, Speed.
@@ -15,6 +16,7 @@ import {
   type ClusterSpec,
   type ClusterUpdate,
   type CsiDriver,
+  type HostMaintenanceInterval,
   type NodePoolSpec,
   type NodePoolUpdate,
   type WorkloadMetadataMode,
@@ -26,6 +28,7 @@ import type {
   ClusterRef,
   GkeClient,
   GkeOperation,
+  NodePoolReadOptions,
   ObservedCluster,
   ObservedNodePool,
   ServerConfig,
@@ -34,6 +37,8 @@ import {connectRest, failureCode, type GoogleConnection, type GoogleRest} from '
 
 type ApiCluster = protos.google.container.v1.ICluster
 type ApiNodePool = protos.google.container.v1.INodePool
+type BetaNodePool = protos.google.container.v1beta1.INodePool
+type BetaNodeConfig = protos.google.container.v1beta1.INodeConfig
 type ApiOperation = protos.google.container.v1.IOperation
 type ApiServerConfig = protos.google.container.v1.IServerConfig
 type ApiAddonsConfig = protos.google.container.v1.IAddonsConfig
@@ -71,13 +76,22 @@ export async function createGkeClient(connection: GkeConnection = {}): Promise<G
   const rest = await connectRest(root, connection, (failure, context) =>
     gkeApiError({code: failureCode(failure), message: failure.message}, context),
   )
-  return new ContainerApiClient(rest)
+  const betaRoot = betaBase(root.base)
+  return new ContainerApiClient(rest, betaRoot === null ? null : rest.rebased(betaRoot), root.base)
 }
 
 /** The API root for an endpoint override: `v1/` under its host, or the path it gives (e.g. a proxy's). */
 function gkeBase(endpoint: string): {base: string; insecure: boolean} {
   const {origin, path, insecure} = gkeEndpoint(endpoint)
   return {base: `${origin}${path === '/' ? '/v1/' : path}`, insecure}
+}
+
+/**
+ * GKE's v1beta1 root beside a v1 root (`.../v1/` becomes `.../v1beta1/`, as gcloud's `beta` commands reach it); null
+ * for an override whose path ends otherwise (a proxy's own path), where no sibling can be named.
+ */
+export function betaBase(base: string): string | null {
+  return /\/v1\/$/.test(base) ? `${base.slice(0, -'v1/'.length)}v1beta1/` : null
 }
 
 const segment = encodeURIComponent
@@ -112,7 +126,24 @@ const TAINT_EFFECT = {
  * request timeout (GoogleRest) bounds one attempt.
  */
 class ContainerApiClient implements GkeClient {
-  constructor(private readonly rest: GoogleRest) {}
+  constructor(
+    private readonly rest: GoogleRest,
+    /** v1beta1 beside `rest`; null when the endpoint override's path has no v1 segment to replace. */
+    private readonly betaRest: GoogleRest | null,
+    private readonly base: string,
+  ) {}
+
+  /** The v1beta1 client, for the requests only it has; an endpoint override without a v1 root cannot reach it. */
+  private beta(why: string): GoogleRest {
+    if (this.betaRest) return this.betaRest
+    throw new UsageError(
+      `--gke-endpoint ${redactCredentials(escapeInline(this.base))} does not end in /v1/, so GKE's v1beta1 API, which ${why} needs, cannot be reached beside it.`,
+      {
+        flag: '--gke-endpoint',
+        hints: ['Give the endpoint as https://HOST/ or with a path ending in /v1/; xpk puts v1beta1/ in place of v1/.'],
+      },
+    )
+  }
 
   private async get<T>(resource: string, context: ApiContext): Promise<T> {
     return this.rest.json<T>(await this.rest.request('GET', resource, context), context)
@@ -202,24 +233,36 @@ class ContainerApiClient implements GkeClient {
     return this.toOperation(ref.project, ref.location, operation)
   }
 
-  async listNodePools(ref: ClusterRef): Promise<ObservedNodePool[]> {
+  async listNodePools(ref: ClusterRef, options: NodePoolReadOptions = {}): Promise<ObservedNodePool[]> {
     const context = {action: `list node pools of ${ref.name}`, project: ref.project, location: ref.location}
-    const response = await this.get<{nodePools?: ApiNodePool[]}>(`${path.cluster(ref)}/nodePools`, context)
-    return (response.nodePools ?? []).map((p) => this.toNodePool(p))
+    const rest = options.hostMaintenance ? this.beta('reading the host maintenance interval of node pools') : this.rest
+    const response = rest.json<{nodePools?: BetaNodePool[]}>(
+      await rest.request('GET', `${path.cluster(ref)}/nodePools`, context),
+      context,
+    )
+    return (response.nodePools ?? []).map((p) => this.readPool(p, options))
   }
 
-  async getNodePool(ref: ClusterRef, name: string): Promise<ObservedNodePool | undefined> {
+  async getNodePool(
+    ref: ClusterRef,
+    name: string,
+    options: NodePoolReadOptions = {},
+  ): Promise<ObservedNodePool | undefined> {
     const context = {action: `read node pool ${name}`, project: ref.project, location: ref.location}
-    const pool = await this.getOrMissing<ApiNodePool>(path.pool(ref, name), context)
-    return pool && this.toNodePool(pool)
+    const rest = options.hostMaintenance ? this.beta('reading the host maintenance interval of node pools') : this.rest
+    const pool = await rest.getOrMissing<BetaNodePool>(path.pool(ref, name), context)
+    return pool && this.readPool(pool, options)
   }
 
   async createNodePool(ref: ClusterRef, spec: NodePoolSpec): Promise<GkeOperation> {
     const context = {action: `create node pool ${spec.name}`, project: ref.project, location: ref.location}
-    const operation = await this.send('POST', `${path.cluster(ref)}/nodePools`, context, {
-      nodePool: toApiNodePool(spec),
+    // Only v1beta1 has the field; AS_NEEDED is what a pool gets without it, so those pools stay on v1.
+    const periodic = spec.hostMaintenanceInterval === 'PERIODIC'
+    const rest = periodic ? this.beta('--host-maintenance-interval PERIODIC') : this.rest
+    const reply = await rest.request('POST', `${path.cluster(ref)}/nodePools`, context, {
+      body: {nodePool: periodic ? toBetaApiNodePool(spec) : toApiNodePool(spec)},
     })
-    return this.toOperation(ref.project, ref.location, operation)
+    return this.toOperation(ref.project, ref.location, rest.json<ApiOperation>(reply, context))
   }
 
   async deleteNodePool(ref: ClusterRef, name: string): Promise<GkeOperation> {
@@ -309,6 +352,13 @@ class ContainerApiClient implements GkeClient {
         : null,
       nodePools: (c.nodePools ?? []).map((p) => this.toNodePool(p)),
     }
+  }
+
+  /** A pool read through v1 (no interval reported) or v1beta1 (its interval, AS_NEEDED when it has none). */
+  private readPool(p: BetaNodePool, options: NodePoolReadOptions): ObservedNodePool {
+    const pool = this.toNodePool(p as ApiNodePool)
+    if (!options.hostMaintenance) return pool
+    return {...pool, hostMaintenanceInterval: hostMaintenanceOf(p.config)}
   }
 
   private toNodePool(p: ApiNodePool): ObservedNodePool {
@@ -471,6 +521,29 @@ export function toApiNodePool(spec: NodePoolSpec): ApiNodePool {
       ? {networkConfig: {acceleratorNetworkProfile: spec.acceleratorNetworkProfile}}
       : {}),
   }
+}
+
+/**
+ * The v1beta1 node pool of a spec: the v1 message (the fields are the same in both versions) plus
+ * `config.hostMaintenancePolicy`, which only v1beta1 has.
+ */
+export function toBetaApiNodePool(spec: NodePoolSpec): BetaNodePool {
+  const pool = toApiNodePool(spec) as BetaNodePool
+  const config: BetaNodeConfig = {
+    ...pool.config,
+    hostMaintenancePolicy: {
+      maintenanceInterval: spec.hostMaintenanceInterval as unknown as BetaMaintenanceInterval,
+    },
+  }
+  return {...pool, config}
+}
+
+type BetaMaintenanceInterval = protos.google.container.v1beta1.HostMaintenancePolicy.MaintenanceInterval
+
+/** A v1beta1 pool's interval: the one it was given, or AS_NEEDED, which GKE applies when none was given. */
+function hostMaintenanceOf(config: BetaNodeConfig | null | undefined): HostMaintenanceInterval {
+  const interval = enumName(config?.hostMaintenancePolicy?.maintenanceInterval, 'MAINTENANCE_INTERVAL_UNSPECIFIED')
+  return interval === 'PERIODIC' ? 'PERIODIC' : 'AS_NEEDED'
 }
 
 /** Enum values as the REST API takes them, by name (the message types declare the numbers). */

@@ -225,6 +225,11 @@ export class GoogleRest {
     private readonly classify: (failure: RestFailure, context: ApiContext) => Error,
   ) {}
 
+  /** The same client (credentials, timeout, transport, error rules) at another root: another version of the API. */
+  rebased(base: string): GoogleRest {
+    return new GoogleRest(base, this.authorize, this.timeoutMs, this.fetch, this.classify)
+  }
+
   /** One HTTP request to `base + path`. */
   async request(method: string, path: string, context: ApiContext, options: RequestOptions = {}): Promise<Reply> {
     const url = this.base + path

@@ -212,7 +212,7 @@ export const clusterCreateFlags = {
     helpGroup: 'AUTOPROVISIONING',
   }),
   'host-maintenance-interval': choiceFlag(['AS_NEEDED', 'PERIODIC'], {
-    description: "Host maintenance of the node pools' VMs; PERIODIC needs GKE's beta API (refused).",
+    description: "Host maintenance of the node pools' VMs; PERIODIC pools go through GKE's v1beta1 API.",
     default: 'AS_NEEDED',
   }),
   'custom-cluster-arguments': Flags.string({

@@ -11,6 +11,11 @@ export interface ClusterRef {
   readonly name: string
 }
 
+/** How node pools are read: `hostMaintenance` asks for their host maintenance interval (one v1beta1 read). */
+export interface NodePoolReadOptions {
+  readonly hostMaintenance?: boolean
+}
+
 /** A GKE long-running operation. */
 export interface GkeOperation {
   /** Full name: projects/P/locations/L/operations/ID. */
@@ -47,8 +52,13 @@ export interface GkeClient {
    * "incompatible operation") while any other operation runs on the cluster; node-pool changes wait for it alike.
    */
   updateCluster(ref: ClusterRef, update: ClusterUpdate): Promise<GkeOperation>
-  listNodePools(ref: ClusterRef): Promise<ObservedNodePool[]>
-  getNodePool(ref: ClusterRef, name: string): Promise<ObservedNodePool | undefined>
+  /**
+   * The cluster's node pools. With `hostMaintenance`, read through GKE's v1beta1 API so that each carries its
+   * `hostMaintenanceInterval`; otherwise through v1, which does not report it (the field is left out).
+   */
+  listNodePools(ref: ClusterRef, options?: NodePoolReadOptions): Promise<ObservedNodePool[]>
+  getNodePool(ref: ClusterRef, name: string, options?: NodePoolReadOptions): Promise<ObservedNodePool | undefined>
+  /** Through v1, or through v1beta1 when the spec asks for PERIODIC host maintenance (a field only v1beta1 has). */
   createNodePool(ref: ClusterRef, spec: NodePoolSpec): Promise<GkeOperation>
   deleteNodePool(ref: ClusterRef, name: string): Promise<GkeOperation>
   /** Changes an existing node pool in place (UpdateNodePool); GKE recreates its nodes. */

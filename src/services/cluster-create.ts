@@ -3,6 +3,7 @@ import type {ObservedCluster} from '../core/cluster/observed.js'
 import {
   destructiveSteps,
   isDestructive,
+  ownPoolIndex,
   planCluster,
   summarize,
   type PlacementPolicyState,
@@ -11,6 +12,7 @@ import {
 import {planToJson, renderPlan, type PlanJson} from '../core/cluster/render-plan.js'
 import {
   checkReservations,
+  maintenanceIntervalMismatches,
   partUnusable,
   reservationRef,
   reservationShortage,
@@ -193,7 +195,9 @@ export async function createCluster(
     const spec = desired.spec
     console.info(clusterCreateReading({cluster: spec.name, region: spec.region}))
     const [observed, serverConfig, reservations, kueueLimits] = await Promise.all([
-      withRetries(() => findCluster(gke, spec.project, spec.zone, spec.name), retry),
+      withRetries(() => findCluster(gke, spec.project, spec.zone, spec.name), retry).then((cluster) =>
+        withHostMaintenance(cluster, gke, retry),
+      ),
       withRetries(() => gke.getServerConfig(spec.project, spec.region), retry),
       readReservations(desired, deps, retry),
       options.inCluster.skip
@@ -547,6 +551,33 @@ async function readReservations(
  * Refuses reservations that cannot be used at all (missing, not READY, another zone or type: exit 2 naming
  * --reservation, --force or not, since GKE would refuse every pool), and gives the planner each one's room.
  */
+/**
+ * The cluster with its own pools' host maintenance intervals, which only GKE's v1beta1 API reports: one more read
+ * (a v1beta1 ListNodePools), only when the cluster has pools of its own that the plan compares with the request, so
+ * that a pool of the other interval is recreated and one of the same is kept, whichever interval is asked. A new
+ * cluster, or one without xpk's pools, costs nothing more.
+ */
+async function withHostMaintenance(
+  observed: ObservedCluster | undefined,
+  gke: GkeClient,
+  retry: RetryOptions,
+): Promise<ObservedCluster | undefined> {
+  const compared = observed?.nodePools.some(
+    (p) => p.status !== 'STOPPING' && ownPoolIndex(observed.name, p.name) !== undefined,
+  )
+  if (!observed || !compared || observed.status === 'STOPPING') return observed
+  const ref = {project: observed.project, location: observed.location, name: observed.name}
+  const read = await withRetries(() => gke.listNodePools(ref, {hostMaintenance: true}), retry)
+  const intervals = new Map(read.map((p) => [p.name, p.hostMaintenanceInterval]))
+  return {
+    ...observed,
+    nodePools: observed.nodePools.map((p) => {
+      const interval = intervals.get(p.name)
+      return interval ? {...p, hostMaintenanceInterval: interval} : p
+    }),
+  }
+}
+
 function withReservationRoom(
   desired: DesiredCluster,
   {reads, subBlocks}: ReservationsRead,
@@ -564,6 +595,21 @@ function withReservationRoom(
           : []),
       ],
     })
+  }
+  const asked = desired.poolTemplate.hostMaintenanceInterval
+  for (const m of maintenanceIntervalMismatches(reads, asked)) {
+    const reserved = m.reserved ?? 'unset (AS_NEEDED)'
+    problems.add(
+      `--host-maintenance-interval ${asked}: reservation ${m.reservation} has maintenance interval ${reserved}, and GKE gives a reservation's VMs only to node pools of the same interval.`,
+      {
+        flag: '--host-maintenance-interval',
+        hints: [
+          m.reserved === 'PERIODIC'
+            ? `Add --host-maintenance-interval PERIODIC, reservation ${m.reservation}'s.`
+            : `Leave --host-maintenance-interval out (AS_NEEDED) for reservation ${m.reservation}, or use a reservation whose VMs have maintenance interval PERIODIC.`,
+        ],
+      },
+    )
   }
   problems.throwIfAny()
   if (desired.slicing !== 'super') {

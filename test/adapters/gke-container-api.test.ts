@@ -1,7 +1,14 @@
 import * as grpc from '@grpc/grpc-js'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {createGkeClient, toApiCluster, toApiClusterUpdate, toApiNodePool} from '../../src/adapters/gke-container-api.js'
+import {
+  betaBase,
+  createGkeClient,
+  toApiCluster,
+  toApiClusterUpdate,
+  toApiNodePool,
+  toBetaApiNodePool,
+} from '../../src/adapters/gke-container-api.js'
 import type {ClusterSpec, NodePoolSpec} from '../../src/core/cluster/spec.js'
 import {ApiError, XpkError} from '../../src/core/errors.js'
 import {desiredFor} from '../builders/observed.js'
@@ -197,6 +204,103 @@ describe('the GKE adapter over REST', () => {
         management: {autoRepair: true, autoUpgrade: true},
       },
     })
+  })
+})
+
+describe("the GKE adapter's v1beta1 requests (--host-maintenance-interval PERIODIC)", () => {
+  const ref = {project: 'beta-project', location: 'us-central2', name: 'beta'}
+  const pool = (interval: 'AS_NEEDED' | 'PERIODIC', name: string): NodePoolSpec => ({
+    ...desiredFor({tpuType: 'v5p-16'}).poolTemplate,
+    hostMaintenanceInterval: interval,
+    name,
+    reservation: null,
+  })
+
+  it('creates PERIODIC pools through v1beta1 with the policy, AS_NEEDED ones through v1 without it', async () => {
+    fake.reset()
+    fake.seedCluster({project: ref.project, location: ref.location, name: ref.name})
+    const seen: [string, string | undefined][] = []
+    const gke = await createGkeClient({
+      endpoint: 'https://container.example.test/',
+      accessToken: 'tok-b',
+      fetch: redirectingFetch(seen),
+    })
+    const periodic = await gke.createNodePool(ref, pool('PERIODIC', 'beta-np-0'))
+    await gke.createNodePool(ref, pool('AS_NEEDED', 'beta-np-1'))
+    // The operation of a v1beta1 create is watched through v1, like every other.
+    await gke.getOperation(ref.project, ref.location, periodic.name)
+    const pools =
+      'https://container.example.test/%s/projects/beta-project/locations/us-central2/clusters/beta/nodePools'
+    expect(seen.map(([url, token]) => [url.replace(/operation-\d+$/, 'operation-N'), token])).toEqual([
+      [pools.replace('%s', 'v1beta1'), 'Bearer tok-b'],
+      [pools.replace('%s', 'v1'), 'Bearer tok-b'],
+      [
+        'https://container.example.test/v1/projects/beta-project/locations/us-central2/operations/operation-N',
+        'Bearer tok-b',
+      ],
+    ])
+    const [betaCreate, v1Create] = fake.calls.filter((c) => c.method === 'CreateNodePool')
+    expect(betaCreate).toMatchObject({api: 'v1beta1', request: {nodePool: {name: 'beta-np-0'}}})
+    expect(betaCreate?.request).toMatchObject({
+      nodePool: {config: {hostMaintenancePolicy: {maintenanceInterval: 'PERIODIC'}}},
+    })
+    expect(v1Create?.api).toBeUndefined()
+    expect(v1Create?.request).not.toMatchObject({nodePool: {config: {hostMaintenancePolicy: {}}}})
+    // The v1beta1 body is the v1 one plus the policy, nothing else.
+    const {config: betaConfig, ...betaRest} = toBetaApiNodePool(pool('PERIODIC', 'x'))
+    const {config: v1Config, ...v1Rest} = toApiNodePool(pool('PERIODIC', 'x'))
+    expect(betaRest).toEqual(v1Rest)
+    expect(betaConfig).toEqual({...v1Config, hostMaintenancePolicy: {maintenanceInterval: 'PERIODIC'}})
+  })
+
+  it('reads the interval only when asked, through v1beta1: AS_NEEDED for a pool without one', async () => {
+    fake.finishOperations()
+    const gke = await createGkeClient({endpoint: `http://${fake.endpoint}`})
+    const before = fake.calls.length
+    const v1 = await gke.listNodePools(ref)
+    const beta = await gke.listNodePools(ref, {hostMaintenance: true})
+    const one = await gke.getNodePool(ref, 'beta-np-0', {hostMaintenance: true})
+    const missing = await gke.getNodePool(ref, 'nope', {hostMaintenance: true})
+    expect(v1.map((p) => [p.name, 'hostMaintenanceInterval' in p])).toEqual([
+      ['beta-np-0', false],
+      ['beta-np-1', false],
+    ])
+    expect(beta.map((p) => [p.name, p.hostMaintenanceInterval])).toEqual([
+      ['beta-np-0', 'PERIODIC'],
+      ['beta-np-1', 'AS_NEEDED'],
+    ])
+    // Everything else reads the same through either version.
+    expect(beta.map(({hostMaintenanceInterval: _, ...rest}) => rest)).toEqual(v1)
+    expect(one?.hostMaintenanceInterval).toBe('PERIODIC')
+    expect(missing).toBeUndefined()
+    expect(fake.calls.slice(before).map((c) => [c.method, c.api ?? 'v1'])).toEqual([
+      ['ListNodePools', 'v1'],
+      ['ListNodePools', 'v1beta1'],
+      ['GetNodePool', 'v1beta1'],
+      ['GetNodePool', 'v1beta1'],
+    ])
+  })
+
+  it.each([
+    ['https://container.googleapis.com/v1/', 'https://container.googleapis.com/v1beta1/'],
+    ['https://proxy.example.test/gke/v1/', 'https://proxy.example.test/gke/v1beta1/'],
+    ['https://proxy.example.test/gke/', null],
+    ['https://proxy.example.test/gke/xv1/', null],
+  ])('puts v1beta1 beside the v1 root %s: %s', (base, beta) => {
+    expect(betaBase(base)).toBe(beta)
+  })
+
+  it('refuses a v1beta1 request, sending nothing, when the endpoint path has no v1 to replace', async () => {
+    const seen: [string, string | undefined][] = []
+    const gke = await createGkeClient({
+      endpoint: 'https://container.example.test/gke/',
+      accessToken: 't',
+      fetch: redirectingFetch(seen),
+    })
+    const error = await failure(gke.createNodePool(ref, pool('PERIODIC', 'beta-np-2')))
+    expect([error.exitCode, error.message]).toEqual([2, expect.stringContaining('--gke-endpoint')])
+    expect(error.message).toContain('--host-maintenance-interval PERIODIC')
+    expect(seen).toEqual([])
   })
 })
 

@@ -83,7 +83,7 @@ describe('cluster create --enable-autoprovisioning against the GKE API', () => {
   it.each([
     ['a GPU type', ['--enable-autoprovisioning', '--device-type', 'h100-80gb-8'], '--enable-autoprovisioning'],
     ['a maximum not above the minimum', [...NAP, '--autoprovisioning-min-chips', '16'], '--autoprovisioning-max-chips'],
-    ['PERIODIC host maintenance', ['--host-maintenance-interval', 'PERIODIC'], '--host-maintenance-interval'],
+    ['an unknown host maintenance interval', ['--host-maintenance-interval', 'WEEKLY'], '--host-maintenance-interval'],
     ['an unmapped cluster flag', ['--custom-cluster-arguments', '--enable-tpu'], '--custom-cluster-arguments'],
   ])('refuses %s (exit 2, naming the flag) and changes nothing', async (_case, extra, flag) => {
     const mark = markRequests({gke: fake})

@@ -85,6 +85,8 @@ export interface CallRecord {
   at: number
   /** gRPC status code sent back; undefined while the RPC is still being served. */
   code?: number
+  /** `v1beta1` for the node-pool methods served at `/v1beta1/...` (REST only); absent for v1. */
+  api?: 'v1beta1'
   details?: string
 }
 
@@ -182,6 +184,11 @@ const CLUSTER_UPDATES = ['desiredAddonsConfig', 'desiredWorkloadIdentityConfig',
 /** The UpdateNodePoolRequest fields that name the pool rather than change it. */
 const POOL_REQUEST_NAMES = new Set(['name', 'projectId', 'zone', 'clusterId', 'nodePoolId'])
 const API = 'https://container.googleapis.com/v1/'
+/**
+ * The v1beta1 methods served (REST only), for what v1 lacks: node pools' `config.hostMaintenancePolicy`. They share
+ * the state with v1; v1 answers leave the field out, as their messages have no such field.
+ */
+const V1BETA1_METHODS = ['CreateNodePool', 'GetNodePool', 'ListNodePools'] as const
 
 class RpcError extends Error {
   constructor(
@@ -385,6 +392,13 @@ export class FakeGke {
       'google.container.v1.ClusterManager',
       DECODE,
       (method, request, callback) => fake.serve(method, request, callback),
+      [
+        {
+          service: 'google.container.v1beta1.ClusterManager',
+          methods: V1BETA1_METHODS,
+          serve: (method, request, callback) => fake.serve(method, request, callback, 'v1beta1'),
+        },
+      ],
     )
     return fake
   }
@@ -509,8 +523,13 @@ export class FakeGke {
 
   // ---- RPC plumbing ----
 
-  private serve(method: string, request: Record<string, unknown>, callback: grpc.sendUnaryData<object>): void {
-    const record: CallRecord = {method, request, at: Date.now()}
+  private serve(
+    method: string,
+    request: Record<string, unknown>,
+    callback: grpc.sendUnaryData<object>,
+    api?: 'v1beta1',
+  ): void {
+    const record: CallRecord = {method, request, at: Date.now(), ...(api ? {api} : {})}
     this.calls.push(record)
     const respond = (code: grpc.status, details: string | undefined, value?: object) => {
       record.code = code

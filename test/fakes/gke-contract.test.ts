@@ -802,6 +802,43 @@ const cases: readonly ContractCase<GkeClient, GkeGiven>[] = [
     ],
   },
   {
+    name: 'a PERIODIC pool keeps its host maintenance interval, read only when asked (v1beta1); others read AS_NEEDED',
+    given: {pools: ['demo-np-0']},
+    steps: [
+      {
+        call: 'createNodePool(demo-np-1, PERIODIC)',
+        run: (gke) => gke.createNodePool(REF, {...poolSpec('demo-np-1'), hostMaintenanceInterval: 'PERIODIC'}),
+        gives: started('CREATE_NODE_POOL'),
+        as: 'create',
+      },
+      {call: 'getOperation until DONE', run: untilDone('create'), gives: DONE('CREATE_NODE_POOL')},
+      {
+        call: 'listNodePools(hostMaintenance)',
+        run: async (gke) =>
+          (await gke.listNodePools(REF, {hostMaintenance: true})).map((p) => `${p.name} ${p.hostMaintenanceInterval}`),
+        gives: ['demo-np-0 AS_NEEDED', 'demo-np-1 PERIODIC'],
+      },
+      {
+        call: 'getNodePool(demo-np-1, hostMaintenance)',
+        run: async (gke) => {
+          const pool = await gke.getNodePool(REF, 'demo-np-1', {hostMaintenance: true})
+          return pool && {...poolView(pool), hostMaintenanceInterval: pool.hostMaintenanceInterval}
+        },
+        gives: {...RUNNING_POOL, name: 'demo-np-1', hostMaintenanceInterval: 'PERIODIC'},
+      },
+      {
+        call: 'listNodePools, getNodePool and getCluster (v1): no interval',
+        run: async (gke) =>
+          [
+            ...(await gke.listNodePools(REF)),
+            await gke.getNodePool(REF, 'demo-np-1'),
+            ...((await gke.getCluster(REF))?.nodePools ?? []),
+          ].map((p) => p && 'hostMaintenanceInterval' in p),
+        gives: [false, false, false, false, false],
+      },
+    ],
+  },
+  {
     name: 'transient failures (unavailable, too many operations) are retryable and changed nothing',
     given: {
       failing: [

@@ -15,6 +15,9 @@
 //   - The cluster is made with `default-pool`; resources are PROVISIONING (or STOPPING) while their operation runs,
 //     then RUNNING (or gone). An operation made to fail leaves its resource in ERROR with the failure as its message.
 //   - Failures are ApiErrors classified as the adapter classifies GKE's answers, saying what was being done.
+//   - A pool keeps the host maintenance interval it was created with (a seeded pool's, AS_NEEDED when it has none);
+//     reads give it only when asked (`hostMaintenance`: GKE's v1beta1 read, logged as `listNodePools hostMaintenance`
+//     or `getNodePool NAME hostMaintenance`), otherwise they leave it out, as GKE's v1 API does.
 // Methods can still be replaced per test, for what the contract does not cover.
 import {gkeApiError, GRPC_STATUS} from '../../src/core/cluster/gke-errors.js'
 import type {
@@ -35,7 +38,7 @@ import {
   type NodePoolUpdate,
 } from '../../src/core/cluster/spec.js'
 import type {ApiError} from '../../src/core/errors.js'
-import type {ClusterRef, GkeClient, GkeOperation} from '../../src/ports/gke.js'
+import type {ClusterRef, GkeClient, GkeOperation, NodePoolReadOptions} from '../../src/ports/gke.js'
 import {anObservedCluster, anObservedPool, observedPoolFrom} from '../builders/observed.js'
 import {takeFault, type Fault} from './fake-server.js'
 import {gkeSays, LABEL_KEY_RE, LABEL_VALUE_RE, labelFingerprint} from './gke-wording.js'
@@ -68,6 +71,12 @@ interface OperationEntry {
 }
 
 const CLUSTER_OPERATIONS = new Set(['CREATE_CLUSTER', 'DELETE_CLUSTER', 'UPDATE_CLUSTER'])
+
+/** A pool as a read gives it: its interval only through `hostMaintenance` (v1beta1), AS_NEEDED when it has none. */
+function readPool(pool: ObservedNodePool, options: NodePoolReadOptions): ObservedNodePool {
+  const {hostMaintenanceInterval, ...v1} = pool
+  return options.hostMaintenance ? {...v1, hostMaintenanceInterval: hostMaintenanceInterval ?? 'AS_NEEDED'} : v1
+}
 
 export class MemoryGke implements GkeClient {
   readonly pools = new Map<string, ObservedNodePool>()
@@ -252,17 +261,19 @@ export class MemoryGke implements GkeClient {
     })
   }
 
-  async listNodePools(ref: ClusterRef) {
+  async listNodePools(ref: ClusterRef, options: NodePoolReadOptions = {}) {
+    if (options.hostMaintenance) this.calls.push('listNodePools hostMaintenance')
     const context = this.context(`list node pools of ${ref.name}`, ref)
     this.fault('listNodePools', context)
     if (!this.exists(ref)) this.fail('NOT_FOUND', gkeSays.notFound(this.key(ref)), context)
-    return [...this.pools.values()]
+    return [...this.pools.values()].map((p) => readPool(p, options))
   }
 
-  async getNodePool(ref: ClusterRef, name: string) {
-    this.calls.push(`getNodePool ${name}`)
+  async getNodePool(ref: ClusterRef, name: string, options: NodePoolReadOptions = {}) {
+    this.calls.push(`getNodePool ${name}${options.hostMaintenance ? ' hostMaintenance' : ''}`)
     this.fault('getNodePool', this.context(`read node pool ${name}`, ref))
-    return this.exists(ref) ? this.pools.get(name) : undefined
+    const pool = this.exists(ref) ? this.pools.get(name) : undefined
+    return pool && readPool(pool, options)
   }
 
   async createNodePool(ref: ClusterRef, spec: NodePoolSpec) {
@@ -278,7 +289,12 @@ export class MemoryGke implements GkeClient {
     }
     this.checkAccepts(ref, context)
     const mode = spec.workloadMetadataMode ?? (this.workloadPool ? 'GKE_METADATA' : null)
-    this.pools.set(spec.name, {...observedPoolFrom(spec), status: 'PROVISIONING', workloadMetadataMode: mode})
+    this.pools.set(spec.name, {
+      ...observedPoolFrom(spec),
+      status: 'PROVISIONING',
+      workloadMetadataMode: mode,
+      hostMaintenanceInterval: spec.hostMaintenanceInterval,
+    })
     return this.operation(ref, 'CREATE_NODE_POOL', spec.name, () => this.setPoolStatus(spec.name, 'RUNNING'))
   }
 
@@ -359,7 +375,8 @@ export class MemoryGke implements GkeClient {
     return anObservedCluster({
       project,
       status: this.cluster as ClusterStatus,
-      nodePools: [...this.pools.values()],
+      // The cluster read is v1's: its pools come without their interval.
+      nodePools: [...this.pools.values()].map((p) => readPool(p, {})),
       labels: {...this.labels},
       labelFingerprint: this.fingerprint,
       csiDrivers: CSI_DRIVERS.filter((driver) => this.csiDrivers.includes(driver)),

@@ -40,6 +40,14 @@ interface Route {
   readonly body: string | undefined
   readonly requestType: Type
   readonly responseType: Type
+  readonly serve: ServeUnary
+}
+
+/** Another version of the API served beside the main one: only `methods` of `service`, each answered by `serve`. */
+export interface ExtraService {
+  readonly service: string
+  readonly methods: readonly string[]
+  readonly serve: ServeUnary
 }
 
 const VERBS = ['get', 'put', 'post', 'delete', 'patch'] as const
@@ -66,12 +74,13 @@ function compileTemplate(template: string): {pattern: RegExp; variables: string[
   return {pattern: new RegExp(`^${source}$`), variables}
 }
 
-/** The primary REST binding of every unary method of `service` in `root`. */
-function routesOf(root: Root, service: string): Route[] {
+/** The primary REST binding of every unary method of `service` in `root` (or of those named in `only`). */
+function routesOf(root: Root, service: string, serve: ServeUnary, only?: readonly string[]): Route[] {
   const definition = root.lookupService(service)
   const routes: Route[] = []
   for (const method of Object.values(definition.methods)) {
     if (method.requestStream || method.responseStream) continue
+    if (only && !only.includes(method.name)) continue
     const options = (method.options ?? {}) as Record<string, string>
     const verb = VERBS.find((v) => options[`(google.api.http).${v}`])
     if (!verb) continue
@@ -85,6 +94,7 @@ function routesOf(root: Root, service: string): Route[] {
       // Relative to the service: the root holds other versions of the API with messages of the same names.
       requestType: definition.lookupType(method.requestType),
       responseType: definition.lookupType(method.responseType),
+      serve,
     })
   }
   return routes
@@ -128,19 +138,24 @@ export interface RestFront {
 
 /**
  * Serves the unary methods of `service` (e.g. `google.container.v1.ClusterManager`) from `protosJson` (a protobufjs
- * JSON bundle, as the client libraries ship) on a free loopback port, answering each through `serve`.
+ * JSON bundle, as the client libraries ship) on a free loopback port, answering each through `serve`; `extra` adds
+ * methods of other versions at their own paths (`/v1beta1/...`), read and answered with their own messages.
  */
 export async function startRestFront(
   protosJson: object,
   service: string,
   decode: DecodeOptions,
   serve: ServeUnary,
+  extra: readonly ExtraService[] = [],
 ): Promise<RestFront> {
   const require = createRequire(createRequire(import.meta.url).resolve('@google-cloud/container'))
   const gaxFallback = require('google-gax/fallback') as {protobuf: typeof Protobuf}
   const serializer = createRequire(require.resolve('google-gax'))('proto3-json-serializer') as Serializer
   const root = gaxFallback.protobuf.Root.fromJSON(protosJson as Protobuf.INamespace)
-  const routes = routesOf(root, service)
+  const routes = [
+    ...routesOf(root, service, serve),
+    ...extra.flatMap((e) => routesOf(root, e.service, e.serve, e.methods)),
+  ]
 
   const reply = (response: ServerResponse, status: number, body: unknown) => {
     response.writeHead(status, {'content-type': 'application/json; charset=UTF-8'}).end(JSON.stringify(body))
@@ -194,7 +209,7 @@ export async function startRestFront(
     } catch (error) {
       return replyError(response, grpc.status.INVALID_ARGUMENT, `Invalid JSON payload received. ${String(error)}`)
     }
-    serve(route.method, decoded, (error, value) => {
+    route.serve(route.method, decoded, (error, value) => {
       if (error) return replyError(response, error.code ?? grpc.status.UNKNOWN, error.details ?? '')
       const message = route.responseType.fromObject(value ?? {})
       reply(response, 200, serializer.toProto3JSON(message, {numericEnums}))

@@ -421,28 +421,17 @@ function checkAutoprovisioning(
 }
 
 /**
- * `--host-maintenance-interval`: AS_NEEDED (the default, as Python xpk's) or PERIODIC. Python sends it through
- * `gcloud beta`, to GKE's v1beta1 API: the v1 API xpk speaks has no field for it (NodeConfig.hostMaintenancePolicy is
- * v1beta1 only). AS_NEEDED is what a pool gets without the field, so nothing is sent for it; PERIODIC cannot be sent,
- * and is refused rather than dropped.
+ * `--host-maintenance-interval`: AS_NEEDED (the default, as Python xpk's) or PERIODIC. Python sends it with every
+ * pool through `gcloud beta`, to GKE's v1beta1 API, where NodeConfig.hostMaintenancePolicy lives. AS_NEEDED is what a
+ * pool gets without the field, so its pools are created through v1 with nothing sent; PERIODIC pools are created
+ * through v1beta1 with the field (adapters/gke-container-api.ts).
  */
 function checkHostMaintenanceInterval(flags: ClusterCreateFlags, problems: Problems): HostMaintenanceInterval {
   const flag = '--host-maintenance-interval'
   const given = flags.hostMaintenanceInterval
   const upper = given?.toUpperCase()
   if (given === undefined || upper === 'AS_NEEDED') return 'AS_NEEDED'
-  if (upper === 'PERIODIC') {
-    problems.add(
-      `${flag} PERIODIC needs GKE's v1beta1 API (NodeConfig.hostMaintenancePolicy); xpk uses the v1 API, which has no such field.`,
-      {
-        flag,
-        hints: [
-          'Leave it out (AS_NEEDED, as Python xpk defaults), or create the pools with `gcloud beta container node-pools create ... --host-maintenance-interval=PERIODIC`.',
-        ],
-      },
-    )
-    return 'AS_NEEDED'
-  }
+  if (upper === 'PERIODIC') return 'PERIODIC'
   problems.add(`${flag} "${escapeInline(given)}" is not ${HOST_MAINTENANCE_INTERVALS.join(' or ')}.`, {
     flag,
     hints: ['AS_NEEDED (the default) lets GKE maintain hosts as needed.'],

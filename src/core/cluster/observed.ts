@@ -1,4 +1,4 @@
-import type {Capacity, CsiDriver, ResourceLimit, WorkloadMetadataMode} from './spec.js'
+import type {Capacity, CsiDriver, HostMaintenanceInterval, ResourceLimit, WorkloadMetadataMode} from './spec.js'
 
 /** What GKE reports, reduced to what xpk compares and shows (adapters map API messages to these). */
 
@@ -25,6 +25,11 @@ export interface ObservedNodePool {
   readonly autoscaling: {readonly enabled: boolean; readonly minNodes: number; readonly maxNodes: number} | null
   /** GKE_METADATA when its pods get Workload Identity; null when GKE does not say. */
   readonly workloadMetadataMode: WorkloadMetadataMode | null
+  /**
+   * The host maintenance interval (`config.hostMaintenancePolicy`, GKE's v1beta1 API only): AS_NEEDED when the pool
+   * has none, as GKE maintains it then. Absent when the pool was read through v1, which does not report it.
+   */
+  readonly hostMaintenanceInterval?: HostMaintenanceInterval
 }
 
 /** A cluster as GKE reports it. */

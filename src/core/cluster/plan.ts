@@ -475,6 +475,12 @@ export function differencesFrom(
   const wrongZone =
     template.locations.length > 0 && pool.locations.length > 0 && pool.locations.join() !== template.locations.join()
   if (wrongZone) out.push(`zone ${pool.locations.join(',')} → ${template.locations.join(',')}`)
+  // Known only when the pools were read through v1beta1 (cluster create reads them so when it keeps any of its own);
+  // GKE cannot change it in place (UpdateNodePool has no field for it), so a different interval is a recreate.
+  const interval = pool.hostMaintenanceInterval
+  if (interval !== undefined && interval !== template.hostMaintenanceInterval) {
+    out.push(`host maintenance interval ${interval} → ${template.hostMaintenanceInterval}`)
+  }
   // GKE reports only the count a pool was created with, so a different count is a recreate, not a resize that
   // the next run could not see.
   if (template.capacity !== 'flex' && pool.nodeCount !== template.nodeCount) {

@@ -5,6 +5,7 @@
  * created, after the cluster exists.
  */
 import type {Accelerator} from '../catalog/types.js'
+import type {HostMaintenanceInterval} from './spec.js'
 
 /** An accelerator count of a reservation, e.g. `{type: 'nvidia-h100-80gb', count: 8}`. */
 export interface AcceleratorCount {
@@ -293,4 +294,37 @@ export function reservationShortage(
   const unit = a.kind === 'GPU' ? 'pool' : 'slice'
   const each = capacities.map((c) => `${c.path}: ${c.free}, ${plural(c.freeSlices, unit)}`).join('; ')
   return `reservations ${capacities.map((c) => c.path).join(' and ')} hold ${plural(total, unit)} together (${each}); ${need}`
+}
+
+/** An item whose VMs have another host maintenance interval than the node pools ask for. */
+export interface MaintenanceIntervalMismatch {
+  /** The reservation's name, and its interval as Compute Engine reports it (null: unset, which is AS_NEEDED). */
+  readonly reservation: string
+  readonly reserved: string | null
+  readonly asked: HostMaintenanceInterval
+}
+
+/**
+ * GKE's rule for node pools on a specific reservation: Compute Engine gives the reservation's VMs only to VMs of the
+ * same host maintenance interval (the reservation's `instanceProperties.maintenanceInterval`, unset being AS_NEEDED,
+ * what a VM has without one), so a pool of another interval fails when it is created ("Reservation ... is incorrect
+ * for the requested resources", which Python xpk explains in a hint afterwards). Each reservation read whose
+ * interval differs, once: PERIODIC asked of a reservation that is not PERIODIC, or AS_NEEDED of a PERIODIC one.
+ * Aggregate reservations (no instance properties) and items not found are not judged here.
+ */
+export function maintenanceIntervalMismatches(
+  reads: readonly ReservationRead[],
+  asked: HostMaintenanceInterval,
+): MaintenanceIntervalMismatch[] {
+  const out: MaintenanceIntervalMismatch[] = []
+  const seen = new Set<string>()
+  for (const {ref, reservation} of reads) {
+    const key = `${ref.project}/${ref.name}`
+    if (!reservation?.specific || seen.has(key)) continue
+    seen.add(key)
+    const reserved = reservation.specific.maintenanceInterval
+    const differs = asked === 'PERIODIC' ? reserved !== 'PERIODIC' : reserved === 'PERIODIC'
+    if (differs) out.push({reservation: ref.name, reserved, asked})
+  }
+  return out
 }

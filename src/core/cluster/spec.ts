@@ -108,8 +108,8 @@ export interface CustomNodePoolFields {
 
 /**
  * How GKE schedules host maintenance of a pool's VMs (`--host-maintenance-interval`): AS_NEEDED, or PERIODIC (in
- * windows; the reservation must have PERIODIC set too). Python xpk sends it with every node pool, AS_NEEDED unless
- * asked; only AS_NEEDED can be had over the v1 API.
+ * windows; a specific reservation's VMs must have the same interval). Python xpk sends it with every node pool,
+ * AS_NEEDED unless asked; the field is in GKE's v1beta1 API only.
  */
 export type HostMaintenanceInterval = 'AS_NEEDED' | 'PERIODIC'
 
@@ -211,7 +211,8 @@ export interface NodePoolSpec {
   readonly custom: CustomNodePoolFields
   /**
    * `--host-maintenance-interval`. Python xpk sends it with every pool through GKE's v1beta1 API; v1 has no field for
-   * it, and AS_NEEDED is what a pool gets without one, so nothing is sent (see desired.ts).
+   * it. AS_NEEDED is what a pool gets without one, so such pools go through v1 with nothing sent; PERIODIC pools are
+   * created through v1beta1 with `config.hostMaintenancePolicy`.
    */
   readonly hostMaintenanceInterval: HostMaintenanceInterval
 }

@@ -103,11 +103,6 @@ describe('--enable-autoprovisioning: chips as Python xpk decides them', () => {
       flag: '--autoprovisioning-max-chips',
     },
     {
-      case: 'PERIODIC host maintenance (v1beta1 only)',
-      flags: {tpuType: 'tpu7x-8', hostMaintenanceInterval: 'PERIODIC'},
-      flag: '--host-maintenance-interval',
-    },
-    {
       case: 'an unknown host maintenance interval',
       flags: {tpuType: 'tpu7x-8', hostMaintenanceInterval: 'WEEKLY'},
       flag: '--host-maintenance-interval',
@@ -117,9 +112,11 @@ describe('--enable-autoprovisioning: chips as Python xpk decides them', () => {
     expect(exitCodeFor(thrown(() => desiredClusterFromFlags({...BASE, ...flags}), UsageError).kind)).toBe(2)
   })
 
-  it('AS_NEEDED (any case) is accepted and is the default', () => {
+  it('AS_NEEDED (any case) is accepted and is the default; PERIODIC (any case) is taken to every pool', () => {
     expect(nap({hostMaintenanceInterval: 'as_needed'}).poolTemplate.hostMaintenanceInterval).toBe('AS_NEEDED')
     expect(nap({}).poolTemplate.hostMaintenanceInterval).toBe('AS_NEEDED')
+    expect(nap({hostMaintenanceInterval: 'PERIODIC'}).poolTemplate.hostMaintenanceInterval).toBe('PERIODIC')
+    expect(nap({hostMaintenanceInterval: 'periodic'}).poolTemplate.hostMaintenanceInterval).toBe('PERIODIC')
   })
 })
 
