@@ -14,6 +14,16 @@ function condition(conditions: readonly ObservedCondition[] | undefined, type: s
 
 const isTrue = (c: ObservedCondition | undefined): boolean => c?.status === 'True'
 
+/** The resources Kueue's quota counts for accelerators. */
+export const ACCELERATOR_RESOURCES: readonly string[] = ['google.com/tpu', 'nvidia.com/gpu']
+
+const UNITS: Readonly<Record<string, string>> = {'google.com/tpu': 'chips', 'nvidia.com/gpu': 'GPUs', cpu: 'vCPUs'}
+
+/** What people call a resource's units: chips, GPUs, vCPUs; else the resource's name. */
+export function resourceUnit(resource: string): string {
+  return UNITS[resource] ?? resource
+}
+
 /** The Workload's priority value (Kueue copies the PriorityClass's into spec.priority); 0 without one. */
 export function priorityOf(workload: KueueWorkload): number {
   return workload.spec?.priority ?? 0

@@ -26,7 +26,16 @@ import type {
   WorkloadDetail,
 } from './why-observed.js'
 import {age, msSince} from '../render/ages.js'
-import {demandOf, holdsQuota, inQueueOrder, isOutOfQueue, preemptorOf, priorityOf} from './kueue-queue.js'
+import {
+  ACCELERATOR_RESOURCES,
+  demandOf,
+  holdsQuota,
+  inQueueOrder,
+  isOutOfQueue,
+  preemptorOf,
+  priorityOf,
+  resourceUnit,
+} from './kueue-queue.js'
 
 /** Every cause `why` recognises (the README lists them). */
 export const WHY_CAUSES = [
@@ -100,11 +109,6 @@ export interface WhyInputs {
   readonly cluster: string | null
 }
 
-const UNITS: Readonly<Record<string, string>> = {'google.com/tpu': 'chips', 'nvidia.com/gpu': 'GPUs', cpu: 'vCPUs'}
-
-function unit(resource: string): string {
-  return UNITS[resource] ?? resource
-}
 
 /** A priority value by the name of xpk's class, or the number. */
 function priorityName(value: number | undefined): string {
@@ -144,7 +148,7 @@ function holdingOf(w: WhyWorkload, resource: string): number {
 function quotaFor(queue: ObservedClusterQueue | undefined, workload: KueueWorkload): QueueQuota | undefined {
   if (!queue) return undefined
   const asked = queue.quotas.filter((q) => demandOf(workload, q.resource) > 0)
-  const accelerator = asked.find((q) => q.resource in UNITS && q.resource !== 'cpu')
+  const accelerator = asked.find((q) => ACCELERATOR_RESOURCES.includes(q.resource))
   return accelerator ?? asked[0] ?? queue.quotas[0]
 }
 
@@ -283,7 +287,7 @@ function queued(inputs: WhyInputs, own: WhyWorkload): Part {
   const holding = holders(inputs, queue.name, self)
   const used = holding.reduce((sum, w) => sum + holdingOf(w, resource), 0)
   const free = Math.max(0, nominal - used)
-  const units = unit(resource)
+  const units = resourceUnit(resource)
 
   if (OVER_CAPACITY.test(message) || (quota && needed > nominal)) {
     findings.push({
