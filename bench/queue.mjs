@@ -18,8 +18,9 @@ import {queueSnapshot} from '../src/core/queue/snapshot.ts'
 import {renderQueueScreen} from '../src/core/render/queue.ts'
 import {readJobSet, readWorkload} from '../src/core/workload/observed.ts'
 import {readClusterQueue} from '../src/core/workload/why-observed.ts'
-import {at, jobsetStatus, kueueStatus, kueueWorkloadFor, submittedJobSet} from '../test/builders/workload-states.ts'
+import {at, kueueWorkloadFor, submittedJobSet} from '../test/builders/workload-states.ts'
 import {cliEnv, loadFakeGke, loadFakeKube} from './fake-gke.mjs'
+import {anyObjectCrd, PRIORITY_CYCLE, workloadState} from './workload-mix.mjs'
 
 const RUNS = Number(process.env.RUNS ?? 5)
 const REFRESHES = Number(process.env.REFRESHES ?? 30)
@@ -38,20 +39,11 @@ const median = (xs) => {
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2
 }
 
-function state(i) {
-  if (i % 4 < 2) return {jobset: jobsetStatus.running(30), kueue: kueueStatus.running(30)}
-  if (i % 4 === 2) return {jobset: jobsetStatus.suspended(20), kueue: kueueStatus.pending(20)}
-  return i % 20 === 3
-    ? {jobset: jobsetStatus.failed(40), kueue: kueueStatus.failed(40)}
-    : {jobset: jobsetStatus.completed(40), kueue: kueueStatus.succeeded(40)}
-}
-
-const priorities = ['very-low', 'low', 'medium', 'high', 'very-high']
 const objects = []
 for (let i = 0; i < WORKLOADS; i++) {
   const name = `bench-${String(i).padStart(5, '0')}`
-  const s = state(i)
-  const jobset = {...submittedJobSet(name, priorities[i % 5], at(i % 60)), status: s.jobset}
+  const s = workloadState(i)
+  const jobset = {...submittedJobSet(name, PRIORITY_CYCLE[i % 5], at(i % 60)), status: s.jobset}
   objects.push({jobset, workload: {...kueueWorkloadFor(jobset, at(i % 60)), status: s.kueue}})
 }
 const clusterQueue = {
@@ -90,29 +82,10 @@ const {FakeGke, cleanup: cleanGke} = await loadFakeGke()
 const kube = await FakeKube.start()
 const gke = await FakeGke.start({...kube.gkeClusterOptions()})
 gke.seedCluster({project: PROJECT, location: 'us-central2', name: 'bench'})
-const crd = (group, kind, plural, version, scope = 'Namespaced') => ({
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: {name: `${plural}.${group}`},
-  spec: {
-    group,
-    names: {kind, listKind: `${kind}List`, plural, singular: kind.toLowerCase()},
-    scope,
-    versions: [
-      {
-        name: version,
-        served: true,
-        storage: true,
-        schema: {openAPIV3Schema: {type: 'object', 'x-kubernetes-preserve-unknown-fields': true}},
-        subresources: {status: {}},
-      },
-    ],
-  },
-})
 kube.seed(
-  crd('jobset.x-k8s.io', 'JobSet', 'jobsets', 'v1alpha2'),
-  crd('kueue.x-k8s.io', 'Workload', 'workloads', 'v1beta2'),
-  crd('kueue.x-k8s.io', 'ClusterQueue', 'clusterqueues', 'v1beta2', 'Cluster'),
+  anyObjectCrd('jobset.x-k8s.io', 'JobSet', 'jobsets', 'v1alpha2'),
+  anyObjectCrd('kueue.x-k8s.io', 'Workload', 'workloads', 'v1beta2'),
+  anyObjectCrd('kueue.x-k8s.io', 'ClusterQueue', 'clusterqueues', 'v1beta2', 'Cluster'),
   clusterQueue,
 )
 for (const o of objects) {

@@ -97,7 +97,8 @@ export function renderQueueTables(s: QueueSnapshot, cluster: string | null): str
  * rendered (a section of 10,000 queued workloads costs what its visible rows cost).
  */
 export function renderQueueScreen(s: QueueSnapshot, size: ScreenSize, cluster: string | null): string[] {
-  const clip = (line: string) => (line.length > size.columns ? `${line.slice(0, Math.max(0, size.columns - 1))}…` : line)
+  const clip = (line: string) =>
+    line.length > size.columns ? `${line.slice(0, Math.max(0, size.columns - 1))}…` : line
   const counts = `${s.running.length} running, ${s.queued.length} queued`
   const head = [
     `xpk queue: cluster ${cluster ?? '(kubeconfig)'}, ${counts}, ${s.at.slice(11, 19)} UTC (Ctrl-C to quit)`,

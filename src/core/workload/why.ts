@@ -109,7 +109,6 @@ export interface WhyInputs {
   readonly cluster: string | null
 }
 
-
 /** A priority value by the name of xpk's class, or the number. */
 function priorityName(value: number | undefined): string {
   return PRIORITIES.find((p) => p.value === value)?.name ?? String(value ?? 0)
