@@ -31,10 +31,11 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {URLSearchParams, fileURLToPath} from 'node:url'
 
-import {at, jobsetStatus, kueueStatus, kueueWorkloadFor, submittedJobSet} from '../test/builders/workload-states.ts'
+import {at, kueueWorkloadFor, submittedJobSet} from '../test/builders/workload-states.ts'
 import {makeFakeKubeTls} from '../test/fakes/fake-kube-tls.ts'
 import {buildRef} from './build-ref.mjs'
 import {cliEnv, loadFakeGke, loadFakeKube} from './fake-gke.mjs'
+import {anyObjectCrd, PRIORITY_CYCLE, workloadState} from './workload-mix.mjs'
 
 const RUNS = Number(process.env.RUNS ?? 5)
 const WORKLOADS = Number(process.env.WORKLOADS ?? 10_000)
@@ -59,49 +60,19 @@ const kube = await FakeKube.start()
 const gke = await FakeGke.start({...kube.gkeClusterOptions()})
 gke.seedCluster({project: PROJECT, location: 'us-central2', name: 'bench'})
 
-/** A CRD that serves `kind` and takes any object, with a status subresource as the real ones have. */
-const crd = (group, kind, plural, version) => ({
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: {name: `${plural}.${group}`},
-  spec: {
-    group,
-    names: {kind, listKind: `${kind}List`, plural, singular: kind.toLowerCase()},
-    scope: 'Namespaced',
-    versions: [
-      {
-        name: version,
-        served: true,
-        storage: true,
-        schema: {openAPIV3Schema: {type: 'object', 'x-kubernetes-preserve-unknown-fields': true}},
-        subresources: {status: {}},
-      },
-    ],
-  },
-})
 const crds = [
-  crd('jobset.x-k8s.io', 'JobSet', 'jobsets', 'v1alpha2'),
-  crd('kueue.x-k8s.io', 'Workload', 'workloads', 'v1beta2'),
+  anyObjectCrd('jobset.x-k8s.io', 'JobSet', 'jobsets', 'v1alpha2'),
+  anyObjectCrd('kueue.x-k8s.io', 'Workload', 'workloads', 'v1beta2'),
 ]
 kube.seed(...crds)
 
-/** Half admitted and running, a quarter queued for quota, a quarter finished (one in five of those failed). */
-function state(i) {
-  if (i % 4 < 2) return {jobset: jobsetStatus.running(30), kueue: kueueStatus.running(30), expected: 'RUNNING'}
-  if (i % 4 === 2) return {jobset: jobsetStatus.suspended(20), kueue: kueueStatus.pending(20), expected: 'QUEUED'}
-  return i % 20 === 3
-    ? {jobset: jobsetStatus.failed(40), kueue: kueueStatus.failed(40), expected: 'FINISHED'}
-    : {jobset: jobsetStatus.completed(40), kueue: kueueStatus.succeeded(40), expected: 'FINISHED'}
-}
-
 const seedStarted = Date.now()
-const priorities = ['very-low', 'low', 'medium', 'high', 'very-high']
 const expected = {QUEUED: 0, RUNNING: 0, FINISHED: 0}
 for (let i = 0; i < WORKLOADS; i++) {
   const name = `bench-${String(i).padStart(5, '0')}`
-  const s = state(i)
+  const s = workloadState(i)
   expected[s.expected]++
-  const jobset = submittedJobSet(name, priorities[i % 5], at(i % 60))
+  const jobset = submittedJobSet(name, PRIORITY_CYCLE[i % 5], at(i % 60))
   const [stored] = kube.seed({...jobset, status: s.jobset})
   kube.seed({...kueueWorkloadFor(stored, at(i % 60)), status: s.kueue})
 }

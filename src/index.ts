@@ -23,6 +23,7 @@ import StorageCreate from './commands/storage/create.js'
 import StorageDelete from './commands/storage/delete.js'
 import StorageDetach from './commands/storage/detach.js'
 import StorageList from './commands/storage/list.js'
+import Queue from './commands/queue.js'
 import Version from './commands/version.js'
 import VmCreate from './commands/vm/create.js'
 import VmDelete from './commands/vm/delete.js'
@@ -54,6 +55,7 @@ export const COMMANDS = {
   'storage:delete': StorageDelete,
   'storage:detach': StorageDetach,
   'storage:list': StorageList,
+  queue: Queue,
   version: Version,
   'vm:create': VmCreate,
   'vm:delete': VmDelete,

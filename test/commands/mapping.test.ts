@@ -64,6 +64,7 @@ vi.mock('../../src/services/workload-delete.js', async (original) => ({
 vi.mock('../../src/services/workload-list.js', () => ({listWorkloads: recorder('listWorkloads')}))
 vi.mock('../../src/services/workload-logs.js', () => ({workloadLogs: recorder('workloadLogs')}))
 vi.mock('../../src/services/workload-why.js', () => ({workloadWhy: recorder('workloadWhy')}))
+vi.mock('../../src/services/queue-view.js', () => ({viewQueue: recorder('viewQueue')}))
 vi.mock('../../src/services/workload-describe.js', () => ({workloadDescribe: recorder('workloadDescribe')}))
 vi.mock('../../src/services/storage-list.js', () => ({listStorages: recorder('listStorages')}))
 vi.mock('../../src/services/storage-attach.js', () => ({attachStorage: recorder('attachStorage')}))
@@ -128,6 +129,7 @@ const SERVICE_OF: Record<CommandId, [string[], string]> = {
   'storage:detach': [['datasets'], 'detachStorage'],
   'storage:list': [[], 'listStorages'],
   version: [[], 'versionReport'],
+  queue: [[], 'viewQueue'],
   'vm:create': [['--tpu-prefix', 'demo', '--tpu-type', 'v4-8'], 'createVms'],
   'vm:delete': [['--tpu-prefix', 'demo'], 'deleteVms'],
   'vm:list': [[], 'listVms'],

@@ -120,6 +120,7 @@ const BASE_ARGS: Partial<Record<CommandId, (flag: string) => string[]>> = {
   'workload:logs': () => ['w1', ...target, '--cluster', 'demo'],
   'workload:why': () => ['w1', ...target, '--cluster', 'demo'],
   'workload:describe': () => ['w1', ...target, '--cluster', 'demo'],
+  queue: () => [...target, '--cluster', 'demo', '--once'],
   'vm:run': () => ['--project', TPU_PROJECT, '--zone', ZONE, '--tpu-prefix', 'demo', '--command', 'true', '--force'],
 }
 

@@ -36,6 +36,7 @@ const READ_ONLY: readonly CommandId[] = [
   'config:list',
   'storage:list',
   'version',
+  'queue',
   'vm:list',
   'workload:list',
   'workload:logs',

@@ -162,6 +162,14 @@ describe('each command loads only what it uses', () => {
       absent: ['gke-container-api'],
       present: ['kube-client'],
     },
+    // The live queue view, once: the Kubernetes adapter and the terminal screen, nothing of the other topics.
+    {
+      args: ['queue', '--kubeconfig', KUBECONFIG, '--once'],
+      topics: ['queue'],
+      packages: [],
+      absent: ['gke-container-api'],
+      present: ['kube-client', 'terminal-screen'],
+    },
   ]
 
   it('has a row for every topic, so a new topic says what it loads', () => {

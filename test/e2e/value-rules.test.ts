@@ -112,6 +112,7 @@ const BASE: Record<CommandId, string[]> = {
   'storage:detach': ['scratch', '--cluster', 'demo', '--force'],
   'storage:list': ['--cluster', 'demo'],
   version: [],
+  queue: ['--cluster', 'demo', '--once'],
   'vm:create': ['--tpu-prefix', 'p', '--tpu-type', 'v4-8'],
   'vm:delete': ['--tpu-prefix', 'p', '--force'],
   'vm:list': [],

@@ -25,7 +25,17 @@ import type {
   QueueQuota,
   WorkloadDetail,
 } from './why-observed.js'
-import {quantityNumber} from './why-observed.js'
+import {age, msSince} from '../render/ages.js'
+import {
+  ACCELERATOR_RESOURCES,
+  demandOf,
+  holdsQuota,
+  inQueueOrder,
+  isOutOfQueue,
+  preemptorOf,
+  priorityOf,
+  resourceUnit,
+} from './kueue-queue.js'
 
 /** Every cause `why` recognises (the README lists them). */
 export const WHY_CAUSES = [
@@ -99,37 +109,9 @@ export interface WhyInputs {
   readonly cluster: string | null
 }
 
-const UNITS: Readonly<Record<string, string>> = {'google.com/tpu': 'chips', 'nvidia.com/gpu': 'GPUs', cpu: 'vCPUs'}
-
-function unit(resource: string): string {
-  return UNITS[resource] ?? resource
-}
-
 /** A priority value by the name of xpk's class, or the number. */
 function priorityName(value: number | undefined): string {
   return PRIORITIES.find((p) => p.value === value)?.name ?? String(value ?? 0)
-}
-
-function priorityOf(workload: KueueWorkload): number {
-  return workload.spec?.priority ?? 0
-}
-
-/** Ages as people say them: 45s, 12m, 2h 5m, 3d 4h. */
-export function age(ms: number): string {
-  const s = Math.max(0, Math.floor(ms / 1000))
-  if (s < 60) return `${s}s`
-  const m = Math.floor(s / 60)
-  if (m < 60) return `${m}m`
-  const h = Math.floor(m / 60)
-  if (h < 24) return m % 60 === 0 ? `${h}h` : `${h}h ${m % 60}m`
-  const d = Math.floor(h / 24)
-  return h % 24 === 0 ? `${d}d` : `${d}d ${h % 24}h`
-}
-
-function since(now: number, time: string | null | undefined): number | null {
-  if (!time) return null
-  const t = Date.parse(time)
-  return Number.isNaN(t) ? null : now - t
 }
 
 function condition(conditions: readonly ObservedCondition[] | undefined, type: string): ObservedCondition | undefined {
@@ -156,37 +138,16 @@ function some(items: readonly string[], max = 3): string {
   return items.length <= max ? andList(items) : `${items.slice(0, max).join(', ')} and ${items.length - max} more`
 }
 
-/** What a Workload asks of one resource: pod count x each pod's limit (else request), summed over pod sets. */
-export function demandOf(workload: KueueWorkload, resource: string): number {
-  let total = 0
-  for (const set of workload.spec?.podSets ?? []) {
-    let perPod = 0
-    for (const c of set.template?.spec?.containers ?? []) {
-      perPod += quantityNumber(c.resources?.limits?.[resource] ?? c.resources?.requests?.[resource]) ?? 0
-    }
-    total += perPod * (set.count ?? 0)
-  }
-  return total
-}
-
 /** What an admitted Workload holds of a resource: Kueue's resourceUsage, else what it asks for. */
 function holdingOf(w: WhyWorkload, resource: string): number {
   return w.detail.resourceUsage[resource] ?? demandOf(w.observed, resource)
-}
-
-function isFinished(w: KueueWorkload): boolean {
-  return isTrue(condition(w.status?.conditions, 'Finished'))
-}
-
-function holdsQuota(w: KueueWorkload): boolean {
-  return isTrue(condition(w.status?.conditions, 'QuotaReserved')) && !isFinished(w)
 }
 
 /** The quota the workload is measured against: the resource it asks most of among the queue's, in the first flavor. */
 function quotaFor(queue: ObservedClusterQueue | undefined, workload: KueueWorkload): QueueQuota | undefined {
   if (!queue) return undefined
   const asked = queue.quotas.filter((q) => demandOf(workload, q.resource) > 0)
-  const accelerator = asked.find((q) => q.resource in UNITS && q.resource !== 'cpu')
+  const accelerator = asked.find((q) => ACCELERATOR_RESOURCES.includes(q.resource))
   return accelerator ?? asked[0] ?? queue.quotas[0]
 }
 
@@ -210,7 +171,7 @@ type Part = Pick<WhyAnswer, 'headline' | 'findings' | 'next'>
 
 function notInKueue(inputs: WhyInputs): Part {
   const {jobset, now} = inputs
-  const waited = since(now, jobset?.metadata.creationTimestamp)
+  const waited = msSince(now, jobset?.metadata.creationTimestamp)
   const queueName = jobset?.metadata.labels?.['kueue.x-k8s.io/queue-name'] ?? null
   const text =
     queueName === null
@@ -235,7 +196,7 @@ function finished(inputs: WhyInputs, succeeded: boolean): Part {
   const done =
     jobset?.status?.conditions?.find((c) => (c.type === 'Completed' || c.type === 'Failed') && c.status === 'True') ??
     condition(workload?.observed.status?.conditions, 'Finished')
-  const ago = since(now, done?.lastTransitionTime)
+  const ago = msSince(now, done?.lastTransitionTime)
   const when = ago === null ? '' : ` ${age(ago)} ago`
   if (succeeded) {
     return {
@@ -325,7 +286,7 @@ function queued(inputs: WhyInputs, own: WhyWorkload): Part {
   const holding = holders(inputs, queue.name, self)
   const used = holding.reduce((sum, w) => sum + holdingOf(w, resource), 0)
   const free = Math.max(0, nominal - used)
-  const units = unit(resource)
+  const units = resourceUnit(resource)
 
   if (OVER_CAPACITY.test(message) || (quota && needed > nominal)) {
     findings.push({
@@ -420,17 +381,9 @@ function evictionFindings(inputs: WhyInputs, own: WhyWorkload): WhyFinding[] {
   const evicted = condition(conditions, 'Evicted')
   const findings: WhyFinding[] = []
   if (isTrue(evicted)) {
-    const preempted = condition(conditions, 'Preempted')
-    const text = `${isTrue(preempted) ? (preempted?.message ?? '') : ''} ${evicted?.message ?? ''}`
-    const uid = /\(UID: ([^,)]+)/.exec(text)?.[1]
-    const jobUid = /JobUID: ([^,)]+)/.exec(text)?.[1]
-    const by = inputs.workloads.find(
-      (w) =>
-        (uid !== undefined && w.observed.metadata.uid === uid) ||
-        (jobUid !== undefined && w.observed.metadata.ownerReferences?.some((o) => o.uid === jobUid)),
-    )
+    const by = preemptorOf(conditions, inputs.workloads, (w) => w.observed)
     const reason = evicted?.reason ?? 'Evicted'
-    const ago = since(inputs.now, evicted?.lastTransitionTime)
+    const ago = msSince(inputs.now, evicted?.lastTransitionTime)
     findings.push({
       cause: 'evicted',
       text:
@@ -460,11 +413,6 @@ function heldBack(inputs: WhyInputs, self: KueueWorkload): number | null {
   return Number.isNaN(left) ? null : Math.max(0, left)
 }
 
-/** Kueue keeps a workload out of its queue while Requeued is False (a backoff after an eviction, or deactivated). */
-function isOutOfQueue(w: KueueWorkload): boolean {
-  return condition(w.status?.conditions, 'Requeued')?.status === 'False' || w.spec?.active === false
-}
-
 interface Position {
   readonly index: number
   readonly total: number
@@ -484,15 +432,7 @@ function positionOf(inputs: WhyInputs, self: KueueWorkload): Position | undefine
       .flatMap((p) => byName.get(p.name) ?? [])
     return {index: mine.positionInClusterQueue, total: inputs.pending.length, ahead, source: 'kueue'}
   }
-  const queueName = self.spec?.queueName
-  const pending = inputs.workloads
-    .filter((w) => w.observed.spec?.queueName === queueName && !holdsQuota(w.observed) && !isFinished(w.observed))
-    .filter((w) => !isOutOfQueue(w.observed))
-    .sort(
-      (a, b) =>
-        priorityOf(b.observed) - priorityOf(a.observed) ||
-        (a.observed.metadata.creationTimestamp ?? '').localeCompare(b.observed.metadata.creationTimestamp ?? ''),
-    )
+  const pending = inQueueOrder(inputs.workloads, (w) => w.observed, self.spec?.queueName)
   const index = pending.findIndex((w) => w.observed.metadata.name === self.metadata.name)
   if (index < 0) return undefined
   return {index, total: pending.length, ahead: pending.slice(0, index), source: 'computed'}
@@ -577,7 +517,7 @@ function admitted(inputs: WhyInputs, own: WhyWorkload, vmsNeeded: number | null)
   const restarts = restartsFinding(inputs)
   if (restarts) findings.push(restarts)
   const admittedAt = condition(own.observed.status?.conditions, 'Admitted')?.lastTransitionTime
-  const ago = since(now, admittedAt)
+  const ago = msSince(now, admittedAt)
   const forHow = ago === null ? '' : ` for ${age(ago)}`
   if (running >= expected && expected > 0 && findings.length === (restarts ? 1 : 0)) {
     findings.unshift({

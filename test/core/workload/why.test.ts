@@ -8,7 +8,8 @@ import {renderWhy} from '../../../src/core/render/why.js'
 import type {KubeObject} from '../../../src/ports/kube.js'
 import type {Priority} from '../../../src/core/workload/priority.js'
 import {readJobSet, readWorkload} from '../../../src/core/workload/observed.js'
-import {WHY_CAUSES, age, whyWorkload, type WhyInputs, type WhyCause} from '../../../src/core/workload/why.js'
+import {age} from '../../../src/core/render/ages.js'
+import {WHY_CAUSES, whyWorkload, type WhyInputs, type WhyCause} from '../../../src/core/workload/why.js'
 import {
   readClusterQueue,
   readMaxRestarts,
