@@ -18,7 +18,7 @@ import {
 } from '../core/insight/inspector.js'
 import {queueInfo} from '../core/insight/queues.js'
 import {RELEASES} from '../core/kube/release-manifest.js'
-import {inspectorPrinted, inspectorUnread} from '../core/messages/insight.js'
+import {inspectorWritten, inspectorSectionsUnread} from '../core/messages/insight.js'
 import {renderClusterDetails} from '../core/render/clusters.js'
 import {renderQueueInfo} from '../core/render/info.js'
 import {renderTable} from '../core/render/table.js'
@@ -215,8 +215,8 @@ export async function inspector(options: InspectorOptions, deps: InspectorDeps):
   await deps.files.writeText(file, text)
   if (options.printToTerminal) deps.console.result(text.trimEnd())
   const unread = all.filter((s) => s.error !== null)
-  if (unread.length > 0) deps.console.warn(inspectorUnread({file, sections: unread.map((s) => s.title)}))
-  deps.console.info(inspectorPrinted({file, bytes: Buffer.byteLength(text)}))
+  if (unread.length > 0) deps.console.warn(inspectorSectionsUnread({file, sections: unread.map((s) => s.title)}))
+  deps.console.info(inspectorWritten({file, bytes: Buffer.byteLength(text)}))
   deps.console.result(
     [...links.map((l) => `${l.description}: ${l.url}`), `Find xpk inspector output file: ${file}`].join('\n'),
   )

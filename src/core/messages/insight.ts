@@ -12,7 +12,7 @@ export const infoNoneFound = defineInfo(
   }),
 )
 
-export const inspectorUnread = defineWarning(
+export const inspectorSectionsUnread = defineWarning(
   'inspector.sections-unread',
   '`inspector` could not read some sections; the file says why for each, and has everything else.',
   (p: {file: string; sections: readonly string[]}) => ({
@@ -23,7 +23,7 @@ export const inspectorUnread = defineWarning(
   }),
 )
 
-export const inspectorPrinted = defineInfo(
+export const inspectorWritten = defineInfo(
   'inspector.written',
   '`inspector` wrote its file (the path is also the result).',
   (p: {file: string; bytes: number}) => ({
