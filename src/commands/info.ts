@@ -1,5 +1,5 @@
 import {XpkCommand} from '../cli/base-command.js'
-import {info, infoFlags} from '../cli/insight.js'
+import {info, infoFlags} from '../cli/info.js'
 
 export default class Info extends XpkCommand {
   static override summary = "Show Kueue's queues and their usage per flavor and resource."

@@ -1,5 +1,5 @@
 import {XpkCommand} from '../cli/base-command.js'
-import {inspector, inspectorFlags} from '../cli/insight.js'
+import {inspector, inspectorFlags} from '../cli/inspector.js'
 
 export default class Inspector extends XpkCommand {
   static override summary = 'Write one file with everything support needs to look into a cluster or a workload.'

@@ -154,7 +154,9 @@ export function usageColumns(rows: readonly QueueUsage[]): string[] {
   for (const row of rows) {
     for (const u of row.usage) {
       const key = usageKey(u)
-      if (!seen.has(key)) (seen.add(key), keys.push(key))
+      if (seen.has(key)) continue
+      seen.add(key)
+      keys.push(key)
     }
   }
   return keys

@@ -1,34 +1,11 @@
-/**
- * `xpk info` and `xpk inspector`, top-level commands as in Python xpk: their flags, and their wiring. The flags are
- * read when the CLI starts (help, parsing); the services are imported when a command runs.
- */
+/** `xpk inspector`, a topic of its own as in Python xpk: its flags, and its wiring (imported when it runs). */
 import * as Flags from '@oclif/core/flags'
 
-import type {QueueInfo} from '../services/info.js'
 import type {InspectorResult} from '../services/inspector.js'
 import type {Invocation} from './base-command.js'
 import {startCommand} from './command-start.js'
 import type {FlagOptions} from './flag-kinds.js'
-import {gkeEndpointFlag, kubeAccessFlags, noChangeDryRunFlag, outputFlags, targetFlags} from './flags.js'
-
-/** The flags of `xpk info`: which tables (Python's two mutually exclusive switches), and the output flags. */
-export const infoFlags = {
-  ...targetFlags,
-  ...gkeEndpointFlag,
-  ...kubeAccessFlags,
-  clusterqueue: Flags.boolean({
-    description: 'Show only the ClusterQueues and their usage.',
-    exclusive: ['localqueue'],
-    helpGroup: 'QUEUES',
-  }),
-  localqueue: Flags.boolean({
-    description: 'Show only the LocalQueues and their usage.',
-    exclusive: ['clusterqueue'],
-    helpGroup: 'QUEUES',
-  }),
-  ...outputFlags,
-  ...noChangeDryRunFlag,
-}
+import {gkeEndpointFlag, kubeAccessFlags, noChangeDryRunFlag, targetFlags} from './flags.js'
 
 /** The flags of `xpk inspector`. */
 export const inspectorFlags = {
@@ -42,12 +19,6 @@ export const inspectorFlags = {
     description: 'Also print the file on stdout (it is written either way).',
   }),
   ...noChangeDryRunFlag,
-}
-
-/** `xpk info`: GKE (to find the cluster) and its Kubernetes API on first use; reads only. */
-export async function info(options: FlagOptions<typeof infoFlags>, run: Invocation): Promise<QueueInfo> {
-  const [wiring, {info}] = await Promise.all([import('./wiring.js'), import('../services/info.js')])
-  return wiring.runInsideCluster({...options, output: run.output}, run, info)
 }
 
 /**
