@@ -120,6 +120,8 @@ const BASE_ARGS: Partial<Record<CommandId, (flag: string) => string[]>> = {
   'workload:logs': () => ['w1', ...target, '--cluster', 'demo'],
   'workload:why': () => ['w1', ...target, '--cluster', 'demo'],
   'workload:describe': () => ['w1', ...target, '--cluster', 'demo'],
+  info: () => [...target, '--cluster', 'demo'],
+  inspector: () => [...target, '--cluster', 'demo', '--workload', 'w1'],
   'vm:run': () => ['--project', TPU_PROJECT, '--zone', ZONE, '--tpu-prefix', 'demo', '--command', 'true', '--force'],
 }
 
