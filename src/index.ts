@@ -18,6 +18,8 @@ import ConfigGet from './commands/config/get.js'
 import ConfigList from './commands/config/list.js'
 import ConfigSet from './commands/config/set.js'
 import ConfigUnset from './commands/config/unset.js'
+import Info from './commands/info.js'
+import Inspector from './commands/inspector.js'
 import StorageAttach from './commands/storage/attach.js'
 import StorageCreate from './commands/storage/create.js'
 import StorageDelete from './commands/storage/delete.js'
@@ -50,6 +52,8 @@ export const COMMANDS = {
   'config:list': ConfigList,
   'config:set': ConfigSet,
   'config:unset': ConfigUnset,
+  info: Info,
+  inspector: Inspector,
   'storage:attach': StorageAttach,
   'storage:create': StorageCreate,
   'storage:delete': StorageDelete,

@@ -21,8 +21,11 @@ const STUB_CONFIG = {
   findCommand: () => undefined,
 }
 
-/** The list and describe commands, by their ids: every one takes the output flags. */
-const LIST_AND_DESCRIBE = (Object.keys(COMMANDS) as CommandId[]).filter((id) => /(^|:)(list|describe)$/.test(id))
+/**
+ * The list and describe commands, by their ids: every one takes the output flags. `info` is a list (of queues) by
+ * another name, Python's.
+ */
+const LIST_AND_DESCRIBE = (Object.keys(COMMANDS) as CommandId[]).filter((id) => /(^|:)(list|describe)$|^info$/.test(id))
 
 /** What a command needs besides flags to parse (its arguments). */
 const ARGS: Partial<Record<CommandId, string[]>> = {'accelerator:describe': ['v5p-8'], 'workload:describe': ['run-1']}
@@ -55,13 +58,14 @@ async function parsed(
 }
 
 describe('the list and describe commands', () => {
-  it('are the nine of README "Output"', () => {
+  it('are the ten of README "Output"', () => {
     expect(LIST_AND_DESCRIBE.sort()).toEqual([
       'accelerator:describe',
       'accelerator:list',
       'cluster:describe',
       'cluster:list',
       'config:list',
+      'info',
       'storage:list',
       'vm:list',
       'workload:describe',

@@ -66,6 +66,8 @@ vi.mock('../../src/services/workload-logs.js', () => ({workloadLogs: recorder('w
 vi.mock('../../src/services/workload-why.js', () => ({workloadWhy: recorder('workloadWhy')}))
 vi.mock('../../src/services/queue-view.js', () => ({viewQueue: recorder('viewQueue')}))
 vi.mock('../../src/services/workload-describe.js', () => ({workloadDescribe: recorder('workloadDescribe')}))
+vi.mock('../../src/services/info.js', () => ({info: recorder('info', {localQueues: [], clusterQueues: []})}))
+vi.mock('../../src/services/inspector.js', () => ({inspector: recorder('inspector')}))
 vi.mock('../../src/services/storage-list.js', () => ({listStorages: recorder('listStorages')}))
 vi.mock('../../src/services/storage-attach.js', () => ({attachStorage: recorder('attachStorage')}))
 vi.mock('../../src/services/storage-detach.js', () => ({detachStorage: recorder('detachStorage')}))
@@ -123,6 +125,8 @@ const SERVICE_OF: Record<CommandId, [string[], string]> = {
   'config:list': [[], 'listConfig'],
   'config:set': [['zone', 'us-east5-a'], 'setConfig'],
   'config:unset': [['zone'], 'unsetConfig'],
+  info: [['--localqueue'], 'info'],
+  inspector: [['--workload', 'run-1'], 'inspector'],
   'storage:attach': [['datasets', '--type', 'gcsfuse'], 'attachStorage'],
   'storage:create': [['home'], 'createStorage'],
   'storage:delete': [['home'], 'deleteStorage'],

@@ -121,6 +121,8 @@ const BASE_ARGS: Partial<Record<CommandId, (flag: string) => string[]>> = {
   'workload:why': () => ['w1', ...target, '--cluster', 'demo'],
   'workload:describe': () => ['w1', ...target, '--cluster', 'demo'],
   queue: () => [...target, '--cluster', 'demo', '--once'],
+  info: () => [...target, '--cluster', 'demo'],
+  inspector: () => [...target, '--cluster', 'demo', '--workload', 'w1'],
   'vm:run': () => ['--project', TPU_PROJECT, '--zone', ZONE, '--tpu-prefix', 'demo', '--command', 'true', '--force'],
 }
 

@@ -34,6 +34,8 @@ const READ_ONLY: readonly CommandId[] = [
   'cluster:list',
   'config:get',
   'config:list',
+  'info',
+  'inspector',
   'storage:list',
   'version',
   'queue',
@@ -48,6 +50,8 @@ const READ_ONLY: readonly CommandId[] = [
 const ACCEPTED_AS_IN_PYTHON: readonly CommandId[] = [
   'cluster:describe',
   'cluster:list',
+  'info',
+  'inspector',
   'storage:list',
   'workload:list',
 ]

@@ -192,13 +192,15 @@ describe('every --help example runs', () => {
 
   const shapes: Record<string, unknown> = {}
   it.each(examples)('$example', async ({id, example, argv, jsonVariant}) => {
-    if (['workload:list', 'workload:logs', 'workload:why', 'workload:describe'].includes(id)) seedWorkloads()
+    if (['workload:list', 'workload:logs', 'workload:why', 'workload:describe', 'info', 'inspector'].includes(id))
+      seedWorkloads()
     if (id === 'workload:create') seedSubmitReady()
     const mark = markRequests({gke: fake, kube, storage, filestore, compute})
     const cwd = tempDir('xpk-example-')
     // The manifest `storage attach`'s Lustre example names.
     if (id === 'storage:attach') writeFileSync(join(cwd, 'lustre.yaml'), USER_MANIFESTS.lustre)
-    const result = await runCli(argv, {env: env(), cwd})
+    // `inspector` writes its file in TMPDIR: the example's own directory, removed with it.
+    const result = await runCli(argv, {env: {...env(), TMPDIR: cwd}, cwd})
     expect(result.stderr).not.toMatch(/^Error/m)
     expect(result.code).toBe(0)
     // Examples of commands that change something run as dry runs: those, and the read-only ones, change nothing.

@@ -65,6 +65,7 @@ const TOPIC_OF_SERVICE = (() => {
 async function loads(args: string[]) {
   const log = join(tempDir('xpk-loads-'), 'loaded.txt')
   writeFileSync(log, '')
+  const cwd = tempDir('xpk-cwd-')
   const env = isolatedEnv({
     XPK_LOADED_LOG: log,
     NODE_OPTIONS: `--import=${hook}`,
@@ -72,8 +73,10 @@ async function loads(args: string[]) {
     XPK_TPU_ENDPOINT: `http://${tpu.endpoint}`,
     XPK_PROJECT: 'my-project',
     XPK_ZONE: 'us-central2-b',
+    // `xpk inspector` writes its file in TMPDIR: the run's own directory, removed with it.
+    TMPDIR: cwd,
   })
-  const result = await runCli(args, {env, cwd: tempDir('xpk-cwd-')})
+  const result = await runCli(args, {env, cwd})
   expect(result.stderr).not.toMatch(/^Error/m)
   expect(result.code).toBe(0)
   const files = readFileSync(log, 'utf8')
@@ -131,6 +134,21 @@ describe('each command loads only what it uses', () => {
       absent: ['settings-file', ...CONNECTIONS],
     },
     {args: ['version'], topics: ['version'], packages: [], absent: ['settings-file', ...CONNECTIONS]},
+    // Inside a cluster reached through a kubeconfig: the Kubernetes adapter, and neither GKE nor the other topics.
+    {
+      args: ['info', '--kubeconfig', KUBECONFIG],
+      topics: ['info'],
+      packages: [],
+      absent: ['gke-container-api'],
+      present: ['kube-client'],
+    },
+    {
+      args: ['inspector', '--kubeconfig', KUBECONFIG],
+      topics: ['inspector'],
+      packages: [],
+      absent: ['gke-container-api'],
+      present: ['kube-client', 'local-files'],
+    },
     {args: ['config', 'list'], topics: ['config'], packages: [], absent: CONNECTIONS, present: ['settings-file']},
     // Planned offline: no connection at all.
     {

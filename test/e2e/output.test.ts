@@ -56,8 +56,8 @@ const env = () =>
   })
 const xpk = (...args: string[]): Promise<CliResult> => runCli(args, {env: env()})
 
-/** The list and describe commands, by their ids. */
-const LIST_AND_DESCRIBE = (Object.keys(COMMANDS) as CommandId[]).filter((id) => /(^|:)(list|describe)$/.test(id))
+/** The list and describe commands, by their ids (and `info`, a list of queues by Python's name). */
+const LIST_AND_DESCRIBE = (Object.keys(COMMANDS) as CommandId[]).filter((id) => /(^|:)(list|describe)$|^info$/.test(id))
 
 /** What each command is run with (project, zone and cluster come from XPK_*): the seeded data below. */
 const ARGS: Partial<Record<CommandId, string[]>> = {
@@ -66,6 +66,7 @@ const ARGS: Partial<Record<CommandId, string[]>> = {
   'cluster:describe': [],
   'cluster:list': [],
   'config:list': [],
+  info: [],
   'storage:list': [],
   'vm:list': [],
   'workload:list': [],
@@ -89,6 +90,10 @@ const NONE_FOUND: Partial<Record<CommandId, [string[], string]>> = {
   'accelerator:list': [
     ['--family', 'v5p', '--kind', 'GPU'],
     'No accelerator types found (--family "v5p", --kind "GPU").',
+  ],
+  info: [
+    ['--kubeconfig', BARE_KUBECONFIG],
+    'No LocalQueue or ClusterQueue found (`xpk cluster create` or `cluster adapt` configures Kueue).',
   ],
   'storage:list': [
     ['--kubeconfig', BARE_KUBECONFIG],
@@ -122,6 +127,26 @@ beforeAll(async () => {
   })
   seedInstalledControllers(kube)
   seedTpuClusterQueue(kube, {flavor: '1xv5p-16', chips: 8, admitted: 1, pending: 1, reserving: 1, used: '8'})
+  // The LocalQueue workloads are submitted to, as `cluster create` makes it (for `xpk info`).
+  const localQueue = {
+    apiVersion: 'kueue.x-k8s.io/v1beta2',
+    kind: 'LocalQueue',
+    namespace: 'default',
+    name: 'multislice-queue',
+  }
+  kube.seed({
+    ...localQueue,
+    metadata: {name: localQueue.name, namespace: 'default'},
+    spec: {clusterQueue: 'cluster-queue'},
+  } as unknown as Obj)
+  const lqUsage = [{name: '1xv5p-16', resources: [{name: 'google.com/tpu', total: '8'}]}]
+  kube.setStatus(localQueue, {
+    admittedWorkloads: 1,
+    pendingWorkloads: 1,
+    reservingWorkloads: 1,
+    flavorsReservation: lqUsage,
+    flavorsUsage: lqUsage,
+  } as Obj)
   kube.seed(poolNode('gke-demo-default-pool-a', 'default-pool'), poolNode('gke-demo-np-0-a', 'demo-np-0'))
   for (const s of SCENARIOS.slice(0, 5)) seedScenario(s)
   seedStorages()
@@ -204,9 +229,9 @@ describe('the output forms of every list and describe command', () => {
 })
 
 describe('a list that finds nothing', () => {
-  const lists = LIST_AND_DESCRIBE.filter((id) => id.endsWith('list') && id !== 'config:list')
+  const lists = LIST_AND_DESCRIBE.filter((id) => (id.endsWith('list') || id === 'info') && id !== 'config:list')
 
-  it('is every list but config list, which lists every setting set or not', () => {
+  it('is every list (info too) but config list, which lists every setting set or not', () => {
     expect(Object.keys(NONE_FOUND).sort()).toEqual([...lists].sort())
   })
 

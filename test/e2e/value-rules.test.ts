@@ -108,6 +108,8 @@ const BASE: Record<CommandId, string[]> = {
     ],
     '--force',
   ],
+  info: ['--cluster', 'demo'],
+  inspector: ['--cluster', 'demo', '--workload', 'w'],
   'storage:delete': ['scratch', '--cluster', 'demo', '--force'],
   'storage:detach': ['scratch', '--cluster', 'demo', '--force'],
   'storage:list': ['--cluster', 'demo'],

@@ -5,6 +5,7 @@ import * as cli from './cli.js'
 import * as cluster from './cluster.js'
 import * as config from './config.js'
 import * as image from './image.js'
+import * as insight from './insight.js'
 import * as lists from './lists.js'
 import * as storage from './storage.js'
 import * as vm from './vm.js'
@@ -16,6 +17,7 @@ type Maker =
   | MakersOf<typeof cluster>
   | MakersOf<typeof config>
   | MakersOf<typeof image>
+  | MakersOf<typeof insight>
   | MakersOf<typeof lists>
   | MakersOf<typeof storage>
   | MakersOf<typeof vm>
@@ -30,6 +32,7 @@ export const MESSAGE_MAKERS: Readonly<Record<string, AnyMessageMaker>> = {
   ...cluster,
   ...config,
   ...image,
+  ...insight,
   ...lists,
   ...storage,
   ...vm,

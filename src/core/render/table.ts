@@ -9,12 +9,14 @@ import {oneLine} from '../text.js'
 export function renderTable(
   headers: readonly string[],
   rows: readonly (readonly (string | number | null)[])[],
-  options: {readonly headers?: boolean} = {},
+  options: {readonly headers?: boolean; readonly verbatimHeaders?: boolean} = {},
 ): string {
   const withHeaders = options.headers ?? true
+  // Headers named by API objects (xpk info's flavor:resource columns) keep their case, on one line as every cell.
+  const shownHeaders = options.verbatimHeaders ? headers.map(oneLine) : headers.map((h) => h.toUpperCase())
   // Written for cold code (start-up runs it in the interpreter): one conversion per cell, one pass per line.
   const columns = headers.length
-  const widths = headers.map((h) => (withHeaders ? h.length : 0))
+  const widths = shownHeaders.map((h) => (withHeaders ? h.length : 0))
   const cells: string[][] = []
   for (const row of rows) {
     const texts: string[] = []
@@ -34,7 +36,7 @@ export function renderTable(
     for (let c = 0; c < columns - 1; c++) line += texts[c] + spaces.slice(0, widths[c] + 3 - texts[c].length)
     return (line + texts[columns - 1]).trimEnd()
   }
-  let out = withHeaders ? render(headers.map((h) => h.toUpperCase())) : undefined
+  let out = withHeaders ? render(shownHeaders) : undefined
   for (const texts of cells) out = out === undefined ? render(texts) : `${out}\n${render(texts)}`
   return out ?? ''
 }

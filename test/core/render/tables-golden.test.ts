@@ -21,6 +21,9 @@ import {
   renderClusterList,
 } from '../../../src/core/render/clusters.js'
 import {configListView, renderConfigList} from '../../../src/core/render/config.js'
+import {queueInfoView, renderQueueInfo} from '../../../src/core/render/info.js'
+import {queueInfo} from '../../../src/core/insight/queues.js'
+import type {KubeObject} from '../../../src/ports/kube.js'
 import {PLAIN_TABLE, renderOutput, type OutputView} from '../../../src/core/render/output.js'
 import {OUTPUT_FORMATS, type OutputChoice} from '../../../src/core/render/output-format.js'
 import {renderVmList, vmListView} from '../../../src/core/render/vms.js'
@@ -536,6 +539,115 @@ describe('config list', () => {
       ['set from each place, and unset', renderConfigList(settings)],
       ...textForms(configListView, 'the same', settings),
     ])
+  })
+})
+
+// ---- info ----
+
+describe('info', () => {
+  const usage = (flavor: string, resource: string, total: number | string) => [
+    {name: flavor, resources: [{name: resource, total}]},
+  ]
+  const cq = (name: string, flavors: Array<[string, string, number | string]>, status?: Record<string, unknown>) =>
+    ({
+      apiVersion: 'kueue.x-k8s.io/v1beta2',
+      kind: 'ClusterQueue',
+      metadata: {name},
+      spec: {
+        resourceGroups: [{flavors: flavors.map(([f, r, q]) => ({name: f, resources: [{name: r, nominalQuota: q}]}))}],
+      },
+      ...(status ? {status} : {}),
+    }) as KubeObject
+  const lq = (name: string, namespace: string, clusterQueue: string, status?: Record<string, unknown>) =>
+    ({
+      apiVersion: 'kueue.x-k8s.io/v1beta2',
+      kind: 'LocalQueue',
+      metadata: {name, namespace},
+      spec: {clusterQueue},
+      ...(status ? {status} : {}),
+    }) as KubeObject
+  const counts = (admitted: number, pending: number, reserving: number) => ({
+    admittedWorkloads: admitted,
+    pendingWorkloads: pending,
+    reservingWorkloads: reserving,
+  })
+  const typical = queueInfo(
+    {local: true, cluster: true},
+    [
+      cq(
+        'cluster-queue',
+        [
+          ['1xv5p-16', 'google.com/tpu', 16],
+          ['cpu-user', 'cpu', 480],
+        ],
+        {
+          ...counts(1, 2, 1),
+          flavorsReservation: usage('1xv5p-16', 'google.com/tpu', 8),
+          flavorsUsage: usage('1xv5p-16', 'google.com/tpu', 8),
+        },
+      ),
+      cq('gpu-queue', [['2xh100-80gb-8', 'nvidia.com/gpu', 16]]),
+    ],
+    [
+      lq('multislice-queue', 'default', 'cluster-queue', {
+        ...counts(1, 2, 1),
+        flavorsReservation: usage('1xv5p-16', 'google.com/tpu', 8),
+        flavorsUsage: usage('1xv5p-16', 'google.com/tpu', 4),
+      }),
+      lq('team-queue', 'team-b', 'gpu-queue'),
+    ],
+  )
+  const longNames = queueInfo(
+    {local: true, cluster: true},
+    [cq(LONG, [[`${LONG}-flavor`, 'example.com/a-very-long-extended-resource-name', '1000Gi']], counts(0, 0, 0))],
+    [lq(LONG, LONG, LONG, counts(0, 7, 0))],
+  )
+  const hostile = queueInfo(
+    {local: true, cluster: true},
+    [
+      cq(HOSTILE, [[HOSTILE, HOSTILE, HOSTILE]], {
+        ...counts(0, 0, 0),
+        flavorsReservation: usage(HOSTILE, HOSTILE, HOSTILE),
+      }),
+    ],
+    [lq(HOSTILE, HOSTILE, HOSTILE)],
+  )
+
+  it("prints Python's two tables: typical, long names, hostile text, one kind, a kind with none", () => {
+    expectGoldenTable('info', [
+      ['typical', renderQueueInfo(typical, PLAIN_TABLE)],
+      ...textForms(queueInfoView, 'typical', typical),
+      ['long names', renderQueueInfo(longNames, PLAIN_TABLE)],
+      ['long names, -o wide', renderQueueInfo(longNames, {wide: true, headers: true})],
+      ['hostile text', renderQueueInfo(hostile, PLAIN_TABLE)],
+      ...textForms(queueInfoView, 'hostile text', hostile),
+      [
+        '--clusterqueue',
+        renderQueueInfo(
+          queueInfo({local: false, cluster: true}, [cq('cluster-queue', [['f', 'cpu', 1]])], []),
+          PLAIN_TABLE,
+        ),
+      ],
+      [
+        'ClusterQueues but no LocalQueue',
+        renderQueueInfo(
+          queueInfo({local: true, cluster: true}, [cq('cluster-queue', [['f', 'cpu', 1]])], []),
+          PLAIN_TABLE,
+        ),
+      ],
+    ])
+  })
+
+  it('finds nothing when no queue of the kinds asked for exists', () => {
+    expect(
+      renderOutput(queueInfoView, queueInfo({local: true, cluster: true}, [], []), {format: 'table', headers: true}),
+    ).toEqual({kind: 'none-found'})
+    expect(
+      renderOutput(queueInfoView, queueInfo({local: true, cluster: false}, [cq('c', [])], []), {
+        format: 'table',
+        headers: true,
+      }),
+    ).toEqual({kind: 'none-found'})
   })
 })
 
