@@ -18,6 +18,7 @@ import ConfigGet from './commands/config/get.js'
 import ConfigList from './commands/config/list.js'
 import ConfigSet from './commands/config/set.js'
 import ConfigUnset from './commands/config/unset.js'
+import Doctor from './commands/doctor.js'
 import StorageAttach from './commands/storage/attach.js'
 import StorageCreate from './commands/storage/create.js'
 import StorageDelete from './commands/storage/delete.js'
@@ -49,6 +50,7 @@ export const COMMANDS = {
   'config:list': ConfigList,
   'config:set': ConfigSet,
   'config:unset': ConfigUnset,
+  doctor: Doctor,
   'storage:attach': StorageAttach,
   'storage:create': StorageCreate,
   'storage:delete': StorageDelete,
