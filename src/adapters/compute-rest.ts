@@ -268,7 +268,9 @@ class ComputeRestClient implements ComputeClient {
       `${regionPath(project, region)}?fields=quotas`,
       context,
     )
-    return found && (found.quotas ?? []).map((q) => ({metric: q.metric ?? '', limit: q.limit ?? 0, usage: q.usage ?? 0}))
+    return (
+      found && (found.quotas ?? []).map((q) => ({metric: q.metric ?? '', limit: q.limit ?? 0, usage: q.usage ?? 0}))
+    )
   }
 
   /** Every page of a list of blocks or sub-blocks; undefined when its parent does not exist (404). */

@@ -38,7 +38,8 @@ export class AdcCredentialsProbe implements GoogleCredentialsProbe {
     const env = this.options.env ?? process.env
     const named = env.GOOGLE_APPLICATION_CREDENTIALS
     const source = named ? 'GOOGLE_APPLICATION_CREDENTIALS' : 'gcloud'
-    const file = named || join(env.CLOUDSDK_CONFIG || join(homedir(), '.config', 'gcloud'), 'application_default_credentials.json')
+    const file =
+      named || join(env.CLOUDSDK_CONFIG || join(homedir(), '.config', 'gcloud'), 'application_default_credentials.json')
     let text: string
     try {
       text = await readFile(file, 'utf8')
@@ -54,9 +55,17 @@ export class AdcCredentialsProbe implements GoogleCredentialsProbe {
       adc = JSON.parse(text) as AdcFile
       if (typeof adc !== 'object' || adc === null) throw new Error('not an object')
     } catch {
-      return {source, file, type: null, account: null, token: {obtained: false, error: 'it is not a JSON credentials file'}}
+      return {
+        source,
+        file,
+        type: null,
+        account: null,
+        token: {obtained: false, error: 'it is not a JSON credentials file'},
+      }
     }
-    const impersonated = /serviceAccounts\/([^:/]+):generateAccessToken/.exec(adc.service_account_impersonation_url ?? '')
+    const impersonated = /serviceAccounts\/([^:/]+):generateAccessToken/.exec(
+      adc.service_account_impersonation_url ?? '',
+    )
     const account = adc.client_email ?? (impersonated ? decodeURIComponent(impersonated[1]!) : null)
     const found = {source, file, type: typeof adc.type === 'string' ? adc.type : null, account} as const
     try {

@@ -38,7 +38,7 @@ export const doctorFlags = {
     helpGroup: 'ACCELERATOR',
   }),
   spot: Flags.boolean({
-    description: "With --tpu-type: check the Spot (preemptible) quota.",
+    description: 'With --tpu-type: check the Spot (preemptible) quota.',
     exclusive: ['reservation'],
     helpGroup: 'ACCELERATOR',
   }),
@@ -83,7 +83,9 @@ export async function doctor(options: FlagOptions<typeof doctorFlags>, run: Invo
           connection(endpoints.resourceManager),
         ),
       serviceUsage: async () =>
-        (await import('../adapters/service-usage-rest.js')).createServiceUsageClient(connection(endpoints.serviceUsage)),
+        (await import('../adapters/service-usage-rest.js')).createServiceUsageClient(
+          connection(endpoints.serviceUsage),
+        ),
       compute: async () =>
         (await import('../adapters/compute-rest.js')).createComputeClient(
           connection(settings['compute-endpoint'].value),

@@ -138,7 +138,10 @@ async function projectChecks(options: DoctorOptions, run: Run, lazy: ReturnType<
     run(async (retry) => withRetries(async () => (await lazy.resourceManager()).getProject(project), retry)),
     run(async (retry) => withRetries(async () => (await lazy.serviceUsage()).listEnabledServices(project), retry)),
     run(async (retry) =>
-      withRetries(async () => (await lazy.resourceManager()).testIamPermissions(project, ALL_PLANNED_PERMISSIONS), retry),
+      withRetries(
+        async () => (await lazy.resourceManager()).testIamPermissions(project, ALL_PLANNED_PERMISSIONS),
+        retry,
+      ),
     ),
   ])
   return [projectCheck(project, found), apisCheck(project, enabled), permissionsCheck(project, granted)]
@@ -235,7 +238,12 @@ async function clusterChecks(
     clusterName === undefined
       ? undefined
       : run(async (retry) => {
-          const ref = {apiVersion: 'v1', kind: 'ConfigMap', namespace: XPK_NAMESPACE, name: metadataConfigMapName(clusterName)}
+          const ref = {
+            apiVersion: 'v1',
+            kind: 'ConfigMap',
+            namespace: XPK_NAMESPACE,
+            name: metadataConfigMapName(clusterName),
+          }
           const map = await withRetries(() => kube.get(ref), retry)
           const data = (map?.data ?? {}) as Record<string, string>
           return map === undefined ? null : parseMetadataConfigMap(data).xpkVersion

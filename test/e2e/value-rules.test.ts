@@ -88,6 +88,7 @@ const BASE: Record<CommandId, string[]> = {
   'config:list': [],
   'config:set': ['zone', 'us-central2-b'],
   'config:unset': ['zone'],
+  doctor: ['--cluster', 'demo', '--tpu-type', 'v5p-8'],
   'storage:attach': [
     ...['scratch', '--cluster', 'demo', '--type', 'gcpfilestore', '--instance', 'fs-1', '--vol', 'v1'],
     ...['--auto-mount', 'false', '--mount-point', '/scratch', '--readonly', 'false', '--force'],

@@ -128,7 +128,12 @@ const RUNNING = {name: expect.any(String), done: false, error: null}
 const cases: readonly ContractCase<ComputeClient, ComputeGiven>[] = [
   {
     name: "a region's quotas read as metric, limit and usage; a region without seeded quotas reports none",
-    given: {quotas: [{metric: 'TPU_PODSLICE_V5', limit: 64, usage: 16}, {metric: 'CPUS', limit: 96.5, usage: 0}]},
+    given: {
+      quotas: [
+        {metric: 'TPU_PODSLICE_V5', limit: 64, usage: 16},
+        {metric: 'CPUS', limit: 96.5, usage: 0},
+      ],
+    },
     steps: [
       {
         call: 'getRegionQuotas',
@@ -147,7 +152,11 @@ const cases: readonly ContractCase<ComputeClient, ComputeGiven>[] = [
   },
   {
     name: 'quotas a caller may not read fail as a permission problem (exit 3), not retried',
-    given: {failing: [{call: 'getRegionQuotas', status: 'PERMISSION_DENIED', message: "Required 'compute.regions.get' permission"}]},
+    given: {
+      failing: [
+        {call: 'getRegionQuotas', status: 'PERMISSION_DENIED', message: "Required 'compute.regions.get' permission"},
+      ],
+    },
     steps: [
       {
         call: 'getRegionQuotas',

@@ -37,7 +37,8 @@ const API: Readonly<Record<ProjectApi, {readonly title: string; readonly service
 function classify(failure: ProjectApiFailure, api: ProjectApi, project: string): Classified {
   const status = GRPC_STATUS[failure.code]
   const {title, service, role} = API[api]
-  if (isTransientStatus(status)) return retried('unavailable', [`The ${title} did not answer or failed transiently; re-run.`])
+  if (isTransientStatus(status))
+    return retried('unavailable', [`The ${title} did not answer or failed transiently; re-run.`])
   switch (status) {
     case 'PERMISSION_DENIED':
       return final('permission', [

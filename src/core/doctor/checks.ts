@@ -88,7 +88,8 @@ export function credentialsCheck(found: Read<CredentialsFound>): Check {
       LOGIN,
     )
   }
-  const who = found.account ?? (found.type === 'authorized_user' ? 'a gcloud user login' : 'an account it does not name')
+  const who =
+    found.account ?? (found.type === 'authorized_user' ? 'a gcloud user login' : 'an account it does not name')
   const what = `Application Default Credentials in ${found.file} (${found.type ?? 'type not given'}, ${who})`
   if (found.token === null || found.token.obtained) return pass(name, `${what}; a token was obtained`)
   return fail(name, `${what}, but no token: ${found.token.error}`, LOGIN)
@@ -126,7 +127,8 @@ export function apisCheck(project: string, enabled: Read<readonly string[]>): Ch
     return warn(
       name,
       `could not list the enabled APIs: ${enabled.message}`,
-      enabled.hint ?? `Enable the Service Usage API: \`gcloud services enable serviceusage.googleapis.com --project=${project}\`.`,
+      enabled.hint ??
+        `Enable the Service Usage API: \`gcloud services enable serviceusage.googleapis.com --project=${project}\`.`,
     )
   }
   const on = new Set(enabled)
@@ -182,7 +184,11 @@ export function quotaCheck(
   const {metrics, unit} = quotaMetrics(request.accelerator, request.spot)
   const console = `https://console.cloud.google.com/iam-admin/quotas?project=${where.project}`
   if (quotas === undefined) {
-    return fail(name, `Compute Engine has no region ${where.region}`, 'Check --zone: its region is the part before the last hyphen.')
+    return fail(
+      name,
+      `Compute Engine has no region ${where.region}`,
+      'Check --zone: its region is the part before the last hyphen.',
+    )
   }
   const quota = metrics.map((m) => quotas.find((q) => q.metric === m)).find((q) => q !== undefined)
   const need = requestedUnits(request)
@@ -248,7 +254,11 @@ export function clusterCheck(
   }
   const detail = `${found.name} in ${found.location}, ${found.status}, GKE ${found.version}`
   if (found.status !== 'RUNNING') {
-    return warn(name, detail, 'Wait for GKE to finish, or see `xpk cluster describe`; re-run `xpk cluster create` to repair it.')
+    return warn(
+      name,
+      detail,
+      'Wait for GKE to finish, or see `xpk cluster describe`; re-run `xpk cluster create` to repair it.',
+    )
   }
   return pass(name, detail)
 }
@@ -284,7 +294,8 @@ export function releaseCheck(component: 'jobset' | 'kueue', expected: string, fo
   const missing = REQUIRED_CRDS[component].filter((crd) => !present.has(crd))
   const c = found.controller
   if (!c.installed) return fail(name, `${title} is not installed (no controller Deployment)`, install)
-  if (missing.length > 0) return fail(name, `${title} ${c.version ?? ''} lacks CRDs: ${missing.join(', ')}`.replace('  ', ' '), install)
+  if (missing.length > 0)
+    return fail(name, `${title} ${c.version ?? ''} lacks CRDs: ${missing.join(', ')}`.replace('  ', ' '), install)
   const version = c.version ?? `an untagged image (${c.image})`
   if (c.available !== true) {
     return fail(
@@ -306,7 +317,8 @@ export function releaseCheck(component: 'jobset' | 'kueue', expected: string, fo
 /** The xpk version the cluster's metadata ConfigMap holds (null: no ConfigMap, or no version in it) against ours. */
 export function xpkVersionCheck(configured: Read<string | null>, ours: string): Check {
   const name = 'xpk-version'
-  if (isFailure(configured)) return failedRead(name, configured, 'Check that you may read ConfigMaps in namespace default.')
+  if (isFailure(configured))
+    return failedRead(name, configured, 'Check that you may read ConfigMaps in namespace default.')
   if (configured === null) {
     return warn(
       name,

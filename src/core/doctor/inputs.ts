@@ -26,7 +26,9 @@ export function doctorCapacity(flags: DoctorCapacityFlags): DoctorCapacity {
   const problems = new Problems()
   const numSlices = problems.integer('--num-slices', flags.numSlices, INTEGER_FLAGS['doctor:num-slices'])
   const reservations =
-    flags.reservation === undefined ? [] : (problems.attempt(() => splitList('--reservation', flags.reservation!)) ?? [])
+    flags.reservation === undefined
+      ? []
+      : (problems.attempt(() => splitList('--reservation', flags.reservation!)) ?? [])
   const named = flags.tpuType !== undefined || flags.deviceType !== undefined
   const accelerator = named ? problems.attempt(() => resolveAccelerator(flags)) : undefined
   if (!named) {

@@ -15,11 +15,31 @@ export interface RequiredApi {
 }
 
 export const REQUIRED_APIS: readonly RequiredApi[] = [
-  {service: 'container.googleapis.com', title: 'Kubernetes Engine', usedBy: 'every cluster and workload command', required: true},
-  {service: 'compute.googleapis.com', title: 'Compute Engine', usedBy: 'cluster create (reservations, placement, quotas)', required: true},
+  {
+    service: 'container.googleapis.com',
+    title: 'Kubernetes Engine',
+    usedBy: 'every cluster and workload command',
+    required: true,
+  },
+  {
+    service: 'compute.googleapis.com',
+    title: 'Compute Engine',
+    usedBy: 'cluster create (reservations, placement, quotas)',
+    required: true,
+  },
   {service: 'tpu.googleapis.com', title: 'Cloud TPU', usedBy: 'the vm commands', required: false},
-  {service: 'file.googleapis.com', title: 'Filestore', usedBy: 'storage create and attach of gcpfilestore', required: false},
-  {service: 'storage.googleapis.com', title: 'Cloud Storage', usedBy: 'storage attach of gcsfuse buckets', required: false},
+  {
+    service: 'file.googleapis.com',
+    title: 'Filestore',
+    usedBy: 'storage create and attach of gcpfilestore',
+    required: false,
+  },
+  {
+    service: 'storage.googleapis.com',
+    title: 'Cloud Storage',
+    usedBy: 'storage attach of gcsfuse buckets',
+    required: false,
+  },
 ]
 
 /** Permissions one group of commands uses, and the predefined role that grants them. */
