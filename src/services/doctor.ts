@@ -283,10 +283,13 @@ async function timed<T>(
     clock: deps,
     signal,
   }
-  const limit = deps.sleep(options.checkTimeLimitMs, signal).then(
-    (): typeof TIMED_OUT => TIMED_OUT,
-    () => undefined,
-  )
+  // A time limit runs alongside the read (the clock's timer); a clock without one (tests' virtual time) sets none.
+  const limit = deps.timer
+    ? deps.timer(options.checkTimeLimitMs, signal).then(
+        (): typeof TIMED_OUT => TIMED_OUT,
+        () => undefined,
+      )
+    : new Promise<undefined>(() => undefined)
   try {
     const outcome: {value: T} | typeof TIMED_OUT | undefined = await Promise.race([
       read(retry).then((value) => ({value})),
