@@ -34,6 +34,7 @@ const READ_ONLY: readonly CommandId[] = [
   'cluster:list',
   'config:get',
   'config:list',
+  'doctor',
   'storage:list',
   'version',
   'vm:list',

@@ -311,7 +311,8 @@ export function releaseCheck(component: 'jobset' | 'kueue', expected: string, fo
       `Re-run \`xpk cluster create\` with this xpk to install ${title} ${expected}.`,
     )
   }
-  return pass(name, `${title} ${version}, Available, ${REQUIRED_CRDS[component].length} CRDs`)
+  const crds = REQUIRED_CRDS[component].length
+  return pass(name, `${title} ${version}, Available, ${crds} CRD${crds === 1 ? '' : 's'}`)
 }
 
 /** The xpk version the cluster's metadata ConfigMap holds (null: no ConfigMap, or no version in it) against ours. */
