@@ -27,7 +27,7 @@ import {
 } from '../core/doctor/checks.js'
 import type {DoctorCapacity} from '../core/doctor/inputs.js'
 import {ALL_PLANNED_PERMISSIONS, REQUIRED_CRDS} from '../core/doctor/requirements.js'
-import {XpkError} from '../core/errors.js'
+import {UsageError, XpkError} from '../core/errors.js'
 import {controllerState} from '../core/incluster/describe.js'
 import {metadataConfigMapName, parseMetadataConfigMap} from '../core/incluster/configmaps.js'
 import {XPK_NAMESPACE} from '../core/incluster/namespace.js'
@@ -83,11 +83,13 @@ const DOCTOR_READ_ATTEMPTS = 2
 export async function runDoctor(options: DoctorOptions, deps: DoctorDeps): Promise<DoctorReport> {
   const run = <T>(read: (retry: RetryOptions) => Promise<T>) => timed(options, deps, read)
   const lazy = connections(deps)
+  // A kubeconfig is read first: a bad one (missing, no such context) is bad input, refused before any request.
+  const viaKubeconfig = options.viaKubeconfig ? await kubeconfigClient(deps) : undefined
   const groups: Promise<readonly Check[]>[] = [
     run(async () => (await deps.credentials()).inspect()).then((found) => [credentialsCheck(found)]),
     projectChecks(options, run, lazy),
     capacityChecks(options, run, lazy),
-    clusterChecks(options, run, lazy, deps),
+    clusterChecks(options, run, lazy, deps, viaKubeconfig),
     run(async () => (await deps.engine()).version()).then((engine) => [dockerCheck(engine)]),
     registryChecks(options, run, deps),
     Promise.resolve([nodeCheck(options.nodeVersion)]),
@@ -194,6 +196,7 @@ async function clusterChecks(
   run: Run,
   lazy: ReturnType<typeof connections>,
   deps: DoctorDeps,
+  kubeconfig: Read<KubeClient> | undefined,
 ): Promise<readonly Check[]> {
   const {project, zone, cluster, viaKubeconfig} = options
   if (!viaKubeconfig && cluster === undefined) return []
@@ -210,7 +213,8 @@ async function clusterChecks(
     observed = found
   }
   const connected = await run(async (retry) => {
-    const kube = await deps.kube(observed)
+    if (kubeconfig !== undefined && isFailure(kubeconfig)) throw new XpkError(kubeconfig.kind, kubeconfig.message)
+    const kube = kubeconfig ?? (await deps.kube(observed))
     await withRetries(() => kube.get({apiVersion: 'v1', kind: 'Namespace', name: XPK_NAMESPACE}), retry)
     return {kube, target: kube.target}
   })
@@ -265,6 +269,16 @@ async function registryChecks(options: DoctorOptions, run: Run, deps: DoctorDeps
   return [registryCheck(host, found)]
 }
 
+/** The client of a cluster reached through a kubeconfig; its usage errors thrown, its other failures kept. */
+async function kubeconfigClient(deps: DoctorDeps): Promise<Read<KubeClient>> {
+  try {
+    return await deps.kube(undefined)
+  } catch (error) {
+    if (error instanceof UsageError || !(error instanceof XpkError)) throw error
+    return {failed: true, kind: error.kind, message: error.message, hint: error.hints[0] ?? null}
+  }
+}
+
 const TIMED_OUT: unique symbol = Symbol('timed out')
 
 /**
@@ -300,7 +314,8 @@ async function timed<T>(
     return outcome.value
   } catch (error) {
     if (deps.signal.aborted) throw deps.signal.reason
-    if (error instanceof XpkError) {
+    // Bad input is the command's failure (exit 2), never one check's.
+    if (error instanceof XpkError && !(error instanceof UsageError)) {
       return {failed: true, kind: error.kind, message: error.message, hint: error.hints[0] ?? null}
     }
     throw error

@@ -65,6 +65,8 @@ const env = (extra: Record<string, string | undefined> = {}) =>
     // No fake of these here: a closed port on loopback, so nothing could reach Google if a refusal failed.
     XPK_FILESTORE_ENDPOINT: 'http://127.0.0.1:9',
     XPK_STORAGE_ENDPOINT: 'http://127.0.0.1:9',
+    XPK_RESOURCE_MANAGER_ENDPOINT: 'http://127.0.0.1:9',
+    XPK_SERVICE_USAGE_ENDPOINT: 'http://127.0.0.1:9',
     XPK_ACCESS_TOKEN: kube.token,
     XPK_PROJECT: 'my-project',
     XPK_ZONE: 'us-central2-b',
