@@ -181,9 +181,25 @@ function seedSubmitReady(): void {
   if (submitSeeded) return
   submitSeeded = true
   seedWorkloadKinds()
-  kube.seed(
+  seedMissing(
     ...(submitReadyKueueObjects() as unknown as Obj[]),
     resourcesConfigMap('demo', {'v5litepod-256': '256'}) as unknown as Obj,
+  )
+}
+
+/** Seeds the objects not there yet: the CRDs `doctor`'s example installed with the controllers are. */
+function seedMissing(...objects: Obj[]): void {
+  const metadata = (o: Obj) => o.metadata as {name: string; namespace?: string}
+  kube.seed(
+    ...objects.filter(
+      (o) =>
+        !kube.get({
+          apiVersion: o.apiVersion as string,
+          kind: o.kind as string,
+          name: metadata(o).name,
+          ...(metadata(o).namespace ? {namespace: metadata(o).namespace} : {}),
+        }),
+    ),
   )
 }
 
@@ -191,7 +207,7 @@ let kindsSeeded = false
 function seedWorkloadKinds(): void {
   if (kindsSeeded) return
   kindsSeeded = true
-  kube.seed(...(workloadCrds() as unknown as Obj[]))
+  seedMissing(...(workloadCrds() as unknown as Obj[]))
 }
 
 type CommandId = keyof typeof COMMANDS
