@@ -231,7 +231,7 @@ export const ENVIRONMENT = {
     kind: 'standard',
     owner: 'Google Cloud client libraries',
     description:
-      "A credentials file (a service-account key, ...) used as Application Default Credentials; `doctor` names it and its account.",
+      'A credentials file (a service-account key, ...) used as Application Default Credentials; `doctor` names it and its account.',
     default: "gcloud's application_default_credentials.json",
   },
   DOCKER_CONFIG: {
