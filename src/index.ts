@@ -20,6 +20,7 @@ import ConfigSet from './commands/config/set.js'
 import ConfigUnset from './commands/config/unset.js'
 import Info from './commands/info.js'
 import Inspector from './commands/inspector.js'
+import Doctor from './commands/doctor.js'
 import StorageAttach from './commands/storage/attach.js'
 import StorageCreate from './commands/storage/create.js'
 import StorageDelete from './commands/storage/delete.js'
@@ -54,6 +55,7 @@ export const COMMANDS = {
   'config:unset': ConfigUnset,
   info: Info,
   inspector: Inspector,
+  doctor: Doctor,
   'storage:attach': StorageAttach,
   'storage:create': StorageCreate,
   'storage:delete': StorageDelete,

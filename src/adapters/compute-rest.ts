@@ -12,6 +12,7 @@ import type {
   ComputeClient,
   ComputeOperation as PortOperation,
   MachineTypeCapacity,
+  RegionQuota,
   ObservedReservation,
   ObservedReservationBlock,
   ObservedWorkloadPolicy,
@@ -258,6 +259,18 @@ class ComputeRestClient implements ComputeClient {
 
   getMachineType(project: string, zone: string, name: string): Promise<MachineTypeCapacity | undefined> {
     return readMachineType(this.rest, project, zone, name)
+  }
+
+  async getRegionQuotas(project: string, region: string): Promise<readonly RegionQuota[] | undefined> {
+    const context = {action: `read the quotas of region ${region}`, project, location: region}
+    // Only the quotas: the rest of the region (zones, status) is not needed.
+    const found = await this.rest.getOrMissing<{quotas?: {metric?: string; limit?: number; usage?: number}[]}>(
+      `${regionPath(project, region)}?fields=quotas`,
+      context,
+    )
+    return (
+      found && (found.quotas ?? []).map((q) => ({metric: q.metric ?? '', limit: q.limit ?? 0, usage: q.usage ?? 0}))
+    )
   }
 
   /** Every page of a list of blocks or sub-blocks; undefined when its parent does not exist (404). */

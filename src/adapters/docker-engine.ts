@@ -16,6 +16,7 @@ import type Dockerode from 'dockerode'
 import {XpkError} from '../core/errors.js'
 import type {
   BuildEvent,
+  EngineProbe,
   BuildOutcome,
   BuildRequest,
   ImageEngine,
@@ -40,7 +41,7 @@ export interface DockerEngineOptions {
 const CONNECTION_CODES = new Set(['ENOENT', 'ECONNREFUSED', 'ECONNRESET', 'EHOSTUNREACH', 'ETIMEDOUT', 'ENOTFOUND'])
 
 /** A Docker Engine reached over its API. */
-export class DockerEngine implements ImageEngine {
+export class DockerEngine implements ImageEngine, EngineProbe {
   private client: Promise<Dockerode> | undefined
   private readonly options: DockerEngineOptions
 
@@ -62,6 +63,16 @@ export class DockerEngine implements ImageEngine {
     } catch (error) {
       if (statusOf(error) === 404) return null
       throw this.engineError(error, `Could not inspect ${reference}`)
+    }
+  }
+
+  async version(): Promise<{version: string; where: string}> {
+    const docker = await this.docker()
+    try {
+      const info = await docker.version()
+      return {version: info.Version, where: this.where()}
+    } catch (error) {
+      throw this.engineError(error, 'Could not ask the Docker engine its version')
     }
   }
 

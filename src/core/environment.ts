@@ -98,6 +98,18 @@ export const ENVIRONMENT = {
       "The Cloud Storage JSON API endpoint where xpk reads a gcsfuse storage's bucket and grants access to it (the bucket's IAM policy), e.g. https://storage.googleapis.com/.",
     default: 'https://storage.googleapis.com/',
   },
+  XPK_RESOURCE_MANAGER_ENDPOINT: {
+    kind: 'endpoint',
+    description:
+      '`doctor`: the Cloud Resource Manager API endpoint where xpk reads the project and tests the permissions xpk uses, e.g. https://cloudresourcemanager.googleapis.com/.',
+    default: 'https://cloudresourcemanager.googleapis.com/',
+  },
+  XPK_SERVICE_USAGE_ENDPOINT: {
+    kind: 'endpoint',
+    description:
+      '`doctor`: the Service Usage API endpoint where xpk reads which APIs the project has enabled, e.g. https://serviceusage.googleapis.com/.',
+    default: 'https://serviceusage.googleapis.com/',
+  },
   XPK_ACCESS_TOKEN: {
     kind: 'token',
     description:
@@ -214,6 +226,13 @@ export const ENVIRONMENT = {
     owner: 'Docker',
     description: "`workload create`: the Docker engine that builds images, as Docker's own tools read it.",
     default: 'unix:///var/run/docker.sock',
+  },
+  GOOGLE_APPLICATION_CREDENTIALS: {
+    kind: 'standard',
+    owner: 'Google Cloud client libraries',
+    description:
+      'A credentials file (a service-account key, ...) used as Application Default Credentials; `doctor` names it and its account.',
+    default: "gcloud's application_default_credentials.json",
   },
   DOCKER_CONFIG: {
     kind: 'standard',

@@ -112,6 +112,7 @@ export const INTEGER_FLAGS = {
   'workload:tail': {min: 0, max: INT32_MAX, limit: 'lines'},
   'storage:size': {min: 1, max: 8_589_934_591, limit: "GiB; a PersistentVolume's capacity is an int64 of bytes"},
   'vm:num-slices': {min: 1, max: 256, limit: 'slices of one queued resource xpk requests'},
+  'doctor:num-slices': {min: 1, max: MAX_SLICES, limit: "GKE's node pools per cluster"},
   'vm:ssh-port': {min: 1, max: 65_535, limit: 'TCP ports'},
 } as const satisfies Record<string, IntegerRange>
 

@@ -5,8 +5,10 @@ import type {
   ObservedReservationBlock,
   ReservationHealth,
 } from '../core/cluster/reservations.js'
+import type {RegionQuota} from '../core/doctor/checks.js'
 import type {ApiError} from '../core/errors.js'
 
+export type {RegionQuota}
 export type {AcceleratorCount, ObservedReservation, ObservedReservationBlock, ReservationHealth, WorkloadPolicySpec}
 
 /** A regional Compute Engine operation. */
@@ -45,6 +47,8 @@ export interface ComputeClient extends ComputeReservations {
   getRegionOperation(project: string, region: string, name: string): Promise<ComputeOperation>
   /** A machine type's vCPUs and memory in a zone (`machineTypes.get`); `undefined` when the zone has no such type. */
   getMachineType(project: string, zone: string, name: string): Promise<MachineTypeCapacity | undefined>
+  /** A region's quotas (`regions.get`): metric, limit and usage of each; `undefined` when there is no such region. */
+  getRegionQuotas(project: string, region: string): Promise<readonly RegionQuota[] | undefined>
 }
 
 /** What Compute Engine reports of a machine type, as far as Kueue's quotas need it. */

@@ -111,6 +111,15 @@ export interface ImageEngine {
   push(request: PushRequest, onEvent: (event: PushEvent) => void): Promise<PushOutcome>
 }
 
+/** The engine's own version, for `xpk doctor`; kept apart from {@link ImageEngine}, which builds and pushes. */
+export interface EngineProbe {
+  /**
+   * The engine's version and where it was reached (`unix:///var/run/docker.sock`, `tcp://...`).
+   * @throws XpkError 'unavailable' (or 'permission') when the engine cannot be reached.
+   */
+  version(): Promise<{readonly version: string; readonly where: string}>
+}
+
 /** What to build. */
 export interface BuildRequest {
   /** An uncompressed tar with `Dockerfile` at its root. */

@@ -14,15 +14,12 @@ import {
   checkReservations,
   maintenanceIntervalMismatches,
   partUnusable,
-  reservationRef,
   reservationShortage,
   subBlockCapacities,
   subBlockPath,
   subBlockShortage,
   type ReservationCapacity,
-  type ReservationRead,
   type ReservationTarget,
-  type SubBlockRead,
 } from '../core/cluster/reservations.js'
 import {SLICING_FLAGS} from '../core/cluster/slicing.js'
 import {chooseControlPlaneVersion, chooseNodeVersion} from '../core/cluster/versions.js'
@@ -50,6 +47,7 @@ import {
 import {withRetries, type RetryOptions} from '../executor/retry.js'
 import {findCluster} from './cluster-lookup.js'
 import {inClusterSteps, memoizedManifests, readInCluster, type InClusterApplyOptions} from './in-cluster.js'
+import {readReservationItems, type ReservationsRead} from './reservation-reads.js'
 import {
   planInCluster,
   type InClusterInputs,
@@ -472,16 +470,9 @@ function targetOf(desired: DesiredCluster): ReservationTarget {
   }
 }
 
-/** What was read of the `--reservation` items: each item, and (super-slicing) the sub-blocks of those that name none. */
-interface ReservationsRead {
-  readonly reads: readonly ReservationRead[]
-  readonly subBlocks: readonly SubBlockRead[]
-}
-
 /**
- * Reads every `--reservation` item in the cluster's zone (its project's, or the one it names), with the block and
- * sub-block it names, through the retry policy; each reservation is read once. Nothing is read for other capacity.
- * With super-slicing, the sub-blocks of items that name none are listed too (every block's, for a whole reservation).
+ * Reads every `--reservation` item in the cluster's zone (reservation-reads.ts, which `xpk doctor` shares), or
+ * nothing for other capacity.
  */
 async function readReservations(
   desired: DesiredCluster,
@@ -492,59 +483,10 @@ async function readReservations(
     return {reads: [], subBlocks: []}
   }
   const {project, zone} = desired.spec
-  const compute = await deps.compute()
-  const once = new Map<string, Promise<unknown>>()
-  const read = <T>(key: string, call: () => Promise<T>): Promise<T> => {
-    if (!once.has(key)) once.set(key, withRetries(call, retry))
-    return once.get(key) as Promise<T>
-  }
-  const reads = await Promise.all(
-    desired.reservations.map(async (path) => {
-      const ref = reservationRef(path, project)
-      const base = `${ref.project}/${ref.name}`
-      const [reservation, blocks, subBlocks] = await Promise.all([
-        read(base, () => compute.getReservation(ref.project, zone, ref.name)),
-        ref.block === null
-          ? undefined
-          : read(`${base}/${ref.block}`, () => compute.listReservationBlocks(ref.project, zone, ref.name)),
-        ref.block === null || ref.subBlock === null
-          ? undefined
-          : read(`${base}/${ref.block}/sub`, () =>
-              compute.listReservationSubBlocks(ref.project, zone, ref.name, ref.block!),
-            ),
-      ])
-      return {
-        ref,
-        reservation,
-        ...(ref.block === null ? {} : {block: blocks?.find((b) => b.name === ref.block) ?? null}),
-        ...(ref.subBlock === null ? {} : {subBlock: subBlocks?.find((b) => b.name === ref.subBlock) ?? null}),
-      }
-    }),
-  )
-  if (desired.slicing !== 'super') return {reads, subBlocks: []}
-  const listed = await Promise.all(
-    reads
-      .filter((r) => r.reservation !== undefined && r.ref.subBlock === null)
-      .map(async ({ref}) => {
-        const base = `${ref.project}/${ref.name}`
-        const blocks =
-          ref.block !== null
-            ? [ref.block]
-            : (
-                (await read(`${base}/blocks`, () => compute.listReservationBlocks(ref.project, zone, ref.name))) ?? []
-              ).map((b) => b.name)
-        const perBlock = await Promise.all(
-          blocks.map(async (block) => {
-            const subs = await read(`${base}/${block}/sub`, () =>
-              compute.listReservationSubBlocks(ref.project, zone, ref.name, block),
-            )
-            return (subs ?? []).map((subBlock) => ({item: ref, block, subBlock}))
-          }),
-        )
-        return perBlock.flat()
-      }),
-  )
-  return {reads, subBlocks: listed.flat()}
+  return readReservationItems(await deps.compute(), {project, zone}, desired.reservations, {
+    subBlocks: desired.slicing === 'super',
+    retry,
+  })
 }
 
 /**

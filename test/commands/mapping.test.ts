@@ -46,6 +46,9 @@ vi.mock('../../src/services/config.js', () => ({
   unsetConfig: recorder('unsetConfig'),
 }))
 vi.mock('../../src/services/cluster-create.js', () => ({createCluster: recorder('createCluster')}))
+vi.mock('../../src/services/doctor.js', () => ({
+  runDoctor: recorder('runDoctor', {checks: [], summary: {pass: 0, warn: 0, fail: 0}}),
+}))
 vi.mock('../../src/services/cluster-adapt.js', () => ({adaptCluster: recorder('adaptCluster')}))
 vi.mock('../../src/services/cluster-delete.js', () => ({deleteCluster: recorder('deleteCluster')}))
 vi.mock('../../src/services/cluster-read.js', () => ({
@@ -127,6 +130,7 @@ const SERVICE_OF: Record<CommandId, [string[], string]> = {
   'config:unset': [['zone'], 'unsetConfig'],
   info: [['--localqueue'], 'info'],
   inspector: [['--workload', 'run-1'], 'inspector'],
+  doctor: [['--tpu-type', 'v5p-8'], 'runDoctor'],
   'storage:attach': [['datasets', '--type', 'gcsfuse'], 'attachStorage'],
   'storage:create': [['home'], 'createStorage'],
   'storage:delete': [['home'], 'deleteStorage'],

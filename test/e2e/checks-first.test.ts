@@ -98,6 +98,7 @@ const BASE_ARGS: Partial<Record<CommandId, (flag: string) => string[]>> = {
   'cluster:adapt': () => [...target, '--cluster', 'demo', '--force'],
   'cluster:create': () => [...target, '--cluster', 'fresh', '--tpu-type', 'v5p-8', '--on-demand', '--force'],
   'cluster:describe': () => [...target, '--cluster', 'demo'],
+  doctor: () => [...target],
   'cluster:cacheimage': () => [...target, '--cluster', 'demo', '--tpu-type', 'v5p-8', '--docker-image', 'python:3.12'],
   'workload:create': (flag) => [
     ...[...target, '--cluster', 'demo', '--workload', 'w1', '--tpu-type', 'v5p-8', '--command', 'true'],

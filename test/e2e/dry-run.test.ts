@@ -36,6 +36,7 @@ const READ_ONLY: readonly CommandId[] = [
   'config:list',
   'info',
   'inspector',
+  'doctor',
   'storage:list',
   'version',
   'queue',

@@ -6,6 +6,7 @@ import {existsSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 
+import {ALL_PLANNED_PERMISSIONS, REQUIRED_APIS} from '../../src/core/doctor/requirements.js'
 import {COMMANDS} from '../../src/index.js'
 import {USER_MANIFESTS} from '../builders/storage.js'
 import {resourcesConfigMap, submitReadyKueueObjects} from '../builders/workload-cluster.js'
@@ -13,9 +14,12 @@ import {at, jobsetStatus, kueueStatus, kueueWorkloadFor, submittedJobSet} from '
 import {FakeCloudStorage} from '../fakes/fake-cloud-storage.js'
 import {FakeCompute} from '../fakes/fake-compute.js'
 import {FakeFilestore} from '../fakes/fake-filestore.js'
+import {FakeResourceManager} from '../fakes/fake-resource-manager.js'
+import {FakeServiceUsage} from '../fakes/fake-service-usage.js'
 import type {FakeGke} from '../fakes/fake-gke.js'
 import type {FakeKube, Obj} from '../fakes/fake-kube.js'
 import {isolatedEnv, REPO_ROOT, runCli} from '../helpers/cli.js'
+import {seedInstalledControllers} from '../helpers/cluster-inside.js'
 import {markRequests, mutationsSince} from '../helpers/mutations.js'
 import {STORAGE_CRD} from '../helpers/storage-crd.js'
 import {tempDir} from '../helpers/temp.js'
@@ -28,6 +32,8 @@ let kube: FakeKube
 let storage: FakeCloudStorage
 let filestore: FakeFilestore
 let compute: FakeCompute
+let resourceManager: FakeResourceManager
+let serviceUsage: FakeServiceUsage
 
 fakesForFile(
   async (wire) => {
@@ -49,6 +55,25 @@ fakesForFile(
       zone: 'us-central2-b',
       name: 'my-res',
       specific: {machineType: 'ct5p-hightpu-4t', count: 256},
+    })
+    // `doctor`'s examples read the project, its APIs and permissions, the v5p quota (on demand and Spot) and
+    // my-reservation, with room for what they ask.
+    resourceManager = wire.add(await FakeResourceManager.start())
+    resourceManager.seedProject({projectId: 'my-project', granted: ALL_PLANNED_PERMISSIONS})
+    serviceUsage = wire.add(await FakeServiceUsage.start())
+    serviceUsage.seedProject(
+      'my-project',
+      REQUIRED_APIS.map((a) => a.service),
+    )
+    compute.seedRegionQuotas('my-project', 'us-central2', [
+      {metric: 'TPU_PODSLICE_V5', limit: 64, usage: 0},
+      {metric: 'PREEMPTIBLE_TPU_PODSLICE_V5', limit: 64, usage: 0},
+    ])
+    compute.seedReservation({
+      project: 'my-project',
+      zone: 'us-central2-b',
+      name: 'my-reservation',
+      specific: {machineType: 'ct5p-hightpu-4t', count: 2},
     })
     kube.seed(STORAGE_CRD as Obj, {
       apiVersion: 'xpk.x-k8s.io/v1',
@@ -93,6 +118,8 @@ const env = (extra: Record<string, string> = {}) =>
     XPK_STORAGE_ENDPOINT: storage.endpoint,
     XPK_FILESTORE_ENDPOINT: filestore.endpoint,
     XPK_COMPUTE_ENDPOINT: compute.endpoint,
+    XPK_RESOURCE_MANAGER_ENDPOINT: resourceManager.endpoint,
+    XPK_SERVICE_USAGE_ENDPOINT: serviceUsage.endpoint,
     XPK_ACCESS_TOKEN: kube.token,
     XPK_PROJECT: 'my-project',
     XPK_ZONE: 'us-central2-b',
@@ -110,6 +137,7 @@ function words(line: string): string[] {
  * cluster without either.
  */
 let workloadsSeeded = false
+let controllersSeeded = false
 function seedWorkloads(): void {
   if (workloadsSeeded) return
   workloadsSeeded = true
@@ -153,9 +181,25 @@ function seedSubmitReady(): void {
   if (submitSeeded) return
   submitSeeded = true
   seedWorkloadKinds()
-  kube.seed(
+  seedMissing(
     ...(submitReadyKueueObjects() as unknown as Obj[]),
     resourcesConfigMap('demo', {'v5litepod-256': '256'}) as unknown as Obj,
+  )
+}
+
+/** Seeds the objects not there yet: the CRDs `doctor`'s example installed with the controllers are. */
+function seedMissing(...objects: Obj[]): void {
+  const metadata = (o: Obj) => o.metadata as {name: string; namespace?: string}
+  kube.seed(
+    ...objects.filter(
+      (o) =>
+        !kube.get({
+          apiVersion: o.apiVersion as string,
+          kind: o.kind as string,
+          name: metadata(o).name,
+          ...(metadata(o).namespace ? {namespace: metadata(o).namespace} : {}),
+        }),
+    ),
   )
 }
 
@@ -163,7 +207,7 @@ let kindsSeeded = false
 function seedWorkloadKinds(): void {
   if (kindsSeeded) return
   kindsSeeded = true
-  kube.seed(...(workloadCrds() as unknown as Obj[]))
+  seedMissing(...(workloadCrds() as unknown as Obj[]))
 }
 
 type CommandId = keyof typeof COMMANDS
@@ -195,6 +239,11 @@ describe('every --help example runs', () => {
     if (['workload:list', 'workload:logs', 'workload:why', 'workload:describe', 'info', 'inspector'].includes(id))
       seedWorkloads()
     if (id === 'workload:create') seedSubmitReady()
+    // `doctor --cluster demo` checks JobSet and Kueue: installed as `cluster create` leaves them.
+    if (id === 'doctor' && !controllersSeeded) {
+      controllersSeeded = true
+      seedInstalledControllers(kube)
+    }
     const mark = markRequests({gke: fake, kube, storage, filestore, compute})
     const cwd = tempDir('xpk-example-')
     // The manifest `storage attach`'s Lustre example names.

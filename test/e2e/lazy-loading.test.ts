@@ -7,9 +7,12 @@ import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
+import {ALL_PLANNED_PERMISSIONS, REQUIRED_APIS} from '../../src/core/doctor/requirements.js'
 import {COMMANDS} from '../../src/index.js'
 import {FakeGke} from '../fakes/fake-gke.js'
 import {FakeKube} from '../fakes/fake-kube.js'
+import {FakeResourceManager} from '../fakes/fake-resource-manager.js'
+import {FakeServiceUsage} from '../fakes/fake-service-usage.js'
 import {FakeTpu} from '../fakes/fake-tpu.js'
 import {isolatedEnv, REPO_ROOT, runCli} from '../helpers/cli.js'
 import {tempDir} from '../helpers/temp.js'
@@ -27,6 +30,8 @@ module.registerHooks({
 let fake: FakeGke
 let tpu: FakeTpu
 let kube: FakeKube
+let rm: FakeResourceManager
+let su: FakeServiceUsage
 let hook: string
 /** A kubeconfig reaching the Kubernetes fake, for the commands that work inside a cluster. */
 const KUBECONFIG = join(tempDir('xpk-kubeconfig-'), 'config')
@@ -34,6 +39,13 @@ beforeAll(async () => {
   fake = await FakeGke.start()
   tpu = await FakeTpu.start()
   kube = await FakeKube.start()
+  rm = await FakeResourceManager.start()
+  rm.seedProject({projectId: 'my-project', granted: ALL_PLANNED_PERMISSIONS})
+  su = await FakeServiceUsage.start()
+  su.seedProject(
+    'my-project',
+    REQUIRED_APIS.map((a) => a.service),
+  )
   writeFileSync(KUBECONFIG, kube.kubeconfig())
   hook = join(tempDir('xpk-hook-'), 'record-loads.mjs')
   writeFileSync(hook, HOOK)
@@ -42,6 +54,8 @@ afterAll(async () => {
   await fake?.stop()
   await tpu?.stop()
   await kube?.stop()
+  await rm?.stop()
+  await su?.stop()
 })
 
 const SDKS = ['@google-cloud/container', '@google-cloud/tpu', 'google-gax', 'dockerode', 'ssh2', 'google-auth-library']
@@ -62,7 +76,7 @@ const TOPIC_OF_SERVICE = (() => {
 })()
 
 /** The topics whose services a command run loaded, the adapters of src/ and the SDK packages it loaded. */
-async function loads(args: string[]) {
+async function loads(args: string[], extra: Record<string, string> = {}) {
   const log = join(tempDir('xpk-loads-'), 'loaded.txt')
   writeFileSync(log, '')
   const cwd = tempDir('xpk-cwd-')
@@ -75,6 +89,7 @@ async function loads(args: string[]) {
     XPK_ZONE: 'us-central2-b',
     // `xpk inspector` writes its file in TMPDIR: the run's own directory, removed with it.
     TMPDIR: cwd,
+    ...extra,
   })
   const result = await runCli(args, {env, cwd})
   expect(result.stderr).not.toMatch(/^Error/m)
@@ -124,6 +139,8 @@ describe('each command loads only what it uses', () => {
     /** Adapters it must not load, and adapters it must. */
     readonly absent?: string[]
     readonly present?: string[]
+    /** More environment for its run. */
+    readonly env?: () => Record<string, string>
   }
   const rows: Row[] = [
     {args: ['--help'], topics: [], packages: [], absent: ['gcloud-properties', 'settings-file', ...CONNECTIONS]},
@@ -148,6 +165,19 @@ describe('each command loads only what it uses', () => {
       packages: [],
       absent: ['gke-container-api'],
       present: ['kube-client', 'local-files'],
+    },
+    // Doctor's own APIs over plain http to their fakes: no google-auth-library, no GKE or cluster connection.
+    {
+      args: ['doctor'],
+      topics: ['doctor'],
+      packages: [],
+      absent: CONNECTIONS,
+      present: ['resource-manager-rest', 'service-usage-rest', 'google-credentials'],
+      env: () => ({
+        XPK_RESOURCE_MANAGER_ENDPOINT: rm.endpoint,
+        XPK_SERVICE_USAGE_ENDPOINT: su.endpoint,
+        XPK_REGISTRY: '127.0.0.1:5999/xpk',
+      }),
     },
     {args: ['config', 'list'], topics: ['config'], packages: [], absent: CONNECTIONS, present: ['settings-file']},
     // Planned offline: no connection at all.
@@ -197,8 +227,8 @@ describe('each command loads only what it uses', () => {
 
   it.each(rows)(
     'xpk $args loads the services of $topics and the SDKs $packages',
-    async ({args, topics, packages, absent, present}) => {
-      const loaded = await loads(args)
+    async ({args, topics, packages, absent, present, env}) => {
+      const loaded = await loads(args, env?.())
       expect(loaded.topics).toEqual(topics)
       expect(loaded.packages).toEqual(packages)
       expect(loaded.adapters.filter((a) => absent?.includes(a))).toEqual([])

@@ -65,6 +65,8 @@ const env = (extra: Record<string, string | undefined> = {}) =>
     // No fake of these here: a closed port on loopback, so nothing could reach Google if a refusal failed.
     XPK_FILESTORE_ENDPOINT: 'http://127.0.0.1:9',
     XPK_STORAGE_ENDPOINT: 'http://127.0.0.1:9',
+    XPK_RESOURCE_MANAGER_ENDPOINT: 'http://127.0.0.1:9',
+    XPK_SERVICE_USAGE_ENDPOINT: 'http://127.0.0.1:9',
     XPK_ACCESS_TOKEN: kube.token,
     XPK_PROJECT: 'my-project',
     XPK_ZONE: 'us-central2-b',
@@ -88,6 +90,7 @@ const BASE: Record<CommandId, string[]> = {
   'config:list': [],
   'config:set': ['zone', 'us-central2-b'],
   'config:unset': ['zone'],
+  doctor: ['--cluster', 'demo', '--tpu-type', 'v5p-8'],
   'storage:attach': [
     ...['scratch', '--cluster', 'demo', '--type', 'gcpfilestore', '--instance', 'fs-1', '--vol', 'v1'],
     ...['--auto-mount', 'false', '--mount-point', '/scratch', '--readonly', 'false', '--force'],

@@ -30,6 +30,8 @@ interface ComputeGiven {
   /** The next insert's operation ends DONE with this error. */
   readonly operationFails?: ComputeFailure
   readonly reservations?: readonly ReservationSeed[]
+  /** Quotas of REGION in PROJECT. */
+  readonly quotas?: readonly {readonly metric: string; readonly limit: number; readonly usage: number}[]
 }
 
 let wire: FakeCompute
@@ -56,6 +58,7 @@ const ROUTES: Readonly<Record<ComputeCall, Pick<HttpFault, 'method' | 'path'>>> 
   listReservationBlocks: {method: 'GET', path: /\/reservationBlocks$/},
   listReservationSubBlocks: {method: 'GET', path: /\/reservationSubBlocks$/},
   getMachineType: {method: 'GET', path: /\/machineTypes\/[^/]+$/},
+  getRegionQuotas: {method: 'GET', path: /^projects\/[^/]+\/regions\/[^/]+$/},
 }
 
 const subjects: readonly Subject<ComputeClient, ComputeGiven>[] = [
@@ -69,6 +72,7 @@ const subjects: readonly Subject<ComputeClient, ComputeGiven>[] = [
       for (const {call, ...failure} of given.failing ?? []) compute.failNext(call, failure)
       if (given.operationFails) compute.failNextOperation(given.operationFails)
       for (const r of given.reservations ?? []) compute.seedReservation(r)
+      if (given.quotas) compute.seedRegionQuotas(PROJECT, REGION, given.quotas)
       return compute
     },
   },
@@ -99,6 +103,7 @@ const subjects: readonly Subject<ComputeClient, ComputeGiven>[] = [
         wire.failOperations({errors: [{code: OPERATION_CODE[status]!, message}]})
       }
       for (const r of given.reservations ?? []) wire.seedReservation(r)
+      if (given.quotas) wire.seedRegionQuotas(PROJECT, REGION, [...given.quotas])
       return createComputeClient({endpoint: wire.endpoint})
     },
   },
@@ -121,6 +126,45 @@ const untilDone = async (compute: ComputeClient, got: Readonly<Record<string, un
 const RUNNING = {name: expect.any(String), done: false, error: null}
 
 const cases: readonly ContractCase<ComputeClient, ComputeGiven>[] = [
+  {
+    name: "a region's quotas read as metric, limit and usage; a region without seeded quotas reports none",
+    given: {
+      quotas: [
+        {metric: 'TPU_PODSLICE_V5', limit: 64, usage: 16},
+        {metric: 'CPUS', limit: 96.5, usage: 0},
+      ],
+    },
+    steps: [
+      {
+        call: 'getRegionQuotas',
+        run: (c) => c.getRegionQuotas(PROJECT, REGION),
+        gives: [
+          {metric: 'TPU_PODSLICE_V5', limit: 64, usage: 16},
+          {metric: 'CPUS', limit: 96.5, usage: 0},
+        ],
+      },
+      {call: 'getRegionQuotas(another region)', run: (c) => c.getRegionQuotas(PROJECT, 'europe-west4'), gives: []},
+    ],
+  },
+  {
+    name: 'a region that does not exist reads as none',
+    steps: [{call: 'getRegionQuotas(a zone)', run: (c) => c.getRegionQuotas(PROJECT, 'us-east5-a'), gives: undefined}],
+  },
+  {
+    name: 'quotas a caller may not read fail as a permission problem (exit 3), not retried',
+    given: {
+      failing: [
+        {call: 'getRegionQuotas', status: 'PERMISSION_DENIED', message: "Required 'compute.regions.get' permission"},
+      ],
+    },
+    steps: [
+      {
+        call: 'getRegionQuotas',
+        run: (c) => c.getRegionQuotas(PROJECT, REGION),
+        fails: {kind: 'permission', status: 'PERMISSION_DENIED', retryable: false, exitCode: 3},
+      },
+    ],
+  },
   {
     name: 'a machine type reads as its vCPUs and memory; one the zone lacks reads as none',
     steps: [

@@ -133,6 +133,11 @@ const API_ROOT = '/compute/v1/'
 const SELF = 'https://www.googleapis.com/compute/v1/'
 const NAME_RE = /^[a-z](?:[-a-z0-9]{0,61}[a-z0-9])?$/
 const REGION_RE = /^[a-z]+(?:-[a-z]+)?\d+$/
+
+/** Whether a region of this name exists here: any of the well-formed names (us-central2, europe-west4). */
+export function isRegionName(region: string): boolean {
+  return REGION_RE.test(region)
+}
 const ZONE_RE = /^[a-z]+(?:-[a-z]+)?\d+-[a-z]$/
 const TOPOLOGY_RE = /^\d+x\d+(?:x\d+)?$/
 const POLICY_TYPES = new Set(['HIGH_THROUGHPUT', 'HIGH_AVAILABILITY'])
@@ -190,6 +195,8 @@ export class FakeCompute extends JsonRestFake<HttpFault, OpRecord, OperationFaul
   /** Seeded machine types by `projects/P/zones/Z/machineTypes/N`; `null` hides a default one. */
   private readonly machineTypeMap = new Map<string, {guestCpus: number; memoryMb: number} | null>()
   private readonly ops = new Map<string, OpRecord>()
+  /** Seeded quotas by `projects/P/regions/R`; a region not here reports none. */
+  private readonly quotaMap = new Map<string, {metric: string; limit: number; usage: number}[]>()
   private opCounter = 0
   private idCounter = 0
 
@@ -207,6 +214,7 @@ export class FakeCompute extends JsonRestFake<HttpFault, OpRecord, OperationFaul
     this.policyMap.clear()
     this.reservationMap.clear()
     this.machineTypeMap.clear()
+    this.quotaMap.clear()
     this.ops.clear()
     this.forget()
     this.opCounter = 0
@@ -280,6 +288,11 @@ export class FakeCompute extends JsonRestFake<HttpFault, OpRecord, OperationFaul
     return structuredClone(rest)
   }
 
+  /** Sets a region's quotas, as `regions.get` answers them (limit and usage as doubles). */
+  seedRegionQuotas(project: string, region: string, quotas: {metric: string; limit: number; usage: number}[]): void {
+    this.quotaMap.set(`projects/${project}/regions/${region}`, structuredClone(quotas))
+  }
+
   /** Gives a zone of a project a machine type (or, with `null`, takes away one of the defaults). */
   seedMachineType(
     project: string,
@@ -348,6 +361,9 @@ export class FakeCompute extends JsonRestFake<HttpFault, OpRecord, OperationFaul
       if (answer === undefined) throw unknown()
       return answer
     }
+    if (parts.length === 4 && parts[0] === 'projects' && parts[2] === 'regions' && call.method === 'GET') {
+      return this.region(parts[1]!, parts[3]!, call.query.fields)
+    }
     if (parts.length < 5 || parts[0] !== 'projects' || parts[2] !== 'regions') throw unknown()
     const [, project, , region, collection, id, ...rest] = parts as [
       string,
@@ -376,6 +392,24 @@ export class FakeCompute extends JsonRestFake<HttpFault, OpRecord, OperationFaul
       return rec.op
     }
     throw unknown()
+  }
+
+  /** `regions.get`: a region of a well-formed name, with its seeded quotas; `fields=quotas` keeps only those. */
+  private region(project: string, region: string, fields: string | undefined): object {
+    const key = `projects/${project}/regions/${region}`
+    if (!isRegionName(region)) throw notFound(key)
+    const quotas = structuredClone(this.quotaMap.get(key) ?? [])
+    if (fields === 'quotas') return {quotas}
+    return {
+      kind: 'compute#region',
+      id: this.nextId(),
+      name: region,
+      description: region,
+      status: 'UP',
+      selfLink: SELF + key,
+      zones: ['a', 'b', 'c'].map((z) => `${SELF}projects/${project}/zones/${region}-${z}`),
+      quotas,
+    }
   }
 
   /** GETs below `projects/P/zones/Z/`: a reservation, its blocks, a block's sub-blocks; undefined for other paths. */

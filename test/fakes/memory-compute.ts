@@ -9,11 +9,14 @@
 //     Compute Engine named in the hints), saying what was being done.
 //   - Reservations (seeded with seedReservation, keyed by project, zone and name) read as the adapter maps Compute's
 //     answer; a missing one reads as undefined, and so do the blocks and sub-blocks of a missing reservation or block.
+//   - A region's quotas (seedRegionQuotas) read as seeded; a region of a well-formed name has none unless seeded, and
+//     one of another name (no such region) reads as undefined, as the wire fake's 404.
 // One project and region for policies and operations: the project and region of those calls are not kept apart.
 import {gkeApiError, GRPC_STATUS} from '../../src/core/cluster/gke-errors.js'
 import type {WorkloadPolicySpec} from '../../src/core/cluster/spec.js'
 import {ApiError} from '../../src/core/errors.js'
 import type {
+  RegionQuota,
   AcceleratorCount,
   ComputeClient,
   ComputeOperation,
@@ -21,7 +24,7 @@ import type {
   ObservedReservationBlock,
   ObservedWorkloadPolicy,
 } from '../../src/ports/compute.js'
-import {DEFAULT_MACHINE_TYPES} from './fake-compute.js'
+import {DEFAULT_MACHINE_TYPES, isRegionName} from './fake-compute.js'
 import {takeFault, type Fault} from './fake-server.js'
 
 /** A call of the port. */
@@ -33,6 +36,7 @@ export type ComputeCall =
   | 'getReservation'
   | 'listReservationBlocks'
   | 'listReservationSubBlocks'
+  | 'getRegionQuotas'
 
 /** A block or sub-block of a seeded reservation: hosts, hosts in use (default 0), status (READY) and health (HEALTHY). */
 export interface BlockSeed {
@@ -161,6 +165,24 @@ export class MemoryCompute implements ComputeClient {
   failNextOperation(failure: ComputeFailure): this {
     this.operationFaults.push({...failure})
     return this
+  }
+
+  /** Quotas by `project/region`; a region of a well-formed name that is not here has none reported. */
+  private readonly quotas = new Map<string, readonly RegionQuota[]>()
+
+  /** Sets a region's quotas (metric, limit, usage), as the wire fake's seedRegionQuotas. */
+  seedRegionQuotas(project: string, region: string, quotas: readonly RegionQuota[]): this {
+    this.quotas.set(`${project}/${region}`, quotas)
+    return this
+  }
+
+  async getRegionQuotas(project: string, region: string): Promise<readonly RegionQuota[] | undefined> {
+    this.log.push(`getRegionQuotas ${project}/${region}`)
+    if (this.fault('getRegionQuotas', {action: `read the quotas of region ${region}`, project, location: region})) {
+      return undefined
+    }
+    if (!isRegionName(region)) return undefined
+    return structuredClone([...(this.quotas.get(`${project}/${region}`) ?? [])])
   }
 
   /** Adds (or replaces) a reservation with its blocks and sub-blocks. */

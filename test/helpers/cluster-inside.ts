@@ -7,9 +7,20 @@
 import type {FakeKube, Obj} from '../fakes/fake-kube.js'
 import {releaseWithRealCrds} from './release-files.js'
 
-/** JobSet and Kueue installed, each controller's Deployment Available. */
+/** JobSet and Kueue installed, each controller's Deployment Available (objects already there are left as they are). */
 export function seedInstalledControllers(kube: FakeKube): void {
   for (const o of [...releaseWithRealCrds('jobset'), ...releaseWithRealCrds('kueue')]) {
+    const meta = o.metadata as {name: string; namespace?: string}
+    if (
+      kube.get({
+        apiVersion: o.apiVersion,
+        kind: o.kind,
+        name: meta.name,
+        ...(meta.namespace ? {namespace: meta.namespace} : {}),
+      })
+    ) {
+      continue
+    }
     kube.seed(
       o.kind === 'Deployment'
         ? ({
