@@ -106,7 +106,10 @@ describe('cluster create --host-maintenance-interval PERIODIC against the GKE AP
     const mark = gke.calls.length
     expect((await create('plain', '--spot')).code).toBe(0)
     const rerun = gkeRequests(mark)
-    expect(rerun).toEqual(['GetCluster', 'GetServerConfig', 'ListNodePools v1beta1'])
+    // One read of the pools through v1beta1 and nothing else but reads of the cluster (on a loaded machine the run may
+    // find an operation of the first still running, and read the cluster again while it waits).
+    expect(rerun.filter((r) => !r.startsWith('Get'))).toEqual(['ListNodePools v1beta1'])
+    expect(rerun.slice(0, 2).sort()).toEqual(['GetCluster', 'GetServerConfig'])
     console.log(`GKE requests, AS_NEEDED create: ${created.length}; its re-run: ${rerun.length} (${rerun.join(', ')})`)
   })
 

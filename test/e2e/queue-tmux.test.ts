@@ -68,8 +68,11 @@ function workload(name: string, created: number, kueue: Obj, jobset: Obj): strin
 const tmux = (...args: string[]) => execFileSync('tmux', ['-L', SOCKET, ...args], {encoding: 'utf8'})
 const screen = () => tmux('capture-pane', '-p', '-t', 'queue')
 
-/** Waits until the pane shows `text` (the view redraws within 100 ms of a change), or fails with the screen. */
-async function until(test: (screen: string) => boolean, what: string, ms = 15_000): Promise<string> {
+/**
+ * Waits until the pane shows `text` (the view redraws within 100 ms of a change; the limit is for a loaded machine,
+ * where the CLI itself may take seconds to start), or fails with the screen.
+ */
+async function until(test: (screen: string) => boolean, what: string, ms = 40_000): Promise<string> {
   const end = Date.now() + ms
   let last = ''
   while (Date.now() < end) {
@@ -133,7 +136,7 @@ describe('xpk queue on a terminal', () => {
       expect(left).not.toContain('xpk queue: cluster demo')
       tmux('kill-session', '-t', 'queue')
     },
-    30_000,
+    120_000,
   )
 })
 
