@@ -214,7 +214,7 @@ export function desiredClusterFromFlags(flags: ClusterCreateFlags): DesiredClust
   const chips = checkAutoprovisioning(flags, problems, accelerator, numSlices)
   const hostMaintenanceInterval = checkHostMaintenanceInterval(flags, problems)
   const customCluster = checkCustomCluster(flags, problems)
-  const rayVersion = checkRayVersion(flags, problems)
+  const rayVersion = checkRayVersion(flags, problems, accelerator)
   problems.throwIfAny()
   const a = accelerator as Accelerator
   const isPrivate =
@@ -320,9 +320,23 @@ export function desiredClusterFromFlags(flags: ClusterCreateFlags): DesiredClust
 const RAY_VERSION = /^\d{1,3}\.\d{1,3}\.\d{1,3}$/
 
 /** `--ray-version`, when given: a Ray release number, since it becomes an image tag and KubeRay's `rayVersion`. */
-function checkRayVersion(flags: ClusterCreateFlags, problems: Problems): string | undefined {
+function checkRayVersion(
+  flags: ClusterCreateFlags,
+  problems: Problems,
+  accelerator: Accelerator | undefined,
+): string | undefined {
   const version = flags.rayVersion
   if (version === undefined) return undefined
+  if (accelerator !== undefined && accelerator.kind !== 'TPU') {
+    // Python xpk builds TPU workers only; on other types its RayCluster would never schedule.
+    problems.add(
+      `--ray-version makes a RayCluster of TPU workers, and ${accelerator.name} is a ${accelerator.kind} type.`,
+      {
+        flag: flags.deviceType !== undefined ? '--device-type' : '--tpu-type',
+        hints: ['Give a TPU type with --tpu-type, e.g. --tpu-type v5p-16.'],
+      },
+    )
+  }
   if (!RAY_VERSION.test(version)) {
     problems.add(`--ray-version "${escapeInline(version)}" is not a Ray release number.`, {
       flag: '--ray-version',
