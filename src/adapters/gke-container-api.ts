@@ -227,6 +227,7 @@ class ContainerApiClient implements GkeClient {
       addons: () => `enable ${update.kind === 'addons' ? update.enable.join(', ') : ''} on`,
       workloadIdentity: () => 'enable Workload Identity on',
       autoprovisioning: () => 'set node auto-provisioning of',
+      rayOperator: () => 'enable the Ray operator on',
     }[update.kind]()
     const context = {action: `${what} cluster ${ref.name}`, project: ref.project, location: ref.location}
     const operation = await this.send('PUT', path.cluster(ref), context, {update: toApiClusterUpdate(update)})
@@ -336,6 +337,7 @@ class ContainerApiClient implements GkeClient {
       lustreLegacyPort: c.addonsConfig?.lustreCsiDriverConfig?.enableLegacyLustrePort === true,
       // Only when on: clusters without the addon (nearly all) read as before.
       ...(c.addonsConfig?.sliceControllerConfig?.enabled === true ? {sliceController: true} : {}),
+      ...(c.addonsConfig?.rayOperatorConfig?.enabled === true ? {rayOperator: true} : {}),
       workloadPool: c.workloadIdentityConfig?.workloadPool || null,
       // GKE names the network (`default`); a cluster made without one is on `default`, which GKE then reports.
       network: c.network || 'default',
@@ -425,6 +427,9 @@ export function toApiClusterUpdate(update: ClusterUpdate): ApiClusterUpdate {
       return {desiredWorkloadIdentityConfig: {workloadPool: update.workloadPool}}
     case 'autoprovisioning':
       return {desiredClusterAutoscaling: toApiClusterAutoscaling(update.autoscalingProfile, update.autoprovisioning)}
+    case 'rayOperator':
+      // Only this addon is named: GKE leaves the others as they are.
+      return {desiredAddonsConfig: {rayOperatorConfig: {enabled: true}}}
   }
 }
 
@@ -633,11 +638,12 @@ export function toApiCluster(spec: ClusterSpec): ApiCluster {
     ...(spec.network ? {network: spec.network} : {}),
     ...(spec.subnetwork ? {subnetwork: spec.subnetwork} : {}),
     controlPlaneEndpointsConfig: {dnsEndpointConfig: {allowExternalTraffic: spec.dnsEndpoint}},
-    ...(spec.csiDrivers.length > 0 || spec.sliceController
+    ...(spec.csiDrivers.length > 0 || spec.sliceController || spec.rayOperator
       ? {
           addonsConfig: {
             ...toApiAddonsConfig(spec.csiDrivers, spec.lustreLegacyPort),
             ...(spec.sliceController ? {sliceControllerConfig: {enabled: true}} : {}),
+            ...(spec.rayOperator ? {rayOperatorConfig: {enabled: true}} : {}),
           },
         }
       : {}),

@@ -349,6 +349,36 @@ const cases: readonly ContractCase<GkeClient, GkeGiven>[] = [
     ],
   },
   {
+    name: 'GKE’s Ray operator addon: made with the cluster when asked for, read back as on',
+    given: {cluster: 'none'},
+    steps: [
+      {
+        call: 'createCluster(rayOperator)',
+        run: (gke) => gke.createCluster({...DESIRED.spec, rayOperator: true}),
+        gives: started('CREATE_CLUSTER'),
+      },
+      {call: 'getCluster', run: async (gke) => (await gke.getCluster(REF))?.rayOperator, gives: true},
+    ],
+  },
+  {
+    name: 'GKE’s Ray operator addon on an existing cluster: off, an update turns it on, the other addons stay',
+    steps: [
+      {call: 'getCluster', run: async (gke) => (await gke.getCluster(REF))?.rayOperator, gives: undefined},
+      ...updatedCluster('addons', ENABLE_ADDONS),
+      ...updatedCluster('ray operator', {kind: 'rayOperator'}),
+      {
+        call: 'getCluster',
+        run: async (gke) => {
+          const c = await gke.getCluster(REF)
+          return {rayOperator: c?.rayOperator, csiDrivers: c?.csiDrivers}
+        },
+        gives: {rayOperator: true, csiDrivers: ['GcsFuseCsiDriver', 'LustreCsiDriver']},
+      },
+      ...updatedCluster('ray operator again, as a retry would', {kind: 'rayOperator'}),
+      {call: 'getCluster', run: async (gke) => (await gke.getCluster(REF))?.rayOperator, gives: true},
+    ],
+  },
+  {
     name: 'creating the cluster that exists is ALREADY_EXISTS (exit 6, not retried)',
     steps: [
       {

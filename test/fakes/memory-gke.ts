@@ -95,6 +95,8 @@ export class MemoryGke implements GkeClient {
   lustreLegacyPort = false
   /** GKE's slice controller addon, from the create request (super-slicing). */
   sliceController = false
+  /** GKE's Ray operator addon: from the create request or an update (cluster create-ray). */
+  rayOperator = false
   /** The Workload Identity pool, or null when it is off. */
   workloadPool: string | null = null
   /** The cluster's VPC network, `default` unless created on another. */
@@ -167,6 +169,7 @@ export class MemoryGke implements GkeClient {
     this.lustreLegacyPort = spec.csiDrivers.includes('LustreCsiDriver') && spec.lustreLegacyPort
     this.workloadPool = spec.workloadPool
     this.sliceController = spec.sliceController === true
+    this.rayOperator = spec.rayOperator === true
     this.network = spec.network ?? 'default'
     this.autoprovisioning = spec.autoprovisioning && observedAutoprovisioning(spec.autoprovisioning)
     this.pools.set('default-pool', {
@@ -231,7 +234,9 @@ export class MemoryGke implements GkeClient {
         ? `enable ${update.enable.join(', ')} on`
         : update.kind === 'workloadIdentity'
           ? 'enable Workload Identity on'
-          : 'set node auto-provisioning of'
+          : update.kind === 'rayOperator'
+            ? 'enable the Ray operator on'
+            : 'set node auto-provisioning of'
     const context = this.context(`${what} cluster ${ref.name}`, ref)
     this.fault('updateCluster', context)
     if (!this.exists(ref)) this.fail('NOT_FOUND', gkeSays.notFound(this.key(ref)), context)
@@ -253,6 +258,7 @@ export class MemoryGke implements GkeClient {
       if (update.kind === 'workloadIdentity') this.workloadPool = update.workloadPool
       else if (update.kind === 'autoprovisioning')
         this.autoprovisioning = observedAutoprovisioning(update.autoprovisioning)
+      else if (update.kind === 'rayOperator') this.rayOperator = true
       else {
         this.csiDrivers = [...new Set([...this.csiDrivers, ...update.enable])]
         if (update.enable.includes('LustreCsiDriver') && update.lustreLegacyPort) this.lustreLegacyPort = true
@@ -386,6 +392,7 @@ export class MemoryGke implements GkeClient {
       autoprovisioning: this.autoprovisioning,
       // Reported only when on, as the adapter reports it.
       ...(this.sliceController ? {sliceController: true} : {}),
+      ...(this.rayOperator ? {rayOperator: true} : {}),
     })
   }
 

@@ -9,6 +9,7 @@ import {Ajv} from 'ajv'
 import type {ErrorObject, SchemaValidateFunction, ValidateFunction} from 'ajv'
 
 import {RELEASE_COMPONENTS, RELEASES, splitApiVersion, summarizeCrd} from '../../src/core/kube/release-manifest.js'
+import type {KubeObject, ReleaseComponent} from '../../src/core/kube/release-manifest.js'
 import {CRDS, SKIP_CRD_TESTS} from './crds.js'
 import type {CrdLookup} from './crds.js'
 
@@ -60,7 +61,10 @@ export type CrdValidator = (manifest: unknown, options?: CrdValidationOptions) =
 export const validateAgainstCrd: CrdValidator = createCrdValidator(CRDS)
 
 /** A validator over the CRDs of `lookup` (tests of this module use small CRDs of their own). */
-export function createCrdValidator(lookup: CrdLookup): CrdValidator {
+export function createCrdValidator(
+  lookup: CrdLookup,
+  groupOf: (component: ReleaseComponent) => string = (c) => RELEASES[c].group,
+): CrdValidator {
   const compiled = new Map<string, ChosenSchema>()
   return (manifest, options = {}) => {
     if (manifest === null || typeof manifest !== 'object' || Array.isArray(manifest)) return ['/: must be an object']
@@ -77,7 +81,7 @@ export function createCrdValidator(lookup: CrdLookup): CrdValidator {
     const apiVersion = options.as?.apiVersion ?? (root.apiVersion as string)
     const kind = options.as?.kind ?? (root.kind as string)
 
-    const chosen = chooseSchema(lookup, compiled, apiVersion, kind, options.allowDeprecated ?? false)
+    const chosen = chooseSchema(lookup, groupOf, compiled, apiVersion, kind, options.allowDeprecated ?? false)
     if ('problem' in chosen) return [...problems, chosen.problem]
     const {validate} = chosen
     const schemaProblems = validate(manifest) ? [] : (validate.errors ?? []).map(describe)
@@ -93,18 +97,19 @@ interface ChosenSchema {
 
 function chooseSchema(
   lookup: CrdLookup,
+  groupOf: (component: ReleaseComponent) => string,
   compiled: Map<string, ChosenSchema>,
   apiVersion: string,
   kind: string,
   allowDeprecated: boolean,
 ): ChosenSchema | {readonly problem: string} {
   const {group, version} = splitApiVersion(apiVersion)
-  const component = lookup.components.find((c) => RELEASES[c.component].group === group)
+  const component = lookup.components.find((c) => groupOf(c.component) === group)
   if (component === undefined) {
     if (!lookup.found && RELEASE_COMPONENTS.some((c) => RELEASES[c].group === group)) {
       throw new Error(lookup.reason.replace(/^Skipping the CRD schema tests: /, 'The CRD schema tests cannot run: '))
     }
-    const groups = lookup.components.map((c) => RELEASES[c.component].group)
+    const groups = lookup.components.map((c) => groupOf(c.component))
     return {problem: `/apiVersion: no CRDs of API group "${group}" (only of ${groups.join(', ')})`}
   }
   const crds = component.crds()
@@ -332,4 +337,17 @@ function isQualifiedName(key: string): boolean {
   const name = slash < 0 ? key : key.slice(slash + 1)
   if (prefix !== undefined && (prefix.length === 0 || prefix.length > 253 || !DNS_SUBDOMAIN.test(prefix))) return false
   return name.length > 0 && name.length <= 63 && QUALIFIED_NAME.test(name)
+}
+
+/**
+ * A validator over one CRD that is not a release xpk installs (KubeRay's RayCluster, see crds.ts), as strict as
+ * {@link validateAgainstCrd}: the manifest's apiVersion must be of the CRD's group and a version it serves.
+ */
+export function createOneCrdValidator(crd: KubeObject): CrdValidator {
+  const group = (crd.spec as {group: string}).group
+  const one = 'one-crd' as ReleaseComponent
+  return createCrdValidator(
+    {found: true, components: [{component: one, source: group, crds: () => [crd]}]},
+    () => group,
+  )
 }

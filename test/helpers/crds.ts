@@ -209,3 +209,43 @@ if (invokedDirectly) {
   process.stderr.write(report.stderr)
   process.exitCode = report.exitCode
 }
+
+/**
+ * KubeRay's RayCluster CRD (ray.io/v1, what `cluster create-ray` applies), which GKE's Ray operator addon installs
+ * and xpk never does: so not a release of RELEASES, looked for in `$CRDS_DIR/kuberay-<version>/` or `$CRDS_DIR/`,
+ * then `../shared/crds/kuberay-<version>/`. Missing, its tests skip with one line saying why, except under CI.
+ */
+export const KUBERAY_VERSION = 'v1.7.0'
+
+/** Finds the RayCluster CRD in the places of `search` (no cache or download: no release manifest holds it). */
+export function findRayClusterCrd(search: CrdSearch): {readonly crd: KubeObject} | {readonly why: string} {
+  const folder = `kuberay-${KUBERAY_VERSION}`
+  const dirs = [
+    ...(search.crdsDir === undefined ? [] : [join(search.crdsDir, folder), search.crdsDir]),
+    join(search.sharedDir, folder),
+  ]
+  for (const file of dirs.flatMap(yamlFiles)) {
+    const text = readFileSync(file, 'utf8')
+    if (!looksLikeCrdsOf(text, 'ray.io')) continue
+    const crd = parseManifest(text, file).find(
+      (o) => isCrdOf(o, 'ray.io') && (o.spec as {names?: {kind?: string}}).names?.kind === 'RayCluster',
+    )
+    if (crd !== undefined) return {crd}
+  }
+  return {
+    why:
+      `Skipping the RayCluster schema tests: no KubeRay ${KUBERAY_VERSION} RayCluster CRD in ${dirs.join(' or ')}. ` +
+      `To run them, put ray.io_rayclusters.yaml of KubeRay ${KUBERAY_VERSION} in ${join(search.sharedDir, folder)}/ ` +
+      '(or set CRDS_DIR).',
+  }
+}
+
+const RAY_LOOKUP = findRayClusterCrd(defaultCrdSearch())
+
+/** The RayCluster CRD, when found. */
+export const RAY_CLUSTER_CRD: KubeObject | undefined = 'crd' in RAY_LOOKUP ? RAY_LOOKUP.crd : undefined
+
+/** Whether the RayCluster schema tests skip: only when the CRD is missing outside CI. */
+export const SKIP_RAY_CRD_TESTS = RAY_CLUSTER_CRD === undefined && !process.env.CI
+
+if (SKIP_RAY_CRD_TESTS && !invokedDirectly && 'why' in RAY_LOOKUP) process.stderr.write(`${RAY_LOOKUP.why}\n`)

@@ -78,6 +78,8 @@ export interface ClusterCreateFlags {
   readonly superSlicing?: boolean
   /** With --super-slicing: the cubes (node pools); --num-slices, when also given, must say the same. */
   readonly numCubes?: string | number
+  /** `cluster create-ray --ray-version`: GKE's Ray operator addon and a RayCluster of this Ray version. */
+  readonly rayVersion?: string
 }
 
 /** The `cluster create` flag that enables each CSI driver, as Python xpk names them, and its field in the flags. */
@@ -132,6 +134,8 @@ export interface DesiredCluster {
    * of the items, as read (each pool on one sub-block). Existing pools on any sub-block of an item are kept.
    */
   readonly poolReservations?: readonly string[]
+  /** `cluster create-ray`: the Ray version of the RayCluster (the spec asks for GKE's Ray operator addon). */
+  readonly ray?: {readonly version: string} | null
 }
 
 const CIDR = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})\/(\d{1,2})$/
@@ -210,6 +214,7 @@ export function desiredClusterFromFlags(flags: ClusterCreateFlags): DesiredClust
   const chips = checkAutoprovisioning(flags, problems, accelerator, numSlices)
   const hostMaintenanceInterval = checkHostMaintenanceInterval(flags, problems)
   const customCluster = checkCustomCluster(flags, problems)
+  const rayVersion = checkRayVersion(flags, problems, accelerator)
   problems.throwIfAny()
   const a = accelerator as Accelerator
   const isPrivate =
@@ -260,6 +265,7 @@ export function desiredClusterFromFlags(flags: ClusterCreateFlags): DesiredClust
     autoprovisioning: chips && autoprovisioningSpec(a, chips, zone as string),
     custom: customCluster,
     ...(slicing === 'super' ? {sliceController: true} : {}),
+    ...(rayVersion !== undefined ? {rayOperator: true} : {}),
   }
 
   const multiHostTpu = a.kind === 'TPU' && a.vmsPerSlice > 1
@@ -306,7 +312,39 @@ export function desiredClusterFromFlags(flags: ClusterCreateFlags): DesiredClust
     kueueLimits,
     autoprovisioning: chips,
     slicing,
+    ...(rayVersion !== undefined ? {ray: {version: rayVersion}} : {}),
   }
+}
+
+/** A Ray release (`2.38.0`): the RayCluster's `rayVersion` and the tag of the `rayproject/ray` image. */
+const RAY_VERSION = /^\d{1,3}\.\d{1,3}\.\d{1,3}$/
+
+/** `--ray-version`, when given: a Ray release number, since it becomes an image tag and KubeRay's `rayVersion`. */
+function checkRayVersion(
+  flags: ClusterCreateFlags,
+  problems: Problems,
+  accelerator: Accelerator | undefined,
+): string | undefined {
+  const version = flags.rayVersion
+  if (version === undefined) return undefined
+  if (accelerator !== undefined && accelerator.kind !== 'TPU') {
+    // Python xpk builds TPU workers only; on other types its RayCluster would never schedule.
+    problems.add(
+      `--ray-version makes a RayCluster of TPU workers, and ${accelerator.name} is a ${accelerator.kind} type.`,
+      {
+        flag: flags.deviceType !== undefined ? '--device-type' : '--tpu-type',
+        hints: ['Give a TPU type with --tpu-type, e.g. --tpu-type v5p-16.'],
+      },
+    )
+  }
+  if (!RAY_VERSION.test(version)) {
+    problems.add(`--ray-version "${escapeInline(version)}" is not a Ray release number.`, {
+      flag: '--ray-version',
+      hints: ['Give MAJOR.MINOR.PATCH, e.g. --ray-version 2.38.0 (the tags of rayproject/ray).'],
+    })
+    return undefined
+  }
+  return version
 }
 
 /** `--cpu-limit` and `--memory-limit`, each checked; CPU types' quota counts vCPUs already, so no `--cpu-limit`. */

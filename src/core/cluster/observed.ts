@@ -58,6 +58,8 @@ export interface ObservedCluster {
   readonly lustreLegacyPort: boolean
   /** GKE's slice controller addon (super-slicing): true when on, absent otherwise. */
   readonly sliceController?: boolean
+  /** GKE's Ray operator addon (`cluster create-ray`): true when on, absent otherwise. */
+  readonly rayOperator?: boolean
   /** The Workload Identity pool (`P.svc.id.goog`), or null when Workload Identity is off. */
   readonly workloadPool: string | null
   /** The VPC network the cluster's nodes are on (its name, like `default`): a Filestore instance must be on it too. */

@@ -3,7 +3,7 @@ import type {ClusterStatus, ObservedCluster, ObservedNodePool} from './observed.
 import {ApiError} from '../errors.js'
 import {creationFailedForCapacity} from './gke-errors.js'
 import type {ClusterSpec, NodePoolSpec, PlacementPolicy, WorkloadPolicySpec} from './spec.js'
-import {planAutoprovisioningUpdate, planClusterUpdates, type UpdateStep} from './updates.js'
+import {planAutoprovisioningUpdate, planClusterUpdates, planRayOperatorUpdate, type UpdateStep} from './updates.js'
 
 export type {ClusterUpdateStep, NodePoolUpdateStep, UpdateStep} from './updates.js'
 
@@ -161,6 +161,7 @@ export function planCluster(
   if (live && spec.autoprovisioning) {
     clusterUpdates.push(planAutoprovisioningUpdate(spec.autoprovisioning, live, spec.autoscalingProfile))
   }
+  if (live && spec.rayOperator) clusterUpdates.push(planRayOperatorUpdate(live))
   return {
     project: spec.project,
     location,

@@ -48,6 +48,7 @@ export function scopeNames(scopes: readonly string[]): string {
 export function describeClusterUpdate(update: ClusterUpdate): string {
   if (update.kind === 'workloadIdentity') return `workload identity (pool ${update.workloadPool})`
   if (update.kind === 'autoprovisioning') return describeAutoprovisioning(update.autoprovisioning)
+  if (update.kind === 'rayOperator') return 'addon RayOperator'
   return `addons ${update.enable.join(', ')}${update.lustreLegacyPort ? ' (Lustre on its legacy port 6988)' : ''}`
 }
 
@@ -67,6 +68,7 @@ function createdWith(s: ClusterSpec): string {
       ? [describeClusterUpdate({kind: 'addons', enable: s.csiDrivers, lustreLegacyPort: s.lustreLegacyPort})]
       : []),
     ...(s.sliceController ? ["GKE's slice controller (super-slicing)"] : []),
+    ...(s.rayOperator ? [describeClusterUpdate({kind: 'rayOperator'})] : []),
   ]
   return extras.length > 0 ? `, ${extras.join(', ')} in the create request` : ''
 }

@@ -49,6 +49,8 @@ export type ClusterUpdate =
       readonly autoprovisioning: AutoprovisioningSpec
       readonly autoscalingProfile: 'OPTIMIZE_UTILIZATION' | 'BALANCED'
     }
+  /** GKE's Ray operator addon (KubeRay, for `cluster create-ray`): `addonsConfig.rayOperatorConfig.enabled`. */
+  | {readonly kind: 'rayOperator'}
 
 /** One change to an existing node pool, as one UpdateNodePool request (GKE recreates the pool's nodes for it). */
 export interface NodePoolUpdate {
@@ -272,6 +274,8 @@ export interface ClusterSpec {
   readonly custom: CustomClusterFields
   /** GKE's slice controller addon (super-slicing; gcloud's --enable-slice-controller), in the create request. */
   readonly sliceController?: boolean
+  /** GKE's Ray operator addon (`cluster create-ray`): in the create request, by an update of an existing cluster. */
+  readonly rayOperator?: boolean
 }
 
 /** OAuth scopes xpk gives nodes: `storage-full`, gcloud's `gke-default` set, and `cloud-platform`. */

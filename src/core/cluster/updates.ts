@@ -150,6 +150,7 @@ export function clusterHas(observed: ObservedCluster, update: ClusterUpdate): bo
   if (update.kind === 'workloadIdentity') return observed.workloadPool === update.workloadPool
   if (update.kind === 'autoprovisioning')
     return autoprovisioningDifferences(update.autoprovisioning, observed).length === 0
+  if (update.kind === 'rayOperator') return observed.rayOperator === true
   return (
     update.enable.every((driver) => observed.csiDrivers.includes(driver)) &&
     (!update.lustreLegacyPort || observed.lustreLegacyPort)
@@ -178,6 +179,22 @@ export function planAutoprovisioningUpdate(
           ? 'not enabled yet (--enable-autoprovisioning)'
           : `differs: ${differences.join('; ')}`,
     spec: {kind: 'autoprovisioning', autoprovisioning: wanted, autoscalingProfile},
+    wait: false,
+  }
+}
+
+/**
+ * The UpdateCluster step of GKE's Ray operator addon (`cluster create-ray`) on an existing cluster: `none` when GKE
+ * reports it on, so a re-run sends nothing.
+ */
+export function planRayOperatorUpdate(observed: ObservedCluster): ClusterUpdateStep {
+  const enabled = observed.rayOperator === true
+  return {
+    action: enabled ? 'none' : 'update',
+    resource: 'clusterUpdate',
+    name: observed.name,
+    reason: enabled ? 'already enabled' : 'not enabled yet (the RayCluster needs KubeRay: cluster create-ray)',
+    spec: {kind: 'rayOperator'},
     wait: false,
   }
 }

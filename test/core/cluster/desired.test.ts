@@ -605,6 +605,24 @@ describe('desiredClusterFromFlags usage errors', () => {
   it.each<{case: string; flags: ClusterCreateFlags; flag: string | undefined; message: RegExp}>([
     {case: 'missing cluster', flags: {cluster: undefined}, flag: '--cluster', message: /Missing --cluster/},
     {
+      case: 'ray on a GPU type',
+      flags: {rayVersion: '2.38.0', tpuType: undefined, deviceType: 'h100-80gb-8'},
+      flag: '--device-type',
+      message: /RayCluster of TPU workers, and h100-80gb-8 is a GPU type/,
+    },
+    {
+      case: 'ray version not a release',
+      flags: {rayVersion: 'latest'},
+      flag: '--ray-version',
+      message: /"latest" is not a Ray release/,
+    },
+    {
+      case: 'ray version with a suffix',
+      flags: {rayVersion: '2.38.0-py310'},
+      flag: '--ray-version',
+      message: /not a Ray release/,
+    },
+    {
       case: 'cluster with uppercase',
       flags: {cluster: 'Demo'},
       flag: '--cluster',

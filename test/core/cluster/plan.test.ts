@@ -938,3 +938,27 @@ describe('planCluster: super-slicing', () => {
     expect(planCluster(desired, anObservedCluster({sliceController: true}), 'exists').warnings).toEqual([])
   })
 })
+
+describe('cluster create-ray: GKE’s Ray operator addon', () => {
+  const ray = v5p(2, {rayVersion: '2.38.0'})
+  it('a new cluster asks for it in the create request, not by an update', () => {
+    const plan = planCluster(ray, undefined)
+    const create = plan.steps.find((s) => s.resource === 'cluster')
+    expect(create).toMatchObject({action: 'create', spec: {rayOperator: true}})
+    expect(plan.steps.filter((s) => s.resource === 'clusterUpdate')).toEqual([])
+    expect(ray.ray).toEqual({version: '2.38.0'})
+  })
+  it.each([
+    {case: 'without the addon: one update', addon: {}, action: 'update'},
+    {case: 'with it: nothing sent (a re-run)', addon: {rayOperator: true}, action: 'none'},
+  ])('an existing cluster $case', ({addon, action}) => {
+    const plan = planCluster(ray, anObservedCluster({...addon, nodePools: matching(ray, 0, 1)}))
+    const updates = plan.steps.filter((s) => s.resource === 'clusterUpdate')
+    expect(updates).toEqual([expect.objectContaining({action, spec: {kind: 'rayOperator'}})])
+  })
+  it('cluster create (no --ray-version) asks for no addon and leaves one that is on alone', () => {
+    expect(v5p(1).spec.rayOperator).toBeUndefined()
+    const plan = planCluster(v5p(1), anObservedCluster({rayOperator: true, nodePools: matching(v5p(1), 0)}))
+    expect(plan.steps.filter((s) => s.resource === 'clusterUpdate')).toEqual([])
+  })
+})

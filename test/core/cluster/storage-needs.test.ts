@@ -20,7 +20,9 @@ function lines(type: StorageDriverType, observed: Partial<ObservedCluster>, lust
       ? `identity ${spec.workloadPool}`
       : spec.kind === 'autoprovisioning'
         ? 'autoprovisioning'
-        : `addons ${spec.enable.join(',')}${spec.lustreLegacyPort ? ' legacy' : ''}`
+        : spec.kind === 'rayOperator'
+          ? 'ray operator'
+          : `addons ${spec.enable.join(',')}${spec.lustreLegacyPort ? ' legacy' : ''}`
   return planStorageClusterUpdates(type, anObservedCluster(observed), {lustreLegacyPort}).steps.map(
     (s) =>
       `${s.action} ${s.resource} ${s.name}: ${s.resource === 'nodePoolUpdate' ? s.spec.workloadMetadataMode : what(s.spec)}`,

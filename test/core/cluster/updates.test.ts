@@ -2,7 +2,13 @@ import {describe, expect, it} from 'vitest'
 
 import type {ObservedCluster} from '../../../src/core/cluster/observed.js'
 import type {CsiDriver} from '../../../src/core/cluster/spec.js'
-import {clusterHas, NO_NEEDS, planClusterUpdates, type ClusterNeeds} from '../../../src/core/cluster/updates.js'
+import {
+  clusterHas,
+  NO_NEEDS,
+  planClusterUpdates,
+  planRayOperatorUpdate,
+  type ClusterNeeds,
+} from '../../../src/core/cluster/updates.js'
 import {anObservedCluster, anObservedPool} from '../../builders/observed.js'
 
 const POOL = 'test-project.svc.id.goog'
@@ -23,7 +29,9 @@ function lines(n: ClusterNeeds, observed: ObservedCluster, own = observed.nodePo
           ? `identity ${s.spec.workloadPool}`
           : s.spec.kind === 'autoprovisioning'
             ? 'autoprovisioning'
-            : `addons ${s.spec.enable.join(',')}${s.spec.lustreLegacyPort ? ' legacy' : ''}`
+            : s.spec.kind === 'rayOperator'
+              ? 'ray operator'
+              : `addons ${s.spec.enable.join(',')}${s.spec.lustreLegacyPort ? ' legacy' : ''}`
     return `${s.action} ${s.resource} ${s.name}: ${what}`
   })
 }
@@ -178,5 +186,17 @@ describe('clusterHas', () => {
   ])('addons: $case -> $has', ({observed, legacy, has}) => {
     const update = {kind: 'addons', enable: ['GcsFuseCsiDriver', 'LustreCsiDriver'], lustreLegacyPort: legacy} as const
     expect(clusterHas(anObservedCluster(observed), update)).toBe(has)
+  })
+})
+
+describe('planRayOperatorUpdate (cluster create-ray on an existing cluster)', () => {
+  it.each<{case: string; observed: Partial<ObservedCluster>; action: string; reason: RegExp}>([
+    {case: 'addon off: one update', observed: {}, action: 'update', reason: /^not enabled yet/},
+    {case: 'addon on: nothing sent', observed: {rayOperator: true}, action: 'none', reason: /^already enabled$/},
+  ])('$case', ({observed, action, reason}) => {
+    const step = planRayOperatorUpdate(anObservedCluster(observed))
+    expect(step).toMatchObject({action, resource: 'clusterUpdate', name: 'demo', spec: {kind: 'rayOperator'}})
+    expect(step.reason).toMatch(reason)
+    expect(clusterHas(anObservedCluster(observed), {kind: 'rayOperator'})).toBe(action === 'none')
   })
 })
