@@ -249,3 +249,11 @@ export const RAY_CLUSTER_CRD: KubeObject | undefined = 'crd' in RAY_LOOKUP ? RAY
 export const SKIP_RAY_CRD_TESTS = RAY_CLUSTER_CRD === undefined && !process.env.CI
 
 if (SKIP_RAY_CRD_TESTS && !invokedDirectly && 'why' in RAY_LOOKUP) process.stderr.write(`${RAY_LOOKUP.why}\n`)
+
+// The CI check (.ci/run) covers the RayCluster CRD too: missing, CI stops here with the line that says where to put it.
+if (invokedDirectly) {
+  if ('why' in RAY_LOOKUP) {
+    process.stderr.write(`${RAY_LOOKUP.why}\n`)
+    process.exitCode = 1
+  } else process.stdout.write(`RayCluster CRD: KubeRay ${KUBERAY_VERSION}\n`)
+}
