@@ -269,10 +269,24 @@ describe('crdReport (the check .ci/run makes before the tests)', () => {
     })
   })
 
-  it('runs as a script: CRDS_DIR is honoured, and the exit code is 0 when everything is found', () => {
+  it('runs as a script: CRDS_DIR is honoured (KubeRay's RayCluster CRD too), and the exit code is 0 when everything is found', () => {
     const crdsDir = tempDir()
     write(join(crdsDir, 'jobset-v0.10.1', 'a.yaml'), crdYaml('jobset', 'JobSet'))
     write(join(crdsDir, 'kueue-v0.17.1', 'a.yaml'), crdYaml('kueue', 'LocalQueue'))
+    write(
+      join(crdsDir, 'kuberay-v1.7.0', 'a.yaml'),
+      [
+        'apiVersion: apiextensions.k8s.io/v1',
+        'kind: CustomResourceDefinition',
+        'metadata: {name: rayclusters.ray.io}',
+        'spec:',
+        '  group: ray.io',
+        '  names: {kind: RayCluster, plural: rayclusters}',
+        '  scope: Namespaced',
+        '  versions: [{name: v1, served: true, storage: true, schema: {openAPIV3Schema: {type: object}}}]',
+        '',
+      ].join('\n'),
+    )
     const root = fileURLToPath(new URL('../..', import.meta.url))
     const run = spawnSync(process.execPath, ['--import', './bench/ts-resolve.mjs', 'test/helpers/crds.ts'], {
       cwd: root,
@@ -281,7 +295,7 @@ describe('crdReport (the check .ci/run makes before the tests)', () => {
       timeout: 30_000,
     })
     expect(run.stderr).toBe('')
-    expect(run.stdout).toBe(`JobSet CRDs: ${crdsDir}\nKueue CRDs: ${crdsDir}\n`)
+    expect(run.stdout).toBe(`JobSet CRDs: ${crdsDir}\nKueue CRDs: ${crdsDir}\nRayCluster CRD: KubeRay v1.7.0\n`)
     expect(run.status).toBe(0)
   })
 })
