@@ -269,7 +269,7 @@ describe('crdReport (the check .ci/run makes before the tests)', () => {
     })
   })
 
-  it('runs as a script: CRDS_DIR is honoured (KubeRay's RayCluster CRD too), and the exit code is 0 when everything is found', () => {
+  it('runs as a script: CRDS_DIR is honoured (KubeRay’s RayCluster CRD too), and the exit code is 0 when everything is found', () => {
     const crdsDir = tempDir()
     write(join(crdsDir, 'jobset-v0.10.1', 'a.yaml'), crdYaml('jobset', 'JobSet'))
     write(join(crdsDir, 'kueue-v0.17.1', 'a.yaml'), crdYaml('kueue', 'LocalQueue'))
