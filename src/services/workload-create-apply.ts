@@ -100,7 +100,7 @@ export async function applySubmit(
   const create = plan.steps.find((s) => s.resource === 'jobSet' && s.action === 'create')!
   add(create, 'create', ['image', 'wait', ...rbac.map((s) => `rbac:${s.resource}:${s.name}`)], async () => {
     await writeManifest(manifest)
-    await createJobSet(kube, input, manifest, planned.replaces?.uid, retry)
+    await createJobSet(kube, input, manifest, planned.replaces?.uid, retry, planned.explainCreateFailure)
   })
 
   await runStepsOrThrow(graph, {board: undefined, signal: deps.signal, now: deps.now})
@@ -132,13 +132,16 @@ async function createJobSet(
   manifest: JobSet,
   replacedUid: string | undefined,
   retry: RetryOptions,
+  explainFailure: PlannedSubmit['explainCreateFailure'],
 ): Promise<void> {
   const created = {...manifest, metadata: {...manifest.metadata, namespace: XPK_NAMESPACE}} as unknown as KubeObject
   let attempts = 0
   try {
     await withRetries(() => (attempts++, kube.create(created)), retry)
   } catch (error) {
-    if (!(error instanceof ApiError && error.status === 'ALREADY_EXISTS')) throw error
+    // The name was not read before (the create is the check): a refusal says what the read would have said.
+    const explained = async () => (explainFailure === null ? undefined : await explainFailure(error))
+    if (!(error instanceof ApiError && error.status === 'ALREADY_EXISTS')) throw (await explained()) ?? error
     // After a failed attempt whose answer was lost, the JobSet there may be this very submit's: it is when it holds
     // exactly what was sent (and is not the one --replace deleted).
     const mine =
@@ -149,7 +152,11 @@ async function createJobSet(
           found.metadata.uid !== replacedUid &&
           !applyWouldChange(created as unknown as InClusterObject, found),
       ))
-    if (!mine) throw nameTaken(input, 'was created by another submit after the name was read as free', error)
+    if (!mine) {
+      throw (
+        (await explained()) ?? nameTaken(input, 'was created by another submit after the name was read as free', error)
+      )
+    }
   }
 }
 

@@ -3,7 +3,7 @@
  * the name free, what RBAC is in place, its GPU networks, the storages it mounts), plans the image (its tag, and whether the registry has
  * it) and makes the plan (src/core/workload/create-plan.ts). Nothing is built or sent here.
  */
-import {XpkError} from '../core/errors.js'
+import {ApiError, XpkError} from '../core/errors.js'
 import {
   metadataConfigMapName,
   parseMetadataConfigMap,
@@ -49,7 +49,7 @@ import {jobSetRef} from '../core/workload/jobsets.js'
 import {mightBeSliced, slicingFromTopologies} from '../core/workload/slicing.js'
 import {WORKLOAD_DEFAULTS} from '../core/workload/options.js'
 import {withRetries, type RetryOptions} from '../executor/retry.js'
-import type {KubeClient, KubeObject} from '../ports/kube.js'
+import type {KubeClient, KubeLookup, KubeObject} from '../ports/kube.js'
 import type {ImageBuildResult} from './image-build.js'
 import {listAll, reachCluster, type ReachedCluster} from './workload-cluster.js'
 import type {CheckedCreateInputs} from './workload-create-inputs.js'
@@ -67,6 +67,11 @@ export interface PlannedSubmit {
   readonly replaces: ReplacedJobSet | null
   /** The cluster as reached; undefined when it was not read (a dry run that could not or should not). */
   readonly reached: ReachedCluster | undefined
+  /**
+   * Set when the name was not read before the create (see {@link inspectCluster}): given the create's failure, reads
+   * the name and gives the refusal the read would have given (the name taken, or JobSets not served), or undefined.
+   */
+  readonly explainCreateFailure: ((error: unknown) => Promise<XpkError | undefined>) | null
 }
 
 /** Reads what the plan needs and makes it. @throws the submit's refusals (capacity, set-up, a taken name) */
@@ -133,7 +138,15 @@ export async function planSubmit(
     goneTimeoutMs: timing.workloadGone.timeoutMs,
     storages: live === undefined ? {read: false, requested: input.storages} : {read: true, mounts: live.storages},
   }
-  return {plan: planWorkloadCreate(inputs), inputs, image, buildImage, replaces, reached: live?.reached}
+  return {
+    plan: planWorkloadCreate(inputs),
+    inputs,
+    image,
+    buildImage,
+    replaces,
+    reached: live?.reached,
+    explainCreateFailure: live?.explainCreateFailure ?? null,
+  }
 }
 
 /** What the cluster holds that the submit depends on. */
@@ -147,6 +160,7 @@ interface LiveCluster {
   readonly gpuNetworks: string[] | null
   /** The storages the workload mounts: named with --storage, and every auto-mount one. */
   readonly storages: readonly WorkloadStorage[]
+  readonly explainCreateFailure: PlannedSubmit['explainCreateFailure']
 }
 
 /**
@@ -160,6 +174,13 @@ interface LiveCluster {
  * core/kube/known-kinds.ts). Only when `xpk-sa` is missing or lacks the current RBAC revision (a cluster's first
  * submit) are the Role and RoleBindings read, in a second round; only when JobSets are not served is the JobSet CRD
  * read, to say why. Nothing is sent when something is missing.
+ *
+ * The JobSet of the name is read in that first round only when something is done before the JobSet's create (an
+ * image built, a JobSet deleted with --replace, a manifest file written) or nothing is created (a dry run); on a
+ * cluster's first submit it is read in the second round, before the RBAC objects are applied, and when the queue or
+ * the PriorityClass is missing, to name all that is. Otherwise (the steady-state submit of a given image) the create
+ * itself is the check, as it is create-if-absent: a taken name is its 409, and only then is the name read, to refuse
+ * it as the read would have (exit 6, with when it was created). That is five reads, not six.
  */
 async function inspectCluster(
   checked: CheckedCreateInputs,
@@ -173,7 +194,13 @@ async function inspectCluster(
   const read = <T>(call: () => Promise<T>) => withRetries(call, retry)
   const [serviceAccount] = desiredRbac()
   const refs = referencedObjects(input.priority)
-  const [configMap, named, liveServiceAccount, queueLookup, priorityClass, storageObjects, paramSets, topologies] =
+  const nameFirst =
+    options.dryRun ||
+    Boolean(options.replace) ||
+    options.dockerImage === undefined ||
+    options.outputManifestFile !== undefined
+  const lookUpName = () => read(() => kube.lookup(jobSetRef(input.name)))
+  const [configMap, namedFirst, liveServiceAccount, queueLookup, priorityClass, storageObjects, paramSets, topologies] =
     await Promise.all([
       read(() =>
         kube.get({
@@ -183,7 +210,7 @@ async function inspectCluster(
           name: resourcesConfigMapName(input.cluster),
         }),
       ),
-      read(() => kube.lookup(jobSetRef(input.name))),
+      nameFirst ? lookUpName() : Promise.resolve(undefined),
       read(() => kube.get(refOf(serviceAccount!))),
       read(() => kube.lookup(refs.localQueue)),
       read(() => kube.get(refs.priorityClass)),
@@ -234,9 +261,20 @@ async function inspectCluster(
   )
   deps.console.info(workloadCapacity({request, verdict}))
 
-  const existing = named.state === 'found' ? named.object : undefined
-  const jobSet: JobSetKind =
-    named.state === 'not-served' ? {served: false, crd: await read(() => kube.get(refs.jobSetCrd))} : {served: true}
+  // A missing queue or PriorityClass is refused naming everything missing, JobSet's kind too; RBAC to apply first
+  // needs the name checked before it (read alongside the Role and RoleBindings: still two rounds).
+  const rbacToRead = !rbacInPlace(liveServiceAccount)
+  const [named, rbacRead] =
+    namedFirst !== undefined
+      ? [namedFirst, undefined]
+      : await Promise.all([
+          queueLookup.state !== 'found' || priorityClass === undefined || rbacToRead ? lookUpName() : undefined,
+          rbacToRead ? readRbac(kube, liveServiceAccount, retry) : undefined,
+        ])
+  const existing = named?.state === 'found' ? named.object : undefined
+  const jobSetKind = async (lookup: KubeLookup): Promise<JobSetKind> =>
+    lookup.state === 'not-served' ? {served: false, crd: await read(() => kube.get(refs.jobSetCrd))} : {served: true}
+  const jobSet: JobSetKind = named === undefined ? {served: true} : await jobSetKind(named)
   // A Kueue before v0.15 serves only v1beta1: its LocalQueue takes the JobSet all the same (the queue-name label is
   // all it reads), so it is looked for there before the queue is called missing.
   const olderQueue =
@@ -278,17 +316,9 @@ async function inspectCluster(
   }
 
   if (existing !== undefined && !options.replace) {
-    const deleting = existing.metadata.deletionTimestamp !== undefined ? ', being deleted' : ''
-    const created = existing.metadata.creationTimestamp
-    const text =
-      `Workload ${input.name} already exists on cluster ${input.cluster} (JobSet ${XPK_NAMESPACE}/${input.name}` +
-      `${typeof created === 'string' ? `, created ${created}` : ''}${deleting}).`
-    const hints = [
-      'Pick another --workload name, or add --replace to delete the existing one (stopping its pods) and submit this one.',
-      `\`xpk workload delete --cluster ${input.cluster} --workload ${input.name}\` deletes it.`,
-    ]
-    if (!options.dryRun) throw new XpkError('conflict', text, {hints})
-    deps.console.warn(workloadNameTaken({workload: input.name, conflict: text, hint: hints[0]!}))
+    const taken = nameTaken(input, existing)
+    if (!options.dryRun) throw taken
+    deps.console.warn(workloadNameTaken({workload: input.name, conflict: taken.message, hint: taken.hints[0]!}))
   }
 
   let gpuNetworks: string[] | null = null
@@ -314,8 +344,43 @@ async function inspectCluster(
     queueInactive: inactive !== undefined,
     autoprovisioning,
   }
-  const rbac = await readRbac(kube, liveServiceAccount, retry)
-  return {reached, check, existing, rbac, gpuNetworks, storages}
+  const rbac = rbacRead ?? (await readRbac(kube, liveServiceAccount, retry))
+  const setup = {
+    cluster: input.cluster,
+    acceleratorArgs: `${acceleratorFlag} ${input.accelerator.canonical}`,
+    viaKubeconfig: options.viaKubeconfig ?? false,
+  }
+  const explainCreateFailure =
+    named !== undefined
+      ? null
+      : async (error: unknown): Promise<XpkError | undefined> => {
+          if (error instanceof XpkError && error.kind === 'interrupted') return undefined
+          // A 409 is the name taken; any other failure may be JobSets not served (their CRD gone since).
+          const taken = error instanceof ApiError && error.status === 'ALREADY_EXISTS'
+          const lookup = await lookUpName()
+          if (lookup.state === 'found') return taken ? nameTaken(input, lookup.object) : undefined
+          if (lookup.state === 'absent') return undefined
+          return setupProblem(
+            setup,
+            missingObjects({jobSet: await jobSetKind(lookup), localQueue, priorityClass}, input.priority),
+          )
+        }
+  return {reached, check, existing, rbac, gpuNetworks, storages, explainCreateFailure}
+}
+
+/** The refusal of a name taken by a JobSet that was read (exit 6), naming --replace and workload delete. */
+function nameTaken(input: CheckedCreateInputs['input'], existing: KubeObject): XpkError {
+  const deleting = existing.metadata.deletionTimestamp !== undefined ? ', being deleted' : ''
+  const created = existing.metadata.creationTimestamp
+  const text =
+    `Workload ${input.name} already exists on cluster ${input.cluster} (JobSet ${XPK_NAMESPACE}/${input.name}` +
+    `${typeof created === 'string' ? `, created ${created}` : ''}${deleting}).`
+  return new XpkError('conflict', text, {
+    hints: [
+      'Pick another --workload name, or add --replace to delete the existing one (stopping its pods) and submit this one.',
+      `\`xpk workload delete --cluster ${input.cluster} --workload ${input.name}\` deletes it.`,
+    ],
+  })
 }
 
 function refOf(o: {apiVersion: string; kind: string; metadata: {name: string; namespace?: string}}) {

@@ -107,19 +107,19 @@ describe('workload create against the fakes', () => {
     expect(kube.mutatingRequests()).toHaveLength(5)
   })
 
-  it('a second submit sends only its JobSet: seven Kubernetes requests, no discovery, and one GKE request', async () => {
+  it('a second submit sends only its JobSet: six Kubernetes requests, no discovery, and one GKE request', async () => {
     expect((await create('run-1')).code).toBe(0)
     kube.requests.length = 0
     gke.calls.length = 0
     const result = await create('run-2')
     expect(result.code, result.stderr).toBe(0)
     expect(kube.mutatingRequests().map((r) => `${r.verb} ${r.resource}`)).toEqual(['create jobsets'])
-    // The JobSet and Kueue kinds are known without discovery; the read of the name says JobSets are served.
+    // The JobSet and Kueue kinds are known without discovery. The name is not read first: the create is
+    // create-if-absent, so a taken name is its 409 (then read, to say when it was created).
     expect(kube.requests.filter((r) => r.verb === 'discovery')).toEqual([])
     expect(apiRequests().sort()).toEqual([
       'create jobsets',
       'get configmaps demo-resources-configmap',
-      'get jobsets run-2',
       'get localqueues multislice-queue',
       'get priorityclasses medium',
       'get serviceaccounts xpk-sa',
@@ -271,8 +271,9 @@ describe('workload create against the fakes', () => {
     const paths = kube.requests.map((r) => `${r.method} ${r.path} ${r.status}`)
     expect(paths).toContain('GET /apis/jobset.x-k8s.io/v1alpha2/namespaces/default/jobsets/run-1 404')
     expect(paths.at(-1)).toBe('GET /apis/apiextensions.k8s.io/v1/customresourcedefinitions/jobsets.jobset.x-k8s.io 404')
-    // The round of six reads (the Storage list among them: 404, no Storage CRD), then the CRD.
-    expect(paths).toHaveLength(7)
+    // The round of five reads (the Storage list among them: 404, no Storage CRD); as xpk-sa is missing (RBAC to
+    // apply before the JobSet), the name with the Role and RoleBindings; then the CRD.
+    expect(paths).toHaveLength(9)
   })
 
   it('--dry-run reports a missing LocalQueue the same way, sending nothing', async () => {

@@ -24,6 +24,7 @@ import {KUEUE_CRD_NAMES, MemoryReleaseManifests, releaseObjects} from '../fakes/
 import {CRDS} from '../helpers/crds.js'
 import {SKIP_CRD_TESTS, validateAgainstCrd} from '../helpers/crd-schema.js'
 import {RecordingConsole} from '../helpers/recording-console.js'
+import {countRounds} from '../helpers/request-rounds.js'
 import {virtualClock} from '../helpers/virtual-clock.js'
 
 const KUEUE = {apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'kueue-system', name: 'kueue-controller-manager'}
@@ -172,6 +173,42 @@ describe('in-cluster steps on a fresh cluster', () => {
       expect(checked.length).toBeGreaterThanOrEqual(3)
       for (const r of checked) expect(validateAgainstCrd(r.body), `${r.kind} ${r.name}`).toEqual([])
     })
+  })
+})
+
+describe('rounds of requests (issue 19): a round is what is sent once the answers to the one before are in', () => {
+  // The longest chain of requests that must wait for one another on a fresh cluster: the lists -> the Namespaces
+  // (CRDs and cluster-wide RBAC alongside) -> the namespaced objects -> each controller's Deployment read Available
+  // -> the Kueue configuration.
+  const CHAIN = 5
+  const verbs = (round: readonly string[]) => [...new Set(round.map((r) => r.split(' ')[0]))].sort()
+
+  it('a fresh install sends its requests in as many rounds as that chain is long', async () => {
+    const kube = aCluster(4)
+    const lockstep = countRounds(kube)
+    const {failed} = await converge(kube, inputs(2, 4))
+    lockstep.stop()
+    expect(failed).toEqual([])
+    expect(lockstep.rounds).toHaveLength(CHAIN)
+    expect(verbs(lockstep.rounds[0]!)).toEqual(['list'])
+    expect(lockstep.rounds[1]).toEqual(expect.arrayContaining(['apply Namespace jobset-system']))
+    expect(lockstep.rounds[2]).toEqual(expect.arrayContaining(['apply Deployment kueue-controller-manager']))
+    expect(lockstep.rounds[3]).toEqual([
+      'get Deployment jobset-controller-manager',
+      'get Deployment kueue-controller-manager',
+    ])
+    expect(lockstep.rounds[4]).toEqual(expect.arrayContaining(['apply ClusterQueue cluster-queue']))
+  })
+
+  it('an unchanged re-run is one round of reads', async () => {
+    const kube = aCluster(4)
+    await converge(kube, inputs(2, 4))
+    const lockstep = countRounds(kube)
+    const {failed} = await converge(kube, inputs(2, 4))
+    lockstep.stop()
+    expect(failed).toEqual([])
+    expect(lockstep.rounds).toHaveLength(1)
+    expect(verbs(lockstep.rounds[0]!)).toEqual(['list'])
   })
 })
 
@@ -630,6 +667,35 @@ describe('CoreDNS in place of kube-dns (cluster create, as Python xpk)', () => {
     expect(kube.mutatingRequests()).toEqual([])
   })
 
+  it('a fresh install with CoreDNS takes no more rounds than one without (kube-dns read with the lists)', async () => {
+    const kube = withKubeDns(aCluster(4))
+    const lockstep = countRounds(kube)
+    const {failed} = await converge(kube, withDns(6))
+    lockstep.stop()
+    expect(failed).toEqual([])
+    // The lists, then CoreDNS's objects all at once, then both kube-dns Deployments read and scaled down together,
+    // then CoreDNS read Available: beside the install's own chain of five rounds.
+    expect(lockstep.rounds).toHaveLength(5)
+    expect(lockstep.rounds[0]!.filter((r) => !r.startsWith('list '))).toEqual([])
+    expect(lockstep.rounds[1]).toEqual(
+      expect.arrayContaining(['apply ConfigMap coredns', 'apply Deployment coredns', 'apply Service kube-dns']),
+    )
+    expect(lockstep.rounds[2]).toEqual(
+      expect.arrayContaining(['get Deployment kube-dns-autoscaler', 'get Deployment kube-dns']),
+    )
+    expect(lockstep.rounds[3]).toEqual(
+      expect.arrayContaining(['apply Deployment kube-dns-autoscaler', 'apply Deployment kube-dns']),
+    )
+    expect(lockstep.rounds[4]).toEqual(expect.arrayContaining(['get Deployment coredns']))
+    // Without kube-dns (nothing to replace) the same: no get of it after the lists.
+    const bare = aCluster(4)
+    const again = countRounds(bare)
+    await converge(bare, withDns(6))
+    again.stop()
+    expect(again.rounds).toHaveLength(5)
+    expect(again.rounds.flat().filter((r) => r.startsWith('get ') && r.includes('kube-dns'))).toEqual([])
+  })
+
   it('plans nothing where kube-system has no kube-dns Service, and says why', async () => {
     const {plan} = await converge(aCluster(4), withDns(3))
     expect(plan.steps.filter((s) => s.kind === 'coredns')).toEqual([])
@@ -644,6 +710,7 @@ describe('CoreDNS in place of kube-dns (cluster create, as Python xpk)', () => {
       ['await', null],
     ])
     const kube = withKubeDns(aCluster(4))
+    const lockstep = countRounds(kube)
     const clock = virtualClock()
     const retry = {policy: DEFAULT_RETRY_POLICY, clock, signal: new AbortController().signal}
     const steps = inClusterSteps(
@@ -656,9 +723,17 @@ describe('CoreDNS in place of kube-dns (cluster create, as Python xpk)', () => {
       signal: retry.signal,
       now: clock.now,
     })
+    lockstep.stop()
     expect(outcomes.filter((o) => o.status !== 'done')).toEqual([])
     expect(replicasOf(kube, 'coredns')).toBe(2)
     expect(replicasOf(kube, 'kube-dns')).toBe(0)
+    // Checked at run time: coredns and kube-dns read together, then CoreDNS applied, kube-dns's Deployments read
+    // and scaled down, CoreDNS read Available (the install's own chain is four rounds here: nothing is listed).
+    expect(lockstep.rounds).toHaveLength(5)
+    expect(lockstep.rounds[0]).toEqual(
+      expect.arrayContaining(['get Deployment coredns', 'get Service kube-dns', 'get ConfigMap kube-dns']),
+    )
+    expect(lockstep.rounds.at(-1)).toEqual(['get Deployment coredns'])
   })
 })
 

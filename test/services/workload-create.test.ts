@@ -171,7 +171,7 @@ describe('workload create: submitting', () => {
     expect(text).toContain('  xpk workload list --cluster demo --filter-by-job run-1')
   })
 
-  it('applies the RBAC objects once: the next submit reads six kinds in one round and sends only its JobSet: seven requests', async () => {
+  it('applies the RBAC objects once: the next submit reads five kinds in one round and sends only its JobSet: six requests', async () => {
     const kube = aWorkloadCluster()
     await run(kube).done
     kube.clearLog()
@@ -181,7 +181,6 @@ describe('workload create: submitting', () => {
     expect(requestLines(kube)).toEqual([
       'create JobSet run-2',
       'get ConfigMap demo-resources-configmap',
-      'get JobSet run-2',
       'get LocalQueue multislice-queue',
       'get PriorityClass high',
       'get ServiceAccount xpk-sa',
@@ -189,8 +188,9 @@ describe('workload create: submitting', () => {
       'list Storage',
     ])
     expect(result.rbac.map((r) => r.change)).toEqual(['none', 'none', 'none', 'none'])
-    // Whether the JobSet kind is served is told by the read of the name: the JobSet CRD is not read.
-    expect(kube.requests).toHaveLength(7)
+    // The name is not read first: the create is create-if-absent, so a taken name is its 409 (see "a name that is
+    // taken"). Nor is the JobSet CRD read.
+    expect(kube.requests).toHaveLength(6)
   })
 
   it('an RBAC set-up without the current revision (an older xpk) is read in full and only what differs applied', async () => {
@@ -336,6 +336,41 @@ describe('workload create: a name that is taken', () => {
     expect(error.hints.join('\n')).toContain('xpk workload delete --cluster demo --workload run-1')
     expect(builds).toEqual([])
     expect(kube.mutatingRequests()).toEqual([])
+  })
+
+  it('on a set-up cluster with a given image, the create is the check (its 409), refused as the read would be', async () => {
+    const kube = aWorkloadCluster()
+    await run(kube, {flags: {workload: 'run-0'}}).done
+    seedWorkload(kube, 'run-1')
+    const theirs = JSON.stringify(kube.peek(JOBSET('run-1')))
+    kube.clearLog()
+    const error = await failure(run(kube).done)
+    expect(error.exitCode).toBe(6)
+    expect(error.message).toMatch(/^Workload run-1 already exists on cluster demo \(JobSet default\/run-1, created /)
+    expect(error.hints.join('\n')).toContain('--replace')
+    expect(error.hints.join('\n')).toContain('xpk workload delete --cluster demo --workload run-1')
+    // The create was refused by the API server, and only then was the name read, to say when it was created.
+    const jobSetRequests = kube.requests.filter((r) => r.kind === 'JobSet').map((r) => `${r.verb} ${r.status}`)
+    expect(jobSetRequests).toEqual(['create 409', 'get 200'])
+    expect(JSON.stringify(kube.peek(JOBSET('run-1')))).toBe(theirs)
+  })
+
+  it('on a set-up cluster whose JobSet CRD is gone since, the failed create is explained as the read would be', async () => {
+    const kube = aWorkloadCluster()
+    await run(kube, {flags: {workload: 'run-0'}}).done
+    await kube.delete({
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      name: 'jobsets.jobset.x-k8s.io',
+    })
+    kube.clearLog()
+    const error = await failure(run(kube).done)
+    expect(error.exitCode).toBe(6)
+    expect(error.message).toBe(
+      'Cluster demo is not set up for workloads: it has no CustomResourceDefinition jobsets.jobset.x-k8s.io ' +
+        '(JobSet is not installed, so the API server cannot take a JobSet). Nothing was submitted.',
+    )
+    expect(kube.mutatingRequests().filter((r) => r.status !== 404)).toEqual([])
   })
 
   it('--replace deletes the old JobSet, waits until it and its Jobs are gone, then applies the new one', async () => {
@@ -709,16 +744,20 @@ describe('workload create: what the JobSet refers to must be in the cluster (che
       'Cluster demo is not set up for workloads: it has no CustomResourceDefinition jobsets.jobset.x-k8s.io ' +
         '(JobSet is not installed, so the API server cannot take a JobSet). Nothing was submitted.',
     )
-    // The round of reads, then the CRD, read only because the JobSet kind is not served.
+    // The round of reads; then, as xpk-sa is missing (RBAC to apply before the JobSet), the name with the Role and
+    // RoleBindings; then the CRD, read only because the JobSet kind is not served.
     expect(kube.requests.map((r) => `${r.verb} ${r.kind} ${r.name} ${r.status}`)).toEqual([
       'get ConfigMap demo-resources-configmap 200',
-      'get JobSet run-1 404',
       'get ServiceAccount xpk-sa 404',
       'get LocalQueue multislice-queue 200',
       'get PriorityClass medium 200',
       'list Storage undefined 404',
+      'get JobSet run-1 404',
+      'get Role pod-reader 404',
+      'list RoleBinding undefined 200',
       'get CustomResourceDefinition jobsets.jobset.x-k8s.io 404',
     ])
+    expect(kube.mutatingRequests()).toEqual([])
   })
 
   it('a capacity problem is reported before the set-up (the resources ConfigMap is read first)', async () => {
