@@ -184,6 +184,13 @@ const CASES: Readonly<Record<string, Case>> = {
     ],
     real: [],
   },
+  'workload:create-pathways': {
+    argv: [
+      ...['workload', 'create-pathways', '--cluster', 'demo', '--workload', 'dry-pw', '--tpu-type', 'v5litepod-256'],
+      ...['--headless'],
+    ],
+    real: [],
+  },
   'workload:delete': {argv: ['workload', 'delete', '--cluster', 'demo', '--workload', 'dry-1'], real: []},
   'vm:create': {argv: ['vm', 'create', '--tpu-prefix', 'dry', '--tpu-type', 'v4-8', '--async'], real: []},
   'vm:delete': {argv: ['vm', 'delete', '--tpu-prefix', 'dry', '--async'], real: ['--force']},
