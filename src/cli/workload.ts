@@ -180,11 +180,12 @@ export const workloadCreatePathwaysFlags = (() => {
     'tpu-type': _tpuType,
     ...shared
   } = workloadCreateFlags
-  const noImage = ['docker-image', 'base-docker-image', 'script-dir']
+  const noImage = ['command', 'docker-image', 'base-docker-image', 'script-dir']
   return {
     ...shared,
     'tpu-type': Flags.string({
-      description: 'TPU type of each slice, e.g. v5p-8, v6e-256 (Pathways runs on TPUs only; see `xpk accelerator list`).',
+      description:
+        'TPU type of each slice, e.g. v5p-8, v6e-256 (Pathways runs on TPUs only; see `xpk accelerator list`).',
       helpGroup: 'ACCELERATOR',
     }),
     command: Flags.string({

@@ -315,13 +315,9 @@ function checkIdentity(flags: WorkloadFlags, problems: Problems): void {
     const problem = workloadNameProblem(flags.workload)
     if (problem) problems.add(`--workload "${escapeInline(flags.workload)}": ${problem}.`, {flag: '--workload'})
   }
+  // A headless Pathways workload runs no command (its flag excludes --command).
   if (flags.pathways?.headless === true) {
-    if (flags.command !== undefined) {
-      problems.add('--command and --headless: a headless Pathways workload runs no command of its own.', {
-        flag: '--command',
-        hints: ['Drop --command to connect your own JAX client to the proxy, or drop --headless to run the command.'],
-      })
-    }
+    // Nothing to check.
   } else if (flags.command === undefined || flags.command.trim() === '') {
     problems.add(
       flags.pathways === undefined
