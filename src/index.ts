@@ -33,6 +33,7 @@ import VmDelete from './commands/vm/delete.js'
 import VmList from './commands/vm/list.js'
 import VmRun from './commands/vm/run.js'
 import WorkloadCreate from './commands/workload/create.js'
+import WorkloadCreatePathways from './commands/workload/create-pathways.js'
 import WorkloadDelete from './commands/workload/delete.js'
 import WorkloadDescribe from './commands/workload/describe.js'
 import WorkloadList from './commands/workload/list.js'
@@ -68,6 +69,7 @@ export const COMMANDS = {
   'vm:list': VmList,
   'vm:run': VmRun,
   'workload:create': WorkloadCreate,
+  'workload:create-pathways': WorkloadCreatePathways,
   'workload:delete': WorkloadDelete,
   'workload:describe': WorkloadDescribe,
   'workload:list': WorkloadList,

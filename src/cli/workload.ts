@@ -8,12 +8,13 @@ import {join} from 'node:path'
 
 import * as Flags from '@oclif/core/flags'
 
-import {WORKLOAD_DEFAULTS} from '../core/workload/defaults.js'
+import {PATHWAYS_DEFAULTS, WORKLOAD_DEFAULTS} from '../core/workload/defaults.js'
 // The default alone: core/timing.ts reads the environment table, which --help has no need to load.
 import {DEFAULT_GONE_TIMEOUT_MS} from '../core/workload/jobsets.js'
 import {DEFAULT_WAIT_TIMEOUT_SECONDS} from '../core/workload/list-options.js'
 import {DEFAULT_PRIORITY, PRIORITY_NAMES} from '../core/workload/priority.js'
 import {STATUS_FILTERS} from '../core/workload/status.js'
+import type {PathwaysFlags} from '../core/workload/pathways.js'
 import type {Console} from '../ports/console.js'
 import type {ImageBuildDeps} from '../services/image-build.js'
 import type {WorkloadCreateResult} from '../services/workload-create.js'
@@ -162,6 +163,85 @@ export const workloadCreateFlags = {
   ...offlineFlag,
 }
 
+/**
+ * The flags of `xpk workload create-pathways`: those of `workload create` that Python xpk's create-pathways takes
+ * (TPU types only: no --device-type, --num-nodes, --scheduler, --debug-dump-gcs, --restart-on-exit-codes; no
+ * --storage, which Python accepts and ignores), and Pathways' own. Defaults are Python's
+ * (src/core/workload/pathways.ts).
+ */
+export const workloadCreatePathwaysFlags = (() => {
+  const {
+    'device-type': _deviceType,
+    'num-nodes': _numNodes,
+    scheduler: _scheduler,
+    'debug-dump-gcs': _debugDumpGcs,
+    'restart-on-exit-codes': _restartCodes,
+    storage: _storage,
+    'tpu-type': _tpuType,
+    ...shared
+  } = workloadCreateFlags
+  const noImage = ['command', 'docker-image', 'base-docker-image', 'script-dir']
+  return {
+    ...shared,
+    'tpu-type': Flags.string({
+      description:
+        'TPU type of each slice, e.g. v5p-8, v6e-256 (Pathways runs on TPUs only; see `xpk accelerator list`).',
+      helpGroup: 'ACCELERATOR',
+    }),
+    command: Flags.string({
+      ...valueShape('text'),
+      description: 'Command the Pathways head runs, e.g. "python3 train.py"; required unless --headless.',
+    }),
+    headless: Flags.boolean({
+      description:
+        'No command of yours: run the Pathways head (proxy and resource manager) and workers only, for your own JAX client (a notebook) to connect to the proxy.',
+      exclusive: noImage,
+      helpGroup: 'PATHWAYS',
+    }),
+    'server-image': Flags.string({
+      description: `Image of the Pathways resource manager and workers. [default: ${PATHWAYS_DEFAULTS.serverImage}]`,
+      helpGroup: 'PATHWAYS',
+    }),
+    'proxy-server-image': Flags.string({
+      description: `Image of the Pathways proxy. [default: ${PATHWAYS_DEFAULTS.proxyServerImage}]`,
+      helpGroup: 'PATHWAYS',
+    }),
+    'colocated-python-sidecar-image': Flags.string({
+      description: "Image of a colocated Python sidecar beside each worker (port 50051, the workers' /tmp shared).",
+      helpGroup: 'PATHWAYS',
+    }),
+    'pathways-gcs-location': Flags.string({
+      description: `Cloud Storage path for Pathways' scratch files. [default: ${PATHWAYS_DEFAULTS.gcsLocation}]`,
+      helpGroup: 'PATHWAYS',
+    }),
+    'custom-pathways-server-args': Flags.string({
+      ...valueShape('text'),
+      description: 'More arguments for the resource manager, space separated, e.g. "--flag_a=1 --flag_b=2".',
+      helpGroup: 'PATHWAYS',
+    }),
+    'custom-pathways-proxy-server-args': Flags.string({
+      ...valueShape('text'),
+      description: 'More arguments for the proxy, space separated.',
+      helpGroup: 'PATHWAYS',
+    }),
+    'custom-pathways-worker-args': Flags.string({
+      ...valueShape('text'),
+      description: 'More arguments for the workers, space separated.',
+      helpGroup: 'PATHWAYS',
+    }),
+    'elastic-slices': integerFlag('workload:elastic-slices', {
+      description: 'Slices the workload may lose and keep running (the proxy is told; each slice restarts on its own).',
+      default: PATHWAYS_DEFAULTS.elasticSlices,
+      helpGroup: 'PATHWAYS',
+    }),
+    'max-slice-restarts': integerFlag('workload:max-slice-restarts', {
+      description: 'With --elastic-slices: times each slice may restart.',
+      default: PATHWAYS_DEFAULTS.maxSliceRestarts,
+      helpGroup: 'PATHWAYS',
+    }),
+  }
+})()
+
 /** The flags of `xpk workload delete`. */
 export const workloadDeleteFlags = {
   ...targetFlags,
@@ -254,7 +334,7 @@ export const workloadWhyFlags = {...targetFlags, ...gkeEndpointFlag, ...kubeAcce
  * client only when the workload is submitted.
  */
 export async function createWorkload(
-  options: FlagOptions<typeof workloadCreateFlags>,
+  options: FlagOptions<typeof workloadCreateFlags> | PathwaysCreateOptions,
   run: Invocation,
 ): Promise<WorkloadCreateResult> {
   const [{wiring, settings, timing}, {createWorkload}, {NodeFiles}] = await Promise.all([
@@ -292,6 +372,16 @@ export async function createWorkload(
       },
     },
   )
+}
+
+type PathwaysCreateOptions = FlagOptions<typeof workloadCreatePathwaysFlags> & {readonly pathways: PathwaysFlags}
+
+/** `xpk workload create-pathways`: `workload create`'s service, with the Pathways flags. */
+export async function createPathwaysWorkload(
+  options: FlagOptions<typeof workloadCreatePathwaysFlags>,
+  run: Invocation,
+): Promise<WorkloadCreateResult> {
+  return createWorkload({...options, pathways: options}, run)
 }
 
 /** `xpk workload delete`: GKE (to find the cluster) and its Kubernetes API on first use. */

@@ -106,6 +106,8 @@ export const INTEGER_FLAGS = {
     max: INT64_JSON_MAX,
     limit: "the pod's int64 terminationGracePeriodSeconds, as far as JSON carries it exactly",
   },
+  'workload:elastic-slices': {min: 0, max: MAX_SLICES, limit: 'slices of the workload'},
+  'workload:max-slice-restarts': {min: 1, max: 1_000_000, limit: "restarts per slice (a worker Job's backoffLimit)"},
   'workload:timeout': {min: 1, max: MAX_WAIT_SECONDS, limit: "seconds; Node's timers wait at most about 24.8 days"},
   'workload:slice': {min: 0, max: MAX_SLICES - 1, limit: 'slice indexes start at 0'},
   'workload:worker': {min: 0, max: GKE_MAX_NODES_PER_POOL - 1, limit: 'worker indexes start at 0'},

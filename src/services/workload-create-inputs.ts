@@ -49,8 +49,10 @@ export async function checkCreateInputs(
   const parsed = collect(() =>
     workloadInputFromFlags(flags, envFile instanceof UsageError ? undefined : envFile, deps.env),
   )
+  // A headless Pathways workload has no container of the user's: nothing to build.
+  const buildsImage = options.dockerImage === undefined && options.flags.pathways?.headless !== true
   const repository =
-    options.dockerImage === undefined
+    buildsImage
       ? collect(() =>
           imageRepository({
             registry: options.settings.registry.value,
@@ -62,7 +64,7 @@ export async function checkCreateInputs(
       : undefined
   const outputProblem = await checkOutputManifestFile(options.outputManifestFile, deps.files)
   if (outputProblem) problems.push(outputProblem)
-  const scriptDir = options.dockerImage === undefined ? await checkScriptDir(options, deps) : undefined
+  const scriptDir = buildsImage ? await checkScriptDir(options, deps) : undefined
   if (Array.isArray(scriptDir)) for (const problem of scriptDir) problems.push(problem)
   const target = {
     project: options.settings.project.value,

@@ -48,6 +48,7 @@ import {GKE_NETWORK_PARAM_SET, gpuNetworkNames, needsClusterGpuNetworks} from '.
 import {jobSetRef} from '../core/workload/jobsets.js'
 import {mightBeSliced, slicingFromTopologies} from '../core/workload/slicing.js'
 import {WORKLOAD_DEFAULTS} from '../core/workload/options.js'
+import {PATHWAYS_CPU_FLAVOR, PATHWAYS_CPU_POOL} from '../core/workload/pathways.js'
 import {withRetries, type RetryOptions} from '../executor/retry.js'
 import type {KubeClient, KubeLookup, KubeObject} from '../ports/kube.js'
 import type {ImageBuildResult} from './image-build.js'
@@ -91,7 +92,10 @@ export async function planSubmit(
   let image: WorkloadImage
   let planned: PlannedImage
   let buildImage: PlannedSubmit['buildImage'] = null
-  if (options.dockerImage !== undefined) {
+  if (input.pathways?.headless === true) {
+    image = {source: 'none', reference: ''}
+    planned = image
+  } else if (options.dockerImage !== undefined) {
     image = {source: 'given', reference: options.dockerImage}
     planned = image
   } else {
@@ -200,31 +204,44 @@ async function inspectCluster(
     options.dockerImage === undefined ||
     options.outputManifestFile !== undefined
   const lookUpName = () => read(() => kube.lookup(jobSetRef(input.name)))
-  const [configMap, namedFirst, liveServiceAccount, queueLookup, priorityClass, storageObjects, paramSets, topologies] =
-    await Promise.all([
-      read(() =>
-        kube.get({
-          apiVersion: 'v1',
-          kind: 'ConfigMap',
-          namespace: XPK_NAMESPACE,
-          name: resourcesConfigMapName(input.cluster),
-        }),
-      ),
-      nameFirst ? lookUpName() : Promise.resolve(undefined),
-      read(() => kube.get(refOf(serviceAccount!))),
-      read(() => kube.lookup(refs.localQueue)),
-      read(() => kube.get(refs.priorityClass)),
-      // A cluster without the Storage kind lists none: no storage was ever attached to it.
-      listAll(kube, STORAGE_API_VERSION, STORAGE_KIND, {}, retry),
-      needsClusterGpuNetworks(input.accelerator)
-        ? listAll(kube, GKE_NETWORK_PARAM_SET.apiVersion, GKE_NETWORK_PARAM_SET.kind, {}, retry)
-        : Promise.resolve(undefined),
-      // v6e and tpu7x workloads may run sub- or super-sliced: the cluster is set up for it when Kueue has its
-      // Topology (a Kueue without the kind lists none).
-      mightBeSliced(input.accelerator)
-        ? listAll(kube, KUEUE_API_VERSION, 'Topology', {}, retry)
-        : Promise.resolve([] as KubeObject[]),
-    ])
+  const [
+    configMap,
+    namedFirst,
+    liveServiceAccount,
+    queueLookup,
+    priorityClass,
+    storageObjects,
+    paramSets,
+    topologies,
+    pathwaysFlavor,
+  ] = await Promise.all([
+    read(() =>
+      kube.get({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        namespace: XPK_NAMESPACE,
+        name: resourcesConfigMapName(input.cluster),
+      }),
+    ),
+    nameFirst ? lookUpName() : Promise.resolve(undefined),
+    read(() => kube.get(refOf(serviceAccount!))),
+    read(() => kube.lookup(refs.localQueue)),
+    read(() => kube.get(refs.priorityClass)),
+    // A cluster without the Storage kind lists none: no storage was ever attached to it.
+    listAll(kube, STORAGE_API_VERSION, STORAGE_KIND, {}, retry),
+    needsClusterGpuNetworks(input.accelerator)
+      ? listAll(kube, GKE_NETWORK_PARAM_SET.apiVersion, GKE_NETWORK_PARAM_SET.kind, {}, retry)
+      : Promise.resolve(undefined),
+    // v6e and tpu7x workloads may run sub- or super-sliced: the cluster is set up for it when Kueue has its
+    // Topology (a Kueue without the kind lists none).
+    mightBeSliced(input.accelerator)
+      ? listAll(kube, KUEUE_API_VERSION, 'Topology', {}, retry)
+      : Promise.resolve([] as KubeObject[]),
+    // Pathways: the head's CPU and memory are admitted by Kueue's cpu-user flavor, on the cpu-np pool.
+    input.pathways === undefined
+      ? Promise.resolve(undefined)
+      : read(() => kube.lookup({apiVersion: KUEUE_API_VERSION, kind: 'ResourceFlavor', name: PATHWAYS_CPU_FLAVOR})),
+  ])
 
   const acceleratorFlag = options.flags.tpuType === undefined ? '--device-type' : '--tpu-type'
   const request: CapacityRequest = {
@@ -301,6 +318,9 @@ async function inspectCluster(
       },
       missing,
     )
+  }
+  if (pathwaysFlavor !== undefined && pathwaysFlavor.state !== 'found') {
+    throw pathwaysSetupProblem(input.cluster, input.accelerator.canonical)
   }
   const storages = storagesToMount(input.storages, storageObjects.map(readStorage), input.cluster)
   const inactive = inactiveQueue(localQueue)
@@ -410,4 +430,22 @@ async function readRbac(
       i === 0 ? liveServiceAccount : i === 1 ? liveRole : liveByName.get(object.metadata.name),
     ),
   }
+}
+
+/**
+ * A cluster not made with `cluster create-pathways`: Kueue could never admit the Pathways head (no flavor covers its
+ * CPU and memory), so the workload would wait forever. Python xpk refuses the same, finding no cpu-np node pool.
+ */
+function pathwaysSetupProblem(cluster: string, tpuType: string): XpkError {
+  return new XpkError(
+    'conflict',
+    `Cluster ${cluster} is not set up for Pathways: Kueue has no ResourceFlavor ${PATHWAYS_CPU_FLAVOR}, which admits ` +
+      `the Pathways head on the ${PATHWAYS_CPU_POOL} node pool. Nothing was submitted.`,
+    {
+      hints: [
+        `Run \`xpk cluster create-pathways --cluster ${cluster} --tpu-type ${tpuType} ...\` with the flags the cluster ` +
+          `was created with: it adds the ${PATHWAYS_CPU_POOL} node pool and the ${PATHWAYS_CPU_FLAVOR} flavor, keeping what is there.`,
+      ],
+    },
+  )
 }

@@ -20,6 +20,7 @@ import {
 } from '../core/workload/create-plan.js'
 import {nextCommands, workloadLinks, type WorkloadLinks} from '../core/workload/links.js'
 import type {WorkloadFlags, WorkloadInput} from '../core/workload/options.js'
+import {pathwaysProxyAddress} from '../core/workload/pathways.js'
 import type {Console} from '../ports/console.js'
 import type {LocalFiles} from '../ports/files.js'
 import {confirmOrStop} from './confirm.js'
@@ -73,7 +74,10 @@ export interface WorkloadCreateDeps extends ClusterAccessDeps {
 
 /** How the workload's image was obtained. */
 export type WorkloadImage =
-  {readonly source: 'given'; readonly reference: string} | ({readonly source: 'built'} & ImageBuildResult)
+  | {readonly source: 'given'; readonly reference: string}
+  /** A headless Pathways workload: no container of the user's, no image. */
+  | {readonly source: 'none'; readonly reference: ''}
+  | ({readonly source: 'built'} & ImageBuildResult)
 
 export interface WorkloadCreateResult {
   readonly workload: string
@@ -106,6 +110,11 @@ export interface WorkloadCreateResult {
    * reference, the JobSet that was read and is deleted, the RBAC objects, the JobSet).
    */
   readonly steps: readonly WorkloadPlanStep[]
+  /**
+   * `workload create-pathways`: the proxy's address inside the cluster (what a headless workload's JAX client
+   * connects to, through a port-forward from outside) and whether it is headless; null for other workloads.
+   */
+  readonly pathways: {readonly proxyAddress: string; readonly headless: boolean} | null
 }
 
 /**
@@ -206,6 +215,10 @@ function resultBase(
     links: place === null ? null : workloadLinks({...place, cluster: input.cluster, workload: input.name}),
     next: nextCommands(input.cluster, input.name),
     steps: planned.plan.steps,
+    pathways:
+      input.pathways === undefined
+        ? null
+        : {proxyAddress: pathwaysProxyAddress(input.name), headless: input.pathways.headless},
   }
 }
 
@@ -236,8 +249,9 @@ function submittedText(result: WorkloadCreateResult, input: WorkloadInput): stri
     `${result.replaced ? 'Replaced' : 'Submitted'} workload ${result.workload} on cluster ${result.cluster}: ` +
       `JobSet ${result.jobSet.namespace}/${result.jobSet.name}, ${describeScale(input.accelerator.kind, input.numSlices, input.numNodes)} ` +
       `of ${input.accelerator.name}, priority ${input.priority}.`,
-    `Image: ${result.image.reference}`,
+    ...(result.image.source === 'none' ? [] : [`Image: ${result.image.reference}`]),
   ]
+  if (result.pathways) lines.push(...pathwaysLines(result.pathways, result.workload))
   if (result.links) {
     lines.push(
       `Follow it: ${result.links.console}`,
@@ -246,4 +260,21 @@ function submittedText(result: WorkloadCreateResult, input: WorkloadInput): stri
   }
   lines.push('Next:', ...result.next.map((command) => `  ${command}`))
   return lines.join('\n')
+}
+
+/**
+ * Where the Pathways proxy listens. A headless workload is driven from the user's own JAX client: inside the cluster
+ * at the proxy's address, from outside through a port-forward to the head pod (Python xpk prints the same).
+ */
+function pathwaysLines(pathways: NonNullable<WorkloadCreateResult['pathways']>, workload: string): string[] {
+  const lines = [`Pathways proxy: ${pathways.proxyAddress}`]
+  if (pathways.headless) {
+    lines.push(
+      'Connect your JAX client once the head pod is running: inside the cluster with ' +
+        `JAX_PLATFORMS=proxy JAX_BACKEND_TARGET=${pathways.proxyAddress}; from your machine, forward the port ` +
+        `(kubectl port-forward pod/${workload}-pathways-head-0-0-<suffix> 29000:29000) and use ` +
+        'JAX_PLATFORMS=proxy JAX_BACKEND_TARGET=grpc://127.0.0.1:29000.',
+    )
+  }
+  return lines
 }

@@ -49,6 +49,7 @@ export const jobSetCrdServing = (...versions: string[]) =>
 export const JOBSET_CRD = jobSetCrdServing('v1alpha2')
 export const KUEUE_WORKLOAD_CRD = crd('kueue.x-k8s.io', 'Workload', 'workloads', 'v1beta2', 'Namespaced')
 export const LOCAL_QUEUE_CRD = crd('kueue.x-k8s.io', 'LocalQueue', 'localqueues', 'v1beta2', 'Namespaced')
+export const RESOURCE_FLAVOR_CRD = crd('kueue.x-k8s.io', 'ResourceFlavor', 'resourceflavors', 'v1beta2', 'Cluster')
 export const CLUSTER_QUEUE_CRD = crd('kueue.x-k8s.io', 'ClusterQueue', 'clusterqueues', 'v1beta2', 'Cluster')
 export const NETWORK_PARAM_SET_CRD = crd(
   'networking.gke.io',
@@ -65,6 +66,18 @@ export interface ClusterOptions extends MemoryKubeOptions {
   readonly gpuNetworks?: ReadonlyArray<{name: string; deviceMode: string}>
   /** What `cluster create` would have made that this cluster lacks (each a reason a submit is refused). */
   readonly without?: readonly SetUpPart[]
+  /** Made with `cluster create-pathways`: Kueue's cpu-user flavor is there. @default false */
+  readonly pathways?: boolean
+}
+
+/** Kueue's `cpu-user` ResourceFlavor, as `cluster create-pathways` leaves it: a cluster set up for Pathways. */
+export function pathwaysCpuFlavor(): KubeObject {
+  return {
+    apiVersion: 'kueue.x-k8s.io/v1beta2',
+    kind: 'ResourceFlavor',
+    metadata: {name: 'cpu-user'},
+    spec: {nodeLabels: {'cloud.google.com/gke-nodepool': 'cpu-np'}},
+  }
 }
 
 /** The parts of a cluster's set-up a submitted JobSet refers to. */
@@ -111,6 +124,10 @@ export function aWorkloadCluster(options: ClusterOptions = {}): MemoryKube {
   }
   if (!without.has('priority-classes'))
     for (const priority of priorityClasses()) kube.seed(priority as unknown as KubeObject)
+  if (options.pathways) {
+    kube.seed(RESOURCE_FLAVOR_CRD)
+    kube.seed(pathwaysCpuFlavor())
+  }
   const resources = options.resources === undefined ? {'v5p-16': '8'} : options.resources
   if (resources !== null) kube.seed(resourcesConfigMap('demo', resources))
   if (options.gpuNetworks !== undefined) {

@@ -250,11 +250,43 @@ describe('hints name only flags the command has', () => {
       'vm:delete',
       'vm:run',
       'workload:create',
+      'workload:create-pathways',
       'workload:delete',
     ])
   })
 
-  it.each(rows)('$file: --$flag, in a hint about xpk $id, is a flag of $id', ({flag, id, exists, hint}) => {
-    expect({flag, id, hint, exists}).toEqual({flag, id, hint, exists: true})
+  /**
+   * `workload create-pathways` runs `workload create`'s checks, which the call graph cannot split by branch: these
+   * hints are about inputs create-pathways never has (a GPU or CPU type, --num-nodes, --device-type, --storage,
+   * --scheduler, --debug-dump-gcs), so it never gives them. Each must still be found, so the list cannot go stale.
+   */
+  const UNREACHABLE: Partial<Record<CommandId, readonly string[]>> = {
+    'workload:create-pathways': [
+      'src/core/catalog/lookup.ts --device-type',
+      'src/core/storage/mounts.ts --storage',
+      'src/core/workload/capacity.ts --num-nodes',
+      'src/core/workload/options.ts --debug-dump-gcs',
+      'src/core/workload/options.ts --scheduler',
+    ],
+  }
+  const unreachable = (r: {id: CommandId; file: string; flag: string}) =>
+    UNREACHABLE[r.id]?.includes(`${r.file} --${r.flag}`) ?? false
+
+  it('the hints a command cannot reach are all found among its rows', () => {
+    for (const [id, list] of Object.entries(UNREACHABLE)) {
+      for (const entry of list) {
+        expect(
+          rows.some((r) => r.id === id && `${r.file} --${r.flag}` === entry && !r.exists),
+          entry,
+        ).toBe(true)
+      }
+    }
   })
+
+  it.each(rows.filter((r) => !unreachable(r)))(
+    '$file: --$flag, in a hint about xpk $id, is a flag of $id',
+    ({flag, id, exists, hint}) => {
+      expect({flag, id, hint, exists}).toEqual({flag, id, hint, exists: true})
+    },
+  )
 })

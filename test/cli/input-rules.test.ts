@@ -126,6 +126,8 @@ describe('rule 3: every number has the bounds of the field it ends up in', () =>
       else if (key === 'workload:timeout') workloadListInputFromFlags({waitForJobCompletion: 'w', timeout: text})
       else if (key === 'workload:slice' || key === 'workload:worker' || key === 'workload:tail')
         workloadLogsInputFromFlags({workload: 'w', [flag]: text})
+      else if (key === 'workload:elastic-slices' || key === 'workload:max-slice-restarts')
+        workloadInputFromFlags({...base[kind]!.workload, pathways: {[camel(flag)]: text}}, undefined, {})
       else workloadInputFromFlags({...base[kind]!.workload, [camel(flag)]: text}, undefined, {})
       return []
     } catch (error) {

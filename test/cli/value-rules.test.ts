@@ -122,6 +122,11 @@ describe('every flag declares the shape of its value', () => {
       'vm:run --command',
       'workload:create --command',
       'workload:create --env',
+      'workload:create-pathways --command',
+      'workload:create-pathways --env',
+      'workload:create-pathways --custom-pathways-server-args',
+      'workload:create-pathways --custom-pathways-proxy-server-args',
+      'workload:create-pathways --custom-pathways-worker-args',
     ])
   })
 })

@@ -143,6 +143,7 @@ const SERVICE_OF: Record<CommandId, [string[], string]> = {
   'vm:list': [[], 'listVms'],
   'vm:run': [['--tpu-prefix', 'demo', '--command', 'true'], 'runOnVms'],
   'workload:create': [['--workload', 'w', '--tpu-type', 'v5p-8', '--command', 'true'], 'createWorkload'],
+  'workload:create-pathways': [['--workload', 'w', '--tpu-type', 'v5p-8', '--headless'], 'createWorkload'],
   'workload:delete': [['--workload', 'w'], 'deleteWorkloads'],
   'workload:list': [[], 'listWorkloads'],
   'workload:logs': [['run-1'], 'workloadLogs'],

@@ -104,6 +104,10 @@ const BASE_ARGS: Partial<Record<CommandId, (flag: string) => string[]>> = {
     ...[...target, '--cluster', 'demo', '--workload', 'w1', '--tpu-type', 'v5p-8', '--command', 'true'],
     ...(flag === 'script-dir' ? [] : ['--docker-image', 'python:3.12']),
   ],
+  'workload:create-pathways': (flag) => [
+    ...[...target, '--cluster', 'demo', '--workload', 'w1', '--tpu-type', 'v5p-8', '--command', 'true'],
+    ...(flag === 'script-dir' ? [] : ['--docker-image', 'python:3.12']),
+  ],
   'workload:delete': () => [...target, '--cluster', 'demo', '--workload', 'w1', '--force'],
   'workload:list': () => [...target, '--cluster', 'demo'],
   'storage:list': () => [...target, '--cluster', 'demo'],

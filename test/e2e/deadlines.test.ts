@@ -124,6 +124,14 @@ const WAITS: ReadonlyArray<{
       ...['--docker-image', 'python:3.12', '--command', 'true', '--replace'],
     ],
   },
+  {
+    id: 'workload:create-pathways',
+    flags: ['replace'],
+    args: [
+      ...['workload', 'create-pathways', '--cluster', 'demo', '--workload', 'run-1', '--tpu-type', 'v5p-8'],
+      ...['--headless', '--replace'],
+    ],
+  },
   {id: 'workload:logs', flags: ['follow'], args: ['workload', 'logs', 'run-1', '--cluster', 'demo', '--follow']},
   {id: 'vm:create', flags: ['async'], args: ['vm', 'create', '--tpu-prefix', 'demo', '--tpu-type', 'v4-8']},
   {id: 'vm:delete', flags: ['async'], args: ['vm', 'delete', '--tpu-prefix', 'demo', '--force']},

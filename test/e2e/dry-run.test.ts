@@ -11,7 +11,12 @@ import {describe, expect, it} from 'vitest'
 
 import {COMMANDS} from '../../src/index.js'
 import {USER_MANIFESTS} from '../builders/storage.js'
-import {resourcesConfigMap, submitReadyKueueObjects} from '../builders/workload-cluster.js'
+import {
+  resourcesConfigMap,
+  submitReadyKueueObjects,
+  pathwaysCpuFlavor,
+  RESOURCE_FLAVOR_CRD,
+} from '../builders/workload-cluster.js'
 import type {FakeGke} from '../fakes/fake-gke.js'
 import type {FakeKube, Obj} from '../fakes/fake-kube.js'
 import {FakeFilestore} from '../fakes/fake-filestore.js'
@@ -79,6 +84,9 @@ fakesForFile(
       ...(workloadCrds() as unknown as Obj[]),
       ...(submitReadyKueueObjects() as unknown as Obj[]),
       resourcesConfigMap('demo', {'v5litepod-256': '256'}) as unknown as Obj,
+      // `demo` was made with `cluster create-pathways`: Pathways workloads can run on it.
+      RESOURCE_FLAVOR_CRD as unknown as Obj,
+      pathwaysCpuFlavor() as unknown as Obj,
     )
     tpu = wire.add(await FakeTpu.start({stepMs: 20, deleteMs: 20}))
     // The slices of `vm run`: READY, their workers on a port nothing listens on (a dry run connects to none).
@@ -181,6 +189,13 @@ const CASES: Readonly<Record<string, Case>> = {
     argv: [
       ...['workload', 'create', '--cluster', 'demo', '--workload', 'dry-1', '--tpu-type', 'v5litepod-256'],
       ...['--docker-image', 'python:3.10', '--command', 'python3 train.py'],
+    ],
+    real: [],
+  },
+  'workload:create-pathways': {
+    argv: [
+      ...['workload', 'create-pathways', '--cluster', 'demo', '--workload', 'dry-pw', '--tpu-type', 'v5litepod-256'],
+      ...['--headless'],
     ],
     real: [],
   },

@@ -9,7 +9,12 @@ import {describe, expect, it} from 'vitest'
 import {ALL_PLANNED_PERMISSIONS, REQUIRED_APIS} from '../../src/core/doctor/requirements.js'
 import {COMMANDS} from '../../src/index.js'
 import {USER_MANIFESTS} from '../builders/storage.js'
-import {resourcesConfigMap, submitReadyKueueObjects} from '../builders/workload-cluster.js'
+import {
+  pathwaysCpuFlavor,
+  RESOURCE_FLAVOR_CRD,
+  resourcesConfigMap,
+  submitReadyKueueObjects,
+} from '../builders/workload-cluster.js'
 import {at, jobsetStatus, kueueStatus, kueueWorkloadFor, submittedJobSet} from '../builders/workload-states.js'
 import {FakeCloudStorage} from '../fakes/fake-cloud-storage.js'
 import {FakeCompute} from '../fakes/fake-compute.js'
@@ -239,6 +244,12 @@ describe('every --help example runs', () => {
     if (['workload:list', 'workload:logs', 'workload:why', 'workload:describe', 'info', 'inspector'].includes(id))
       seedWorkloads()
     if (id === 'workload:create') seedSubmitReady()
+    // `demo` as `cluster create-pathways` leaves it: Kueue's cpu-user flavor admits the Pathways head.
+    if (id === 'workload:create-pathways') {
+      seedSubmitReady()
+      seedMissing(RESOURCE_FLAVOR_CRD as unknown as Obj)
+      seedMissing(pathwaysCpuFlavor() as unknown as Obj)
+    }
     // `doctor --cluster demo` checks JobSet and Kueue: installed as `cluster create` leaves them.
     if (id === 'doctor' && !controllersSeeded) {
       controllersSeeded = true

@@ -126,6 +126,10 @@ const BASE: Record<CommandId, string[]> = {
     ...['--cluster', 'demo', '--workload', 'w', '--tpu-type', 'v5p-8', '--command', 'true'],
     ...['--docker-image', 'python:3.10'],
   ],
+  'workload:create-pathways': [
+    ...['--cluster', 'demo', '--workload', 'w', '--tpu-type', 'v5p-8', '--command', 'true'],
+    ...['--docker-image', 'python:3.10'],
+  ],
   'workload:delete': ['--cluster', 'demo', '--workload', 'w'],
   'workload:list': ['--cluster', 'demo'],
   'workload:logs': ['--cluster', 'demo', 'w'],

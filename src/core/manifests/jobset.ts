@@ -460,6 +460,32 @@ function mainContainers(
   }))
 }
 
+/**
+ * The user's container where another builder places it (the Pathways head, src/core/manifests/pathways-jobset.ts):
+ * the wrapper script running `--command`, named `--docker-name`, with `env` before the user's variables, and the
+ * given limits and mounts. Pulled every time, as Python xpk's Pathways template says.
+ */
+export function commandContainer(
+  spec: WorkloadSpec,
+  parts: {readonly env: readonly EnvVar[]; readonly limits: ResourceList; readonly volumeMounts: readonly VolumeMount[]},
+): Container {
+  return {
+    name: spec.containerName,
+    image: spec.image,
+    imagePullPolicy: 'Always',
+    ...nonEmpty('env', mergeEnv([...parts.env, ...mainContainerEnv(spec)])),
+    securityContext: {privileged: true},
+    command: containerCommand({
+      command: spec.command,
+      enableDebugLogs: spec.enableDebugLogs,
+      debugDumpGcs: spec.debugDumpGcs,
+      signalGpuTermination: false,
+    }),
+    resources: {limits: parts.limits},
+    ...nonEmpty('volumeMounts', parts.volumeMounts),
+  }
+}
+
 const ANNOTATION = (key: string) => `metadata.annotations['${key}']`
 
 function fieldEnv(name: string, annotation: string): EnvVar {

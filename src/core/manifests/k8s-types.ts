@@ -43,6 +43,7 @@ export interface Container {
   }
   readonly command?: readonly string[]
   readonly args?: readonly string[]
+  readonly ports?: readonly {readonly containerPort: number; readonly protocol: 'TCP' | 'UDP'}[]
   readonly resources?: {readonly limits?: ResourceList; readonly requests?: ResourceList}
   readonly volumeMounts?: readonly VolumeMount[]
 }
@@ -111,6 +112,8 @@ export interface PodFailurePolicyRule {
 }
 
 export interface JobSpec {
+  /** Pathways Jobs, as Python xpk writes them: `Indexed`, the default of a JobSet's Jobs. */
+  readonly completionMode?: 'Indexed' | 'NonIndexed'
   readonly parallelism: number
   readonly completions: number
   readonly backoffLimit: number
@@ -139,11 +142,18 @@ export interface JobSetFailurePolicyRule {
 
 export interface JobSetSpec {
   readonly ttlSecondsAfterFinished?: number
+  /** Pathways: the replicated Job whose first pod the others reach (label `jobset.sigs.k8s.io/coordinator`). */
+  readonly coordinator?: {readonly replicatedJob: string}
+  readonly network?: {readonly enableDNSHostnames?: boolean; readonly publishNotReadyAddresses?: boolean}
   readonly failurePolicy?: {
+    readonly restartStrategy?: 'Recreate' | 'BlockingRecreate'
     readonly rules?: readonly JobSetFailurePolicyRule[]
     readonly maxRestarts?: number
   }
   readonly replicatedJobs: readonly ReplicatedJob[]
+  readonly startupPolicy?: {readonly startupPolicyOrder: 'AnyOrder' | 'InOrder'}
+  readonly successPolicy?: {readonly operator: 'All' | 'Any'; readonly targetReplicatedJobs?: readonly string[]}
+  readonly suspend?: boolean
 }
 
 /** A JobSet (jobset.x-k8s.io/v1alpha2), as `xpk workload create` submits it. */

@@ -13,6 +13,8 @@ import {workloadRbacObjects} from '../incluster/workload-rbac.js'
 import {applyWouldChange} from '../incluster/live-diff.js'
 import type {KubeObject} from '../kube/release-manifest.js'
 import {buildJobSet} from '../manifests/jobset.js'
+import {buildPathwaysJobSet} from '../manifests/pathways-jobset.js'
+import {PATHWAYS_CPU_POOL, pathwaysProxyAddress} from './pathways.js'
 import type {JobSet, Role, RoleBinding, ServiceAccount} from '../manifests/k8s-types.js'
 import {planSummary, renderPlanLines, type PlanLine} from '../render/plan.js'
 import type {WorkloadStorage} from '../storage/mounts.js'
@@ -59,6 +61,8 @@ export type ClusterCheck =
 /** The image the JobSet runs, as planned. */
 export type PlannedImage =
   | {readonly source: 'given'; readonly reference: string}
+  /** A headless Pathways workload has no container of the user's, so no image (reference ''). */
+  | {readonly source: 'none'; readonly reference: ''}
   | {
       readonly source: 'built'
       /** `repository:tag` until it is pushed (then the JobSet names it by digest), or `repository@digest`. */
@@ -221,6 +225,9 @@ export function workloadJobSet(
   const capacity = nodeAutoprovisioningCapacity(inputs)
   const verdict = cluster.read ? cluster.capacity : undefined
   const slicing = verdict !== undefined && 'slicing' in verdict ? verdict.slicing : undefined
+  if (input.pathways !== undefined) {
+    return buildPathwaysJobSet({...input, image}, input.pathways, capacity ? {extraNodeSelector: autoprovisioningNodeSelector(capacity)} : {})
+  }
   return buildJobSet(
     {...input, image},
     {
@@ -289,6 +296,10 @@ export function planWorkloadCreate(inputs: WorkloadPlanInputs): WorkloadCreatePl
       `(${vmsNeeded(input)} VMs), priority ${input.priority}, queue ${LOCAL_QUEUE_NAME}` +
       (pushedLater ? ', its image by digest once pushed' : '') +
       mountsText(inputs.storages) +
+      (input.pathways === undefined
+        ? ''
+        : `; the Pathways head on node pool ${PATHWAYS_CPU_POOL}, its proxy at ${pathwaysProxyAddress(input.name)}` +
+          (input.pathways.headless ? ' (headless)' : '')) +
       (inputs.nameTaken ? '; the name is taken, so a submit would be refused (--replace replaces it)' : ''),
     spec: workloadJobSet(inputs, image.reference),
   })
@@ -378,6 +389,15 @@ function describeNapCapacity(capacity: AutoprovisioningCapacity | null): string 
 
 function imageStep(inputs: WorkloadPlanInputs): ImageStep {
   const image = inputs.image
+  if (image.source === 'none') {
+    return {
+      action: 'none',
+      resource: 'image',
+      name: 'none',
+      reason: 'none needed: a headless Pathways workload runs no container of yours (--headless)',
+      spec: {reference: ''},
+    }
+  }
   if (image.source === 'given') {
     return {
       action: 'none',

@@ -10,6 +10,8 @@ import {escapeInline} from '../text.js'
 import {DEFAULT_PRIORITY, PRIORITY_NAMES, type Priority} from './priority.js'
 import type {EnvVar, WorkloadSpec} from './spec.js'
 import {workloadCapacityChoice, type WorkloadCapacityChoice} from './autoprovisioning.js'
+import {pathwaysSpecFromFlags, type PathwaysFlags, type PathwaysSpec} from './pathways.js'
+import {findAccelerator} from '../catalog/lookup.js'
 
 /** `workload create` flags as parsed, before validation. Undefined means "not given". */
 export interface WorkloadFlags {
@@ -42,6 +44,8 @@ export interface WorkloadFlags {
   readonly spot?: boolean
   readonly reservation?: string
   readonly flex?: boolean
+  /** `workload create-pathways`: its own flags (src/core/workload/pathways.ts). */
+  readonly pathways?: PathwaysFlags
 }
 
 /** The contents of `--env-file`, read by the caller. */
@@ -220,7 +224,10 @@ export function workloadInputFromFlags(
   // One collector for every concern, so all problems are reported together, in flag order.
   const problems = new Problems()
   checkIdentity(flags, problems)
-  const accelerator = problems.attempt(() => resolveAccelerator({tpuType: flags.tpuType, deviceType: flags.deviceType}))
+  const accelerator = pathwaysRefusesType(flags, problems)
+    ? undefined
+    : problems.attempt(() => resolveAccelerator({tpuType: flags.tpuType, deviceType: flags.deviceType}))
+  const pathways = flags.pathways === undefined ? undefined : pathwaysSpecFromFlags(flags.pathways, problems)
   const {numSlices, numNodes, maxRestarts, ttlSecondsAfterFinished, terminationGracePeriodSeconds} = checkNumbers(
     flags,
     problems,
@@ -239,7 +246,7 @@ export function workloadInputFromFlags(
     name: flags.workload as string,
     cluster: flags.cluster as string,
     accelerator: a,
-    command: flags.command as string,
+    command: flags.command ?? '',
     containerName: dockerName,
     numSlices: a.kind === 'GPU' ? 1 : (numSlices ?? WORKLOAD_DEFAULTS.numSlices),
     numNodes: numNodes ?? WORKLOAD_DEFAULTS.numNodes,
@@ -256,7 +263,28 @@ export function workloadInputFromFlags(
     parallelContainers: flags.useParallelContainers === false ? 1 : a.parallelContainers,
     storages,
     capacity,
+    ...(pathways === undefined ? {} : {pathways: {...pathways} satisfies PathwaysSpec}),
   }
+}
+
+/**
+ * Pathways runs on TPUs only: another known type given to --tpu-type is refused saying so (the general message would
+ * point at --device-type, which create-pathways does not have). False when the general lookup should decide.
+ */
+function pathwaysRefusesType(flags: WorkloadFlags, problems: Problems): boolean {
+  if (flags.pathways === undefined || flags.tpuType === undefined) return false
+  const found = findAccelerator(flags.tpuType)
+  if (found === undefined || found.kind === 'TPU') return false
+  problems.add(
+    `--tpu-type=${escapeInline(flags.tpuType)}: ${found.name} is a ${found.kind}; Pathways runs on TPUs only.`,
+    {
+      flag: '--tpu-type',
+      hints: [
+        `Run ${found.kind} workloads with \`xpk workload create --device-type ${found.name}\`, or pick a TPU type (\`xpk accelerator list\`).`,
+      ],
+    },
+  )
+  return true
 }
 
 /** --storage: each a name a Storage object can have; a name given twice is mounted once. */
@@ -287,10 +315,16 @@ function checkIdentity(flags: WorkloadFlags, problems: Problems): void {
     const problem = workloadNameProblem(flags.workload)
     if (problem) problems.add(`--workload "${escapeInline(flags.workload)}": ${problem}.`, {flag: '--workload'})
   }
-  if (flags.command === undefined || flags.command.trim() === '') {
-    problems.add('Missing --command: what to run in each container, e.g. --command "python3 train.py".', {
-      flag: '--command',
-    })
+  // A headless Pathways workload runs no command (its flag excludes --command).
+  if (flags.pathways?.headless === true) {
+    // Nothing to check.
+  } else if (flags.command === undefined || flags.command.trim() === '') {
+    problems.add(
+      flags.pathways === undefined
+        ? 'Missing --command: what to run in each container, e.g. --command "python3 train.py".'
+        : 'Missing --command: what the Pathways head runs, e.g. --command "python3 train.py"; or --headless to connect your own JAX client to the proxy.',
+      {flag: '--command'},
+    )
   }
   if (flags.cluster === undefined) {
     problems.add('Missing --cluster: the cluster the workload is for.', {

@@ -1,4 +1,5 @@
 import type {Accelerator} from '../catalog/types.js'
+import type {PathwaysSpec} from './pathways.js'
 import type {Priority} from './priority.js'
 
 /** One environment variable for the workload's containers, in the order the user gave them. */
@@ -49,4 +50,6 @@ export interface WorkloadSpec {
   readonly enableDebugLogs: boolean
   /** Containers per pod: the accelerator's `parallelContainers`, or 1 with `--no-use-parallel-containers`. */
   readonly parallelContainers: number
+  /** `workload create-pathways`: the Pathways head and workers instead of one slice Job (pathways-jobset.ts). */
+  readonly pathways?: PathwaysSpec
 }
