@@ -51,17 +51,16 @@ export async function checkCreateInputs(
   )
   // A headless Pathways workload has no container of the user's: nothing to build.
   const buildsImage = options.dockerImage === undefined && options.flags.pathways?.headless !== true
-  const repository =
-    buildsImage
-      ? collect(() =>
-          imageRepository({
-            registry: options.settings.registry.value,
-            project: options.settings.project.value,
-            // A bad --docker-name is already reported with the other flags; name the image after the default then.
-            dockerName: parsed?.containerName ?? WORKLOAD_DEFAULTS.dockerName,
-          }),
-        )
-      : undefined
+  const repository = buildsImage
+    ? collect(() =>
+        imageRepository({
+          registry: options.settings.registry.value,
+          project: options.settings.project.value,
+          // A bad --docker-name is already reported with the other flags; name the image after the default then.
+          dockerName: parsed?.containerName ?? WORKLOAD_DEFAULTS.dockerName,
+        }),
+      )
+    : undefined
   const outputProblem = await checkOutputManifestFile(options.outputManifestFile, deps.files)
   if (outputProblem) problems.push(outputProblem)
   const scriptDir = buildsImage ? await checkScriptDir(options, deps) : undefined

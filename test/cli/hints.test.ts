@@ -261,6 +261,9 @@ describe('hints name only flags the command has', () => {
    * --scheduler, --debug-dump-gcs), so it never gives them. Each must still be found, so the list cannot go stale.
    */
   const UNREACHABLE: Partial<Record<CommandId, readonly string[]>> = {
+    // desired.ts checks --ray-version for `cluster create-ray`, which is not wired yet: `cluster create` never has a
+    // Ray version, so it never shows that hint (remove this line when create-ray exists).
+    'cluster:create': ['src/core/cluster/desired.ts --ray-version'],
     'workload:create-pathways': [
       'src/core/catalog/lookup.ts --device-type',
       'src/core/storage/mounts.ts --storage',

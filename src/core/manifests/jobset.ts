@@ -467,7 +467,11 @@ function mainContainers(
  */
 export function commandContainer(
   spec: WorkloadSpec,
-  parts: {readonly env: readonly EnvVar[]; readonly limits: ResourceList; readonly volumeMounts: readonly VolumeMount[]},
+  parts: {
+    readonly env: readonly EnvVar[]
+    readonly limits: ResourceList
+    readonly volumeMounts: readonly VolumeMount[]
+  },
 ): Container {
   return {
     name: spec.containerName,

@@ -64,10 +64,11 @@ export function buildPathwaysJobSet(
   options: BuildPathwaysJobSetOptions = {},
 ): JobSet {
   const {accelerator} = spec
-  if (accelerator.kind !== 'TPU') throw new Error(`Pathways runs on TPUs; ${accelerator.name} is a ${accelerator.kind}.`)
+  if (accelerator.kind !== 'TPU')
+    throw new Error(`Pathways runs on TPUs; ${accelerator.name} is a ${accelerator.kind}.`)
   const headless = pathways.headless
-  const sidecars = [proxyContainer(pathways), resourceManagerContainer(spec, pathways)].map(
-    (c): Container => (headless ? c : {...c, restartPolicy: 'Always'}),
+  const sidecars = [proxyContainer(pathways), resourceManagerContainer(spec, pathways)].map((c): Container =>
+    headless ? c : {...c, restartPolicy: 'Always'},
   )
   const headPod: PodSpec = {
     hostNetwork: true,
@@ -114,7 +115,13 @@ export function buildPathwaysJobSet(
           replicas: 1,
           template: {
             metadata: {annotations: {[EXCLUSIVE_TOPOLOGY_ANNOTATION]: 'kubernetes.io/hostname'}},
-            spec: {backoffLimit: 0, completionMode: 'Indexed', completions: 1, parallelism: 1, template: {spec: headPod}},
+            spec: {
+              backoffLimit: 0,
+              completionMode: 'Indexed',
+              completions: 1,
+              parallelism: 1,
+              template: {spec: headPod},
+            },
           },
         },
         {

@@ -226,7 +226,11 @@ export function workloadJobSet(
   const verdict = cluster.read ? cluster.capacity : undefined
   const slicing = verdict !== undefined && 'slicing' in verdict ? verdict.slicing : undefined
   if (input.pathways !== undefined) {
-    return buildPathwaysJobSet({...input, image}, input.pathways, capacity ? {extraNodeSelector: autoprovisioningNodeSelector(capacity)} : {})
+    return buildPathwaysJobSet(
+      {...input, image},
+      input.pathways,
+      capacity ? {extraNodeSelector: autoprovisioningNodeSelector(capacity)} : {},
+    )
   }
   return buildJobSet(
     {...input, image},

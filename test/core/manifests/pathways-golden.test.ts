@@ -27,7 +27,12 @@ const CASES: readonly PathwaysCase[] = [
     // Python xpk's recipe Workload_create_pathways.md (its image built from --script-dir).
     file: 'jobset-pathways-v5p-8-batch.yaml',
     flags: '--tpu-type=v5p-8 --num-slices=1 --command "bash hello" --script-dir=/tmp',
-    spec: {type: 'v5p-8', command: 'bash hello', name: 'golden-workload', image: 'gcr.io/golden-project/jax-tpu@sha256:' + 'a'.repeat(64)},
+    spec: {
+      type: 'v5p-8',
+      command: 'bash hello',
+      name: 'golden-workload',
+      image: 'gcr.io/golden-project/jax-tpu@sha256:' + 'a'.repeat(64),
+    },
     pathways: {},
   },
   {
@@ -100,12 +105,11 @@ describe('the Pathways JobSet, against Python xpk', () => {
       ['pathways-rm', 'Always'],
     ])
     expect(head(batch).containers.map((c) => c.name)).toEqual(['jax-tpu'])
-    expect(head(batch).containers[0]!.env?.slice(0, 4).map((e) => e.name)).toEqual([
-      'PATHWAYS_HEAD',
-      'JAX_PLATFORMS',
-      'XCLOUD_ENVIRONMENT',
-      'JAX_BACKEND_TARGET',
-    ])
+    expect(
+      head(batch)
+        .containers[0]!.env?.slice(0, 4)
+        .map((e) => e.name),
+    ).toEqual(['PATHWAYS_HEAD', 'JAX_PLATFORMS', 'XCLOUD_ENVIRONMENT', 'JAX_BACKEND_TARGET'])
     expect(batch.spec.successPolicy).toEqual({operator: 'All', targetReplicatedJobs: ['pathways-head']})
     expect(head(batch).containers[0]!.resources?.limits).toEqual({cpu: '24', memory: '100G'})
   })
@@ -127,7 +131,9 @@ describe('the Pathways JobSet, against Python xpk', () => {
     expect(elastic.spec.replicatedJobs[1]!.replicas).toBe(4)
     expect(worker(elastic)).toMatchObject({backoffLimit: 12, completions: 4, parallelism: 4})
     expect(head(batch).initContainers![1]!.args).toContain('--instance_type=tpuv5:2x2x1')
-    expect(head(elastic).initContainers![1]!.args).toEqual(expect.arrayContaining(['--instance_count=4', '--a=1', '--b=2']))
+    expect(head(elastic).initContainers![1]!.args).toEqual(
+      expect.arrayContaining(['--instance_count=4', '--a=1', '--b=2']),
+    )
     expect(head(elastic).initContainers![0]!.args).toEqual(expect.arrayContaining(['--num_elastic_slices=1', '--c=3']))
     expect(worker(elastic).template.spec.initContainers?.[0]?.name).toBe('colocated-python-sidecar')
     expect(worker(elastic).template.spec.priorityClassName).toBe('high')
