@@ -12,28 +12,33 @@ import {INTEGER_FLAGS, Problems} from '../input.js'
 import {clusterVmCount, totalQuota, type ClusterShape} from '../incluster/cluster-shape.js'
 import type {ObservedPlacement} from '../incluster/topology-aware.js'
 import type {KueueLimits} from '../incluster/kueue-limits.js'
-import {checkCapacityFlags, checkKueueLimits, checkTarget} from './desired.js'
+import {checkCapacityFlags, checkKueueLimits, checkTarget, type ClusterCreateFlags} from './desired.js'
 import type {NodePoolStatus, ObservedCluster, ObservedNodePool} from './observed.js'
 import type {Capacity} from './spec.js'
 
-/** The flags of `xpk cluster adapt`, as given (project, zone and cluster resolved from flags, env, config or gcloud). */
-export interface ClusterAdaptFlags {
-  readonly cluster?: string
-  readonly project?: string
-  readonly zone?: string
-  readonly tpuType?: string
-  readonly deviceType?: string
-  readonly numSlices?: string | number
-  readonly numNodes?: string | number
-  readonly onDemand?: boolean
-  readonly spot?: boolean
-  readonly reservation?: string
-  readonly flex?: boolean
-  readonly cpuLimit?: string | number
-  readonly memoryLimit?: string
-  readonly enableAutoprovisioning?: boolean
-  readonly autoprovisioningMinChips?: string | number
-  readonly autoprovisioningMaxChips?: string | number
+/**
+ * The flags of `xpk cluster adapt`, as given (project, zone and cluster resolved from flags, env, config or gcloud):
+ * the ones it shares with `cluster create`, read by the same checks.
+ */
+export type ClusterAdaptFlags = Pick<
+  ClusterCreateFlags,
+  | 'cluster'
+  | 'project'
+  | 'zone'
+  | 'tpuType'
+  | 'deviceType'
+  | 'numSlices'
+  | 'numNodes'
+  | 'onDemand'
+  | 'spot'
+  | 'reservation'
+  | 'flex'
+  | 'cpuLimit'
+  | 'memoryLimit'
+  | 'enableAutoprovisioning'
+  | 'autoprovisioningMinChips'
+  | 'autoprovisioningMaxChips'
+> & {
   /** Go on when --num-slices / --num-nodes ask for more than the pools hold (said in the plan); answers yes. */
   readonly force?: boolean
 }
