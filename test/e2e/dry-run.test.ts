@@ -177,6 +177,10 @@ const CASES: Readonly<Record<string, Case>> = {
     argv: ['cluster', 'create', '--cluster', 'fresh', '--tpu-type', 'v5p-8', '--on-demand', '--skip-in-cluster'],
     real: [],
   },
+  'cluster:create-pathways': {
+    argv: ['cluster', 'create-pathways', '--cluster', 'fresh-pw', '--tpu-type', 'v5p-8', '--on-demand'],
+    real: ['--skip-in-cluster'],
+  },
   'cluster:delete': {argv: ['cluster', 'delete', '--cluster', 'doomed'], real: ['--force']},
   'cluster:cacheimage': {
     argv: ['cluster', 'cacheimage', '--cluster', 'demo', '--tpu-type', 'v5p-8', '--docker-image', 'python:3.11'],
