@@ -11,6 +11,7 @@ import AcceleratorList from './commands/accelerator/list.js'
 import ClusterAdapt from './commands/cluster/adapt.js'
 import ClusterCacheimage from './commands/cluster/cacheimage.js'
 import ClusterCreate from './commands/cluster/create.js'
+import ClusterCreatePathways from './commands/cluster/create-pathways.js'
 import ClusterDelete from './commands/cluster/delete.js'
 import ClusterDescribe from './commands/cluster/describe.js'
 import ClusterList from './commands/cluster/list.js'
@@ -47,6 +48,7 @@ export const COMMANDS = {
   'cluster:adapt': ClusterAdapt,
   'cluster:cacheimage': ClusterCacheimage,
   'cluster:create': ClusterCreate,
+  'cluster:create-pathways': ClusterCreatePathways,
   'cluster:delete': ClusterDelete,
   'cluster:describe': ClusterDescribe,
   'cluster:list': ClusterList,

@@ -519,7 +519,15 @@ export function toApiNodePool(spec: NodePoolSpec): ApiNodePool {
             locationPolicy: spec.autoscalingLocationPolicy ?? 'ANY',
           },
         }
-      : {}),
+      : spec.autoscaling
+        ? {
+            autoscaling: {
+              enabled: true,
+              minNodeCount: spec.autoscaling.minNodes,
+              maxNodeCount: spec.autoscaling.maxNodes,
+            },
+          }
+        : {}),
     management: {autoRepair: spec.management.autoRepair, autoUpgrade: spec.management.autoUpgrade},
     ...(spec.queuedProvisioning ? {queuedProvisioning: {enabled: true}} : {}),
     ...(spec.acceleratorNetworkProfile

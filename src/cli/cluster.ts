@@ -240,6 +240,17 @@ export const clusterCreateFlags = {
   ...offlineFlag,
 }
 
+/** The flags of `xpk cluster create-pathways`: `cluster create`'s, and the machine type of the Pathways CPU pool. */
+export const clusterCreatePathwaysFlags = {
+  ...clusterCreateFlags,
+  'pathways-gce-machine-type': Flags.string({
+    description:
+      "Machine type of the Pathways CPU pool cpu-np, where the workloads' heads run: at least 49 vCPUs and 233 GiB, checked against the zone's machine types.",
+    default: CLUSTER_DEFAULTS.pathwaysGceMachineType,
+    helpGroup: 'PATHWAYS',
+  }),
+}
+
 /**
  * The flags of `xpk cluster adapt`: those of `cluster create` that say what the cluster holds and what goes inside it.
  * The type, slices and capacity default to what the node pools have (Python xpk requires the type and takes
@@ -341,7 +352,7 @@ export const clusterCacheImageFlags = {
  * Project, zone and cluster as resolved (flag > env > xpk config > gcloud); the other flags as given.
  */
 export async function createCluster(
-  options: FlagOptions<typeof clusterCreateFlags>,
+  options: FlagOptions<typeof clusterCreateFlags> | FlagOptions<typeof clusterCreatePathwaysFlags>,
   run: Invocation,
 ): Promise<ClusterCreateResult> {
   const [{wiring, settings, timing}, {createCluster}, {HttpReleaseManifests}] = await Promise.all([

@@ -22,6 +22,7 @@ import {
   type ReservationTarget,
 } from '../core/cluster/reservations.js'
 import {SLICING_FLAGS} from '../core/cluster/slicing.js'
+import {DEFAULT_PATHWAYS_MACHINE_TYPE, PATHWAYS_CPU_POOL, pathwaysMachineProblem} from '../core/cluster/pathways.js'
 import {chooseControlPlaneVersion, chooseNodeVersion} from '../core/cluster/versions.js'
 import {combinedKind, UsageError, XpkError} from '../core/errors.js'
 import {Problems} from '../core/input.js'
@@ -193,6 +194,7 @@ export async function createCluster(
     const spec = desired.spec
     console.info(clusterCreateReading({cluster: spec.name, region: spec.region}))
     const [observed, serverConfig, reservations, kueueLimits] = await Promise.all([
+      checkPathwaysMachine(desired, deps, retry),
       withRetries(() => findCluster(gke, spec.project, spec.zone, spec.name), retry).then((cluster) =>
         withHostMaintenance(cluster, gke, retry),
       ),
@@ -211,8 +213,9 @@ export async function createCluster(
             deps,
             retry,
           ),
-    ])
+    ]).then(([, ...rest]) => rest)
     desired = {...desired, kueueLimits}
+    if (!options.inCluster.skip) refusePathwaysConflicts(desired, observed)
     // A reservation that is missing, not READY or of another type is refused before anything else (exit 2).
     const reservationTarget = targetOf(desired)
     const room =
@@ -633,6 +636,68 @@ export async function correctKueueLimits(
   return corrected.limits
 }
 
+/**
+ * `--pathways-gce-machine-type` against the zone's machine types, as Python xpk checks it (present, and at least
+ * 49 vCPUs and 233 GiB): exit 2 naming the flag, before anything is sent. Nothing to read without Pathways.
+ */
+async function checkPathwaysMachine(
+  desired: DesiredCluster,
+  deps: ClusterCreateDeps,
+  retry: RetryOptions,
+): Promise<void> {
+  const request = desired.pathways
+  if (!request) return
+  const {project, zone} = desired.spec
+  const compute = await deps.compute()
+  const found = await withRetries(() => compute.getMachineType(project, zone, request.machineType), retry)
+  const problem = pathwaysMachineProblem(request.machineType, zone, found)
+  if (problem === undefined) return
+  throw new UsageError(`--pathways-gce-machine-type "${escapeControl(request.machineType)}" ${problem}.`, {
+    flag: '--pathways-gce-machine-type',
+    hints: [
+      `\`gcloud compute machine-types list --filter="zone=${zone} AND guestCpus>=49 AND memoryMb>=238592"\` lists those that fit; ${DEFAULT_PATHWAYS_MACHINE_TYPE} is the default.`,
+    ],
+  })
+}
+
+/**
+ * A cluster that has the Pathways CPU pool stays a Pathways cluster under `cluster create`: its ClusterQueue keeps
+ * the `cpu-user` group, which covers cpu and memory. A `--cpu-limit` / `--memory-limit`, or a CPU type (whose
+ * quota is cpu), would make Kueue refuse the ClusterQueue: exit 2 naming the flag, before anything is sent.
+ */
+function refusePathwaysConflicts(desired: DesiredCluster, observed: ObservedCluster | undefined): void {
+  if (desired.pathways || !hasPathwaysPool(observed)) return
+  const problems = new Problems()
+  const cluster = desired.spec.name
+  const why = `cluster ${cluster} is a Pathways cluster (node pool ${PATHWAYS_CPU_POOL}), whose ClusterQueue gives cpu and memory to the Pathways heads' group`
+  for (const [flag, given] of [
+    ['--cpu-limit', desired.kueueLimits.cpu],
+    ['--memory-limit', desired.kueueLimits.memory],
+  ] as const) {
+    if (given === null) continue
+    problems.add(`${flag}: ${why}; Kueue refuses a resource two groups cover.`, {
+      flag,
+      hints: [`Leave ${flag} out for this cluster.`],
+    })
+  }
+  if (desired.accelerator.kind === 'CPU') {
+    problems.add(`${desired.accelerator.name} is a CPU type, counted in cpu, and ${why}.`, {
+      flag: '--device-type',
+      hints: ['Keep the cluster on TPUs, or delete node pool cpu-np first to make it a CPU cluster.'],
+    })
+  }
+  problems.throwIfAny()
+}
+
+/** Whether the cluster has the Pathways CPU pool (not being deleted). */
+function hasPathwaysPool(observed: ObservedCluster | undefined): boolean {
+  return (
+    observed !== undefined &&
+    observed.status !== 'STOPPING' &&
+    observed.nodePools.some((p) => p.name === PATHWAYS_CPU_POOL && p.status !== 'STOPPING')
+  )
+}
+
 /** The VMs of the accelerator pools the cluster is to hold: GPU `--num-nodes`, else slices x VMs per slice. */
 function acceleratorVms(desired: DesiredCluster, options: ClusterCreateOptions): number {
   const a = desired.accelerator
@@ -797,11 +862,12 @@ function inClusterInputs(
     memoryQuota: desired.kueueLimits.memory,
     autoprovisioning: desired.autoprovisioning,
     ...(desired.slicing ? {slicing: desired.slicing} : {}),
+    ...(desired.pathways || hasPathwaysPool(observed) ? {pathways: true} : {}),
   }
   return {
     shape,
     xpkVersion: options.inCluster.xpkVersion,
-    expectedNodes: clusterVmCount(shape) + desired.spec.defaultPool.nodeCount,
+    expectedNodes: clusterVmCount(shape) + desired.spec.defaultPool.nodeCount + (shape.pathways ? 1 : 0),
     placement: placementAfterPlan(plan, observed),
     nodePoolsChange: nodePoolStepIds(plan).length > 0,
     coreDns: {replicas: coreDnsReplicas(desired.spec.defaultPool.nodeCount)},

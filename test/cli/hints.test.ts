@@ -243,6 +243,7 @@ describe('hints name only flags the command has', () => {
     expect(ids.filter((id) => reach.get(id)!.has(`${join(SRC, 'services/confirm.ts')}#confirmOrStop`)).sort()).toEqual([
       'cluster:adapt',
       'cluster:create',
+      'cluster:create-pathways',
       'cluster:delete',
       'storage:attach',
       'storage:delete',
@@ -264,6 +265,7 @@ describe('hints name only flags the command has', () => {
     // desired.ts checks --ray-version for `cluster create-ray`, which is not wired yet: `cluster create` never has a
     // Ray version, so it never shows that hint (remove this line when create-ray exists).
     'cluster:create': ['src/core/cluster/desired.ts --ray-version'],
+    'cluster:create-pathways': ['src/core/cluster/desired.ts --ray-version'],
     'workload:create-pathways': [
       'src/core/catalog/lookup.ts --device-type',
       'src/core/storage/mounts.ts --storage',

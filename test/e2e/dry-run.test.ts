@@ -19,6 +19,7 @@ import {
 } from '../builders/workload-cluster.js'
 import type {FakeGke} from '../fakes/fake-gke.js'
 import type {FakeKube, Obj} from '../fakes/fake-kube.js'
+import {FakeCompute} from '../fakes/fake-compute.js'
 import {FakeFilestore} from '../fakes/fake-filestore.js'
 import {FakeTpu} from '../fakes/fake-tpu.js'
 import {isolatedEnv, runCli, type CliResult} from '../helpers/cli.js'
@@ -69,6 +70,8 @@ let gke: FakeGke
 let kube: FakeKube
 let tpu: FakeTpu
 let filestore: FakeFilestore
+/** `cluster create-pathways` reads --pathways-gce-machine-type from the zone's machine types. */
+let compute: FakeCompute
 let fakes: WireFakes
 let env: Record<string, string>
 let cwd: string
@@ -121,11 +124,13 @@ fakesForFile(
         },
       },
     })
-    fakes = {gke, kube, tpu, filestore}
+    compute = wire.add(await FakeCompute.start())
+    fakes = {gke, kube, tpu, filestore, compute}
     env = isolatedEnv({
       XPK_GKE_ENDPOINT: `http://${gke.endpoint}`,
       XPK_TPU_ENDPOINT: `http://${tpu.endpoint}`,
       XPK_FILESTORE_ENDPOINT: filestore.endpoint,
+      XPK_COMPUTE_ENDPOINT: compute.endpoint,
       XPK_ACCESS_TOKEN: kube.token,
       XPK_PROJECT: PROJECT,
       XPK_ZONE: ZONE,
@@ -176,6 +181,10 @@ const CASES: Readonly<Record<string, Case>> = {
   'cluster:create': {
     argv: ['cluster', 'create', '--cluster', 'fresh', '--tpu-type', 'v5p-8', '--on-demand', '--skip-in-cluster'],
     real: [],
+  },
+  'cluster:create-pathways': {
+    argv: ['cluster', 'create-pathways', '--cluster', 'fresh-pw', '--tpu-type', 'v5p-8', '--on-demand'],
+    real: ['--skip-in-cluster'],
   },
   'cluster:delete': {argv: ['cluster', 'delete', '--cluster', 'doomed'], real: ['--force']},
   'cluster:cacheimage': {

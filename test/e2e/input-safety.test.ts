@@ -55,6 +55,8 @@ fakesForFile(
     filestore.seedInstance({project: 'my-project', location: 'us-central2-b', id: 'home-fs', shareName: 'home'})
     // `cluster create`'s reservation example reads my-res: room for its 8 slices of v5p-256 (32 VMs each).
     compute = wire.add(await FakeCompute.start())
+    // `cluster create-pathways`' example asks for this CPU pool machine type.
+    compute.seedMachineType('my-project', 'us-central2-b', 'n2-highmem-64', {guestCpus: 64, memoryMb: 524288})
     compute.seedReservation({
       project: 'my-project',
       zone: 'us-central2-b',

@@ -124,6 +124,7 @@ export const DEFAULT_MACHINE_TYPES: Readonly<Record<string, {guestCpus: number; 
   'ct5lp-hightpu-4t': {guestCpus: 112, memoryMb: 196608},
   'a3-highgpu-8g': {guestCpus: 208, memoryMb: 1916928},
   'n2-standard-32': {guestCpus: 32, memoryMb: 131072},
+  'n2-standard-64': {guestCpus: 64, memoryMb: 262144},
   'e2-standard-16': {guestCpus: 16, memoryMb: 65536},
 }
 /** The workload policy's accelerator topology modes (Compute v1 enum). */

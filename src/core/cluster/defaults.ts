@@ -6,4 +6,6 @@ export const CLUSTER_DEFAULTS = {
   defaultPoolCpuMachineType: 'e2-standard-16',
   defaultPoolCpuNumNodes: 6,
   multiHostTpuMaxPodsPerNode: 15,
+  /** `cluster create-pathways --pathways-gce-machine-type`: the Pathways CPU pool's machine type. */
+  pathwaysGceMachineType: 'n2-standard-64',
 } as const

@@ -24,6 +24,7 @@ import {
 import type {ClusterNeeds} from './updates.js'
 import {memoryLimitProblem, type KueueLimits} from '../incluster/kueue-limits.js'
 import {SLICING_FLAGS, supportsSlicing, type Slicing} from './slicing.js'
+import {checkPathways, type PathwaysRequest} from './pathways.js'
 
 /** `cluster create` flags as parsed. Undefined means "not given". */
 export interface ClusterCreateFlags {
@@ -80,6 +81,8 @@ export interface ClusterCreateFlags {
   readonly numCubes?: string | number
   /** `cluster create-ray --ray-version`: GKE's Ray operator addon and a RayCluster of this Ray version. */
   readonly rayVersion?: string
+  /** `cluster create-pathways`: the machine type of the Pathways CPU pool `cpu-np` (given: a Pathways cluster). */
+  readonly pathwaysGceMachineType?: string
 }
 
 /** The `cluster create` flag that enables each CSI driver, as Python xpk names them, and its field in the flags. */
@@ -136,6 +139,8 @@ export interface DesiredCluster {
   readonly poolReservations?: readonly string[]
   /** `cluster create-ray`: the Ray version of the RayCluster (the spec asks for GKE's Ray operator addon). */
   readonly ray?: {readonly version: string} | null
+  /** `cluster create-pathways`: the CPU pool `cpu-np` and Kueue's `cpu-user` flavor (pathways.ts). */
+  readonly pathways?: PathwaysRequest | null
 }
 
 const CIDR = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})\/(\d{1,2})$/
@@ -215,6 +220,7 @@ export function desiredClusterFromFlags(flags: ClusterCreateFlags): DesiredClust
   const hostMaintenanceInterval = checkHostMaintenanceInterval(flags, problems)
   const customCluster = checkCustomCluster(flags, problems)
   const rayVersion = checkRayVersion(flags, problems, accelerator)
+  const pathways = checkPathways(flags, problems, accelerator)
   problems.throwIfAny()
   const a = accelerator as Accelerator
   const isPrivate =
@@ -313,6 +319,7 @@ export function desiredClusterFromFlags(flags: ClusterCreateFlags): DesiredClust
     autoprovisioning: chips,
     slicing,
     ...(rayVersion !== undefined ? {ray: {version: rayVersion}} : {}),
+    ...(pathways ? {pathways} : {}),
   }
 }
 

@@ -3,6 +3,7 @@ import type {ClusterStatus, ObservedCluster, ObservedNodePool} from './observed.
 import {ApiError} from '../errors.js'
 import {creationFailedForCapacity} from './gke-errors.js'
 import type {ClusterSpec, NodePoolSpec, PlacementPolicy, WorkloadPolicySpec} from './spec.js'
+import {PATHWAYS_CPU_POOL, pathwaysPoolSpec} from './pathways.js'
 import {planAutoprovisioningUpdate, planClusterUpdates, planRayOperatorUpdate, type UpdateStep} from './updates.js'
 
 export type {ClusterUpdateStep, NodePoolUpdateStep, UpdateStep} from './updates.js'
@@ -289,7 +290,9 @@ export function planNodePools(desired: DesiredCluster, observed: readonly Observ
 
   for (const pool of observed) {
     const index = ownPoolIndex(cluster, pool.name)
-    if (index === undefined) {
+    if (pool.name === PATHWAYS_CPU_POOL) {
+      steps.push(...planPathwaysPool(desired, pool))
+    } else if (index === undefined) {
       steps.push({
         action: 'none',
         resource: 'nodePool',
@@ -406,6 +409,10 @@ export function planNodePools(desired: DesiredCluster, observed: readonly Observ
     })
   }
 
+  if (desired.pathways && !observed.some((p) => p.name === PATHWAYS_CPU_POOL)) {
+    steps.push(...planPathwaysPool(desired, undefined))
+  }
+
   function change(action: 'create' | 'recreate', name: string, reason: string): NodePoolStep {
     const reservation = pickReservation()
     return {
@@ -420,6 +427,59 @@ export function planNodePools(desired: DesiredCluster, observed: readonly Observ
   }
 
   return steps.sort(byPoolName)
+}
+
+/**
+ * The Pathways CPU pool `cpu-np`. `cluster create-pathways` creates it when missing, keeps it when its machine type
+ * is `--pathways-gce-machine-type`, and recreates it otherwise (or when in ERROR), as its slices. `cluster create`
+ * (and `create-pathways` of another shape) never deletes it as a pool it does not manage: Pathways workloads' heads
+ * run there, and Python xpk keeps it too.
+ */
+function planPathwaysPool(desired: DesiredCluster, pool: ObservedNodePool | undefined): NodePoolStep[] {
+  const name = PATHWAYS_CPU_POOL
+  const request = desired.pathways
+  if (!request) {
+    const reason = 'the Pathways CPU pool (xpk cluster create-pathways): kept, Pathways heads run there'
+    return [{action: 'none', resource: 'nodePool', name, reason, spec: null, managed: false, wait: false}]
+  }
+  const spec = pathwaysPoolSpec(request, desired.spec.zone, desired.poolTemplate.version)
+  const step = (action: PlanAction, reason: string, extra: Partial<NodePoolStep> = {}): NodePoolStep => ({
+    action,
+    resource: 'nodePool',
+    name,
+    reason,
+    spec,
+    managed: action !== 'none' || extra.wait === true,
+    wait: false,
+    ...extra,
+  })
+  if (pool === undefined) return [step('create', 'the Pathways CPU pool (heads: proxy, resource manager, client)')]
+  if (pool.status === 'STOPPING') {
+    return [
+      step('create', 'the Pathways CPU pool, once GKE has finished deleting the earlier one', {afterDeletion: true}),
+    ]
+  }
+  if (pool.status === 'ERROR') {
+    const failed = creationFailedForCapacity(pool.statusMessage)
+    return [
+      step('recreate', `in ERROR state${pool.statusMessage ? `: ${pool.statusMessage}` : ''}`, {
+        ...(failed ? {nothingToLose: true} : {}),
+      }),
+    ]
+  }
+  if (pool.machineType !== request.machineType) {
+    return [step('recreate', `differs from the request: machine type ${pool.machineType} → ${request.machineType}`)]
+  }
+  const provisioning = pool.status === 'PROVISIONING' || pool.status === 'RECONCILING'
+  return [
+    step(
+      'none',
+      provisioning ? `matches the request; ${pool.status.toLowerCase()}, waiting for it` : 'matches the request',
+      {
+        wait: provisioning,
+      },
+    ),
+  ]
 }
 
 /**

@@ -27,6 +27,7 @@ export function describeNodePool(spec: NodePoolSpec): string {
   if (spec.placementPolicy?.type === 'workload-policy') parts.push(`policy ${spec.placementPolicy.name}`)
   parts.push(spec.capacity === 'reservation' ? `reservation ${spec.reservation}` : spec.capacity)
   if (spec.flexMaxNodes !== null) parts.push(`scales 0-${spec.flexMaxNodes}`)
+  if (spec.autoscaling) parts.push(`scales ${spec.autoscaling.minNodes}-${spec.autoscaling.maxNodes}`)
   return parts.join(', ')
 }
 

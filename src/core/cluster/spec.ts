@@ -198,6 +198,8 @@ export interface NodePoolSpec {
   readonly flexMaxNodes: number | null
   /** Where the autoscaler of a flex-start pool may put nodes (ANY zone of the pool's locations). */
   readonly autoscalingLocationPolicy: 'ANY' | 'BALANCED' | null
+  /** Autoscaling between these node counts (the Pathways CPU pool, 1-20 as Python xpk's); absent: a fixed size. */
+  readonly autoscaling?: {readonly minNodes: number; readonly maxNodes: number}
   /** Node auto-repair and auto-upgrade: on, except auto-repair of flex-start pools (nodes come and go anyway). */
   readonly management: {readonly autoRepair: boolean; readonly autoUpgrade: boolean}
   /** Single-slice GPU flex pools use queued provisioning (Dynamic Workload Scheduler). */

@@ -33,6 +33,11 @@ export interface ClusterShape {
   readonly autoprovisioning?: {readonly minimumChips: number; readonly maximumChips: number} | null
   /** `--sub-slicing` or `--super-slicing` (Kueue's Topology, flavor and admission check follow); absent: neither. */
   readonly slicing?: Slicing | null
+  /**
+   * A Pathways cluster (`cluster create-pathways`, or a cluster with its `cpu-np` pool): Kueue's `cpu-user` flavor
+   * and resource group. Absent: not one.
+   */
+  readonly pathways?: boolean
 }
 
 /** The Kubernetes resource Kueue's quota counts: `google.com/tpu`, `nvidia.com/gpu` or `cpu`. */

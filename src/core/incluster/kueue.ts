@@ -20,11 +20,14 @@
  * flavor matches the accelerator only (GKE's slice controller joins cubes into larger topologies), and its
  * ClusterQueue waits for the `ss-kueue-operator` admission check of the slice controller.
  *
- * Left out, because `cluster create` here has no flag that asks for them: the Pathways `cpu-user` flavor and
- * resource group (`--enable-pathways`). Cluster Toolkit's controller toleration is a Deployment patch, not
- * configuration.
+ * Pathways clusters (`cluster create-pathways`, and any cluster that has its `cpu-np` pool): the ResourceFlavor
+ * `cpu-user` (nodes of pool `cpu-np`) and a second resource group of the ClusterQueue giving it Python's quota, 480
+ * cpu and 2000G memory, which Pathways heads are admitted against.
+ *
+ * Left out: Cluster Toolkit's controller toleration is a Deployment patch, not configuration.
  */
 import {KIND_TRAITS} from '../catalog/types.js'
+import {PATHWAYS_CPU_FLAVOR, PATHWAYS_CPU_POOL} from '../workload/pathways.js'
 import type {PriorityClass} from '../manifests/k8s-types.js'
 import {CLUSTER_QUEUE_NAME, KUEUE_API_GROUP, KUEUE_API_VERSION, LOCAL_QUEUE_NAME} from '../versions.js'
 import type {ClusterShape} from './cluster-shape.js'
@@ -71,6 +74,8 @@ export interface KueueOptions {
 export interface KueueConfiguration {
   readonly topology: Topology | null
   readonly resourceFlavor: ResourceFlavor
+  /** Pathways clusters: `cpu-user`, the heads' CPU pool. */
+  readonly pathwaysFlavor: ResourceFlavor | null
   readonly provisioningRequestConfig: ProvisioningRequestConfig
   readonly admissionCheck: AdmissionCheck | null
   readonly clusterQueue: ClusterQueue
@@ -92,6 +97,7 @@ export function kueueConfiguration(shape: ClusterShape, options: KueueOptions): 
   return {
     topology,
     resourceFlavor,
+    pathwaysFlavor: shape.pathways ? pathwaysFlavor() : null,
     provisioningRequestConfig: dwsProvisioningRequestConfig(quotaResource(shape)),
     admissionCheck,
     clusterQueue: buildClusterQueue(shape, resourceFlavor.metadata.name, admissionCheck?.metadata.name),
@@ -108,6 +114,7 @@ export function kueueConfigurationObjects(config: KueueConfiguration): InCluster
   return [
     ...(config.topology ? [config.topology] : []),
     config.resourceFlavor,
+    ...(config.pathwaysFlavor ? [config.pathwaysFlavor] : []),
     config.provisioningRequestConfig,
     ...(config.admissionCheck ? [config.admissionCheck] : []),
     config.clusterQueue,
@@ -178,11 +185,37 @@ function buildClusterQueue(shape: ClusterShape, flavor: string, admissionCheck: 
           coveredResources: [resource, ...limits.map((l) => l.name)],
           flavors: [{name: flavor, resources: [main, ...limits]}],
         },
+        ...(shape.pathways ? [PATHWAYS_RESOURCE_GROUP] : []),
       ],
       ...(admissionCheck === undefined ? {} : {admissionChecksStrategy: {admissionChecks: [{name: admissionCheck}]}}),
     },
   )
 }
+
+/** The Pathways heads' flavor, as Python xpk's: the nodes of the `cpu-np` pool. */
+function pathwaysFlavor(): ResourceFlavor {
+  return kueueObject(
+    'ResourceFlavor',
+    {name: PATHWAYS_CPU_FLAVOR},
+    {nodeLabels: {[NODE_POOL_LABEL]: PATHWAYS_CPU_POOL}},
+  )
+}
+
+/** Python xpk's quota of the heads' pool: 480 cpu and 2000G memory (the pool scales to 20 nodes). */
+const PATHWAYS_RESOURCE_GROUP = {
+  coveredResources: ['cpu', 'memory'],
+  flavors: [
+    {
+      name: PATHWAYS_CPU_FLAVOR,
+      resources: [
+        {name: 'cpu', nominalQuota: 480},
+        {name: 'memory', nominalQuota: '2000G'},
+      ],
+    },
+  ],
+}
+
+const NODE_POOL_LABEL = 'cloud.google.com/gke-nodepool'
 
 function buildLocalQueue(): LocalQueue {
   return kueueObject(

@@ -74,6 +74,7 @@ describe('desiredClusterFromFlags defaults', () => {
       defaultPoolCpuMachineType: 'e2-standard-16',
       defaultPoolCpuNumNodes: 6,
       multiHostTpuMaxPodsPerNode: 15,
+      pathwaysGceMachineType: 'n2-standard-64',
     })
   })
 

@@ -51,6 +51,21 @@ export const GOLDEN_CASES: readonly GoldenCase[] = [
       ),
   },
   {
+    // Python xpk's recipe NAP_cluster-create_with_pathways.md: the cpu-user flavor and its resource group.
+    file: 'cluster-tpu-tpu7x-8-pathways-autoprovisioning.yaml',
+    command: `xpk cluster create-pathways --cluster ${cluster} --tpu-type=tpu7x-8 --enable-autoprovisioning --on-demand`,
+    objects: () =>
+      clusterObjects(
+        aClusterShape({
+          clusterName: cluster,
+          type: 'tpu7x-8',
+          numSlices: 1,
+          autoprovisioning: {minimumChips: 0, maximumChips: 4},
+          pathways: true,
+        }),
+      ),
+  },
+  {
     // Python xpk's recipe Cluster_create_super-slicing.md: 3 cubes on the sub-blocks of a block.
     file: 'cluster-tpu-tpu7x-128-3-cubes-super-slicing.yaml',
     command: `xpk cluster create --cluster ${cluster} --tpu-type=tpu7x-4x4x4 --super-slicing --num-cubes=3 --reservation=golden-reservation/reservationBlocks/block`,
