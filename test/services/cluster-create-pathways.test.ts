@@ -101,7 +101,9 @@ describe('cluster create-pathways', () => {
       placementPolicy: null,
       tpuTopology: null,
     })
-    expect((cpuNp as {oauthScopes: string[]}).oauthScopes).toContain('https://www.googleapis.com/auth/cloud-platform')
+    expect((cpuNp as unknown as {oauthScopes: readonly string[]}).oauthScopes).toContain(
+      'https://www.googleapis.com/auth/cloud-platform',
+    )
     expect(changes(gke).filter((c) => c.startsWith('create'))).toEqual([
       'createCluster',
       'createNodePool cpu-np',
