@@ -11,6 +11,7 @@ import AcceleratorList from './commands/accelerator/list.js'
 import ClusterAdapt from './commands/cluster/adapt.js'
 import ClusterCacheimage from './commands/cluster/cacheimage.js'
 import ClusterCreate from './commands/cluster/create.js'
+import ClusterCreateRay from './commands/cluster/create-ray.js'
 import ClusterDelete from './commands/cluster/delete.js'
 import ClusterDescribe from './commands/cluster/describe.js'
 import ClusterList from './commands/cluster/list.js'
@@ -47,6 +48,7 @@ export const COMMANDS = {
   'cluster:adapt': ClusterAdapt,
   'cluster:cacheimage': ClusterCacheimage,
   'cluster:create': ClusterCreate,
+  'cluster:create-ray': ClusterCreateRay,
   'cluster:delete': ClusterDelete,
   'cluster:describe': ClusterDescribe,
   'cluster:list': ClusterList,

@@ -83,6 +83,7 @@ const BASE: Record<CommandId, string[]> = {
   'cluster:adapt': ['--cluster', 'demo', '--force'],
   'cluster:cacheimage': ['--cluster', 'demo', '--tpu-type', 'v5p-8', '--docker-image', 'python:3.10'],
   'cluster:create': ['--cluster', 'demo', '--tpu-type', 'v5p-8', '--on-demand', '--force'],
+  'cluster:create-ray': ['--cluster', 'demo', '--tpu-type', 'v5p-8', '--on-demand', '--ray-version', '2.38.0', '--force'],
   'cluster:delete': ['--cluster', 'demo', '--force'],
   'cluster:describe': ['--cluster', 'demo'],
   'cluster:list': [],
