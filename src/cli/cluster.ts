@@ -294,7 +294,7 @@ export const clusterAdaptFlags = {
   ...changeFlags,
 }
 
-/** The flags of `cluster create` that `cluster create-ray` does not have. */
+/** The flags of `cluster create` that `cluster create-ray` does not have (Python xpk's create-ray has none of them). */
 const CREATE_RAY_DROP_NAMES = [
   'num-nodes',
   'sub-slicing',
@@ -303,25 +303,20 @@ const CREATE_RAY_DROP_NAMES = [
   'enable-autoprovisioning',
   'autoprovisioning-min-chips',
   'autoprovisioning-max-chips',
-  'skip-in-cluster',
 ] as const
 type CreateRayDrop = (typeof CREATE_RAY_DROP_NAMES)[number]
 const CREATE_RAY_DROPS: ReadonlySet<string> = new Set(CREATE_RAY_DROP_NAMES)
 
 /**
  * The flags of `xpk cluster create-ray`: `cluster create`'s, without those Python xpk's create-ray drops (GPU
- * --num-nodes, sub- and super-slicing, autoprovisioning) and without --skip-in-cluster (the RayCluster is inside),
- * plus the required --ray-version.
+ * --num-nodes, sub- and super-slicing, autoprovisioning), plus the required --ray-version. --skip-in-cluster keeps
+ * its meaning: GKE only (the addon, but no RayCluster).
  */
 export const clusterCreateRayFlags = {
   ...(Object.fromEntries(Object.entries(clusterCreateFlags).filter(([name]) => !CREATE_RAY_DROPS.has(name))) as Omit<
     typeof clusterCreateFlags,
     CreateRayDrop
   >),
-  kubeconfig: {...kubeAccessFlags.kubeconfig, helpGroup: 'INSIDE THE CLUSTER'},
-  context: {...kubeAccessFlags.context, helpGroup: 'INSIDE THE CLUSTER'},
-  'jobset-manifest': {...clusterCreateFlags['jobset-manifest'], exclusive: undefined},
-  'kueue-manifest': {...clusterCreateFlags['kueue-manifest'], exclusive: undefined},
   'ray-version': Flags.string({
     description:
       "The Ray release of the RayCluster (e.g. 2.38.0): KubeRay's rayVersion and the rayproject/ray image's tag. Another version on a re-run updates the RayCluster.",
@@ -410,13 +405,13 @@ export async function createCluster(
 
 /**
  * `xpk cluster create-ray`: `cluster create` with GKE's Ray operator addon and a RayCluster of --ray-version,
- * applied after the node pools. Wired as `cluster create`, always reaching inside the cluster.
+ * applied after the node pools. Wired as `cluster create`.
  */
 export async function createRayCluster(
   options: FlagOptions<typeof clusterCreateRayFlags>,
   run: Invocation,
 ): Promise<ClusterCreateResult> {
-  return createCluster({...options, skipInCluster: false} as unknown as FlagOptions<typeof clusterCreateFlags>, run)
+  return createCluster(options as unknown as FlagOptions<typeof clusterCreateFlags>, run)
 }
 
 /**
