@@ -177,6 +177,13 @@ const CASES: Readonly<Record<string, Case>> = {
     argv: ['cluster', 'create', '--cluster', 'fresh', '--tpu-type', 'v5p-8', '--on-demand', '--skip-in-cluster'],
     real: [],
   },
+  'cluster:create-ray': {
+    argv: [
+      ...['cluster', 'create-ray', '--cluster', 'fresh', '--tpu-type', 'v5p-8', '--on-demand'],
+      ...['--ray-version', '2.38.0', '--skip-in-cluster'],
+    ],
+    real: [],
+  },
   'cluster:delete': {argv: ['cluster', 'delete', '--cluster', 'doomed'], real: ['--force']},
   'cluster:cacheimage': {
     argv: ['cluster', 'cacheimage', '--cluster', 'demo', '--tpu-type', 'v5p-8', '--docker-image', 'python:3.11'],
