@@ -12,6 +12,7 @@ import ClusterAdapt from './commands/cluster/adapt.js'
 import ClusterCacheimage from './commands/cluster/cacheimage.js'
 import ClusterCreate from './commands/cluster/create.js'
 import ClusterCreatePathways from './commands/cluster/create-pathways.js'
+import ClusterCreateRay from './commands/cluster/create-ray.js'
 import ClusterDelete from './commands/cluster/delete.js'
 import ClusterDescribe from './commands/cluster/describe.js'
 import ClusterList from './commands/cluster/list.js'
@@ -49,6 +50,7 @@ export const COMMANDS = {
   'cluster:cacheimage': ClusterCacheimage,
   'cluster:create': ClusterCreate,
   'cluster:create-pathways': ClusterCreatePathways,
+  'cluster:create-ray': ClusterCreateRay,
   'cluster:delete': ClusterDelete,
   'cluster:describe': ClusterDescribe,
   'cluster:list': ClusterList,

@@ -305,6 +305,37 @@ export const clusterAdaptFlags = {
   ...changeFlags,
 }
 
+/** The flags of `cluster create` that `cluster create-ray` does not have (Python xpk's create-ray has none of them). */
+const CREATE_RAY_DROP_NAMES = [
+  'num-nodes',
+  'sub-slicing',
+  'super-slicing',
+  'num-cubes',
+  'enable-autoprovisioning',
+  'autoprovisioning-min-chips',
+  'autoprovisioning-max-chips',
+] as const
+type CreateRayDrop = (typeof CREATE_RAY_DROP_NAMES)[number]
+const CREATE_RAY_DROPS: ReadonlySet<string> = new Set(CREATE_RAY_DROP_NAMES)
+
+/**
+ * The flags of `xpk cluster create-ray`: `cluster create`'s, without those Python xpk's create-ray drops (GPU
+ * --num-nodes, sub- and super-slicing, autoprovisioning), plus the required --ray-version. --skip-in-cluster keeps
+ * its meaning: GKE only (the addon, but no RayCluster).
+ */
+export const clusterCreateRayFlags = {
+  ...(Object.fromEntries(Object.entries(clusterCreateFlags).filter(([name]) => !CREATE_RAY_DROPS.has(name))) as Omit<
+    typeof clusterCreateFlags,
+    CreateRayDrop
+  >),
+  'ray-version': Flags.string({
+    description:
+      "The Ray release of the RayCluster (e.g. 2.38.0): KubeRay's rayVersion and the rayproject/ray image's tag. Another version on a re-run updates the RayCluster.",
+    required: true,
+    helpGroup: 'RAY',
+  }),
+}
+
 /** The flags of `xpk cluster delete`. */
 export const clusterDeleteFlags = {...targetFlags, ...gkeEndpointFlag, ...changeFlags}
 
@@ -381,6 +412,17 @@ export async function createCluster(
       manifests: new HttpReleaseManifests(),
     },
   )
+}
+
+/**
+ * `xpk cluster create-ray`: `cluster create` with GKE's Ray operator addon and a RayCluster of --ray-version,
+ * applied after the node pools. Wired as `cluster create`.
+ */
+export async function createRayCluster(
+  options: FlagOptions<typeof clusterCreateRayFlags>,
+  run: Invocation,
+): Promise<ClusterCreateResult> {
+  return createCluster(options as unknown as FlagOptions<typeof clusterCreateFlags>, run)
 }
 
 /**

@@ -95,6 +95,15 @@ import {
   type ClusterLockOptions,
 } from './cluster-lock.js'
 import {isLockRefusal, lockJson, planWithLock, type LockJson} from '../core/cluster/lock.js'
+import {
+  planRay,
+  rayPlanToJson,
+  rayTargetAfter,
+  renderRayPlan,
+  type RayPlan,
+  type RayPlanJson,
+} from '../core/incluster/ray-plan.js'
+import {rayClusterStep, readRay} from './ray-cluster.js'
 
 export interface ClusterCreateOptions {
   readonly flags: ClusterCreateFlags
@@ -139,6 +148,8 @@ export interface ClusterCreateResult extends PlanJson {
   readonly inCluster: InClusterPlanJson | null
   /** The cluster lock as the cluster was read (`unread` offline). */
   readonly lock: LockJson
+  /** `cluster create-ray`: the RayCluster's plan. */
+  readonly ray?: RayPlanJson
 }
 
 /**
@@ -163,8 +174,9 @@ export async function createCluster(
     }
     const inputs = inClusterInputs(desired, options, plan, undefined)
     const inPlan = options.inCluster.skip ? null : planInCluster(inputs, null)
+    const rayPlan = planRayFor(desired, plan, options, null)
     const unread = {state: 'unread'} as const
-    console.result(withInCluster(renderPlan(plan, {view: unread, staleSeconds}), inPlan, options))
+    console.result(withRay(withInCluster(renderPlan(plan, {view: unread, staleSeconds}), inPlan, options), rayPlan))
     console.info(clusterCreateOfflinePlan())
     if (desired.reservations.length > 0) {
       console.info(clusterCreateOfflineReservations({reservations: desired.reservations}))
@@ -176,6 +188,7 @@ export async function createCluster(
       outcomes: [],
       inCluster: inJson(inPlan),
       lock: lockJson(unread, staleSeconds),
+      ...rayJson(rayPlan),
     }
   }
 
@@ -249,8 +262,20 @@ export async function createCluster(
         ? await readInCluster(await kube(), inputs, retry, release)
         : null
     const inPlan = options.inCluster.skip ? null : planInCluster(inputs, observedIn)
-    const shown = withInCluster(renderPlan(plan, lockShown), inPlan, options)
-    const json = {...planToJson(plan), inCluster: inJson(inPlan), lock: lockJson(lock, staleSeconds)}
+    const rayTarget = options.inCluster.skip ? null : rayTargetAfter(desired, plan)
+    const rayPlan = planRayFor(
+      desired,
+      plan,
+      options,
+      observedIn && rayTarget ? await readRay(await kube(), rayTarget, retry) : null,
+    )
+    const shown = withRay(withInCluster(renderPlan(plan, lockShown), inPlan, options), rayPlan)
+    const json = {
+      ...planToJson(plan),
+      inCluster: inJson(inPlan),
+      lock: lockJson(lock, staleSeconds),
+      ...rayJson(rayPlan),
+    }
 
     if (options.dryRun) {
       console.result(shown)
@@ -260,7 +285,10 @@ export async function createCluster(
     }
     const counts = summarize(plan)
     const waits = plan.steps.some((s) => s.wait)
-    const inClusterWork = inPlan?.steps.filter(changesSomething) ?? []
+    const inClusterWork = [
+      ...(inPlan?.steps.filter(changesSomething) ?? []),
+      ...(rayPlan && rayPlan.change !== 'none' ? [rayPlan] : []),
+    ]
     if (counts.create + counts.recreate + counts.delete + counts.update === 0 && !waits && inClusterWork.length === 0) {
       console.info(clusterCreatePlan({plan: shown}))
       // Nothing to change, but a stale lock (its run died) is cleared, so others are not refused because of it.
@@ -316,6 +344,16 @@ export async function createCluster(
       // Inside the try: Ctrl-C while the SetLabels is on the wire may still leave the lock set, and the release
       // (which removes only this run's lock) must then run.
       if (!creates) await takeLock(observed!, held, options.lock, lockDeps)
+      // The RayCluster, after every node-pool step: its sizes come from their nodes.
+      const withRaySteps = () =>
+        rayPlan
+          ? rayClusterStep(
+              rayPlan,
+              {kube, manifests, retry},
+              {availableTimeoutMs: options.timing.controllers.timeoutMs, poll: options.timing.controllers.poll},
+              nodePoolStepIds(plan),
+            )
+          : []
       const result = await applyClusterPlan(
         creates ? planWithLock(plan, held.holder) : plan,
         {...deps, gke},
@@ -342,7 +380,7 @@ export async function createCluster(
                     return planInCluster({...inputs, shape}, observedIn)
                   },
                 },
-              )
+              ).concat(withRaySteps())
             : [],
         },
       )
@@ -876,6 +914,25 @@ function inClusterInputs(
 
 function withInCluster(text: string, plan: InClusterPlan | null, options: ClusterCreateOptions): string {
   return plan ? `${text}\n${renderInClusterPlan(plan, {verbose: options.verbose})}` : text
+}
+
+/** `cluster create-ray`'s RayCluster, planned beside the in-cluster objects (null without --ray-version). */
+function planRayFor(
+  desired: DesiredCluster,
+  plan: Plan,
+  options: ClusterCreateOptions,
+  observed: Parameters<typeof planRay>[1],
+): RayPlan | null {
+  const target = options.inCluster.skip ? null : rayTargetAfter(desired, plan)
+  return target ? planRay(target, observed, nodePoolStepIds(plan).length > 0) : null
+}
+
+function withRay(text: string, plan: RayPlan | null): string {
+  return plan ? `${text}\n${renderRayPlan(plan)}` : text
+}
+
+function rayJson(plan: RayPlan | null): {ray?: RayPlanJson} {
+  return plan ? {ray: rayPlanToJson(plan)} : {}
 }
 
 function inJson(plan: InClusterPlan | null): InClusterPlanJson | null {

@@ -613,7 +613,7 @@ function stepId(s: InClusterStep): string {
   return `${s.kind}:${s.component}`
 }
 
-function stepRetry(deps: InClusterDeps, ctx: StepContext): RetryOptions {
+export function stepRetry(deps: InClusterDeps, ctx: StepContext): RetryOptions {
   return {
     ...deps.retry,
     signal: ctx.signal,
@@ -737,7 +737,7 @@ async function deleteForUpgrade(kube: KubeClient, deletion: BreakingDeletion, re
  * answering cannot stretch the wait. `timedOut` makes the error once the time is up (checked between polls, and
  * when the time limit cuts a read or a pause short).
  */
-async function pollWithin(
+export async function pollWithin(
   check: () => Promise<boolean>,
   timeoutMs: number,
   timedOut: () => XpkError,

@@ -244,6 +244,7 @@ describe('hints name only flags the command has', () => {
       'cluster:adapt',
       'cluster:create',
       'cluster:create-pathways',
+      'cluster:create-ray',
       'cluster:delete',
       'storage:attach',
       'storage:delete',
@@ -262,10 +263,18 @@ describe('hints name only flags the command has', () => {
    * --scheduler, --debug-dump-gcs), so it never gives them. Each must still be found, so the list cannot go stale.
    */
   const UNREACHABLE: Partial<Record<CommandId, readonly string[]>> = {
-    // desired.ts checks --ray-version for `cluster create-ray`, which is not wired yet: `cluster create` never has a
-    // Ray version, so it never shows that hint (remove this line when create-ray exists).
+    // desired.ts checks --ray-version for `cluster create-ray`: `cluster create` never has a Ray version, so it never
+    // shows that hint.
     'cluster:create': ['src/core/cluster/desired.ts --ray-version'],
     'cluster:create-pathways': ['src/core/cluster/desired.ts --ray-version'],
+    // cluster create-ray has none of these flags, and desired.ts gives their hints only when they are given.
+    'cluster:create-ray': [
+      'src/core/cluster/desired.ts --enable-autoprovisioning',
+      'src/core/cluster/desired.ts --autoprovisioning-max-chips',
+      'src/core/cluster/desired.ts --autoprovisioning-min-chips',
+      'src/core/cluster/desired.ts --super-slicing',
+      'src/core/cluster/desired.ts --num-nodes',
+    ],
     'workload:create-pathways': [
       'src/core/catalog/lookup.ts --device-type',
       'src/core/storage/mounts.ts --storage',

@@ -122,6 +122,7 @@ const SERVICE_OF: Record<CommandId, [string[], string]> = {
   'cluster:cacheimage': [['--tpu-type', 'v5p-8', '--docker-image', 'python:3.11'], 'cacheImage'],
   'cluster:create': [['--tpu-type', 'v5p-8', '--spot'], 'createCluster'],
   'cluster:create-pathways': [['--tpu-type', 'v5p-8', '--spot'], 'createCluster'],
+  'cluster:create-ray': [['--tpu-type', 'v5p-8', '--spot', '--ray-version', '2.38.0'], 'createCluster'],
   'cluster:delete': [[], 'deleteCluster'],
   'cluster:describe': [[], 'describeCluster'],
   'cluster:list': [[], 'listClusters'],

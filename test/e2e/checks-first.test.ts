@@ -98,6 +98,9 @@ const BASE_ARGS: Partial<Record<CommandId, (flag: string) => string[]>> = {
   'cluster:adapt': () => [...target, '--cluster', 'demo', '--force'],
   'cluster:create': () => [...target, '--cluster', 'fresh', '--tpu-type', 'v5p-8', '--on-demand', '--force'],
   'cluster:create-pathways': () => [...target, '--cluster', 'fresh', '--tpu-type', 'v5p-8', '--on-demand', '--force'],
+  'cluster:create-ray': () => [
+    ...[...target, '--cluster', 'fresh', '--tpu-type', 'v5p-8', '--on-demand', '--ray-version', '2.38.0', '--force'],
+  ],
   'cluster:describe': () => [...target, '--cluster', 'demo'],
   doctor: () => [...target],
   'cluster:cacheimage': () => [...target, '--cluster', 'demo', '--tpu-type', 'v5p-8', '--docker-image', 'python:3.12'],

@@ -186,6 +186,13 @@ const CASES: Readonly<Record<string, Case>> = {
     argv: ['cluster', 'create-pathways', '--cluster', 'fresh-pw', '--tpu-type', 'v5p-8', '--on-demand'],
     real: ['--skip-in-cluster'],
   },
+  'cluster:create-ray': {
+    argv: [
+      ...['cluster', 'create-ray', '--cluster', 'fresh', '--tpu-type', 'v5p-8', '--on-demand'],
+      ...['--ray-version', '2.38.0', '--skip-in-cluster'],
+    ],
+    real: [],
+  },
   'cluster:delete': {argv: ['cluster', 'delete', '--cluster', 'doomed'], real: ['--force']},
   'cluster:cacheimage': {
     argv: ['cluster', 'cacheimage', '--cluster', 'demo', '--tpu-type', 'v5p-8', '--docker-image', 'python:3.11'],

@@ -654,7 +654,8 @@ function checkScale(
       {flag: '--num-nodes'},
     )
   }
-  if (accelerator?.kind === 'GPU' && flags.numSlices !== undefined && numSlices > 1) {
+  // With --ray-version (cluster create-ray, which has no --num-nodes) a GPU type is refused for Ray's sake already.
+  if (accelerator?.kind === 'GPU' && flags.numSlices !== undefined && numSlices > 1 && flags.rayVersion === undefined) {
     problems.add(`--num-slices applies to TPU and CPU types; a GPU cluster has one pool of --num-nodes VMs.`, {
       flag: '--num-slices',
       hints: [`Scale ${accelerator.name} with --num-nodes (default ${CLUSTER_DEFAULTS.gpuNumNodes}).`],

@@ -96,11 +96,13 @@ export function rayCluster(inputs: RayClusterInputs): RayObject {
                 name: 'ray-head',
                 image,
                 resources: {limits: head, requests: head},
+                // The protocol, though TCP is the default, is a key of the ports list: an apply without it finds
+                // no live item of its key (the API server stored the default) and adds every port a second time.
                 ports: [
-                  {containerPort: RAY_PORTS.gcsServer, name: 'gcs-server'},
-                  {containerPort: RAY_PORTS.dashboard, name: 'dashboard'},
-                  {containerPort: RAY_PORTS.client, name: 'client'},
-                  {containerPort: RAY_PORTS.multislice, name: 'multislice'},
+                  {containerPort: RAY_PORTS.gcsServer, name: 'gcs-server', protocol: 'TCP'},
+                  {containerPort: RAY_PORTS.dashboard, name: 'dashboard', protocol: 'TCP'},
+                  {containerPort: RAY_PORTS.client, name: 'client', protocol: 'TCP'},
+                  {containerPort: RAY_PORTS.multislice, name: 'multislice', protocol: 'TCP'},
                 ],
               },
             ],
