@@ -14,10 +14,13 @@ const CLEAR_BELOW = '\u001b[J'
 export function terminalScreen(out: WriteStream = process.stdout as WriteStream): Screen | null {
   if (!out.isTTY) return null
   let entered = false
+  let closed = false
   let last = ''
   return {
     size: () => ({rows: out.rows || 24, columns: out.columns || 80}),
     draw(lines) {
+      // A frame that comes after close (a refresh already under way when Ctrl-C came) must not take the screen again.
+      if (closed) return
       // One write per frame, each line cleared to its end: no flicker, and nothing of a longer previous line stays.
       const frame = `${HOME}${lines.map((line) => `${line}${CLEAR_LINE_END}`).join('\r\n')}${CLEAR_BELOW}`
       if (frame === last) return
@@ -32,6 +35,7 @@ export function terminalScreen(out: WriteStream = process.stdout as WriteStream)
     close() {
       if (entered) out.write(LEAVE)
       entered = false
+      closed = true
     },
   }
 }

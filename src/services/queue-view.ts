@@ -113,7 +113,7 @@ export async function viewQueue(options: QueueViewOptions, deps: QueueViewDeps):
     ])
     const drawing = (async () => {
       let sinceTick = TICK_MS
-      for (;;) {
+      while (!deps.signal.aborted) {
         if (dirty || sinceTick >= TICK_MS) {
           draw()
           sinceTick = 0
@@ -121,6 +121,8 @@ export async function viewQueue(options: QueueViewOptions, deps: QueueViewDeps):
         await deps.sleep(REFRESH_MS, deps.signal)
         sinceTick += REFRESH_MS
       }
+      // Stopped between two frames: no frame after this, and the stop is the run's end.
+      throw deps.signal.reason
     })()
     // Both run until Ctrl-C (the signal's reason) or a watch fails for good.
     await Promise.race([watching, drawing])

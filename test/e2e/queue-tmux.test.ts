@@ -131,9 +131,27 @@ describe('xpk queue on a terminal', () => {
       expect(after).toMatch(/^run-2 +medium /m)
 
       tmux('send-keys', '-t', 'queue', 'C-c')
-      // The alternate screen is left: what was there before comes back, with xpk's one line about the interrupt.
-      const left = await until((s) => s.includes('Interrupted.'), 'the interrupt')
+      // Ctrl-C ends it as it ends every command (exit 130), and the alternate screen is left: the view is gone.
+      // Ended: tmux reports the pane dead with its exit status, or (tmux may be late to say so) its process is gone.
+      const pid = tmux('display-message', '-p', '-t', 'queue', '#{pane_pid}').trim()
+      const ended = async (): Promise<number | null> => {
+        const end = Date.now() + 40_000
+        while (Date.now() < end) {
+          const [isDead, status] = tmux('display-message', '-p', '-t', 'queue', '#{pane_dead}|#{pane_dead_status}')
+            .trim()
+            .split('|')
+          if (isDead === '1' && status) return Number(status)
+          if (spawnSync('kill', ['-0', pid]).status !== 0) return null
+          await new Promise((resolve) => setTimeout(resolve, 50))
+        }
+        throw new Error(`xpk queue did not end after Ctrl-C; the screen shows:\n${screen()}`)
+      }
+      const status = await ended()
+      if (status !== null) expect(status).toBe(130)
+      const left = screen()
       expect(left).not.toContain('xpk queue: cluster demo')
+      // xpk's interrupt message (its first line may be above the pane's top once the alternate screen is left).
+      expect(left).toMatch(/Error: Interrupted\.|Hint: Re-run the same command to resume\./)
       tmux('kill-session', '-t', 'queue')
     },
     120_000,
