@@ -1,7 +1,15 @@
 import {throwIfProblems, UsageError, XpkError} from '../core/errors.js'
 import {XPK_NAMESPACE} from '../core/incluster/namespace.js'
 import {collect} from '../core/kube/list-pages.js'
-import {JOBSET_NAME_LABEL, jobSetNameProblem, jobSetRef, namesContaining} from '../core/workload/jobsets.js'
+import {
+  JOBSET_NAME_LABEL,
+  PATHWAYS_JOB_API_VERSION,
+  PATHWAYS_JOB_KIND,
+  jobSetNameProblem,
+  jobSetRef,
+  namesContaining,
+  pathwaysJobRef,
+} from '../core/workload/jobsets.js'
 import {
   workloadDeleteAbsent,
   workloadDeleteConfirm,
@@ -134,10 +142,12 @@ async function deleteSelected(
       return {...base, selected, deleted: [], alreadyGone: [], waited: false, steps: []}
     }
   }
+  const pathwaysJobs = await olderPathwaysJobs(kube, selected, options.workload !== undefined, retry)
   // A dry run reads the one named JobSet, to say whether it is there; a delete finds out by deleting.
   const absent =
     options.dryRun &&
     options.workload !== undefined &&
+    pathwaysJobs.length === 0 &&
     (await withRetries(() => kube.get(jobSetRef(options.workload!)), retry)) === undefined
       ? selected
       : []
@@ -145,6 +155,7 @@ async function deleteSelected(
     where,
     selected,
     absent,
+    pathwaysJobs,
     by:
       options.workload !== undefined
         ? {workload: true}
@@ -196,12 +207,26 @@ async function applyDelete(
 ): Promise<Map<string, 'deleted' | 'absent'>> {
   const {console} = deps
   const outcomes = new Map<string, 'deleted' | 'absent'>()
+  // The PathwaysJobs deleted, which make their workloads deleted whether or not a JobSet was still there.
+  const pathwaysJobsDeleted = new Set<string>()
   const graph: GraphStep[] = []
   for (const step of plan.steps) {
     if (step.action !== 'delete' || step.spec === null) continue
     const name = step.spec.name
-    const remove = async () => void outcomes.set(name, await withRetries(() => kube.delete(jobSetRef(name)), retry))
-    graph.push({...planStep(step, `delete:${name}`, remove), lane: 'delete'})
+    if (step.resource === 'pathwaysJob') {
+      const remove = async () => {
+        if ((await withRetries(() => kube.delete(pathwaysJobRef(name)), retry)) === 'deleted') {
+          pathwaysJobsDeleted.add(name)
+        }
+      }
+      graph.push({...planStep(step, `delete-pathwaysjob:${name}`, remove), lane: 'delete'})
+      continue
+    }
+    const remove = async () => {
+      const outcome = await withRetries(() => kube.delete(jobSetRef(name)), retry)
+      outcomes.set(name, pathwaysJobsDeleted.has(name) ? 'deleted' : outcome)
+    }
+    graph.push({...planStep(step, `delete:${name}`, remove, [`delete-pathwaysjob:${name}`], graph), lane: 'delete'})
   }
   const deletes = graph.map((g) => g.id)
   let reported = false
@@ -212,7 +237,11 @@ async function applyDelete(
     const names = jobSetsToDelete(plan).filter((name) => outcomes.has(name))
     for (const name of names) if (outcomes.get(name) === 'absent') noteAbsent(console, name, plan.where)
     const deleted = names.filter((name) => outcomes.get(name) === 'deleted')
-    if (deleted.length > 0) console.result(deleted.map((name) => `Deleted JobSet ${XPK_NAMESPACE}/${name}.`).join('\n'))
+    const lines = deleted.flatMap((name) => [
+      ...(pathwaysJobsDeleted.has(name) ? [`Deleted PathwaysJob ${XPK_NAMESPACE}/${name}.`] : []),
+      `Deleted JobSet ${XPK_NAMESPACE}/${name}.`,
+    ])
+    if (lines.length > 0) console.result(lines.join('\n'))
   }
   for (const step of plan.steps) {
     if (step.action !== 'wait') continue
@@ -242,6 +271,33 @@ async function applyDelete(
 
 function noteAbsent(console: Console, name: string, where: string): void {
   console.info(workloadDeleteAbsent({workload: name, where}))
+}
+
+/**
+ * Of the workloads chosen, the ones an older Python xpk submitted as a PathwaysJob: the named one read (one GET),
+ * or the PathwaysJobs listed (one list per page). A cluster that does not serve the kind has none, and nothing of
+ * it is deleted.
+ */
+async function olderPathwaysJobs(
+  kube: KubeClient,
+  selected: readonly string[],
+  named: boolean,
+  retry: RetryOptions,
+): Promise<string[]> {
+  if (selected.length === 0) return []
+  if (named) {
+    const found = await withRetries(() => kube.lookup(pathwaysJobRef(selected[0]!)), retry)
+    return found.state === 'found' ? [selected[0]!] : []
+  }
+  const pathwaysJobs = await listAll(
+    kube,
+    PATHWAYS_JOB_API_VERSION,
+    PATHWAYS_JOB_KIND,
+    {namespace: XPK_NAMESPACE},
+    retry,
+  )
+  const names = new Set(pathwaysJobs.map((p) => p.metadata.name))
+  return selected.filter((name) => names.has(name))
 }
 
 /**

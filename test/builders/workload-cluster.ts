@@ -149,13 +149,29 @@ export function aWorkloadCluster(options: ClusterOptions = {}): MemoryKube {
  * above it: a Kueue Workload and one Job per slice owned by the JobSet, `podsPerJob` pods owned by each Job. Jobs
  * and pods carry the jobset-name label, as the JobSet controller sets it.
  */
-export function seedWorkload(kube: MemoryKube, name: string, options: {slices?: number; podsPerJob?: number} = {}) {
-  const {slices = 1, podsPerJob = 2} = options
+export function seedWorkload(
+  kube: MemoryKube,
+  name: string,
+  options: {slices?: number; podsPerJob?: number; ownedBy?: KubeObject} = {},
+) {
+  const {slices = 1, podsPerJob = 2, ownedBy} = options
+  // An older xpk's PathwaysJob (ownedBy) is the JobSet's controller, as its controller makes it.
+  const jobSetOwner =
+    ownedBy === undefined
+      ? {}
+      : {
+          ownerReferences: [
+            {
+              ...{apiVersion: ownedBy.apiVersion, kind: ownedBy.kind, name: ownedBy.metadata.name},
+              ...{uid: ownedBy.metadata.uid, controller: true},
+            },
+          ],
+        }
   kube.seed(
     {
       apiVersion: JOBSET_API,
       kind: 'JobSet',
-      metadata: {name, namespace: 'default', labels: {'xpk.google.com/workload': name}},
+      metadata: {name, namespace: 'default', labels: {'xpk.google.com/workload': name}, ...jobSetOwner},
       spec: {replicatedJobs: [{name: 'slice-job', replicas: slices}]},
     },
     {manager: 'xpk'},

@@ -231,9 +231,9 @@ export function kueueWorkloadFor(jobset: StoredJobSet, created: string): Json {
   const {name} = jobset.metadata
   const {uid} = jobset.metadata
   const hash = createHash('sha1').update(`${name}/${uid}`).digest('hex').slice(0, 5)
-  const priority = PRIORITIES.find(
-    (p) => p.name === jobset.spec.replicatedJobs[0]!.template.spec.template.spec.priorityClassName,
-  )
+  // The first replicated job that names a priority class gives it (a Pathways head names none).
+  const named = jobset.spec.replicatedJobs.find((r) => r.template.spec.template.spec.priorityClassName)
+  const priority = PRIORITIES.find((p) => p.name === named?.template.spec.template.spec.priorityClassName)
   return {
     apiVersion: 'kueue.x-k8s.io/v1beta2',
     kind: 'Workload',

@@ -11,6 +11,7 @@ import {SCENARIOS, scenarioObjects} from '../builders/workload-states.js'
 import {MemoryGke} from '../fakes/memory-gke.js'
 import type {MemoryKube, MemoryKubeOptions} from '../fakes/memory-kube.js'
 import {manualClock} from '../helpers/manual-clock.js'
+import {olderXpkPathwaysJob, pathwaysJobCrd} from '../helpers/pathways-job.js'
 import {RecordingConsole, type PromptAnswer} from '../helpers/recording-console.js'
 import {virtualClock} from '../helpers/virtual-clock.js'
 
@@ -110,9 +111,13 @@ describe('workload delete --workload', () => {
     expect(details).toContain('2 pods left')
     expect(console.boards[0]!.closed).toBe(true)
     expect(console.results.at(-1)).toBe('sweep-1 is gone, with its pods.')
-    // One JobSet get and one pod list per check, whatever the number of pods.
+    // One JobSet get and one pod list per check, whatever the number of pods; before them, the one read of an older
+    // xpk's PathwaysJob of the name.
     const reads = kube.requests.filter((r) => !r.mutating)
-    expect(new Set(reads.map((r) => `${r.verb} ${r.kind}`))).toEqual(new Set(['get JobSet', 'list Pod']))
+    expect(reads.filter((r) => r.kind === 'PathwaysJob').map((r) => r.verb)).toEqual(['get'])
+    expect(new Set(reads.map((r) => `${r.verb} ${r.kind}`))).toEqual(
+      new Set(['get PathwaysJob', 'get JobSet', 'list Pod']),
+    )
   })
 
   it('--wait times out with exit 124 naming the pods still there', async () => {
@@ -174,6 +179,71 @@ describe('workload delete --workload', () => {
   })
 })
 
+/**
+ * A cluster where an older Python xpk ran Pathways: the PathwaysJob kind served, old-pw a PathwaysJob owning its
+ * JobSet (and through it the Kueue Workload, Jobs and pods), new-pw and run-1 JobSets of this xpk.
+ */
+function aClusterWithAPathwaysJob(): MemoryKube {
+  const kube = aWorkloadCluster()
+  kube.seed(pathwaysJobCrd())
+  kube.seed(olderXpkPathwaysJob('old-pw'), {manager: 'xpk'})
+  const owner = kube.peek({...PATHWAYS_JOB, namespace: 'default', name: 'old-pw'})!
+  seedWorkload(kube, 'old-pw', {ownedBy: owner})
+  for (const name of ['new-pw', 'run-1']) seedWorkload(kube, name)
+  kube.clearLog()
+  return kube
+}
+const PATHWAYS_JOB = {apiVersion: 'pathways-job.pathways.domain/v1', kind: 'PathwaysJob'}
+
+describe("workload delete of an older xpk's PathwaysJob", () => {
+  it('--workload: the PathwaysJob first, then the JobSet (already gone with it is still deleted)', async () => {
+    const kube = aClusterWithAPathwaysJob()
+    const {done, console} = run(kube, {workload: 'old-pw'})
+    await expect(done).resolves.toMatchObject({deleted: ['old-pw'], alreadyGone: []})
+    expect(deletes(kube)).toEqual(['delete PathwaysJob old-pw', 'delete JobSet old-pw'])
+    expect(kube.peek({...PATHWAYS_JOB, namespace: 'default', name: 'old-pw'})).toBeUndefined()
+    expect(namesOf(kube, 'JobSet')).toEqual(['new-pw', 'run-1'])
+    expect(namesOf(kube, 'Pod').some((p) => p.startsWith('old-pw-'))).toBe(false)
+    expect(console.results).toContain('Deleted PathwaysJob default/old-pw.\nDeleted JobSet default/old-pw.')
+    expect(console.messages.map((m) => m.code)).not.toContain('workload.delete.absent')
+  })
+
+  it('--filter-by-job: only the workload that has one gets a PathwaysJob delete, before its JobSet', async () => {
+    const kube = aClusterWithAPathwaysJob()
+    const {done} = run(kube, {filterByJob: 'pw'}, 'yes')
+    await expect(done).resolves.toMatchObject({selected: ['new-pw', 'old-pw'], deleted: ['new-pw', 'old-pw']})
+    const sent = deletes(kube)
+    expect(sent.filter((d) => d.includes('PathwaysJob'))).toEqual(['delete PathwaysJob old-pw'])
+    expect(sent.indexOf('delete PathwaysJob old-pw')).toBeLessThan(sent.indexOf('delete JobSet old-pw'))
+    expect(sent).toContain('delete JobSet new-pw')
+    expect(namesOf(kube, 'JobSet')).toEqual(['run-1'])
+  })
+
+  it('--dry-run: the plan names the PathwaysJob step and why; nothing is deleted', async () => {
+    const kube = aClusterWithAPathwaysJob()
+    const {done, console} = run(kube, {workload: 'old-pw', dryRun: true})
+    const result = await done
+    expect(result.steps.map((s) => `${s.action} ${s.resource} ${s.name}`)).toEqual([
+      'delete pathwaysJob default/old-pw',
+      'delete jobSet default/old-pw',
+    ])
+    expect(console.results.join('\n')).toMatch(/pathwaysjob default\/old-pw.*owns the JobSet and would make it again/)
+    expect(kube.mutatingRequests()).toEqual([])
+  })
+
+  it('a cluster serving the kind without a PathwaysJob of the name, or not serving it: no extra mutating request', async () => {
+    for (const kube of [aClusterWithAPathwaysJob(), aBusyCluster()]) {
+      const {done} = run(kube, {workload: 'run-1'})
+      await expect(done).resolves.toMatchObject({deleted: ['run-1']})
+      expect(deletes(kube)).toEqual(['delete JobSet run-1'])
+    }
+    const kube = aBusyCluster()
+    const {done} = run(kube, {filterByJob: 'sweep-'}, 'yes')
+    await expect(done).resolves.toMatchObject({deleted: ['sweep-1', 'sweep-10', 'sweep-2']})
+    expect(deletes(kube).every((d) => d.startsWith('delete JobSet '))).toBe(true)
+  })
+})
+
 describe('workload delete --filter-by-job', () => {
   it('lists the matching workloads, asks, and deletes only those', async () => {
     const kube = aBusyCluster()
@@ -189,8 +259,8 @@ describe('workload delete --filter-by-job', () => {
     expect(console.questions[0]!.default).toBe(false)
     expect(deletes(kube).sort()).toEqual(['delete JobSet sweep-1', 'delete JobSet sweep-10', 'delete JobSet sweep-2'])
     expect(namesOf(kube, 'JobSet')).toEqual(['run-1'])
-    // One list of JobSets selected them, however many there are.
-    expect(kube.requests.filter((r) => r.verb === 'list').map((r) => r.kind)).toEqual(['JobSet'])
+    // One list of JobSets selected them, however many there are, and one of an older xpk's PathwaysJobs.
+    expect(kube.requests.filter((r) => r.verb === 'list').map((r) => r.kind)).toEqual(['JobSet', 'PathwaysJob'])
   })
 
   it('with --wait, the time a person takes to answer does not count: the limit starts again from the answer', async () => {
@@ -261,7 +331,7 @@ describe('workload delete --filter-by-job', () => {
     await expect(done).resolves.toMatchObject({waited: true})
     expect(namesOf(kube, 'Pod').every((p) => p.startsWith('run-1-'))).toBe(true)
     const kinds = new Set(kube.requests.filter((r) => !r.mutating).map((r) => `${r.verb} ${r.kind}`))
-    expect(kinds).toEqual(new Set(['list JobSet', 'list Pod']))
+    expect(kinds).toEqual(new Set(['list JobSet', 'list PathwaysJob', 'list Pod']))
   })
 })
 
@@ -309,7 +379,7 @@ describe('workload delete --filter-by-status', () => {
         .filter((r) => r.verb === 'list')
         .map((r) => r.kind)
         .sort(),
-    ).toEqual(['JobSet', 'Workload'])
+    ).toEqual(['JobSet', 'PathwaysJob', 'Workload'])
   })
 
   it('combines with --filter-by-job', async () => {

@@ -1,5 +1,6 @@
 /**
- * The plan of `xpk workload delete`: one step per JobSet chosen (deleted, with background propagation: what JobSet
+ * The plan of `xpk workload delete`: for a workload an older Python xpk submitted as a PathwaysJob, that first (it
+ * owns the JobSet and would make it again); one step per JobSet chosen (deleted, with background propagation: what JobSet
  * and Kueue made for it goes by owner reference; or already gone), and with --wait the wait until they and their
  * pods are gone. `--dry-run` shows it, `--json` prints it, and the delete applies these steps through the step graph.
  */
@@ -21,6 +22,19 @@ export interface DeleteJobSetStep {
   } | null
 }
 
+/** An older xpk's PathwaysJob of a workload chosen, deleted before its JobSet. */
+export interface DeletePathwaysJobStep {
+  readonly action: 'delete'
+  readonly resource: 'pathwaysJob'
+  readonly name: string
+  readonly reason: string
+  readonly spec: {
+    readonly namespace: string
+    readonly name: string
+    readonly propagationPolicy: 'Background'
+  }
+}
+
 /** --wait: until the deleted JobSets and their pods are gone. */
 export interface AwaitDeletedStep {
   readonly action: 'wait'
@@ -30,7 +44,7 @@ export interface AwaitDeletedStep {
   readonly spec: {readonly workloads: readonly string[]; readonly timeoutSeconds: number}
 }
 
-export type WorkloadDeleteStep = DeleteJobSetStep | AwaitDeletedStep
+export type WorkloadDeleteStep = DeletePathwaysJobStep | DeleteJobSetStep | AwaitDeletedStep
 
 export interface WorkloadDeletePlan {
   /** `cluster demo`, or the kubeconfig's target. */
@@ -44,6 +58,8 @@ export interface WorkloadDeleteChoice {
   readonly selected: readonly string[]
   /** Of those, the ones read as already gone (a dry run of --workload reads it). */
   readonly absent: readonly string[]
+  /** Of those, the ones that have an older xpk's PathwaysJob (none where the cluster does not serve the kind). */
+  readonly pathwaysJobs: readonly string[]
   /** How they were chosen: by --workload, or by the filters. */
   readonly by: {readonly workload: true} | {readonly filterByJob: string | null; readonly filterByStatus: StatusFilter}
   /** --wait, with its time limit; null without. */
@@ -53,17 +69,35 @@ export interface WorkloadDeleteChoice {
 /** The plan for the JobSets chosen. */
 export function planWorkloadDelete(choice: WorkloadDeleteChoice): WorkloadDeletePlan {
   const why = whyChosen(choice.by)
-  const steps: WorkloadDeleteStep[] = choice.selected.map((name) =>
-    choice.absent.includes(name)
-      ? {action: 'none', resource: 'jobSet', name: `${XPK_NAMESPACE}/${name}`, reason: 'already gone', spec: null}
-      : {
-          action: 'delete',
-          resource: 'jobSet',
-          name: `${XPK_NAMESPACE}/${name}`,
-          reason: `${why}; its Jobs, pods and Kueue Workload go with it`,
-          spec: {namespace: XPK_NAMESPACE, name, propagationPolicy: 'Background'},
-        },
-  )
+  const steps: WorkloadDeleteStep[] = choice.selected.flatMap((name): WorkloadDeleteStep[] => {
+    if (choice.absent.includes(name)) {
+      return [
+        {action: 'none', resource: 'jobSet', name: `${XPK_NAMESPACE}/${name}`, reason: 'already gone', spec: null},
+      ]
+    }
+    const spec = {namespace: XPK_NAMESPACE, name, propagationPolicy: 'Background'} as const
+    const pathwaysJob: WorkloadDeleteStep[] = choice.pathwaysJobs.includes(name)
+      ? [
+          {
+            action: 'delete',
+            resource: 'pathwaysJob',
+            name: `${XPK_NAMESPACE}/${name}`,
+            reason: `${why}; an older xpk's Pathways workload: the PathwaysJob owns the JobSet and would make it again, so it goes first`,
+            spec,
+          },
+        ]
+      : []
+    return [
+      ...pathwaysJob,
+      {
+        action: 'delete',
+        resource: 'jobSet',
+        name: `${XPK_NAMESPACE}/${name}`,
+        reason: `${why}; its Jobs, pods and Kueue Workload go with it`,
+        spec,
+      },
+    ]
+  })
   const deleted = choice.selected.filter((name) => !choice.absent.includes(name))
   if (choice.waitSeconds !== null && deleted.length > 0) {
     steps.push({
@@ -86,16 +120,18 @@ function whyChosen(by: WorkloadDeleteChoice['by']): string {
   return parts.length === 0 ? 'every workload (no filter)' : parts.join(' and ')
 }
 
-/** The names the plan deletes. */
+/** The names of the JobSets the plan deletes. */
 export function jobSetsToDelete(plan: WorkloadDeletePlan): string[] {
-  return plan.steps.flatMap((s) => (s.action === 'delete' && s.spec !== null ? [s.spec.name] : []))
+  return plan.steps.flatMap((s) =>
+    s.action === 'delete' && s.resource === 'jobSet' && s.spec !== null ? [s.spec.name] : [],
+  )
 }
 
 /** The plan as text: one line per JobSet (and the wait), then the summary. */
 export function renderWorkloadDeletePlan(plan: WorkloadDeletePlan): string {
   return renderPlanLines(
     `Plan for the workloads in ${plan.where}:`,
-    plan.steps.map((s) => ({action: s.action, resource: 'jobset', name: s.name, detail: s.reason})),
+    plan.steps.map((s) => ({action: s.action, resource: s.resource.toLowerCase(), name: s.name, detail: s.reason})),
     [
       planSummary(
         plan.steps.map((s) => s.action),

@@ -25,6 +25,17 @@ export function jobSetRef(name: string): {apiVersion: string; kind: 'JobSet'; na
 }
 
 /**
+ * The PathwaysJob (google/pathways-job) older Python xpk versions submitted a Pathways workload as; it owns the
+ * JobSet of the same name, which its controller makes again while the PathwaysJob is there.
+ */
+export const PATHWAYS_JOB_API_VERSION = 'pathways-job.pathways.domain/v1'
+export const PATHWAYS_JOB_KIND = 'PathwaysJob'
+
+export function pathwaysJobRef(name: string): {apiVersion: string; kind: string; namespace: string; name: string} {
+  return {apiVersion: PATHWAYS_JOB_API_VERSION, kind: PATHWAYS_JOB_KIND, namespace: XPK_NAMESPACE, name}
+}
+
+/**
  * Why `name` cannot be a JobSet's name, or undefined. Looser than `workload create`'s 40 characters: a JobSet made
  * by another tool (or Python xpk) may use the whole DNS label, and `workload delete` must reach it.
  */

@@ -309,12 +309,20 @@ function acceleratorPodSets(
   }
 }
 
+/**
+ * Kueue's priority class, else the first pod set's that names one, as Kueue picks it: a Pathways head (the first
+ * pod set) names none, its workers do.
+ */
 function priorityOf(workload: KueueWorkload | undefined, jobset: ObservedJobSet | undefined): string | null {
   const ref = workload?.spec?.priorityClassRef?.name
   if (ref) return ref
-  const fromWorkload = workload?.spec?.podSets?.[0]?.template?.spec?.priorityClassName
-  if (fromWorkload) return fromWorkload
-  return jobset?.spec?.replicatedJobs?.[0]?.template?.spec?.template?.spec?.priorityClassName ?? null
+  for (const p of workload?.spec?.podSets ?? [])
+    if (p.template?.spec?.priorityClassName) return p.template.spec.priorityClassName
+  for (const r of jobset?.spec?.replicatedJobs ?? []) {
+    const named = r.template?.spec?.template?.spec?.priorityClassName
+    if (named) return named
+  }
+  return null
 }
 
 /**

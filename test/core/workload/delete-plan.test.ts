@@ -9,6 +9,7 @@ describe('planWorkloadDelete', () => {
       where: 'cluster demo',
       selected: ['a', 'b'],
       absent: [],
+      pathwaysJobs: [],
       by: {filterByJob: 'sweep', filterByStatus: 'FAILED'},
       waitSeconds: 600,
     })
@@ -37,6 +38,7 @@ describe('planWorkloadDelete', () => {
       where: 'cluster demo',
       selected: ['gone'],
       absent: ['gone'],
+      pathwaysJobs: [],
       by: {workload: true},
       waitSeconds: 60,
     })
@@ -52,6 +54,7 @@ describe('planWorkloadDelete', () => {
       where: 'kind-dev',
       selected: ['a'],
       absent: [],
+      pathwaysJobs: [],
       by: {filterByJob: null, filterByStatus: 'EVERYTHING'},
       waitSeconds: null,
     })
@@ -59,5 +62,25 @@ describe('planWorkloadDelete', () => {
       'every workload (no filter); its Jobs, pods and Kueue Workload go with it',
     ])
     expect(renderWorkloadDeletePlan(plan).split('\n')[0]).toBe('Plan for the workloads in kind-dev:')
+  })
+
+  it("an older xpk's PathwaysJob goes before its JobSet; the wait is for the JobSets", () => {
+    const plan = planWorkloadDelete({
+      where: 'cluster demo',
+      selected: ['old-pw', 'new-pw'],
+      absent: [],
+      pathwaysJobs: ['old-pw'],
+      by: {filterByJob: 'pw', filterByStatus: 'EVERYTHING'},
+      waitSeconds: 60,
+    })
+    expect(plan.steps.map((s) => [s.action, s.resource, s.name])).toEqual([
+      ['delete', 'pathwaysJob', 'default/old-pw'],
+      ['delete', 'jobSet', 'default/old-pw'],
+      ['delete', 'jobSet', 'default/new-pw'],
+      ['wait', 'jobSet', '2 workloads'],
+    ])
+    expect(plan.steps[0]).toMatchObject({spec: {namespace: 'default', name: 'old-pw', propagationPolicy: 'Background'}})
+    expect(jobSetsToDelete(plan)).toEqual(['old-pw', 'new-pw'])
+    expect(renderWorkloadDeletePlan(plan)).toContain('pathwaysjob default/old-pw')
   })
 })

@@ -18,6 +18,10 @@ import {
   type StatusFilter,
   type WorkloadRow,
 } from '../../../src/core/workload/status.js'
+import {buildPathwaysJobSet} from '../../../src/core/manifests/pathways-jobset.js'
+import {Problems} from '../../../src/core/input.js'
+import {pathwaysSpecFromFlags} from '../../../src/core/workload/pathways.js'
+import {aWorkloadSpec} from '../../builders/workload-spec.js'
 import {
   SCENARIOS,
   VMS,
@@ -27,6 +31,7 @@ import {
   jobsetStatus,
   scenarioObjects,
   submittedJobSet,
+  uidOf,
   type WorkloadScenario,
 } from '../../builders/workload-states.js'
 import {SKIP_CRD_TESTS, validateAgainstCrd} from '../../helpers/crd-schema.js'
@@ -303,6 +308,46 @@ describe('accelerator pod sets', () => {
     })
     const cpuOnly = {...workload, spec: {...workload.spec, podSets: [head]}}
     expect(workloadRow(asWorkload(cpuOnly), undefined)).toMatchObject({vmsNeeded: null, vmsRunningOrRan: null})
+  })
+})
+
+describe('a Pathways workload (the JobSet `workload create-pathways` builds)', () => {
+  // v5litepod-16 is 4 VMs a slice: 3 slices are 12 VMs; the head's CPU pod on cpu-np is not one of them.
+  const built = buildPathwaysJobSet(
+    aWorkloadSpec({name: 'pw', type: 'v5litepod-16', numSlices: 3, priority: 'high', command: 'python3 train.py'}),
+    pathwaysSpecFromFlags({}, new Problems()),
+  )
+  const stored = {
+    ...built,
+    metadata: {...built.metadata, namespace: 'default', uid: uidOf('pw'), creationTimestamp: at(0)},
+  }
+  const kueue = kueueWorkloadFor(stored, at(0)) as {spec: {podSets: {name: string}[]}}
+
+  it('its head is not an accelerator pod set, its workers are', () => {
+    expect(built.spec.replicatedJobs.map((r) => [r.name, isAcceleratorPodSet(r.template.spec.template)])).toEqual([
+      ['pathways-head', false],
+      ['worker', true],
+    ])
+  })
+
+  it.each([
+    ['the JobSet alone (before Kueue makes its Workload)', undefined],
+    ["Kueue's Workload and the JobSet", kueue],
+  ])("from %s: the workers' VMs only, and their priority", (_, workload) => {
+    if (workload) expect(workload.spec.podSets.map((p) => p.name)).toEqual(['pathways-head', 'worker'])
+    const row = workloadRow(workload ? asWorkload(workload) : undefined, asJobSet(stored))
+    expect(row).toMatchObject({name: 'pw', vmsNeeded: 12, priority: 'high'})
+  })
+
+  it("admitted: the running VMs are the workers' pods, the head's pod left out", () => {
+    const admission = {
+      podSetAssignments: [
+        {name: 'pathways-head', count: 1},
+        {name: 'worker', count: 12},
+      ],
+    }
+    const row = workloadRow(asWorkload({...kueue, status: {admission}}), asJobSet(stored))
+    expect(row).toMatchObject({vmsNeeded: 12, vmsRunningOrRan: 12})
   })
 })
 
