@@ -7,10 +7,12 @@ import {
   nodeHealth,
   nodeTotals,
   poolNodes,
+  rayClusterState,
   type ClusterDescription,
   type InClusterState,
   type NodeHealth,
 } from '../core/incluster/describe.js'
+import {RAY_API_VERSION, RAY_NAMESPACE} from '../core/incluster/ray-cluster.js'
 import {collect} from '../core/kube/list-pages.js'
 import {RELEASES} from '../core/kube/release-manifest.js'
 import {clusterDescribeNoGke, clusterDescribeUnreachable} from '../core/messages/cluster.js'
@@ -76,9 +78,10 @@ const KUEUE_V1BETA1 = `${KUEUE_API_GROUP}/v1beta1`
 
 /**
  * `xpk cluster describe`: the cluster and its node pools from GKE, then, from inside the cluster, the JobSet and
- * Kueue versions, the ClusterQueues' quota and usage, and each pool's expected, ready and total nodes. When the
- * inside cannot be read, that is a warning with its cause, and the GKE part is still shown. With a kubeconfig,
- * GKE is not asked and a failure to read inside is the command's failure.
+ * Kueue versions, the ClusterQueues' quota and usage, each pool's expected, ready and total nodes, and the
+ * RayClusters' state and dashboard address. When the inside cannot be read, that is a warning with its cause, and
+ * the GKE part is still shown. With a kubeconfig, GKE is not asked and a failure to read inside is the command's
+ * failure.
  */
 export async function describeCluster(
   options: DescribeOptions,
@@ -107,8 +110,8 @@ export async function describeCluster(
 
 /**
  * Reads inside the cluster with a fixed number of requests, whatever its size: the two controller Deployments by
- * name, one list of ClusterQueues (and a second, in v1beta1, only for a Kueue too old to serve v1beta2), and the
- * Nodes in pages of 500, each page reduced to pool and readiness at once so a large cluster is never held in memory.
+ * name, one list of ClusterQueues (and a second, in v1beta1, only for a Kueue too old to serve v1beta2), one of the
+ * RayClusters in namespace `ray`, and the Nodes in pages of 500, each page reduced to pool and readiness at once so a large cluster is never held in memory.
  */
 async function readInside(
   kube: KubeClient,
@@ -128,11 +131,13 @@ async function readInside(
     return call(() => kube.get({apiVersion: 'apps/v1', kind: 'Deployment', namespace, name}))
   }
   const listQueues = (apiVersion: string) => collect(kube.listAll(apiVersion, 'ClusterQueue', {retry: call}))
-  const [jobsetDeployment, kueueDeployment, queues, nodes] = await Promise.all([
+  const [jobsetDeployment, kueueDeployment, queues, nodes, rayClusters] = await Promise.all([
     controller('jobset'),
     controller('kueue'),
     listQueues(KUEUE_API_VERSION),
     readNodes(kube, call),
+    // A cluster without the Ray operator does not serve the kind: an empty list, and nothing is shown.
+    collect(kube.listAll(RAY_API_VERSION, 'RayCluster', {namespace: RAY_NAMESPACE, retry: call})),
   ])
   const jobset = controllerState(jobsetDeployment)
   const kueue = controllerState(kueueDeployment)
@@ -146,6 +151,7 @@ async function readInside(
     clusterQueues: clusterQueues.map(clusterQueueState).sort((a, b) => a.name.localeCompare(b.name)),
     nodes: nodeTotals(nodes),
     nodePools: poolNodes(gkePools, nodes),
+    rayClusters: rayClusters.map(rayClusterState).sort((a, b) => a.name.localeCompare(b.name)),
   }
 }
 

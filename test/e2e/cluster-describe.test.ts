@@ -120,7 +120,10 @@ describe('cluster describe: inside the cluster', () => {
         {name: 'demo-np-0', expected: 2, ready: 0, total: 2},
         {name: 'demo-np-1', expected: 2, ready: 2, total: 2},
       ],
+      // No Ray operator: the API server answers the list of RayClusters with a 404, which is none, not an error.
+      rayClusters: [],
     })
+    expect(result.stderr).not.toMatch(/ray/i)
   })
 
   it('--skip-in-cluster prints what GKE reports and sends nothing to the cluster', async () => {

@@ -16,10 +16,18 @@ import type {FakeGke} from '../fakes/fake-gke.js'
 import {FakeKube, type Obj} from '../fakes/fake-kube.js'
 import {FakeTpu} from '../fakes/fake-tpu.js'
 import {COMMANDS} from '../../src/index.js'
+import {resolveAccelerator} from '../../src/core/catalog/lookup.js'
+import {
+  RAY_API_VERSION,
+  RAY_CLUSTER_NAME,
+  RAY_NAMESPACE,
+  rayClusterObjects,
+} from '../../src/core/incluster/ray-cluster.js'
 import {isolatedEnv, runCli, type CliResult} from '../helpers/cli.js'
 import {expectGolden} from '../helpers/golden.js'
 import {markRequests} from '../helpers/mutations.js'
 import {poolNode, seedInstalledControllers, seedTpuClusterQueue} from '../helpers/cluster-inside.js'
+import {kubeRayCrd, kubeRayStatus} from '../helpers/ray.js'
 import {STORAGE_CRD} from '../helpers/storage-crd.js'
 import {tempDir} from '../helpers/temp.js'
 import {fakesForFile, startKubeAndGke} from '../helpers/wire-fakes.js'
@@ -150,11 +158,30 @@ beforeAll(async () => {
   kube.seed(poolNode('gke-demo-default-pool-a', 'default-pool'), poolNode('gke-demo-np-0-a', 'demo-np-0'))
   for (const s of SCENARIOS.slice(0, 5)) seedScenario(s)
   seedStorages()
+  seedRayCluster()
   // TPU VMs: a queued resource of two slices, as `vm create` makes it, and a node made outside any.
   tpu.seedNode(PROJECT, ZONE, 'solo', {acceleratorType: 'v5litepod-8'})
   const created = await xpk('vm', 'create', '--tpu-prefix', 'demo', '--tpu-type', 'v4-16', '--num-slices', '2')
   expect(created.code, created.stderr).toBe(0)
 })
+
+/** `cluster create-ray`'s RayCluster (one v5p-16 slice) with the status KubeRay writes once its pods are ready. */
+function seedRayCluster(): void {
+  kube.seed(kubeRayCrd() as unknown as Obj)
+  const objects = rayClusterObjects({
+    version: '2.38.0',
+    accelerator: resolveAccelerator({tpuType: 'v5p-16'}),
+    slicePools: ['demo-np-0'],
+    headPool: 'default-pool',
+    headNode: {cpu: '15890m', memory: '60055592Ki'},
+    workerNode: {cpu: '207', memory: '462542412Ki'},
+  })
+  kube.seed(...(objects as unknown as Obj[]))
+  kube.setStatus(
+    {apiVersion: RAY_API_VERSION, kind: 'RayCluster', namespace: RAY_NAMESPACE, name: RAY_CLUSTER_NAME},
+    kubeRayStatus({readyWorkers: 1, desiredWorkers: 1}) as Obj,
+  )
+}
 
 /** Two storages as `storage attach` leaves them: the Storage CRD, each Storage object and its PersistentVolume. */
 function seedStorages(): void {

@@ -72,3 +72,50 @@ export function rayNodes(tpuPool = 'demo-np-0'): KubeObject[] {
     ),
   ]
 }
+
+/**
+ * The status KubeRay v1 writes on a RayCluster named `raycluster` (fields of v1.7.0's CRD): its state, the worker
+ * replicas over every group, the head's pod and service, the head service's ports by name, and the conditions.
+ */
+export function kubeRayStatus(
+  given: {state?: string; readyWorkers?: number; desiredWorkers?: number; headReady?: boolean} = {},
+): Record<string, unknown> {
+  const {state = 'ready', readyWorkers = 2, desiredWorkers = 2, headReady = true} = given
+  const at = '2026-01-05T10:00:00Z'
+  return {
+    state,
+    desiredWorkerReplicas: desiredWorkers,
+    readyWorkerReplicas: readyWorkers,
+    availableWorkerReplicas: readyWorkers,
+    minWorkerReplicas: desiredWorkers,
+    maxWorkerReplicas: desiredWorkers,
+    desiredCPU: '15',
+    desiredMemory: '60Gi',
+    desiredTPU: '8',
+    endpoints: {client: '10001', dashboard: '8265', 'gcs-server': '6379', metrics: '8080', multislice: '8081'},
+    head: {
+      podIP: '10.8.0.12',
+      podName: 'raycluster-head-x7k2p',
+      serviceIP: '34.118.230.17',
+      serviceName: 'raycluster-head-svc',
+    },
+    conditions: [
+      {
+        type: 'HeadPodReady',
+        status: headReady ? 'True' : 'False',
+        reason: headReady ? 'HeadPodRunningAndReady' : 'HeadPodNotFound',
+        message: '',
+        lastTransitionTime: at,
+      },
+      {
+        type: 'RayClusterProvisioned',
+        status: 'True',
+        reason: 'AllPodRunningAndReadyFirstTime',
+        message: '',
+        lastTransitionTime: at,
+      },
+    ],
+    lastUpdateTime: at,
+    observedGeneration: 1,
+  }
+}

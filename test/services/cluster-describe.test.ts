@@ -14,6 +14,7 @@ import {anObservedPool} from '../builders/observed.js'
 import {MemoryGke} from '../fakes/memory-gke.js'
 import {MemoryKube} from '../fakes/memory-kube.js'
 import {releaseObjects} from '../fakes/memory-release-manifests.js'
+import {kubeRayCrd, kubeRayStatus} from '../helpers/ray.js'
 import {RecordingConsole} from '../helpers/recording-console.js'
 import {virtualClock} from '../helpers/virtual-clock.js'
 
@@ -149,14 +150,18 @@ describe('describeCluster: inside the cluster', () => {
         {name: 'demo-np-0', expected: 2, ready: 0, total: 2},
         {name: 'demo-np-1', expected: 2, ready: 2, total: 2},
       ],
+      // No Ray operator: the kind is not served, and that is nothing to show rather than an error.
+      rayClusters: [],
     })
     expect(console.messages).toEqual([])
-    // Reads only, a fixed set: the two controllers by name, one list of ClusterQueues, one page of Nodes.
+    // Reads only, a fixed set: the two controllers by name, one list of ClusterQueues and of RayClusters, one page
+    // of Nodes.
     expect(kube.mutatingRequests()).toEqual([])
     expect(reads(kube).sort()).toEqual([
       'get apps/v1 Deployment jobset-controller-manager',
       'get apps/v1 Deployment kueue-controller-manager',
       'list kueue.x-k8s.io/v1beta2 ClusterQueue',
+      'list ray.io/v1 RayCluster',
       'list v1 Node',
     ])
   })
@@ -218,6 +223,62 @@ describe('describeCluster: inside the cluster', () => {
       'kueue.x-k8s.io/v1beta2',
       'kueue.x-k8s.io/v1beta1',
     ])
+  })
+
+  it("shows cluster create-ray's RayCluster as KubeRay reports it: state, head, workers, dashboard address", async () => {
+    const kube = aWorkingCluster()
+    kube.seed(kubeRayCrd())
+    for (const namespace of ['ray', 'team-a'])
+      kube.seed({apiVersion: 'v1', kind: 'Namespace', metadata: {name: namespace}})
+    const rayCluster = (namespace: string, name: string) => ({
+      apiVersion: 'ray.io/v1',
+      kind: 'RayCluster',
+      metadata: {name, namespace},
+      spec: {rayVersion: '2.38.0'},
+    })
+    kube.seed(rayCluster('ray', 'raycluster'), {status: kubeRayStatus({readyWorkers: 1, desiredWorkers: 2})})
+    // Just created: KubeRay has written no status yet.
+    kube.seed(rayCluster('ray', 'another'))
+    // Someone else's, outside `ray`: not xpk's, not read.
+    kube.seed(rayCluster('team-a', 'theirs'), {status: kubeRayStatus()})
+    kube.clearLog()
+    const {done, console} = run({kube})
+    const inside = insideOf(await done)
+    expect(inside.rayClusters).toEqual([
+      {
+        namespace: 'ray',
+        name: 'another',
+        state: null,
+        reason: null,
+        headReady: null,
+        workers: {ready: null, desired: null},
+        dashboard: null,
+        headServiceIp: null,
+      },
+      {
+        namespace: 'ray',
+        name: 'raycluster',
+        state: 'ready',
+        reason: null,
+        headReady: true,
+        workers: {ready: 1, desired: 2},
+        dashboard: 'raycluster-head-svc.ray.svc:8265',
+        headServiceIp: '34.118.230.17',
+      },
+    ])
+    expect(console.messages).toEqual([])
+    const rayReads = kube.requests.filter((r) => r.kind === 'RayCluster')
+    expect(rayReads.map((r) => [r.verb, r.apiVersion, r.list?.namespace])).toEqual([['list', 'ray.io/v1', 'ray']])
+    expect(kube.mutatingRequests()).toEqual([])
+  })
+
+  it('a cluster that serves the kind with no RayCluster in it shows none, without a note', async () => {
+    const kube = aWorkingCluster()
+    kube.seed(kubeRayCrd())
+    kube.clearLog()
+    const {done, console} = run({kube})
+    expect(insideOf(await done).rayClusters).toEqual([])
+    expect(console.messages).toEqual([])
   })
 
   it('--skip-in-cluster keeps to GKE: the cluster is not reached and nothing is said', async () => {

@@ -81,6 +81,32 @@ export interface InClusterState {
   /** Every node, whether or not it belongs to a node pool. */
   readonly nodes: {readonly ready: number; readonly total: number}
   readonly nodePools: readonly PoolNodes[]
+  /**
+   * The RayClusters in namespace `ray` (`cluster create-ray`'s), by name; empty when there is none or the cluster
+   * does not serve the kind (no Ray operator).
+   */
+  readonly rayClusters: readonly RayClusterState[]
+}
+
+/** A RayCluster as KubeRay reports it in its status (all null until KubeRay has written one). */
+export interface RayClusterState {
+  readonly namespace: string
+  readonly name: string
+  /** KubeRay's `status.state` (`ready`, `suspended`). */
+  readonly state: string | null
+  /** KubeRay's `status.reason`, why the state is what it is (a failure to create a pod). */
+  readonly reason: string | null
+  /** The head pod is ready (KubeRay's HeadPodReady condition); null when KubeRay reports no such condition. */
+  readonly headReady: boolean | null
+  /** Worker replicas over every worker group: `status.readyWorkerReplicas` of `status.desiredWorkerReplicas`. */
+  readonly workers: {readonly ready: number | null; readonly desired: number | null}
+  /**
+   * The dashboard's address inside the cluster, as KubeRay reports the head service: `status.head.serviceName`,
+   * the namespace, and the port `status.endpoints.dashboard` (`raycluster-head-svc.ray.svc:8265`).
+   */
+  readonly dashboard: string | null
+  /** The head service's cluster IP (`status.head.serviceIP`). */
+  readonly headServiceIp: string | null
 }
 
 /** Why nothing was read from inside the cluster. */
@@ -178,6 +204,32 @@ export function clusterQueueState(queue: KubeObject): ClusterQueueState {
   }
 }
 
+/** A RayCluster's state, workers and dashboard address from its status, as KubeRay v1 writes it. */
+export function rayClusterState(rayCluster: KubeObject): RayClusterState {
+  const namespace = rayCluster.metadata.namespace ?? ''
+  const status = asRecord(rayCluster.status)
+  const head = asRecord(status.head)
+  const serviceName = text(head.serviceName)
+  const dashboardPort = text(asRecord(status.endpoints).dashboard)
+  const headCondition = asArray(status.conditions)
+    .map(asRecord)
+    .find((c) => c.type === 'HeadPodReady')
+  return {
+    namespace,
+    name: rayCluster.metadata.name,
+    state: text(status.state),
+    reason: text(status.reason),
+    headReady: headCondition === undefined ? null : headCondition.status === 'True',
+    workers: {
+      ready: integer(status.readyWorkerReplicas) ?? null,
+      desired: integer(status.desiredWorkerReplicas) ?? null,
+    },
+    dashboard:
+      serviceName !== null && dashboardPort !== null ? `${serviceName}.${namespace}.svc:${dashboardPort}` : null,
+    headServiceIp: text(head.serviceIP),
+  }
+}
+
 /** A node's pool (label) and readiness (its Ready condition is True). */
 export function nodeHealth(node: KubeObject): NodeHealth {
   const labels = asRecord(node.metadata.labels)
@@ -237,6 +289,10 @@ function quantity(value: unknown): string | null {
   if (typeof value === 'number' && Number.isFinite(value)) return String(value)
   if (typeof value === 'string' && value !== '') return value
   return null
+}
+
+function text(value: unknown): string | null {
+  return typeof value === 'string' && value !== '' ? value : null
 }
 
 function integer(value: unknown): number | undefined {

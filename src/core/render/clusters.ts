@@ -1,6 +1,12 @@
 import {acceleratorCatalog} from '../catalog/catalog.js'
 import type {ObservedCluster, ObservedNodePool} from '../cluster/observed.js'
-import type {ClusterDescription, ClusterQueueState, ControllerState, InClusterState} from '../incluster/describe.js'
+import type {
+  ClusterDescription,
+  ClusterQueueState,
+  ControllerState,
+  InClusterState,
+  RayClusterState,
+} from '../incluster/describe.js'
 import {listView, PLAIN_TABLE, renderColumns, type Column, type OutputView, type TableStyle} from './output.js'
 import {renderKeyValues, renderTable} from './table.js'
 
@@ -106,7 +112,7 @@ export const clusterDescribeView: OutputView<ClusterDescription> = {
 /**
  * What was read inside the cluster: controller versions, workload counts and node readiness as facts, then the
  * ClusterQueues' quota and usage per flavor and resource, then the nodes of each pool (without the expected count
- * when GKE was not asked).
+ * when GKE was not asked), then the RayClusters when there are any (a cluster without Ray shows nothing of it).
  */
 export function renderInCluster(s: InClusterState, style: TableStyle = PLAIN_TABLE): string {
   const facts = renderKeyValues([
@@ -133,7 +139,26 @@ export function renderInCluster(s: InClusterState, style: TableStyle = PLAIN_TAB
           s.nodePools.map((p) => (withExpected ? [p.name, p.expected, p.ready, p.total] : [p.name, p.ready, p.total])),
           style,
         )
-  return `Inside the cluster, at ${s.target}:\n${facts}\n\n${queues}\n\n${pools}`
+  const rayClusters = s.rayClusters.length === 0 ? '' : `\n\n${renderColumns(RAY_COLUMNS, s.rayClusters, style)}`
+  return `Inside the cluster, at ${s.target}:\n${facts}\n\n${queues}\n\n${pools}${rayClusters}`
+}
+
+/** The RayClusters of `cluster describe`, as KubeRay reports them; `-o wide` adds the head service's IP. */
+const RAY_COLUMNS: readonly Column<RayClusterState>[] = [
+  {header: 'raycluster', cell: (r) => `${r.namespace}/${r.name}`},
+  {header: 'state', cell: rayStateText},
+  {header: 'head', cell: (r) => (r.headReady === null ? null : r.headReady ? 'ready' : 'not ready')},
+  {
+    header: 'workers ready',
+    cell: (r) => (r.workers.desired === null ? null : `${r.workers.ready ?? 0}/${r.workers.desired}`),
+  },
+  {header: 'dashboard', cell: (r) => r.dashboard},
+  {header: 'head service IP', cell: (r) => r.headServiceIp, wide: true},
+]
+
+function rayStateText(r: RayClusterState): string {
+  const state = r.state ?? 'not reported yet'
+  return r.reason === null ? state : `${state} (${r.reason})`
 }
 
 function controllerText(c: ControllerState): string {

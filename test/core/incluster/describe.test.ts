@@ -9,10 +9,12 @@ import {
   nodeHealth,
   nodeTotals,
   poolNodes,
+  rayClusterState,
   type NodeHealth,
 } from '../../../src/core/incluster/describe.js'
 import type {KubeObject} from '../../../src/core/kube/release-manifest.js'
 import {anObservedPool} from '../../builders/observed.js'
+import {kubeRayStatus} from '../../helpers/ray.js'
 
 const deployment = (image: string, available: boolean): KubeObject => ({
   apiVersion: 'apps/v1',
@@ -179,6 +181,52 @@ describe('nodeHealth', () => {
     ['no pool label', node('e', undefined, 'True'), {pool: null, ready: true}],
   ])('%s', (_, object, expected) => {
     expect(nodeHealth(object)).toEqual(expected)
+  })
+})
+
+describe('rayClusterState', () => {
+  const rayCluster = (status?: Record<string, unknown>) =>
+    ({
+      apiVersion: 'ray.io/v1',
+      kind: 'RayCluster',
+      metadata: {name: 'raycluster', namespace: 'ray'},
+      ...(status ? {status} : {}),
+    }) as KubeObject
+
+  it("reads KubeRay's state, the head's HeadPodReady condition, the workers and the head service's dashboard port", () => {
+    expect(rayClusterState(rayCluster(kubeRayStatus({readyWorkers: 1, desiredWorkers: 3})))).toEqual({
+      namespace: 'ray',
+      name: 'raycluster',
+      state: 'ready',
+      reason: null,
+      headReady: true,
+      workers: {ready: 1, desired: 3},
+      dashboard: 'raycluster-head-svc.ray.svc:8265',
+      headServiceIp: '34.118.230.17',
+    })
+  })
+
+  it('says nothing it was not told before KubeRay writes a status', () => {
+    expect(rayClusterState(rayCluster())).toEqual({
+      namespace: 'ray',
+      name: 'raycluster',
+      state: null,
+      reason: null,
+      headReady: null,
+      workers: {ready: null, desired: null},
+      dashboard: null,
+      headServiceIp: null,
+    })
+  })
+
+  it("has no dashboard address while the head service's dashboard port is not reported, and keeps the reason", () => {
+    const status = {...kubeRayStatus({headReady: false}), endpoints: {client: '10001'}, reason: 'HeadPodFailed'}
+    expect(rayClusterState(rayCluster(status))).toMatchObject({
+      headReady: false,
+      reason: 'HeadPodFailed',
+      dashboard: null,
+      headServiceIp: '34.118.230.17',
+    })
   })
 })
 

@@ -33,6 +33,7 @@ const inside: InClusterState = {
     {name: 'default-pool', expected: 2, ready: 2, total: 2},
     {name: 'demo-np-0', expected: 2, ready: 0, total: 2},
   ],
+  rayClusters: [],
 }
 
 const today = renderClusterDetails(cluster)

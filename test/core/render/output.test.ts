@@ -79,6 +79,7 @@ describe('renderOutput', () => {
       clusterQueues: [],
       nodes: {ready: 0, total: 0},
       nodePools: [],
+      rayClusters: [],
     } as const
     expect(clusterDescribeView.names({inCluster: inside})).toEqual([])
     expect(clusterDescribeView.names({...anObservedCluster(), inCluster: inside})).toEqual(['demo'])

@@ -7,7 +7,7 @@ import {readdirSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 
-import type {InClusterState} from '../../../src/core/incluster/describe.js'
+import {rayClusterState, type InClusterState} from '../../../src/core/incluster/describe.js'
 import {
   acceleratorDescribeView,
   acceleratorListView,
@@ -42,6 +42,7 @@ import {describeAccelerator, listAccelerators} from '../../../src/services/accel
 import {anObservedCluster, anObservedPool} from '../../builders/observed.js'
 import {SCENARIOS, scenarioObjects} from '../../builders/workload-states.js'
 import {REPO_ROOT} from '../../helpers/cli.js'
+import {kubeRayStatus} from '../../helpers/ray.js'
 import {expectGolden} from '../../helpers/golden.js'
 
 /** Each case's name and text, as one file: `## name`, the text, a blank line. */
@@ -193,7 +194,33 @@ const inside: InClusterState = {
     {name: 'demo-np-1', expected: 2, ready: 2, total: 2},
     {name: 'demo-np-2', expected: 2, ready: 0, total: 2},
   ],
+  rayClusters: [],
 }
+
+/** `cluster create-ray`'s RayCluster as KubeRay reports it, ready, and a second one still starting. */
+const rayCluster = (name: string, status: Record<string, unknown>) =>
+  rayClusterState({
+    apiVersion: 'ray.io/v1',
+    kind: 'RayCluster',
+    metadata: {name, namespace: 'ray'},
+    status,
+  } as unknown as KubeObject)
+const withRay: InClusterState = {
+  ...inside,
+  rayClusters: [
+    rayCluster('raycluster', kubeRayStatus({readyWorkers: 2, desiredWorkers: 2})),
+    rayCluster('starting', {desiredWorkerReplicas: 4, readyWorkerReplicas: 0}),
+  ],
+}
+
+/** Every text field of KubeRay's status holds what a terminal must not be given raw. */
+const hostileRay = rayCluster(`rc-${HOSTILE}`, {
+  ...kubeRayStatus(),
+  state: `s-${HOSTILE}`,
+  reason: `r-${HOSTILE}`,
+  head: {serviceName: `svc-${HOSTILE}`, serviceIP: `ip-${HOSTILE}`},
+  endpoints: {dashboard: `p-${HOSTILE}`},
+})
 
 /** An API's enum field holding text no enum has: the adapter passes on what it does not know. */
 const unknownValue = <T>(text: string): T => text as unknown as T
@@ -276,6 +303,11 @@ describe('cluster describe', () => {
       ],
       ...textForms(clusterDescribeView, 'GKE and the inside of the cluster', {...tpuCluster, inCluster: inside}),
       [
+        'with RayClusters: one ready, one KubeRay has not reported on',
+        renderClusterDetails({...tpuCluster, inCluster: withRay}),
+      ],
+      ...textForms(clusterDescribeView, 'with RayClusters', {...tpuCluster, inCluster: withRay}),
+      [
         'line breaks, tabs, terminal controls and bidi marks in what GKE and the cluster answered',
         renderClusterDetails({
           ...hostileCluster,
@@ -283,9 +315,14 @@ describe('cluster describe', () => {
             ...inside,
             kueue: {installed: true, version: `v-${HOSTILE}`, image: `i-${HOSTILE}`, available: true},
             nodePools: [{name: `np-${HOSTILE}`, expected: 2, ready: 1, total: 2}],
+            rayClusters: [hostileRay],
           },
         }),
       ],
+      ...textForms(clusterDescribeView, 'the RayCluster, escaped', {
+        ...tpuCluster,
+        inCluster: {...inside, rayClusters: [hostileRay]},
+      }),
       ...textForms(clusterDescribeView, 'the same, escaped', {...hostileCluster, inCluster: inside}),
       ...textForms(clusterDescribeView, 'a GPU pool that autoscales, in a placement policy', {
         ...gpuCluster,
