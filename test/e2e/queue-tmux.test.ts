@@ -132,7 +132,8 @@ describe('xpk queue on a terminal', () => {
 
       tmux('send-keys', '-t', 'queue', 'C-c')
       // Ctrl-C ends it as it ends every command (exit 130), and the alternate screen is left: the view is gone.
-      // Ended: tmux reports the pane dead with its exit status, or (tmux may be late to say so) its process is gone.
+      // Ended: tmux reports the pane dead with its exit status, or (tmux may be late to say so) its process is gone
+      // or a zombie.
       const pid = tmux('display-message', '-p', '-t', 'queue', '#{pane_pid}').trim()
       const ended = async (): Promise<number | null> => {
         const end = Date.now() + 40_000
@@ -141,10 +142,13 @@ describe('xpk queue on a terminal', () => {
             .trim()
             .split('|')
           if (isDead === '1' && status) return Number(status)
-          if (spawnSync('kill', ['-0', pid]).status !== 0) return null
+          // Gone, or exited and not yet reaped by tmux (a zombie): ended either way.
+          const state = spawnSync('ps', ['-o', 'stat=', '-p', pid], {encoding: 'utf8'}).stdout.trim()
+          if (state === '' || state.startsWith('Z')) return null
           await new Promise((resolve) => setTimeout(resolve, 50))
         }
-        throw new Error(`xpk queue did not end after Ctrl-C; the screen shows:\n${screen()}`)
+        const ps = spawnSync('ps', ['-o', 'pid,stat,pcpu,etime,wchan:20,args', '-p', pid], {encoding: 'utf8'}).stdout
+        throw new Error(`xpk queue did not end after Ctrl-C; the screen shows:\n${screen()}\n${ps}`)
       }
       const status = await ended()
       if (status !== null) expect(status).toBe(130)
