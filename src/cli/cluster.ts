@@ -383,7 +383,10 @@ export const clusterCacheImageFlags = {
  * Project, zone and cluster as resolved (flag > env > xpk config > gcloud); the other flags as given.
  */
 export async function createCluster(
-  options: FlagOptions<typeof clusterCreateFlags> | FlagOptions<typeof clusterCreatePathwaysFlags>,
+  options:
+    | FlagOptions<typeof clusterCreateFlags>
+    | FlagOptions<typeof clusterCreatePathwaysFlags>
+    | FlagOptions<typeof clusterCreateRayFlags>,
   run: Invocation,
 ): Promise<ClusterCreateResult> {
   const [{wiring, settings, timing}, {createCluster}, {HttpReleaseManifests}] = await Promise.all([
@@ -398,12 +401,7 @@ export async function createCluster(
       offline: options.offline,
       verbose: options.verbose,
       timing,
-      inCluster: {
-        skip: options.skipInCluster,
-        viaKubeconfig: wiring.viaKubeconfig(options),
-        xpkVersion: run.version,
-        manifestOverrides: {jobset: options.jobsetManifest, kueue: options.kueueManifest},
-      },
+      inCluster: {skip: options.skipInCluster, ...installOptions(options, run, wiring.viaKubeconfig(options))},
       lock: clusterLock(timing),
     },
     {
@@ -414,15 +412,17 @@ export async function createCluster(
   )
 }
 
-/**
- * `xpk cluster create-ray`: `cluster create` with GKE's Ray operator addon and a RayCluster of --ray-version,
- * applied after the node pools. Wired as `cluster create`.
- */
-export async function createRayCluster(
-  options: FlagOptions<typeof clusterCreateRayFlags>,
+/** What `cluster create` and `cluster adapt` install inside the cluster from: the releases, or the files given. */
+function installOptions(
+  options: {readonly jobsetManifest?: string; readonly kueueManifest?: string},
   run: Invocation,
-): Promise<ClusterCreateResult> {
-  return createCluster(options as unknown as FlagOptions<typeof clusterCreateFlags>, run)
+  viaKubeconfig: boolean,
+) {
+  return {
+    viaKubeconfig,
+    xpkVersion: run.version,
+    manifestOverrides: {jobset: options.jobsetManifest, kueue: options.kueueManifest},
+  }
 }
 
 /**
@@ -445,9 +445,7 @@ export async function adaptCluster(
       verbose: options.verbose,
       timing,
       inCluster: {
-        viaKubeconfig: wiring.viaKubeconfig(options),
-        xpkVersion: run.version,
-        manifestOverrides: {jobset: options.jobsetManifest, kueue: options.kueueManifest},
+        ...installOptions(options, run, wiring.viaKubeconfig(options)),
       },
       lock: clusterLock(timing),
     },

@@ -1,5 +1,5 @@
 import {XpkCommand} from '../../cli/base-command.js'
-import {clusterCreateRayFlags, createRayCluster} from '../../cli/cluster.js'
+import {clusterCreateRayFlags, createCluster} from '../../cli/cluster.js'
 
 export default class ClusterCreateRay extends XpkCommand {
   static override summary =
@@ -14,6 +14,6 @@ export default class ClusterCreateRay extends XpkCommand {
   static override flags = clusterCreateRayFlags
 
   async run() {
-    return this.runWith(ClusterCreateRay, createRayCluster)
+    return this.runWith(ClusterCreateRay, createCluster)
   }
 }
