@@ -32,6 +32,13 @@ import Queue from './commands/queue.js'
 import Version from './commands/version.js'
 import VmCreate from './commands/vm/create.js'
 import VmDelete from './commands/vm/delete.js'
+import VmJobCreate from './commands/vm/job/create.js'
+import VmJobDelete from './commands/vm/job/delete.js'
+import VmJobList from './commands/vm/job/list.js'
+import VmJobLogs from './commands/vm/job/logs.js'
+import VmJobResume from './commands/vm/job/resume.js'
+import VmJobStop from './commands/vm/job/stop.js'
+import VmJobSupervise from './commands/vm/job/supervise.js'
 import VmList from './commands/vm/list.js'
 import VmRun from './commands/vm/run.js'
 import WorkloadCreate from './commands/workload/create.js'
@@ -70,6 +77,13 @@ export const COMMANDS = {
   version: Version,
   'vm:create': VmCreate,
   'vm:delete': VmDelete,
+  'vm:job:create': VmJobCreate,
+  'vm:job:delete': VmJobDelete,
+  'vm:job:list': VmJobList,
+  'vm:job:logs': VmJobLogs,
+  'vm:job:resume': VmJobResume,
+  'vm:job:stop': VmJobStop,
+  'vm:job:supervise': VmJobSupervise,
   'vm:list': VmList,
   'vm:run': VmRun,
   'workload:create': WorkloadCreate,

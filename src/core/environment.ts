@@ -202,6 +202,13 @@ export const ENVIRONMENT = {
       'Where xpk keeps its caches (compile cache, file digests, manifests; under xpk/); a relative path is ignored, as the XDG specification says.',
     default: '~/.cache',
   },
+  XDG_STATE_HOME: {
+    kind: 'standard',
+    owner: 'the XDG specification',
+    description:
+      'Where xpk keeps the records and logs of TPU VM jobs (under xpk/vm-jobs/); a relative path is ignored, as the XDG specification says.',
+    default: '~/.local/state',
+  },
   HOME: {
     kind: 'standard',
     owner: 'POSIX',
@@ -367,7 +374,7 @@ export function environmentTable(): string {
   return ['| variable | value | when unset | what for |', '|---|---|---|---|', ...rows].join('\n')
 }
 
-const XDG_FALLBACKS = {XDG_CONFIG_HOME: '.config', XDG_CACHE_HOME: '.cache'} as const
+const XDG_FALLBACKS = {XDG_CONFIG_HOME: '.config', XDG_CACHE_HOME: '.cache', XDG_STATE_HOME: '.local/state'} as const
 
 /**
  * An XDG base directory: the variable when it holds an absolute path, else `<home>/.config` or `<home>/.cache`. The
@@ -375,6 +382,6 @@ const XDG_FALLBACKS = {XDG_CONFIG_HOME: '.config', XDG_CACHE_HOME: '.cache'} as 
  * this bundle, reads XDG_CACHE_HOME by the same rule for Node's compile cache).
  */
 export function xdgDirectory(env: Environment, name: keyof typeof XDG_FALLBACKS, home: string): string {
-  const value = name === 'XDG_CONFIG_HOME' ? env.XDG_CONFIG_HOME : env.XDG_CACHE_HOME
+  const value = env[name]
   return value?.startsWith('/') ? value : `${home.replace(/\/+$/, '')}/${XDG_FALLBACKS[name]}`
 }

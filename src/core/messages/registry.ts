@@ -9,6 +9,7 @@ import * as insight from './insight.js'
 import * as lists from './lists.js'
 import * as storage from './storage.js'
 import * as vm from './vm.js'
+import * as vmJob from './vm-job.js'
 import * as workload from './workload.js'
 
 type MakersOf<T> = T[keyof T]
@@ -21,6 +22,7 @@ type Maker =
   | MakersOf<typeof lists>
   | MakersOf<typeof storage>
   | MakersOf<typeof vm>
+  | MakersOf<typeof vmJob>
   | MakersOf<typeof workload>
 
 /** The code of every message xpk prints. */
@@ -36,6 +38,7 @@ export const MESSAGE_MAKERS: Readonly<Record<string, AnyMessageMaker>> = {
   ...lists,
   ...storage,
   ...vm,
+  ...vmJob,
   ...workload,
 }
 

@@ -1,0 +1,254 @@
+/**
+ * The `vm job` topic (TPU VM jobs that survive preemption): the flags of its commands and their wiring (the job
+ * records under $XDG_STATE_HOME/xpk/vm-jobs, the TPU and Cloud Storage APIs, SSH). Everything but the flags is
+ * imported when a command runs.
+ */
+import {homedir} from 'node:os'
+import {join} from 'node:path'
+
+import * as Flags from '@oclif/core/flags'
+
+import type {Timing} from '../core/timing.js'
+import type {VmJobDeps, VmJobView} from '../services/vm-job.js'
+import type {Invocation} from './base-command.js'
+import {startCommand} from './command-start.js'
+import {integerFlag, pathFlag, valueShape, type FlagOptions} from './flag-kinds.js'
+import {changeFlags, outputFlags} from './flags.js'
+
+const endpointFlags = {
+  'tpu-endpoint': Flags.string({
+    description: 'Cloud TPU API endpoint, e.g. https://tpu.googleapis.com/. [env: XPK_TPU_ENDPOINT]',
+    helpGroup: 'TARGET',
+  }),
+}
+
+const supervisorFlags = {
+  foreground: Flags.boolean({
+    description:
+      'Run the supervisor attached to this terminal instead of in the background (Ctrl-C detaches it; the command keeps running on the workers).',
+  }),
+}
+
+/** The flags of `xpk vm job create`. */
+export const vmJobCreateFlags = {
+  project: Flags.string({description: 'Google Cloud project ID. [env: XPK_PROJECT]', helpGroup: 'TARGET'}),
+  zone: Flags.string({description: 'Zone of the TPU (overrides tpu.zone). [env: XPK_ZONE]', helpGroup: 'TARGET'}),
+  ...endpointFlags,
+  'storage-endpoint': Flags.string({
+    description:
+      'Cloud Storage JSON API endpoint (the gcsfuse bucket is checked through it). [env: XPK_STORAGE_ENDPOINT]',
+    helpGroup: 'TARGET',
+  }),
+  config: pathFlag('file', {
+    description: 'A jobman config file (job, tpu, gcsfuse, ssh, docker|conda|venv, setup, command).',
+  }),
+  name: Flags.string({description: 'Job name. [default: the TPU name]'}),
+  'tpu-name': Flags.string({description: 'TPU name without --config. [default: xpk-job-<user>]'}),
+  'tpu-type': Flags.string({description: 'TPU type without --config, e.g. v4-8, v6e-16.'}),
+  command: Flags.string({...valueShape('text'), description: 'Command to run on every worker, without --config.'}),
+  'script-dir': pathFlag('directory', {
+    description: 'Directory copied to every worker before setup; the command runs in it.',
+  }),
+  'runtime-version': Flags.string({description: 'TPU software version. [default: the type generation’s base image]'}),
+  spot: Flags.boolean({description: 'Spot capacity (without --config; the config says tpu.pricing).'}),
+  loop: Flags.boolean({
+    description: 'After a preemption, request the TPU again, set it up again and re-run the command.',
+  }),
+  'max-recoveries': integerFlag('vm-job:max-recoveries', {
+    description: 'Stop after this many recoveries. [default: unlimited]',
+  }),
+  'poll-interval': integerFlag('vm-job:poll-interval', {
+    description: 'Seconds between reads of the TPU state while the command runs (preemption is seen within it).',
+    default: 5,
+  }),
+  'ssh-user': Flags.string({
+    description: 'Login on the workers. [default: job.remote_user, else your local user name]',
+  }),
+  'ssh-port': integerFlag('vm:ssh-port', {description: 'SSH port of the workers.', default: 22}),
+  'internal-ip': Flags.boolean({description: 'Connect to internal IPs (when running inside Google Cloud).'}),
+  ...supervisorFlags,
+  'dry-run': {
+    ...changeFlags['dry-run'],
+    description: 'Check the job and show it as xpk would run it; record, request and run nothing.',
+  },
+}
+
+export const vmJobListFlags = {...outputFlags}
+
+export const vmJobLogsFlags = {
+  worker: integerFlag('vm-job:worker', {
+    description: 'Worker whose log to show. [default: the first that runs the command]',
+  }),
+  module: Flags.string({
+    description:
+      'Which log: command (the default, its latest attempt), ssh, gcsfuse, docker, conda, venv, code, or supervisor.',
+    options: ['command', 'ssh', 'gcsfuse', 'docker', 'conda', 'venv', 'code', 'supervisor'],
+  }),
+  follow: Flags.boolean({char: 'f', description: 'Keep printing what is appended until the job ends.'}),
+}
+
+export const vmJobStopFlags = {...endpointFlags}
+export const vmJobResumeFlags = {...endpointFlags, ...supervisorFlags}
+export const vmJobDeleteFlags = {
+  ...endpointFlags,
+  purge: Flags.boolean({description: 'Also remove the job’s records and logs.'}),
+  force: Flags.boolean({description: 'Do not ask for confirmation.', helpGroup: 'GLOBAL'}),
+}
+export const vmJobSuperviseFlags = {...endpointFlags}
+
+/** The job store, the TPU API, Cloud Storage, SSH and the supervisors' processes. */
+async function vmJobDeps(
+  options: {tpuEndpoint?: string; storageEndpoint?: string},
+  run: Invocation,
+  timing: Timing,
+): Promise<VmJobDeps> {
+  const [
+    wiring,
+    {resolveTpuEndpoint},
+    {resolveStorageEndpoint},
+    {VmJobFiles},
+    {LocalProcesses},
+    {SshKeyFiles},
+    {xdgDirectory},
+    fs,
+  ] = await Promise.all([
+    import('./wiring.js'),
+    import('../core/vm/endpoint.js'),
+    import('../core/storage/endpoints.js'),
+    import('../adapters/vm-job-files.js'),
+    import('../adapters/processes.js'),
+    import('../adapters/ssh-keys.js'),
+    import('../core/environment.js'),
+    import('node:fs/promises'),
+  ])
+  const tpuEndpoint = resolveTpuEndpoint(options.tpuEndpoint, process.env)
+  const storageEndpoint = resolveStorageEndpoint(options.storageEndpoint, process.env)
+  const accessToken = wiring.accessToken()
+  const keyStore = new SshKeyFiles(join(homedir(), '.ssh', 'google_compute_engine'))
+  const configHome = xdgDirectory(process.env, 'XDG_CONFIG_HOME', homedir())
+  // The supervisor reaches the same endpoints as this command, whether they came from flags or variables.
+  const supervisorEnv = {
+    ...process.env,
+    ...(options.tpuEndpoint ? {XPK_TPU_ENDPOINT: options.tpuEndpoint} : {}),
+  }
+  return {
+    console: run.console,
+    signal: run.signal,
+    ...wiring.systemClock,
+    tpu: () =>
+      import('../adapters/tpu-api.js').then(({createTpuClient}) =>
+        createTpuClient({endpoint: tpuEndpoint, accessToken}),
+      ),
+    storage: () =>
+      import('../adapters/cloud-storage-rest.js').then((m) =>
+        m.createCloudStorageClient({endpoint: storageEndpoint, accessToken}),
+      ),
+    store: new VmJobFiles(join(xdgDirectory(process.env, 'XDG_STATE_HOME', homedir()), 'xpk', 'vm-jobs')),
+    processes: new LocalProcesses([process.execPath, process.argv[1]], supervisorEnv),
+    keyStore,
+    keys: async () => {
+      const found = await keyStore.read()
+      if (!found) throw new Error(`No SSH key at ${keyStore.privateKeyPath}.`)
+      return found
+    },
+    shell: async (keys) => {
+      const {createSshShell} = await import('../adapters/ssh-client.js')
+      return createSshShell({
+        privateKey: await fs.readFile(keys.privateKeyPath),
+        knownHostsPath: join(configHome, 'xpk', 'known_hosts'),
+        readyTimeoutMs: timing.ssh.handshakeMs,
+      })
+    },
+    list: async (dir) => (await import('../adapters/ssh-bundle.js')).listScriptDir(dir),
+    pack: async (listing) => (await import('../adapters/ssh-bundle.js')).packScriptDir(listing),
+    readFile: (path) => fs.readFile(path),
+  }
+}
+
+async function settingsAndTiming(options: object, run: Invocation) {
+  return startCommand(import('./wiring.js'), options, run)
+}
+
+/** `xpk vm job create`: checks the config (or flags), records the job, starts its supervisor. */
+export async function createVmJob(options: FlagOptions<typeof vmJobCreateFlags>, run: Invocation) {
+  const [{settings, timing}, {createVmJob}, {vmJobInput}, {optionalSetting}] = await Promise.all([
+    settingsAndTiming(options, run),
+    import('../services/vm-job.js'),
+    import('../services/vm-job-input.js'),
+    import('../core/settings.js'),
+  ])
+  const deps = await vmJobDeps(options, run, timing)
+  const where = {project: optionalSetting(settings, 'project'), zone: optionalSetting(settings, 'zone')}
+  const input = await vmJobInput(options, where, deps.readFile)
+  return createVmJob({...input, foreground: options.foreground ?? false, dryRun: options.dryRun ?? false, timing}, deps)
+}
+
+/** `xpk vm job list`. */
+export async function listVmJobs(options: FlagOptions<typeof vmJobListFlags>, run: Invocation): Promise<VmJobView[]> {
+  const [{timing}, {listVmJobs}, {vmJobTable}] = await Promise.all([
+    settingsAndTiming(options, run),
+    import('../services/vm-job.js'),
+    import('../core/vmjob/render.js'),
+  ])
+  const jobs = await listVmJobs(await vmJobDeps({}, run, timing))
+  run.console.result(() => vmJobTable(jobs, Date.now()))
+  return jobs
+}
+
+/** `xpk vm job logs ID`. */
+export async function vmJobLogs(options: FlagOptions<typeof vmJobLogsFlags> & {id: string}, run: Invocation) {
+  const [{timing}, {vmJobLogs}, {parseInteger, INTEGER_FLAGS}, {UsageError}] = await Promise.all([
+    settingsAndTiming(options, run),
+    import('../services/vm-job.js'),
+    import('../core/input.js'),
+    import('../core/errors.js'),
+  ])
+  let worker: number | undefined
+  if (options.worker !== undefined) {
+    const parsed = parseInteger(options.worker, INTEGER_FLAGS['vm-job:worker'])
+    if ('problem' in parsed) throw new UsageError(`--worker: ${parsed.problem}.`, {flag: '--worker'})
+    worker = parsed.value
+  }
+  const deps = await vmJobDeps({}, run, timing)
+  return vmJobLogs(
+    {id: options.id, worker, module: options.module, follow: options.follow ?? false, pollMs: 200},
+    {...deps, output: (chunk) => void (run.json ? process.stderr : process.stdout).write(chunk)},
+  )
+}
+
+/** `xpk vm job stop ID`. */
+export async function stopVmJob(options: FlagOptions<typeof vmJobStopFlags> & {id: string}, run: Invocation) {
+  const [{timing}, {stopVmJob}] = await Promise.all([settingsAndTiming(options, run), import('../services/vm-job.js')])
+  return stopVmJob(options.id, await vmJobDeps(options, run, timing))
+}
+
+/** `xpk vm job resume ID`. */
+export async function resumeVmJob(options: FlagOptions<typeof vmJobResumeFlags> & {id: string}, run: Invocation) {
+  const [{timing}, {resumeVmJob}] = await Promise.all([
+    settingsAndTiming(options, run),
+    import('../services/vm-job.js'),
+  ])
+  return resumeVmJob(
+    options.id,
+    {foreground: options.foreground ?? false, timing},
+    await vmJobDeps(options, run, timing),
+  )
+}
+
+/** `xpk vm job delete ID`. */
+export async function deleteVmJob(options: FlagOptions<typeof vmJobDeleteFlags> & {id: string}, run: Invocation) {
+  const [{timing}, {deleteVmJob}] = await Promise.all([
+    settingsAndTiming(options, run),
+    import('../services/vm-job.js'),
+  ])
+  return deleteVmJob(options.id, {purge: options.purge ?? false, timing}, await vmJobDeps(options, run, timing))
+}
+
+/** `xpk vm job supervise ID` (hidden): the supervisor process `create` and `resume` start. */
+export async function superviseVmJob(options: FlagOptions<typeof vmJobSuperviseFlags> & {id: string}, run: Invocation) {
+  const [{timing}, {runSupervisor}] = await Promise.all([
+    settingsAndTiming(options, run),
+    import('../services/vm-job.js'),
+  ])
+  return runSupervisor(options.id, {timing}, await vmJobDeps(options, run, timing))
+}

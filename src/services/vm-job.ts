@@ -1,0 +1,303 @@
+/**
+ * `xpk vm job create|list|logs|stop|resume|delete|supervise`: TPU VM jobs that survive preemption (jobman's
+ * workflow). `create` checks everything, records the job and starts its supervisor in the background (or runs it
+ * attached); the supervisor (vm-job-supervisor.ts) does the work; the other commands read and change the records.
+ */
+import {UsageError, XpkError} from '../core/errors.js'
+import {
+  vmJobConfirmDelete,
+  vmJobCreated,
+  vmJobDeleted,
+  vmJobDryRun,
+  vmJobKeyCreated,
+  vmJobResumed,
+  vmJobStopped,
+  vmJobSupervisorGone,
+} from '../core/messages/vm-job.js'
+import {
+  FINAL_STATUSES,
+  normalizeJobId,
+  type VmJobAccess,
+  type VmJobRecord,
+  type VmJobView,
+} from '../core/vmjob/record.js'
+
+export type {VmJobView}
+import type {VmJobSpec} from '../core/vmjob/spec.js'
+import type {CloudStorageClient} from '../ports/cloud-storage.js'
+import type {SshKeyPair, SshKeyStore} from '../ports/remote-shell.js'
+import type {VmJobStore} from '../ports/vm-jobs.js'
+import {confirmOrStop} from './confirm.js'
+import {usingTpu} from './vm-common.js'
+import {
+  stopOnWorkers,
+  superviseVmJob,
+  type VmJobSupervisorDeps,
+  type VmJobSupervisorOptions,
+} from './vm-job-supervisor.js'
+import {deleteJobTpu, type JobTpu} from './vm-job-tpu.js'
+
+export interface VmJobDeps extends VmJobSupervisorDeps {
+  readonly keyStore: SshKeyStore
+  readonly storage: () => Promise<CloudStorageClient>
+}
+
+export function jobView(record: VmJobRecord, deps: Pick<VmJobDeps, 'store' | 'processes'>): VmJobView {
+  const w0 = record.workers?.[0]
+  const pid = record.supervisor?.pid
+  const running = pid !== undefined && record.supervisor?.host === deps.processes.host && deps.processes.alive(pid)
+  return {
+    id: record.id,
+    name: record.spec.name,
+    accelerator: record.spec.tpu.accelerator,
+    zone: record.spec.tpu.zone,
+    host0: w0 ? (record.access.internalIp ? w0.internalIp : (w0.externalIp ?? w0.internalIp)) : null,
+    status: record.status,
+    recoveries: record.recoveries,
+    createdAt: new Date(record.createdAt).toISOString(),
+    supervisor: running ? 'running' : FINAL_STATUSES.has(record.status) ? 'none' : 'gone',
+    reason: record.reason ?? null,
+    dir: deps.store.logPath(record.id, '').replace(/\/logs\/\.log$/, ''),
+  }
+}
+
+async function readJob(typed: string, deps: Pick<VmJobDeps, 'store'>): Promise<VmJobRecord> {
+  const id = normalizeJobId(typed)
+  if (!id) {
+    throw new UsageError(
+      `Job id ${JSON.stringify(typed)} is not a job id: give the number \`xpk vm job list\` shows.`,
+      {
+        flag: 'ID',
+        hints: ['For example `xpk vm job logs 7`.'],
+      },
+    )
+  }
+  const record = await deps.store.read(id)
+  if (!record) {
+    throw new XpkError('not-found', `There is no job ${id}.`, {hints: ['`xpk vm job list` shows the jobs.']})
+  }
+  return record
+}
+
+export interface VmJobCreateOptions {
+  readonly spec: VmJobSpec
+  readonly configText?: string
+  readonly access: VmJobAccess
+  readonly foreground: boolean
+  readonly dryRun: boolean
+  readonly timing: VmJobSupervisorOptions['timing']
+}
+
+/** The key pair xpk logs in with, created (without asking: it destroys nothing) when missing. */
+export async function jobKeys(deps: Pick<VmJobDeps, 'keyStore' | 'console'>): Promise<SshKeyPair> {
+  const found = await deps.keyStore.read()
+  if (found) return found
+  const created = await deps.keyStore.create('xpk')
+  deps.console.info(vmJobKeyCreated({privateKeyPath: created.privateKeyPath}))
+  return created
+}
+
+/** The zone's region (us-central2-b is in us-central2). */
+const regionOf = (zone: string) => zone.replace(/-[a-z]$/, '')
+
+/**
+ * Checks what only the APIs know before anything is created: the bucket to mount exists and is in the TPU zone's
+ * region (a bucket elsewhere is slow and costs egress: jobman refuses it too).
+ */
+async function checkBucket(spec: VmJobSpec, deps: VmJobDeps): Promise<void> {
+  if (!spec.gcsfuse) return
+  const client = await deps.storage()
+  try {
+    const bucket = await client.getBucket(spec.gcsfuse.bucket)
+    if (!bucket) {
+      throw new UsageError(`gcsfuse.bucket_name: the bucket ${spec.gcsfuse.bucket} does not exist.`, {
+        flag: 'gcsfuse.bucket_name',
+        hints: [`Create it in ${regionOf(spec.tpu.zone)}, or name an existing bucket.`],
+      })
+    }
+    const region = regionOf(spec.tpu.zone)
+    if (bucket.location && bucket.location.toLowerCase() !== region) {
+      throw new UsageError(
+        `gcsfuse.bucket_name: the bucket ${spec.gcsfuse.bucket} is in ${bucket.location.toLowerCase()}, not in the TPU's region ${region}.`,
+        {
+          flag: 'gcsfuse.bucket_name',
+          hints: [`Use a bucket in ${region} (reading across regions is slow and costs egress).`],
+        },
+      )
+    }
+  } finally {
+    await client.close()
+  }
+}
+
+export interface VmJobCreateResult {
+  readonly job: VmJobView | null
+  readonly spec: VmJobSpec
+  readonly dryRun: boolean
+  readonly supervisorPid: number | null
+}
+
+export async function createVmJob(options: VmJobCreateOptions, deps: VmJobDeps): Promise<VmJobCreateResult> {
+  await checkBucket(options.spec, deps)
+  if (options.dryRun) {
+    deps.console.result(JSON.stringify(options.spec, null, 2))
+    deps.console.info(vmJobDryRun())
+    return {job: null, spec: options.spec, dryRun: true, supervisorPid: null}
+  }
+  await jobKeys(deps)
+  const record = await deps.store.create(options.spec, options.access, options.configText, deps.now())
+  await deps.store.appendEvent(record.id, {time: deps.now(), event: 'created', detail: options.spec.name})
+  if (options.foreground) {
+    const final = await superviseVmJob(record.id, {timing: options.timing}, deps)
+    return {job: jobView(final, deps), spec: options.spec, dryRun: false, supervisorPid: deps.processes.pid}
+  }
+  const pid = await deps.processes.startSupervisor(record.id, deps.store.logPath(record.id, 'supervisor'))
+  const view = jobView(record, deps)
+  deps.console.info(vmJobCreated({id: record.id, name: options.spec.name, pid, dir: view.dir}))
+  return {job: view, spec: options.spec, dryRun: false, supervisorPid: pid}
+}
+
+export async function listVmJobs(deps: Pick<VmJobDeps, 'store' | 'processes' | 'console'>): Promise<VmJobView[]> {
+  const views = (await deps.store.list()).map((r) => jobView(r, deps))
+  for (const v of views) {
+    if (v.supervisor === 'gone') deps.console.warn(vmJobSupervisorGone({id: v.id, status: v.status}))
+  }
+  return views
+}
+
+export interface VmJobLogsOptions {
+  readonly id: string
+  readonly worker?: number
+  /** ssh, gcsfuse, docker, conda, venv, code, command (the default), or supervisor. */
+  readonly module?: string
+  readonly follow: boolean
+  readonly pollMs: number
+}
+
+/** The log a `logs` call reads: the module's of the worker, or the command's of its latest attempt. */
+export function logName(record: VmJobRecord, module: string, worker: number): string {
+  if (module === 'supervisor') return 'supervisor'
+  if (module === 'command') return `command_worker_${worker}.attempt-${Math.max(record.attempt, 1)}`
+  return `${module}_worker_${worker}`
+}
+
+/** Prints a log (and with follow, what is appended until the job ends and its supervisor is gone). */
+export async function vmJobLogs(
+  options: VmJobLogsOptions,
+  deps: Pick<VmJobDeps, 'store' | 'processes' | 'console' | 'sleep' | 'signal'> & {output: (chunk: Buffer) => void},
+): Promise<{log: string; bytes: number}> {
+  let record = await readJob(options.id, deps)
+  const module = options.module ?? 'command'
+  const worker = options.worker ?? (record.spec.command.workers === 'all' ? 0 : (record.spec.command.workers[0] ?? 0))
+  let name = logName(record, module, worker)
+  const available = await deps.store.logs(record.id)
+  if (!options.follow && !available.includes(name)) {
+    throw new XpkError('not-found', `Job ${record.id} has no ${name} log yet.`, {
+      hints: [`Its logs: ${available.join(', ') || 'none yet'}. --follow waits for it.`],
+    })
+  }
+  let offset = 0
+  for (;;) {
+    const chunk = await deps.store.readLog(record.id, name, offset)
+    if (chunk.length > 0) deps.output(chunk)
+    offset += chunk.length
+    if (!options.follow) return {log: deps.store.logPath(record.id, name), bytes: offset}
+    record = (await deps.store.read(record.id)) ?? record
+    const next = logName(record, module, worker)
+    if (next !== name) {
+      // A new attempt (after a recovery): its output follows the last attempt's.
+      name = next
+      offset = 0
+      continue
+    }
+    const supervised = record.supervisor !== undefined && deps.processes.alive(record.supervisor.pid)
+    if (FINAL_STATUSES.has(record.status) && !supervised) {
+      const rest = await deps.store.readLog(record.id, name, offset)
+      if (rest.length > 0) deps.output(rest)
+      return {log: deps.store.logPath(record.id, name), bytes: offset + rest.length}
+    }
+    await deps.sleep(options.pollMs, deps.signal)
+  }
+}
+
+/** Stops the command on the workers and the supervisor; the TPU stays. */
+export async function stopVmJob(id: string, deps: VmJobDeps): Promise<VmJobView> {
+  const record = await readJob(id, deps)
+  await deps.store.update(record.id, (r) => ({...r, stopRequested: true}), deps.now())
+  await deps.store.appendEvent(record.id, {time: deps.now(), event: 'stop-requested'})
+  const pid = record.supervisor?.pid
+  if (pid !== undefined && record.supervisor?.host === deps.processes.host) deps.processes.signal(pid, 'SIGTERM')
+  const stopped = record.workers ? await stopOnWorkers(record, await deps.shell(await jobKeys(deps)), deps.signal) : 0
+  // The supervisor writes STOPPED as it exits; a job without one is marked here.
+  await waitForSupervisor(pid, deps)
+  const final = await deps.store.update(
+    record.id,
+    (r) =>
+      r.status === 'SUCCEEDED' || r.status === 'FAILED'
+        ? undefined
+        : {...r, status: 'STOPPED', supervisor: undefined, reason: 'stopped by `xpk vm job stop`'},
+    deps.now(),
+  )
+  await deps.store.appendEvent(record.id, {time: deps.now(), event: 'stopped'})
+  deps.console.info(vmJobStopped({id: record.id, workers: stopped, tpu: record.spec.tpu.name}))
+  return jobView(final, deps)
+}
+
+async function waitForSupervisor(pid: number | undefined, deps: Pick<VmJobDeps, 'processes' | 'sleep' | 'signal'>) {
+  for (let i = 0; pid !== undefined && deps.processes.alive(pid) && i < 100; i++) await deps.sleep(100, deps.signal)
+}
+
+/** Starts a new supervisor for a job whose supervisor is gone (or that was stopped), in the background or attached. */
+export async function resumeVmJob(
+  id: string,
+  options: {foreground: boolean; timing: VmJobSupervisorOptions['timing']},
+  deps: VmJobDeps,
+): Promise<VmJobView> {
+  const record = await readJob(id, deps)
+  const pid = record.supervisor?.pid
+  if (pid !== undefined && record.supervisor?.host === deps.processes.host && deps.processes.alive(pid)) {
+    throw new XpkError('conflict', `Job ${record.id} is supervised already (process ${pid}).`, {
+      hints: [`\`xpk vm job logs ${record.id} --follow\` follows it.`],
+    })
+  }
+  if (record.status === 'SUCCEEDED') {
+    throw new XpkError('conflict', `Job ${record.id} has SUCCEEDED; there is nothing to resume.`, {
+      hints: ['Create a new job to run it again.'],
+    })
+  }
+  await deps.store.update(record.id, (r) => ({...r, stopRequested: false, reason: undefined}), deps.now())
+  if (options.foreground) return jobView(await superviseVmJob(record.id, {timing: options.timing}, deps), deps)
+  const started = await deps.processes.startSupervisor(record.id, deps.store.logPath(record.id, 'supervisor'))
+  deps.console.info(vmJobResumed({id: record.id, pid: started, status: record.status}))
+  return jobView((await deps.store.read(record.id)) ?? record, deps)
+}
+
+/** Stops the job and deletes its TPU (asks first); `purge` also removes its records and logs. */
+export async function deleteVmJob(
+  id: string,
+  options: {purge: boolean; timing: VmJobSupervisorOptions['timing']},
+  deps: VmJobDeps,
+): Promise<{id: string; tpuDeleted: boolean; purged: boolean}> {
+  const record = await readJob(id, deps)
+  const {spec} = record
+  await confirmOrStop(deps.console, vmJobConfirmDelete({id: record.id, tpu: spec.tpu.name, zone: spec.tpu.zone}), {
+    nothingDone: `Job ${record.id} and its TPU are unchanged.`,
+  })
+  if (!FINAL_STATUSES.has(record.status) || record.supervisor) await stopVmJob(record.id, deps).catch(() => undefined)
+  const tpuDeleted = await usingTpu(deps, (tpu) => {
+    const at: JobTpu = {tpu, location: {project: spec.project, zone: spec.tpu.zone}, spec, timing: options.timing, deps}
+    return deleteJobTpu(at)
+  })
+  if (options.purge) await deps.store.remove(record.id)
+  else {
+    await deps.store.update(record.id, (r) => ({...r, workers: undefined}), deps.now())
+  }
+  deps.console.info(vmJobDeleted({id: record.id, tpu: spec.tpu.name, tpuDeleted, purged: options.purge}))
+  return {id: record.id, tpuDeleted, purged: options.purge}
+}
+
+/** The hidden `vm job supervise ID`: the supervisor process itself. */
+export async function runSupervisor(id: string, options: VmJobSupervisorOptions, deps: VmJobDeps): Promise<VmJobView> {
+  const record = await readJob(id, deps)
+  return jobView(await superviseVmJob(record.id, options, deps), deps)
+}

@@ -1,0 +1,208 @@
+// `xpk vm job` end to end: the built CLI, its supervisor as a real background process, the fake TPU API (which
+// preempts on demand) and real OpenSSH servers on loopback as the TPU's workers. Skipped only when sshd is not
+// installed (CI installs it with .ci/setup-ssh, so CI never skips).
+import {existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
+
+import {FakeTpu} from '../fakes/fake-tpu.js'
+import {isolatedEnv, runCli} from '../helpers/cli.js'
+import {sshdMissing, SshWorkers} from '../helpers/sshd.js'
+
+const PROJECT = 'job-project'
+const ZONE = 'us-central2-b'
+const missing = sshdMissing()
+if (missing) console.warn(`SKIPPING xpk vm job tests: ${missing}.`)
+
+let fake: FakeTpu
+let ssh: SshWorkers
+let home: string
+let state: string
+const temps: string[] = []
+
+const env = () =>
+  isolatedEnv({
+    XPK_TPU_ENDPOINT: `http://${fake.endpoint}`,
+    HOME: home,
+    XDG_CONFIG_HOME: join(home, 'xdg'),
+    XDG_STATE_HOME: state,
+    USER: ssh.user,
+  })
+const xpk = (...args: string[]) => runCli(args, {env: env(), timeoutMs: 90_000})
+const create = (tpuName: string, command: string, ...extra: string[]) =>
+  xpk(
+    'vm', 'job', 'create', '--project', PROJECT, '--zone', ZONE, '--tpu-type', 'v4-16', '--tpu-name', tpuName,
+    '--command', command, '--ssh-port', String(ssh.port), '--poll-interval', '1', ...extra,
+  )
+
+interface Record {
+  status: string
+  recoveries: number
+  attempt: number
+  supervisor?: {pid: number}
+}
+const record = (id: string): Record => JSON.parse(readFileSync(join(state, 'xpk', 'vm-jobs', id, 'job.json'), 'utf8'))
+const events = (id: string): string[] =>
+  readFileSync(join(state, 'xpk', 'vm-jobs', id, 'events.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l).event)
+const log = (id: string, name: string) => readFileSync(join(state, 'xpk', 'vm-jobs', id, 'logs', `${name}.log`), 'utf8')
+
+async function eventually(check: () => boolean, ms = 30_000): Promise<void> {
+  const end = Date.now() + ms
+  while (!check()) {
+    if (Date.now() > end) throw new Error('condition not reached in time')
+    await new Promise((r) => setTimeout(r, 100))
+  }
+}
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** Kills what a job left running on the workers (a real preempted VM takes its processes with it; ours do not). */
+function killLeftovers() {
+  for (const w of ssh.workers) {
+    const jobs = join(w.home, '.xpk', 'jobs')
+    if (!existsSync(jobs)) continue
+    for (const pidFile of listPidFiles(jobs)) {
+      const pid = Number(readFileSync(pidFile, 'utf8'))
+      try {
+        process.kill(-pid, 'SIGKILL')
+      } catch {
+        // gone already
+      }
+    }
+  }
+}
+function listPidFiles(dir: string): string[] {
+  return readdirSync(dir, {recursive: true, encoding: 'utf8'})
+    .filter((p) => p.endsWith('/pid'))
+    .map((p) => join(dir, p))
+    .filter((p) => statSync(p).isFile())
+}
+
+const supervisors: number[] = []
+
+describe.skipIf(missing)('xpk vm job against real sshd workers and the fake TPU API', () => {
+  beforeAll(async () => {
+    ssh = await SshWorkers.start(2)
+    fake = await FakeTpu.start({
+      stepMs: 50,
+      deleteMs: 50,
+      endpoints: (_nodeId, _slice, count) =>
+        Array.from({length: count}, (_, w) => ({ipAddress: ssh.workers[w].host, port: 8470})),
+      onMetadata: (_nodeId, metadata) => ssh.authorize([0, 1], metadata['ssh-keys'] ?? ''),
+    })
+    home = mkdtempSync(join(tmpdir(), 'xpk-job-home-'))
+    state = mkdtempSync(join(tmpdir(), 'xpk-job-state-'))
+    temps.push(home, state)
+  }, 60_000)
+
+  afterEach(() => {
+    for (const pid of supervisors.splice(0)) if (alive(pid)) process.kill(pid, 'SIGKILL')
+    killLeftovers()
+  })
+
+  afterAll(async () => {
+    await fake?.stop()
+    await ssh?.stop()
+    for (const dir of temps) rmSync(dir, {recursive: true, force: true})
+  })
+
+  it('runs a job in the foreground: requests the queued resource, runs the command on every worker, SUCCEEDED', async () => {
+    const result = await create('fg', 'echo "hello from $XPK_WORKER_ID of $TPU_PREFIX"', '--foreground', '--json')
+    expect(result.code, result.stderr).toBe(0)
+    const out = JSON.parse(result.stdout)
+    expect(out.job.status).toBe('SUCCEEDED')
+    const id = out.job.id
+    expect(log(id, 'command_worker_0.attempt-1')).toContain('hello from 0 of fg')
+    expect(log(id, 'command_worker_1.attempt-1')).toContain('hello from 1 of fg')
+    expect(events(id)).toEqual(
+      expect.arrayContaining(['created', 'supervisor-started', 'requested', 'ready', 'setup-done', 'running', 'finished']),
+    )
+    const list = await xpk('vm', 'job', 'list', '--json')
+    expect(list.code, list.stderr).toBe(0)
+    expect(JSON.parse(list.stdout).find((j: {id: string}) => j.id === id)).toMatchObject({status: 'SUCCEEDED', supervisor: 'none'})
+    const logs = await xpk('vm', 'job', 'logs', id, '--worker', '1')
+    expect(logs.code, logs.stderr).toBe(0)
+    expect(logs.stdout).toContain('hello from 1 of fg')
+  })
+
+  it('a command failing on a healthy TPU is FAILED, not a preemption', async () => {
+    const result = await create('failing', 'exit 3', '--foreground', '--loop', '--json')
+    expect(result.code, result.stderr).toBe(0)
+    const out = JSON.parse(result.stdout)
+    expect(out.job).toMatchObject({status: 'FAILED', recoveries: 0})
+    expect(out.job.reason).toContain('exited 3')
+  })
+
+  it('recovers from a preemption in the background: deletes, requests again, sets up again, re-runs; counts it', async () => {
+    const command = 'if [ "$XPK_JOB_ATTEMPT" = 1 ]; then echo first; sleep 120; else echo "second run"; fi'
+    const result = await create('pre', command, '--loop', '--json')
+    expect(result.code, result.stderr).toBe(0)
+    const id = JSON.parse(result.stdout).job.id
+    supervisors.push(JSON.parse(result.stdout).supervisorPid)
+    await eventually(() => record(id).status === 'RUNNING')
+    await eventually(() => log(id, 'command_worker_0.attempt-1').includes('first'))
+    const requestsBefore = fake.calls.filter((c) => c.method === 'CreateQueuedResource').length
+    fake.preempt(PROJECT, ZONE, 'pre')
+    await eventually(() => record(id).status === 'SUCCEEDED', 60_000)
+    expect(record(id)).toMatchObject({recoveries: 1, attempt: 2})
+    expect(fake.calls.filter((c) => c.method === 'CreateQueuedResource').length).toBe(requestsBefore + 1)
+    expect(fake.calls.some((c) => c.method === 'DeleteQueuedResource')).toBe(true)
+    expect(log(id, 'command_worker_0.attempt-2')).toContain('second run')
+    expect(events(id)).toEqual(expect.arrayContaining(['preempted', 'recovering', 'recovered', 'finished']))
+  }, 90_000)
+
+  it('a supervisor killed with SIGKILL mid-run is replaced by resume, which follows the same run (no second request)', async () => {
+    const result = await create('killed', 'sleep 4; echo "done after the kill"', '--json')
+    expect(result.code, result.stderr).toBe(0)
+    const id = JSON.parse(result.stdout).job.id
+    await eventually(() => record(id).status === 'RUNNING')
+    const pid = record(id).supervisor!.pid
+    process.kill(pid, 'SIGKILL')
+    await eventually(() => !alive(pid))
+    const list = await xpk('vm', 'job', 'list', '--json')
+    expect(list.stderr).toContain(`Job ${id} is RUNNING but its supervisor is not running`)
+    const requests = fake.calls.filter((c) => c.method === 'CreateQueuedResource').length
+    const resumed = await xpk('vm', 'job', 'resume', id, '--foreground', '--json')
+    expect(resumed.code, resumed.stderr).toBe(0)
+    expect(JSON.parse(resumed.stdout)).toMatchObject({status: 'SUCCEEDED'})
+    expect(fake.calls.filter((c) => c.method === 'CreateQueuedResource').length).toBe(requests)
+    expect(events(id)).toContain('reattached')
+    expect(record(id).attempt).toBe(1)
+    expect(log(id, 'command_worker_0.attempt-1')).toContain('done after the kill')
+  }, 60_000)
+
+  it('stop ends the command and the supervisor and keeps the TPU; delete deletes the TPU and --purge the records', async () => {
+    const result = await create('stopped', 'echo running; sleep 120', '--json')
+    expect(result.code, result.stderr).toBe(0)
+    const id = JSON.parse(result.stdout).job.id
+    await eventually(() => record(id).status === 'RUNNING')
+    await eventually(() => log(id, 'command_worker_0.attempt-1').includes('running'))
+    const pidFile = join(ssh.workers[0].home, '.xpk', 'jobs', id, 'attempt-1', 'pid')
+    const remote = Number(readFileSync(pidFile, 'utf8'))
+    expect(alive(remote)).toBe(true)
+    const stopped = await xpk('vm', 'job', 'stop', id, '--json')
+    expect(stopped.code, stopped.stderr).toBe(0)
+    expect(JSON.parse(stopped.stdout)).toMatchObject({status: 'STOPPED', supervisor: 'none'})
+    await eventually(() => !alive(remote), 10_000)
+    expect(fake.node(PROJECT, ZONE, 'stopped')).toBeDefined()
+    const refused = await xpk('vm', 'job', 'delete', id)
+    expect(refused.code).not.toBe(0)
+    expect(fake.node(PROJECT, ZONE, 'stopped')).toBeDefined()
+    const deleted = await xpk('vm', 'job', 'delete', id, '--force', '--purge', '--json')
+    expect(deleted.code, deleted.stderr).toBe(0)
+    expect(JSON.parse(deleted.stdout)).toMatchObject({tpuDeleted: true, purged: true})
+    expect(fake.queuedResource(PROJECT, ZONE, 'stopped')).toBeUndefined()
+    expect(existsSync(join(state, 'xpk', 'vm-jobs', id))).toBe(false)
+  }, 60_000)
+})
