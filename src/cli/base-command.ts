@@ -183,7 +183,7 @@ export abstract class XpkCommand extends Command {
       }
       if ((parsed.flags as AnyFlags)['dry-run'] === true && definitions['dry-run']?.changesNothing) {
         const {cliDryRunChangesNothing} = await import('../core/messages/cli.js')
-        this.console.info(cliDryRunChangesNothing({command: (this.id ?? '').replace(':', ' ')}))
+        this.console.info(cliDryRunChangesNothing({command: (this.id ?? '').replaceAll(':', ' ')}))
       }
       return parsed
     } catch (thrown) {

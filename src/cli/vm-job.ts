@@ -54,10 +54,10 @@ export const vmJobCreateFlags = {
   loop: Flags.boolean({
     description: 'After a preemption, request the TPU again, set it up again and re-run the command.',
   }),
-  'max-recoveries': integerFlag('vm-job:max-recoveries', {
+  'max-recoveries': integerFlag('vm:max-recoveries', {
     description: 'Stop after this many recoveries. [default: unlimited]',
   }),
-  'poll-interval': integerFlag('vm-job:poll-interval', {
+  'poll-interval': integerFlag('vm:poll-interval', {
     description: 'Seconds between reads of the TPU state while the command runs (preemption is seen within it).',
     default: 5,
   }),
@@ -76,7 +76,7 @@ export const vmJobCreateFlags = {
 export const vmJobListFlags = {...outputFlags}
 
 export const vmJobLogsFlags = {
-  worker: integerFlag('vm-job:worker', {
+  worker: integerFlag('vm:worker', {
     description: 'Worker whose log to show. [default: the first that runs the command]',
   }),
   module: Flags.string({
@@ -171,16 +171,16 @@ async function settingsAndTiming(options: object, run: Invocation) {
 
 /** `xpk vm job create`: checks the config (or flags), records the job, starts its supervisor. */
 export async function createVmJob(options: FlagOptions<typeof vmJobCreateFlags>, run: Invocation) {
-  const [{settings, timing}, {createVmJob}, {vmJobInput}, {optionalSetting}] = await Promise.all([
+  const [{settings, timing}, {createVmJob}, {optionalSetting}] = await Promise.all([
     settingsAndTiming(options, run),
     import('../services/vm-job.js'),
-    import('../services/vm-job-input.js'),
     import('../core/settings.js'),
   ])
-  const deps = await vmJobDeps(options, run, timing)
   const where = {project: optionalSetting(settings, 'project'), zone: optionalSetting(settings, 'zone')}
-  const input = await vmJobInput(options, where, deps.readFile)
-  return createVmJob({...input, foreground: options.foreground ?? false, dryRun: options.dryRun ?? false, timing}, deps)
+  return createVmJob(
+    {...options, settings: where, foreground: options.foreground ?? false, dryRun: options.dryRun ?? false, timing},
+    await vmJobDeps(options, run, timing),
+  )
 }
 
 /** `xpk vm job list`. */
@@ -205,7 +205,7 @@ export async function vmJobLogs(options: FlagOptions<typeof vmJobLogsFlags> & {i
   ])
   let worker: number | undefined
   if (options.worker !== undefined) {
-    const parsed = parseInteger(options.worker, INTEGER_FLAGS['vm-job:worker'])
+    const parsed = parseInteger(options.worker, INTEGER_FLAGS['vm:worker'])
     if ('problem' in parsed) throw new UsageError(`--worker: ${parsed.problem}.`, {flag: '--worker'})
     worker = parsed.value
   }

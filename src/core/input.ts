@@ -116,9 +116,9 @@ export const INTEGER_FLAGS = {
   'vm:num-slices': {min: 1, max: 256, limit: 'slices of one queued resource xpk requests'},
   'doctor:num-slices': {min: 1, max: MAX_SLICES, limit: "GKE's node pools per cluster"},
   'vm:ssh-port': {min: 1, max: 65_535, limit: 'TCP ports'},
-  'vm-job:max-recoveries': {min: 0, max: 1_000_000, limit: 'recoveries after a preemption'},
-  'vm-job:poll-interval': {min: 1, max: 3600, limit: 'seconds between reads of the TPU state'},
-  'vm-job:worker': {min: 0, max: 4095, limit: 'worker indexes start at 0'},
+  'vm:max-recoveries': {min: 0, max: 1_000_000, limit: 'recoveries after a preemption'},
+  'vm:poll-interval': {min: 1, max: 3600, limit: 'seconds between reads of the TPU state'},
+  'vm:worker': {min: 0, max: 4095, limit: 'worker indexes start at 0'},
 } as const satisfies Record<string, IntegerRange>
 
 /**

@@ -46,8 +46,8 @@ export async function vmJobInput(
   readFile: (path: string) => Promise<Buffer>,
 ): Promise<{spec: VmJobSpec; access: VmJobAccess; configText?: string}> {
   const problems: UsageError[] = []
-  const maxRecoveries = integer('--max-recoveries', flags.maxRecoveries, 'vm-job:max-recoveries', problems)
-  const pollSeconds = integer('--poll-interval', flags.pollInterval, 'vm-job:poll-interval', problems) ?? 5
+  const maxRecoveries = integer('--max-recoveries', flags.maxRecoveries, 'vm:max-recoveries', problems)
+  const pollSeconds = integer('--poll-interval', flags.pollInterval, 'vm:poll-interval', problems) ?? 5
   const sshPort = integer('--ssh-port', flags.sshPort, 'vm:ssh-port', problems) ?? 22
   const sshUser = flags.sshUser ?? process.env.USER ?? userInfo().username
   const userProblem = sshUserProblem(sshUser, flags.sshUser ? '--ssh-user' : 'Your user name')

@@ -14,13 +14,7 @@ import {
   vmJobStopped,
   vmJobSupervisorGone,
 } from '../core/messages/vm-job.js'
-import {
-  FINAL_STATUSES,
-  normalizeJobId,
-  type VmJobAccess,
-  type VmJobRecord,
-  type VmJobView,
-} from '../core/vmjob/record.js'
+import {FINAL_STATUSES, normalizeJobId, type VmJobRecord, type VmJobView} from '../core/vmjob/record.js'
 
 export type {VmJobView}
 import type {VmJobSpec} from '../core/vmjob/spec.js'
@@ -28,6 +22,7 @@ import type {CloudStorageClient} from '../ports/cloud-storage.js'
 import type {SshKeyPair, SshKeyStore} from '../ports/remote-shell.js'
 import type {VmJobStore} from '../ports/vm-jobs.js'
 import {confirmOrStop} from './confirm.js'
+import {vmJobInput, type VmJobFlags} from './vm-job-input.js'
 import {usingTpu} from './vm-common.js'
 import {
   stopOnWorkers,
@@ -79,10 +74,9 @@ async function readJob(typed: string, deps: Pick<VmJobDeps, 'store'>): Promise<V
   return record
 }
 
-export interface VmJobCreateOptions {
-  readonly spec: VmJobSpec
-  readonly configText?: string
-  readonly access: VmJobAccess
+export interface VmJobCreateOptions extends VmJobFlags {
+  /** Project and zone as the settings resolved them (flags, variables, xpk config, gcloud). */
+  readonly settings: {readonly project?: string; readonly zone?: string}
   readonly foreground: boolean
   readonly dryRun: boolean
   readonly timing: VmJobSupervisorOptions['timing']
@@ -137,24 +131,29 @@ export interface VmJobCreateResult {
   readonly supervisorPid: number | null
 }
 
+/**
+ * Checks everything (the config or flags, then the bucket through its API), records the job and starts its
+ * supervisor (or, with --foreground, supervises it here until it ends).
+ */
 export async function createVmJob(options: VmJobCreateOptions, deps: VmJobDeps): Promise<VmJobCreateResult> {
-  await checkBucket(options.spec, deps)
+  const {spec, access, configText} = await vmJobInput(options, options.settings, deps.readFile)
+  await checkBucket(spec, deps)
   if (options.dryRun) {
-    deps.console.result(JSON.stringify(options.spec, null, 2))
+    deps.console.result(JSON.stringify(spec, null, 2))
     deps.console.info(vmJobDryRun())
-    return {job: null, spec: options.spec, dryRun: true, supervisorPid: null}
+    return {job: null, spec, dryRun: true, supervisorPid: null}
   }
   await jobKeys(deps)
-  const record = await deps.store.create(options.spec, options.access, options.configText, deps.now())
-  await deps.store.appendEvent(record.id, {time: deps.now(), event: 'created', detail: options.spec.name})
+  const record = await deps.store.create(spec, access, configText, deps.now())
+  await deps.store.appendEvent(record.id, {time: deps.now(), event: 'created', detail: spec.name})
   if (options.foreground) {
     const final = await superviseVmJob(record.id, {timing: options.timing}, deps)
-    return {job: jobView(final, deps), spec: options.spec, dryRun: false, supervisorPid: deps.processes.pid}
+    return {job: jobView(final, deps), spec, dryRun: false, supervisorPid: deps.processes.pid}
   }
   const pid = await deps.processes.startSupervisor(record.id, deps.store.logPath(record.id, 'supervisor'))
   const view = jobView(record, deps)
-  deps.console.info(vmJobCreated({id: record.id, name: options.spec.name, pid, dir: view.dir}))
-  return {job: view, spec: options.spec, dryRun: false, supervisorPid: pid}
+  deps.console.info(vmJobCreated({id: record.id, name: spec.name, pid, dir: view.dir}))
+  return {job: view, spec, dryRun: false, supervisorPid: pid}
 }
 
 export async function listVmJobs(deps: Pick<VmJobDeps, 'store' | 'processes' | 'console'>): Promise<VmJobView[]> {

@@ -85,7 +85,7 @@ function declaredIn(file: string, name: string, depth = 0): string | undefined {
  * reach every other's hints.
  */
 function reachedBy(id: CommandId): Set<string> {
-  const start = join(SRC, 'commands', `${id.replace(':', '/')}.ts`)
+  const start = join(SRC, 'commands', `${id.replaceAll(':', '/')}.ts`)
   const seen = new Set<string>()
   // `callerWords`: a module a function imports with import() and hands back (command-start.ts's startCommand gives
   // its caller the wiring) reaches the names its caller uses on it (`wiring.gkeConnector`).

@@ -283,7 +283,7 @@ describe('rule 9: a stray argument says which flag it probably belongs to', () =
     const error = await parseError(id, ['demo'])
     const problem = problemsOf(error).find((p) => p.message.startsWith('Unexpected argument'))
     expect(problem?.message).toBe(
-      `Unexpected argument "demo": xpk ${id.replace(':', ' ')} takes flags only. Did you mean --${subject} demo?`,
+      `Unexpected argument "demo": xpk ${id.replaceAll(':', ' ')} takes flags only. Did you mean --${subject} demo?`,
     )
   })
 

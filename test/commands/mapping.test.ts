@@ -80,6 +80,15 @@ vi.mock('../../src/services/vm-create.js', () => ({createVms: recorder('createVm
 vi.mock('../../src/services/vm-delete.js', () => ({deleteVms: recorder('deleteVms')}))
 vi.mock('../../src/services/vm-list.js', () => ({listVms: recorder('listVms')}))
 vi.mock('../../src/services/vm-run.js', () => ({runOnVms: recorder('runOnVms')}))
+vi.mock('../../src/services/vm-job.js', () => ({
+  createVmJob: recorder('createVmJob'),
+  deleteVmJob: recorder('deleteVmJob'),
+  listVmJobs: recorder('listVmJobs', []),
+  vmJobLogs: recorder('vmJobLogs'),
+  resumeVmJob: recorder('resumeVmJob'),
+  stopVmJob: recorder('stopVmJob'),
+  runSupervisor: recorder('superviseVmJob'),
+}))
 
 const STUB_CONFIG = {
   bin: 'xpk',
@@ -142,6 +151,13 @@ const SERVICE_OF: Record<CommandId, [string[], string]> = {
   queue: [[], 'viewQueue'],
   'vm:create': [['--tpu-prefix', 'demo', '--tpu-type', 'v4-8'], 'createVms'],
   'vm:delete': [['--tpu-prefix', 'demo'], 'deleteVms'],
+  'vm:job:create': [['--config', 'job.yaml'], 'createVmJob'],
+  'vm:job:delete': [['7'], 'deleteVmJob'],
+  'vm:job:list': [[], 'listVmJobs'],
+  'vm:job:logs': [['7'], 'vmJobLogs'],
+  'vm:job:resume': [['7'], 'resumeVmJob'],
+  'vm:job:stop': [['7'], 'stopVmJob'],
+  'vm:job:supervise': [['7'], 'superviseVmJob'],
   'vm:list': [[], 'listVms'],
   'vm:run': [['--tpu-prefix', 'demo', '--command', 'true'], 'runOnVms'],
   'workload:create': [['--workload', 'w', '--tpu-type', 'v5p-8', '--command', 'true'], 'createWorkload'],

@@ -304,7 +304,7 @@ describe('read-only commands that Python xpk takes --dry-run on', () => {
     const {result, changes} = await changesOf([...argv, '--dry-run'])
     expect(result.code, result.stderr).toBe(0)
     expect(result.stdout).toBe(plain.stdout)
-    expect(result.stderr).toContain(`--dry-run: xpk ${id.replace(':', ' ')} changes nothing, so it runs as usual.`)
+    expect(result.stderr).toContain(`--dry-run: xpk ${id.replaceAll(':', ' ')} changes nothing, so it runs as usual.`)
     expect(changes).toEqual([])
   })
 })

@@ -131,6 +131,13 @@ const BASE: Record<CommandId, string[]> = {
   queue: ['--cluster', 'demo', '--once'],
   'vm:create': ['--tpu-prefix', 'p', '--tpu-type', 'v4-8'],
   'vm:delete': ['--tpu-prefix', 'p', '--force'],
+  'vm:job:create': ['--tpu-type', 'v4-8', '--command', 'true'],
+  'vm:job:delete': ['7', '--force'],
+  'vm:job:list': [],
+  'vm:job:logs': ['7'],
+  'vm:job:resume': ['7'],
+  'vm:job:stop': ['7'],
+  'vm:job:supervise': ['7'],
   'vm:list': [],
   'vm:run': ['--tpu-prefix', 'p', '--command', 'true', '--force'],
   'workload:create': [

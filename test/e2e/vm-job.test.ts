@@ -32,8 +32,24 @@ const env = () =>
 const xpk = (...args: string[]) => runCli(args, {env: env(), timeoutMs: 90_000})
 const create = (tpuName: string, command: string, ...extra: string[]) =>
   xpk(
-    'vm', 'job', 'create', '--project', PROJECT, '--zone', ZONE, '--tpu-type', 'v4-16', '--tpu-name', tpuName,
-    '--command', command, '--ssh-port', String(ssh.port), '--poll-interval', '1', ...extra,
+    'vm',
+    'job',
+    'create',
+    '--project',
+    PROJECT,
+    '--zone',
+    ZONE,
+    '--tpu-type',
+    'v4-16',
+    '--tpu-name',
+    tpuName,
+    '--command',
+    command,
+    '--ssh-port',
+    String(ssh.port),
+    '--poll-interval',
+    '1',
+    ...extra,
   )
 
 interface Record {
@@ -126,11 +142,22 @@ describe.skipIf(missing)('xpk vm job against real sshd workers and the fake TPU 
     expect(log(id, 'command_worker_0.attempt-1')).toContain('hello from 0 of fg')
     expect(log(id, 'command_worker_1.attempt-1')).toContain('hello from 1 of fg')
     expect(events(id)).toEqual(
-      expect.arrayContaining(['created', 'supervisor-started', 'requested', 'ready', 'setup-done', 'running', 'finished']),
+      expect.arrayContaining([
+        'created',
+        'supervisor-started',
+        'requested',
+        'ready',
+        'setup-done',
+        'running',
+        'finished',
+      ]),
     )
     const list = await xpk('vm', 'job', 'list', '--json')
     expect(list.code, list.stderr).toBe(0)
-    expect(JSON.parse(list.stdout).find((j: {id: string}) => j.id === id)).toMatchObject({status: 'SUCCEEDED', supervisor: 'none'})
+    expect(JSON.parse(list.stdout).find((j: {id: string}) => j.id === id)).toMatchObject({
+      status: 'SUCCEEDED',
+      supervisor: 'none',
+    })
     const logs = await xpk('vm', 'job', 'logs', id, '--worker', '1')
     expect(logs.code, logs.stderr).toBe(0)
     expect(logs.stdout).toContain('hello from 1 of fg')

@@ -40,7 +40,7 @@ export function generateSchemas(): Record<string, JsonSchema> {
     if (!run) throw new Error(`COMMANDS['${id}'] has no run()`)
     const [call] = checker.getTypeOfSymbol(run).getCallSignatures()
     const result = checker.getAwaitedType(call!.getReturnType()) ?? call!.getReturnType()
-    out[schemaName(id)] = new SchemaWriter(checker, `xpk ${id.replace(':', ' ')} --json`).document(result)
+    out[schemaName(id)] = new SchemaWriter(checker, `xpk ${id.replaceAll(':', ' ')} --json`).document(result)
   }
   const errors = sourceFile(program, 'src/core/errors.ts')
   const errorJson = checker.getDeclaredTypeOfSymbol(exportedSymbol(checker, errors, 'ErrorJson'))
