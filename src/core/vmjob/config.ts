@@ -13,7 +13,7 @@ import {orList} from '../suggest.js'
 import {resolveTpuVmType, validateRuntimeVersion, type TpuVmType} from '../vm/catalog.js'
 import {checkWorkers, jobNameProblem, parseWorkersText, type VmJobFlags} from './flags.js'
 import {formatPath, Interpolator, type KeyPath} from './interpolation.js'
-import {ConfigReader, describe, localPath, type ConfigWarning, type Read} from './reader.js'
+import {ConfigReader, describe, localPath, type Block, type ConfigWarning, type Read} from './reader.js'
 import type {
   VmJobAllocationMode,
   VmJobConda,
@@ -125,10 +125,10 @@ class JobReading {
     this.readable = options.fileReadable ?? ((p) => options.readFile(p) !== undefined)
   }
 
-  private readonly tops = new Map<string, {map: YamlMap; path: KeyPath} | undefined>()
+  private readonly tops = new Map<string, Block | undefined>()
 
   /** A top-level block, read once (so a block of the wrong type is reported once). */
-  private top(key: string): {map: YamlMap; path: KeyPath} | undefined {
+  private top(key: string): Block | undefined {
     if (!this.tops.has(key)) this.tops.set(key, this.r.block(this.root, [], key))
     return this.tops.get(key)
   }
@@ -142,7 +142,7 @@ class JobReading {
     const top = {offset: 0, fix: ''}
 
     if (job) r.checkKeys(job.map, job.path, JOB_KEYS, JOB_IGNORED)
-    const jobAt = job ? {offset: job.map.offset} : top
+    const jobAt = job ? {offset: job.at} : top
     const name = this.agree('--name', this.flags.name, r.string(job?.map, ['job'], 'name'))
     if (name === undefined) {
       r.problem(jobAt.offset, 'job.name', 'is missing', 'Add `name: my-job` under job:, or give --name.')
@@ -213,16 +213,16 @@ class JobReading {
   private flagConflict(flag: string, flagValue: string, file: Read<unknown>): void {
     this.r.problems.push(
       new UsageError(
-        `${flag}=${flagValue} disagrees with ${this.r.where(file.offset)}: ${formatPath(file.path)} is "${escapeInline(file.text)}".`,
+        `${flag}=${flagValue} disagrees with ${this.r.where(file.offset)}: ${formatPath(file.path)} is "${escapeInline(typeof file.value === 'boolean' ? String(file.value) : file.text)}".`,
         {flag, hints: [`Drop ${flag}, or change ${formatPath(file.path)} in ${this.options.path}.`]},
       ),
     )
   }
 
-  private readTpu(block: {map: YamlMap; path: KeyPath} | undefined, jobName: string | undefined) {
+  private readTpu(block: Block | undefined, jobName: string | undefined) {
     const {r, flags} = this
     const map = block?.map
-    const at = map?.offset ?? 0
+    const at = block?.at ?? 0
     if (block) r.checkKeys(block.map, block.path, TPU_KEYS)
     else if (flags.tpuType === undefined) {
       r.problem(0, 'tpu', 'is missing', 'Add a tpu: block with at least accelerator: and zone:.')
@@ -516,7 +516,7 @@ class JobReading {
       )
     }
     const bucket = r.string(map, path, 'bucket_name', {
-      offset: map.offset,
+      offset: block.at,
       fix: 'Add `bucket_name: BUCKET` under gcsfuse:.',
     })
     if (bucket && !BUCKET.test(bucket.value.replace(/^gs:\/\//, ''))) {
@@ -528,7 +528,7 @@ class JobReading {
       )
     }
     const mount = r.string(map, path, 'mount_path', {
-      offset: map.offset,
+      offset: block.at,
       fix: 'Add `mount_path: /path/on/the/workers` under gcsfuse:.',
     })
     if (mount && !mount.value.startsWith('/') && !mount.value.startsWith('~')) {
@@ -600,7 +600,7 @@ class JobReading {
     const {map, path} = block
     r.checkKeys(map, path, ['image', 'env_vars', 'mount_dirs', 'workdir', 'flags'])
     const image = r.string(map, path, 'image', {
-      offset: map.offset,
+      offset: block.at,
       fix: 'Add e.g. `image: python:3.11` under docker:.',
     })
     const envVars = r.stringList(map, path, 'env_vars')
@@ -628,8 +628,8 @@ class JobReading {
     if (block === undefined) return undefined
     const {map, path} = block
     r.checkKeys(map, path, ['name', 'config_file'])
-    const name = r.string(map, path, 'name', {offset: map.offset, fix: 'Add `name: ENV` under conda:.'})
-    const configFile = this.requiredFile(map, path, 'config_file', map.offset)
+    const name = r.string(map, path, 'name', {offset: block.at, fix: 'Add `name: ENV` under conda:.'})
+    const configFile = this.requiredFile(map, path, 'config_file', block.at)
     return name && configFile ? {name: name.value, configFile} : undefined
   }
 
@@ -639,8 +639,8 @@ class JobReading {
     if (block === undefined) return undefined
     const {map, path} = block
     r.checkKeys(map, path, ['name', 'requirements_file', 'python'])
-    const name = r.string(map, path, 'name', {offset: map.offset, fix: 'Add `name: ENV` under venv:.'})
-    const requirements = this.requiredFile(map, path, 'requirements_file', map.offset)
+    const name = r.string(map, path, 'name', {offset: block.at, fix: 'Add `name: ENV` under venv:.'})
+    const requirements = this.requiredFile(map, path, 'requirements_file', block.at)
     const python = r.string(map, path, 'python')
     if (!name || !requirements) return undefined
     // jobman's examples give "python3.9" and "3.9" alike: a bare version names the interpreter python<version>.
@@ -649,7 +649,7 @@ class JobReading {
     return {name: name.value, requirementsFile: requirements, python: interpreter}
   }
 
-  private readCommand(block: {map: YamlMap; path: KeyPath} | undefined, type: TpuVmType | undefined) {
+  private readCommand(block: Block | undefined, type: TpuVmType | undefined) {
     const {r, flags} = this
     if (block === undefined && flags.command === undefined) {
       r.problem(0, 'command', 'is missing', 'Add a command: block with cmd: (the script to run) and workers:.')
@@ -665,7 +665,7 @@ class JobReading {
     const script = this.agree('--command', flags.command, cmd ?? run)
     if (script === undefined || script.value.trim() === '') {
       r.problem(
-        map?.offset ?? 0,
+        block?.at ?? 0,
         'command.cmd',
         script ? 'is empty' : 'is missing',
         'Add `cmd: |` and the script under command:.',

@@ -28,6 +28,13 @@ export interface Read<T> {
   readonly path: KeyPath
 }
 
+/** A block (mapping) of the file: its entries, its key path, and where its key is (for "is missing" problems). */
+export interface Block {
+  readonly map: YamlMap
+  readonly path: KeyPath
+  readonly at: number
+}
+
 export function describe(node: YamlNode): string {
   if (node.kind === 'map') return 'a mapping'
   if (node.kind === 'seq') return 'a list'
@@ -94,11 +101,11 @@ export class ConfigReader {
   }
 
   /** A block (a mapping); undefined when absent or null. */
-  block(map: YamlMap | undefined, base: KeyPath, key: string): {map: YamlMap; path: KeyPath} | undefined {
+  block(map: YamlMap | undefined, base: KeyPath, key: string): Block | undefined {
     const e = this.entry(map, key)
     if (e === undefined) return undefined
     const path = [...base, key]
-    if (e.value.kind === 'map') return {map: e.value, path}
+    if (e.value.kind === 'map') return {map: e.value, path, at: e.keyOffset}
     if (e.value.kind === 'scalar' && e.value.value === null) return undefined
     this.problem(e.value.offset, path, `should be a mapping of key: value, not ${describe(e.value)}`)
     return undefined

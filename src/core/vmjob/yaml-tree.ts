@@ -70,7 +70,12 @@ function buildTree(text: string, events: Event[]): YamlNode {
       const empty = event.valueStart < 0
       const decoded = empty ? '' : getScalarValue(text, event)
       const quoted = event.style === 2 || event.style === 3
-      const offset = empty ? Math.max(0, event.valueEnd) : event.valueStart - (quoted ? 1 : 0)
+      // A block scalar (`|`, `>`) is placed at its indicator, on the key's line, not at its content below.
+      const block =
+        event.style >= 4
+          ? Math.max(text.lastIndexOf('|', event.valueStart), text.lastIndexOf('>', event.valueStart))
+          : -1
+      const offset = empty ? Math.max(0, event.valueEnd) : block >= 0 ? block : event.valueStart - (quoted ? 1 : 0)
       return anchored(event, {kind: 'scalar', offset, value: typed(decoded, event.style, empty), text: decoded})
     }
     if (event.type === 3) {
