@@ -43,6 +43,11 @@ export interface VmJobSshIdentity {
 }
 
 export interface VmJobSsh {
+  /**
+   * The key pair xpk connects to the workers with (jobman's `ssh.private_key`; its public half is the same path
+   * with `.pub`, as gcloud's --ssh-key-file expects); undefined uses xpk's own key, as `xpk vm run` does.
+   */
+  readonly login?: {readonly privateKey: string; readonly publicKey: string}
   readonly identities: readonly VmJobSshIdentity[]
 }
 
@@ -85,6 +90,8 @@ export interface VmJobSpec {
   readonly project: string
   /** The environment the command runs in; `none` runs it in the worker's login shell. */
   readonly envType: 'docker' | 'conda' | 'venv' | 'none'
+  /** The login name on the workers (jobman's `job.remote_user`); undefined leaves it to the supervisor. */
+  readonly remoteUser?: string
   /** Re-request, set up again and re-run after a preemption. */
   readonly loop: boolean
   /** Stop after this many recoveries; undefined is unlimited. */
