@@ -76,7 +76,11 @@ export class VmJobFiles implements VmJobStore {
   ): Promise<VmJobRecord> {
     await mkdir(this.root, {recursive: true})
     return withLock(join(this.root, '.lock'), async () => {
-      const id = nextJobId(await this.ids())
+      // The counter only grows: an id is never given again, even after its job's records were removed.
+      const counter = join(this.root, 'next-id')
+      const recorded = (await readFile(counter, 'utf8').catch(() => '')).trim()
+      const id = nextJobId([...(await this.ids()), ...(/^\d+$/.test(recorded) ? [String(Number(recorded) - 1)] : [])])
+      await writeAtomically(counter, `${Number(id) + 1}\n`)
       const dir = this.dir(id)
       await mkdir(join(dir, 'logs'), {recursive: true})
       const record: VmJobRecord = {

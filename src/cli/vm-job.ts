@@ -3,6 +3,7 @@
  * records under $XDG_STATE_HOME/xpk/vm-jobs, the TPU and Cloud Storage APIs, SSH). Everything but the flags is
  * imported when a command runs.
  */
+import {readFileSync} from 'node:fs'
 import {homedir} from 'node:os'
 import {join} from 'node:path'
 
@@ -42,12 +43,14 @@ export const vmJobCreateFlags = {
   config: pathFlag('file', {
     description: 'A jobman config file (job, tpu, gcsfuse, ssh, docker|conda|venv, setup, command).',
   }),
-  name: Flags.string({description: 'Job name. [default: the TPU name]'}),
-  'tpu-name': Flags.string({description: 'TPU name without --config. [default: xpk-job-<user>]'}),
+  name: Flags.string({description: 'Job name, also the TPU name, without --config. [default: job-<UTC time>]'}),
   'tpu-type': Flags.string({description: 'TPU type without --config, e.g. v4-8, v6e-16.'}),
   command: Flags.string({...valueShape('text'), description: 'Command to run on every worker, without --config.'}),
   'script-dir': pathFlag('directory', {
     description: 'Directory copied to every worker before setup; the command runs in it.',
+  }),
+  workers: Flags.string({
+    description: 'Workers that run the command, without --config: all, an index, or indexes like 0,2. [default: all]',
   }),
   'runtime-version': Flags.string({description: 'TPU software version. [default: the type generation’s base image]'}),
   spot: Flags.boolean({description: 'Spot capacity (without --config; the config says tpu.pricing).'}),
@@ -162,6 +165,15 @@ async function vmJobDeps(
     list: async (dir) => (await import('../adapters/ssh-bundle.js')).listScriptDir(dir),
     pack: async (listing) => (await import('../adapters/ssh-bundle.js')).packScriptDir(listing),
     readFile: (path) => fs.readFile(path),
+    readText: (path) => {
+      try {
+        return readFileSync(path, 'utf8')
+      } catch {
+        return undefined
+      }
+    },
+    cwd: process.cwd(),
+    env: process.env,
   }
 }
 

@@ -1,33 +1,36 @@
 /**
- * What `vm job create` was given, checked: the job's spec (from --config, or the flags of the simple case), how the
- * supervisor reaches the workers, and the config's text (kept in the job's directory).
+ * What `vm job create` was given, checked: the job's spec (from --config through the jobman config reader, or from
+ * the flags of the simple case), how the supervisor reaches the workers, and the config's text (kept in the job's
+ * directory). Every problem is reported at once, before anything is recorded or requested.
  */
-import {userInfo} from 'node:os'
+import {homedir} from 'node:os'
 
-import {UsageError, throwIfProblems} from '../core/errors.js'
+import {throwIfProblems, UsageError, UsageErrors} from '../core/errors.js'
+import {vmJobConfigIgnored} from '../core/messages/vm-job.js'
 import {INTEGER_FLAGS, parseInteger} from '../core/input.js'
-import {resolveTpuVmType, validateRuntimeVersion} from '../core/vm/catalog.js'
 import {sshUserProblem} from '../core/vm/run-plan.js'
+import {readVmJobConfig} from '../core/vmjob/config.js'
+import {vmJobSpecFromFlags, type VmJobFlags as SpecFlags} from '../core/vmjob/flags.js'
 import type {VmJobAccess} from '../core/vmjob/record.js'
 import type {VmJobSpec} from '../core/vmjob/spec.js'
+import type {Console} from '../ports/console.js'
 
-export interface VmJobFlags {
-  readonly project?: string
-  readonly zone?: string
+export interface VmJobFlags extends Omit<SpecFlags, 'maxRecoveries'> {
   readonly config?: string
-  readonly name?: string
-  readonly tpuName?: string
-  readonly tpuType?: string
-  readonly command?: string
-  readonly scriptDir?: string
-  readonly runtimeVersion?: string
-  readonly spot?: boolean
-  readonly loop?: boolean
   readonly maxRecoveries?: string
   readonly pollInterval?: string
   readonly sshUser?: string
   readonly sshPort?: string
   readonly internalIp?: boolean
+}
+
+export interface VmJobInputDeps {
+  readonly console: Console
+  /** A small text file, or undefined when it cannot be read. */
+  readonly readText: (path: string) => string | undefined
+  readonly cwd: string
+  readonly env: Readonly<Record<string, string | undefined>>
+  readonly now: () => number
 }
 
 function integer(flag: string, text: string | undefined, key: keyof typeof INTEGER_FLAGS, problems: UsageError[]) {
@@ -40,73 +43,95 @@ function integer(flag: string, text: string | undefined, key: keyof typeof INTEG
   return parsed.value
 }
 
-export async function vmJobInput(
+/** Collects the problems a check throws, so that every problem is reported together. */
+function collect<T>(check: () => T, problems: UsageError[]): T | undefined {
+  try {
+    return check()
+  } catch (error) {
+    if (error instanceof UsageErrors) problems.push(...error.problems)
+    else if (error instanceof UsageError) problems.push(error)
+    else throw error
+    return undefined
+  }
+}
+
+export function vmJobInput(
   flags: VmJobFlags,
   settings: {readonly project?: string; readonly zone?: string},
-  readFile: (path: string) => Promise<Buffer>,
-): Promise<{spec: VmJobSpec; access: VmJobAccess; configText?: string}> {
+  deps: VmJobInputDeps,
+): {spec: VmJobSpec; access: VmJobAccess; configText?: string} {
   const problems: UsageError[] = []
   const maxRecoveries = integer('--max-recoveries', flags.maxRecoveries, 'vm:max-recoveries', problems)
   const pollSeconds = integer('--poll-interval', flags.pollInterval, 'vm:poll-interval', problems) ?? 5
   const sshPort = integer('--ssh-port', flags.sshPort, 'vm:ssh-port', problems) ?? 22
-  const sshUser = flags.sshUser ?? process.env.USER ?? userInfo().username
-  const userProblem = sshUserProblem(sshUser, flags.sshUser ? '--ssh-user' : 'Your user name')
-  if (userProblem) problems.push(userProblem)
-  const project = settings.project
-  if (!project)
-    problems.push(
-      new UsageError('No project: pass --project or set one with `xpk config set project P`.', {flag: '--project'}),
-    )
-  const access: VmJobAccess = {sshUser, sshPort, internalIp: flags.internalIp ?? false, pollMs: pollSeconds * 1000}
+  const specFlags: SpecFlags = {...flags, maxRecoveries}
+  let spec: VmJobSpec | undefined
+  let configText: string | undefined
   if (flags.config !== undefined) {
-    throwIfProblems(problems)
-    throw new UsageError('--config is not read yet.', {flag: '--config'})
-  }
-  const zone = settings.zone
-  if (!zone)
-    problems.push(new UsageError('No zone: pass --zone or set one with `xpk config set zone Z`.', {flag: '--zone'}))
-  if (!flags.tpuType) problems.push(new UsageError('--tpu-type is required without --config.', {flag: '--tpu-type'}))
-  if (!flags.command || flags.command.trim() === '') {
-    problems.push(
-      new UsageError('--command is required without --config: give the command to run.', {flag: '--command'}),
-    )
-  }
-  let runtimeVersion = flags.runtimeVersion
-  if (flags.tpuType) {
-    try {
-      const type = resolveTpuVmType(flags.tpuType)
-      runtimeVersion ??= type.defaultRuntime
-      validateRuntimeVersion(runtimeVersion, type)
-    } catch (error) {
-      if (error instanceof UsageError) problems.push(error)
-      else throw error
+    configText = deps.readText(flags.config)
+    if (configText === undefined) {
+      problems.push(
+        new UsageError(`--config ${flags.config}: the file cannot be read.`, {
+          flag: '--config',
+          hints: ['Give the path of a jobman config file (YAML).'],
+        }),
+      )
+    } else {
+      const read = collect(
+        () =>
+          readVmJobConfig(configText!, {
+            path: flags.config!,
+            cwd: deps.cwd,
+            homeDir: homedir(),
+            defaults: settings,
+            flags: specFlags,
+            env: deps.env,
+            readFile: deps.readText,
+          }),
+        problems,
+      )
+      for (const w of read?.warnings ?? []) {
+        deps.console.warn(vmJobConfigIgnored({file: flags.config, line: w.line, key: w.path, text: w.text}))
+      }
+      spec = read?.spec
+    }
+  } else {
+    const missing = (
+      [
+        ['--tpu-type', flags.tpuType],
+        ['--command', flags.command],
+        ['--zone', flags.zone ?? settings.zone],
+        ['--project', flags.project ?? settings.project],
+      ] as const
+    ).filter(([, value]) => value === undefined)
+    for (const [flag] of missing) {
+      problems.push(
+        new UsageError(`${flag} is required without --config.`, {
+          flag,
+          hints: ['Give it, or describe the job in a jobman config file with --config job.yaml.'],
+        }),
+      )
+    }
+    if (missing.length === 0) {
+      spec = collect(
+        () =>
+          vmJobSpecFromFlags({
+            ...specFlags,
+            tpuType: flags.tpuType!,
+            command: flags.command!,
+            zone: (flags.zone ?? settings.zone)!,
+            project: (flags.project ?? settings.project)!,
+            now: new Date(deps.now()),
+          }),
+        problems,
+      )
     }
   }
+  const sshUser = flags.sshUser ?? spec?.remoteUser ?? deps.env.USER ?? deps.env.LOGNAME ?? 'root'
+  const source = flags.sshUser ? '--ssh-user' : spec?.remoteUser ? 'job.remote_user' : 'Your user name ($USER)'
+  const userProblem = sshUserProblem(sshUser, source)
+  if (userProblem) problems.push(userProblem)
   throwIfProblems(problems)
-  const tpuName = flags.tpuName ?? `xpk-job-${sshUser.replaceAll('_', '-')}`
-  void readFile
-  return {
-    access,
-    spec: {
-      name: flags.name ?? tpuName,
-      project: project!,
-      envType: 'none',
-      loop: flags.loop ?? false,
-      ...(maxRecoveries === undefined ? {} : {maxRecoveries}),
-      tpu: {
-        allocationMode: 'queued-resources',
-        accelerator: flags.tpuType!,
-        name: tpuName,
-        zone: zone!,
-        runtimeVersion: runtimeVersion!,
-        pricing: flags.spot ? 'spot' : 'ondemand',
-        startupScript: null,
-        tags: [],
-        metadata: {},
-      },
-      modules: [],
-      command: {run: flags.command!, workers: 'all'},
-      ...(flags.scriptDir ? {scriptDir: flags.scriptDir} : {}),
-    },
-  }
+  const access: VmJobAccess = {sshUser, sshPort, internalIp: flags.internalIp ?? false, pollMs: pollSeconds * 1000}
+  return {spec: spec!, access, ...(configText === undefined ? {} : {configText})}
 }

@@ -8,7 +8,13 @@
  */
 import {XpkError} from '../core/errors.js'
 import {vmJobEvent, vmJobTpuState} from '../core/messages/vm-job.js'
-import {commandWorkers, type VmJobRecord, type VmJobStatus, type VmJobWorkerAddress} from '../core/vmjob/record.js'
+import {
+  commandWorkers,
+  remoteKey,
+  type VmJobRecord,
+  type VmJobStatus,
+  type VmJobWorkerAddress,
+} from '../core/vmjob/record.js'
 import {
   commandLine,
   condaModuleScript,
@@ -122,6 +128,11 @@ class Supervisor {
     return this.record.id
   }
 
+  /** The job's name on its workers. */
+  private get key(): string {
+    return remoteKey(this.record)
+  }
+
   private async event(event: Parameters<VmJobStore['appendEvent']>[1]['event'], detail?: string): Promise<void> {
     await this.deps.store.appendEvent(this.id, {time: this.deps.now(), event, ...(detail ? {detail} : {})})
     this.deps.console.info(vmJobEvent({id: this.id, event, detail: detail ?? null}))
@@ -223,7 +234,13 @@ class Supervisor {
     return ready.workers
   }
 
+  /** The config's login key (jobman's ssh.private_key) when it names one, else xpk's own. */
   private async keys(): Promise<SshKeyPair> {
+    const login = this.record.spec.ssh?.login
+    if (login && !this.keyPair) {
+      const publicKey = (await this.deps.readFile(login.publicKey)).toString().trim()
+      this.keyPair = {privateKeyPath: login.privateKey, publicKey}
+    }
     return (this.keyPair ??= await this.deps.keys())
   }
 
@@ -324,7 +341,7 @@ class Supervisor {
     const chosen = commandWorkers(workers, this.record.spec.command.workers)
     const probes = await Promise.all(
       chosen.map(async (w) =>
-        parseProbe(await this.exec(w, probeScript(this.id, attempt), `probe_worker_${w.worker}`)),
+        parseProbe(await this.exec(w, probeScript(this.key, attempt), `probe_worker_${w.worker}`)),
       ),
     )
     if (!probes.every((p: RunProbe) => p.state === 'running' || p.state === 'exited')) return false
@@ -341,7 +358,7 @@ class Supervisor {
       if ('missing' in listing)
         throw new XpkError('failed', `The script directory ${spec.scriptDir} is ${listing.missing}.`)
       const {tar} = await this.deps.pack(listing)
-      await Promise.all(workers.map((w) => this.exec(w, shipCodeScript(this.id), `code_worker_${w.worker}`, tar)))
+      await Promise.all(workers.map((w) => this.exec(w, shipCodeScript(this.key), `code_worker_${w.worker}`, tar)))
     }
     for (const module of spec.modules) {
       const script = await this.moduleScript(module)
@@ -352,7 +369,7 @@ class Supervisor {
 
   private async moduleScript(module: VmJobModule): Promise<string> {
     const {spec} = this.record
-    const remote = (name: string) => `${jobRemoteDir(this.id)}/files/${name}`
+    const remote = (name: string) => `${jobRemoteDir(this.key)}/files/${name}`
     if (module === 'ssh') {
       const identities = spec.ssh?.identities ?? []
       const keys = await Promise.all(
@@ -402,10 +419,10 @@ class Supervisor {
           XPK_JOB_ID: this.id,
           XPK_JOB_ATTEMPT: String(attempt),
         }
-        const workdir = spec.scriptDir ? jobCodeDir(this.id) : undefined
+        const workdir = spec.scriptDir ? jobCodeDir(this.key) : undefined
         return this.exec(
           w,
-          startScript(this.id, attempt, workdir, commandLine(spec, this.id, attempt, env)),
+          startScript(this.key, attempt, workdir, commandLine(spec, this.id, attempt, env)),
           `start_worker_${w.worker}`,
         )
       }),
@@ -458,7 +475,7 @@ class Supervisor {
       const out = this.deps.store.appendLog(this.id, log)
       let exit
       try {
-        exit = await session.exec(followScript(this.id, attempt, offset), {onOutput: (chunk) => out.write(chunk)})
+        exit = await session.exec(followScript(this.key, attempt, offset), {onOutput: (chunk) => out.write(chunk)})
       } catch {
         exit = {code: null}
       } finally {
@@ -484,7 +501,7 @@ class Supervisor {
         this.deps.signal,
       )
       this.sessions.set(w.worker, session)
-      return parseProbe(await this.exec(w, probeScript(this.id, attempt), `probe_worker_${w.worker}`))
+      return parseProbe(await this.exec(w, probeScript(this.key, attempt), `probe_worker_${w.worker}`))
     } catch {
       return undefined
     }
@@ -528,7 +545,7 @@ export async function stopOnWorkers(record: VmJobRecord, shell: RemoteShell, sig
         signal,
       )
       try {
-        await session.exec(stopScript(record.id, record.attempt, record.spec.envType === 'docker'))
+        await session.exec(stopScript(remoteKey(record), record.attempt, record.spec.envType === 'docker'))
       } finally {
         session.close()
       }

@@ -22,7 +22,7 @@ import type {CloudStorageClient} from '../ports/cloud-storage.js'
 import type {SshKeyPair, SshKeyStore} from '../ports/remote-shell.js'
 import type {VmJobStore} from '../ports/vm-jobs.js'
 import {confirmOrStop} from './confirm.js'
-import {vmJobInput, type VmJobFlags} from './vm-job-input.js'
+import {vmJobInput, type VmJobFlags, type VmJobInputDeps} from './vm-job-input.js'
 import {usingTpu} from './vm-common.js'
 import {
   stopOnWorkers,
@@ -32,7 +32,7 @@ import {
 } from './vm-job-supervisor.js'
 import {deleteJobTpu, type JobTpu} from './vm-job-tpu.js'
 
-export interface VmJobDeps extends VmJobSupervisorDeps {
+export interface VmJobDeps extends VmJobSupervisorDeps, VmJobInputDeps {
   readonly keyStore: SshKeyStore
   readonly storage: () => Promise<CloudStorageClient>
 }
@@ -136,7 +136,7 @@ export interface VmJobCreateResult {
  * supervisor (or, with --foreground, supervises it here until it ends).
  */
 export async function createVmJob(options: VmJobCreateOptions, deps: VmJobDeps): Promise<VmJobCreateResult> {
-  const {spec, access, configText} = await vmJobInput(options, options.settings, deps.readFile)
+  const {spec, access, configText} = vmJobInput(options, options.settings, deps)
   await checkBucket(spec, deps)
   if (options.dryRun) {
     deps.console.result(JSON.stringify(spec, null, 2))

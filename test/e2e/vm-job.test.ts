@@ -1,12 +1,16 @@
 // `xpk vm job` end to end: the built CLI, its supervisor as a real background process, the fake TPU API (which
 // preempts on demand) and real OpenSSH servers on loopback as the TPU's workers. Skipped only when sshd is not
 // installed (CI installs it with .ci/setup-ssh, so CI never skips).
-import {existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync} from 'node:fs'
+import {spawnSync} from 'node:child_process'
+import {existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 
 import {FakeTpu} from '../fakes/fake-tpu.js'
+import {makeBaseImage} from '../helpers/base-image.js'
+import {dockerAvailable, explainDockerSkip, removeImages} from '../helpers/docker.js'
+import {markRequests, mutationsSince} from '../helpers/mutations.js'
 import {isolatedEnv, runCli} from '../helpers/cli.js'
 import {sshdMissing, SshWorkers} from '../helpers/sshd.js'
 
@@ -41,7 +45,7 @@ const create = (tpuName: string, command: string, ...extra: string[]) =>
     ZONE,
     '--tpu-type',
     'v4-16',
-    '--tpu-name',
+    '--name',
     tpuName,
     '--command',
     command,
@@ -215,7 +219,9 @@ describe.skipIf(missing)('xpk vm job against real sshd workers and the fake TPU 
     const id = JSON.parse(result.stdout).job.id
     await eventually(() => record(id).status === 'RUNNING')
     await eventually(() => log(id, 'command_worker_0.attempt-1').includes('running'))
-    const pidFile = join(ssh.workers[0].home, '.xpk', 'jobs', id, 'attempt-1', 'pid')
+    const jobs = join(ssh.workers[0].home, '.xpk', 'jobs')
+    const remoteDir = readdirSync(jobs).find((d) => d.startsWith(`${id}-`))!
+    const pidFile = join(jobs, remoteDir, 'attempt-1', 'pid')
     const remote = Number(readFileSync(pidFile, 'utf8'))
     expect(alive(remote)).toBe(true)
     const stopped = await xpk('vm', 'job', 'stop', id, '--json')
@@ -232,4 +238,134 @@ describe.skipIf(missing)('xpk vm job against real sshd workers and the fake TPU 
     expect(fake.queuedResource(PROJECT, ZONE, 'stopped')).toBeUndefined()
     expect(existsSync(join(state, 'xpk', 'vm-jobs', id))).toBe(false)
   }, 60_000)
+
+  describe.skipIf(!dockerAvailable)(
+    'from a jobman config file, with the docker environment on the real Docker engine',
+    () => {
+      let image: string
+      let configDir: string
+      beforeAll(async () => {
+        // A bash that is busybox's sh: jobman runs the command with `bash -c` in the container.
+        image = await makeBaseImage({executables: {'bin/bash': '#!/bin/sh\nexec /bin/sh "$@"\n'}})
+        configDir = mkdtempSync(join(tmpdir(), 'xpk-job-config-'))
+        temps.push(configDir)
+        mkdirSync(join(home, '.ssh'), {recursive: true})
+        const keygen = spawnSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', join(home, '.ssh', 'id_job')])
+        expect(keygen.status).toBe(0)
+      }, 60_000)
+      afterAll(async () => {
+        if (image) await removeImages([image])
+      })
+
+      it("runs jobman's config unchanged: a TPU VM node on Spot, the ssh and docker modules on every worker, the command on worker 0 only", async () => {
+        const config = join(configDir, 'job.yaml')
+        writeFileSync(
+          config,
+          [
+            'job:',
+            '  name: docker-job',
+            '  env_type: docker # docker | conda | venv',
+            '  loop: false',
+            'tpu:',
+            '  allocation_mode: "tpu-vm"',
+            '  accelerator: v4-16',
+            '  name: ${job.name}-${tpu.accelerator}',
+            `  zone: ${ZONE}`,
+            '  version: tpu-ubuntu2204-base',
+            '  pricing: spot',
+            '  startup_script: null',
+            '  tags: ["jobman", "experiment"]',
+            '  metadata:',
+            '    owner: "yufeng"',
+            'ssh:',
+            '  private_key: ~/.ssh/id_job',
+            '  identities:',
+            '    - private_key: ~/.ssh/id_job',
+            '      public_key: ~/.ssh/id_job.pub',
+            '      config_entry: |',
+            '        Host 10.*',
+            '          IdentityFile ~/.ssh/id_job',
+            '          IdentitiesOnly yes',
+            'docker:',
+            `  image: ${image}`,
+            '  env_vars:',
+            '    - GREETING=hello',
+            '  mount_dirs:',
+            '    - /tmp',
+            '  workdir: /tmp',
+            '  flags: ["--network=host"]',
+            'setup:',
+            '  modules:',
+            '    - ssh',
+            '    - docker',
+            '    - command',
+            'command:',
+            '  cmd: |',
+            '    echo "$GREETING from worker $XPK_WORKER_ID in $(pwd) on ${tpu.name}"',
+            '  workers: [0] # int | list | "all"',
+            '',
+          ].join('\n'),
+        )
+        const result = await xpk(
+          'vm',
+          'job',
+          'create',
+          '--config',
+          config,
+          '--project',
+          PROJECT,
+          '--ssh-port',
+          String(ssh.port),
+          '--foreground',
+          '--json',
+        )
+        expect(result.code, result.stderr).toBe(0)
+        const out = JSON.parse(result.stdout)
+        expect(
+          out.job.status,
+          JSON.stringify(out.job) +
+            readdirSync(join(state, 'xpk', 'vm-jobs', out.job.id, 'logs'))
+              .map((f) => f + ': ' + readFileSync(join(state, 'xpk', 'vm-jobs', out.job.id, 'logs', f), 'utf8'))
+              .join('\n'),
+        ).toBe('SUCCEEDED')
+        const id = out.job.id
+        const create = fake.calls.find((c) => c.method === 'CreateNode')
+        expect(JSON.stringify(create?.request)).toContain('docker-job-v4-16')
+        expect(JSON.stringify(create?.request)).toMatch(/"spot":\s*true|spot/)
+        expect(log(id, 'command_worker_0.attempt-1')).toContain('hello from worker 0 in /tmp on docker-job-v4-16')
+        expect(existsSync(join(state, 'xpk', 'vm-jobs', id, 'logs', 'command_worker_1.attempt-1.log'))).toBe(false)
+        for (const w of [0, 1]) {
+          expect(log(id, `ssh_worker_${w}`)).toContain('xpk: ssh set up')
+          expect(log(id, `docker_worker_${w}`)).toContain('ready')
+          expect(readFileSync(join(ssh.workers[w].home, '.ssh', 'config'), 'utf8')).toContain('Host 10.*')
+          expect(readFileSync(join(ssh.workers[w].home, '.ssh', 'id_job'), 'utf8')).toContain('PRIVATE KEY')
+        }
+        expect(readFileSync(join(state, 'xpk', 'vm-jobs', id, 'config.yaml'), 'utf8')).toContain('env_type: docker')
+      }, 90_000)
+
+      it('a config with problems is exit 2 with file, line and key of each, and sends nothing that changes anything', async () => {
+        const config = join(configDir, 'bad.yaml')
+        writeFileSync(
+          config,
+          [
+            'job:',
+            '  name: bad',
+            '  env_type: docker',
+            'tpu:',
+            '  acelerator: v4-8',
+            `  zone: ${ZONE}`,
+            'command:',
+            '  cmd: true',
+            '',
+          ].join('\n'),
+        )
+        const mark = markRequests({tpu: fake})
+        const result = await xpk('vm', 'job', 'create', '--config', config, '--project', PROJECT)
+        expect(result.code).toBe(2)
+        expect(result.stderr).toContain(`${config}:5`)
+        expect(result.stderr).toContain('accelerator')
+        expect(mutationsSince({tpu: fake}, mark)).toEqual([])
+      })
+    },
+  )
 })

@@ -9,6 +9,8 @@ import {docker, follow, uniqueSuffix} from './docker.js'
 export interface BaseImageOptions {
   /** Extra regular files, path (no leading slash) to content. */
   readonly files?: Readonly<Record<string, string>>
+  /** Extra executable files (mode 755), path (no leading slash) to content. */
+  readonly executables?: Readonly<Record<string, string>>
 }
 
 /** Imports a tiny busybox image under a unique name and returns its reference (`xpktest/base-<suffix>:1`). */
@@ -24,6 +26,8 @@ export async function makeBaseImage(options: BaseImageOptions = {}): Promise<str
   }
   for (const [path, content] of Object.entries(options.files ?? {}))
     pack.entry({name: path, mode: 0o644, mtime}, content)
+  for (const [path, content] of Object.entries(options.executables ?? {}))
+    pack.entry({name: path, mode: 0o755, mtime}, content)
   pack.finalize()
   const reference = `xpktest/base-${uniqueSuffix()}:1`
   const [repo, tag] = reference.split(':') as [string, string]

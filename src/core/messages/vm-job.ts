@@ -86,3 +86,12 @@ export const vmJobConfirmDelete = defineQuestion(
     data: p,
   }),
 )
+
+export const vmJobConfigIgnored = defineWarning(
+  'vm.job.config-ignored',
+  'A key of the jobman config file that xpk accepts but does not use (or a block the chosen environment leaves out).',
+  (p: {file: string; line: number; key: string; text: string}) => ({
+    text: `${p.file}:${p.line}: ${p.key}: ${p.text}`,
+    data: p,
+  }),
+)

@@ -96,6 +96,14 @@ export function nextJobId(existing: readonly string[]): string {
   return String(highest + 1).padStart(6, '0')
 }
 
+/**
+ * What names the job on its workers (its directory, its containers): the id and its creation time, so that a job
+ * created after another one's records were purged never finds that one's runs under the same id.
+ */
+export function remoteKey(record: Pick<VmJobRecord, 'id' | 'createdAt'>): string {
+  return `${record.id}-${record.createdAt.toString(36)}`
+}
+
 /** The job id a user typed (`7`, `000007`) as stored; undefined when it cannot be one. */
 export function normalizeJobId(typed: string): string | undefined {
   if (!/^\d{1,9}$/.test(typed) || Number(typed) === 0) return undefined

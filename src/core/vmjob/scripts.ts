@@ -92,13 +92,25 @@ export function gcsfuseModuleScript(gcsfuse: NonNullable<VmJobSpec['gcsfuse']>):
 /** Runs docker as the login when it may, else through sudo (TPU VM images let only root reach the daemon). */
 const DOCKER = 'if docker info >/dev/null 2>&1; then d=docker; else d="sudo -n docker"; fi'
 
-/** The docker module: pulls the image (a local one is used as it is when the pull fails). */
+/** Whether an image reference pins its content: a digest, or a tag other than `latest`. */
+export function pinnedImage(image: string): boolean {
+  if (image.includes('@sha256:')) return true
+  const tag = /:([\w][\w.-]{0,127})$/.exec(image.slice(image.lastIndexOf('/') + 1))?.[1]
+  return tag !== undefined && tag !== 'latest'
+}
+
+/**
+ * The docker module: pulls the image; a pinned one (a digest, or a tag other than latest) already on the worker is
+ * used as it is (after a recovery the image is there, and pulling it again would only cost time).
+ */
 export function dockerModuleScript(docker: NonNullable<VmJobSpec['docker']>): string {
   const image = shellQuote(docker.image)
   return [
     'set -e',
     DOCKER,
-    `if ! $d pull ${image}; then $d image inspect ${image} >/dev/null && echo "xpk: using the local copy of "${image}; fi`,
+    pinnedImage(docker.image)
+      ? `if $d image inspect ${image} >/dev/null 2>&1; then echo "xpk: "${image}" is on this worker"; else $d pull ${image}; fi`
+      : `$d pull ${image}`,
     `echo "xpk: image "${image}" ready"`,
   ].join('\n')
 }
