@@ -306,14 +306,25 @@ export const workloadLogsFlags = {
     char: 'f',
     description: 'Keep printing what the containers write until they exit (or Ctrl-C).',
   }),
-  slice: integerFlag('workload:slice', {description: 'The slice whose pod to read.', default: '0', exclusive: ['all']}),
+  slice: integerFlag('workload:slice', {
+    description: 'The slice whose pod to read (of a Pathways workload: among its workers).',
+    default: '0',
+    exclusive: ['all', 'head'],
+  }),
   worker: integerFlag('workload:worker', {
     description: 'The worker (pod index within the slice) to read.',
     default: '0',
-    exclusive: ['all'],
+    exclusive: ['all', 'head'],
   }),
   all: Flags.boolean({
-    description: 'Read every pod of the workload, each line prefixed with [slice S/worker W], as lines arrive.',
+    description:
+      "Read every pod of the workload, each line prefixed with [slice S/worker W] (a Pathways head's with [head]), as lines arrive.",
+    exclusive: ['head'],
+  }),
+  head: Flags.boolean({
+    description:
+      "Read the Pathways head's pod (of a workload made by workload create-pathways): the user's container, or a headless workload's proxy.",
+    exclusive: ['slice', 'worker', 'all'],
   }),
   tail: integerFlag('workload:tail', {description: 'Only the last N lines of each log so far.'}),
   since: Flags.string({

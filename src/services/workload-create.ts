@@ -212,7 +212,10 @@ function resultBase(
     replaces: planned.replaces,
     rbac: rbacChanges(planned.plan),
     gpuNetworks: planned.inputs.gpuNetworks,
-    links: place === null ? null : workloadLinks({...place, cluster: input.cluster, workload: input.name}),
+    links:
+      place === null
+        ? null
+        : workloadLinks({...place, cluster: input.cluster, workload: input.name}, input.pathways !== undefined),
     next: nextCommands(input.cluster, input.name),
     steps: planned.plan.steps,
     pathways:
@@ -252,7 +255,13 @@ function submittedText(result: WorkloadCreateResult, input: WorkloadInput): stri
     ...(result.image.source === 'none' ? [] : [`Image: ${result.image.reference}`]),
   ]
   if (result.pathways) lines.push(...pathwaysLines(result.pathways, result.workload))
-  if (result.links) {
+  if (result.links?.headLogs) {
+    lines.push(
+      `Follow it: ${result.links.console}`,
+      `Logs of the Pathways head: ${result.links.headLogs}`,
+      `Logs of worker 0 of slice 0 (adjust the pod name for other workers): ${result.links.logs}`,
+    )
+  } else if (result.links) {
     lines.push(
       `Follow it: ${result.links.console}`,
       `Logs of slice 0, worker 0 (adjust the pod name for other workers): ${result.links.logs}`,

@@ -12,23 +12,27 @@ import {
 } from '../core/messages/workload.js'
 import type {Timing} from '../core/timing.js'
 import {JOBSET_NAME_LABEL, jobSetRef} from '../core/workload/jobsets.js'
-import {workerLogsUrl} from '../core/workload/links.js'
+import {headLogsUrl, workerLogsUrl} from '../core/workload/links.js'
 import {
   followEnd,
   LogLines,
   nextContainer,
+  placeText,
   podPrefix,
   readFollowedPod,
   reopenAsked,
+  samePlace,
   selectPods,
   stillRunning,
   workloadLogsInputFromFlags,
   type FollowedPod,
   type FollowEnd,
+  type LogPlace,
   type NextContainer,
   type WorkloadLogsFlags,
   type WorkloadLogsInput,
 } from '../core/workload/logs.js'
+import {isPathwaysJobSet, PATHWAYS_HEAD_JOB} from '../core/workload/pathways.js'
 import {Reopening, withRetries, type Clock, type RetryOptions, type RetryPolicy} from '../executor/retry.js'
 import {followChanges} from '../executor/watch.js'
 import type {Console} from '../ports/console.js'
@@ -45,16 +49,20 @@ export interface WorkloadLogsDeps extends ClusterAccessDeps {
 }
 
 /** Where a pod sits, and the Cloud Logging query for it (null when the cluster was reached through a kubeconfig). */
-export interface MissingPod {
-  readonly slice: number
-  readonly worker: number
+export interface MissingPod extends LogPlace {
   readonly logs: string | null
+}
+
+/** A pod read, where it sits, and the lines it gave. */
+export interface ReadPod extends LogPlace {
+  readonly name: string
+  lines: number
 }
 
 export interface WorkloadLogsResult {
   readonly workload: string
   /** The pods read, each with the lines it gave. */
-  readonly pods: readonly {readonly name: string; readonly slice: number; readonly worker: number; lines: number}[]
+  readonly pods: readonly ReadPod[]
   /** The places asked for that had no pod (or whose pod went while being read). */
   readonly gone: readonly MissingPod[]
   /**
@@ -63,6 +71,7 @@ export interface WorkloadLogsResult {
    * of a pod whose log could not be read before it started (`started`).
    */
   readonly restarts: readonly {
+    readonly head?: boolean
     readonly slice: number
     readonly worker: number
     readonly pod: string
@@ -73,7 +82,9 @@ export interface WorkloadLogsResult {
 
 /**
  * `xpk workload logs NAME`: the container log of one pod of the workload (worker 0 of slice 0 unless told), or with
- * `--all` of every pod, each line prefixed with where it comes from, as the lines arrive. The pods come from one
+ * `--all` of every pod, each line prefixed with where it comes from, as the lines arrive. On a Pathways workload
+ * `--slice`/`--worker` pick among its workers and `--head` reads its head's pod (its first container: the user's,
+ * or in a headless workload the proxy's); `--all` reads the head too. The pods come from one
  * list by label selector. A place with no pod is a note with the Cloud Logging query that still has its logs.
  * With `--follow`, a place's log goes on in the container that comes after the one followed: the same pod's
  * container once it restarts, or the new pod a JobSet restart makes for the place (seen by a watch of the
@@ -100,9 +111,20 @@ export async function workloadLogs(options: WorkloadLogsOptions, deps: WorkloadL
       hints: ['`xpk workload list` shows the workloads of the cluster.'],
     })
   }
+  const pathways = isPathwaysJobSet(jobset)
   const shape = jobSetShape(jobset)
   const {select} = input
-  if (!select.all && (select.slice >= shape.slices || select.worker >= shape.workers)) {
+  if (!select.all && select.head && !pathways) {
+    throw new UsageError(
+      `--head reads a Pathways workload's head, and workload ${name} is not a Pathways workload: ` +
+        'it has no Pathways head.',
+      {
+        flag: '--head',
+        hints: ['Leave out --head: --slice/--worker read one of its pods, --all every one.'],
+      },
+    )
+  }
+  if (!select.all && !select.head && (select.slice >= shape.slices || select.worker >= shape.workers)) {
     throw new UsageError(
       `Workload ${name} has ${plural(shape.slices, 'slice')} of ${plural(shape.workers, 'worker')}: ` +
         `there is no slice ${select.slice}, worker ${select.worker}.`,
@@ -116,22 +138,30 @@ export async function workloadLogs(options: WorkloadLogsOptions, deps: WorkloadL
     podObjects.map((pod) => readFollowedPod(pod)).filter((pod): pod is FollowedPod => pod !== undefined),
     select,
   )
-  const link = (slice: number, worker: number): string | null =>
-    gke && options.cluster ? workerLogsUrl({...gke, cluster: options.cluster, workload: name}, slice, worker) : null
-  const gone: MissingPod[] = []
-  const sayGone = (slice: number, worker: number, why: string) => {
-    const logs = link(slice, worker)
-    gone.push({slice, worker, logs})
-    console.warn(workloadLogsGone({workload: name, slice, worker, why, logs}))
+  const link = (place: LogPlace): string | null => {
+    if (!gke || !options.cluster) return null
+    const where = {...gke, cluster: options.cluster, workload: name}
+    return place.head ? headLogsUrl(where) : workerLogsUrl(where, place.slice, place.worker, pathways)
   }
-  const wanted = select.all ? places(shape) : [{slice: select.slice, worker: select.worker}]
-  const missing = wanted.filter((w) => !pods.some((p) => p.slice === w.slice && p.worker === w.worker))
+  const gone: MissingPod[] = []
+  const sayGone = (place: LogPlace, why: string) => {
+    const logs = link(place)
+    gone.push({...at(place), logs})
+    console.warn(workloadLogsGone({workload: name, ...at(place), why, logs}))
+  }
+  const head: LogPlace = {head: true, slice: 0, worker: 0}
+  const wanted: LogPlace[] = select.all
+    ? [...(pathways ? [head] : []), ...places(shape)]
+    : select.head
+      ? [head]
+      : [{slice: select.slice, worker: select.worker}]
+  const missing = wanted.filter((w) => !pods.some((p) => samePlace(p, w)))
   // Without --follow, or when the workload is done, a place with no pod is a note now; with it, the place waits
   // for a pod (a JobSet restart deleted its pod and has not made the new one yet; the note comes if following
   // ends with none).
   const waitForPods = input.follow && !followEnd(jobset)
   if (!waitForPods) {
-    for (const w of missing) sayGone(w.slice, w.worker, noPod(name, w))
+    for (const w of missing) sayGone(w, noPod(name, w))
   }
   // Pods outside the shape the JobSet says (it was changed, or another tool made them) are read too.
   console.info(workloadLogsReading({workload: name, pods: pods.map((p) => p.name), follow: input.follow}))
@@ -174,8 +204,8 @@ export async function workloadLogs(options: WorkloadLogsOptions, deps: WorkloadL
   }
 }
 
-function noPod(workload: string, place: {slice: number; worker: number}): string {
-  return `Workload ${workload} has no pod for slice ${place.slice}, worker ${place.worker}.`
+function noPod(workload: string, place: LogPlace): string {
+  return `Workload ${workload} has no pod for ${placeText(place)}.`
 }
 
 /** What reading the pods of the places shares. */
@@ -189,7 +219,7 @@ interface PlaceReader {
   readonly follow: WorkloadFollow | undefined
   readonly signal: AbortSignal
   readonly restarts: WorkloadLogsResult['restarts'][number][]
-  readonly sayGone: (slice: number, worker: number, why: string) => void
+  readonly sayGone: (place: LogPlace, why: string) => void
 }
 
 /**
@@ -198,11 +228,7 @@ interface PlaceReader {
  * with no pod (`first` undefined, or its pod gone before its log was read) waits for one with --follow. Returns
  * the lines read per pod.
  */
-async function readPlace(
-  reader: PlaceReader,
-  place: {readonly slice: number; readonly worker: number},
-  first: FollowedPod | undefined,
-): Promise<{name: string; slice: number; worker: number; lines: number}[]> {
+async function readPlace(reader: PlaceReader, place: LogPlace, first: FollowedPod | undefined): Promise<ReadPod[]> {
   const {input, console, follow, signal} = reader
   const workload = input.workload
   const prefix = input.select.all ? podPrefix(place) : ''
@@ -219,7 +245,7 @@ async function readPlace(
       const {error} = outcome
       const tolerated = input.select.all || next
       if (!tolerated || !(error instanceof ApiError) || error.status !== 'INVALID_ARGUMENT') throw error
-      console.warn(workloadLogsUnreadable({pod: pod.name, slice: pod.slice, worker: pod.worker, cause: error.message}))
+      console.warn(workloadLogsUnreadable({...at(pod), pod: pod.name, cause: error.message}))
       return 'unreadable'
     }
     if (outcome.outcome === 'absent' && outcome.lines === 0) {
@@ -236,17 +262,17 @@ async function readPlace(
     // the place is said gone if following ends without one).
     if (!follow || follow.ended() || signal.aborted) {
       goneWhy = undefined
-      return reader.sayGone(place.slice, place.worker, why)
+      return reader.sayGone(place, why)
     }
     goneWhy = why
-    console.info(workloadLogsWaiting({workload, slice: place.slice, worker: place.worker, why}))
+    console.info(workloadLogsWaiting({workload, ...at(place), why}))
   }
   let current: FollowedPod
   if (first) {
     // A first container that could not be read is followed once it starts; one that was read, once it restarts.
     const outcome = await readPod(first, false)
     current = {...first, started: outcome !== 'unreadable'}
-    if (outcome === 'absent') goneOrWait(`Pod ${first.name} (slice ${first.slice}, worker ${first.worker}) is gone.`)
+    if (outcome === 'absent') goneOrWait(`Pod ${first.name} (${placeText(first)}) is gone.`)
     else found = true
   } else {
     // No pod yet: any pod of the place that runs is the one to follow.
@@ -260,8 +286,7 @@ async function readPlace(
     const {pod} = next
     seen.add(pod.name)
     reader.restarts.push({
-      slice: pod.slice,
-      worker: pod.worker,
+      ...at(pod),
       pod: pod.name,
       why: next.why,
       restartCount: pod.restarts,
@@ -277,8 +302,13 @@ async function readPlace(
     current = pod
   }
   // Following ended (or there was none) without any pod of the place read: it is gone.
-  if (!found && goneWhy !== undefined && !signal.aborted) reader.sayGone(place.slice, place.worker, goneWhy)
-  return [...counts].map(([name, lines]) => ({name, slice: place.slice, worker: place.worker, lines}))
+  if (!found && goneWhy !== undefined && !signal.aborted) reader.sayGone(place, goneWhy)
+  return [...counts].map(([name, lines]) => ({name, ...at(place), lines}))
+}
+
+/** A place as results and messages give it: `head: true` only for the Pathways head. */
+function at(place: LogPlace): LogPlace {
+  return {...(place.head ? {head: true} : {}), slice: place.slice, worker: place.worker}
 }
 
 type ReadOutcome = 'read' | 'absent' | 'unreadable'
@@ -358,8 +388,7 @@ async function readContainer(
       console.info(
         workloadLogsReconnected({
           workload: input.workload,
-          slice: pod.slice,
-          worker: pod.worker,
+          ...at(pod),
           pod: pod.name,
           sinceTime,
         }),
@@ -568,12 +597,18 @@ class WorkloadFollow {
   }
 }
 
-/** Slices (the replicas of its replicated Jobs) and workers per slice (a Job's parallelism) of an xpk JobSet. */
+/**
+ * Slices (the replicas of its replicated Jobs) and workers per slice (a Job's parallelism) of an xpk JobSet; of a
+ * Pathways JobSet, those of its workers (its head is the one pod of its own replicated Job).
+ */
 function jobSetShape(jobset: KubeObject): {slices: number; workers: number} {
-  const jobs = ((jobset.spec as {replicatedJobs?: unknown[]} | undefined)?.replicatedJobs ?? []) as {
-    replicas?: number
-    template?: {spec?: {parallelism?: number; completions?: number}}
-  }[]
+  const jobs = (
+    ((jobset.spec as {replicatedJobs?: unknown[]} | undefined)?.replicatedJobs ?? []) as {
+      name?: string
+      replicas?: number
+      template?: {spec?: {parallelism?: number; completions?: number}}
+    }[]
+  ).filter((job) => job.name !== PATHWAYS_HEAD_JOB)
   const slices = jobs.reduce((sum, job) => sum + (job.replicas ?? 1), 0)
   const spec = jobs[0]?.template?.spec
   return {slices: Math.max(slices, 1), workers: Math.max(spec?.parallelism ?? spec?.completions ?? 1, 1)}

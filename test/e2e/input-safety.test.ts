@@ -7,8 +7,12 @@ import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 
 import {ALL_PLANNED_PERMISSIONS, REQUIRED_APIS} from '../../src/core/doctor/requirements.js'
+import {Problems} from '../../src/core/input.js'
+import {buildPathwaysJobSet} from '../../src/core/manifests/pathways-jobset.js'
+import {pathwaysSpecFromFlags} from '../../src/core/workload/pathways.js'
 import {COMMANDS} from '../../src/index.js'
 import {USER_MANIFESTS} from '../builders/storage.js'
+import {aWorkloadSpec} from '../builders/workload-spec.js'
 import {
   pathwaysCpuFlavor,
   RESOURCE_FLAVOR_CRD,
@@ -177,6 +181,34 @@ function seedWorkloads(): void {
     kube.setPodLog('default', pod, `step 1 on slice ${slice} worker ${worker}\n`)
     kube.endPodLog('default', pod)
   }
+  // The `--head` example reads the head of pw-run, a completed Pathways workload (so --follow ends).
+  const pathways = buildPathwaysJobSet(
+    aWorkloadSpec({name: 'pw-run', type: 'v5p-8', numSlices: 1, command: 'python3 train.py'}),
+    pathwaysSpecFromFlags({}, new Problems()),
+  )
+  kube.seed({
+    ...pathways,
+    metadata: {...pathways.metadata, namespace: 'default'},
+    status: jobsetStatus.completed(9),
+  } as unknown as Obj)
+  const head = 'pw-run-pathways-head-0-0-abcde'
+  kube.seed({
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      name: head,
+      namespace: 'default',
+      labels: {
+        'jobset.sigs.k8s.io/jobset-name': 'pw-run',
+        'jobset.sigs.k8s.io/replicatedjob-name': 'pathways-head',
+        'jobset.sigs.k8s.io/job-index': '0',
+        'batch.kubernetes.io/job-completion-index': '0',
+      },
+    },
+    spec: pathways.spec.replicatedJobs[0]!.template.spec.template.spec as unknown as Obj,
+  })
+  kube.setPodLog('default', head, 'step 1 on the Pathways head\n')
+  kube.endPodLog('default', head)
 }
 
 /**

@@ -123,6 +123,22 @@ describe('workload create-pathways', () => {
     expect(kube.requests).toEqual([])
   })
 
+  it('prints Cloud Logging links for its head pod and its first worker, named after their replicated Jobs', async () => {
+    const kube = aWorkloadCluster({pathways: true})
+    const {done, console} = run(kube, {headless: true})
+    const result = await done
+    const podFilter = (url: string | null | undefined) => decodeURIComponent(url ?? '').match(/pod_name:"[^"]*"/)?.[0]
+    expect(podFilter(result.links?.headLogs)).toBe('pod_name:"pw-1-pathways-head-0-0-"')
+    expect(podFilter(result.links?.logs)).toBe('pod_name:"pw-1-worker-0-0-"')
+    const printed = console.results.join('\n')
+    expect(printed).toContain(`Logs of the Pathways head: ${result.links!.headLogs}`)
+    expect(printed).toContain(
+      `Logs of worker 0 of slice 0 (adjust the pod name for other workers): ${result.links!.logs}`,
+    )
+    // No pod of a Pathways workload is named slice-job.
+    expect(decodeURIComponent(printed)).not.toContain('slice-job')
+  })
+
   it('dry run: the plan names the head pool and the proxy, and nothing is sent', async () => {
     const kube = aWorkloadCluster({pathways: true})
     const {done, console} = run(kube, {headless: true}, {}, {dryRun: true})

@@ -2,7 +2,7 @@
 import {defineInfo, defineQuestion, defineWarning} from '../messages.js'
 import type {CapacityRequest, CapacityVerdict} from '../workload/capacity.js'
 import {describeSeconds} from '../workload/list-options.js'
-import {restartNote, type FollowEnd, type NextContainer} from '../workload/logs.js'
+import {placeText, restartNote, type FollowEnd, type LogPlace, type NextContainer} from '../workload/logs.js'
 import type {StatusFilter} from '../workload/status.js'
 
 const s = (n: number) => (n === 1 ? '' : 's')
@@ -280,27 +280,29 @@ export const workloadListFinished = defineInfo(
 // workload logs
 
 /** A place of the workload: slice and worker. */
-interface Place {
+/** A place of a workload's pods: a slice and worker, or the Pathways head. */
+interface Place extends LogPlace {
   readonly workload: string
-  readonly slice: number
-  readonly worker: number
 }
+
+/** A place in a message's data: its slice and worker, and `head: true` for the Pathways head. */
+const placeData = (p: LogPlace) => ({...(p.head ? {head: true} : {}), slice: p.slice, worker: p.worker})
 
 export const workloadLogsGone = defineWarning(
   'workload.logs.gone',
   'A pod whose log was asked for does not exist (any more, or yet): where its logs are in Cloud Logging.',
   (p: Place & {why: string; logs: string | null}) => ({
     text: `${p.why} Its logs are in Cloud Logging${p.logs ? `: ${p.logs}` : ' (reach the cluster through GKE for the link).'}`,
-    data: {workload: p.workload, slice: p.slice, worker: p.worker, logs: p.logs},
+    data: {workload: p.workload, ...placeData(p), logs: p.logs},
   }),
 )
 
 export const workloadLogsUnreadable = defineWarning(
   'workload.logs.unreadable',
   "A pod's log could not be read (its container has not started, or the server refused); others go on.",
-  (p: {pod: string; slice: number; worker: number; cause: string}) => ({
+  (p: LogPlace & {pod: string; cause: string}) => ({
     text: `Could not read the log of pod ${p.pod}: ${p.cause}`,
-    data: {pod: p.pod, slice: p.slice, worker: p.worker},
+    data: {pod: p.pod, ...placeData(p)},
   }),
 )
 
@@ -320,7 +322,7 @@ interface NextOf {
 }
 
 /** Where the container a followed log moves on to is: its workload, slice, worker and pod. */
-const nextPlace = ({workload, next: {pod}}: NextOf) => ({workload, slice: pod.slice, worker: pod.worker, pod: pod.name})
+const nextPlace = ({workload, next: {pod}}: NextOf) => ({workload, ...placeData(pod), pod: pod.name})
 
 export const workloadLogsRestarted = defineWarning(
   'workload.logs.restarted',
@@ -350,12 +352,11 @@ export const workloadLogsReconnected = defineInfo(
   "A followed pod's log stream was cut short while its container runs (idle, reset, timed out): read on from its last line.",
   (p: Place & {pod: string; sinceTime: string | undefined}) => ({
     text:
-      `The log stream of pod ${p.pod} (slice ${p.slice}, worker ${p.worker}) was cut short while its ` +
+      `The log stream of pod ${p.pod} (${placeText(p)}) was cut short while its ` +
       `container runs; reading on${p.sinceTime ? ` from ${p.sinceTime}` : ''}.`,
     data: {
       workload: p.workload,
-      slice: p.slice,
-      worker: p.worker,
+      ...placeData(p),
       pod: p.pod,
       ...(p.sinceTime ? {sinceTime: p.sinceTime} : {}),
     },
@@ -367,7 +368,7 @@ export const workloadLogsWaiting = defineInfo(
   'With --follow, a place has no pod (a JobSet restart deleted it): waiting for the new pod.',
   (p: Place & {why: string}) => ({
     text: `${p.why} Waiting for the workload to make its new pod.`,
-    data: {workload: p.workload, slice: p.slice, worker: p.worker},
+    data: {workload: p.workload, ...placeData(p)},
   }),
 )
 

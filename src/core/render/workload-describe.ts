@@ -51,12 +51,7 @@ export function renderWorkloadDescription(d: WorkloadDescription, style: TableSt
     d.events.map((e) => [e.time, e.object, e.type, e.reason, e.message, ...(style.wide ? [e.count] : [])]),
     {headers: style.headers},
   )
-  const links = d.links
-    ? renderKeyValues([
-        ['Console', d.links.console],
-        ['Logs', d.links.logs],
-      ])
-    : ''
+  const links = d.links ? renderKeyValues(linkRows(d.links)) : ''
   return [
     facts,
     section('History', d.history.length > 0 ? history : '', 'No condition yet.'),
@@ -70,4 +65,16 @@ export function renderWorkloadDescription(d: WorkloadDescription, style: TableSt
 export const workloadDescribeView: OutputView<WorkloadDescription> = {
   text: renderWorkloadDescription,
   names: (d) => [d.name],
+}
+
+/** The console link and the logs link, or for a Pathways workload its head's and its first worker's logs links. */
+function linkRows(links: NonNullable<WorkloadDescription['links']>): [string, string][] {
+  const logs: [string, string][] =
+    links.headLogs === null
+      ? [['Logs', links.logs]]
+      : [
+          ['Head logs', links.headLogs],
+          ['Worker logs', links.logs],
+        ]
+  return [['Console', links.console], ...logs]
 }

@@ -9,6 +9,7 @@ import {acceleratorCatalog} from '../catalog/catalog.js'
 import {SLICE_JOB_NAME} from '../manifests/jobset.js'
 import type {WorkloadPlace} from './links.js'
 import {workloadLinks, type WorkloadLinks} from './links.js'
+import {isPathwaysJobSet} from './pathways.js'
 import type {KueueWorkload, ObservedCondition, ObservedJobSet} from './observed.js'
 import {STORAGES_ANNOTATION} from './observed.js'
 import {workloadRow, type WorkloadOutcome, type WorkloadPhase, type WorkloadStatus} from './status.js'
@@ -170,7 +171,9 @@ export function describeWorkload(inputs: DescribeInputs): WorkloadDescription {
         message: e.message,
         count: e.count,
       })),
-    links: inputs.place ? workloadLinks({...inputs.place, workload: name}) : null,
+    links: inputs.place
+      ? workloadLinks({...inputs.place, workload: name}, isPathwaysJobSet(inputs.jobsetObject))
+      : null,
   }
 }
 

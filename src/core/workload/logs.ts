@@ -2,14 +2,19 @@
  * `xpk workload logs`: which pods of a workload to read, and how their lines are shown. A JobSet's pods carry the
  * JobSet's name (`jobset.sigs.k8s.io/jobset-name`), their slice (`jobset.sigs.k8s.io/job-index`, the index of the
  * slice's Job) and their worker (`batch.kubernetes.io/job-completion-index`, the pod's index in its indexed Job; a
- * label since Kubernetes 1.28, an annotation before), so one list by label selector finds them all.
+ * label since Kubernetes 1.28, an annotation before), so one list by label selector finds them all. A Pathways
+ * workload's pods also carry their replicated Job (`jobset.sigs.k8s.io/replicatedjob-name`): the head
+ * (`pathways-head`, one pod, slice 0 and worker 0 of its own Job) or a worker (`worker`, slice and worker as above).
  */
 import {escapeInline} from '../text.js'
 import {INTEGER_FLAGS, Problems} from '../input.js'
 import {checkWorkloadName} from './jobsets.js'
+import {PATHWAYS_HEAD_JOB} from './pathways.js'
 
 export const JOB_INDEX_LABEL = 'jobset.sigs.k8s.io/job-index'
 export const COMPLETION_INDEX_KEY = 'batch.kubernetes.io/job-completion-index'
+/** The replicated Job a JobSet's pod belongs to (a label and an annotation). */
+export const REPLICATED_JOB_KEY = 'jobset.sigs.k8s.io/replicatedjob-name'
 /** Which of the JobSet's restarts (failurePolicy) made the pod: 0 for the first run. */
 export const RESTART_ATTEMPT_LABEL = 'jobset.sigs.k8s.io/restart-attempt'
 
@@ -20,24 +25,39 @@ export interface WorkloadLogsFlags {
   readonly slice?: string | number
   readonly worker?: string | number
   readonly all?: boolean
+  /** The Pathways head's pod instead of a worker's. */
+  readonly head?: boolean
   readonly tail?: string | number
   readonly since?: string
 }
 
+/** Which pods to read: every one, the Pathways head's, or one slice and worker's (of the workers, on Pathways). */
+export type LogsSelect =
+  | {readonly all: true}
+  | {readonly all: false; readonly head: true}
+  | {readonly all: false; readonly head?: false; readonly slice: number; readonly worker: number}
+
 export interface WorkloadLogsInput {
   readonly workload: string
   readonly follow: boolean
-  /** Every pod, or one slice and worker. */
-  readonly select: {readonly all: true} | {readonly all: false; readonly slice: number; readonly worker: number}
+  readonly select: LogsSelect
   readonly tailLines?: number
   readonly sinceSeconds?: number
 }
 
-/** A pod of the workload and where it sits. */
-export interface WorkloadPod {
-  readonly name: string
+/**
+ * Where a pod sits: a slice and worker, or the Pathways head (`head`, with its own Job's indexes, slice 0 and
+ * worker 0, which a worker's pod also has).
+ */
+export interface LogPlace {
+  readonly head?: boolean
   readonly slice: number
   readonly worker: number
+}
+
+/** A pod of the workload and where it sits. */
+export interface WorkloadPod extends LogPlace {
+  readonly name: string
   /** Its main container, named when the pod has several (the first one listed). */
   readonly container?: string
   /** Its creation time, to pick the newest when a restart left two pods for one place. */
@@ -76,14 +96,30 @@ export function workloadLogsInputFromFlags(flags: WorkloadLogsFlags): WorkloadLo
     else problems.add(`--since ${parsed.problem}.`, {flag: '--since'})
   }
   const all = flags.all === true
-  if (all && (flags.slice !== undefined || flags.worker !== undefined)) {
+  const head = flags.head === true
+  if (head && (all || flags.slice !== undefined || flags.worker !== undefined)) {
+    const others = [
+      all ? '--all' : '',
+      flags.slice === undefined ? '' : '--slice',
+      flags.worker === undefined ? '' : '--worker',
+    ]
+    problems.add(
+      `--head reads the Pathways head's pod; it cannot be combined with ${others.filter(Boolean).join(' or ')}.`,
+      {flag: '--head'},
+    )
+  } else if (all && (flags.slice !== undefined || flags.worker !== undefined)) {
     problems.add('--all reads every pod; it cannot be combined with --slice or --worker.', {flag: '--all'})
   }
   problems.throwIfAny()
+  const select: LogsSelect = all
+    ? {all: true}
+    : head
+      ? {all: false, head: true}
+      : {all: false, slice: slice ?? 0, worker: worker ?? 0}
   return {
     workload: flags.workload,
     follow: flags.follow === true,
-    select: all ? {all: true} : {all: false, slice: slice ?? 0, worker: worker ?? 0},
+    select,
     ...(tailLines === undefined ? {} : {tailLines}),
     ...(sinceSeconds === undefined ? {} : {sinceSeconds}),
   }
@@ -109,8 +145,10 @@ export function readWorkloadPod(pod: PodLike): WorkloadPod | undefined {
   if (slice === undefined || worker === undefined) return undefined
   const containers = (pod.spec as {containers?: {name?: string}[]} | undefined)?.containers ?? []
   const container = containers.length > 1 ? containers[0]?.name : undefined
+  const head = (labels[REPLICATED_JOB_KEY] ?? annotations[REPLICATED_JOB_KEY]) === PATHWAYS_HEAD_JOB
   return {
     name: pod.metadata.name,
+    ...(head ? {head} : {}),
     slice,
     worker,
     ...(container ? {container} : {}),
@@ -122,26 +160,46 @@ function index(text: string | undefined): number | undefined {
   return text !== undefined && /^\d+$/.test(text) ? Number(text) : undefined
 }
 
+/** Whether two places are the same: the head, or the same slice and worker of the workers. */
+export function samePlace(a: LogPlace, b: LogPlace): boolean {
+  return Boolean(a.head) === Boolean(b.head) && a.slice === b.slice && a.worker === b.worker
+}
+
+/** Whether `place` is the one `select` asks for (every place for --all). */
+export function selected(place: LogPlace, select: LogsSelect): boolean {
+  if (select.all) return true
+  if (select.head) return place.head === true
+  return !place.head && place.slice === select.slice && place.worker === select.worker
+}
+
 /**
- * The pods to read: the one at `slice`/`worker`, or every one ordered by slice then worker. Where a restart left
- * more than one pod in a place, the newest is read.
+ * The pods to read: the Pathways head's, the one at `slice`/`worker` (never the head, whose own indexes are 0/0),
+ * or every one, the head first, then by slice and worker. Where a restart left more than one pod in a place, the
+ * newest is read.
  */
-export function selectPods<P extends WorkloadPod>(pods: readonly P[], select: WorkloadLogsInput['select']): P[] {
+export function selectPods<P extends WorkloadPod>(pods: readonly P[], select: LogsSelect): P[] {
   const newest = new Map<string, P>()
   for (const pod of pods) {
-    const key = `${pod.slice}/${pod.worker}`
+    const key = pod.head ? 'head' : `${pod.slice}/${pod.worker}`
     const seen = newest.get(key)
     if (!seen || seen.created < pod.created || (seen.created === pod.created && seen.name < pod.name)) {
       newest.set(key, pod)
     }
   }
-  const chosen = [...newest.values()].sort((a, b) => a.slice - b.slice || a.worker - b.worker)
-  return select.all ? chosen : chosen.filter((p) => p.slice === select.slice && p.worker === select.worker)
+  const chosen = [...newest.values()].sort(
+    (a, b) => Number(Boolean(b.head)) - Number(Boolean(a.head)) || a.slice - b.slice || a.worker - b.worker,
+  )
+  return chosen.filter((p) => selected(p, select))
 }
 
-/** `[slice 3/worker 1] `: what `--all` puts before each line. */
-export function podPrefix(place: {readonly slice: number; readonly worker: number}): string {
-  return `[slice ${place.slice}/worker ${place.worker}] `
+/** `[slice 3/worker 1] ` or `[head] `: what `--all` puts before each line. */
+export function podPrefix(place: LogPlace): string {
+  return place.head ? '[head] ' : `[slice ${place.slice}/worker ${place.worker}] `
+}
+
+/** `slice 3, worker 1` or `the Pathways head`: a place in a sentence. */
+export function placeText(place: LogPlace): string {
+  return place.head ? 'the Pathways head' : `slice ${place.slice}, worker ${place.worker}`
 }
 
 /**
@@ -237,9 +295,7 @@ export function nextContainer(
   read: ReadonlySet<string>,
   pods: Iterable<FollowedPod>,
 ): NextContainer | undefined {
-  const here = [...pods].filter(
-    (p) => p.slice === current.slice && p.worker === current.worker && p.started && !p.terminating,
-  )
+  const here = [...pods].filter((p) => samePlace(p, current) && p.started && !p.terminating)
   const fresh = here
     .filter((p) => !read.has(p.name) && p.name !== current.name && p.created >= current.created)
     .sort((a, b) => b.created.localeCompare(a.created) || b.name.localeCompare(a.name))
@@ -371,7 +427,7 @@ export function reopenAsked(
 /** The note when following moves on: `slice 0/worker 1 restarted (container restart 2); following the new container.` */
 export function restartNote(next: NextContainer): string {
   const {pod} = next
-  const place = `slice ${pod.slice}/worker ${pod.worker}`
+  const place = pod.head ? 'Pathways head' : `slice ${pod.slice}/worker ${pod.worker}`
   if (next.why === 'started') return `${place}: the container of pod ${pod.name} started; following it.`
   if (next.why === 'container') {
     return `${place} restarted (container restart ${pod.restarts}); following the new container.`

@@ -49,6 +49,15 @@ export interface PathwaysSpec {
   readonly maxSliceRestarts: number
 }
 
+/**
+ * Whether a JobSet is a Pathways workload's: it has the {@link PATHWAYS_HEAD_JOB} replicated Job (the head, next to
+ * the {@link PATHWAYS_WORKER_JOB} workers on the TPU VMs).
+ */
+export function isPathwaysJobSet(jobset: unknown): boolean {
+  const jobs = (jobset as {spec?: {replicatedJobs?: unknown}} | undefined)?.spec?.replicatedJobs
+  return Array.isArray(jobs) && jobs.some((job) => (job as {name?: unknown} | null)?.name === PATHWAYS_HEAD_JOB)
+}
+
 /** `grpc://W-pathways-head-0-0.W:29000`: the proxy's address inside the cluster (Python: get_proxy_address). */
 export function pathwaysProxyAddress(workload: string): string {
   return `grpc://${workload}-${PATHWAYS_HEAD_JOB}-0-0.${workload}:${PATHWAYS_PROXY_PORT}`

@@ -70,6 +70,29 @@ describe('describeWorkload', () => {
     expect(describeWorkload(describeInputs({place: null})).links).toBeNull()
   })
 
+  it('a Pathways workload links its head pod’s logs and its first worker’s, named after their replicated Jobs', () => {
+    const plain = describeWorkload(describeInputs())
+    expect(plain.links?.headLogs).toBeNull()
+    const jobset = aJobSet() as {spec: {replicatedJobs: {name: string}[]}}
+    const pathwaysJobSet = {
+      ...jobset,
+      spec: {
+        ...jobset.spec,
+        replicatedJobs: [
+          {...jobset.spec.replicatedJobs[0]!, name: 'pathways-head'},
+          {...jobset.spec.replicatedJobs[0]!, name: 'worker'},
+        ],
+      },
+    }
+    const d = describeWorkload(describeInputs({jobsetObject: pathwaysJobSet}))
+    expect(decodeURIComponent(d.links!.headLogs!)).toContain('pod_name:"run-1-pathways-head-0-0-"')
+    expect(decodeURIComponent(d.links!.logs)).toContain('pod_name:"run-1-worker-0-0-"')
+    const text = renderWorkloadDescription(d, {wide: false, headers: true})
+    expect(text).toContain(`Head logs:    ${d.links!.headLogs}`)
+    expect(text).toContain(`Worker logs:  ${d.links!.logs}`)
+    expect(renderWorkloadDescription(plain, {wide: false, headers: true})).toMatch(/Logs: +https/)
+  })
+
   it('keeps text from the cluster on one line, control characters escaped', () => {
     const hostile = readEvent(event('JobSet', 'run-1', 55, 'Bad', 'line one\n\u001b[2Jline two'))
     const text = renderWorkloadDescription(describeWorkload(describeInputs({events: [hostile]})), {

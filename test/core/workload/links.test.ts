@@ -1,8 +1,14 @@
 // The links `workload create` prints: the exact Cloud Console page and Cloud Logging query of Python xpk (section
-// 4.9 of the behaviour reference), and the next commands.
+// 4.9 of the behaviour reference), a Pathways workload's for its head and its workers, and the next commands.
 import {describe, expect, it} from 'vitest'
 
-import {nextCommands, workerLogsUrl, workloadConsoleUrl, workloadLinks} from '../../../src/core/workload/links.js'
+import {
+  headLogsUrl,
+  nextCommands,
+  workerLogsUrl,
+  workloadConsoleUrl,
+  workloadLinks,
+} from '../../../src/core/workload/links.js'
 
 const place = {project: 'my-project', location: 'us-central2', cluster: 'demo', workload: 'run-1'}
 
@@ -38,6 +44,18 @@ describe('workload links', () => {
     const scoped = workloadLinks({...place, project: 'example.com:proj'})
     expect(scoped.console).toMatch(/\?project=example\.com%3Aproj$/)
     expect(scoped.logs).toMatch(/\?project=example\.com%3Aproj$/)
+  })
+
+  it('a Pathways workload: its head pod and its workers, named after their replicated Jobs', () => {
+    const podFilter = (url: string | null) => decodeURIComponent(url ?? '').match(/pod_name:"[^"]*"/)?.[0]
+    expect(podFilter(headLogsUrl(place))).toBe('pod_name:"run-1-pathways-head-0-0-"')
+    expect(podFilter(workerLogsUrl(place, 1, 2, true))).toBe('pod_name:"run-1-worker-1-2-"')
+    const pathways = workloadLinks(place, true)
+    expect(podFilter(pathways.headLogs)).toBe('pod_name:"run-1-pathways-head-0-0-"')
+    expect(podFilter(pathways.logs)).toBe('pod_name:"run-1-worker-0-0-"')
+    // The rest of the query is the same as any workload's: only the pod name differs.
+    expect(pathways.logs.replace('worker-0-0', 'slice-job-0-0')).toBe(workerLogsUrl(place))
+    expect(workloadLinks(place).headLogs).toBeNull()
   })
 
   it('next commands: the list filtered to the workload, then its logs', () => {

@@ -11,6 +11,7 @@ import {
   logTimeNanos,
   nextContainer,
   parseSince,
+  placeText,
   podPrefix,
   readFollowedPod,
   readWorkloadPod,
@@ -83,6 +84,18 @@ describe('workloadLogsInputFromFlags', () => {
     ])
   })
 
+  it('--head selects the Pathways head, alone: not with --slice, --worker or --all', () => {
+    expect(workloadLogsInputFromFlags({workload: 'run-1', head: true}).select).toEqual({all: false, head: true})
+    expect(workloadLogsInputFromFlags({workload: 'run-1', head: false}).select).toEqual({
+      all: false,
+      slice: 0,
+      worker: 0,
+    })
+    expect(problems({workload: 'run-1', head: true, all: true, worker: '2'})).toEqual([
+      "--head reads the Pathways head's pod; it cannot be combined with --all or --worker.",
+    ])
+  })
+
   it('parses --since durations and refuses zero and more than a week', () => {
     expect(parseSince('10m')).toEqual({value: 600})
     expect(parseSince('2h')).toEqual({value: 7200})
@@ -117,6 +130,27 @@ describe('pods', () => {
     expect(selectPods(pods, {all: true}).map((p) => p.name)).toEqual(['w-0-0-new', 'w-0-1', 'w-1-0', 'w-1-1'])
     expect(selectPods(pods, {all: false, slice: 1, worker: 0}).map((p) => p.name)).toEqual(['w-1-0'])
     expect(selectPods(pods, {all: false, slice: 2, worker: 0})).toEqual([])
+  })
+
+  it('tells a Pathways head from a worker by its replicated Job, both with the indexes 0/0', () => {
+    const labelled = (name: string, job: string, where: 'labels' | 'annotations') => {
+      const p = pod(name, '0', '0', where)
+      const keys = (p.metadata as Record<string, unknown>)[where] as Record<string, string>
+      return {...p, metadata: {...p.metadata, [where]: {...keys, 'jobset.sigs.k8s.io/replicatedjob-name': job}}}
+    }
+    const head = readWorkloadPod(labelled('h', 'pathways-head', 'labels'))!
+    const worker = readWorkloadPod(labelled('w', 'worker', 'labels'))!
+    expect(head).toMatchObject({head: true, slice: 0, worker: 0})
+    expect(worker.head).toBeUndefined()
+    expect(readWorkloadPod(labelled('a', 'pathways-head', 'annotations'))?.head).toBe(true)
+    // The head is read only for --head (or --all, first); --slice 0 --worker 0 is the worker, however new the head.
+    const pods = [{...worker, created: '1'}, {...head, created: '2'}, readWorkloadPod(pod('w-1-0', '1', '0'))!]
+    expect(selectPods(pods, {all: false, slice: 0, worker: 0}).map((p) => p.name)).toEqual(['w'])
+    expect(selectPods(pods, {all: false, head: true}).map((p) => p.name)).toEqual(['h'])
+    expect(selectPods(pods, {all: true}).map((p) => p.name)).toEqual(['h', 'w', 'w-1-0'])
+    expect(podPrefix(head)).toBe('[head] ')
+    expect(placeText(head)).toBe('the Pathways head')
+    expect(placeText(worker)).toBe('slice 0, worker 0')
   })
 
   it('prefixes lines with where they come from', () => {
