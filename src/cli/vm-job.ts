@@ -85,7 +85,6 @@ export const vmJobLogsFlags = {
   module: Flags.string({
     description:
       'Which log: command (the default, its latest attempt), ssh, gcsfuse, docker, conda, venv, code, or supervisor.',
-    options: ['command', 'ssh', 'gcsfuse', 'docker', 'conda', 'venv', 'code', 'supervisor'],
   }),
   follow: Flags.boolean({char: 'f', description: 'Keep printing what is appended until the job ends.'}),
 }
@@ -98,6 +97,23 @@ export const vmJobDeleteFlags = {
   force: Flags.boolean({description: 'Do not ask for confirmation.', helpGroup: 'GLOBAL'}),
 }
 export const vmJobSuperviseFlags = {...endpointFlags}
+
+/** The job records and the supervisors' processes: all that `list` and `logs` read. */
+async function vmJobRecordDeps(run: Invocation) {
+  const [wiring, {VmJobFiles}, {LocalProcesses}, {xdgDirectory}] = await Promise.all([
+    import('./wiring.js'),
+    import('../adapters/vm-job-files.js'),
+    import('../adapters/processes.js'),
+    import('../core/environment.js'),
+  ])
+  return {
+    console: run.console,
+    signal: run.signal,
+    ...wiring.systemClock,
+    store: new VmJobFiles(join(xdgDirectory(process.env, 'XDG_STATE_HOME', homedir()), 'xpk', 'vm-jobs')),
+    processes: new LocalProcesses([process.execPath, process.argv[1]], process.env),
+  }
+}
 
 /** The job store, the TPU API, Cloud Storage, SSH and the supervisors' processes. */
 async function vmJobDeps(
@@ -197,33 +213,25 @@ export async function createVmJob(options: FlagOptions<typeof vmJobCreateFlags>,
 
 /** `xpk vm job list`. */
 export async function listVmJobs(options: FlagOptions<typeof vmJobListFlags>, run: Invocation): Promise<VmJobView[]> {
-  const [{timing}, {listVmJobs}, {vmJobTable}] = await Promise.all([
+  const [, {listVmJobs}, {vmJobListView}, {showOutput}, {vmJobListNoneFound}] = await Promise.all([
     settingsAndTiming(options, run),
     import('../services/vm-job.js'),
     import('../core/vmjob/render.js'),
+    import('../services/show-output.js'),
+    import('../core/messages/lists.js'),
   ])
-  const jobs = await listVmJobs(await vmJobDeps({}, run, timing))
-  run.console.result(() => vmJobTable(jobs, Date.now()))
+  const deps = await vmJobRecordDeps(run)
+  const jobs = await listVmJobs(deps)
+  showOutput(run.console, run.output, vmJobListView(deps.now()), jobs, () => vmJobListNoneFound({dir: deps.store.root}))
   return jobs
 }
 
 /** `xpk vm job logs ID`. */
 export async function vmJobLogs(options: FlagOptions<typeof vmJobLogsFlags> & {id: string}, run: Invocation) {
-  const [{timing}, {vmJobLogs}, {parseInteger, INTEGER_FLAGS}, {UsageError}] = await Promise.all([
-    settingsAndTiming(options, run),
-    import('../services/vm-job.js'),
-    import('../core/input.js'),
-    import('../core/errors.js'),
-  ])
-  let worker: number | undefined
-  if (options.worker !== undefined) {
-    const parsed = parseInteger(options.worker, INTEGER_FLAGS['vm:worker'])
-    if ('problem' in parsed) throw new UsageError(`--worker: ${parsed.problem}.`, {flag: '--worker'})
-    worker = parsed.value
-  }
-  const deps = await vmJobDeps({}, run, timing)
+  const [, {vmJobLogs}] = await Promise.all([settingsAndTiming(options, run), import('../services/vm-job.js')])
+  const deps = await vmJobRecordDeps(run)
   return vmJobLogs(
-    {id: options.id, worker, module: options.module, follow: options.follow ?? false, pollMs: 200},
+    {id: options.id, worker: options.worker, module: options.module, follow: options.follow ?? false, pollMs: 200},
     {...deps, output: (chunk) => void (run.json ? process.stderr : process.stdout).write(chunk)},
   )
 }
@@ -231,7 +239,7 @@ export async function vmJobLogs(options: FlagOptions<typeof vmJobLogsFlags> & {i
 /** `xpk vm job stop ID`. */
 export async function stopVmJob(options: FlagOptions<typeof vmJobStopFlags> & {id: string}, run: Invocation) {
   const [{timing}, {stopVmJob}] = await Promise.all([settingsAndTiming(options, run), import('../services/vm-job.js')])
-  return stopVmJob(options.id, await vmJobDeps(options, run, timing))
+  return stopVmJob({id: options.id, timing}, await vmJobDeps(options, run, timing))
 }
 
 /** `xpk vm job resume ID`. */
@@ -241,8 +249,7 @@ export async function resumeVmJob(options: FlagOptions<typeof vmJobResumeFlags> 
     import('../services/vm-job.js'),
   ])
   return resumeVmJob(
-    options.id,
-    {foreground: options.foreground ?? false, timing},
+    {id: options.id, foreground: options.foreground ?? false, timing},
     await vmJobDeps(options, run, timing),
   )
 }
@@ -253,7 +260,7 @@ export async function deleteVmJob(options: FlagOptions<typeof vmJobDeleteFlags> 
     settingsAndTiming(options, run),
     import('../services/vm-job.js'),
   ])
-  return deleteVmJob(options.id, {purge: options.purge ?? false, timing}, await vmJobDeps(options, run, timing))
+  return deleteVmJob({id: options.id, purge: options.purge ?? false, timing}, await vmJobDeps(options, run, timing))
 }
 
 /** `xpk vm job supervise ID` (hidden): the supervisor process `create` and `resume` start. */
@@ -262,5 +269,5 @@ export async function superviseVmJob(options: FlagOptions<typeof vmJobSuperviseF
     settingsAndTiming(options, run),
     import('../services/vm-job.js'),
   ])
-  return runSupervisor(options.id, {timing}, await vmJobDeps(options, run, timing))
+  return runSupervisor({id: options.id, timing}, await vmJobDeps(options, run, timing))
 }

@@ -382,6 +382,11 @@ const XDG_FALLBACKS = {XDG_CONFIG_HOME: '.config', XDG_CACHE_HOME: '.cache', XDG
  * this bundle, reads XDG_CACHE_HOME by the same rule for Node's compile cache).
  */
 export function xdgDirectory(env: Environment, name: keyof typeof XDG_FALLBACKS, home: string): string {
-  const value = env[name]
+  const value =
+    name === 'XDG_CONFIG_HOME'
+      ? env.XDG_CONFIG_HOME
+      : name === 'XDG_CACHE_HOME'
+        ? env.XDG_CACHE_HOME
+        : env.XDG_STATE_HOME
   return value?.startsWith('/') ? value : `${home.replace(/\/+$/, '')}/${XDG_FALLBACKS[name]}`
 }

@@ -7,9 +7,9 @@ import {homedir} from 'node:os'
 
 import {throwIfProblems, UsageError, UsageErrors} from '../core/errors.js'
 import {vmJobConfigIgnored} from '../core/messages/vm-job.js'
-import {INTEGER_FLAGS, parseInteger} from '../core/input.js'
 import {sshUserProblem} from '../core/vm/run-plan.js'
 import {readVmJobConfig} from '../core/vmjob/config.js'
+import {vmJobNumbersFromFlags} from '../core/vmjob/inputs.js'
 import {vmJobSpecFromFlags, type VmJobFlags as SpecFlags} from '../core/vmjob/flags.js'
 import type {VmJobAccess} from '../core/vmjob/record.js'
 import type {VmJobSpec} from '../core/vmjob/spec.js'
@@ -33,16 +33,6 @@ export interface VmJobInputDeps {
   readonly now: () => number
 }
 
-function integer(flag: string, text: string | undefined, key: keyof typeof INTEGER_FLAGS, problems: UsageError[]) {
-  if (text === undefined) return undefined
-  const parsed = parseInteger(text, INTEGER_FLAGS[key])
-  if ('problem' in parsed) {
-    problems.push(new UsageError(`${flag}: ${parsed.problem}.`, {flag}))
-    return undefined
-  }
-  return parsed.value
-}
-
 /** Collects the problems a check throws, so that every problem is reported together. */
 function collect<T>(check: () => T, problems: UsageError[]): T | undefined {
   try {
@@ -61,9 +51,7 @@ export function vmJobInput(
   deps: VmJobInputDeps,
 ): {spec: VmJobSpec; access: VmJobAccess; configText?: string} {
   const problems: UsageError[] = []
-  const maxRecoveries = integer('--max-recoveries', flags.maxRecoveries, 'vm:max-recoveries', problems)
-  const pollSeconds = integer('--poll-interval', flags.pollInterval, 'vm:poll-interval', problems) ?? 5
-  const sshPort = integer('--ssh-port', flags.sshPort, 'vm:ssh-port', problems) ?? 22
+  const {maxRecoveries, pollMs, sshPort} = vmJobNumbersFromFlags(flags, problems)
   const specFlags: SpecFlags = {...flags, maxRecoveries}
   let spec: VmJobSpec | undefined
   let configText: string | undefined
@@ -132,6 +120,6 @@ export function vmJobInput(
   const userProblem = sshUserProblem(sshUser, source)
   if (userProblem) problems.push(userProblem)
   throwIfProblems(problems)
-  const access: VmJobAccess = {sshUser, sshPort, internalIp: flags.internalIp ?? false, pollMs: pollSeconds * 1000}
+  const access: VmJobAccess = {sshUser, sshPort, internalIp: flags.internalIp ?? false, pollMs}
   return {spec: spec!, access, ...(configText === undefined ? {} : {configText})}
 }

@@ -18,9 +18,9 @@ import {FINAL_STATUSES, normalizeJobId, type VmJobRecord, type VmJobView} from '
 
 export type {VmJobView}
 import type {VmJobSpec} from '../core/vmjob/spec.js'
+import {vmJobLogsInputFromFlags} from '../core/vmjob/inputs.js'
 import type {CloudStorageClient} from '../ports/cloud-storage.js'
 import type {SshKeyPair, SshKeyStore} from '../ports/remote-shell.js'
-import type {VmJobStore} from '../ports/vm-jobs.js'
 import {confirmOrStop} from './confirm.js'
 import {vmJobInput, type VmJobFlags, type VmJobInputDeps} from './vm-job-input.js'
 import {usingTpu} from './vm-common.js'
@@ -166,8 +166,9 @@ export async function listVmJobs(deps: Pick<VmJobDeps, 'store' | 'processes' | '
 
 export interface VmJobLogsOptions {
   readonly id: string
-  readonly worker?: number
-  /** ssh, gcsfuse, docker, conda, venv, code, command (the default), or supervisor. */
+  /** As typed: checked here (a worker index). */
+  readonly worker?: string
+  /** As typed: ssh, gcsfuse, docker, conda, venv, code, command (the default), or supervisor. */
   readonly module?: string
   readonly follow: boolean
   readonly pollMs: number
@@ -185,9 +186,10 @@ export async function vmJobLogs(
   options: VmJobLogsOptions,
   deps: Pick<VmJobDeps, 'store' | 'processes' | 'console' | 'sleep' | 'signal'> & {output: (chunk: Buffer) => void},
 ): Promise<{log: string; bytes: number}> {
+  const input = vmJobLogsInputFromFlags(options)
   let record = await readJob(options.id, deps)
-  const module = options.module ?? 'command'
-  const worker = options.worker ?? (record.spec.command.workers === 'all' ? 0 : (record.spec.command.workers[0] ?? 0))
+  const module = input.module
+  const worker = input.worker ?? (record.spec.command.workers === 'all' ? 0 : (record.spec.command.workers[0] ?? 0))
   let name = logName(record, module, worker)
   const available = await deps.store.logs(record.id)
   if (!options.follow && !available.includes(name)) {
@@ -220,8 +222,11 @@ export async function vmJobLogs(
 }
 
 /** Stops the command on the workers and the supervisor; the TPU stays. */
-export async function stopVmJob(id: string, deps: VmJobDeps): Promise<VmJobView> {
-  const record = await readJob(id, deps)
+export async function stopVmJob(
+  options: {id: string; timing: VmJobSupervisorOptions['timing']},
+  deps: VmJobDeps,
+): Promise<VmJobView> {
+  const record = await readJob(options.id, deps)
   await deps.store.update(record.id, (r) => ({...r, stopRequested: true}), deps.now())
   await deps.store.appendEvent(record.id, {time: deps.now(), event: 'stop-requested'})
   const pid = record.supervisor?.pid
@@ -248,11 +253,10 @@ async function waitForSupervisor(pid: number | undefined, deps: Pick<VmJobDeps, 
 
 /** Starts a new supervisor for a job whose supervisor is gone (or that was stopped), in the background or attached. */
 export async function resumeVmJob(
-  id: string,
-  options: {foreground: boolean; timing: VmJobSupervisorOptions['timing']},
+  options: {id: string; foreground: boolean; timing: VmJobSupervisorOptions['timing']},
   deps: VmJobDeps,
 ): Promise<VmJobView> {
-  const record = await readJob(id, deps)
+  const record = await readJob(options.id, deps)
   const pid = record.supervisor?.pid
   if (pid !== undefined && record.supervisor?.host === deps.processes.host && deps.processes.alive(pid)) {
     throw new XpkError('conflict', `Job ${record.id} is supervised already (process ${pid}).`, {
@@ -273,16 +277,16 @@ export async function resumeVmJob(
 
 /** Stops the job and deletes its TPU (asks first); `purge` also removes its records and logs. */
 export async function deleteVmJob(
-  id: string,
-  options: {purge: boolean; timing: VmJobSupervisorOptions['timing']},
+  options: {id: string; purge: boolean; timing: VmJobSupervisorOptions['timing']},
   deps: VmJobDeps,
 ): Promise<{id: string; tpuDeleted: boolean; purged: boolean}> {
-  const record = await readJob(id, deps)
+  const record = await readJob(options.id, deps)
   const {spec} = record
   await confirmOrStop(deps.console, vmJobConfirmDelete({id: record.id, tpu: spec.tpu.name, zone: spec.tpu.zone}), {
     nothingDone: `Job ${record.id} and its TPU are unchanged.`,
   })
-  if (!FINAL_STATUSES.has(record.status) || record.supervisor) await stopVmJob(record.id, deps).catch(() => undefined)
+  if (!FINAL_STATUSES.has(record.status) || record.supervisor)
+    await stopVmJob({id: record.id, timing: options.timing}, deps).catch(() => undefined)
   const tpuDeleted = await usingTpu(deps, (tpu) => {
     const at: JobTpu = {tpu, location: {project: spec.project, zone: spec.tpu.zone}, spec, timing: options.timing, deps}
     return deleteJobTpu(at)
@@ -296,7 +300,10 @@ export async function deleteVmJob(
 }
 
 /** The hidden `vm job supervise ID`: the supervisor process itself. */
-export async function runSupervisor(id: string, options: VmJobSupervisorOptions, deps: VmJobDeps): Promise<VmJobView> {
-  const record = await readJob(id, deps)
-  return jobView(await superviseVmJob(record.id, options, deps), deps)
+export async function runSupervisor(
+  options: VmJobSupervisorOptions & {id: string},
+  deps: VmJobDeps,
+): Promise<VmJobView> {
+  const record = await readJob(options.id, deps)
+  return jobView(await superviseVmJob(record.id, {timing: options.timing}, deps), deps)
 }

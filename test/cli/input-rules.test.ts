@@ -11,6 +11,7 @@ import {checkRunInput} from '../../src/core/vm/run-plan.js'
 import {workloadListInputFromFlags} from '../../src/core/workload/list-options.js'
 import {workloadLogsInputFromFlags} from '../../src/core/workload/logs.js'
 import {workloadInputFromFlags, type WorkloadFlags} from '../../src/core/workload/options.js'
+import {vmJobLogsInputFromFlags, vmJobNumbersFromFlags} from '../../src/core/vmjob/inputs.js'
 import {COMMANDS} from '../../src/index.js'
 import {attachRequestFromFlags} from '../../src/core/storage/rules.js'
 import {DATASETS_FLAGS} from '../builders/storage.js'
@@ -121,6 +122,11 @@ describe('rule 3: every number has the bounds of the field it ends up in', () =>
         desiredClusterFromFlags({...base[kind]!.cluster, ...nap, ...slicing, [camel(flag)]: text})
       } else if (topic === 'vm' && flag === 'num-slices')
         checkVmCreateInput({tpuPrefix: 'p', tpuType: 'v4-8', capacity: 'on-demand', numSlices: text})
+      else if (key === 'vm:max-recoveries' || key === 'vm:poll-interval') {
+        const problems: UsageError[] = []
+        vmJobNumbersFromFlags({[camel(flag)]: text}, problems)
+        return problems.filter((p) => p.flag === `--${flag}`)
+      } else if (key === 'vm:worker') vmJobLogsInputFromFlags({worker: text})
       else if (topic === 'vm') checkRunInput({tpuPrefix: 'p', command: 'true', runName: 'r', sshPort: text})
       else if (topic === 'storage') attachRequestFromFlags({...DATASETS_FLAGS, [camel(flag)]: text})
       else if (key === 'workload:timeout') workloadListInputFromFlags({waitForJobCompletion: 'w', timeout: text})

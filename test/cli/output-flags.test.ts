@@ -58,7 +58,7 @@ async function parsed(
 }
 
 describe('the list and describe commands', () => {
-  it('are the ten of README "Output"', () => {
+  it('are the eleven of README "Output"', () => {
     expect(LIST_AND_DESCRIBE.sort()).toEqual([
       'accelerator:describe',
       'accelerator:list',
@@ -67,6 +67,7 @@ describe('the list and describe commands', () => {
       'config:list',
       'info',
       'storage:list',
+      'vm:job:list',
       'vm:list',
       'workload:describe',
       'workload:list',

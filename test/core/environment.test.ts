@@ -216,6 +216,9 @@ describe('xdgDirectory: the XDG base directories', () => {
     ['XDG_CACHE_HOME', undefined, '/home/me/.cache'],
     ['XDG_CACHE_HOME', '.cache', '/home/me/.cache'],
     ['XDG_CACHE_HOME', '/var/cache/me', '/var/cache/me'],
+    ['XDG_STATE_HOME', undefined, '/home/me/.local/state'],
+    ['XDG_STATE_HOME', 'state', '/home/me/.local/state'],
+    ['XDG_STATE_HOME', '/var/lib/me', '/var/lib/me'],
   ] as const)('%s=%j is %s (a relative or empty one is ignored, as the specification says)', (name, value, dir) => {
     expect(xdgDirectory({[name]: value}, name, '/home/me/')).toBe(dir)
   })

@@ -18,6 +18,7 @@ const PROJECT = 'job-project'
 const ZONE = 'us-central2-b'
 const missing = sshdMissing()
 if (missing) console.warn(`SKIPPING xpk vm job tests: ${missing}.`)
+if (!dockerAvailable) explainDockerSkip('xpk vm job with the docker environment')
 
 let fake: FakeTpu
 let ssh: SshWorkers

@@ -59,3 +59,12 @@ export const storageListNoneFound = defineInfo(
     }
   },
 )
+
+export const vmJobListNoneFound = defineInfo(
+  'vm.job.list.none-found',
+  '`vm job list` found no job records on this machine.',
+  (p: {dir: string}) => ({
+    text: `No TPU VM jobs in ${p.dir}. Create one with \`xpk vm job create --config job.yaml\`.`,
+    data: {...p},
+  }),
+)

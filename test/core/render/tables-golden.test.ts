@@ -27,6 +27,8 @@ import type {KubeObject} from '../../../src/ports/kube.js'
 import {PLAIN_TABLE, renderOutput, type OutputView} from '../../../src/core/render/output.js'
 import {OUTPUT_FORMATS, type OutputChoice} from '../../../src/core/render/output-format.js'
 import {renderVmList, vmListView} from '../../../src/core/render/vms.js'
+import type {VmJobView} from '../../../src/core/vmjob/record.js'
+import {renderVmJobList, vmJobListView} from '../../../src/core/vmjob/render.js'
 import {renderWorkloadList, workloadListView} from '../../../src/core/render/workloads.js'
 import {renderWorkloadDescription, workloadDescribeView} from '../../../src/core/render/workload-describe.js'
 import {describeWorkload, readEvent} from '../../../src/core/workload/describe.js'
@@ -377,6 +379,45 @@ const queued = (id: string, overrides: Partial<QueuedResource> = {}): QueuedReso
   ...overrides,
 })
 
+const NOW = Date.parse('2026-11-26T12:00:00Z')
+const job = (id: string, overrides: Partial<VmJobView> = {}): VmJobView => ({
+  id,
+  name: `job-${id}`,
+  accelerator: 'v4-16',
+  zone: 'us-central2-b',
+  host0: '10.0.0.2',
+  status: 'RUNNING',
+  recoveries: 0,
+  createdAt: '2026-11-26T09:30:00Z',
+  supervisor: 'running',
+  reason: null,
+  dir: `/home/me/.local/state/xpk/vm-jobs/${id}`,
+  ...overrides,
+})
+
+describe('vm job list', () => {
+  it('matches test/golden/tables/vm-job-list.txt', () => {
+    const jobs = [
+      job('000001', {status: 'SUCCEEDED', supervisor: 'none', createdAt: '2026-11-24T12:00:00Z'}),
+      job('000002', {status: 'RECOVERING', recoveries: 3, host0: null}),
+      job('000003', {status: 'FAILED', supervisor: 'none', reason: 'worker 0 exited 3'}),
+      job('000004', {status: 'RUNNING', supervisor: 'gone', createdAt: '2026-11-26T11:59:30Z'}),
+    ]
+    expectGoldenTable('vm-job-list', [
+      ['finished, recovering, failed, and running without its supervisor', renderVmJobList(jobs, NOW)],
+      ...textForms(vmJobListView(NOW), 'the same', jobs),
+      ...textForms(vmJobListView(NOW), 'line breaks, tabs, terminal controls and bidi marks in a config', [
+        job('000005', {
+          name: `n-${HOSTILE}`,
+          accelerator: `a-${HOSTILE}`,
+          zone: `z-${HOSTILE}`,
+          reason: `r-${HOSTILE}`,
+        }),
+      ]),
+    ])
+  })
+})
+
 describe('vm list', () => {
   it('matches test/golden/tables/vm-list.txt', () => {
     const slicesAndQueue = {
@@ -695,6 +736,6 @@ describe('every command that prints a table', () => {
     )
     expect(withOutput.length).toBeGreaterThanOrEqual(8)
     const goldens = readdirSync(join(REPO_ROOT, 'test/golden/tables')).map((f) => f.replace(/\.txt$/, ''))
-    expect(withOutput.map((id) => id.replace(':', '-')).sort()).toEqual(goldens.sort())
+    expect(withOutput.map((id) => id.replaceAll(':', '-')).sort()).toEqual(goldens.sort())
   })
 })
