@@ -12,6 +12,7 @@ import {parseTpuEndpoint} from '../core/vm/endpoint.js'
 import {shortName} from '../core/vm/naming.js'
 import {tpuApiError} from '../core/vm/tpu-errors.js'
 import type {
+  NodeRequest,
   QueuedResource,
   QueuedResourceRequest,
   QueuedResourceState,
@@ -52,6 +53,8 @@ export interface ApiNode {
     readonly accessConfig?: {readonly externalIp?: string}
   }[]
   readonly metadata?: Readonly<Record<string, string>>
+  readonly labels?: Readonly<Record<string, string>>
+  readonly tags?: readonly string[]
   readonly schedulingConfig?: {readonly preemptible?: boolean; readonly reserved?: boolean; readonly spot?: boolean}
 }
 
@@ -170,6 +173,23 @@ export function queuedResourceMessage(location: TpuLocation, request: QueuedReso
   }
 }
 
+/** The node message of CreateNode: Spot and preemptible capacity are the node's scheduling config. */
+export function nodeMessage(request: NodeRequest): ApiNode {
+  const metadata = {
+    ...(request.metadata ?? {}),
+    ...(request.startupScript === undefined ? {} : {'startup-script': request.startupScript}),
+  }
+  return {
+    acceleratorType: request.acceleratorType,
+    runtimeVersion: request.runtimeVersion,
+    ...(Object.keys(metadata).length > 0 ? {metadata} : {}),
+    ...(request.labels && Object.keys(request.labels).length > 0 ? {labels: {...request.labels}} : {}),
+    ...(request.tags && request.tags.length > 0 ? {tags: [...request.tags]} : {}),
+    ...(request.capacity === 'spot' ? {schedulingConfig: {spot: true}} : {}),
+    ...(request.capacity === 'preemptible' ? {schedulingConfig: {preemptible: true}} : {}),
+  }
+}
+
 /** A list response: the items under `key`, and the token of the next page when there is one. */
 type Page<K extends string, T> = {readonly [key in K]?: readonly T[]} & {readonly nextPageToken?: string}
 
@@ -207,6 +227,17 @@ class TpuRestClient implements TpuClient {
     const context = this.context(`read TPU node ${id}`, location)
     const node = await this.rest.getOrMissing<ApiNode>(`${locationPath(location)}/nodes/${segment(id)}`, context)
     return node && toNode(node)
+  }
+
+  async createNode(location: TpuLocation, request: NodeRequest): Promise<TpuOperation> {
+    const context = this.context(`create TPU node ${request.id}`, location)
+    const path = `${locationPath(location)}/nodes?nodeId=${segment(request.id)}`
+    return this.rest.operation('POST', path, context, nodeMessage(request))
+  }
+
+  async deleteNode(location: TpuLocation, id: string): Promise<TpuOperation> {
+    const context = this.context(`delete TPU node ${id}`, location)
+    return this.rest.operation('DELETE', `${locationPath(location)}/nodes/${segment(id)}`, context)
   }
 
   async listQueuedResources(location: TpuLocation): Promise<QueuedResource[]> {

@@ -4,6 +4,8 @@ export type {ApiError}
 
 // The domain types live in the core (its planners and renderers use them); the port speaks in them.
 export type {
+  NodeCapacity,
+  NodeRequest,
   QueuedResource,
   QueuedResourceRequest,
   QueuedResourceState,
@@ -12,7 +14,7 @@ export type {
   TpuNode,
   TpuWorker,
 } from '../core/vm/types.js'
-import type {QueuedResource, QueuedResourceRequest, TpuLocation, TpuNode} from '../core/vm/types.js'
+import type {NodeRequest, QueuedResource, QueuedResourceRequest, TpuLocation, TpuNode} from '../core/vm/types.js'
 
 /** A long-running operation of the TPU API. */
 export interface TpuOperation {
@@ -28,6 +30,13 @@ export interface TpuOperation {
 export interface TpuClient {
   listNodes(location: TpuLocation): Promise<TpuNode[]>
   getNode(location: TpuLocation, id: string): Promise<TpuNode | undefined>
+  /**
+   * Creates a TPU VM directly (CreateNode). The node exists at once, CREATING; the operation is done when it is
+   * READY, or ends with an error (e.g. no capacity, RESOURCE_EXHAUSTED) and the node is gone.
+   */
+  createNode(location: TpuLocation, request: NodeRequest): Promise<TpuOperation>
+  /** Deletes a node (DeleteNode): DELETING, then gone when the operation is done. */
+  deleteNode(location: TpuLocation, id: string): Promise<TpuOperation>
   listQueuedResources(location: TpuLocation): Promise<QueuedResource[]>
   getQueuedResource(location: TpuLocation, id: string): Promise<QueuedResource | undefined>
   createQueuedResource(location: TpuLocation, request: QueuedResourceRequest): Promise<TpuOperation>

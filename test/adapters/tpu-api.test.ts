@@ -7,10 +7,10 @@ import {v2} from '@google-cloud/tpu'
 import {OAuth2Client} from 'google-auth-library'
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 
-import {createTpuClient, queuedResourceMessage} from '../../src/adapters/tpu-api.js'
+import {createTpuClient, nodeMessage, queuedResourceMessage} from '../../src/adapters/tpu-api.js'
 import {type ApiError, XpkError} from '../../src/core/errors.js'
 import {tpuApiError} from '../../src/core/vm/tpu-errors.js'
-import type {QueuedResourceRequest, TpuClient} from '../../src/ports/tpu.js'
+import type {NodeRequest, QueuedResourceRequest, TpuClient} from '../../src/ports/tpu.js'
 import {FakeTpu} from '../fakes/fake-tpu.js'
 import {tempDir} from '../helpers/temp.js'
 
@@ -25,6 +25,17 @@ const REQUEST: QueuedResourceRequest = {
   runtimeVersion: 'tpu-ubuntu2204-base',
   capacity: 'spot',
   metadata: {'ssh-keys': 'me:ssh-ed25519 AAAA me'},
+}
+
+const NODE_REQUEST: NodeRequest = {
+  id: 'vm',
+  acceleratorType: 'v4-8',
+  runtimeVersion: 'tpu-ubuntu2204-base',
+  capacity: 'preemptible',
+  metadata: {a: '1'},
+  startupScript: '#!/bin/bash\necho up',
+  tags: ['ml', 'ssh'],
+  labels: {job: 'train'},
 }
 
 /** The same fake state for both clients: three nodes, listed two to a page. */
@@ -79,6 +90,16 @@ describe('the TPU adapter sends what the client library sends', () => {
       )
       await library.getOperation({name: update.name!} as never)
       await library.deleteQueuedResource({name: `${PARENT}/queuedResources/q`, force: true}, noRetry)
+      await library.createNode({parent: PARENT, nodeId: 'vm', node: nodeMessage(NODE_REQUEST) as never}, noRetry)
+      await library.createNode(
+        {
+          parent: PARENT,
+          nodeId: 'spotvm',
+          node: nodeMessage({...NODE_REQUEST, id: 'spotvm', capacity: 'spot'}) as never,
+        },
+        noRetry,
+      )
+      await library.deleteNode({name: `${PARENT}/nodes/n2`}, noRetry)
       expect(created.name).toMatch(/operations\/operation-\d+$/)
     } finally {
       await library.close()
@@ -95,6 +116,9 @@ describe('the TPU adapter sends what the client library sends', () => {
     expect(update.done).toBe(false)
     await tpu.getOperation(update.name)
     await tpu.deleteQueuedResource(LOC, 'q', true)
+    await tpu.createNode(LOC, NODE_REQUEST)
+    await tpu.createNode(LOC, {...NODE_REQUEST, id: 'spotvm', capacity: 'spot'})
+    await tpu.deleteNode(LOC, 'n2')
 
     expect(received(viaAdapter)).toEqual(received(viaLibrary))
     expect(received(viaAdapter).map(([method]) => method)).toEqual([
@@ -108,7 +132,24 @@ describe('the TPU adapter sends what the client library sends', () => {
       'UpdateNode',
       'GetOperation',
       'DeleteQueuedResource',
+      'CreateNode',
+      'CreateNode',
+      'DeleteNode',
     ])
+    // The node as CreateNode carries it: the startup script is metadata, the capacity the scheduling config.
+    expect(viaAdapter.calls.find((c) => c.method === 'CreateNode')?.request).toEqual({
+      parent: PARENT,
+      nodeId: 'vm',
+      node: {
+        acceleratorType: 'v4-8',
+        runtimeVersion: 'tpu-ubuntu2204-base',
+        metadata: {a: '1', 'startup-script': '#!/bin/bash\necho up'},
+        labels: {job: 'train'},
+        tags: ['ml', 'ssh'],
+        schedulingConfig: {preemptible: true},
+      },
+    })
+    expect(viaAdapter.node(LOC.project, LOC.zone, 'spotvm')?.schedulingConfig).toEqual({spot: true})
   })
 })
 

@@ -194,6 +194,104 @@ describe('fake TPU API through the production client', () => {
     }
   })
 
+  it('creates a node directly: CREATING at once, READY with endpoints when its operation ends (held by stepMs Infinity)', async () => {
+    const held = await FakeTpu.start({stepMs: Infinity, deleteMs: Infinity})
+    const c = await createTpuClient({endpoint: `http://${held.endpoint}`})
+    const request = {id: 'vm', acceleratorType: 'v4-32', runtimeVersion: 'v2-alpha', capacity: 'spot' as const}
+    try {
+      const op = await c.createNode(LOC, {...request, startupScript: 'echo hi', tags: ['ml']})
+      expect(op.done).toBe(false)
+      expect(held.node('p', 'us-central2-b', 'vm')).toMatchObject({
+        state: 'CREATING',
+        schedulingConfig: {spot: true},
+        tags: ['ml'],
+        metadata: {'startup-script': 'echo hi'},
+        health: 'HEALTHY',
+      })
+      expect(held.node('p', 'us-central2-b', 'vm')?.queuedResource).toBeUndefined()
+      held.completeOperations()
+      expect(await c.getOperation(op.name)).toEqual({name: op.name, done: true})
+      const node = await c.getNode(LOC, 'vm')
+      expect([node?.state, node?.workers]).toEqual([
+        'READY',
+        [0, 1, 2, 3].map((w) => ({internalIp: `10.0.0.${w + 2}`})),
+      ])
+      const dup = await c.createNode(LOC, request).catch((e: unknown) => e)
+      expect(dup).toMatchObject({kind: 'conflict', status: 'ALREADY_EXISTS'})
+      const del = await c.deleteNode(LOC, 'vm')
+      expect((await c.getNode(LOC, 'vm'))?.state).toBe('DELETING')
+      held.completeOperations()
+      expect((await c.getOperation(del.name)).done).toBe(true)
+      expect(await c.getNode(LOC, 'vm')).toBeUndefined()
+      // Deleted while CREATING: the creation's end does not bring it back.
+      const again = await c.createNode(LOC, request)
+      await c.deleteNode(LOC, 'vm')
+      held.completeOperations()
+      expect((await c.getOperation(again.name)).done).toBe(true)
+      expect(await c.getNode(LOC, 'vm')).toBeUndefined()
+    } finally {
+      await c.close()
+      await held.stop()
+    }
+  })
+
+  it('ends a node creation with a fault: the operation carries the error, and the node is gone', async () => {
+    fake.injectNodeCreationFault({match: (id) => id === 'nocapvm'})
+    const op = await client.createNode(LOC, {
+      id: 'nocapvm',
+      acceleratorType: 'v4-8',
+      runtimeVersion: 'v2-alpha',
+      capacity: 'on-demand',
+    })
+    await until(async () => (await client.getOperation(op.name)).done)
+    expect((await client.getOperation(op.name)).error).toEqual({
+      code: grpc.status.RESOURCE_EXHAUSTED,
+      message: 'There is no more capacity in the zone; you can try again later.',
+    })
+    expect(await client.getNode(LOC, 'nocapvm')).toBeUndefined()
+  })
+
+  it('refuses a node asking for both spot and preemptible scheduling, and bad tags or labels, as INVALID_ARGUMENT', async () => {
+    const post = (id: string, node: object) =>
+      fetch(`http://${fake.endpoint}/v2/projects/p/locations/us-central2-b/nodes?nodeId=${id}`, {
+        method: 'POST',
+        headers: {'content-type': 'application/json'},
+        body: JSON.stringify({acceleratorType: 'v4-8', runtimeVersion: 'v2-alpha', ...node}),
+      }).then(async (r) => [r.status, ((await r.json()) as {error: {status: string; message: string}}).error])
+    expect(await post('both', {schedulingConfig: {spot: true, preemptible: true}})).toEqual([
+      400,
+      expect.objectContaining({status: 'INVALID_ARGUMENT', message: expect.stringContaining('spot and preemptible')}),
+    ])
+    expect(await post('tagged', {tags: ['-bad']})).toEqual([400, expect.objectContaining({status: 'INVALID_ARGUMENT'})])
+    expect(await post('labelled', {labels: {ok: 'Upper'}})).toEqual([
+      400,
+      expect.objectContaining({status: 'INVALID_ARGUMENT'}),
+    ])
+    expect(fake.nodes().map((n) => n.name.split('/').at(-1))).not.toContain('both')
+  })
+
+  it('preempts, terminates or stops a node created directly, leaving queued resources alone', async () => {
+    for (const id of ['solo-p', 'solo-t', 'solo-s']) {
+      await client.createNode(LOC, {id, acceleratorType: 'v4-8', runtimeVersion: 'v2-alpha', capacity: 'spot'})
+    }
+    await until(async () => (await client.getNode(LOC, 'solo-s'))!.state === 'READY')
+    fake.preempt('p', 'us-central2-b', 'solo-p')
+    fake.terminate('p', 'us-central2-b', 'solo-t')
+    fake.stopNode('p', 'us-central2-b', 'solo-s')
+    const states = (await client.listNodes(LOC)).filter((n) => n.id.startsWith('solo-')).map((n) => [n.id, n.state])
+    expect(states).toEqual([
+      ['solo-p', 'PREEMPTED'],
+      ['solo-t', 'TERMINATED'],
+      ['solo-s', 'STOPPED'],
+    ])
+    await client.createQueuedResource(LOC, request('qterm'))
+    await until(async () => (await client.getQueuedResource(LOC, 'qterm'))!.state === 'ACTIVE')
+    fake.terminate('p', 'us-central2-b', 'qterm')
+    expect((await client.getNode(LOC, 'qterm'))!.state).toBe('TERMINATED')
+    expect((await client.getQueuedResource(LOC, 'qterm'))!.state).toBe('ACTIVE')
+    expect(() => fake.stopNode('p', 'us-central2-b', 'absent')).toThrow(/no node absent/)
+  })
+
   it('counts workers per slice like the TPU API', () => {
     expect([workersOf('v4-8'), workersOf('v4-32'), workersOf('v5litepod-16'), workersOf('v6e-8')]).toEqual([1, 4, 4, 1])
   })

@@ -5,7 +5,7 @@ import {createRequire} from 'node:module'
 import * as grpc from '@grpc/grpc-js'
 
 import {startRestFront, type DecodeOptions, type RestFront} from './rest-front.js'
-import {TPU_ID as ID, TPU_TYPE as TYPE, workersOf} from './tpu-shapes.js'
+import {nodeProblem, TPU_ID as ID, TPU_TYPE as TYPE, workersOf} from './tpu-shapes.js'
 
 export {workersOf}
 
@@ -19,7 +19,7 @@ export type QueuedResourceStateName =
   | 'SUSPENDING'
   | 'SUSPENDED'
   | 'WAITING_FOR_RESOURCES'
-export type NodeStateName = 'CREATING' | 'READY' | 'DELETING' | 'PREEMPTED' | 'TERMINATED'
+export type NodeStateName = 'CREATING' | 'READY' | 'DELETING' | 'PREEMPTED' | 'TERMINATED' | 'STOPPED'
 
 export interface Endpoint {
   ipAddress: string
@@ -35,6 +35,7 @@ export interface NodeState {
   networkEndpoints: Endpoint[]
   metadata: Record<string, string>
   labels?: Record<string, string>
+  tags?: string[]
   schedulingConfig?: {preemptible?: boolean; reserved?: boolean; spot?: boolean}
   queuedResource?: string
   multisliceNode?: boolean
@@ -94,8 +95,20 @@ export interface ProvisioningFault {
   times?: number
 }
 
+/** Makes a node created by CreateNode (not by a queued resource) fail instead of turning READY. */
+export interface NodeCreationFault {
+  match?: (nodeId: string) => boolean
+  /** google.rpc.Status code of the operation's error. Default RESOURCE_EXHAUSTED. */
+  code?: number
+  message?: string
+  times?: number
+}
+
 export interface FakeTpuOptions {
-  /** How long a queued resource stays in each of ACCEPTED, (WAITING_FOR_RESOURCES,) PROVISIONING. Infinity: until advance(). */
+  /**
+   * How long a queued resource stays in each of ACCEPTED, (WAITING_FOR_RESOURCES,) PROVISIONING (Infinity: until
+   * advance()), and a node made by CreateNode stays CREATING (Infinity: until completeOperations()).
+   */
   stepMs?: number
   /** Spend one step in WAITING_FOR_RESOURCES between ACCEPTED and PROVISIONING. */
   waitForResources?: boolean
@@ -167,6 +180,7 @@ export class FakeTpu {
   private readonly timers = new Set<NodeJS.Timeout>()
   private readonly faults: RpcFault[] = []
   private readonly provisioningFaults: ProvisioningFault[] = []
+  private readonly nodeCreationFaults: NodeCreationFault[] = []
   private opCounter = 0
   /** Operations held by an infinite duration, finished by completeOperations(). */
   private readonly held: (() => void)[] = []
@@ -229,6 +243,11 @@ export class FakeTpu {
     this.provisioningFaults.push({times: 1, ...fault})
   }
 
+  /** Makes the next node created by CreateNode (that `match` fits) end its operation with an error, and be gone. */
+  injectNodeCreationFault(fault: NodeCreationFault): void {
+    this.nodeCreationFaults.push({times: 1, ...fault})
+  }
+
   /** Adds a node that exists already (READY unless told otherwise), outside any queued resource. */
   seedNode(project: string, zone: string, id: string, node: Partial<NodeState> & {acceleratorType: string}): NodeState {
     const name = `projects/${project}/locations/${zone}/nodes/${id}`
@@ -279,16 +298,34 @@ export class FakeTpu {
     for (const finish of this.held.splice(0)) finish()
   }
 
-  /** Preempts a node now: the node becomes PREEMPTED and its queued resource SUSPENDED. */
+  /**
+   * Preempts a node now (one of a queued resource or one created directly): the node becomes PREEMPTED and its
+   * queued resource, if any, SUSPENDED.
+   */
   preempt(project: string, zone: string, nodeId: string): void {
-    const node = this.nodeMap.get(`projects/${project}/locations/${zone}/nodes/${nodeId}`)
-    if (!node) throw new Error(`fake-tpu: no node ${nodeId}`)
-    node.state = 'PREEMPTED'
+    const node = this.interrupt(project, zone, nodeId, 'PREEMPTED')
     const rec = node.queuedResource ? this.queued.get(node.queuedResource) : undefined
     if (rec) {
       clearTimeout(rec.timer)
       rec.state = 'SUSPENDED'
     }
+  }
+
+  /** The node becomes TERMINATED now (e.g. a host error); its queued resource, if any, is left as it is. */
+  terminate(project: string, zone: string, nodeId: string): void {
+    this.interrupt(project, zone, nodeId, 'TERMINATED')
+  }
+
+  /** The node becomes STOPPED now (stopped by someone else); its queued resource, if any, is left as it is. */
+  stopNode(project: string, zone: string, nodeId: string): void {
+    this.interrupt(project, zone, nodeId, 'STOPPED')
+  }
+
+  private interrupt(project: string, zone: string, nodeId: string, state: NodeStateName): NodeState {
+    const node = this.nodeMap.get(`projects/${project}/locations/${zone}/nodes/${nodeId}`)
+    if (!node) throw new Error(`fake-tpu: no node ${nodeId}`)
+    node.state = state
+    return node
   }
 
   // ---- request plumbing ----
@@ -340,6 +377,8 @@ export class FakeTpu {
       }
       case 'GetNode':
         return structuredClone(this.requireNode(String(r.name ?? '')))
+      case 'CreateNode':
+        return this.createNode(r)
       case 'UpdateNode':
         return this.updateNode(r)
       case 'DeleteNode':
@@ -568,11 +607,65 @@ export class FakeTpu {
     })
   }
 
+  /** CreateNode: the node is CREATING at once; after stepMs it is READY (or gone, by a fault) and the operation done. */
+  private createNode(r: Record<string, unknown>): object {
+    const parent = String(r.parent ?? '')
+    if (!LOCATION_NAME.test(parent)) throw new RpcError(grpc.status.INVALID_ARGUMENT, `Invalid parent "${parent}".`)
+    const id = String(r.nodeId ?? '')
+    const node = (r.node ?? {}) as Partial<NodeState>
+    const problem = nodeProblem({
+      id,
+      acceleratorType: node.acceleratorType,
+      runtimeVersion: node.runtimeVersion,
+      tags: node.tags,
+      labels: node.labels,
+      spot: node.schedulingConfig?.spot,
+      preemptible: node.schedulingConfig?.preemptible,
+    })
+    if (problem) throw new RpcError(grpc.status.INVALID_ARGUMENT, problem)
+    const name = `${parent}/nodes/${id}`
+    if (this.nodeMap.has(name)) throw new RpcError(grpc.status.ALREADY_EXISTS, `Resource '${name}' already exists`)
+    const metadata = {...(node.metadata ?? {})}
+    const state: NodeState = {
+      ...structuredClone(node),
+      name,
+      acceleratorType: String(node.acceleratorType),
+      runtimeVersion: String(node.runtimeVersion),
+      state: 'CREATING',
+      networkEndpoints: this.endpointsFor(id, 0, workersOf(String(node.acceleratorType))),
+      metadata,
+      createTime: timestamp(),
+      health: 'HEALTHY',
+      id: String(++nodeCounter),
+    }
+    this.nodeMap.set(name, state)
+    this.settings.onMetadata?.(id, metadata)
+    return this.startOperation(parent, 'create', name, this.settings.stepMs, () => {
+      const current = this.nodeMap.get(name)
+      // Deleted (or interrupted) while it was being created: the deletion decides.
+      if (current !== state || state.state !== 'CREATING') return
+      const index = this.nodeCreationFaults.findIndex((f) => !f.match || f.match(id))
+      if (index >= 0) {
+        const fault = this.nodeCreationFaults[index]
+        if (--fault.times! <= 0) this.nodeCreationFaults.splice(index, 1)
+        this.nodeMap.delete(name)
+        throw new RpcError(
+          (fault.code ?? grpc.status.RESOURCE_EXHAUSTED) as grpc.status,
+          fault.message ?? 'There is no more capacity in the zone; you can try again later.',
+        )
+      }
+      state.state = 'READY'
+    })
+  }
+
   private deleteNode(name: string): object {
     const node = this.requireNode(name)
+    if (node.state === 'DELETING') throw new RpcError(grpc.status.FAILED_PRECONDITION, `${name} is being deleted.`)
     node.state = 'DELETING'
     const location = name.slice(0, name.indexOf('/nodes/'))
-    return this.startOperation(location, 'delete', name, this.settings.deleteMs, () => this.nodeMap.delete(name))
+    return this.startOperation(location, 'delete', name, this.settings.deleteMs, () => {
+      if (this.nodeMap.get(name) === node) this.nodeMap.delete(name)
+    })
   }
 
   private updateNode(r: Record<string, unknown>): object {

@@ -1,9 +1,11 @@
-// An in-memory TpuClient for service tests: queued resources follow a scripted list of states, one per read. It
+// An in-memory TpuClient for service tests: queued resources follow a scripted list of states, one per read, and so
+// do nodes created directly (CREATING, then READY), a node's operation finishing its creation or deletion when read. It
 // serves one location (project p, zone us-central2-b unless given); the port-level behaviour the services rely on
 // is held to FakeTpu's through the real adapter by tpu-port-contract.test.ts.
 import {ApiError} from '../../src/core/errors.js'
 import {tpuApiError} from '../../src/core/vm/tpu-errors.js'
 import type {
+  NodeRequest,
   QueuedResource,
   QueuedResourceRequest,
   QueuedResourceState,
@@ -12,10 +14,20 @@ import type {
   TpuNode,
   TpuOperation,
 } from '../../src/ports/tpu.js'
-import {TPU_ID, TPU_TYPE, workersOf} from './tpu-shapes.js'
+import {nodeProblem, TPU_ID, TPU_TYPE, workersOf} from './tpu-shapes.js'
 
 /** The failure FakeTpu gives a queued resource that found no capacity. */
 export const NO_CAPACITY = {code: 8, message: 'There is no more capacity in the zone; you can try again later.'}
+
+/** A node state in a node's script; `gone` is its end (deleted, or its creation failed). */
+export type NodeScriptState = 'CREATING' | 'READY' | 'DELETING' | 'gone'
+
+/** The states a node goes through after a change, read by read, and how its operation ends. */
+interface NodeProgress {
+  script: NodeScriptState[]
+  operation: string
+  failure?: {code: number; message: string}
+}
 
 export class MemoryTpu implements TpuClient {
   readonly queued = new Map<string, QueuedResource & {script: QueuedResourceState[]}>()
@@ -27,6 +39,15 @@ export class MemoryTpu implements TpuClient {
   script: QueuedResourceState[] = ['ACCEPTED', 'PROVISIONING', 'ACTIVE']
   /** The states of the queued resource created with this id, instead of `script`. */
   readonly scripts = new Map<string, QueuedResourceState[]>()
+  /** The states a node created directly goes through, one per getNode read (the last one stays). */
+  nodeScript: NodeScriptState[] = ['CREATING', 'READY']
+  /** The states of the node created with this id, instead of `nodeScript`. */
+  readonly nodeScripts = new Map<string, NodeScriptState[]>()
+  /** Node creations that end their operation with this failure, the node gone (set by failNodeCreation). */
+  private readonly nodeFailures = new Map<string, {code: number; message: string}>()
+  private readonly progress = new Map<string, NodeProgress>()
+  /** The errors of node operations that ended in one, by operation name. */
+  private readonly operationErrors = new Map<string, {code: number; message: string}>()
   closed = 0
   private operations = 0
 
@@ -68,7 +89,90 @@ export class MemoryTpu implements TpuClient {
   }
   async getNode(l: TpuLocation, id: string): Promise<TpuNode | undefined> {
     this.fail('getNode')
-    return this.here(l) ? this.nodes.get(id) : undefined
+    if (!this.here(l)) return undefined
+    const progress = this.progress.get(id)
+    // The last state of the script stays until the operation is read.
+    if (progress) this.moveNode(id, progress.script.length > 1 ? progress.script.shift()! : progress.script[0]!)
+    return this.nodes.get(id)
+  }
+
+  /** The node's creation ends its operation with `failure` (default no capacity, as FakeTpu's), the node gone. */
+  failNodeCreation(id: string, failure: {code: number; message: string} = NO_CAPACITY): void {
+    this.nodeFailures.set(id, failure)
+  }
+
+  /** The node is preempted now: PREEMPTED, and its queued resource, if any, SUSPENDED (as FakeTpu's preempt). */
+  preempt(id: string): void {
+    const node = this.interrupt(id, 'PREEMPTED')
+    const qr = node.queuedResource ? this.queued.get(node.queuedResource) : undefined
+    if (qr) this.queued.set(qr.id, {...qr, state: 'SUSPENDED', script: []})
+  }
+
+  /** The node is TERMINATED now; its queued resource, if any, is left as it is. */
+  terminate(id: string): void {
+    this.interrupt(id, 'TERMINATED')
+  }
+
+  /** The node is STOPPED now; its queued resource, if any, is left as it is. */
+  stopNode(id: string): void {
+    this.interrupt(id, 'STOPPED')
+  }
+
+  private interrupt(id: string, state: string): TpuNode {
+    const node = this.nodes.get(id)
+    if (!node) throw new Error(`MemoryTpu: no node ${id}`)
+    this.progress.delete(id)
+    const next = {...node, state}
+    this.nodes.set(id, next)
+    return next
+  }
+
+  private moveNode(id: string, state: NodeScriptState): void {
+    const node = this.nodes.get(id)
+    if (!node) return
+    if (state === 'gone') this.nodes.delete(id)
+    else this.nodes.set(id, {...node, state})
+  }
+
+  async createNode(l: TpuLocation, r: NodeRequest): Promise<TpuOperation> {
+    this.fail('createNode')
+    this.requireHere(l)
+    const action = `create TPU node ${r.id}`
+    const problem = nodeProblem({
+      ...r,
+      spot: r.capacity === 'spot',
+      preemptible: r.capacity === 'preemptible',
+    })
+    if (problem) throw this.error(3, problem, action)
+    if (this.nodes.has(r.id)) throw this.error(6, `Resource '${this.name('nodes', r.id)}' already exists`, action)
+    const failure = this.nodeFailures.get(r.id)
+    this.nodeFailures.delete(r.id)
+    const script = failure ? ['CREATING', 'gone'] : (this.nodeScripts.get(r.id) ?? this.nodeScript)
+    const node = this.addNode(r.id, r.acceleratorType)
+    const metadata = {
+      ...(r.metadata ?? {}),
+      ...(r.startupScript === undefined ? {} : {'startup-script': r.startupScript}),
+    }
+    this.nodes.set(r.id, {...node, runtimeVersion: r.runtimeVersion, state: 'CREATING', metadata})
+    const op = this.operation(false)
+    this.progress.set(r.id, {
+      script: [...script] as NodeScriptState[],
+      operation: op.name,
+      ...(failure ? {failure} : {}),
+    })
+    return op
+  }
+
+  async deleteNode(l: TpuLocation, id: string): Promise<TpuOperation> {
+    this.fail('deleteNode')
+    const action = `delete TPU node ${id}`
+    const node = this.here(l) ? this.nodes.get(id) : undefined
+    if (!node) throw this.error(5, `Resource '${this.name('nodes', id)}' was not found`, action)
+    if (node.state === 'DELETING') throw this.error(9, `${this.name('nodes', id)} is being deleted.`, action)
+    this.nodes.set(id, {...node, state: 'DELETING'})
+    const op = this.operation(false)
+    this.progress.set(id, {script: ['DELETING', 'gone'], operation: op.name})
+    return op
   }
   async listQueuedResources(l: TpuLocation): Promise<QueuedResource[]> {
     this.fail('listQueuedResources')
@@ -163,7 +267,16 @@ export class MemoryTpu implements TpuClient {
     if (!number || Number(number) > this.operations) {
       throw this.error(5, `Operation ${name} not found.`, `read operation ${name.split('/').at(-1)}`)
     }
-    return {name, done: true}
+    // A node's operation is done when read: its creation or deletion is over (the node READY, or gone).
+    for (const [id, progress] of this.progress) {
+      if (progress.operation !== name) continue
+      this.moveNode(id, progress.script.at(-1)!)
+      this.progress.delete(id)
+      if (progress.failure) this.operationErrors.set(name, progress.failure)
+      break
+    }
+    const error = this.operationErrors.get(name)
+    return {name, done: true, ...(error ? {error} : {})}
   }
   async close(): Promise<void> {
     this.closed++

@@ -70,3 +70,26 @@ export interface QueuedResourceRequest {
   readonly reservation?: string
   readonly metadata?: Readonly<Record<string, string>>
 }
+
+/**
+ * How a TPU VM created directly (not through a queued resource) gets its capacity: on demand, Spot, or the older
+ * preemptible VMs (the node's `schedulingConfig.spot` or `.preemptible`). jobman's `pricing` names them ondemand, spot
+ * and preemptible.
+ */
+export type NodeCapacity = 'on-demand' | 'spot' | 'preemptible'
+
+/** What creating a TPU VM directly asks for (jobman's `allocation_mode: tpu-vm`; CreateNode of the TPU API). */
+export interface NodeRequest {
+  /** The node id: lowercase letters, digits and hyphens, starting with a letter. */
+  readonly id: string
+  readonly acceleratorType: string
+  readonly runtimeVersion: string
+  readonly capacity: NodeCapacity
+  /** The node's metadata; the startup script, when given, is added to it as `startup-script`. */
+  readonly metadata?: Readonly<Record<string, string>>
+  /** The startup script every worker runs at boot (metadata `startup-script`, which it replaces if both name it). */
+  readonly startupScript?: string
+  /** Network tags (firewall rules select the workers by them). */
+  readonly tags?: readonly string[]
+  readonly labels?: Readonly<Record<string, string>>
+}
