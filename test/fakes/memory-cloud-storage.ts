@@ -11,7 +11,8 @@
 //   - `changePolicy` is another writer: the policy changes and its etag with it, so a policy read before is stale.
 //   - Objects: an upload writes a new generation (with size, MD5 and CRC32C in base64); `ifGenerationMatch` 0 writes
 //     only a new object, another value only over that generation, else FAILED_PRECONDITION (412) writing nothing.
-//     A missing object reads (and downloads) as undefined and deletes as false; a missing bucket is NOT_FOUND.
+//     A missing object (or bucket) reads and downloads as undefined and deletes as false; an upload to or a listing of
+//     a missing bucket is NOT_FOUND.
 //     Listing is in name order, `prefixes` folding the names whose rest holds the delimiter. `addObject` seeds one.
 //   - Failures are ApiErrors classified as the adapter classifies the API's answers, saying what was being done.
 import {GRPC_STATUS} from '../../src/core/cluster/gke-errors.js'
