@@ -206,10 +206,19 @@ export function toLongRunningOperation(op: ApiOperation): LongRunningOperation {
 export interface Reply {
   readonly status: number
   readonly text: string
+  /** The body's bytes, when the request asked for them (`bytes: true`, a media download); `text` is then empty. */
+  readonly bytes?: Buffer
+  /** The reply's headers (a media download's generation and hashes). */
+  readonly headers?: {get(name: string): string | null}
 }
 
 export interface RequestOptions {
+  /** A JSON body. */
   readonly body?: unknown
+  /** Bytes sent as they are with their content type, instead of a JSON body (a media upload). */
+  readonly media?: {readonly data: Uint8Array<ArrayBuffer>; readonly contentType: string}
+  /** Read a 2xx answer's body as bytes (a media download), not text. */
+  readonly bytes?: boolean
   readonly signal?: AbortSignal
   /** Non-2xx statuses the caller handles (e.g. 404 for "missing"); every other one throws. */
   readonly answers?: readonly number[]
@@ -235,6 +244,13 @@ export class GoogleRest {
     const url = this.base + path
     const headers: Record<string, string> = {accept: 'application/json', ...(await this.authorize(url, context))}
     if (options.body !== undefined) headers['content-type'] = 'application/json'
+    if (options.media) headers['content-type'] = options.media.contentType
+    if (options.bytes) headers.accept = '*/*'
+    const body = options.media
+      ? options.media.data
+      : options.body === undefined
+        ? undefined
+        : JSON.stringify(options.body)
     const timeout = AbortSignal.timeout(this.timeoutMs)
     const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout
     let reply: Reply
@@ -242,10 +258,19 @@ export class GoogleRest {
       const response = await this.fetch(url, {
         method,
         headers,
-        ...(options.body === undefined ? {} : {body: JSON.stringify(options.body)}),
+        ...(body === undefined ? {} : {body}),
         signal,
       })
-      reply = {status: response.status, text: await response.text()}
+      const ok = response.status >= 200 && response.status < 300
+      reply =
+        options.bytes && ok
+          ? {
+              status: response.status,
+              text: '',
+              bytes: Buffer.from(await response.arrayBuffer()),
+              headers: response.headers,
+            }
+          : {status: response.status, text: await response.text(), headers: response.headers}
     } catch (error) {
       if (options.signal?.aborted) throw options.signal.reason
       const host = new URL(url).host

@@ -12,7 +12,8 @@ import type {ClientRequest, IncomingMessage, RequestOptions} from 'node:http'
 export interface HttpInit {
   readonly method?: string
   readonly headers?: Readonly<Record<string, string>>
-  readonly body?: string
+  /** Text, or bytes sent as they are (a Cloud Storage media upload). */
+  readonly body?: string | Uint8Array<ArrayBuffer>
   readonly signal?: AbortSignal
   /** @default 'follow' */
   readonly redirect?: 'follow' | 'manual'
@@ -25,6 +26,8 @@ export interface HttpReply {
   readonly headers: {get(name: string): string | null}
   text(): Promise<string>
   json(): Promise<unknown>
+  /** The body's bytes (a Cloud Storage media download). */
+  arrayBuffer(): Promise<ArrayBuffer>
 }
 
 export type Fetch = (url: string, init?: HttpInit) => Promise<HttpReply>
@@ -63,7 +66,7 @@ async function once(
   url: URL,
   method: string,
   headers: Record<string, string>,
-  body: string | undefined,
+  body: string | Uint8Array | undefined,
   signal: AbortSignal | undefined,
 ): Promise<HttpReply> {
   const name = url.protocol === 'https:' ? 'node:https' : 'node:http'
@@ -76,14 +79,15 @@ async function once(
       // Also a connection that drops mid-answer: the answer errs ('aborted') instead of ending.
       incoming.on('error', reject)
       incoming.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8')
+        const bytes = Buffer.concat(chunks)
         const status = incoming.statusCode ?? 0
         resolve({
           status,
           ok: status >= 200 && status < 300,
           headers: {get: (header) => headerValue(incoming, header)},
-          text: async () => text,
-          json: async () => JSON.parse(text) as unknown,
+          text: async () => bytes.toString('utf8'),
+          json: async () => JSON.parse(bytes.toString('utf8')) as unknown,
+          arrayBuffer: async () => bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength),
         })
       })
     })

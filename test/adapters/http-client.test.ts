@@ -18,7 +18,7 @@ let originA: string
 let originB: string
 
 async function listen(
-  handler: (url: string, respond: (status: number, headers?: object, body?: string) => void) => void,
+  handler: (url: string, respond: (status: number, headers?: object, body?: string | Buffer) => void) => void,
 ) {
   const server = createServer(async (request, response) => {
     const chunks: Buffer[] = []
@@ -39,6 +39,7 @@ beforeAll(async () => {
   ;({server: a, origin: originA} = await listen((url, respond) => {
     if (url === '/json')
       return respond(200, {'content-type': 'application/json', 'x-digest': 'sha256:1'}, '{"ok":true}')
+    if (url === '/bytes') return respond(200, {'content-type': 'application/octet-stream'}, BYTES)
     if (url === '/same') return respond(307, {location: '/json'})
     if (url === '/see-other') return respond(303, {location: '/json'})
     if (url === '/elsewhere') return respond(302, {location: `${originB}/landing`})
@@ -51,7 +52,16 @@ afterAll(async () => {
   await Promise.all([a, b].map((s) => new Promise((resolve) => s.close(resolve))))
 })
 
+/** Bytes that are not UTF-8: read as text and back, they would change. */
+const BYTES = Buffer.from([0xff, 0xfe, 0x00, 0x80, 0xc3])
+
 describe('nodeFetch', () => {
+  it('sends and answers bytes as they are', async () => {
+    const reply = await nodeFetch(`${originA}/bytes`, {method: 'POST', body: new Uint8Array(BYTES)})
+    expect(Buffer.from(await reply.arrayBuffer())).toEqual(BYTES)
+    expect(seen.at(-1)?.body).toBe(BYTES.toString())
+  })
+
   it('answers like fetch: status, ok, headers, text and JSON', async () => {
     const reply = await nodeFetch(`${originA}/json`)
     expect([reply.status, reply.ok, reply.headers.get('X-Digest'), reply.headers.get('absent')]).toEqual([

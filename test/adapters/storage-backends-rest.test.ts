@@ -224,6 +224,45 @@ describe('the Cloud Storage adapter', () => {
   })
 })
 
+describe('the Cloud Storage adapter: objects', () => {
+  it('uploads to the upload root beside the API root (a proxy path too), the bytes as they are, with the token', async () => {
+    storageFake.seedBucket({name: 'datasets'})
+    const seen: {url: string; authorization: string | undefined}[] = []
+    const fetch = redirectingFetch(seen, () => storageFake.endpoint)
+    const bytes = Buffer.from([0, 255, 13, 10, 128])
+    const direct = await createCloudStorageClient({accessToken: 'tok-1', fetch})
+    const written = await direct.uploadObject('datasets', 'runs/r 1/code.tgz', bytes, {
+      ifGenerationMatch: 0,
+      contentType: 'application/gzip',
+    })
+    const proxied = await createCloudStorageClient({
+      endpoint: 'https://proxy.example.test/gcs/storage/v1/',
+      accessToken: 'tok-1',
+      fetch,
+    })
+    await proxied.uploadObject('datasets', 'x', bytes).catch(() => undefined)
+    expect(seen).toEqual([
+      {
+        url: 'https://storage.googleapis.com/upload/storage/v1/b/datasets/o?uploadType=media&name=runs%2Fr+1%2Fcode.tgz&ifGenerationMatch=0',
+        authorization: 'Bearer tok-1',
+      },
+      {
+        url: 'https://proxy.example.test/upload/gcs/storage/v1/b/datasets/o?uploadType=media&name=x',
+        authorization: 'Bearer tok-1',
+      },
+    ])
+    expect(storageFake.object('datasets', 'runs/r 1/code.tgz')).toMatchObject({
+      data: bytes,
+      json: {contentType: 'application/gzip', size: '5', generation: written.generation},
+    })
+    // The download is the bytes, not text decoded and encoded again.
+    expect(await direct.downloadObject('datasets', 'runs/r 1/code.tgz')).toEqual(bytes)
+    expect(seen.at(-1)?.url).toBe(
+      'https://storage.googleapis.com/storage/v1/b/datasets/o/runs%2Fr%201%2Fcode.tgz?alt=media',
+    )
+  })
+})
+
 describe('endpoints and credentials', () => {
   const cases = [
     {

@@ -1,13 +1,17 @@
 // The Cloud Storage port's contract (port-contract.ts), held by MemoryCloudStorage (the planner and service tests')
 // and by the REST adapter talking to FakeCloudStorage: what attaching a gcsfuse storage and granting the workloads
 // access rest on (a bucket read as name, location and type; its IAM policy read and set with its etag, a stale etag
-// refused and nothing overwritten; conditions only at version 3), and the failures the one retry policy tells apart.
+// refused and nothing overwritten; conditions only at version 3), what TPU VM jobs rest on (objects uploaded,
+// conditioned on their generation, read, downloaded byte for byte, listed under a prefix with a delimiter across
+// pages, deleted), and the failures the one retry policy tells apart.
+import {Readable} from 'node:stream'
+
 import {expect} from 'vitest'
 
 import {createCloudStorageClient} from '../../src/adapters/cloud-storage-rest.js'
 import type {IamBinding, IamPolicy} from '../../src/core/storage/backends.js'
 import type {CloudStorageClient} from '../../src/ports/cloud-storage.js'
-import {defaultBindings} from './cloud-storage-shapes.js'
+import {crc32c, defaultBindings, md5Base64} from './cloud-storage-shapes.js'
 import {FakeCloudStorage, type StorageFault} from './fake-cloud-storage.js'
 import {HTTP_ERROR_OF} from './fake-server.js'
 import {MemoryCloudStorage, type CloudStorageCall, type CloudStorageFailure} from './memory-cloud-storage.js'
@@ -17,6 +21,8 @@ import {portContract, type ContractCase, type Step, type Subject} from './port-c
 interface StorageGiven {
   /** Buckets that exist (default US-CENTRAL1, a region), their policies a new bucket's for project p. */
   readonly buckets?: readonly {readonly name: string; readonly location?: string; readonly locationType?: string}[]
+  /** Objects that exist, in those buckets. */
+  readonly objects?: readonly {readonly bucket: string; readonly name: string; readonly data: string}[]
   /** Calls that fail, as Cloud Storage answers them. */
   readonly failing?: readonly (CloudStorageFailure & {readonly call: CloudStorageCall})[]
 }
@@ -28,6 +34,19 @@ const ROUTES: Readonly<Record<CloudStorageCall, Pick<StorageFault, 'method' | 'p
   getBucket: {method: 'GET', path: /^b\/[^/]+$/},
   getBucketIamPolicy: {method: 'GET', path: /\/iam$/},
   setBucketIamPolicy: {method: 'PUT', path: /\/iam$/},
+  uploadObject: {method: 'POST', path: /\/o$/},
+  getObject: {method: 'GET', path: /\/o\/[^/]+$/},
+  downloadObject: {method: 'GET', path: /\/o\/[^/]+$/},
+  listObjects: {method: 'GET', path: /\/o$/},
+  deleteObject: {method: 'DELETE', path: /\/o\/[^/]+$/},
+}
+
+/** A wire request that changed something, in the memory fake's words (`uploadObject data/name`). */
+function wireWrite(call: {method: string; path: string; query: Readonly<Record<string, string>>}): string {
+  const [, bucket = '', , object] = call.path.replace(/^\/upload\/storage\/v1\//, '').split('/')
+  if (call.method === 'PUT') return `setBucketIamPolicy ${decodeURIComponent(bucket)}`
+  if (call.method === 'POST') return `uploadObject ${decodeURIComponent(bucket)}/${call.query.name ?? ''}`
+  return `deleteObject ${decodeURIComponent(bucket)}/${decodeURIComponent(object ?? '')}`
 }
 
 const subjects: readonly Subject<CloudStorageClient, StorageGiven>[] = [
@@ -37,6 +56,7 @@ const subjects: readonly Subject<CloudStorageClient, StorageGiven>[] = [
     make: async (given = {}) => {
       memory = new MemoryCloudStorage()
       for (const {name, ...where} of given.buckets ?? []) memory.addBucket(name, where)
+      for (const {bucket, name, data} of given.objects ?? []) memory.addObject(bucket, name, data)
       for (const {call, ...failure} of given.failing ?? []) memory.failNext(call, failure)
       return memory
     },
@@ -47,10 +67,13 @@ const subjects: readonly Subject<CloudStorageClient, StorageGiven>[] = [
       wire = await FakeCloudStorage.start()
     },
     stop: () => wire.stop(),
-    writes: () => wire.mutatingCalls().map((c) => `setBucketIamPolicy ${decodeURIComponent(c.path.split('/')[1]!)}`),
+    writes: () => wire.mutatingCalls().map(wireWrite),
     make: async (given = {}) => {
       wire.reset()
+      // Two to a page: every listing the cases make goes across pages.
+      wire.pageSize = 2
       for (const bucket of given.buckets ?? []) wire.seedBucket(bucket)
+      for (const {bucket, name, data} of given.objects ?? []) wire.seedObject(bucket, name, data)
       for (const {call, status, message} of given.failing ?? []) {
         const [httpStatus, reason] = HTTP_ERROR_OF[status]!
         wire.faults.push({...ROUTES[call], status: httpStatus, reason, message})
@@ -100,20 +123,239 @@ function unavailableOnce(call: CloudStorageCall): ContractCase<CloudStorageClien
     getBucket: (storage) => storage.getBucket('data'),
     getBucketIamPolicy: readPolicy(),
     setBucketIamPolicy: addBindings([USER]),
+    uploadObject: (storage) => storage.uploadObject('data', 'new.txt', Buffer.from('new'), {ifGenerationMatch: 0}),
+    getObject: (storage) => storage.getObject('data', 'a.txt'),
+    downloadObject: (storage) => storage.downloadObject('data', 'a.txt'),
+    listObjects: (storage) => storage.listObjects('data'),
+    deleteObject: (storage) => storage.deleteObject('data', 'a.txt'),
   }
   return {
     name: `a ${call} answered 503 fails retryable (exit 7) and changed nothing; again, it goes through`,
-    given: {...DATA, failing: [{call, status: 'UNAVAILABLE', message: 'Backend Error'}]},
+    given: {...DATA, objects: [A_TXT], failing: [{call, status: 'UNAVAILABLE', message: 'Backend Error'}]},
     steps: [
       ...(call === 'setBucketIamPolicy' ? [{call: 'getBucketIamPolicy', run: readPolicy(), as: 'policy'}] : []),
       {call, run: run[call], fails: {status: 'UNAVAILABLE', kind: 'unavailable', retryable: true, exitCode: 7}},
       ...(call === 'setBucketIamPolicy' ? [{call: 'getBucketIamPolicy', run: readPolicy(), gives: NEW_POLICY}] : []),
+      {call: 'listObjects', run: names(), gives: ['a.txt']},
       {call: `${call} again`, run: run[call]},
     ],
   }
 }
 
+const A_TXT = {bucket: 'data', name: 'a.txt', data: 'a'}
+/** Every byte value, twice: what a text-only path would mangle. */
+const BINARY = Buffer.from([...Array.from({length: 256}, (_, i) => i), ...Array.from({length: 256}, (_, i) => 255 - i)])
+/** The names listed (all pages) under the prefix, and the prefixes folded by the delimiter. */
+const listing =
+  (prefix?: string, delimiter?: string) =>
+  async (storage: CloudStorageClient): Promise<{names: string[]; prefixes: readonly string[]}> => {
+    const {objects, prefixes} = await storage.listObjects('data', {
+      ...(prefix === undefined ? {} : {prefix}),
+      ...(delimiter === undefined ? {} : {delimiter}),
+    })
+    return {names: objects.map((o) => o.name), prefixes}
+  }
+const names = (prefix?: string) => async (storage: CloudStorageClient) => (await listing(prefix)(storage)).names
+const RUN = [
+  'runs/r1/logs/slice-0-worker-1.log',
+  'runs/r1/code.tgz',
+  'runs/r1/logs/slice-0-worker-0.log',
+  'other',
+  'runs/r2/code.tgz',
+  'runs/r1/status/w0',
+  'runs/r1/logs/slice-1-worker-0.log',
+]
+const NOT_FOUND = {status: 'NOT_FOUND', kind: 'not-found', retryable: false, exitCode: 4}
+const STALE = {status: 'FAILED_PRECONDITION', kind: 'conflict', retryable: false, exitCode: 6}
+const generationOf = (got: Readonly<Record<string, unknown>>, key: string) =>
+  (got[key] as {generation: string}).generation
+
 const cases: readonly ContractCase<CloudStorageClient, StorageGiven>[] = [
+  {
+    name: 'an object uploaded reads back with its size, MD5 and CRC32C in base64, a generation and its type, and downloads byte for byte',
+    given: DATA,
+    steps: [
+      {
+        call: 'uploadObject(runs/r1/code.tgz)',
+        run: (storage) => storage.uploadObject('data', 'runs/r1/code.tgz', BINARY, {contentType: 'application/gzip'}),
+        gives: {
+          bucket: 'data',
+          name: 'runs/r1/code.tgz',
+          size: 512,
+          md5Hash: md5Base64(BINARY),
+          crc32c: crc32c(BINARY),
+          generation: expect.stringMatching(/^\d+$/),
+          contentType: 'application/gzip',
+          metadata: {},
+          updated: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+        },
+        as: 'uploaded',
+      },
+      {
+        call: 'getObject(runs/r1/code.tgz) is what the upload answered',
+        run: async (storage, got) =>
+          (await storage.getObject('data', 'runs/r1/code.tgz'))?.generation === generationOf(got, 'uploaded'),
+        gives: true,
+      },
+      {
+        call: 'downloadObject(runs/r1/code.tgz)',
+        run: (s) => s.downloadObject('data', 'runs/r1/code.tgz'),
+        gives: BINARY,
+      },
+      {
+        call: 'uploadObject(from a stream)',
+        run: async (storage) => {
+          await storage.uploadObject('data', 'streamed', Readable.from([Buffer.from('one '), Buffer.from('two')]))
+          return [
+            (await storage.downloadObject('data', 'streamed'))?.toString(),
+            await storage.getObject('data', 'streamed'),
+          ]
+        },
+        gives: ['one two', expect.objectContaining({size: 7, contentType: 'application/octet-stream'})],
+      },
+      {...writes, gives: ['uploadObject data/runs/r1/code.tgz', 'uploadObject data/streamed']},
+    ],
+  },
+  {
+    name: 'ifGenerationMatch 0 writes only a new object, the generation read writes over it once, and a stale one is refused (exit 6, not retried), writing nothing',
+    given: DATA,
+    steps: [
+      {
+        call: 'uploadObject(v1, if none)',
+        run: (s) => s.uploadObject('data', 'state', Buffer.from('v1'), {ifGenerationMatch: 0}),
+        as: 'v1',
+      },
+      {
+        call: 'uploadObject(again, if none)',
+        run: (s) => s.uploadObject('data', 'state', Buffer.from('no'), {ifGenerationMatch: '0'}),
+        fails: {
+          ...STALE,
+          message: 'Could not upload gs://data/state: At least one of the pre-conditions you specified did not hold.',
+          hints: [
+            'gs://data/state is not the generation the write was made for (another writer came first); re-running reads it again.',
+          ],
+        },
+      },
+      {
+        call: 'uploadObject(v2, if v1)',
+        run: (s, got) =>
+          s.uploadObject('data', 'state', Buffer.from('v2'), {ifGenerationMatch: generationOf(got, 'v1')}),
+        as: 'v2',
+      },
+      {
+        call: 'a new generation',
+        run: async (_s, got) => generationOf(got, 'v2') !== generationOf(got, 'v1'),
+        gives: true,
+      },
+      {
+        call: 'uploadObject(v3, if v1)',
+        run: (s, got) =>
+          s.uploadObject('data', 'state', Buffer.from('v3'), {ifGenerationMatch: Number(generationOf(got, 'v1'))}),
+        fails: STALE,
+      },
+      {
+        call: 'downloadObject(state)',
+        run: async (s) => (await s.downloadObject('data', 'state'))?.toString(),
+        gives: 'v2',
+      },
+      {
+        call: 'uploadObject(if not a number)',
+        run: (s) => s.uploadObject('data', 'state', Buffer.from('x'), {ifGenerationMatch: 'latest'}),
+        fails: {status: 'INVALID_ARGUMENT', kind: 'usage', exitCode: 2},
+      },
+    ],
+  },
+  {
+    name: 'a listing is in name order across pages; a delimiter folds the names below it into prefixes',
+    given: {...DATA, objects: RUN.map((name) => ({bucket: 'data', name, data: name}))},
+    steps: [
+      {call: 'listObjects()', run: names(), gives: [...RUN].sort()},
+      {
+        call: 'listObjects(runs/r1/)',
+        run: listing('runs/r1/'),
+        gives: {
+          names: [
+            'runs/r1/code.tgz',
+            'runs/r1/logs/slice-0-worker-0.log',
+            'runs/r1/logs/slice-0-worker-1.log',
+            'runs/r1/logs/slice-1-worker-0.log',
+            'runs/r1/status/w0',
+          ],
+          prefixes: [],
+        },
+      },
+      {
+        call: 'listObjects(runs/, /)',
+        run: listing('runs/', '/'),
+        gives: {names: [], prefixes: ['runs/r1/', 'runs/r2/']},
+      },
+      {
+        call: 'listObjects(runs/r1/, /)',
+        run: listing('runs/r1/', '/'),
+        gives: {names: ['runs/r1/code.tgz'], prefixes: ['runs/r1/logs/', 'runs/r1/status/']},
+      },
+      {
+        call: 'listObjects(runs/r1/logs/slice-0)',
+        run: names('runs/r1/logs/slice-0'),
+        gives: ['runs/r1/logs/slice-0-worker-0.log', 'runs/r1/logs/slice-0-worker-1.log'],
+      },
+      {call: 'listObjects(nothing/)', run: listing('nothing/', '/'), gives: {names: [], prefixes: []}},
+    ],
+  },
+  {
+    name: 'names with slashes, spaces, #, ?, %, + and non-ASCII letters are one object each, read, listed and deleted as uploaded',
+    given: DATA,
+    steps: [
+      ...['dir/a b#c?d%e+f', 'ü/ñ.txt', 'plain'].map((name) => ({
+        call: `uploadObject(${name})`,
+        run: (s: CloudStorageClient) => s.uploadObject('data', name, Buffer.from(name)),
+      })),
+      {
+        call: 'getObject(dir/a b#c?d%e+f)',
+        run: async (s) => (await s.getObject('data', 'dir/a b#c?d%e+f'))?.name,
+        gives: 'dir/a b#c?d%e+f',
+      },
+      {
+        call: 'downloadObject(ü/ñ.txt)',
+        run: async (s) => (await s.downloadObject('data', 'ü/ñ.txt'))?.toString(),
+        gives: 'ü/ñ.txt',
+      },
+      {call: 'listObjects()', run: names(), gives: ['dir/a b#c?d%e+f', 'plain', 'ü/ñ.txt']},
+      {call: 'deleteObject(dir/a b#c?d%e+f)', run: (s) => s.deleteObject('data', 'dir/a b#c?d%e+f'), gives: true},
+      {call: 'listObjects()', run: names(), gives: ['plain', 'ü/ñ.txt']},
+    ],
+  },
+  {
+    name: 'a deleted object is gone; a missing one reads and downloads as none and deletes as false; a bad name is INVALID_ARGUMENT',
+    given: {...DATA, objects: [A_TXT]},
+    steps: [
+      {call: 'deleteObject(a.txt)', run: (s) => s.deleteObject('data', 'a.txt'), gives: true},
+      {call: 'getObject(a.txt)', run: (s) => s.getObject('data', 'a.txt'), gives: undefined},
+      {call: 'downloadObject(a.txt)', run: (s) => s.downloadObject('data', 'a.txt'), gives: undefined},
+      {call: 'deleteObject(a.txt) again', run: (s) => s.deleteObject('data', 'a.txt'), gives: false},
+      {call: 'listObjects()', run: names(), gives: []},
+      {
+        call: 'uploadObject(a line feed in the name)',
+        run: (s) => s.uploadObject('data', 'a\nb', Buffer.from('x')),
+        fails: {status: 'INVALID_ARGUMENT', kind: 'usage', exitCode: 2},
+      },
+      {...writes, gives: ['deleteObject data/a.txt', 'deleteObject data/a.txt', 'uploadObject data/a\nb']},
+    ],
+  },
+  {
+    name: 'in a bucket that does not exist, objects read as none, and an upload or a listing is NOT_FOUND (exit 4)',
+    steps: [
+      {call: 'getObject(gone/a)', run: (s) => s.getObject('gone', 'a'), gives: undefined},
+      {call: 'downloadObject(gone/a)', run: (s) => s.downloadObject('gone', 'a'), gives: undefined},
+      {call: 'deleteObject(gone/a)', run: (s) => s.deleteObject('gone', 'a'), gives: false},
+      {
+        call: 'uploadObject(gone/a)',
+        run: (s) => s.uploadObject('gone', 'a', Buffer.from('x')),
+        fails: {...NOT_FOUND, message: 'Could not upload gs://gone/a: The specified bucket does not exist.'},
+      },
+      {call: 'listObjects(gone)', run: (s) => s.listObjects('gone'), fails: NOT_FOUND},
+    ],
+  },
   {
     name: 'a bucket that does not exist reads as none',
     steps: [{call: 'getBucket(nothing)', run: (storage) => storage.getBucket('nothing'), gives: undefined}],

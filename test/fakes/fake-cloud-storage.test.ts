@@ -1,11 +1,25 @@
 // FakeCloudStorage on the wire, as its spec (fake-cloud-storage.md) says: the Cloud Storage JSON API's bucket and IAM
 // routes, its JSON (storage#bucket, storage#policy) and its error bodies (errors[] with a reason, no gRPC status),
 // the etag check of a policy write, the refusals and the faults. Raw requests, so the bodies are checked as sent.
+import {execFile} from 'node:child_process'
+import {promisify} from 'node:util'
+
 import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest'
 
 import {FakeCloudStorage, storageErrors} from './fake-cloud-storage.js'
 
 let fake: FakeCloudStorage
+
+/** curl, as a worker's startup script runs it (asynchronously: the fake answers from this process). */
+async function curl(...args: string[]): Promise<{code: number; stdout: string}> {
+  try {
+    const {stdout} = await promisify(execFile)('curl', ['-sS', '--max-time', '10', ...args], {encoding: 'utf8'})
+    return {code: 0, stdout}
+  } catch (error) {
+    const failed = error as {code?: number; stdout?: string}
+    return {code: failed.code ?? -1, stdout: failed.stdout ?? ''}
+  }
+}
 
 beforeAll(async () => {
   fake = await FakeCloudStorage.start()
@@ -95,7 +109,9 @@ describe('FakeCloudStorage: buckets', () => {
     fake.seedBucket({name: 'data'})
     for (const [method, path] of [
       ['POST', 'b/data/iam'],
-      ['GET', 'b/data/o'],
+      ['PUT', 'b/data/o'],
+      ['POST', 'b/data/o'],
+      ['PUT', 'b/data/o/a'],
       ['GET', 'b'],
       ['DELETE', 'b/data'],
       ['GET', 'b/data/iam/testPermissions'],
@@ -268,5 +284,151 @@ describe('FakeCloudStorage: faults and the log', () => {
       ['PUT', 'b/data/iam', {}, 200],
     ])
     expect(fake.mutatingCalls().map((c) => c.body)).toEqual([{etag: 'CAE=', bindings: [VIEWER]}])
+  })
+})
+
+describe('FakeCloudStorage: objects', () => {
+  const upload = (bucket: string, query: string, body: string | Buffer, contentType = 'text/plain') =>
+    fetch(`${fake.endpoint}/upload/storage/v1/b/${bucket}/o?${query}`, {
+      method: 'POST',
+      headers: {'content-type': contentType},
+      body: new Uint8Array(typeof body === 'string' ? Buffer.from(body) : body),
+    }).then(async (r) => ({status: r.status, body: (await r.json()) as Record<string, unknown>}))
+
+  it('writes a media upload as storage#object: int64s as strings, MD5 and CRC32C in base64, links to itself', async () => {
+    fake.seedBucket({name: 'data'})
+    const reply = await upload('data', 'uploadType=media&name=runs%2Fr1%2Fcode.tgz', '123456789', 'application/gzip')
+    expect(reply).toEqual({
+      status: 200,
+      body: {
+        kind: 'storage#object',
+        id: `data/runs/r1/code.tgz/${String(reply.body.generation)}`,
+        selfLink: 'https://www.googleapis.com/storage/v1/b/data/o/runs%2Fr1%2Fcode.tgz',
+        mediaLink: `https://storage.googleapis.com/download/storage/v1/b/data/o/runs%2Fr1%2Fcode.tgz?generation=${String(reply.body.generation)}&alt=media`,
+        name: 'runs/r1/code.tgz',
+        bucket: 'data',
+        generation: expect.stringMatching(/^\d{16}$/),
+        metageneration: '1',
+        contentType: 'application/gzip',
+        storageClass: 'STANDARD',
+        size: '9',
+        // The check values of "123456789": MD5 25f9e794323b453885f5181f1b624d0b, CRC32C e3069283.
+        md5Hash: Buffer.from('25f9e794323b453885f5181f1b624d0b', 'hex').toString('base64'),
+        crc32c: Buffer.from('e3069283', 'hex').toString('base64'),
+        etag: expect.any(String),
+        timeCreated: expect.any(String),
+        updated: expect.any(String),
+        timeStorageClassUpdated: expect.any(String),
+      },
+    })
+    expect(fake.object('data', 'runs/r1/code.tgz')?.data.toString()).toBe('123456789')
+    expect(fake.calls.at(-1)).toMatchObject({method: 'POST', path: '/upload/storage/v1/b/data/o', status: 200})
+  })
+
+  it('serves alt=media to any client, curl included, with the generation and hashes in x-goog headers', async () => {
+    fake.seedBucket({name: 'data'})
+    const seeded = fake.seedObject('data', 'code/run.sh', '#!/bin/bash\necho hi\n', {contentType: 'text/x-sh'})
+    const url = `${fake.endpoint}/storage/v1/b/data/o/${encodeURIComponent('code/run.sh')}?alt=media`
+    const response = await fetch(url)
+    expect([response.status, await response.text()]).toEqual([200, '#!/bin/bash\necho hi\n'])
+    expect({
+      type: response.headers.get('content-type'),
+      generation: response.headers.get('x-goog-generation'),
+      hash: response.headers.get('x-goog-hash'),
+    }).toEqual({
+      type: 'text/x-sh',
+      generation: seeded.generation,
+      hash: `crc32c=${seeded.crc32c},md5=${seeded.md5Hash}`,
+    })
+    expect(await curl('--fail', url)).toEqual({code: 0, stdout: '#!/bin/bash\necho hi\n'})
+    // The mediaLink form too.
+    const media = await fetch(`${fake.endpoint}/download/storage/v1/b/data/o/code%2Frun.sh?alt=media`)
+    expect(await media.text()).toBe('#!/bin/bash\necho hi\n')
+    expect((await curl('--fail', `${fake.endpoint}/storage/v1/b/data/o/nothing?alt=media`)).code).toBe(22)
+    // And a log uploaded with curl, as a worker uploads its log at the end.
+    const uploaded = await curl(
+      '--fail',
+      '-X',
+      'POST',
+      '--data-binary',
+      'exit 0\n',
+      '-H',
+      'content-type: text/plain',
+      `${fake.endpoint}/upload/storage/v1/b/data/o?uploadType=media&name=logs%2Fslice-0-worker-0.log`,
+    )
+    expect([uploaded.code, JSON.parse(uploaded.stdout).name]).toEqual([0, 'logs/slice-0-worker-0.log'])
+    expect(fake.object('data', 'logs/slice-0-worker-0.log')?.data.toString()).toBe('exit 0\n')
+  })
+
+  it('refuses a failed generation condition with 412 conditionNotMet, and a bad one with 400, writing nothing', async () => {
+    fake.seedBucket({name: 'data'})
+    const first = await upload('data', 'uploadType=media&name=state&ifGenerationMatch=0', 'v1')
+    expect(first.status).toBe(200)
+    expect(await upload('data', 'uploadType=media&name=state&ifGenerationMatch=0', 'v2')).toEqual({
+      status: 412,
+      body: storageError(412, 'conditionNotMet', 'At least one of the pre-conditions you specified did not hold.'),
+    })
+    expect((await upload('data', 'uploadType=media&name=state&ifGenerationMatch=x', 'v2')).status).toBe(400)
+    const second = await upload(
+      'data',
+      `uploadType=media&name=state&ifGenerationMatch=${String(first.body.generation)}`,
+      'v2',
+    )
+    expect(second.status).toBe(200)
+    expect(BigInt(String(second.body.generation))).toBeGreaterThan(BigInt(String(first.body.generation)))
+    expect(fake.object('data', 'state')?.data.toString()).toBe('v2')
+  })
+
+  it('answers missing objects and buckets 404, a missing name 400, and an upload type other than media 400', async () => {
+    fake.seedBucket({name: 'data'})
+    expect(await send('GET', 'b/data/o/nothing')).toEqual({
+      status: 404,
+      body: storageError(404, 'notFound', 'No such object: data/nothing'),
+    })
+    expect(await send('GET', 'b/gone/o')).toEqual({
+      status: 404,
+      body: storageError(404, 'notFound', 'The specified bucket does not exist.'),
+    })
+    expect((await upload('data', 'uploadType=media', 'x')).body).toEqual(storageError(400, 'required', 'Required'))
+    expect((await upload('data', 'uploadType=resumable&name=a', 'x')).status).toBe(400)
+    expect((await upload('gone', 'uploadType=media&name=a', 'x')).status).toBe(404)
+    const deleted = await fetch(`${fake.endpoint}/storage/v1/b/data/o/nothing`, {method: 'DELETE'})
+    expect(deleted.status).toBe(404)
+  })
+
+  it('deletes with 204 and no body', async () => {
+    fake.seedBucket({name: 'data'})
+    fake.seedObject('data', 'a', 'x')
+    const response = await fetch(`${fake.endpoint}/storage/v1/b/data/o/a`, {method: 'DELETE'})
+    expect([response.status, await response.text()]).toEqual([204, ''])
+    expect(fake.objectNames('data')).toEqual([])
+    expect(fake.mutatingCalls().map((c) => [c.method, c.path])).toEqual([['DELETE', 'b/data/o/a']])
+  })
+
+  it('lists storage#objects in byte order, items and prefixes counted together in pages of maxResults', async () => {
+    fake.seedBucket({name: 'data'})
+    for (const name of ['b/1', 'a', 'b/2', 'c', 'B', 'b/x/3', 'd/4']) fake.seedObject('data', name, name)
+    const pages: unknown[] = []
+    let token: string | undefined
+    do {
+      const query = `delimiter=%2F&maxResults=2${token ? `&pageToken=${token}` : ''}`
+      const {body} = await send('GET', `b/data/o?${query}`)
+      pages.push([(body.items as {name: string}[] | undefined)?.map((i) => i.name), body.prefixes])
+      expect(body.kind).toBe('storage#objects')
+      token = body.nextPageToken as string | undefined
+    } while (token)
+    expect(pages).toEqual([
+      [['B', 'a'], undefined],
+      [['c'], ['b/']],
+      [undefined, ['d/']],
+    ])
+    const under = await send('GET', 'b/data/o?prefix=b%2F&delimiter=%2F')
+    expect([(under.body.items as {name: string}[]).map((i) => i.name), under.body.prefixes]).toEqual([
+      ['b/1', 'b/2'],
+      ['b/x/'],
+    ])
+    expect((await send('GET', 'b/data/o?pageToken=%%%')).status).toBe(400)
+    fake.pageSize = 3
+    expect(((await send('GET', 'b/data/o')).body.items as unknown[]).length).toBe(3)
   })
 })

@@ -51,11 +51,16 @@ export async function closeServer(server: Server): Promise<void> {
 }
 
 /** A request's whole body as text. */
-export function readBody(request: IncomingMessage): Promise<string> {
+export async function readBody(request: IncomingMessage): Promise<string> {
+  return (await readBodyBytes(request)).toString('utf8')
+}
+
+/** A request's whole body as bytes. */
+export function readBodyBytes(request: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = []
     request.on('data', (chunk: Buffer) => chunks.push(chunk))
-    request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')))
+    request.on('end', () => resolve(Buffer.concat(chunks)))
     request.on('error', reject)
   })
 }
@@ -345,6 +350,21 @@ export class HttpAnswer extends Error {
   }
 }
 
+/** An answer that is not JSON: bytes (a media download) or nothing (a 204), with its headers. */
+export class RawReply {
+  constructor(
+    readonly status: number,
+    readonly body: Buffer,
+    readonly headers: Readonly<Record<string, string>> = {},
+  ) {}
+}
+
+/** What a route is given besides the call and its text: the body's bytes and the request's headers. */
+export interface RawRequest {
+  readonly bytes: Buffer
+  readonly headers: IncomingMessage['headers']
+}
+
 /** Which requests a fault of a JSON REST fake fits: its method, and its path below the API root. */
 export interface HttpFaultMatch extends Fault {
   readonly method?: string
@@ -374,8 +394,8 @@ export abstract class JsonRestFake<F extends HttpFaultMatch, Operation = never, 
   /** What a fault answers; undefined for one that only delays. */
   protected abstract faultAnswer(fault: F): HttpAnswer | undefined
 
-  /** Serves a request: the JSON of its 200 answer, or it throws an {@link HttpAnswer}. */
-  protected abstract route(call: HttpCall, text: string, pathname: string): object | Promise<object>
+  /** Serves a request: the JSON of its 200 answer (or a {@link RawReply}), or it throws an {@link HttpAnswer}. */
+  protected abstract route(call: HttpCall, text: string, pathname: string, raw: RawRequest): object | Promise<object>
 
   /** Starts the server; the fakes' own `start()` calls it. */
   protected async listen(name: string): Promise<this> {
@@ -427,7 +447,8 @@ export abstract class JsonRestFake<F extends HttpFaultMatch, Operation = never, 
   /** One request: logged, played through the faults, routed, and answered as JSON. */
   private async serve(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const url = new URL(request.url ?? '/', 'http://fake')
-    const text = await readBody(request)
+    const bytes = await readBodyBytes(request)
+    const text = bytes.toString('utf8')
     const call: HttpCall = {
       method: request.method ?? 'GET',
       path: url.pathname.startsWith(this.root) ? url.pathname.slice(this.root.length) : url.pathname,
@@ -440,6 +461,11 @@ export abstract class JsonRestFake<F extends HttpFaultMatch, Operation = never, 
     const answer = (status: number, body: object | string) => {
       call.status = status
       if (response.destroyed) return
+      if (body instanceof RawReply) {
+        response.writeHead(body.status, {...body.headers, 'content-length': String(body.body.length)})
+        response.end(body.body)
+        return
+      }
       const json = typeof body !== 'string'
       response.writeHead(status, {
         'content-type': json ? 'application/json; charset=UTF-8' : 'text/html; charset=UTF-8',
@@ -456,10 +482,12 @@ export abstract class JsonRestFake<F extends HttpFaultMatch, Operation = never, 
         latencyMs: 0,
         timers: this.delays,
         stopped: () => this.stopped,
-        serve: () => this.route(call, text, url.pathname),
+        serve: () => this.route(call, text, url.pathname, {bytes, headers: request.headers}),
       })
       if (outcome.kind === 'stopped') return
-      if (outcome.kind === 'served') return answer(200, outcome.value)
+      if (outcome.kind === 'served') {
+        return answer(outcome.value instanceof RawReply ? outcome.value.status : 200, outcome.value)
+      }
       const faulted = this.faultAnswer(outcome.fault)!
       answer(faulted.httpStatus, faulted.body)
     } catch (error) {

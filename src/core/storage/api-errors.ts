@@ -35,6 +35,11 @@ export const cloudStorageAction = {
   read: (bucket: string) => `read bucket ${bucket}`,
   readIam: (bucket: string) => `read the IAM policy of bucket ${bucket}`,
   setIam: (bucket: string) => `set the IAM policy of bucket ${bucket}`,
+  upload: (bucket: string, object: string) => `upload gs://${bucket}/${object}`,
+  readObject: (bucket: string, object: string) => `read gs://${bucket}/${object}`,
+  download: (bucket: string, object: string) => `download gs://${bucket}/${object}`,
+  list: (bucket: string, prefix: string) => `list gs://${bucket}/${prefix}`,
+  deleteObject: (bucket: string, object: string) => `delete gs://${bucket}/${object}`,
 }
 
 const RATE_LIMIT = /rate limit|per minute|per second|too many requests|quota metric '?[\w.]*requests/i
@@ -116,12 +121,15 @@ export function filestoreApiError(
   return classifiedApiError(failure, context.action, classifyBy(failure, filestoreRules(context)))
 }
 
-function cloudStorageRules(bucket: string): ApiRules {
+function cloudStorageRules(bucket: string, object: string | undefined): ApiRules {
   return {
     transient: 'Cloud Storage did not answer or failed transiently; re-run the command.',
     disabled:
       'The Cloud Storage JSON API is disabled in the project: enable it with `gcloud services enable storage-api.googleapis.com`, wait a minute, and re-run.',
-    permission: `Your credentials lack a permission on bucket ${bucket}: reading it needs storage.buckets.get and storage.buckets.getIamPolicy, granting access storage.buckets.setIamPolicy (roles/storage.admin on the bucket or its project).`,
+    permission:
+      object === undefined
+        ? `Your credentials lack a permission on bucket ${bucket}: reading it needs storage.buckets.get and storage.buckets.getIamPolicy, granting access storage.buckets.setIamPolicy (roles/storage.admin on the bucket or its project).`
+        : `Your credentials lack a permission on the objects of bucket ${bucket}: storage.objects.create, get, list and delete (roles/storage.objectUser on the bucket or its project).`,
     other: 'Cloud Storage failed the request; the message above says why.',
     classify: (status) => {
       switch (status) {
@@ -138,9 +146,11 @@ function cloudStorageRules(bucket: string): ApiRules {
             "Cloud Storage rejected the request; the message above says which part. A bucket's name is 3-63 lowercase letters, digits, -, _ and . (without gs://).",
           ])
         case 'FAILED_PRECONDITION':
-          // 412: the policy's etag is not the current one. Sending the same etag again can never pass.
+          // 412: the policy's etag, or the object's generation, is not the current one. The same again can never pass.
           return final('conflict', [
-            "The bucket's IAM policy changed since it was read (another change came first); re-running reads it again.",
+            object === undefined
+              ? "The bucket's IAM policy changed since it was read (another change came first); re-running reads it again."
+              : `gs://${bucket}/${object} is not the generation the write was made for (another writer came first); re-running reads it again.`,
           ])
         case 'ALREADY_EXISTS':
         case 'ABORTED':
@@ -155,7 +165,11 @@ function cloudStorageRules(bucket: string): ApiRules {
 /** Classifies a Cloud Storage JSON API failure into an {@link ApiError}. */
 export function cloudStorageApiError(
   failure: StorageApiFailure,
-  context: {readonly action: string; readonly bucket: string},
+  context: {readonly action: string; readonly bucket: string; readonly object?: string},
 ): ApiError {
-  return classifiedApiError(failure, context.action, classifyBy(failure, cloudStorageRules(context.bucket)))
+  return classifiedApiError(
+    failure,
+    context.action,
+    classifyBy(failure, cloudStorageRules(context.bucket, context.object)),
+  )
 }

@@ -80,3 +80,30 @@ export interface IamBinding {
   readonly members: readonly string[]
   readonly condition?: {readonly title: string; readonly expression: string; readonly description?: string}
 }
+
+/** A Cloud Storage object's metadata as xpk uses it (a `storage#object`). */
+export interface StorageObject {
+  readonly bucket: string
+  readonly name: string
+  /** Bytes. */
+  readonly size: number
+  /** Base64 of the content's MD5, as the API writes it; composite objects have none. */
+  readonly md5Hash?: string
+  /** Base64 of the content's CRC32C (big-endian), as the API writes it. */
+  readonly crc32c: string
+  /** Changes on every write of the object: an int64, as a decimal string. */
+  readonly generation: string
+  readonly contentType?: string
+  /** The object's custom metadata. */
+  readonly metadata: Readonly<Record<string, string>>
+  /** RFC 3339 time of the last write. */
+  readonly updated: string
+}
+
+/** What a listing under a prefix holds: the objects, and the "directories" a delimiter folded. */
+export interface ObjectListing {
+  /** In name order. */
+  readonly objects: readonly StorageObject[]
+  /** The names cut after the delimiter (with it) of the objects not listed, in order; empty without a delimiter. */
+  readonly prefixes: readonly string[]
+}

@@ -133,10 +133,31 @@ describe('what the words and the reasons change', () => {
       'create Filestore instance i',
       'delete Filestore instance i',
     ])
-    expect(Object.values(cloudStorageAction).map((action) => action('b'))).toEqual([
+    expect(Object.values(cloudStorageAction).map((action) => action('b', 'logs/w0.log'))).toEqual([
       'read bucket b',
       'read the IAM policy of bucket b',
       'set the IAM policy of bucket b',
+      'upload gs://b/logs/w0.log',
+      'read gs://b/logs/w0.log',
+      'download gs://b/logs/w0.log',
+      'list gs://b/logs/w0.log',
+      'delete gs://b/logs/w0.log',
+    ])
+  })
+
+  it("says which object a failed generation condition or a missing permission was about, and the bucket's otherwise", () => {
+    const onObject = (status: string) =>
+      cloudStorageApiError(
+        {code: GRPC_STATUS.indexOf(status as never), message: 'no'},
+        {action: 'upload gs://datasets/code.tgz', bucket: 'datasets', object: 'code.tgz'},
+      )
+    expect(onObject('FAILED_PRECONDITION').hints.join(' ')).toContain('gs://datasets/code.tgz is not the generation')
+    expect(storage('FAILED_PRECONDITION').hints.join(' ')).toContain("bucket's IAM policy changed")
+    expect(onObject('PERMISSION_DENIED').hints.join(' ')).toContain('storage.objects.create')
+    expect(storage('PERMISSION_DENIED').hints.join(' ')).not.toContain('storage.objects')
+    expect([onObject('FAILED_PRECONDITION').kind, onObject('FAILED_PRECONDITION').retryable]).toEqual([
+      'conflict',
+      false,
     ])
   })
 })
