@@ -7,6 +7,7 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 
+import {FakeCloudStorage} from '../fakes/fake-cloud-storage.js'
 import {FakeTpu} from '../fakes/fake-tpu.js'
 import {makeBaseImage} from '../helpers/base-image.js'
 import {dockerAvailable, explainDockerSkip, removeImages} from '../helpers/docker.js'
@@ -21,6 +22,7 @@ if (missing) console.warn(`SKIPPING xpk vm job tests: ${missing}.`)
 if (!dockerAvailable) explainDockerSkip('xpk vm job with the docker environment')
 
 let fake: FakeTpu
+let storage: FakeCloudStorage
 let ssh: SshWorkers
 let home: string
 let state: string
@@ -29,6 +31,7 @@ const temps: string[] = []
 const env = () =>
   isolatedEnv({
     XPK_TPU_ENDPOINT: `http://${fake.endpoint}`,
+    XPK_STORAGE_ENDPOINT: storage.endpoint,
     HOME: home,
     XDG_CONFIG_HOME: join(home, 'xdg'),
     XDG_STATE_HOME: state,
@@ -122,6 +125,9 @@ describe.skipIf(missing)('xpk vm job against real sshd workers and the fake TPU 
         Array.from({length: count}, (_, w) => ({ipAddress: ssh.workers[w].host, port: 8470})),
       onMetadata: (_nodeId, metadata) => ssh.authorize([0, 1], metadata['ssh-keys'] ?? ''),
     })
+    storage = await FakeCloudStorage.start()
+    storage.seedBucket({name: 'ckpt-us-central2', location: 'us-central2'})
+    storage.seedBucket({name: 'ckpt-europe', location: 'europe-west4'})
     home = mkdtempSync(join(tmpdir(), 'xpk-job-home-'))
     state = mkdtempSync(join(tmpdir(), 'xpk-job-state-'))
     temps.push(home, state)
@@ -134,6 +140,7 @@ describe.skipIf(missing)('xpk vm job against real sshd workers and the fake TPU 
 
   afterAll(async () => {
     await fake?.stop()
+    await storage?.stop()
     await ssh?.stop()
     for (const dir of temps) rmSync(dir, {recursive: true, force: true})
   })
@@ -369,4 +376,84 @@ describe.skipIf(missing)('xpk vm job against real sshd workers and the fake TPU 
       })
     },
   )
+
+  describe('the gcsfuse module', () => {
+    const gcsfuseConfig = (bucket: string) =>
+      [
+        'job:',
+        '  name: fuse-job',
+        '  loop: false',
+        'tpu:',
+        '  allocation_mode: queued-resources',
+        '  accelerator: v4-16',
+        '  name: ${job.name}',
+        `  zone: ${ZONE}`,
+        '  version: tpu-ubuntu2204-base',
+        '  pricing: ondemand',
+        'gcsfuse:',
+        `  bucket_name: ${bucket}`,
+        '  mount_path: /tmp/xpk-job-gcs-${job.name}',
+        'setup:',
+        '  modules: [gcsfuse, command]',
+        'command:',
+        '  cmd: cat /tmp/xpk-job-gcs-fuse-job/mounted-by',
+        '  workers: all',
+        '',
+      ].join('\n')
+
+    it("refuses a bucket outside the TPU zone's region before anything is created (exit 2, no mutation)", async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'xpk-job-fuse-'))
+      temps.push(dir)
+      writeFileSync(join(dir, 'job.yaml'), gcsfuseConfig('ckpt-europe'))
+      const mark = markRequests({tpu: fake, storage})
+      const result = await xpk('vm', 'job', 'create', '--config', join(dir, 'job.yaml'), '--project', PROJECT)
+      expect(result.code).toBe(2)
+      expect(result.stderr).toContain(
+        "gcsfuse.bucket_name: the bucket ckpt-europe is in europe-west4, not in the TPU's region us-central2",
+      )
+      expect(mutationsSince({tpu: fake, storage}, mark)).toEqual([])
+      const missing = join(dir, 'missing.yaml')
+      writeFileSync(missing, gcsfuseConfig('no-such-bucket'))
+      const absent = await xpk('vm', 'job', 'create', '--config', missing, '--project', PROJECT)
+      expect(absent.code).toBe(2)
+      expect(absent.stderr).toContain('the bucket no-such-bucket does not exist')
+    })
+
+    it('mounts the bucket on every worker (gcsfuse stands in as a script: it cannot run here) before the command', async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'xpk-job-fuse-'))
+      temps.push(dir)
+      writeFileSync(join(dir, 'job.yaml'), gcsfuseConfig('ckpt-us-central2'))
+      for (const w of ssh.workers) {
+        mkdirSync(join(w.home, 'bin'), {recursive: true})
+        // Records what it was asked; the real one mounts the bucket at the path.
+        writeFileSync(
+          join(w.home, 'bin', 'gcsfuse'),
+          '#!/bin/sh\nfor a; do last=$a; done\nmkdir -p "$last" && echo "gcsfuse $*" > "$last/mounted-by"\n',
+          {mode: 0o755},
+        )
+      }
+      rmSync('/tmp/xpk-job-gcs-fuse-job', {recursive: true, force: true})
+      const result = await xpk(
+        'vm',
+        'job',
+        'create',
+        '--config',
+        join(dir, 'job.yaml'),
+        '--project',
+        PROJECT,
+        '--ssh-port',
+        String(ssh.port),
+        '--foreground',
+        '--json',
+      )
+      rmSync('/tmp/xpk-job-gcs-fuse-job', {recursive: true, force: true})
+      expect(result.code, result.stderr).toBe(0)
+      const out = JSON.parse(result.stdout)
+      expect(out.job.status).toBe('SUCCEEDED')
+      expect(log(out.job.id, 'gcsfuse_worker_0')).toContain('mounted at')
+      expect(log(out.job.id, 'command_worker_1.attempt-1')).toContain(
+        'gcsfuse --implicit-dirs ckpt-us-central2 /tmp/xpk-job-gcs-fuse-job',
+      )
+    }, 60_000)
+  })
 })
