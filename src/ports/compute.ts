@@ -36,7 +36,7 @@ export interface ObservedWorkloadPolicy {
  * The part of the Compute Engine API xpk needs. Implementations throw `ApiError` (core/errors.ts: classified,
  * with hints) for API failures and do not retry: retries are the caller's job.
  */
-export interface ComputeClient extends ComputeReservations {
+export interface ComputeClient extends ComputeReservations, ComputeNetworks {
   /** Resolves `undefined` when the policy does not exist. */
   getWorkloadPolicy(project: string, region: string, name: string): Promise<ObservedWorkloadPolicy | undefined>
   /**
@@ -49,6 +49,94 @@ export interface ComputeClient extends ComputeReservations {
   getMachineType(project: string, zone: string, name: string): Promise<MachineTypeCapacity | undefined>
   /** A region's quotas (`regions.get`): metric, limit and usage of each; `undefined` when there is no such region. */
   getRegionQuotas(project: string, region: string): Promise<readonly RegionQuota[] | undefined>
+}
+
+/**
+ * The VPC networks, subnetworks and firewall rules of GPU clusters (Compute Engine v1 `networks`, `subnetworks`,
+ * `firewalls`). Inserts resolve their operation, or `exists` when the name is taken (409); deletes resolve their
+ * operation, or `gone` when there is nothing of that name (404). Networks and firewall rules are global, so their
+ * operations are read with `getGlobalOperation`; subnetworks are regional (`getRegionOperation`). A network still
+ * used by a subnetwork or firewall rule is not deleted: its delete operation ends with a conflict.
+ */
+export interface ComputeNetworks {
+  getNetwork(project: string, name: string): Promise<ObservedNetwork | undefined>
+  /** Every network of the project (all pages). */
+  listNetworks(project: string): Promise<readonly ObservedNetwork[]>
+  insertNetwork(spec: NetworkSpec): Promise<ComputeOperation | 'exists'>
+  deleteNetwork(project: string, name: string): Promise<ComputeOperation | 'gone'>
+  getSubnetwork(project: string, region: string, name: string): Promise<ObservedSubnetwork | undefined>
+  /** Every subnetwork of the project in the region (all pages). */
+  listSubnetworks(project: string, region: string): Promise<readonly ObservedSubnetwork[]>
+  insertSubnetwork(spec: SubnetworkSpec): Promise<ComputeOperation | 'exists'>
+  deleteSubnetwork(project: string, region: string, name: string): Promise<ComputeOperation | 'gone'>
+  getFirewall(project: string, name: string): Promise<ObservedFirewall | undefined>
+  /** Every firewall rule of the project (all pages). */
+  listFirewalls(project: string): Promise<readonly ObservedFirewall[]>
+  insertFirewall(spec: FirewallSpec): Promise<ComputeOperation | 'exists'>
+  deleteFirewall(project: string, name: string): Promise<ComputeOperation | 'gone'>
+  getGlobalOperation(project: string, name: string): Promise<ComputeOperation>
+}
+
+/** A custom-mode VPC network to create. */
+export interface NetworkSpec {
+  readonly project: string
+  readonly name: string
+  /** Bytes; 8244 for GPUDirect-TCPX/TCPXO networks, 8896 for RDMA ones. */
+  readonly mtu: number
+  /** A network profile of the project (`<zone>-vpc-roce` for RDMA networks), or null for a plain VPC. */
+  readonly networkProfile: string | null
+}
+
+/** A subnetwork to create in a network (named, not a URL) of the same project. */
+export interface SubnetworkSpec {
+  readonly project: string
+  readonly region: string
+  readonly name: string
+  readonly network: string
+  readonly ipCidrRange: string
+}
+
+/** One protocol (and its ports, none meaning all) a firewall rule allows. */
+export interface FirewallAllowed {
+  readonly protocol: string
+  readonly ports: readonly string[]
+}
+
+/** An ingress firewall rule to create on a network (named, not a URL) of the same project. */
+export interface FirewallSpec {
+  readonly project: string
+  readonly name: string
+  readonly network: string
+  readonly sourceRanges: readonly string[]
+  readonly allowed: readonly FirewallAllowed[]
+}
+
+/** A network as Compute Engine reports it; names instead of URLs, `null` for what it left out. */
+export interface ObservedNetwork {
+  readonly name: string
+  readonly mtu: number | null
+  readonly autoCreateSubnetworks: boolean | null
+  /** The network profile's name (the last part of its URL). */
+  readonly networkProfile: string | null
+  /** Its subnetworks as `region/name`. */
+  readonly subnetworks: readonly string[]
+}
+
+export interface ObservedSubnetwork {
+  readonly name: string
+  readonly region: string
+  /** The network's name. */
+  readonly network: string
+  readonly ipCidrRange: string | null
+}
+
+export interface ObservedFirewall {
+  readonly name: string
+  /** The network's name. */
+  readonly network: string
+  readonly direction: string | null
+  readonly sourceRanges: readonly string[]
+  readonly allowed: readonly FirewallAllowed[]
 }
 
 /** What Compute Engine reports of a machine type, as far as Kueue's quotas need it. */
