@@ -957,6 +957,7 @@ function inClusterInputs(
     placement: placementAfterPlan(plan, observed),
     nodePoolsChange: nodePoolStepIds(plan).length > 0,
     coreDns: {replicas: coreDnsReplicas(desired.spec.defaultPool.nodeCount)},
+    ...(desired.gpuNetworks?.length ? {gpuNetworks: desired.gpuNetworks} : {}),
   }
 }
 

@@ -11,7 +11,7 @@
  * get no `--additional-node-network`, without which the nodes have no NIC on those networks (GKE's guide passes them).
  */
 import type {Accelerator} from '../catalog/types.js'
-import type {KubeObject} from '../kube/release-manifest.js'
+import type {GkeNetworkObject} from '../incluster/types.js'
 import type {
   FirewallSpec,
   NetworkSpec,
@@ -77,18 +77,18 @@ export function additionalNodeNetworks(networks: readonly GpuNetwork[]): {networ
 }
 
 /** The `Network` and `GKENetworkParamSet` objects (networking.gke.io/v1) of each network, as Python xpk's YAML. */
-export function gpuNetworkObjects(networks: readonly GpuNetwork[]): KubeObject[] {
+export function gpuNetworkObjects(networks: readonly GpuNetwork[]): GkeNetworkObject[] {
   const group = 'networking.gke.io'
   return [
     ...networks.map((n) => ({
-      apiVersion: `${group}/v1`,
-      kind: 'Network',
+      apiVersion: `${group}/v1` as const,
+      kind: 'Network' as const,
       metadata: {name: n.podNetwork},
       spec: {parametersRef: {group, kind: 'GKENetworkParamSet', name: n.podNetwork}, type: 'Device'},
     })),
     ...networks.map((n) => ({
-      apiVersion: `${group}/v1`,
-      kind: 'GKENetworkParamSet',
+      apiVersion: `${group}/v1` as const,
+      kind: 'GKENetworkParamSet' as const,
       metadata: {name: n.podNetwork},
       spec: {vpc: n.network.name, vpcSubnet: n.subnetwork.name, deviceMode: 'NetDevice'},
     })),
