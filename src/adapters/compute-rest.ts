@@ -11,7 +11,14 @@ import type {
   AcceleratorCount,
   ComputeClient,
   ComputeOperation as PortOperation,
+  FirewallAllowed,
+  FirewallSpec,
   MachineTypeCapacity,
+  NetworkSpec,
+  ObservedFirewall,
+  ObservedNetwork,
+  ObservedSubnetwork,
+  SubnetworkSpec,
   RegionQuota,
   ObservedReservation,
   ObservedReservationBlock,
@@ -99,6 +106,7 @@ const OPERATION_ERROR_CODES: Readonly<Record<string, number>> = {
   INVALID_ARGUMENT: 3,
   BAD_REQUEST: 3,
   CONDITION_NOT_MET: 9,
+  RESOURCE_IN_USE_BY_ANOTHER_RESOURCE: 9,
   INTERNAL_ERROR: 13,
   SERVICE_UNAVAILABLE: 14,
 }
@@ -227,10 +235,136 @@ class ComputeRestClient implements ComputeClient {
     const path = `${regionPath(project, region)}/operations/${segment(name)}`
     const reading = {action: `check operation ${name}`, project, location: region}
     const op = this.rest.json<ComputeOperation>(await this.rest.request('GET', path, reading), reading)
-    // Its failure is told as what the operation did, e.g. "create workload policy NAME", like the insert's own.
-    const policy = /\/resourcePolicies\/([^/]+)$/.exec(op.targetLink ?? '')?.[1]
-    const action = policy && op.operationType === 'insert' ? `create workload policy ${policy}` : reading.action
-    return toPortOperation(op, {...reading, action})
+    return toPortOperation(op, {...reading, action: operationAction(op) ?? reading.action})
+  }
+
+  async getGlobalOperation(project: string, name: string): Promise<PortOperation> {
+    const path = `${globalPath(project)}/operations/${segment(name)}`
+    const reading = {action: `check operation ${name}`, project, location: 'global'}
+    const op = this.rest.json<ComputeOperation>(await this.rest.request('GET', path, reading), reading)
+    return toPortOperation(op, {...reading, action: operationAction(op) ?? reading.action})
+  }
+
+  async getNetwork(project: string, name: string): Promise<ObservedNetwork | undefined> {
+    const context = {action: `read network ${name}`, project, location: 'global'}
+    const found = await this.rest.getOrMissing<RestNetwork>(`${globalPath(project)}/networks/${segment(name)}`, context)
+    return found && toNetwork(found, name)
+  }
+
+  async listNetworks(project: string): Promise<readonly ObservedNetwork[]> {
+    const context = {action: 'list networks', project, location: 'global'}
+    const items = await this.listItems<RestNetwork>(`${globalPath(project)}/networks`, context)
+    return items.map((n) => toNetwork(n, ''))
+  }
+
+  insertNetwork(spec: NetworkSpec): Promise<PortOperation | 'exists'> {
+    const body = {
+      name: spec.name,
+      autoCreateSubnetworks: false,
+      mtu: spec.mtu,
+      ...(spec.networkProfile
+        ? {networkProfile: `${SELF_BASE}${globalPath(spec.project)}/networkProfiles/${segment(spec.networkProfile)}`}
+        : {}),
+    }
+    const context = {action: `create network ${spec.name}`, project: spec.project, location: 'global'}
+    return this.insert(`${globalPath(spec.project)}/networks`, body, context)
+  }
+
+  deleteNetwork(project: string, name: string): Promise<PortOperation | 'gone'> {
+    const context = {action: `delete network ${name}`, project, location: 'global'}
+    return this.remove(`${globalPath(project)}/networks/${segment(name)}`, context)
+  }
+
+  async getSubnetwork(project: string, region: string, name: string): Promise<ObservedSubnetwork | undefined> {
+    const context = {action: `read subnetwork ${name}`, project, location: region}
+    const path = `${regionPath(project, region)}/subnetworks/${segment(name)}`
+    const found = await this.rest.getOrMissing<RestSubnetwork>(path, context)
+    return found && toSubnetwork(found, name, region)
+  }
+
+  async listSubnetworks(project: string, region: string): Promise<readonly ObservedSubnetwork[]> {
+    const context = {action: `list the subnetworks of region ${region}`, project, location: region}
+    const items = await this.listItems<RestSubnetwork>(`${regionPath(project, region)}/subnetworks`, context)
+    return items.map((s) => toSubnetwork(s, '', region))
+  }
+
+  insertSubnetwork(spec: SubnetworkSpec): Promise<PortOperation | 'exists'> {
+    const body = {
+      name: spec.name,
+      network: `${SELF_BASE}${globalPath(spec.project)}/networks/${segment(spec.network)}`,
+      ipCidrRange: spec.ipCidrRange,
+    }
+    const context = {action: `create subnetwork ${spec.name}`, project: spec.project, location: spec.region}
+    return this.insert(`${regionPath(spec.project, spec.region)}/subnetworks`, body, context)
+  }
+
+  deleteSubnetwork(project: string, region: string, name: string): Promise<PortOperation | 'gone'> {
+    const context = {action: `delete subnetwork ${name}`, project, location: region}
+    return this.remove(`${regionPath(project, region)}/subnetworks/${segment(name)}`, context)
+  }
+
+  async getFirewall(project: string, name: string): Promise<ObservedFirewall | undefined> {
+    const context = {action: `read firewall rule ${name}`, project, location: 'global'}
+    const found = await this.rest.getOrMissing<RestFirewall>(
+      `${globalPath(project)}/firewalls/${segment(name)}`,
+      context,
+    )
+    return found && toFirewall(found, name)
+  }
+
+  async listFirewalls(project: string): Promise<readonly ObservedFirewall[]> {
+    const context = {action: 'list firewall rules', project, location: 'global'}
+    const items = await this.listItems<RestFirewall>(`${globalPath(project)}/firewalls`, context)
+    return items.map((f) => toFirewall(f, ''))
+  }
+
+  insertFirewall(spec: FirewallSpec): Promise<PortOperation | 'exists'> {
+    const body = {
+      name: spec.name,
+      network: `${SELF_BASE}${globalPath(spec.project)}/networks/${segment(spec.network)}`,
+      direction: 'INGRESS',
+      sourceRanges: [...spec.sourceRanges],
+      allowed: spec.allowed.map((a) => ({
+        IPProtocol: a.protocol,
+        ...(a.ports.length > 0 ? {ports: [...a.ports]} : {}),
+      })),
+    }
+    const context = {action: `create firewall rule ${spec.name}`, project: spec.project, location: 'global'}
+    return this.insert(`${globalPath(spec.project)}/firewalls`, body, context)
+  }
+
+  deleteFirewall(project: string, name: string): Promise<PortOperation | 'gone'> {
+    const context = {action: `delete firewall rule ${name}`, project, location: 'global'}
+    return this.remove(`${globalPath(project)}/firewalls/${segment(name)}`, context)
+  }
+
+  /** An insert: its operation, or `exists` for a 409 (the name is taken). */
+  private async insert(path: string, body: object, context: ApiContext): Promise<PortOperation | 'exists'> {
+    const reply = await this.rest.request('POST', path, context, {body, answers: [409]})
+    if (reply.status === 409) return 'exists'
+    return toPortOperation(this.rest.json<ComputeOperation>(reply, context), context)
+  }
+
+  /** A delete: its operation, or `gone` for a 404 (nothing of that name). */
+  private async remove(path: string, context: ApiContext): Promise<PortOperation | 'gone'> {
+    const reply = await this.rest.request('DELETE', path, context, {answers: [404]})
+    if (reply.status === 404) return 'gone'
+    return toPortOperation(this.rest.json<ComputeOperation>(reply, context), context)
+  }
+
+  /** Every item of a list, page by page. */
+  private async listItems<T>(path: string, context: ApiContext): Promise<T[]> {
+    const out: T[] = []
+    let token: string | undefined
+    do {
+      const page = this.rest.json<RestList<T>>(
+        await this.rest.request('GET', token ? `${path}?pageToken=${encodeURIComponent(token)}` : path, context),
+        context,
+      )
+      out.push(...(page.items ?? []))
+      token = page.nextPageToken || undefined
+    } while (token)
+    return out
   }
 
   async getReservation(project: string, zone: string, name: string): Promise<ObservedReservation | undefined> {
@@ -400,6 +534,85 @@ function toBlock(b: RestBlock): ObservedReservationBlock {
     inUseCount: count(b.inUseCount),
     status: b.status ?? null,
     health: b.healthInfo?.healthStatus ?? null,
+  }
+}
+
+function globalPath(project: string): string {
+  return `projects/${segment(project)}/global`
+}
+
+/** Resource URLs in request bodies, as Compute Engine writes them itself. */
+const SELF_BASE = 'https://www.googleapis.com/compute/v1/'
+
+/** The resource a URL names: its last part. */
+const lastPart = (url: string | undefined): string => (url ?? '').split('/').at(-1) ?? ''
+
+/** What an operation did, in the words of the call that started it ("create network NAME"); undefined if unknown. */
+function operationAction(op: ComputeOperation): string | undefined {
+  const match = /\/(resourcePolicies|networks|subnetworks|firewalls)\/([^/]+)$/.exec(op.targetLink ?? '')
+  if (!match || (op.operationType !== 'insert' && op.operationType !== 'delete')) return undefined
+  const noun = {
+    resourcePolicies: 'workload policy',
+    networks: 'network',
+    subnetworks: 'subnetwork',
+    firewalls: 'firewall rule',
+  }[match[1]!]
+  return `${op.operationType === 'insert' ? 'create' : 'delete'} ${noun} ${match[2]}`
+}
+
+interface RestNetwork {
+  readonly name?: string
+  readonly mtu?: number
+  readonly autoCreateSubnetworks?: boolean
+  readonly networkProfile?: string
+  readonly subnetworks?: readonly string[]
+}
+interface RestSubnetwork {
+  readonly name?: string
+  readonly region?: string
+  readonly network?: string
+  readonly ipCidrRange?: string
+}
+interface RestFirewall {
+  readonly name?: string
+  readonly network?: string
+  readonly direction?: string
+  readonly sourceRanges?: readonly string[]
+  readonly allowed?: readonly {readonly IPProtocol?: string; readonly ports?: readonly string[]}[]
+}
+
+function toNetwork(n: RestNetwork, name: string): ObservedNetwork {
+  return {
+    name: n.name ?? name,
+    mtu: typeof n.mtu === 'number' ? n.mtu : null,
+    autoCreateSubnetworks: typeof n.autoCreateSubnetworks === 'boolean' ? n.autoCreateSubnetworks : null,
+    networkProfile: n.networkProfile ? lastPart(n.networkProfile) : null,
+    subnetworks: (n.subnetworks ?? []).map((url) => {
+      const parts = url.split('/')
+      return `${parts.at(-3) ?? ''}/${parts.at(-1) ?? ''}`
+    }),
+  }
+}
+
+function toSubnetwork(s: RestSubnetwork, name: string, region: string): ObservedSubnetwork {
+  return {
+    name: s.name ?? name,
+    region: s.region ? lastPart(s.region) : region,
+    network: lastPart(s.network),
+    ipCidrRange: s.ipCidrRange ?? null,
+  }
+}
+
+function toFirewall(f: RestFirewall, name: string): ObservedFirewall {
+  return {
+    name: f.name ?? name,
+    network: lastPart(f.network),
+    direction: f.direction ?? null,
+    sourceRanges: [...(f.sourceRanges ?? [])],
+    allowed: (f.allowed ?? []).map((a): FirewallAllowed => ({
+      protocol: a.IPProtocol ?? '',
+      ports: [...(a.ports ?? [])],
+    })),
   }
 }
 

@@ -404,6 +404,9 @@ class ContainerApiClient implements GkeClient {
         metadataMode === 'GKE_METADATA' || metadataMode === 'GCE_METADATA'
           ? (metadataMode as WorkloadMetadataMode)
           : null,
+      ...(p.networkConfig?.additionalNodeNetworkConfigs?.length
+        ? {additionalNodeNetworks: p.networkConfig.additionalNodeNetworkConfigs.map((c) => c.network ?? '')}
+        : {}),
     }
   }
 }
@@ -530,8 +533,15 @@ export function toApiNodePool(spec: NodePoolSpec): ApiNodePool {
         : {}),
     management: {autoRepair: spec.management.autoRepair, autoUpgrade: spec.management.autoUpgrade},
     ...(spec.queuedProvisioning ? {queuedProvisioning: {enabled: true}} : {}),
-    ...(spec.acceleratorNetworkProfile
-      ? {networkConfig: {acceleratorNetworkProfile: spec.acceleratorNetworkProfile}}
+    ...(spec.acceleratorNetworkProfile || spec.additionalNodeNetworks?.length
+      ? {
+          networkConfig: {
+            ...(spec.acceleratorNetworkProfile ? {acceleratorNetworkProfile: spec.acceleratorNetworkProfile} : {}),
+            ...(spec.additionalNodeNetworks?.length
+              ? {additionalNodeNetworkConfigs: spec.additionalNodeNetworks.map((n) => ({...n}))}
+              : {}),
+          },
+        }
       : {}),
   }
 }

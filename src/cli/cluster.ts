@@ -337,7 +337,12 @@ export const clusterCreateRayFlags = {
 }
 
 /** The flags of `xpk cluster delete`. */
-export const clusterDeleteFlags = {...targetFlags, ...gkeEndpointFlag, ...changeFlags}
+export const clusterDeleteFlags = {
+  ...targetFlags,
+  ...gkeEndpointFlag,
+  'compute-endpoint': clusterCreateFlags['compute-endpoint'],
+  ...changeFlags,
+}
 
 /** The flags of `xpk cluster list`: no cluster, a zone narrows the list to its region. */
 export const clusterListFlags = {
@@ -457,7 +462,7 @@ export async function adaptCluster(
   )
 }
 
-/** `xpk cluster delete`: GKE on first use. Project, zone and cluster are required. */
+/** `xpk cluster delete`: GKE and Compute Engine (the GPU networks) on first use. Project, zone and cluster are required. */
 export async function deleteCluster(
   options: FlagOptions<typeof clusterDeleteFlags>,
   run: Invocation,
@@ -474,7 +479,13 @@ export async function deleteCluster(
       timing,
       lock: clusterLock(timing),
     },
-    {gke: wiring.gkeConnector(settings), console: run.console, signal: run.signal, ...wiring.systemClock},
+    {
+      gke: wiring.gkeConnector(settings),
+      compute: computeConnector(settings),
+      console: run.console,
+      signal: run.signal,
+      ...wiring.systemClock,
+    },
   )
 }
 

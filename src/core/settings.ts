@@ -62,7 +62,7 @@ export const SETTINGS = [
     key: 'compute-endpoint',
     env: 'XPK_COMPUTE_ENDPOINT',
     gcloudProperty: 'api_endpoint_overrides/compute',
-    description: 'Compute Engine API endpoint override (used for workload placement policies).',
+    description: 'Compute Engine API endpoint override (workload placement policies, reservations, GPU networks).',
     validate: (v: string) => endpointProblem(v),
   },
 ] as const satisfies readonly SettingDefinition[]

@@ -1,5 +1,7 @@
 import {
+  isGpuNetworkStep,
   type ClusterUpdateStep,
+  type GpuNetworkStep,
   type NodePoolStep,
   type NodePoolUpdateStep,
   type PlacementPolicyStep,
@@ -23,6 +25,7 @@ import {pollUntil, withRetries, withRetriesIdempotent, type Clock, type RetryOpt
 import {OperationWatcher} from './operation-watcher.js'
 import {runSteps, type GraphStep, type StepOutcome} from './step-graph.js'
 import {createWorkloadPolicy} from './workload-policy.js'
+import {applyGpuNetworkStep} from './gpu-networks.js'
 
 /** How the apply runs. */
 export interface ApplyOptions {
@@ -167,8 +170,14 @@ class Runner {
    */
   private graph(poolSteps: readonly NodePoolStep[]): GraphStep[] {
     const clusterStep = this.plan.steps.find((s) => s.resource === 'cluster')
-    if (clusterStep?.action === 'delete') {
-      return [this.step('cluster', clusterStep.name, 'delete', () => this.deleteCluster(clusterStep.wait))]
+    const networkSteps = this.plan.steps.filter(isGpuNetworkStep).filter((s) => s.action !== 'none')
+    if (clusterStep?.action === 'delete' || networkSteps.some((s) => s.action === 'delete')) {
+      return [
+        ...(clusterStep?.action === 'delete'
+          ? [this.step('cluster', clusterStep.name, 'delete', () => this.deleteCluster(clusterStep.wait))]
+          : []),
+        ...this.networkDeletions(networkSteps, clusterStep?.action === 'delete'),
+      ]
     }
     const steps: GraphStep[] = []
     const needsCluster: {id: string; because: string}[] = []
@@ -210,6 +219,24 @@ class Runner {
         needs: needsCluster,
       })
     }
+    // The GPU networks need nothing of the cluster: they are made while it is created. A subnetwork or firewall rule
+    // follows its network; pools that attach the networks follow all of them.
+    const networkIds: {id: string; because: string}[] = []
+    for (const s of networkSteps) {
+      const id = `${s.resource}:${s.name}`
+      const network = s.resource === 'network' ? undefined : (s.spec as {network: string} | null)?.network
+      const parent = networkSteps.some((n) => n.resource === 'network' && n.name === network)
+      steps.push({
+        ...this.step(s.resource, s.name, 'create', () => this.applyNetworkStep(s), id),
+        announce: true,
+        needs: parent ? [{id: `network:${network}`, because: `network ${network} could not be created`}] : [],
+      })
+      networkIds.push({
+        id,
+        because: `its GPU ${s.resource === 'firewall' ? 'firewall rule' : s.resource} ${s.name} could not be created`,
+      })
+    }
+    const needsNetworks = (spec: NodePoolSpec | null) => (spec?.additionalNodeNetworks?.length ? networkIds : [])
     const usesPolicy = (s: NodePoolStep) =>
       policyStep !== undefined && s.spec?.placementPolicy?.type === 'workload-policy'
     const deletions: string[] = []
@@ -252,6 +279,7 @@ class Runner {
             : []),
           ...(s.action === 'recreate' ? [{id: `delete:${s.name}`, because: 'its deletion failed'}] : []),
           ...needsIdentity(s.spec),
+          ...needsNetworks(s.spec),
         ],
         after: [...deletions, ...updates],
       })
@@ -288,6 +316,50 @@ class Runner {
       steps.push({...s, needs: [...needsCluster, ...(s.needs ?? [])], after: [...(s.after ?? []), ...updates]})
     }
     return steps
+  }
+
+  /**
+   * `cluster delete`'s GPU network steps: firewall rules and subnetworks once the cluster is gone (its nodes used
+   * them), then each network once nothing on it is left (Compute refuses to delete a network in use).
+   */
+  private networkDeletions(networkSteps: readonly GpuNetworkStep[], afterCluster: boolean): GraphStep[] {
+    const needsCluster = afterCluster ? [{id: 'cluster', because: 'the cluster could not be deleted'}] : []
+    const users = networkSteps.filter((s) => s.resource !== 'network')
+    const userIds = users.map((s) => ({
+      id: `${s.resource}:${s.name}`,
+      because: `${s.resource === 'firewall' ? 'firewall rule' : 'subnetwork'} ${s.name} could not be deleted`,
+    }))
+    return [
+      ...users.map((s) => ({
+        ...this.step(s.resource, s.name, 'delete', () => this.applyNetworkStep(s), `${s.resource}:${s.name}`),
+        announce: true,
+        needs: needsCluster,
+      })),
+      ...networkSteps
+        .filter((s) => s.resource === 'network')
+        .map((s) => ({
+          ...this.step(s.resource, s.name, 'delete', () => this.applyNetworkStep(s), `network:${s.name}`),
+          announce: true,
+          needs: [...needsCluster, ...userIds],
+        })),
+    ]
+  }
+
+  /** Creates or deletes a GPU network, subnetwork or firewall rule and waits for its operation. */
+  private async applyNetworkStep(step: GpuNetworkStep): Promise<void> {
+    this.progress(step.name, step.action === 'create' ? 'creating' : 'deleting')
+    if (!this.deps.compute) {
+      throw new XpkError(
+        'failed',
+        `${step.resource} ${step.name} cannot be changed: Compute Engine is not reachable here.`,
+      )
+    }
+    const compute = await this.deps.compute()
+    this.sentChanges = true
+    await applyGpuNetworkStep(compute, this.plan.project, step, {
+      ...this.retryOptions(step.name),
+      poll: this.options.timing.operations,
+    })
   }
 
   private step(resource: string, name: string, action: string, run: () => Promise<void>, id = resource): GraphStep {

@@ -7,8 +7,26 @@ import type {
 } from '../core/cluster/reservations.js'
 import type {RegionQuota} from '../core/doctor/checks.js'
 import type {ApiError} from '../core/errors.js'
+import type {
+  FirewallAllowed,
+  FirewallSpec,
+  NetworkSpec,
+  ObservedFirewall,
+  ObservedNetwork,
+  ObservedSubnetwork,
+  SubnetworkSpec,
+} from '../core/cluster/vpc.js'
 
 export type {RegionQuota}
+export type {
+  FirewallAllowed,
+  FirewallSpec,
+  NetworkSpec,
+  ObservedFirewall,
+  ObservedNetwork,
+  ObservedSubnetwork,
+  SubnetworkSpec,
+}
 export type {AcceleratorCount, ObservedReservation, ObservedReservationBlock, ReservationHealth, WorkloadPolicySpec}
 
 /** A regional Compute Engine operation. */
@@ -36,7 +54,7 @@ export interface ObservedWorkloadPolicy {
  * The part of the Compute Engine API xpk needs. Implementations throw `ApiError` (core/errors.ts: classified,
  * with hints) for API failures and do not retry: retries are the caller's job.
  */
-export interface ComputeClient extends ComputeReservations {
+export interface ComputeClient extends ComputeReservations, ComputeNetworks {
   /** Resolves `undefined` when the policy does not exist. */
   getWorkloadPolicy(project: string, region: string, name: string): Promise<ObservedWorkloadPolicy | undefined>
   /**
@@ -49,6 +67,32 @@ export interface ComputeClient extends ComputeReservations {
   getMachineType(project: string, zone: string, name: string): Promise<MachineTypeCapacity | undefined>
   /** A region's quotas (`regions.get`): metric, limit and usage of each; `undefined` when there is no such region. */
   getRegionQuotas(project: string, region: string): Promise<readonly RegionQuota[] | undefined>
+}
+
+/**
+ * The VPC networks, subnetworks and firewall rules of GPU clusters (Compute Engine v1 `networks`, `subnetworks`,
+ * `firewalls`). Inserts resolve their operation, or `exists` when the name is taken (409); deletes resolve their
+ * operation, or `gone` when there is nothing of that name (404). Networks and firewall rules are global, so their
+ * operations are read with `getGlobalOperation`; subnetworks are regional (`getRegionOperation`). A network still
+ * used by a subnetwork or firewall rule is not deleted: its delete operation ends with a conflict.
+ */
+export interface ComputeNetworks {
+  getNetwork(project: string, name: string): Promise<ObservedNetwork | undefined>
+  /** Every network of the project (all pages). */
+  listNetworks(project: string): Promise<readonly ObservedNetwork[]>
+  insertNetwork(spec: NetworkSpec): Promise<ComputeOperation | 'exists'>
+  deleteNetwork(project: string, name: string): Promise<ComputeOperation | 'gone'>
+  getSubnetwork(project: string, region: string, name: string): Promise<ObservedSubnetwork | undefined>
+  /** Every subnetwork of the project in the region (all pages). */
+  listSubnetworks(project: string, region: string): Promise<readonly ObservedSubnetwork[]>
+  insertSubnetwork(spec: SubnetworkSpec): Promise<ComputeOperation | 'exists'>
+  deleteSubnetwork(project: string, region: string, name: string): Promise<ComputeOperation | 'gone'>
+  getFirewall(project: string, name: string): Promise<ObservedFirewall | undefined>
+  /** Every firewall rule of the project (all pages). */
+  listFirewalls(project: string): Promise<readonly ObservedFirewall[]>
+  insertFirewall(spec: FirewallSpec): Promise<ComputeOperation | 'exists'>
+  deleteFirewall(project: string, name: string): Promise<ComputeOperation | 'gone'>
+  getGlobalOperation(project: string, name: string): Promise<ComputeOperation>
 }
 
 /** What Compute Engine reports of a machine type, as far as Kueue's quotas need it. */

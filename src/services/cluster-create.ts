@@ -22,6 +22,7 @@ import {
   type ReservationTarget,
 } from '../core/cluster/reservations.js'
 import {SLICING_FLAGS} from '../core/cluster/slicing.js'
+import {gpuNetworkDifferences, type ObservedGpuNetworks} from '../core/cluster/gpu-networks.js'
 import {DEFAULT_PATHWAYS_MACHINE_TYPE, PATHWAYS_CPU_POOL, pathwaysMachineProblem} from '../core/cluster/pathways.js'
 import {chooseControlPlaneVersion, chooseNodeVersion} from '../core/cluster/versions.js'
 import {combinedKind, UsageError, XpkError} from '../core/errors.js'
@@ -128,7 +129,7 @@ export interface ClusterCreateOptions {
 export interface ClusterCreateDeps extends Omit<ApplyDeps, 'gke' | 'compute'> {
   /** Connects to GKE; never called for offline plans. */
   readonly gke: () => Promise<GkeClient>
-  /** Connects to Compute Engine; called only to read reservations or when the plan makes a workload placement policy. */
+  /** Connects to Compute Engine: to read reservations, the GPU networks (and create them), or make a workload placement policy. */
   readonly compute: () => Promise<ComputeClient>
   /**
    * Connects to the cluster's Kubernetes API: through `--kubeconfig` when given, else from the GKE cluster's
@@ -239,10 +240,11 @@ export async function createCluster(
     if (!options.dryRun) refuseIfHeld(spec.name, lock, options.lock)
     const lockShown = {view: lock, staleSeconds}
     desired = withVersions(desired, observed, serverConfig)
-    let plan = planCluster(desired, observed)
+    const gpuNetworks = await lookUpGpuNetworks(desired, deps, retry)
+    let plan = planCluster(desired, observed, undefined, gpuNetworks)
     // Only a plan that creates pools naming a workload policy needs to know whether that policy exists.
     if (plan.steps.some((s) => s.resource === 'placementPolicy')) {
-      plan = planCluster(desired, observed, await lookUpPlacementPolicy(desired, deps, retry))
+      plan = planCluster(desired, observed, await lookUpPlacementPolicy(desired, deps, retry), gpuNetworks)
     }
     if (room) plan = refuseOrNoteShortage(plan, room.capacities, reservationTarget, options.flags.force, desired)
     const inputs = inClusterInputs(desired, options, plan, observed)
@@ -780,6 +782,44 @@ async function lookUpPlacementPolicy(
   return found.status === 'CREATING' ? 'creating' : 'exists'
 }
 
+/**
+ * The GPU networks, subnetworks and firewall rules the pools need, read by name (none for other types). One of those
+ * names that holds something else than xpk would make (another MTU, range or rule) is a conflict: xpk never changes
+ * or replaces a network others may use, so it is refused (exit 6) before anything is sent.
+ */
+async function lookUpGpuNetworks(
+  desired: DesiredCluster,
+  deps: ClusterCreateDeps,
+  retry: RetryOptions,
+): Promise<ObservedGpuNetworks | undefined> {
+  const networks = desired.gpuNetworks ?? []
+  if (networks.length === 0) return undefined
+  const compute = await deps.compute()
+  const {project, region} = desired.spec
+  const read = <T>(call: () => Promise<T | undefined>) => withRetries(call, retry)
+  const [nets, subs, rules] = await Promise.all([
+    Promise.all(networks.map((n) => read(() => compute.getNetwork(project, n.network.name)))),
+    Promise.all(networks.map((n) => read(() => compute.getSubnetwork(project, region, n.subnetwork.name)))),
+    Promise.all(networks.map((n) => read(() => compute.getFirewall(project, n.firewall.name)))),
+  ])
+  const byName = <T extends {name: string}>(found: readonly (T | undefined)[]) =>
+    new Map(found.filter((x): x is T => x !== undefined).map((x) => [x.name, x]))
+  const observed = {networks: byName(nets), subnetworks: byName(subs), firewalls: byName(rules)}
+  const differences = gpuNetworkDifferences(networks, observed)
+  if (differences.length > 0) {
+    throw new XpkError(
+      'conflict',
+      `The GPU networks of cluster ${desired.spec.name} exist with other settings than ${desired.accelerator.name} needs: ${differences.join('; ')}.`,
+      {
+        hints: [
+          'xpk does not change networks others may use. Delete them (`gcloud compute firewall-rules delete`, `gcloud compute networks subnets delete`, `gcloud compute networks delete`) once nothing uses them and re-run, or pick another --cluster name.',
+        ],
+      },
+    )
+  }
+  return observed
+}
+
 /** Fills in the control-plane and node versions from the server config (or the existing cluster). */
 function withVersions(
   desired: DesiredCluster,
@@ -813,6 +853,8 @@ function report(plan: Plan, result: ApplyResult, console: Console): void {
     parts.push('created the cluster')
   if (outcomes.some((o) => o.resource === 'placementPolicy' && o.status === 'done'))
     parts.push('created the placement policy')
+  const networkParts = outcomes.filter((o) => NETWORK_RESOURCES.has(o.resource) && o.status === 'done').length
+  if (networkParts > 0) parts.push(`created ${networkParts} GPU network resource${networkParts === 1 ? '' : 's'}`)
   for (const o of outcomes.filter((o) => o.resource === 'clusterUpdate' && o.status === 'done'))
     parts.push(`enabled ${o.name}`)
   // Counts say what this run did: nothing to create is not "created 0/0", and pools another run made are not ours.
@@ -850,7 +892,9 @@ function failureError(failures: readonly StepOutcome[], created: number, wanted:
   const hints = [...new Set(failures.flatMap((f) => f.error?.hints ?? []))]
   // One story for what a re-run does, told the same way the re-run's plan will tell it.
   const clusterFailed = causes.some((f) => f.resource === 'cluster')
-  const poolsFailed = failures.some((f) => f.resource === 'nodePool' || f.resource === 'placementPolicy')
+  const poolsFailed = failures.some(
+    (f) => f.resource === 'nodePool' || f.resource === 'placementPolicy' || NETWORK_RESOURCES.has(f.resource),
+  )
   const updatesFailed = failures.some((f) => f.resource === 'clusterUpdate' || f.resource === 'nodePoolUpdate')
   const rerun = clusterFailed
     ? 'The cluster itself did not come up, so a re-run cannot repair it: `xpk cluster delete` it, then run the same `xpk cluster create` again.'
@@ -866,8 +910,12 @@ function failureError(failures: readonly StepOutcome[], created: number, wanted:
   )
 }
 
+/** The GPU networks' steps (Compute Engine). */
+const NETWORK_RESOURCES = new Set(['network', 'subnetwork', 'firewall'])
+
 /** Resources of the GKE half and the in-cluster steps that are not objects applied. */
 const GKE_RESOURCES = new Set([
+  ...NETWORK_RESOURCES,
   'cluster',
   'clusterUpdate',
   'nodePool',
@@ -909,6 +957,7 @@ function inClusterInputs(
     placement: placementAfterPlan(plan, observed),
     nodePoolsChange: nodePoolStepIds(plan).length > 0,
     coreDns: {replicas: coreDnsReplicas(desired.spec.defaultPool.nodeCount)},
+    ...(desired.gpuNetworks?.length ? {gpuNetworks: desired.gpuNetworks} : {}),
   }
 }
 

@@ -1,17 +1,20 @@
-import {planClusterDelete} from '../core/cluster/plan.js'
+import {planClusterDelete, type Plan} from '../core/cluster/plan.js'
+import {ownGpuNetworkResources} from '../core/cluster/gpu-networks.js'
 import {planToJson, renderPlan, type PlanJson} from '../core/cluster/render-plan.js'
 import {XpkError} from '../core/errors.js'
 import {DEFAULT_APPLY_CONCURRENCY} from '../core/retry.js'
 import {zoneToRegion} from '../core/settings.js'
 import type {Timing} from '../core/timing.js'
 import {applyClusterPlan} from '../executor/apply-cluster-plan.js'
-import {withRetries, type Clock} from '../executor/retry.js'
+import {withRetries, type Clock, type RetryOptions} from '../executor/retry.js'
+import type {ComputeClient} from '../ports/compute.js'
 import type {Console} from '../ports/console.js'
 import type {GkeClient} from '../ports/gke.js'
 import {findCluster} from './cluster-lookup.js'
 import {
   clusterDeleteAbsent,
   clusterDeleteConfirm,
+  clusterDeleteConfirmNetworks,
   clusterDeleteDone,
   clusterDeleteDryRun,
   clusterDeletePlan,
@@ -41,6 +44,8 @@ export interface ClusterDeleteOptions {
 
 export interface ClusterDeleteDeps extends Clock {
   readonly gke: () => Promise<GkeClient>
+  /** Compute Engine: the cluster's GPU networks are found and deleted through it. */
+  readonly compute: () => Promise<ComputeClient>
   readonly console: Console
   readonly signal: AbortSignal
 }
@@ -67,14 +72,20 @@ export async function deleteCluster(
   const retry = {policy: options.timing.retry, clock: deps, signal: deps.signal}
   const gke = await deps.gke()
   try {
-    const found = await withRetries(() => findCluster(gke, project, zone, cluster), retry)
-    const plan = planClusterDelete({project, location: zoneToRegion(zone) ?? zone, name: cluster}, found)
+    const region = zoneToRegion(zone) ?? zone
+    const [found, networks] = await Promise.all([
+      withRetries(() => findCluster(gke, project, zone, cluster), retry),
+      findGpuNetworks(deps, {project, region, cluster}, retry),
+    ])
+    const plan = planClusterDelete({project, location: region, name: cluster}, found, {region, ...networks})
+    const networkSteps = plan.steps.length - 1
     const nodePools = found?.nodePools.map((p) => p.name) ?? []
     const lock = lockOf(found, options.lock, deps.now())
     const lockShown = {view: lock, staleSeconds: options.lock.staleSeconds}
     const json = {...planToJson(plan), lock: lockJson(lock, options.lock.staleSeconds)}
-    if (found === undefined) {
-      deps.console.info(clusterDeleteAbsent({cluster, project, region: zoneToRegion(zone) ?? zone, zone}))
+    // Without a cluster, what is left of its GPU networks (a deletion stopped after the cluster) is still deleted.
+    if (found === undefined && networkSteps === 0) {
+      deps.console.info(clusterDeleteAbsent({cluster, project, region, zone}))
       return {...json, outcome: 'absent', nodePools}
     }
     if (options.dryRun) {
@@ -86,6 +97,13 @@ export async function deleteCluster(
     // A cluster another run is creating or resizing is not deleted under it: refused before the question.
     refuseIfHeld(cluster, lock, options.lock)
     deps.console.info(clusterDeletePlan({plan: renderPlan(plan, lockShown)}))
+    if (found === undefined) {
+      await confirmOrStop(deps.console, clusterDeleteConfirmNetworks({cluster, networks: networks.networks}), {
+        nothingDone: 'Nothing was deleted.',
+        hints: ['See what it would delete with --dry-run.'],
+      })
+      return {...json, ...(await deleteNetworksOnly(plan, deps, options)), nodePools}
+    }
     if (found.status !== 'STOPPING') {
       await confirmOrStop(deps.console, clusterDeleteConfirm({cluster, location: found.location, nodePools}), {
         nothingDone: 'Nothing was deleted.',
@@ -103,7 +121,7 @@ export async function deleteCluster(
       if (held) await takeLock(found, held, options.lock, lockDeps)
       result = await applyClusterPlan(
         plan,
-        {gke, console: deps.console, ...pickClock(deps)},
+        {gke, compute: deps.compute, console: deps.console, ...pickClock(deps)},
         {concurrency: DEFAULT_APPLY_CONCURRENCY, timing: options.timing, signal: deps.signal},
       )
     } finally {
@@ -119,12 +137,64 @@ export async function deleteCluster(
       )
     }
     const failure = result.outcomes.find((o) => o.status === 'failed')
-    if (failure?.error) throw failure.error
+    if (failure?.error) throw withNetworkHint(failure.error, failure.resource)
     deps.console.info(clusterDeleteDone({cluster, seconds: Math.round((deps.now() - started) / 1000)}))
     return {...json, outcome: 'deleted', nodePools}
   } finally {
     await gke.close()
   }
+}
+
+/**
+ * The GPU networks, subnetworks and firewall rules of the cluster, found by the names `cluster create` gives them
+ * (gpu-networks.ts): listed, since a run may have made only some of them. Nothing for a project that has none.
+ */
+async function findGpuNetworks(
+  deps: ClusterDeleteDeps,
+  target: {project: string; region: string; cluster: string},
+  retry: RetryOptions,
+) {
+  const compute = await deps.compute()
+  const {project, region, cluster} = target
+  const [networks, subnetworks, firewalls] = await Promise.all([
+    withRetries(() => compute.listNetworks(project), retry),
+    withRetries(() => compute.listSubnetworks(project, region), retry),
+    withRetries(() => compute.listFirewalls(project), retry),
+  ])
+  return ownGpuNetworkResources(cluster, region, {networks, subnetworks, firewalls})
+}
+
+/** Deletes what is left of the GPU networks of a cluster that is gone. */
+async function deleteNetworksOnly(
+  plan: Plan,
+  deps: ClusterDeleteDeps,
+  options: ClusterDeleteOptions,
+): Promise<{outcome: 'deleted'}> {
+  const gke = await deps.gke()
+  const result = await applyClusterPlan(
+    plan,
+    {gke, compute: deps.compute, console: deps.console, ...pickClock(deps)},
+    {concurrency: DEFAULT_APPLY_CONCURRENCY, timing: options.timing, signal: deps.signal},
+  )
+  if (result.interrupted) {
+    throw new XpkError('interrupted', 'Interrupted while deleting the GPU networks.', {
+      hints: ['Re-run the same command: it deletes what is left.'],
+    })
+  }
+  const failure = result.outcomes.find((o) => o.status === 'failed')
+  if (failure?.error) throw withNetworkHint(failure.error, failure.resource)
+  return {outcome: 'deleted'}
+}
+
+/** A failed GPU network step says that a re-run deletes what is left. */
+function withNetworkHint<E extends Error>(error: E, resource: string): E | XpkError {
+  if (!['network', 'subnetwork', 'firewall'].includes(resource) || !(error instanceof XpkError)) return error
+  return new XpkError(error.kind, error.message, {
+    hints: [
+      ...error.hints,
+      'Re-run `xpk cluster delete` once the cause is fixed: it deletes the GPU networks that are left.',
+    ],
+  })
 }
 
 function pickClock(clock: Clock): Clock {

@@ -17,6 +17,7 @@ import {
   workloadCapacity,
   workloadGpuNetworks,
   workloadGpuNetworksMissing,
+  workloadGpuNetworksAbsent,
   workloadKueueOlder,
   workloadNameTaken,
   workloadQueueInactive,
@@ -44,7 +45,13 @@ import {
   type WorkloadCreatePlan,
   type WorkloadPlanInputs,
 } from '../core/workload/create-plan.js'
-import {GKE_NETWORK_PARAM_SET, gpuNetworkNames, needsClusterGpuNetworks} from '../core/workload/gpu-networks.js'
+import {
+  fixedGpuNetworks,
+  GKE_NETWORK_PARAM_SET,
+  gpuNetworkNames,
+  missingGpuNetworks,
+  needsClusterGpuNetworks,
+} from '../core/workload/gpu-networks.js'
 import {jobSetRef} from '../core/workload/jobsets.js'
 import {mightBeSliced, slicingFromTopologies} from '../core/workload/slicing.js'
 import {WORKLOAD_DEFAULTS} from '../core/workload/options.js'
@@ -229,7 +236,7 @@ async function inspectCluster(
     read(() => kube.get(refs.priorityClass)),
     // A cluster without the Storage kind lists none: no storage was ever attached to it.
     listAll(kube, STORAGE_API_VERSION, STORAGE_KIND, {}, retry),
-    needsClusterGpuNetworks(input.accelerator)
+    needsClusterGpuNetworks(input.accelerator) || fixedGpuNetworks(input.accelerator).length > 0
       ? listAll(kube, GKE_NETWORK_PARAM_SET.apiVersion, GKE_NETWORK_PARAM_SET.kind, {}, retry)
       : Promise.resolve(undefined),
     // v6e and tpu7x workloads may run sub- or super-sliced: the cluster is set up for it when Kueue has its
@@ -341,8 +348,17 @@ async function inspectCluster(
     deps.console.warn(workloadNameTaken({workload: input.name, conflict: taken.message, hint: taken.hints[0]!}))
   }
 
+  // A3 High pods name vpc1..vpc4: a cluster without them would leave the pods unscheduled (or on the default NIC).
+  const missingNetworks = paramSets === undefined ? [] : missingGpuNetworks(input.accelerator, paramSets)
+  if (missingNetworks.length > 0) {
+    const problem = gpuNetworksProblem(input, missingNetworks, acceleratorFlag)
+    if (!options.dryRun) throw problem
+    deps.console.warn(
+      workloadGpuNetworksAbsent({workload: input.name, problem: problem.message, hint: problem.hints[0]!}),
+    )
+  }
   let gpuNetworks: string[] | null = null
-  if (paramSets !== undefined) {
+  if (paramSets !== undefined && needsClusterGpuNetworks(input.accelerator)) {
     gpuNetworks = gpuNetworkNames(paramSets)
     if (gpuNetworks.length === 0) {
       deps.console.warn(
@@ -386,6 +402,23 @@ async function inspectCluster(
           )
         }
   return {reached, check, existing, rbac, gpuNetworks, storages, explainCreateFailure}
+}
+
+/** The refusal of an A3 High workload on a cluster without the GPU networks its pods name (exit 6). */
+function gpuNetworksProblem(
+  input: CheckedCreateInputs['input'],
+  missing: readonly string[],
+  acceleratorFlag: string,
+): XpkError {
+  return new XpkError(
+    'conflict',
+    `Cluster ${input.cluster} has no GPU network ${missing.join(', ')} (GKENetworkParamSet), which the pods of ${input.name} (${input.accelerator.name}, GPUDirect-TCPX) attach as eth1-eth4.`,
+    {
+      hints: [
+        `Run \`xpk cluster create --cluster ${input.cluster} ${acceleratorFlag} ${input.accelerator.canonical}\` with the cluster's other flags: it creates the networks and their objects, and changes nothing else that matches.`,
+      ],
+    },
+  )
 }
 
 /** The refusal of a name taken by a JobSet that was read (exit 6), naming --replace and workload delete. */

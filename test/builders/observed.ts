@@ -70,6 +70,9 @@ export function observedPoolFrom(spec: NodePoolSpec, overrides: Partial<Observed
     gpu: spec.gpu,
     autoscaling: spec.flexMaxNodes === null ? null : {enabled: true, minNodes: 0, maxNodes: spec.flexMaxNodes},
     workloadMetadataMode: spec.workloadMetadataMode,
+    ...(spec.additionalNodeNetworks?.length
+      ? {additionalNodeNetworks: spec.additionalNodeNetworks.map((n) => n.network)}
+      : {}),
     ...overrides,
   })
 }

@@ -12,6 +12,7 @@ import {FakeGke} from '../fakes/fake-gke.js'
 import {isolatedEnv, runCli, startCli, type CliResult} from '../helpers/cli.js'
 import {markRequests, mutationsSince} from '../helpers/mutations.js'
 import {fakesForFile} from '../helpers/wire-fakes.js'
+import {FakeCompute} from '../fakes/fake-compute.js'
 
 const PROJECT = 'e2e-project'
 const ZONE = 'us-central2-b'
@@ -19,7 +20,10 @@ const REGION = 'us-central2'
 const SLOW_MS = 300
 
 let fake: FakeGke
-const env = (extra: Record<string, string> = {}) => isolatedEnv({XPK_GKE_ENDPOINT: `http://${fake.endpoint}`, ...extra})
+// cluster delete looks for the cluster's GPU networks in Compute Engine.
+let compute: FakeCompute
+const env = (extra: Record<string, string> = {}) =>
+  isolatedEnv({XPK_GKE_ENDPOINT: `http://${fake.endpoint}`, XPK_COMPUTE_ENDPOINT: compute.endpoint, ...extra})
 const createArgs = (cluster: string, slices: number, ...extra: string[]) => [
   ...['cluster', 'create', '--project', PROJECT, '--zone', ZONE, '--cluster', cluster],
   ...['--tpu-type', 'v5litepod-16', '--spot', '--num-slices', String(slices), '--skip-in-cluster', '--force', ...extra],
@@ -83,6 +87,7 @@ const LOCKED =
 
 fakesForFile(async (fakes) => {
   fake = fakes.add(await FakeGke.start({operationMs: 30}))
+  compute = fakes.add(await FakeCompute.start({operationMs: 20}))
 })
 
 describe('two cluster commands on one cluster at once', () => {

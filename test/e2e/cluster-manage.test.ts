@@ -8,6 +8,7 @@ import {FakeGke, type SeedNodePool} from '../fakes/fake-gke.js'
 import {isolatedEnv, REPO_ROOT, runCli} from '../helpers/cli.js'
 import {tempDir} from '../helpers/temp.js'
 import {fakesForFile} from '../helpers/wire-fakes.js'
+import {FakeCompute} from '../fakes/fake-compute.js'
 import {expectGolden} from '../helpers/golden.js'
 
 const PROJECT = 'e2e-project'
@@ -16,8 +17,10 @@ const REGION = 'us-central2'
 const BIN = join(REPO_ROOT, 'bin/run.js')
 
 let fake: FakeGke
+// cluster delete looks for the cluster's GPU networks in Compute Engine.
+let compute: FakeCompute
 const env = (extra: Record<string, string | undefined> = {}) =>
-  isolatedEnv({XPK_GKE_ENDPOINT: `http://${fake.endpoint}`, ...extra})
+  isolatedEnv({XPK_GKE_ENDPOINT: `http://${fake.endpoint}`, XPK_COMPUTE_ENDPOINT: compute.endpoint, ...extra})
 const target = ['--project', PROJECT, '--zone', ZONE]
 const xpk = (...args: string[]) => runCli(args, {env: env()})
 
@@ -76,6 +79,7 @@ function runInTerminal(
 
 fakesForFile(async (fakes) => {
   fake = fakes.add(await FakeGke.start({operationMs: 30}))
+  compute = fakes.add(await FakeCompute.start({operationMs: 20}))
 })
 
 describe('cluster delete', () => {

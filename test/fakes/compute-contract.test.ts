@@ -7,7 +7,14 @@
 import {expect} from 'vitest'
 
 import {createComputeClient} from '../../src/adapters/compute-rest.js'
-import type {ComputeClient, ComputeOperation, WorkloadPolicySpec} from '../../src/ports/compute.js'
+import type {
+  ComputeClient,
+  ComputeOperation,
+  FirewallSpec,
+  NetworkSpec,
+  SubnetworkSpec,
+  WorkloadPolicySpec,
+} from '../../src/ports/compute.js'
 import {FakeCompute, type HttpFault} from './fake-compute.js'
 import {MemoryCompute, type ComputeCall, type ComputeFailure, type ReservationSeed} from './memory-compute.js'
 import {failureOf, portContract, until, type ContractCase, type Subject} from './port-contract.js'
@@ -59,6 +66,19 @@ const ROUTES: Readonly<Record<ComputeCall, Pick<HttpFault, 'method' | 'path'>>> 
   listReservationSubBlocks: {method: 'GET', path: /\/reservationSubBlocks$/},
   getMachineType: {method: 'GET', path: /\/machineTypes\/[^/]+$/},
   getRegionQuotas: {method: 'GET', path: /^projects\/[^/]+\/regions\/[^/]+$/},
+  getNetwork: {method: 'GET', path: /\/global\/networks\/[^/]+$/},
+  listNetworks: {method: 'GET', path: /\/global\/networks$/},
+  insertNetwork: {method: 'POST', path: /\/global\/networks$/},
+  deleteNetwork: {method: 'DELETE', path: /\/global\/networks\/[^/]+$/},
+  getSubnetwork: {method: 'GET', path: /\/subnetworks\/[^/]+$/},
+  listSubnetworks: {method: 'GET', path: /\/subnetworks$/},
+  insertSubnetwork: {method: 'POST', path: /\/subnetworks$/},
+  deleteSubnetwork: {method: 'DELETE', path: /\/subnetworks\/[^/]+$/},
+  getFirewall: {method: 'GET', path: /\/firewalls\/[^/]+$/},
+  listFirewalls: {method: 'GET', path: /\/firewalls$/},
+  insertFirewall: {method: 'POST', path: /\/firewalls$/},
+  deleteFirewall: {method: 'DELETE', path: /\/firewalls\/[^/]+$/},
+  getGlobalOperation: {method: 'GET', path: /\/global\/operations\/[^/]+$/},
 }
 
 const subjects: readonly Subject<ComputeClient, ComputeGiven>[] = [
@@ -518,4 +538,173 @@ const reservationCases: readonly ContractCase<ComputeClient, ComputeGiven>[] = [
   },
 ]
 
-portContract('the Compute Engine port', subjects, [...cases, ...reservationCases])
+const NET: NetworkSpec = {project: PROJECT, name: 'c1-net-1', mtu: 8244, networkProfile: null}
+const SUB: SubnetworkSpec = {
+  project: PROJECT,
+  region: REGION,
+  name: `c1-${REGION}-sub-1`,
+  network: NET.name,
+  ipCidrRange: '192.168.1.0/24',
+}
+const FW: FirewallSpec = {
+  project: PROJECT,
+  name: 'c1-internal-1',
+  network: NET.name,
+  sourceRanges: ['192.168.0.0/16'],
+  allowed: [
+    {protocol: 'tcp', ports: ['0-65535']},
+    {protocol: 'udp', ports: ['0-65535']},
+    {protocol: 'icmp', ports: []},
+  ],
+}
+type OpAnswer = ComputeOperation | 'exists' | 'gone'
+/** Reads a global (networks, firewall rules) or regional (subnetworks) operation until DONE; its failure classified. */
+const untilDoneIn =
+  (scope: 'global' | 'region', key = 'op') =>
+  async (compute: ComputeClient, got: Readonly<Record<string, unknown>>) => {
+    const name = (got[key] as ComputeOperation).name
+    const op = await until(
+      () =>
+        scope === 'global'
+          ? compute.getGlobalOperation(PROJECT, name)
+          : compute.getRegionOperation(PROJECT, REGION, name),
+      (o) => o.done,
+    )
+    return {done: op.done, error: op.error && failureOf(op.error)}
+  }
+const DONE = {done: true, error: null}
+const OBSERVED_NET = {name: NET.name, mtu: 8244, autoCreateSubnetworks: false, networkProfile: null, subnetworks: []}
+const OBSERVED_SUB = {name: SUB.name, region: REGION, network: NET.name, ipCidrRange: '192.168.1.0/24'}
+const OBSERVED_FW = {
+  name: FW.name,
+  network: NET.name,
+  direction: 'INGRESS',
+  sourceRanges: ['192.168.0.0/16'],
+  allowed: FW.allowed,
+}
+/** Makes NET with SUB and FW on it, each insert waited for. */
+const madeNetwork = [
+  {call: 'insertNetwork', run: (c: ComputeClient) => c.insertNetwork(NET), gives: RUNNING, as: 'net'},
+  {call: 'getGlobalOperation until done', run: untilDoneIn('global', 'net'), gives: DONE},
+  {call: 'insertSubnetwork', run: (c: ComputeClient) => c.insertSubnetwork(SUB), gives: RUNNING, as: 'sub'},
+  {call: 'getRegionOperation until done', run: untilDoneIn('region', 'sub'), gives: DONE},
+  {call: 'insertFirewall', run: (c: ComputeClient) => c.insertFirewall(FW), gives: RUNNING, as: 'fw'},
+  {call: 'getGlobalOperation until done', run: untilDoneIn('global', 'fw'), gives: DONE},
+] as const
+
+const networkCases: readonly ContractCase<ComputeClient, ComputeGiven>[] = [
+  {
+    name: 'networks, subnetworks and firewall rules that do not exist read as none, and their deletes as `gone`',
+    steps: [
+      {call: 'getNetwork', run: (c) => c.getNetwork(PROJECT, NET.name), gives: undefined},
+      {call: 'getSubnetwork', run: (c) => c.getSubnetwork(PROJECT, REGION, SUB.name), gives: undefined},
+      {call: 'getFirewall', run: (c) => c.getFirewall(PROJECT, FW.name), gives: undefined},
+      {call: 'listNetworks', run: (c) => c.listNetworks(PROJECT), gives: []},
+      {call: 'deleteNetwork', run: (c): Promise<OpAnswer> => c.deleteNetwork(PROJECT, NET.name), gives: 'gone'},
+      {call: 'deleteSubnetwork', run: (c) => c.deleteSubnetwork(PROJECT, REGION, SUB.name), gives: 'gone'},
+      {call: 'deleteFirewall', run: (c) => c.deleteFirewall(PROJECT, FW.name), gives: 'gone'},
+    ],
+  },
+  {
+    name: 'a network, its subnetwork and firewall rule read back as inserted, listed too; inserts again are `exists`',
+    steps: [
+      ...madeNetwork,
+      {
+        call: 'getNetwork',
+        run: (c) => c.getNetwork(PROJECT, NET.name),
+        gives: {...OBSERVED_NET, subnetworks: [`${REGION}/${SUB.name}`]},
+      },
+      {call: 'getSubnetwork', run: (c) => c.getSubnetwork(PROJECT, REGION, SUB.name), gives: OBSERVED_SUB},
+      {call: 'getFirewall', run: (c) => c.getFirewall(PROJECT, FW.name), gives: OBSERVED_FW},
+      {call: 'listSubnetworks', run: (c) => c.listSubnetworks(PROJECT, REGION), gives: [OBSERVED_SUB]},
+      {call: 'listSubnetworks(another region)', run: (c) => c.listSubnetworks(PROJECT, 'europe-west4'), gives: []},
+      {call: 'listFirewalls', run: (c) => c.listFirewalls(PROJECT), gives: [OBSERVED_FW]},
+      {call: 'insertNetwork again', run: (c) => c.insertNetwork(NET), gives: 'exists'},
+      {call: 'insertSubnetwork again', run: (c) => c.insertSubnetwork(SUB), gives: 'exists'},
+      {call: 'insertFirewall again', run: (c) => c.insertFirewall(FW), gives: 'exists'},
+    ],
+  },
+  {
+    name: 'an RDMA network reads with its network profile and MTU',
+    steps: [
+      {
+        call: 'insertNetwork',
+        run: (c) => c.insertNetwork({...NET, name: 'c1-rdma-net', mtu: 8896, networkProfile: `${ZONE}-vpc-roce`}),
+        as: 'net',
+      },
+      {call: 'getGlobalOperation until done', run: untilDoneIn('global', 'net'), gives: DONE},
+      {
+        call: 'listNetworks',
+        run: (c) => c.listNetworks(PROJECT),
+        gives: [{...OBSERVED_NET, name: 'c1-rdma-net', mtu: 8896, networkProfile: `${ZONE}-vpc-roce`}],
+      },
+    ],
+  },
+  {
+    name: 'a network still used by a subnetwork or firewall rule is not deleted (a conflict); once they are gone it is',
+    steps: [
+      ...madeNetwork,
+      {call: 'deleteNetwork', run: (c) => c.deleteNetwork(PROJECT, NET.name), gives: RUNNING, as: 'del'},
+      {
+        call: 'getGlobalOperation until done',
+        run: untilDoneIn('global', 'del'),
+        gives: {
+          done: true,
+          error: expect.objectContaining({kind: 'conflict', status: 'FAILED_PRECONDITION', retryable: false}),
+        },
+      },
+      {
+        call: 'getNetwork',
+        run: (c) => c.getNetwork(PROJECT, NET.name),
+        gives: expect.objectContaining({name: NET.name}),
+      },
+      {call: 'deleteFirewall', run: (c) => c.deleteFirewall(PROJECT, FW.name), as: 'fwDel'},
+      {call: 'getGlobalOperation until done', run: untilDoneIn('global', 'fwDel'), gives: DONE},
+      {call: 'deleteSubnetwork', run: (c) => c.deleteSubnetwork(PROJECT, REGION, SUB.name), as: 'subDel'},
+      {call: 'getRegionOperation until done', run: untilDoneIn('region', 'subDel'), gives: DONE},
+      {call: 'deleteNetwork again', run: (c) => c.deleteNetwork(PROJECT, NET.name), as: 'del2'},
+      {call: 'getGlobalOperation until done', run: untilDoneIn('global', 'del2'), gives: DONE},
+      {call: 'getNetwork', run: (c) => c.getNetwork(PROJECT, NET.name), gives: undefined},
+      {call: 'listFirewalls', run: (c) => c.listFirewalls(PROJECT), gives: []},
+    ],
+  },
+  {
+    name: 'a subnetwork of a network that does not exist is refused as not found',
+    steps: [
+      {
+        call: 'insertSubnetwork',
+        run: (c) => c.insertSubnetwork(SUB),
+        fails: {kind: 'not-found', status: 'NOT_FOUND', retryable: false},
+      },
+    ],
+  },
+  {
+    name: 'a 503 to a network insert is retryable and made nothing; a permission denied on a list is not retryable',
+    given: {
+      failing: [
+        {call: 'insertNetwork', status: 'UNAVAILABLE', message: 'Backend Error'},
+        {call: 'listFirewalls', status: 'PERMISSION_DENIED', message: "Required 'compute.firewalls.list'"},
+      ],
+    },
+    steps: [
+      {
+        call: 'insertNetwork',
+        run: (c) => c.insertNetwork(NET),
+        fails: {
+          status: 'UNAVAILABLE',
+          kind: 'unavailable',
+          retryable: true,
+          message: `Could not create network ${NET.name}: Backend Error`,
+        },
+      },
+      {call: 'getNetwork', run: (c) => c.getNetwork(PROJECT, NET.name), gives: undefined},
+      {
+        call: 'listFirewalls',
+        run: (c) => c.listFirewalls(PROJECT),
+        fails: {status: 'PERMISSION_DENIED', kind: 'permission', retryable: false, exitCode: 3},
+      },
+    ],
+  },
+]
+
+portContract('the Compute Engine port', subjects, [...cases, ...reservationCases, ...networkCases])

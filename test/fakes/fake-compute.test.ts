@@ -400,3 +400,105 @@ describe('FakeCompute reservations', () => {
     expect(await compute.getReservation(P, Z, 'r1')).toBeUndefined()
   })
 })
+
+describe('FakeCompute networks, subnetworks and firewall rules', () => {
+  const post = (path: string, body: unknown) =>
+    raw('POST', path, {body: JSON.stringify(body), headers: {'content-type': 'application/json'}})
+  const network = (name: string) => `https://www.googleapis.com/compute/v1/projects/${P}/global/networks/${name}`
+  const done = async (op: {name: string}, scope: 'global' | 'region') => {
+    for (let i = 0; i < 400; i++) {
+      const read =
+        scope === 'global' ? compute.getGlobalOperation(P, op.name) : compute.getRegionOperation(P, R, op.name)
+      const answer = await read
+      if (answer.done) return answer
+      await sleep(5)
+    }
+    throw new Error('operation never ended')
+  }
+
+  it('answers Compute-shaped resources: URLs for network and region, the subnetwork listed on its network', async () => {
+    await done(
+      (await compute.insertNetwork({project: P, name: 'n1', mtu: 8244, networkProfile: null})) as never,
+      'global',
+    )
+    await done(
+      (await compute.insertSubnetwork({
+        project: P,
+        region: R,
+        name: 's1',
+        network: 'n1',
+        ipCidrRange: '192.168.1.0/24',
+      })) as never,
+      'region',
+    )
+    const [net] = fake.networks()
+    expect(net).toMatchObject({kind: 'compute#network', autoCreateSubnetworks: false, mtu: 8244})
+    expect(net!.subnetworks).toEqual([
+      `https://www.googleapis.com/compute/v1/projects/${P}/regions/${R}/subnetworks/s1`,
+    ])
+    expect(fake.subnetworks()[0]).toMatchObject({network: network('n1'), gatewayAddress: '192.168.1.1'})
+    const op = fake.operations().find((o) => o.targetLink.endsWith('/networks/n1'))
+    expect(op?.region).toBeUndefined()
+    expect(op?.selfLink).toContain(`/projects/${P}/global/operations/`)
+  })
+
+  it('refuses legacy networks, MTUs out of range, overlapping subnet ranges and ports on icmp with 400', async () => {
+    expect((await post(`projects/${P}/global/networks`, {name: 'n1'})).status).toBe(400)
+    expect(
+      (await post(`projects/${P}/global/networks`, {name: 'n1', autoCreateSubnetworks: false, mtu: 9000})).status,
+    ).toBe(400)
+    fake.seedNetwork({project: P, name: 'n1'})
+    fake.seedNetwork({project: P, name: 'auto', subnetMode: 'auto'})
+    const subnets = `projects/${P}/regions/${R}/subnetworks`
+    expect((await post(subnets, {name: 's1', network: network('n1'), ipCidrRange: '192.168.1.0/24'})).status).toBe(200)
+    const overlap = await post(subnets, {name: 's2', network: network('n1'), ipCidrRange: '192.168.0.0/16'})
+    expect(overlap.status).toBe(400)
+    expect(overlap.body.error.message).toContain("conflicts with existing subnetwork 's1'")
+    expect((await post(subnets, {name: 's3', network: network('auto'), ipCidrRange: '10.0.0.0/24'})).status).toBe(400)
+    expect((await post(subnets, {name: 's4', network: network('n1'), ipCidrRange: '192.168.2.1/24'})).status).toBe(400)
+    const icmpPorts = await post(`projects/${P}/global/firewalls`, {
+      name: 'f1',
+      network: network('n1'),
+      allowed: [{IPProtocol: 'icmp', ports: ['1']}],
+    })
+    expect(icmpPorts.status).toBe(400)
+    expect((await post(`projects/${P}/global/firewalls`, {name: 'f1', network: network('gone')})).status).toBe(404)
+    expect(fake.vpcResources()).toEqual([
+      `network projects/${P}/global/networks/auto`,
+      `network projects/${P}/global/networks/n1`,
+      `subnetwork projects/${P}/regions/${R}/subnetworks/s1`,
+    ])
+  })
+
+  it('ends the delete of a network in use RESOURCE_IN_USE_BY_ANOTHER_RESOURCE (400) and keeps the network', async () => {
+    fake.seedNetwork({project: P, name: 'n1'})
+    await done(
+      (await compute.insertFirewall({
+        project: P,
+        name: 'f1',
+        network: 'n1',
+        sourceRanges: ['192.168.0.0/16'],
+        allowed: [{protocol: 'icmp', ports: []}],
+      })) as never,
+      'global',
+    )
+    const op = await done((await compute.deleteNetwork(P, 'n1')) as never, 'global')
+    expect(op.error?.status).toBe('FAILED_PRECONDITION')
+    const rest = fake.operations().find((o) => o.operationType === 'delete')
+    expect(rest).toMatchObject({
+      httpErrorStatusCode: 400,
+      error: {errors: [{code: 'RESOURCE_IN_USE_BY_ANOTHER_RESOURCE'}]},
+    })
+    expect(fake.vpcResources()).toContain(`network projects/${P}/global/networks/n1`)
+    expect(fake.mutatingCalls().map((c) => c.method)).toEqual(['POST', 'DELETE'])
+  })
+
+  it('scopes global operations: a regional operation is not found among them, nor a global one in a region', async () => {
+    const netOp = (await compute.insertNetwork({project: P, name: 'n1', mtu: 1460, networkProfile: null})) as {
+      name: string
+    }
+    await expect(compute.getRegionOperation(P, R, netOp.name)).rejects.toMatchObject({status: 'NOT_FOUND'})
+    await expect(compute.getGlobalOperation('other', netOp.name)).rejects.toMatchObject({status: 'NOT_FOUND'})
+    await expect(compute.getGlobalOperation(P, netOp.name)).resolves.toMatchObject({name: netOp.name})
+  })
+})

@@ -32,7 +32,7 @@ export interface OperationState {
   kind: 'compute#operation'
   id: string
   name: string
-  operationType: 'insert'
+  operationType: 'insert' | 'delete'
   targetLink: string
   targetId: string
   status: OperationStatus
@@ -42,7 +42,8 @@ export interface OperationState {
   startTime: string
   endTime?: string
   selfLink: string
-  region: string
+  /** Regional operations only (workload policies, subnetworks); networks and firewall rules have global ones. */
+  region?: string
   error?: {errors: {code: string; message: string}[]}
   httpErrorStatusCode?: number
   httpErrorMessage?: string
@@ -70,16 +71,19 @@ export interface HttpFault extends HttpFaultMatch {
   /** errors[0].reason of the body. Default: the usual reason for the status. */
   reason?: string
   /** Only requests with this method. */
-  method?: 'GET' | 'POST'
+  method?: 'GET' | 'POST' | 'DELETE'
   /** Sent verbatim instead of the Google JSON error, e.g. a proxy's HTML page. */
   rawBody?: string
 }
 
 export interface OperationTarget {
   project: string
+  /** `global` for networks and firewall rules. */
   region: string
   name: string
   body: Record<string, unknown>
+  /** What the operation does, e.g. `insert networks`, `delete subnetworks`; `insert resourcePolicies`. */
+  does: string
 }
 
 export interface OperationFault {
@@ -184,6 +188,67 @@ interface OpRecord {
   project: string
   key: string
   failure?: {errors: {code: string; message: string}[]; httpErrorStatusCode: number}
+  /** Networks, subnetworks and firewall rules: what happens to the resource when the operation is DONE. */
+  onDone?: (failed: boolean) => void
+}
+
+/** A network as Compute sends it (`subnetworks` filled in when read). */
+export interface NetworkState {
+  kind: 'compute#network'
+  id: string
+  name: string
+  selfLink: string
+  creationTimestamp: string
+  autoCreateSubnetworks: boolean
+  mtu: number
+  networkProfile?: string
+  routingConfig: {routingMode: string}
+  [field: string]: unknown
+}
+
+export interface SubnetworkState {
+  kind: 'compute#subnetwork'
+  id: string
+  name: string
+  selfLink: string
+  creationTimestamp: string
+  network: string
+  region: string
+  ipCidrRange: string
+  gatewayAddress: string
+  [field: string]: unknown
+}
+
+export interface FirewallState {
+  kind: 'compute#firewall'
+  id: string
+  name: string
+  selfLink: string
+  creationTimestamp: string
+  network: string
+  direction: string
+  priority: number
+  sourceRanges: string[]
+  allowed: {IPProtocol: string; ports?: string[]}[]
+  disabled: boolean
+  [field: string]: unknown
+}
+
+/** What the fake's VPC inserts accept: a dotted IPv4 CIDR. */
+const CIDR_RE = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})\/(\d{1,2})$/
+const PROTOCOLS = new Set(['tcp', 'udp', 'icmp', 'esp', 'ah', 'sctp', 'ipip', 'all'])
+
+/** A CIDR's first and last address as numbers; undefined when it is not one. */
+function cidrSpan(cidr: string): [number, number] | undefined {
+  const m = CIDR_RE.exec(cidr)
+  if (!m) return undefined
+  const octets = m.slice(1, 5).map(Number)
+  const bits = Number(m[5])
+  if (octets.some((o) => o > 255) || bits > 32) return undefined
+  const base = octets.reduce((a, o) => a * 256 + o, 0)
+  const size = 2 ** (32 - bits)
+  if (base % size !== 0) return undefined
+  return [base, base + size - 1]
 }
 
 export class FakeCompute extends JsonRestFake<HttpFault, OpRecord, OperationFault> {
@@ -196,6 +261,10 @@ export class FakeCompute extends JsonRestFake<HttpFault, OpRecord, OperationFaul
   /** Seeded machine types by `projects/P/zones/Z/machineTypes/N`; `null` hides a default one. */
   private readonly machineTypeMap = new Map<string, {guestCpus: number; memoryMb: number} | null>()
   private readonly ops = new Map<string, OpRecord>()
+  /** Networks and firewall rules by `projects/P/global/{networks,firewalls}/N`, subnetworks by their regional path. */
+  private readonly networkMap = new Map<string, NetworkState>()
+  private readonly subnetworkMap = new Map<string, SubnetworkState>()
+  private readonly firewallMap = new Map<string, FirewallState>()
   /** Seeded quotas by `projects/P/regions/R`; a region not here reports none. */
   private readonly quotaMap = new Map<string, {metric: string; limit: number; usage: number}[]>()
   private opCounter = 0
@@ -216,6 +285,9 @@ export class FakeCompute extends JsonRestFake<HttpFault, OpRecord, OperationFaul
     this.reservationMap.clear()
     this.machineTypeMap.clear()
     this.quotaMap.clear()
+    this.networkMap.clear()
+    this.subnetworkMap.clear()
+    this.firewallMap.clear()
     this.ops.clear()
     this.forget()
     this.opCounter = 0
@@ -322,6 +394,48 @@ export class FakeCompute extends JsonRestFake<HttpFault, OpRecord, OperationFaul
     return [...this.policyMap.values()].map((p) => structuredClone(p))
   }
 
+  /** Snapshots of the VPC resources, as a GET answers them. */
+  networks(): NetworkState[] {
+    return [...this.networkMap.values()].map((n) => this.networkAnswer(n))
+  }
+
+  subnetworks(): SubnetworkState[] {
+    return [...this.subnetworkMap.values()].map((n) => structuredClone(n))
+  }
+
+  firewalls(): FirewallState[] {
+    return [...this.firewallMap.values()].map((n) => structuredClone(n))
+  }
+
+  /** Every network, subnetwork and firewall rule there is, as `kind path`, sorted (a test's view of what is left). */
+  vpcResources(): string[] {
+    return [
+      ...[...this.networkMap.keys()].map((k) => `network ${k}`),
+      ...[...this.subnetworkMap.keys()].map((k) => `subnetwork ${k}`),
+      ...[...this.firewallMap.keys()].map((k) => `firewall ${k}`),
+    ].sort()
+  }
+
+  /** Adds a network as another actor would (no operation, no call logged); `subnetMode` custom unless `auto`. */
+  seedNetwork(seed: {
+    project: string
+    name: string
+    mtu?: number
+    networkProfile?: string
+    subnetMode?: 'auto' | 'custom'
+  }): void {
+    const key = `projects/${seed.project}/global/networks/${seed.name}`
+    this.networkMap.set(key, {
+      ...this.resourceBase('compute#network', key, seed.name),
+      autoCreateSubnetworks: seed.subnetMode === 'auto',
+      mtu: seed.mtu ?? 1460,
+      ...(seed.networkProfile
+        ? {networkProfile: `${SELF}projects/${seed.project}/global/networkProfiles/${seed.networkProfile}`}
+        : {}),
+      routingConfig: {routingMode: 'REGIONAL'},
+    } as NetworkState)
+  }
+
   operation(name: string): OperationState | undefined {
     const found = this.ops.get(name)
     return found && structuredClone(found.op)
@@ -365,6 +479,11 @@ export class FakeCompute extends JsonRestFake<HttpFault, OpRecord, OperationFaul
     if (parts.length === 4 && parts[0] === 'projects' && parts[2] === 'regions' && call.method === 'GET') {
       return this.region(parts[1]!, parts[3]!, call.query.fields)
     }
+    if (parts.length >= 4 && parts[0] === 'projects' && parts[2] === 'global') {
+      const answer = this.globalRoute(call, text, parts)
+      if (answer === undefined) throw unknown()
+      return answer
+    }
     if (parts.length < 5 || parts[0] !== 'projects' || parts[2] !== 'regions') throw unknown()
     const [, project, , region, collection, id, ...rest] = parts as [
       string,
@@ -385,14 +504,330 @@ export class FakeCompute extends JsonRestFake<HttpFault, OpRecord, OperationFaul
     if (collection === 'resourcePolicies' && id === undefined && call.method === 'POST') {
       return this.insert(project, region, text)
     }
+    if (collection === 'subnetworks') {
+      const answer = this.subnetworkRoute(call, text, project, region, id)
+      if (answer === undefined) throw unknown()
+      return answer
+    }
     if (collection === 'operations' && id !== undefined && call.method === 'GET') {
       const rec = this.ops.get(id)
-      if (!rec || rec.project !== project || !rec.op.region.endsWith(`/regions/${region}`)) {
+      if (!rec || rec.project !== project || !rec.op.region?.endsWith(`/regions/${region}`)) {
         throw notFound(`projects/${project}/regions/${region}/operations/${id}`)
       }
       return rec.op
     }
     throw unknown()
+  }
+
+  /** `projects/P/global/...`: networks, firewall rules and global operations; undefined for anything else. */
+  private globalRoute(call: ComputeCall, text: string, parts: string[]): object | undefined {
+    const [, project, , collection, id, ...rest] = parts as [string, string, string, string, string | undefined]
+    if (rest.length > 0) return undefined
+    if (collection === 'operations' && id !== undefined && call.method === 'GET') {
+      const rec = this.ops.get(id)
+      if (!rec || rec.project !== project || rec.op.region !== undefined) {
+        throw notFound(`projects/${project}/global/operations/${id}`)
+      }
+      return rec.op
+    }
+    if (collection !== 'networks' && collection !== 'firewalls') return undefined
+    const map = collection === 'networks' ? this.networkMap : this.firewallMap
+    const prefix = `projects/${project}/global/${collection}`
+    if (id === undefined && call.method === 'GET') {
+      const items = [...map.entries()]
+        .filter(([k]) => k.startsWith(`${prefix}/`))
+        .map(([, v]) => (collection === 'networks' ? this.networkAnswer(v as NetworkState) : v))
+      return this.page(collection === 'networks' ? 'compute#networkList' : 'compute#firewallList', items, call.query)
+    }
+    if (id === undefined && call.method === 'POST') {
+      const body = parseBody(text)
+      return collection === 'networks' ? this.insertNetwork(project, body) : this.insertFirewall(project, body)
+    }
+    if (id === undefined) return undefined
+    const key = `${prefix}/${id}`
+    const found = map.get(key)
+    if (call.method === 'GET') {
+      if (!found) throw notFound(key)
+      return collection === 'networks' ? this.networkAnswer(found as NetworkState) : found
+    }
+    if (call.method !== 'DELETE') return undefined
+    if (!found) throw notFound(key)
+    const inUse = collection === 'networks' ? this.userOf(project, found.selfLink) : undefined
+    return this.startOperation({
+      project,
+      region: undefined,
+      key,
+      type: 'delete',
+      targetId: found.id,
+      target: {project, region: 'global', name: id, body: {}, does: `delete ${collection}`},
+      failure: inUse
+        ? {
+            errors: [
+              {
+                code: 'RESOURCE_IN_USE_BY_ANOTHER_RESOURCE',
+                message: `The network resource '${key}' is already being used by '${inUse}'`,
+              },
+            ],
+            httpErrorStatusCode: 400,
+          }
+        : undefined,
+      onDone: (failed) => failed || map.delete(key),
+    })
+  }
+
+  /** `projects/P/regions/R/subnetworks[/N]`. */
+  private subnetworkRoute(
+    call: ComputeCall,
+    text: string,
+    project: string,
+    region: string,
+    id: string | undefined,
+  ): object | undefined {
+    const prefix = `projects/${project}/regions/${region}/subnetworks`
+    if (id === undefined && call.method === 'GET') {
+      const items = [...this.subnetworkMap.entries()].filter(([k]) => k.startsWith(`${prefix}/`)).map(([, v]) => v)
+      return this.page('compute#subnetworkList', items, call.query)
+    }
+    if (id === undefined && call.method === 'POST') return this.insertSubnetwork(project, region, parseBody(text))
+    if (id === undefined) return undefined
+    const key = `${prefix}/${id}`
+    const found = this.subnetworkMap.get(key)
+    if (call.method === 'GET') {
+      if (!found) throw notFound(key)
+      return found
+    }
+    if (call.method !== 'DELETE') return undefined
+    if (!found) throw notFound(key)
+    return this.startOperation({
+      project,
+      region,
+      key,
+      type: 'delete',
+      targetId: found.id,
+      target: {project, region, name: id, body: {}, does: 'delete subnetworks'},
+      onDone: (failed) => failed || this.subnetworkMap.delete(key),
+    })
+  }
+
+  /** A subnetwork or firewall rule that names the network (its selfLink), as a path; undefined when none does. */
+  private userOf(project: string, networkLink: string): string | undefined {
+    const users = [...this.firewallMap.entries(), ...this.subnetworkMap.entries()]
+    return users.find(([k, v]) => k.startsWith(`projects/${project}/`) && v.network === networkLink)?.[0]
+  }
+
+  private networkAnswer(network: NetworkState): NetworkState {
+    const subnetworks = [...this.subnetworkMap.values()]
+      .filter((s) => s.network === network.selfLink)
+      .map((s) => s.selfLink)
+    return {...structuredClone(network), ...(subnetworks.length > 0 ? {subnetworks} : {})}
+  }
+
+  private resourceBase<K extends string>(kind: K, key: string, name: string) {
+    return {kind, id: this.nextId(), name, selfLink: SELF + key, creationTimestamp: new Date().toISOString()}
+  }
+
+  /** A network named by URL (`https://.../projects/P/global/networks/N` or `projects/P/global/networks/N`). */
+  private networkOf(project: string, field: unknown): NetworkState {
+    const path =
+      typeof field === 'string' ? field.replace(/^https:\/\/(?:www|compute)\.googleapis\.com\/compute\/v1\//, '') : ''
+    const m = /^projects\/([^/]+)\/global\/networks\/([^/]+)$/.exec(path)
+    if (!m) throw new HttpError(400, `Invalid value for field 'resource.network': '${String(field)}'.`)
+    if (m[1] !== project) throw new HttpError(400, `The fake does not model networks of another project ('${m[1]}').`)
+    const found = this.networkMap.get(path)
+    if (!found) throw notFound(path)
+    return found
+  }
+
+  private insertNetwork(project: string, body: Record<string, unknown>): OperationState {
+    const name = checkName(body.name)
+    if (typeof body.autoCreateSubnetworks !== 'boolean') {
+      throw new HttpError(400, 'The fake does not model legacy networks: resource.autoCreateSubnetworks is required.')
+    }
+    const mtu = body.mtu ?? 1460
+    if (typeof mtu !== 'number' || !Number.isInteger(mtu) || mtu < 1300 || mtu > 8896) {
+      throw new HttpError(
+        400,
+        `Invalid value for field 'resource.mtu': '${String(body.mtu)}'. Must be between 1300 and 8896.`,
+      )
+    }
+    const profile = body.networkProfile
+    if (
+      profile !== undefined &&
+      (typeof profile !== 'string' || !/projects\/[^/]+\/global\/networkProfiles\/[a-z0-9-]+$/.test(profile))
+    ) {
+      throw new HttpError(400, `Invalid value for field 'resource.networkProfile': '${String(profile)}'.`)
+    }
+    const key = `projects/${project}/global/networks/${name}`
+    if (this.networkMap.has(key)) throw new HttpError(409, `The resource '${key}' already exists`, 'alreadyExists')
+    const network = {
+      ...structuredClone(body),
+      ...this.resourceBase('compute#network', key, name),
+      autoCreateSubnetworks: body.autoCreateSubnetworks,
+      mtu,
+      routingConfig: {routingMode: 'REGIONAL'},
+    } as NetworkState
+    this.networkMap.set(key, network)
+    return this.startOperation({
+      project,
+      region: undefined,
+      key,
+      type: 'insert',
+      targetId: network.id,
+      target: {project, region: 'global', name, body: structuredClone(body), does: 'insert networks'},
+      onDone: (failed) => failed && this.networkMap.delete(key),
+    })
+  }
+
+  private insertSubnetwork(project: string, region: string, body: Record<string, unknown>): OperationState {
+    const name = checkName(body.name)
+    const range = body.ipCidrRange
+    const span = typeof range === 'string' ? cidrSpan(range) : undefined
+    if (!span)
+      throw new HttpError(
+        400,
+        `Invalid value for field 'resource.ipCidrRange': '${String(range)}'. Invalid IPCidrRange.`,
+      )
+    const network = this.networkOf(project, body.network)
+    if (network.autoCreateSubnetworks) {
+      throw new HttpError(
+        400,
+        `Invalid value for field 'resource.network': '${network.selfLink}'. Subnetworks cannot be added to an auto mode network.`,
+      )
+    }
+    const key = `projects/${project}/regions/${region}/subnetworks/${name}`
+    if (this.subnetworkMap.has(key)) throw new HttpError(409, `The resource '${key}' already exists`, 'alreadyExists')
+    const clash = [...this.subnetworkMap.values()].find((s) => {
+      const other = cidrSpan(s.ipCidrRange)!
+      return s.network === network.selfLink && other[0] <= span[1] && span[0] <= other[1]
+    })
+    if (clash) {
+      throw new HttpError(
+        400,
+        `Invalid IPCidrRange: ${String(range)} conflicts with existing subnetwork '${clash.name}' in region '${lastPart(clash.region)}'.`,
+      )
+    }
+    const subnetwork: SubnetworkState = {
+      ...structuredClone(body),
+      ...this.resourceBase('compute#subnetwork', key, name),
+      network: network.selfLink,
+      region: `${SELF}projects/${project}/regions/${region}`,
+      ipCidrRange: range as string,
+      gatewayAddress: numberToIp(span[0] + 1),
+    }
+    this.subnetworkMap.set(key, subnetwork)
+    return this.startOperation({
+      project,
+      region,
+      key,
+      type: 'insert',
+      targetId: subnetwork.id,
+      target: {project, region, name, body: structuredClone(body), does: 'insert subnetworks'},
+      onDone: (failed) => failed && this.subnetworkMap.delete(key),
+    })
+  }
+
+  private insertFirewall(project: string, body: Record<string, unknown>): OperationState {
+    const name = checkName(body.name)
+    const network = this.networkOf(project, body.network ?? `projects/${project}/global/networks/default`)
+    const direction = body.direction ?? 'INGRESS'
+    if (direction !== 'INGRESS' && direction !== 'EGRESS') {
+      throw new HttpError(400, `Invalid value for field 'resource.direction': '${String(direction)}'.`)
+    }
+    const allowed = body.allowed
+    const rules = Array.isArray(allowed) ? (allowed as {IPProtocol?: unknown; ports?: unknown}[]) : []
+    if (rules.length === 0 && body.denied === undefined) {
+      throw new HttpError(
+        400,
+        "Invalid value for field 'resource.allowed': ''. Exactly one of allowed or denied must be given.",
+      )
+    }
+    for (const rule of rules) {
+      const protocol = typeof rule.IPProtocol === 'string' ? rule.IPProtocol : ''
+      const ports = rule.ports ?? []
+      const portsOk =
+        Array.isArray(ports) &&
+        ports.every((p) => typeof p === 'string' && /^\d{1,5}(?:-\d{1,5})?$/.test(p)) &&
+        (ports.length === 0 || ['tcp', 'udp', 'sctp', 'all'].includes(protocol))
+      if (!PROTOCOLS.has(protocol) || !portsOk) {
+        throw new HttpError(400, `Invalid value for field 'resource.allowed': '${JSON.stringify(rule)}'.`)
+      }
+    }
+    const sources = body.sourceRanges ?? []
+    if (!Array.isArray(sources) || sources.some((r) => typeof r !== 'string' || cidrSpan(r) === undefined)) {
+      throw new HttpError(400, `Invalid value for field 'resource.sourceRanges': '${JSON.stringify(sources)}'.`)
+    }
+    const key = `projects/${project}/global/firewalls/${name}`
+    if (this.firewallMap.has(key)) throw new HttpError(409, `The resource '${key}' already exists`, 'alreadyExists')
+    const firewall: FirewallState = {
+      ...structuredClone(body),
+      ...this.resourceBase('compute#firewall', key, name),
+      network: network.selfLink,
+      direction: direction as string,
+      priority: typeof body.priority === 'number' ? body.priority : 1000,
+      sourceRanges: [...(sources as string[])],
+      allowed: structuredClone(rules) as FirewallState['allowed'],
+      disabled: false,
+    }
+    this.firewallMap.set(key, firewall)
+    return this.startOperation({
+      project,
+      region: undefined,
+      key,
+      type: 'insert',
+      targetId: firewall.id,
+      target: {project, region: 'global', name, body: structuredClone(body), does: 'insert firewalls'},
+      onDone: (failed) => failed && this.firewallMap.delete(key),
+    })
+  }
+
+  /**
+   * Starts an operation on a network, subnetwork or firewall rule (global when `region` is undefined). Its failure is
+   * the given one (a network in use), else an injected operation fault's; `onDone(failed)` runs when it is DONE.
+   */
+  private startOperation(o: {
+    project: string
+    region: string | undefined
+    key: string
+    type: 'insert' | 'delete'
+    targetId: string
+    target: OperationTarget
+    failure?: OpRecord['failure']
+    onDone: (failed: boolean) => void
+  }): OperationState {
+    const fault = o.failure ? undefined : takeFault(this.operationFaults, (f) => !f.match || f.match(o.target))
+    const now = new Date().toISOString()
+    const opName = `operation-${++this.opCounter}`
+    const scope = o.region === undefined ? `projects/${o.project}/global` : `projects/${o.project}/regions/${o.region}`
+    const rec: OpRecord = {
+      project: o.project,
+      key: o.key,
+      onDone: o.onDone,
+      op: {
+        kind: 'compute#operation',
+        id: this.nextId(),
+        name: opName,
+        operationType: o.type,
+        targetLink: SELF + o.key,
+        targetId: o.targetId,
+        status: 'RUNNING',
+        user: 'fake-user@example.com',
+        progress: 0,
+        insertTime: now,
+        startTime: now,
+        selfLink: `${SELF}${scope}/operations/${opName}`,
+        ...(o.region === undefined ? {} : {region: `${SELF}projects/${o.project}/regions/${o.region}`}),
+      },
+    }
+    if (o.failure) rec.failure = o.failure
+    else if (fault) {
+      const errors = fault.errors ?? [{code: 'INTERNAL_ERROR', message: 'Internal error. Please try again later.'}]
+      rec.failure = {errors, httpErrorStatusCode: fault.httpErrorStatusCode ?? defaultOperationStatus(errors)}
+    }
+    this.ops.set(opName, rec)
+    const duration = fault?.durationMs ?? this.settings.operationMs
+    if (duration <= 0) this.finish(rec)
+    else this.active.start(rec, duration, (running) => this.finish(running))
+    return rec.op
   }
 
   /** `regions.get`: a region of a well-formed name, with its seeded quotas; `fields=quotas` keeps only those. */
@@ -538,7 +973,13 @@ export class FakeCompute extends JsonRestFake<HttpFault, OpRecord, OperationFaul
 
     const policy = this.newPolicy(project, region, name, {...(workload as {type: string})}, body)
     this.policyMap.set(key, policy)
-    const target: OperationTarget = {project, region, name, body: structuredClone(body)}
+    const target: OperationTarget = {
+      project,
+      region,
+      name,
+      body: structuredClone(body),
+      does: 'insert resourcePolicies',
+    }
     const fault = takeFault(this.operationFaults, (f) => !f.match || f.match(target))
     const now = new Date().toISOString()
     const opName = `operation-${++this.opCounter}`
@@ -578,6 +1019,15 @@ export class FakeCompute extends JsonRestFake<HttpFault, OpRecord, OperationFaul
     rec.op.status = 'DONE'
     rec.op.progress = 100
     rec.op.endTime = new Date().toISOString()
+    if (rec.onDone) {
+      if (rec.failure) {
+        rec.op.error = {errors: rec.failure.errors}
+        rec.op.httpErrorStatusCode = rec.failure.httpErrorStatusCode
+        rec.op.httpErrorMessage = HTTP_MESSAGES[rec.failure.httpErrorStatusCode] ?? 'ERROR'
+      }
+      rec.onDone(rec.failure !== undefined)
+      return
+    }
     const lostRace = rec.failure?.errors.some((e) => e.code === 'RESOURCE_ALREADY_EXISTS')
     if (rec.failure) {
       // A failed insert leaves nothing behind, except when it lost a race: then the other creator's policy is there.
@@ -631,6 +1081,32 @@ function defaultOperationStatus(errors: {code: string}[]): number {
   if (code === 'INVALID_FIELD_VALUE') return 400
   if (code === 'RESOURCE_ALREADY_EXISTS') return 409
   return 500
+}
+
+function parseBody(text: string): Record<string, unknown> {
+  try {
+    const body = JSON.parse(text) as unknown
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new Error('not an object')
+    return body as Record<string, unknown>
+  } catch {
+    throw new HttpError(400, 'Invalid JSON payload received.', 'parseError')
+  }
+}
+
+function checkName(name: unknown): string {
+  if (typeof name !== 'string' || !NAME_RE.test(name)) {
+    throw new HttpError(
+      400,
+      `Invalid value for field 'resource.name': '${String(name)}'. Must be a match of regex '(?:[a-z](?:[-a-z0-9]{0,61}[a-z0-9])?)'`,
+    )
+  }
+  return name
+}
+
+const lastPart = (url: string) => url.split('/').at(-1) ?? ''
+
+function numberToIp(n: number): string {
+  return [24, 16, 8, 0].map((shift) => Math.floor(n / 2 ** shift) % 256).join('.')
 }
 
 function notFound(resource: string): HttpError {

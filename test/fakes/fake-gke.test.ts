@@ -275,6 +275,29 @@ describe('FakeGke node pools', () => {
     ])
   })
 
+  it('rejects a pool whose additional node network subnetwork does not exist, and keeps the configs of one that does', async () => {
+    const asked: string[] = []
+    fake.settings.subnetworkExists = (project, region, network, subnetwork) => {
+      asked.push(`${project}/${region}/${network}/${subnetwork}`)
+      return subnetwork === 'ok-sub'
+    }
+    const networkConfig = (subnetwork: string) => ({
+      additionalNodeNetworkConfigs: [{network: 'net-1', subnetwork}],
+    })
+    await expect(
+      createPool('c1', {name: 'np1', initialNodeCount: 1, networkConfig: networkConfig('gone-sub')}),
+    ).rejects.toMatchObject({
+      code: grpc.status.INVALID_ARGUMENT,
+      details: expect.stringMatching(/gone-sub" of network "net-1" not found/),
+    })
+    expect(fake.nodePool(P, L, 'c1', 'np1')).toBeUndefined()
+    await createPool('c1', {name: 'np2', initialNodeCount: 1, networkConfig: networkConfig('ok-sub')})
+    expect(fake.nodePool(P, L, 'c1', 'np2')?.networkConfig?.additionalNodeNetworkConfigs).toEqual([
+      {network: 'net-1', subnetwork: 'ok-sub'},
+    ])
+    expect(asked).toEqual([`${P}/${L}/net-1/gone-sub`, `${P}/${L}/net-1/ok-sub`])
+  })
+
   it('answers ALREADY_EXISTS and NOT_FOUND like GKE', async () => {
     await createPool('c1', {name: 'np1', initialNodeCount: 1})
     await expect(createPool('c1', {name: 'np1', initialNodeCount: 1})).rejects.toMatchObject({

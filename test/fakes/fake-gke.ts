@@ -74,6 +74,12 @@ export interface FakeGkeOptions {
    * name `projects/P/regions/R/resourcePolicies/N`; false rejects the pool as GKE does. Unset: every policy exists.
    */
   placementPolicyExists?: (policy: string) => boolean
+  /**
+   * Asked for each additional node network of a new pool (`networkConfig.additionalNodeNetworkConfigs`) with the
+   * project, the cluster's region, the network and the subnetwork; false rejects the pool as GKE does (the subnetwork
+   * must exist in the network, in the cluster's region). Unset: every one exists.
+   */
+  subnetworkExists?: (project: string, region: string, network: string, subnetwork: string) => boolean
 }
 
 export type FakeGkeSettings = Required<Omit<FakeGkeOptions, 'serverConfig'>> & {serverConfig: ServerConfigSettings}
@@ -296,6 +302,7 @@ function resolveSettings(options: FakeGkeOptions): FakeGkeSettings {
     concurrencyLimitError: options.concurrencyLimitError ?? 'incompatible-operation',
     rpcLatencyMs: options.rpcLatencyMs ?? 0,
     placementPolicyExists: options.placementPolicyExists ?? (() => true),
+    subnetworkExists: options.subnetworkExists ?? (() => true),
     // Loopback by default: a CLI that dials the endpoint fails fast instead of leaving the machine.
     clusterEndpoint: options.clusterEndpoint ?? '127.0.0.1',
     clusterCaCertificate:
@@ -780,6 +787,16 @@ export class FakeGke {
       const policy = `projects/${rec.project}/regions/${region}/resourcePolicies/${policyName}`
       if (!this.settings.placementPolicyExists(policy)) {
         throw invalid(`Placement policy "${policyName}" was not found: the resource '${policy}' does not exist.`)
+      }
+    }
+    const additional = input.networkConfig?.additionalNodeNetworkConfigs ?? []
+    const region = rec.location.replace(/-[a-z]$/, '')
+    for (const n of additional) {
+      if (!n.network || !n.subnetwork) throw invalid('additional_node_network_configs need a network and a subnetwork.')
+      if (!this.settings.subnetworkExists(rec.project, region, n.network, n.subnetwork)) {
+        throw invalid(
+          `Subnetwork "projects/${rec.project}/regions/${region}/subnetworks/${n.subnetwork}" of network "${n.network}" not found.`,
+        )
       }
     }
     if (

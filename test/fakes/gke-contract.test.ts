@@ -127,6 +127,7 @@ const poolView = (p: ObservedNodePool | undefined) =>
     placementType: p.placementType,
     capacity: p.capacity,
     workloadMetadataMode: p.workloadMetadataMode,
+    ...(p.additionalNodeNetworks ? {additionalNodeNetworks: p.additionalNodeNetworks} : {}),
   }
 /** What a cluster has enabled: its CSI drivers and Workload Identity. */
 const enabledView = (c: ObservedCluster | undefined) =>
@@ -518,6 +519,30 @@ const cases: readonly ContractCase<GkeClient, GkeGiven>[] = [
       {call: 'getNodePool', run: getPool('demo-np-0'), gives: {...RUNNING_POOL, status: 'STOPPING'}},
       {call: 'getOperation until DONE', run: untilDone('delete'), gives: DONE('DELETE_NODE_POOL')},
       {call: 'getNodePool', run: getPool('demo-np-0'), gives: undefined},
+    ],
+  },
+  {
+    name: 'a GPU pool made with additional node networks reads back with them, in order',
+    steps: [
+      {
+        call: 'createNodePool(a3)',
+        run: (gke) =>
+          gke.createNodePool(REF, {
+            ...poolSpec('demo-np-0'),
+            additionalNodeNetworks: [1, 2].map((i) => ({
+              network: `demo-net-${i}`,
+              subnetwork: `demo-us-central2-sub-${i}`,
+            })),
+          }),
+        gives: started('CREATE_NODE_POOL'),
+        as: 'create',
+      },
+      {call: 'getOperation until DONE', run: untilDone('create'), gives: DONE('CREATE_NODE_POOL')},
+      {
+        call: 'getNodePool',
+        run: getPool('demo-np-0'),
+        gives: {...RUNNING_POOL, additionalNodeNetworks: ['demo-net-1', 'demo-net-2']},
+      },
     ],
   },
   {

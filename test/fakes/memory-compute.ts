@@ -9,6 +9,11 @@
 //     Compute Engine named in the hints), saying what was being done.
 //   - Reservations (seeded with seedReservation, keyed by project, zone and name) read as the adapter maps Compute's
 //     answer; a missing one reads as undefined, and so do the blocks and sub-blocks of a missing reservation or block.
+//   - Networks, subnetworks and firewall rules exist from their insert on; an insert of a name taken is `exists`, a
+//     delete of a name not there `gone`. A deleted one is there until its operation is DONE. A network that a
+//     subnetwork or firewall rule still names is not deleted: the delete's operation ends FAILED_PRECONDITION
+//     (Compute's RESOURCE_IN_USE_BY_ANOTHER_RESOURCE). Network and firewall operations are global, subnetwork ones
+//     regional; each is DONE after `ticks` reads.
 //   - A region's quotas (seedRegionQuotas) read as seeded; a region of a well-formed name has none unless seeded, and
 //     one of another name (no such region) reads as undefined, as the wire fake's 404.
 // One project and region for policies and operations: the project and region of those calls are not kept apart.
@@ -20,6 +25,12 @@ import type {
   AcceleratorCount,
   ComputeClient,
   ComputeOperation,
+  FirewallSpec,
+  NetworkSpec,
+  ObservedFirewall,
+  ObservedNetwork,
+  ObservedSubnetwork,
+  SubnetworkSpec,
   ObservedReservation,
   ObservedReservationBlock,
   ObservedWorkloadPolicy,
@@ -37,6 +48,19 @@ export type ComputeCall =
   | 'listReservationBlocks'
   | 'listReservationSubBlocks'
   | 'getRegionQuotas'
+  | 'getNetwork'
+  | 'listNetworks'
+  | 'insertNetwork'
+  | 'deleteNetwork'
+  | 'getSubnetwork'
+  | 'listSubnetworks'
+  | 'insertSubnetwork'
+  | 'deleteSubnetwork'
+  | 'getFirewall'
+  | 'listFirewalls'
+  | 'insertFirewall'
+  | 'deleteFirewall'
+  | 'getGlobalOperation'
 
 /** A block or sub-block of a seeded reservation: hosts, hosts in use (default 0), status (READY) and health (HEALTHY). */
 export interface BlockSeed {
@@ -122,6 +146,14 @@ interface OperationRecord {
   readonly error: ApiError | null
 }
 
+/** An operation on a network, subnetwork or firewall rule: what happens when it is DONE. */
+interface VpcOperation {
+  reads: number
+  readonly scope: string
+  readonly error: ApiError | null
+  readonly onDone: () => void
+}
+
 export class MemoryCompute implements ComputeClient {
   /** The policies this fake's inserts made, in order (when their operation ended well). */
   readonly created: WorkloadPolicySpec[] = []
@@ -146,7 +178,198 @@ export class MemoryCompute implements ComputeClient {
   /** Machine types by name, in every project and zone (the wire fake's defaults unless changed). */
   readonly machineTypes = new Map<string, {guestCpus: number; memoryMb: number}>(Object.entries(DEFAULT_MACHINE_TYPES))
 
+  /** Networks by `project/name`, subnetworks by `project/region/name`, firewall rules by `project/name`. */
+  readonly networks = new Map<string, ObservedNetwork>()
+  readonly subnetworks = new Map<string, ObservedSubnetwork & {readonly project: string}>()
+  readonly firewalls = new Map<string, ObservedFirewall & {readonly project: string}>()
+  private readonly vpcOps = new Map<string, VpcOperation>()
+
   constructor(private readonly log: string[] = []) {}
+
+  /** Every network, subnetwork and firewall rule there is, as `kind project/[region/]name`, sorted. */
+  vpcResources(): string[] {
+    return [
+      ...[...this.networks.keys()].map((k) => `network ${k}`),
+      ...[...this.subnetworks.keys()].map((k) => `subnetwork ${k}`),
+      ...[...this.firewalls.keys()].map((k) => `firewall ${k}`),
+    ].sort()
+  }
+
+  async getNetwork(project: string, name: string): Promise<ObservedNetwork | undefined> {
+    this.log.push(`getNetwork ${name}`)
+    if (this.fault('getNetwork', {action: `read network ${name}`, project, location: 'global'})) return undefined
+    const found = this.networks.get(`${project}/${name}`)
+    return found && this.withSubnetworks(project, found)
+  }
+
+  async listNetworks(project: string): Promise<readonly ObservedNetwork[]> {
+    this.log.push(`listNetworks ${project}`)
+    this.fault('listNetworks', {action: 'list networks', project, location: 'global'})
+    return [...this.networks.entries()]
+      .filter(([k]) => k.startsWith(`${project}/`))
+      .map(([, n]) => this.withSubnetworks(project, n))
+  }
+
+  async insertNetwork(spec: NetworkSpec): Promise<ComputeOperation | 'exists'> {
+    this.log.push(`insertNetwork ${spec.name}`)
+    const context = {action: `create network ${spec.name}`, project: spec.project, location: 'global'}
+    const key = `${spec.project}/${spec.name}`
+    if (this.fault('insertNetwork', context) || this.networks.has(key)) return 'exists'
+    const network = {
+      name: spec.name,
+      mtu: spec.mtu,
+      autoCreateSubnetworks: false,
+      networkProfile: spec.networkProfile,
+      subnetworks: [],
+    }
+    this.networks.set(key, network)
+    return this.startVpcOperation('global', context, null, (failed) => failed && this.networks.delete(key))
+  }
+
+  async deleteNetwork(project: string, name: string): Promise<ComputeOperation | 'gone'> {
+    this.log.push(`deleteNetwork ${name}`)
+    const context = {action: `delete network ${name}`, project, location: 'global'}
+    const key = `${project}/${name}`
+    if (this.fault('deleteNetwork', context) || !this.networks.has(key)) return 'gone'
+    const user =
+      [...this.firewalls.values()].find((f) => f.project === project && f.network === name) ??
+      [...this.subnetworks.values()].find((s) => s.project === project && s.network === name)
+    const inUse = user
+      ? computeError(
+          {
+            status: 'FAILED_PRECONDITION',
+            message: `The network resource 'projects/${project}/global/networks/${name}' is already being used by '${
+              'direction' in user
+                ? `projects/${project}/global/firewalls/${user.name}`
+                : `projects/${project}/regions/${user.region}/subnetworks/${user.name}`
+            }'`,
+          },
+          context,
+        )
+      : null
+    return this.startVpcOperation('global', context, inUse, (failed) => failed || this.networks.delete(key))
+  }
+
+  async getSubnetwork(project: string, region: string, name: string): Promise<ObservedSubnetwork | undefined> {
+    this.log.push(`getSubnetwork ${name}`)
+    if (this.fault('getSubnetwork', {action: `read subnetwork ${name}`, project, location: region})) return undefined
+    const found = this.subnetworks.get(`${project}/${region}/${name}`)
+    return found && withoutProject(found)
+  }
+
+  async listSubnetworks(project: string, region: string): Promise<readonly ObservedSubnetwork[]> {
+    this.log.push(`listSubnetworks ${project}/${region}`)
+    const context = {action: `list the subnetworks of region ${region}`, project, location: region}
+    this.fault('listSubnetworks', context)
+    return [...this.subnetworks.values()]
+      .filter((s) => s.project === project && s.region === region)
+      .map(withoutProject)
+  }
+
+  async insertSubnetwork(spec: SubnetworkSpec): Promise<ComputeOperation | 'exists'> {
+    this.log.push(`insertSubnetwork ${spec.name}`)
+    const context = {action: `create subnetwork ${spec.name}`, project: spec.project, location: spec.region}
+    const key = `${spec.project}/${spec.region}/${spec.name}`
+    if (this.fault('insertSubnetwork', context) || this.subnetworks.has(key)) return 'exists'
+    if (!this.networks.has(`${spec.project}/${spec.network}`)) {
+      const resource = `projects/${spec.project}/global/networks/${spec.network}`
+      throw computeError({status: 'NOT_FOUND', message: `The resource '${resource}' was not found`}, context)
+    }
+    const {project, region, name, network, ipCidrRange} = spec
+    this.subnetworks.set(key, {project, region, name, network, ipCidrRange})
+    return this.startVpcOperation(region, context, null, (failed) => failed && this.subnetworks.delete(key))
+  }
+
+  async deleteSubnetwork(project: string, region: string, name: string): Promise<ComputeOperation | 'gone'> {
+    this.log.push(`deleteSubnetwork ${name}`)
+    const context = {action: `delete subnetwork ${name}`, project, location: region}
+    const key = `${project}/${region}/${name}`
+    if (this.fault('deleteSubnetwork', context) || !this.subnetworks.has(key)) return 'gone'
+    return this.startVpcOperation(region, context, null, (failed) => failed || this.subnetworks.delete(key))
+  }
+
+  async getFirewall(project: string, name: string): Promise<ObservedFirewall | undefined> {
+    this.log.push(`getFirewall ${name}`)
+    if (this.fault('getFirewall', {action: `read firewall rule ${name}`, project, location: 'global'})) return undefined
+    const found = this.firewalls.get(`${project}/${name}`)
+    return found && withoutProject(found)
+  }
+
+  async listFirewalls(project: string): Promise<readonly ObservedFirewall[]> {
+    this.log.push(`listFirewalls ${project}`)
+    this.fault('listFirewalls', {action: 'list firewall rules', project, location: 'global'})
+    return [...this.firewalls.values()].filter((f) => f.project === project).map(withoutProject)
+  }
+
+  async insertFirewall(spec: FirewallSpec): Promise<ComputeOperation | 'exists'> {
+    this.log.push(`insertFirewall ${spec.name}`)
+    const context = {action: `create firewall rule ${spec.name}`, project: spec.project, location: 'global'}
+    const key = `${spec.project}/${spec.name}`
+    if (this.fault('insertFirewall', context) || this.firewalls.has(key)) return 'exists'
+    if (!this.networks.has(`${spec.project}/${spec.network}`)) {
+      const resource = `projects/${spec.project}/global/networks/${spec.network}`
+      throw computeError({status: 'NOT_FOUND', message: `The resource '${resource}' was not found`}, context)
+    }
+    this.firewalls.set(key, {
+      project: spec.project,
+      name: spec.name,
+      network: spec.network,
+      direction: 'INGRESS',
+      sourceRanges: [...spec.sourceRanges],
+      allowed: spec.allowed.map((a) => ({protocol: a.protocol, ports: [...a.ports]})),
+    })
+    return this.startVpcOperation('global', context, null, (failed) => failed && this.firewalls.delete(key))
+  }
+
+  async deleteFirewall(project: string, name: string): Promise<ComputeOperation | 'gone'> {
+    this.log.push(`deleteFirewall ${name}`)
+    const context = {action: `delete firewall rule ${name}`, project, location: 'global'}
+    const key = `${project}/${name}`
+    if (this.fault('deleteFirewall', context) || !this.firewalls.has(key)) return 'gone'
+    return this.startVpcOperation('global', context, null, (failed) => failed || this.firewalls.delete(key))
+  }
+
+  async getGlobalOperation(project: string, name: string): Promise<ComputeOperation> {
+    return this.readVpcOperation('global', project, name, 'getGlobalOperation')
+  }
+
+  private withSubnetworks(project: string, network: ObservedNetwork): ObservedNetwork {
+    const subnetworks = [...this.subnetworks.values()]
+      .filter((s) => s.project === project && s.network === network.name)
+      .map((s) => `${s.region}/${s.name}`)
+    return {...network, subnetworks}
+  }
+
+  /**
+   * An operation on a network, subnetwork or firewall rule; `done(failed)` runs when it is DONE. Its error is the
+   * given one (a network in use), else the next operation fault, else none.
+   */
+  private startVpcOperation(
+    scope: string,
+    context: {action: string; project: string; location: string},
+    error: ApiError | null,
+    done: (failed: boolean) => unknown,
+  ): ComputeOperation {
+    const name = `operation-vpc-${this.vpcOps.size + 1}`
+    const failure = error ? undefined : takeFault(this.operationFaults, () => true)
+    const ended = error ?? (failure ? computeError(failure, context) : null)
+    this.vpcOps.set(name, {reads: 0, scope, error: ended, onDone: () => done(ended !== null)})
+    return {name, done: false, error: null}
+  }
+
+  private readVpcOperation(scope: string, project: string, name: string, call: ComputeCall): ComputeOperation {
+    const reading = {action: `check operation ${name}`, project, location: scope}
+    this.fault(call, reading)
+    const op = this.vpcOps.get(name)
+    if (!op || op.scope !== scope) {
+      const where = scope === 'global' ? 'global' : `regions/${scope}`
+      const resource = `projects/${project}/${where}/operations/${name}`
+      throw computeError({status: 'NOT_FOUND', message: `The resource '${resource}' was not found`}, reading)
+    }
+    if (++op.reads < this.ticks) return {name, done: false, error: null}
+    if (op.reads === this.ticks) op.onDone()
+    return {name, done: true, error: op.error}
+  }
 
   async getMachineType(project: string, zone: string, name: string) {
     this.log.push(`getMachineType ${name}`)
@@ -254,6 +477,7 @@ export class MemoryCompute implements ComputeClient {
   }
 
   async getRegionOperation(project: string, region: string, name: string): Promise<ComputeOperation> {
+    if (name.startsWith('operation-vpc-')) return this.readVpcOperation(region, project, name, 'getRegionOperation')
     const reading = {action: `check operation ${name}`, project, location: region}
     this.fault('getRegionOperation', reading)
     const op = this.ops.get(name)
@@ -286,10 +510,20 @@ export class MemoryCompute implements ComputeClient {
   private fault(call: ComputeCall, context: {action: string; project: string; location: string}): boolean {
     const fault = takeFault(this.faults, (f) => f.call === call)
     if (!fault) return false
-    if (call !== 'insertWorkloadPolicy' && call !== 'getRegionOperation' && fault.status === 'NOT_FOUND') return true
-    if (call === 'insertWorkloadPolicy' && fault.status === 'ALREADY_EXISTS') return true
+    // A 404 to a read (but of an operation or a whole list) or a delete is nothing there, a 409 to an insert a name
+    // taken: the adapter's results.
+    const absentOn404 = !call.endsWith('Operation') && !call.startsWith('insert') && !VPC_LISTS.has(call)
+    if (absentOn404 && fault.status === 'NOT_FOUND') return true
+    if (call.startsWith('insert') && fault.status === 'ALREADY_EXISTS') return true
     throw computeError(fault, context)
   }
+}
+
+const VPC_LISTS: ReadonlySet<ComputeCall> = new Set(['listNetworks', 'listSubnetworks', 'listFirewalls'])
+
+function withoutProject<T extends {readonly project: string}>(value: T): Omit<T, 'project'> {
+  const {project: _project, ...rest} = value
+  return rest
 }
 
 /** A Compute Engine failure as the REST adapter classifies it. */

@@ -11,6 +11,7 @@ import {desiredFor, observedPoolFrom} from '../builders/observed.js'
 import {MemoryCompute} from '../fakes/memory-compute.js'
 import {MemoryGke} from '../fakes/memory-gke.js'
 import {MemoryKube} from '../fakes/memory-kube.js'
+import {crd, NETWORK_PARAM_SET_CRD} from '../builders/workload-cluster.js'
 import {MemoryReleaseManifests} from '../fakes/memory-release-manifests.js'
 import {RecordingConsole, type PromptAnswer} from '../helpers/recording-console.js'
 import {virtualClock} from '../helpers/virtual-clock.js'
@@ -595,3 +596,65 @@ function flagsOf(error: unknown): (string | undefined)[] {
   if (error instanceof UsageError) return [error.flag]
   throw error
 }
+
+describe('createCluster: the GPU networks of an A3 High cluster (h100-80gb-8)', () => {
+  const a3 = {
+    cluster: 'demo',
+    project: 'test-project',
+    zone: 'us-central2-b',
+    deviceType: 'h100-80gb-8',
+    numNodes: '2',
+    spot: true,
+  }
+  /** GKE with multi-networking serves these kinds (networking.gke.io). */
+  const multiNetworkingKube = () => {
+    const kube = new MemoryKube()
+    kube.seed(NETWORK_PARAM_SET_CRD)
+    kube.seed(crd('networking.gke.io', 'Network', 'networks', 'v1', 'Cluster'))
+    return kube
+  }
+  async function create(gke: MemoryGke, kube: MemoryKube, compute: MemoryCompute) {
+    return createCluster(
+      {flags: a3, dryRun: false, offline: false, timing: TIMING, inCluster: {...gkeOnly, skip: false}, lock: LOCK},
+      {
+        gke: async () => gke,
+        compute: async () => compute,
+        kube: async () => kube,
+        manifests: new MemoryReleaseManifests(),
+        console: new RecordingConsole(),
+        signal: new AbortController().signal,
+        ...virtualClock(),
+      },
+    )
+  }
+
+  it("creates the networks, the pool on them, and the cluster's Network and GKENetworkParamSet objects; a re-run changes nothing", async () => {
+    const gke = new MemoryGke()
+    const kube = multiNetworkingKube()
+    const log: string[] = []
+    const compute = new MemoryCompute(log)
+    await create(gke, kube, compute)
+    expect(compute.vpcResources()).toHaveLength(12)
+    expect(gke.pools.get('demo-np-0')?.additionalNodeNetworks).toEqual([1, 2, 3, 4].map((i) => `demo-net-${i}`))
+    for (const i of [1, 2, 3, 4]) {
+      const ref = (kind: string) => ({apiVersion: 'networking.gke.io/v1', kind, name: `vpc${i}`})
+      expect(kube.peek(ref('Network'))?.spec).toEqual({
+        parametersRef: {group: 'networking.gke.io', kind: 'GKENetworkParamSet', name: `vpc${i}`},
+        type: 'Device',
+      })
+      expect(kube.peek(ref('GKENetworkParamSet'))?.spec).toEqual({
+        vpc: `demo-net-${i}`,
+        vpcSubnet: `demo-us-central2-sub-${i}`,
+        deviceMode: 'NetDevice',
+      })
+    }
+    const inserts = log.filter((l) => l.startsWith('insert')).length
+    const again = await create(gke, kube, compute)
+    expect(log.filter((l) => l.startsWith('insert'))).toHaveLength(inserts)
+    const networkSteps = (again.inCluster?.steps ?? []).filter((s) =>
+      /Network|GKENetworkParamSet/.test(JSON.stringify(s)),
+    )
+    expect(networkSteps).toHaveLength(8)
+    expect(networkSteps.every((s) => (s as {change?: string}).change === 'none')).toBe(true)
+  })
+})

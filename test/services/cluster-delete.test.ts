@@ -1,5 +1,6 @@
 // `xpk cluster delete` in process, over the in-memory GKE port: a plan with one step, applied by the executor that
 // `cluster create` uses (same retries, operation watching, Ctrl-C), with confirmation and every outcome.
+import {MemoryCompute} from '../fakes/memory-compute.js'
 import {describe, expect, it} from 'vitest'
 
 import {gkeApiError} from '../../src/core/cluster/gke-errors.js'
@@ -30,11 +31,84 @@ function run(
   answer: PromptAnswer = 'yes',
   overrides: Partial<ClusterDeleteOptions> = {},
   signal = new AbortController().signal,
+  compute = new MemoryCompute(),
 ) {
   const console = new RecordingConsole(answer)
-  const done = deleteCluster({...options, ...overrides}, {gke: async () => gke, console, signal, ...virtualClock()})
+  const done = deleteCluster(
+    {...options, ...overrides},
+    {gke: async () => gke, compute: async () => compute, console, signal, ...virtualClock()},
+  )
   return {console, done}
 }
+
+/** The GPU networks `cluster create` makes for an A3 High cluster `demo` (and some that are not its own). */
+function withA3HighNetworks(compute = new MemoryCompute()): MemoryCompute {
+  const region = 'us-central2'
+  const a3 = desiredFor({deviceType: 'h100-80gb-8', numNodes: 2})
+  for (const n of a3.gpuNetworks ?? []) {
+    compute.networks.set(`test-project/${n.network.name}`, {
+      ...n.network,
+      autoCreateSubnetworks: false,
+      subnetworks: [],
+    })
+    compute.subnetworks.set(`test-project/${region}/${n.subnetwork.name}`, {...n.subnetwork})
+    compute.firewalls.set(`test-project/${n.firewall.name}`, {...n.firewall, direction: 'INGRESS'})
+  }
+  // Not this cluster's: another cluster's, and names that only start like its own.
+  for (const name of ['other-net-1', 'demo-net-x', 'demo-net-1-extra']) {
+    compute.networks.set(`test-project/${name}`, {
+      name,
+      mtu: 1460,
+      autoCreateSubnetworks: false,
+      networkProfile: null,
+      subnetworks: [],
+    })
+  }
+  return compute
+}
+
+describe('deleteCluster with GPU networks', () => {
+  const LEFT = [
+    'network test-project/demo-net-1-extra',
+    'network test-project/demo-net-x',
+    'network test-project/other-net-1',
+  ]
+
+  it('deletes the firewall rules and subnetworks after the cluster, then the networks: none of its own is left', async () => {
+    const gke = new MemoryGke([pool])
+    const log: string[] = []
+    const compute = withA3HighNetworks(new MemoryCompute(log))
+    const {done} = run(gke, 'yes', {}, undefined, compute)
+    const result = await done
+    expect(result.steps.map((s) => `${s.action} ${s.resource} ${s.name}`)).toEqual([
+      'delete cluster demo',
+      ...[1, 2, 3, 4].map((i) => `delete firewall demo-internal-${i}`),
+      ...[1, 2, 3, 4].map((i) => `delete subnetwork demo-us-central2-sub-${i}`),
+      ...[1, 2, 3, 4].map((i) => `delete network demo-net-${i}`),
+    ])
+    expect(gke.cluster).toBe('gone')
+    expect(compute.vpcResources()).toEqual(LEFT)
+    // Every network was deleted only once nothing on it was left: no delete ended in a conflict.
+    expect(log.filter((l) => l.startsWith('deleteNetwork'))).toHaveLength(4)
+  })
+
+  it('deletes what is left of the networks of a cluster that is gone, after asking; a dry run deletes nothing', async () => {
+    const gke = new MemoryGke([pool])
+    await run(gke).done
+    const compute = withA3HighNetworks()
+    const planned = await run(gke, 'yes', {dryRun: true}, undefined, compute).done
+    expect(planned.outcome).toBe('planned')
+    expect(compute.vpcResources()).toHaveLength(15)
+    const {console, done} = run(gke, 'yes', {}, undefined, compute)
+    expect((await done).outcome).toBe('deleted')
+    expect(console.questions).toMatchObject([
+      {code: 'cluster.delete.confirm-networks', data: {networks: [1, 2, 3, 4].map((i) => `demo-net-${i}`)}},
+    ])
+    expect(compute.vpcResources()).toEqual(LEFT)
+    const again = await run(gke, 'yes', {}, undefined, compute).done
+    expect(again.outcome).toBe('absent')
+  })
+})
 
 describe('deleteCluster', () => {
   it('asks, deletes through the executor, and returns only once the cluster is gone', async () => {

@@ -84,7 +84,13 @@ function remove(gke: MemoryGke, answer: PromptAnswer = 'yes', dryRun = false, si
       timing: DEFAULT_TIMING,
       lock: {identity: ME, staleSeconds: STALE, alive: (pid) => RUNNING.has(pid)},
     },
-    {gke: async () => gke, console, signal: signal ?? new AbortController().signal, ...clock()},
+    {
+      gke: async () => gke,
+      compute: async () => new MemoryCompute(),
+      console,
+      signal: signal ?? new AbortController().signal,
+      ...clock(),
+    },
   )
   return {console, done}
 }

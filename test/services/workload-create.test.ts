@@ -651,6 +651,43 @@ describe('workload create: GPUDirect networks', () => {
     expect(interfacesOf(kube)).toEqual(['default'])
   })
 
+  describe('A3 High (h100-80gb-8): the pods name vpc1..vpc4, which cluster create makes', () => {
+    const a3 = {flags: {tpuType: undefined, deviceType: 'h100-80gb-8', numNodes: '2', numSlices: undefined}}
+    const vpcs = (names: string[]) => names.map((name) => ({name, deviceMode: 'NetDevice'}))
+
+    it.each([
+      {case: 'none of them', networks: [] as string[], missing: 'vpc1, vpc2, vpc3, vpc4'},
+      {case: 'vpc3 missing', networks: ['vpc1', 'vpc2', 'vpc4'], missing: 'vpc3'},
+    ])(
+      'refuses (exit 6) a cluster with $case, before any change, naming cluster create',
+      async ({networks, missing}) => {
+        const kube = aWorkloadCluster({resources: {'h100-80gb-8': '2'}, gpuNetworks: vpcs(networks)})
+        const error = (await run(kube, a3).done.catch((e: unknown) => e)) as XpkError
+        expect(error.exitCode).toBe(6)
+        expect(error.message).toContain(`has no GPU network ${missing} (GKENetworkParamSet)`)
+        expect(error.hints[0]).toContain('xpk cluster create --cluster demo --device-type h100-80gb-8')
+        expect(kube.mutatingRequests()).toEqual([])
+      },
+    )
+
+    it('submits on a cluster that has them, its pods attached to vpc1..vpc4', async () => {
+      const kube = aWorkloadCluster({
+        resources: {'h100-80gb-8': '2'},
+        gpuNetworks: vpcs(['vpc1', 'vpc2', 'vpc3', 'vpc4']),
+      })
+      await run(kube, a3).done
+      expect(interfacesOf(kube)).toEqual(['default', 'vpc1', 'vpc2', 'vpc3', 'vpc4'])
+    })
+
+    it('a dry run says a real run would be refused, and sends nothing', async () => {
+      const kube = aWorkloadCluster({resources: {'h100-80gb-8': '2'}, gpuNetworks: []})
+      const {done, console} = run(kube, {...a3, patch: {dryRun: true}})
+      await done
+      expect(console.codes('warn')).toEqual(['workload.gpu-networks-absent'])
+      expect(kube.mutatingRequests()).toEqual([])
+    })
+  })
+
   it('TPU workloads do not list them', async () => {
     const kube = aWorkloadCluster()
     await run(kube).done

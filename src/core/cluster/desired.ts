@@ -4,6 +4,7 @@ import type {Accelerator} from '../catalog/types.js'
 import {INTEGER_FLAGS, MAX_SLICES, parseInteger, Problems, splitList} from '../input.js'
 import {CLUSTER_DEFAULTS} from './defaults.js'
 import {clusterNameProblem, projectIdProblem, zoneToRegion} from '../settings.js'
+import {additionalNodeNetworks, gpuNetworksFor, MAX_COMPUTE_NAME, tooLongName, type GpuNetwork} from './gpu-networks.js'
 import {escapeInline} from '../text.js'
 import {mergeCustomFields, parseCustomClusterArguments, parseCustomNodePoolArguments} from './custom-args.js'
 import {releaseChannelFor} from './versions.js'
@@ -112,6 +113,8 @@ export interface DesiredCluster {
   /** Node pools wanted: one per slice for TPU/CPU, one for GPU, 0 for an empty cluster. */
   readonly poolCount: number
   readonly poolTemplate: NodePoolTemplate
+  /** The GPU networks the pools attach (gpu-networks.ts), created before them; absent or empty for other types. */
+  readonly gpuNetworks?: readonly GpuNetwork[]
   /** Reservations new pools may use, as API paths; empty unless capacity is reservation. */
   readonly reservations: readonly string[]
   /** `--max-parallel`, when given: how many node-pool operations may be in flight at once. */
@@ -221,6 +224,18 @@ export function desiredClusterFromFlags(flags: ClusterCreateFlags): DesiredClust
   const customCluster = checkCustomCluster(flags, problems)
   const rayVersion = checkRayVersion(flags, problems, accelerator)
   const pathways = checkPathways(flags, problems, accelerator)
+  const gpuNetworks =
+    accelerator && name && !nameProblem && project && region ? gpuNetworksFor(accelerator, {project, region, name}) : []
+  const tooLong = tooLongName(gpuNetworks)
+  if (tooLong !== undefined) {
+    problems.add(
+      `--cluster "${escapeInline(name ?? '')}": ${accelerator!.name} needs GPU networks named after the cluster and its region, and ${tooLong} is ${tooLong.length} characters long; Compute Engine allows ${MAX_COMPUTE_NAME}.`,
+      {
+        flag: '--cluster',
+        hints: [`Use a cluster name at least ${tooLong.length - MAX_COMPUTE_NAME} characters shorter.`],
+      },
+    )
+  }
   problems.throwIfAny()
   const a = accelerator as Accelerator
   const isPrivate =
@@ -294,6 +309,7 @@ export function desiredClusterFromFlags(flags: ClusterCreateFlags): DesiredClust
       maxPods ?? custom.maxPodsPerNode ?? (multiHostTpu ? CLUSTER_DEFAULTS.multiHostTpuMaxPodsPerNode : null),
     gvnic: custom.gvnic ?? true,
     acceleratorNetworkProfile: a.supportsAcceleratorNetworkProfile ? 'auto' : null,
+    ...(gpuNetworks.length > 0 ? {additionalNodeNetworks: additionalNodeNetworks(gpuNetworks)} : {}),
     labels: {
       ...(a.supportsAcceleratorNetworkProfile ? {'cloud.google.com/gke-networking-dra-driver': 'true'} : {}),
       ...custom.labels,
@@ -312,6 +328,7 @@ export function desiredClusterFromFlags(flags: ClusterCreateFlags): DesiredClust
     accelerator: a,
     poolCount: a.kind === 'GPU' ? Math.min(numSlices, 1) : numSlices,
     poolTemplate,
+    ...(gpuNetworks.length > 0 ? {gpuNetworks} : {}),
     reservations,
     maxParallel,
     needs,

@@ -25,6 +25,8 @@ export interface ObservedNodePool {
   readonly autoscaling: {readonly enabled: boolean; readonly minNodes: number; readonly maxNodes: number} | null
   /** GKE_METADATA when its pods get Workload Identity; null when GKE does not say. */
   readonly workloadMetadataMode: WorkloadMetadataMode | null
+  /** The networks of its additional node network configs, in order (absent: none). */
+  readonly additionalNodeNetworks?: readonly string[]
   /**
    * The host maintenance interval (`config.hostMaintenancePolicy`, GKE's v1beta1 API only): AS_NEEDED when the pool
    * has none, as GKE maintains it then. Absent when the pool was read through v1, which does not report it.

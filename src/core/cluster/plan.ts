@@ -4,6 +4,8 @@ import {ApiError} from '../errors.js'
 import {creationFailedForCapacity} from './gke-errors.js'
 import type {ClusterSpec, NodePoolSpec, PlacementPolicy, WorkloadPolicySpec} from './spec.js'
 import {PATHWAYS_CPU_POOL, pathwaysPoolSpec} from './pathways.js'
+import type {GpuNetwork, ObservedGpuNetworks} from './gpu-networks.js'
+import type {FirewallSpec, NetworkSpec, SubnetworkSpec} from './vpc.js'
 import {planAutoprovisioningUpdate, planClusterUpdates, planRayOperatorUpdate, type UpdateStep} from './updates.js'
 
 export type {ClusterUpdateStep, NodePoolUpdateStep, UpdateStep} from './updates.js'
@@ -61,7 +63,28 @@ export interface PlacementPolicyStep {
   readonly wait: false
 }
 
-export type PlanStep = ClusterStep | UpdateStep | PlacementPolicyStep | NodePoolStep
+/**
+ * A VPC network, subnetwork or firewall rule of a GPU cluster (gpu-networks.ts): created before the node pools that
+ * attach them, kept when it exists as xpk would make it, deleted by `cluster delete` after the cluster.
+ */
+export interface GpuNetworkStep {
+  readonly action: 'create' | 'delete' | 'none'
+  readonly resource: 'network' | 'subnetwork' | 'firewall'
+  readonly name: string
+  readonly reason: string
+  /** What to create; null when it exists or is deleted. */
+  readonly spec: NetworkSpec | SubnetworkSpec | FirewallSpec | null
+  /** A subnetwork's region (deletes need it); absent for the global networks and firewall rules. */
+  readonly region?: string
+  readonly wait: false
+}
+
+export type PlanStep = ClusterStep | UpdateStep | PlacementPolicyStep | GpuNetworkStep | NodePoolStep
+
+/** Whether a step is on a GPU network, subnetwork or firewall rule. */
+export function isGpuNetworkStep(step: PlanStep): step is GpuNetworkStep {
+  return step.resource === 'network' || step.resource === 'subnetwork' || step.resource === 'firewall'
+}
 
 /**
  * Whether the workload policy the pools need exists and is READY: `undefined` when it was not looked up (offline
@@ -114,6 +137,8 @@ export function planCluster(
   desired: DesiredCluster,
   observed: ObservedCluster | undefined,
   placementPolicy: PlacementPolicyState = undefined,
+  /** The GPU networks as read (undefined: not looked up, offline). */
+  gpuNetworks: ObservedGpuNetworks | undefined = undefined,
 ): Plan {
   const spec = desired.spec
   const location = observed?.location ?? spec.region
@@ -171,6 +196,7 @@ export function planCluster(
       ...steps,
       ...clusterUpdates,
       ...planPlacementPolicy(desired, poolSteps, placementPolicy),
+      ...planGpuNetworks(desired.gpuNetworks ?? [], gpuNetworks),
       ...poolSteps,
       ...poolUpdates,
     ],
@@ -226,6 +252,28 @@ function planPlacementPolicy(
       wait: false,
     },
   ]
+}
+
+/**
+ * The GPU networks' steps: each network, then its subnetwork and firewall rule, created unless it exists (under its
+ * name: one that differs from what xpk would make is refused before planning, see gpuNetworkDifferences).
+ */
+function planGpuNetworks(networks: readonly GpuNetwork[], observed: ObservedGpuNetworks | undefined): GpuNetworkStep[] {
+  const step = (
+    resource: GpuNetworkStep['resource'],
+    spec: NetworkSpec | SubnetworkSpec | FirewallSpec,
+    found: ReadonlyMap<string, unknown> | undefined,
+  ): GpuNetworkStep => {
+    if (found?.has(spec.name))
+      return {action: 'none', resource, name: spec.name, reason: 'exists', spec: null, wait: false}
+    const reason = observed ? 'does not exist yet' : 'created unless it exists (not looked up offline)'
+    return {action: 'create', resource, name: spec.name, reason, spec, wait: false}
+  }
+  return networks.flatMap((n) => [
+    step('network', n.network, observed?.networks),
+    step('subnetwork', n.subnetwork, observed?.subnetworks),
+    step('firewall', n.firewall, observed?.firewalls),
+  ])
 }
 
 /** Cluster-level settings that were asked for but differ on the existing cluster; xpk only reconciles node pools. */
@@ -530,6 +578,9 @@ export function differencesFrom(
   ) {
     out.push(`reservation ${pool.reservation ?? 'none'} → ${reservations.join(' or ')}`)
   }
+  const wantNets = (template.additionalNodeNetworks ?? []).map((n) => n.network).join(',') || 'none'
+  const haveNets = (pool.additionalNodeNetworks ?? []).join(',') || 'none'
+  if (wantNets !== haveNets) out.push(`additional node networks ${haveNets} → ${wantNets}`)
   const wantGpu = template.gpu ? `${template.gpu.count}x ${template.gpu.type}` : 'none'
   const haveGpu = pool.gpu ? `${pool.gpu.count}x ${pool.gpu.type}` : 'none'
   if (wantGpu !== haveGpu) out.push(`GPUs ${haveGpu} → ${wantGpu}`)
@@ -558,6 +609,13 @@ export function differencesFrom(
 export function planClusterDelete(
   target: {readonly project: string; readonly location: string; readonly name: string},
   observed: ObservedCluster | undefined,
+  /** The cluster's GPU networks, found by their names (gpu-networks.ts): deleted after the cluster. */
+  gpuNetworks: {
+    readonly region: string
+    readonly networks: readonly string[]
+    readonly subnetworks: readonly string[]
+    readonly firewalls: readonly string[]
+  } = {region: target.location, networks: [], subnetworks: [], firewalls: []},
 ): Plan {
   const pools = observed?.nodePools.map((p) => p.name) ?? []
   const step: ClusterStep =
@@ -581,11 +639,28 @@ export function planClusterDelete(
           spec: null,
           wait: observed.status === 'STOPPING',
         }
+  const after = observed === undefined ? '' : ', after the cluster'
+  const remove = (resource: GpuNetworkStep['resource'], name: string, why: string): GpuNetworkStep => ({
+    action: 'delete',
+    resource,
+    name,
+    reason: `${why}${after}`,
+    spec: null,
+    ...(resource === 'subnetwork' ? {region: gpuNetworks.region} : {}),
+    wait: false,
+  })
   return {
     project: target.project,
     location: observed?.location ?? target.location,
     cluster: target.name,
-    steps: [step],
+    steps: [
+      step,
+      ...gpuNetworks.firewalls.map((n) => remove('firewall', n, "the cluster's GPU network firewall rule")),
+      ...gpuNetworks.subnetworks.map((n) => remove('subnetwork', n, "the cluster's GPU subnetwork")),
+      ...gpuNetworks.networks.map((n) =>
+        remove('network', n, "the cluster's GPU network, once its subnetworks and firewall rules are gone"),
+      ),
+    ],
     warnings: [],
   }
 }

@@ -9,7 +9,8 @@ import {
   type WorkloadPolicySpec,
 } from './spec.js'
 import {planSummary, renderPlanLines, type PlanLine} from '../render/plan.js'
-import type {Plan, PlanAction, PlanStep} from './plan.js'
+import {isGpuNetworkStep, type Plan, type PlanAction, type PlanStep} from './plan.js'
+import type {FirewallSpec, NetworkSpec, SubnetworkSpec} from './vpc.js'
 
 const RESOURCE_WORD: Record<PlanStep['resource'], string> = {
   cluster: 'cluster',
@@ -17,18 +18,34 @@ const RESOURCE_WORD: Record<PlanStep['resource'], string> = {
   placementPolicy: 'policy',
   nodePool: 'nodepool',
   nodePoolUpdate: 'nodepool',
+  network: 'network',
+  subnetwork: 'subnet',
+  firewall: 'firewall',
 }
 
 /** One line describing a desired node pool, e.g. "ct5p-hightpu-4t x2, compact 2x2x2, spot". */
 export function describeNodePool(spec: NodePoolSpec): string {
   const parts = [`${spec.machineType} x${spec.nodeCount}`]
   if (spec.gpu) parts.push(`${spec.gpu.count}x ${spec.gpu.type}`)
+  if (spec.additionalNodeNetworks?.length) {
+    parts.push(`NICs on ${spec.additionalNodeNetworks.map((n) => n.network).join(', ')}`)
+  }
   if (spec.placementPolicy?.type === 'compact') parts.push(`compact ${spec.placementPolicy.tpuTopology}`)
   if (spec.placementPolicy?.type === 'workload-policy') parts.push(`policy ${spec.placementPolicy.name}`)
   parts.push(spec.capacity === 'reservation' ? `reservation ${spec.reservation}` : spec.capacity)
   if (spec.flexMaxNodes !== null) parts.push(`scales 0-${spec.flexMaxNodes}`)
   if (spec.autoscaling) parts.push(`scales ${spec.autoscaling.minNodes}-${spec.autoscaling.maxNodes}`)
   return parts.join(', ')
+}
+
+/** A GPU network, subnetwork or firewall rule to create, in one line. */
+function describeVpcResource(spec: NetworkSpec | SubnetworkSpec | FirewallSpec): string {
+  if ('mtu' in spec) {
+    return `custom subnets, MTU ${spec.mtu}${spec.networkProfile ? `, network profile ${spec.networkProfile}` : ''}`
+  }
+  if ('ipCidrRange' in spec) return `${spec.ipCidrRange} on network ${spec.network}, region ${spec.region}`
+  const rules = spec.allowed.map((a) => `${a.protocol}${a.ports.length > 0 ? `:${a.ports.join(',')}` : ''}`)
+  return `allow ${rules.join(',')} from ${spec.sourceRanges.join(',')} on network ${spec.network}`
 }
 
 /** OAuth scopes as gcloud's `--scopes` spells them: `storage-full,gke-default` rather than eight URLs. */
@@ -89,6 +106,7 @@ function stepDetail(step: PlanStep): string {
     const mode = step.spec.acceleratorTopologyMode === 'PROVISION_ONLY' ? ' (provision only: super-slicing)' : ''
     return `${step.reason}: workload policy, high throughput, topology ${step.spec.acceleratorTopology}${mode}, region ${step.spec.region}`
   }
+  if (isGpuNetworkStep(step)) return step.spec ? `${step.reason}: ${describeVpcResource(step.spec)}` : step.reason
   if (step.spec && (step.action === 'create' || step.action === 'recreate')) {
     return `${step.reason}: ${describeNodePool(step.spec)}`
   }
@@ -134,7 +152,16 @@ export interface PlanJson {
     readonly resource: PlanStep['resource']
     readonly name: string
     readonly reason: string
-    readonly spec: ClusterSpec | ClusterUpdate | NodePoolUpdate | WorkloadPolicySpec | NodePoolSpecJson | null
+    readonly spec:
+      | ClusterSpec
+      | ClusterUpdate
+      | NodePoolUpdate
+      | WorkloadPolicySpec
+      | NodePoolSpecJson
+      | NetworkSpec
+      | SubnetworkSpec
+      | FirewallSpec
+      | null
   }[]
 }
 

@@ -193,6 +193,11 @@ export interface NodePoolSpec {
   readonly gvnic: boolean
   /** `auto` for types that support GKE's accelerator network profile. */
   readonly acceleratorNetworkProfile: 'auto' | null
+  /**
+   * The GPU networks the nodes get a NIC on (GKE's `networkConfig.additionalNodeNetworkConfigs`), in NIC order;
+   * absent or empty for pools without (see gpu-networks.ts).
+   */
+  readonly additionalNodeNetworks?: readonly {readonly network: string; readonly subnetwork: string}[]
   readonly labels: Readonly<Record<string, string>>
   /** Flex-start: autoscaling from 0 up to this many nodes. */
   readonly flexMaxNodes: number | null

@@ -25,6 +25,7 @@ import {
   type ObservedPlacement,
 } from './topology-aware.js'
 import type {DeploymentPatch, InClusterObject} from './types.js'
+import {gpuNetworkObjects, type GpuNetwork} from '../cluster/gpu-networks.js'
 import {coreDnsObjects, KUBE_DNS_DEPLOYMENTS, type KubeDnsSettings} from './coredns.js'
 
 /** What was read from the cluster before planning. */
@@ -77,6 +78,8 @@ export interface InClusterInputs {
   readonly nodePoolsChange?: boolean
   /** Replace kube-dns with CoreDNS where kube-system has no `coredns` Deployment (cluster create, as Python). */
   readonly coreDns?: {readonly replicas: number}
+  /** GPU types with extra networks: their `Network` and `GKENetworkParamSet` objects are applied (gpu-networks.ts). */
+  readonly gpuNetworks?: readonly GpuNetwork[]
 }
 
 /** One in-cluster step, in the order they depend on each other. */
@@ -174,7 +177,8 @@ export function desiredObjects(
 ): InClusterObject[] {
   const kueue = kueueConfiguration(inputs.shape, {topologyAwareScheduling: topology})
   const maps = clusterConfigMaps(inputs.shape, {xpkVersion: inputs.xpkVersion})
-  return [...kueueConfigurationObjects(kueue), maps.resources, maps.metadata]
+  const networks = gpuNetworkObjects(inputs.gpuNetworks ?? [])
+  return [...networks, ...kueueConfigurationObjects(kueue), maps.resources, maps.metadata]
 }
 
 /**

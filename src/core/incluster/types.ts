@@ -98,8 +98,21 @@ export interface Topology {
 export type KueueObject =
   ResourceFlavor | ClusterQueue | LocalQueue | AdmissionCheck | ProvisioningRequestConfig | Topology
 
+/**
+ * GKE multi-networking's description of a GPU network (networking.gke.io/v1, cluster-scoped): a `Network` that pods
+ * name in their `networking.gke.io/interfaces` annotation, and the `GKENetworkParamSet` it refers to (the VPC and
+ * subnetwork). See src/core/cluster/gpu-networks.ts.
+ */
+export interface GkeNetworkObject {
+  readonly apiVersion: 'networking.gke.io/v1'
+  readonly kind: 'Network' | 'GKENetworkParamSet'
+  readonly metadata: NamedObjectMeta
+  readonly spec: Readonly<Record<string, unknown>>
+}
+
 /** Every object this module builds for a cluster. */
-export type InClusterObject = KueueObject | PriorityClass | ConfigMap | DaemonSet | ServiceAccount | Role | RoleBinding
+export type InClusterObject =
+  KueueObject | PriorityClass | ConfigMap | DaemonSet | ServiceAccount | Role | RoleBinding | GkeNetworkObject
 
 /**
  * A strategic-merge patch of a controller Deployment: what `kubectl patch --type=strategic` sends. Containers are

@@ -196,6 +196,16 @@ export const clusterDeleteDryRun = defineInfo(
   'Dry run: nothing was changed.',
 )
 
+export const clusterDeleteConfirmNetworks = defineQuestion(
+  'cluster.delete.confirm-networks',
+  "Asked before what is left of a deleted cluster's GPU networks is deleted.",
+  false,
+  (p: {cluster: string; networks: readonly string[]}) => ({
+    text: `Cluster ${p.cluster} is gone, but its GPU networks are left (${p.networks.join(', ') || 'subnetworks and firewall rules only'}). Delete them with their subnetworks and firewall rules? This cannot be undone. Continue?`,
+    data: {cluster: p.cluster, networks: p.networks},
+  }),
+)
+
 export const clusterDeleteConfirm = defineQuestion(
   'cluster.delete.confirm',
   'Asked before a cluster and its node pools are deleted.',

@@ -87,6 +87,15 @@ export const workloadGpuNetworksMissing = defineWarning(
   }),
 )
 
+export const workloadGpuNetworksAbsent = defineWarning(
+  'workload.gpu-networks-absent',
+  'A dry run of an A3 High workload on a cluster without the GPU networks its pods name; a real run is refused.',
+  (p: {workload: string; problem: string; hint: string}) => ({
+    text: `${p.problem} A real run is refused (exit 6). ${p.hint}`,
+    data: {workload: p.workload},
+  }),
+)
+
 export const workloadGpuNetworksAssumed = defineInfo(
   'workload.gpu-networks-assumed',
   'A dry run assumed the GPU network names instead of reading them from the cluster.',

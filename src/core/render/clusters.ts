@@ -52,7 +52,10 @@ export function renderClusterList(clusters: readonly ObservedCluster[], style: T
 /** `xpk cluster list`: `-o name` prints the names `--cluster` takes. */
 export const clusterListView = listView(renderClusterList, (c) => c.name)
 
-/** The node-pool table of `xpk cluster describe`; `-o wide` adds zones, version, autoscaling and placement. */
+/**
+ * The node-pool table of `xpk cluster describe`; `-o wide` adds zones, version, autoscaling, placement and the GPU
+ * networks the nodes have a NIC on (additional node networks).
+ */
 const POOL_COLUMNS: readonly Column<ObservedNodePool>[] = [
   {header: 'node pool', cell: (p) => p.name},
   {header: 'machine type', cell: (p) => p.machineType},
@@ -63,6 +66,7 @@ const POOL_COLUMNS: readonly Column<ObservedNodePool>[] = [
   {header: 'version', cell: (p) => p.version || null, wide: true},
   {header: 'autoscaling', cell: autoscalingText, wide: true},
   {header: 'placement', cell: placementText, wide: true},
+  {header: 'GPU networks', cell: (p) => p.additionalNodeNetworks?.join(',') || null, wide: true},
   {header: 'status', cell: (p) => p.status},
   {header: 'capacity', cell: (p) => (p.capacity === 'reservation' ? `reservation ${p.reservation}` : p.capacity)},
 ]

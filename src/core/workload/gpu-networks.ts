@@ -19,6 +19,22 @@ export function needsClusterGpuNetworks(accelerator: Accelerator): boolean {
 }
 
 /**
+ * The networks an A3 High (GPUDirect-TCPX) workload's pods always name (`vpc1`..`vpc4`, eth1-eth4), which
+ * `cluster create` makes (src/core/cluster/gpu-networks.ts); empty for other types, whose pods name what the cluster
+ * has.
+ */
+export function fixedGpuNetworks(accelerator: Accelerator): string[] {
+  if (accelerator.kind !== 'GPU' || gpuVariant(accelerator) !== 'tcpx') return []
+  return ['vpc1', 'vpc2', 'vpc3', 'vpc4']
+}
+
+/** The fixed networks (see {@link fixedGpuNetworks}) that no live GKENetworkParamSet is named after. */
+export function missingGpuNetworks(accelerator: Accelerator, paramSets: readonly KubeObject[]): string[] {
+  const live = new Set(paramSets.filter((p) => p.metadata.deletionTimestamp === undefined).map((p) => p.metadata.name))
+  return fixedGpuNetworks(accelerator).filter((name) => !live.has(name))
+}
+
+/**
  * The network names to attach, in NIC order (eth1, eth2, ...). The API lists them by name, which would put
  * `x-rdma-sub-0` before `x-sub-1`; GKE's A3 Ultra/A4 layout wants the plain (gVNIC) network first and the RDMA
  * NICs after it, so networks whose `spec.deviceMode` is RDMA come last, each group in natural order (`x-2` before

@@ -252,7 +252,7 @@ describe('desiredClusterFromFlags node pool template', () => {
       },
     },
     {
-      case: 'h100-80gb-8: accelerator type and count, cloud-platform scope only',
+      case: "h100-80gb-8: accelerator type and count, cloud-platform scope only, NICs on the cluster's four GPU networks",
       flags: {deviceType: 'h100-80gb-8', numNodes: 4},
       poolCount: 1,
       template: {
@@ -264,6 +264,10 @@ describe('desiredClusterFromFlags node pool template', () => {
         gpu: {type: 'nvidia-h100-80gb', count: 8, driverVersion: 'LATEST'},
         oauthScopes: [SCOPES.cloudPlatform],
         acceleratorNetworkProfile: 'auto',
+        additionalNodeNetworks: [1, 2, 3, 4].map((i) => ({
+          network: `demo-net-${i}`,
+          subnetwork: `demo-us-central2-sub-${i}`,
+        })),
         labels: DRA_LABEL,
       },
     },
@@ -291,6 +295,26 @@ describe('desiredClusterFromFlags node pool template', () => {
     const desired = desiredFor(flags)
     expect(desired.poolCount).toBe(poolCount)
     expect(desired.poolTemplate).toEqual(template)
+  })
+
+  it('refuses (exit 2, naming --cluster) a cluster name that makes an A3 High GPU subnetwork name longer than 63', () => {
+    const name = 'a'.repeat(35)
+    const thrown = (() => {
+      try {
+        desiredFor({deviceType: 'h100-80gb-8', cluster: name, zone: 'northamerica-northeast1-a'})
+      } catch (error) {
+        return error as {exitCode: number; message: string; flag?: string}
+      }
+      return undefined
+    })()
+    expect(thrown?.exitCode).toBe(2)
+    expect(thrown?.message).toContain(
+      `${name}-northamerica-northeast1-sub-1 is 65 characters long; Compute Engine allows 63`,
+    )
+    // The same name is fine for a type without GPU networks.
+    expect(
+      desiredFor({deviceType: 'h200-141gb-8', cluster: name, zone: 'northamerica-northeast1-a'}).gpuNetworks,
+    ).toBeUndefined()
   })
 
   it.each<{case: string; flags: ClusterCreateFlags; flexMaxNodes: number; queued: boolean; poolCount: number}>([

@@ -4,7 +4,8 @@ import {fileURLToPath} from 'node:url'
 import {describe, expect, it} from 'vitest'
 
 import type {ObservedCluster} from '../../../src/core/cluster/observed.js'
-import {planCluster, type Plan} from '../../../src/core/cluster/plan.js'
+import {planCluster, planClusterDelete, type Plan} from '../../../src/core/cluster/plan.js'
+import type {ObservedGpuNetworks} from '../../../src/core/cluster/gpu-networks.js'
 import {describeNodePool, planToJson, renderPlan, scopeNames} from '../../../src/core/cluster/render-plan.js'
 import {SCOPES} from '../../../src/core/cluster/spec.js'
 import type {ClusterCreateFlags} from '../../../src/core/cluster/desired.js'
@@ -56,7 +57,61 @@ const superSlicing = {
   ),
 }
 
+/** A3 High (Python's network.py): its four networks, subnetworks and firewall rules; those given exist already. */
+const a3High = desiredFor({deviceType: 'h100-80gb-8', numNodes: 2, reservation: 'h100-res'})
+function a3HighNetworksRead(existing: number): ObservedGpuNetworks {
+  const some = (a3High.gpuNetworks ?? []).slice(0, existing)
+  const observe = <T extends {name: string}>(items: T[]) => new Map(items.map((i) => [i.name, i]))
+  return {
+    networks: observe(
+      some.map((n) => ({
+        ...n.network,
+        autoCreateSubnetworks: false,
+        subnetworks: [`us-central2/${n.subnetwork.name}`],
+      })),
+    ),
+    subnetworks: observe(some.map((n) => ({...n.subnetwork}))),
+    firewalls: observe(some.map((n) => ({...n.firewall, direction: 'INGRESS'}))),
+  }
+}
+
 const CASES: readonly GoldenCase[] = [
+  {
+    file: 'fresh-a3-high-h100-80gb-8-networks.txt',
+    flags: '--device-type=h100-80gb-8 --num-nodes=2 --reservation=h100-res',
+    state: 'no cluster; networks 1 and 2 (with their subnetworks and firewall rules) exist from an interrupted run',
+    plan: () => planCluster(a3High, undefined, undefined, a3HighNetworksRead(2)),
+  },
+  {
+    file: 'a3-high-networks-there-pool-without-them.txt',
+    flags: '--device-type=h100-80gb-8 --num-nodes=2 --reservation=h100-res',
+    state: 'cluster with demo-np-0 made before xpk attached the GPU networks; all four networks exist',
+    plan: () =>
+      planCluster(
+        a3High,
+        anObservedCluster({
+          nodePools: [aMatchingPool(a3High, 'demo-np-0', {additionalNodeNetworks: undefined})],
+        }),
+        undefined,
+        a3HighNetworksRead(4),
+      ),
+  },
+  {
+    file: 'delete-a3-high-with-networks.txt',
+    flags: '(the plan of xpk cluster delete)',
+    state: 'cluster with demo-np-0; its four networks, subnetworks and firewall rules',
+    plan: () =>
+      planClusterDelete(
+        {project: 'test-project', location: 'us-central2', name: 'demo'},
+        anObservedCluster({nodePools: [aMatchingPool(a3High, 'demo-np-0')]}),
+        {
+          region: 'us-central2',
+          networks: [1, 2, 3, 4].map((i) => `demo-net-${i}`),
+          subnetworks: [1, 2, 3, 4].map((i) => `demo-us-central2-sub-${i}`),
+          firewalls: [1, 2, 3, 4].map((i) => `demo-internal-${i}`),
+        },
+      ),
+  },
   {
     file: 'fresh-v5p-16-2-slices-spot.txt',
     flags: '--tpu-type=v5p-16 --num-slices=2 --spot',
@@ -291,9 +346,14 @@ describe('describeNodePool', () => {
       text: 'tpu7x-standard-4t x0, policy tpu7x-16-2x2x2-placement-policy, flex, scales 0-2',
     },
     {
-      case: 'GPU',
+      case: 'GPU with GPU networks (A3 High)',
       flags: {deviceType: 'h100-80gb-8', numNodes: 4},
-      text: 'a3-highgpu-8g x4, 8x nvidia-h100-80gb, spot',
+      text: 'a3-highgpu-8g x4, 8x nvidia-h100-80gb, NICs on demo-net-1, demo-net-2, demo-net-3, demo-net-4, spot',
+    },
+    {
+      case: 'GPU',
+      flags: {deviceType: 'a100-40gb-8', numNodes: 4},
+      text: 'a2-highgpu-8g x4, 8x nvidia-tesla-a100, spot',
     },
     {case: 'CPU', flags: {deviceType: 'n2-standard-32-4'}, text: 'n2-standard-32 x4, spot'},
   ])('$case', ({flags, reservation, text}) => {

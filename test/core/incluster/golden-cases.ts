@@ -9,6 +9,7 @@ import {clusterConfigMaps} from '../../../src/core/incluster/configmaps.js'
 import {kueueConfiguration, kueueConfigurationObjects} from '../../../src/core/incluster/kueue.js'
 import {topologyAwareSchedulingPossible} from '../../../src/core/incluster/topology-aware.js'
 import type {InClusterObject} from '../../../src/core/incluster/types.js'
+import {gpuNetworkObjects, gpuNetworksFor} from '../../../src/core/cluster/gpu-networks.js'
 import {workloadRbacObjects} from '../../../src/core/incluster/workload-rbac.js'
 import {aClusterShape, accelerator} from './cluster-shapes.js'
 
@@ -108,6 +109,16 @@ export const GOLDEN_CASES: readonly GoldenCase[] = [
     command: `xpk cluster create --cluster ${cluster} --device-type=h100-80gb-8 --num-nodes=2 --on-demand`,
     objects: () =>
       clusterObjects(aClusterShape({clusterName: cluster, type: 'h100-80gb-8', numNodes: 2, capacity: 'on-demand'})),
+  },
+  {
+    // Python xpk's CLUSTER_NETWORK_YAML (core/network.py) for an A3 High cluster in us-central1, but for vpcSubnet:
+    // the subnetwork Python creates (<cluster>-<region>-sub-<i>), where Python's YAML names <cluster>-sub-<i>.
+    file: 'cluster-gpu-h100-80gb-8-networks.yaml',
+    command: `xpk cluster create --cluster ${cluster} --zone=us-central1-a --device-type=h100-80gb-8 (the GPU networks)`,
+    objects: () =>
+      gpuNetworkObjects(
+        gpuNetworksFor(accelerator('h100-80gb-8'), {project: 'p', region: 'us-central1', name: cluster}),
+      ),
   },
   {
     file: 'cluster-cpu-n2-standard-32-4-2-slices-on-demand.yaml',

@@ -152,6 +152,7 @@ const gpuCluster = anObservedCluster({
       gpu: {type: 'nvidia-h100-80gb', count: 8},
       nodeCount: 16,
       capacity: 'flex',
+      additionalNodeNetworks: [1, 2, 3, 4].map((i) => `gpus-net-${i}`),
     }),
   ],
 })
