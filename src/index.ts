@@ -37,6 +37,7 @@ import VmJobDelete from './commands/vm/job/delete.js'
 import VmJobList from './commands/vm/job/list.js'
 import VmJobLogs from './commands/vm/job/logs.js'
 import VmJobResume from './commands/vm/job/resume.js'
+import VmJobSsh from './commands/vm/job/ssh.js'
 import VmJobStop from './commands/vm/job/stop.js'
 import VmJobSupervise from './commands/vm/job/supervise.js'
 import VmList from './commands/vm/list.js'
@@ -82,6 +83,7 @@ export const COMMANDS = {
   'vm:job:list': VmJobList,
   'vm:job:logs': VmJobLogs,
   'vm:job:resume': VmJobResume,
+  'vm:job:ssh': VmJobSsh,
   'vm:job:stop': VmJobStop,
   'vm:job:supervise': VmJobSupervise,
   'vm:list': VmList,

@@ -1,4 +1,4 @@
-import {constants} from 'node:fs'
+import {constants, readFileSync, statSync} from 'node:fs'
 import {access, open, rename, rm, stat} from 'node:fs/promises'
 import {basename, dirname, join, resolve} from 'node:path'
 
@@ -91,4 +91,28 @@ export class NodeFiles implements LocalFiles {
 function isAbsent(error: unknown): boolean {
   const code = (error as NodeJS.ErrnoException).code
   return code === 'ENOENT' || code === 'ENOTDIR'
+}
+
+/**
+ * Reads a small regular file whole, synchronously (the jobman config reader resolves the files a config names as it
+ * reads it): undefined when it is missing, not a regular file (a directory, a device, a pipe), larger than
+ * `maxBytes`, or unreadable. A device is never opened, so /dev/zero cannot hang it.
+ */
+export function readSmallFileSync(path: string, maxBytes: number): string | undefined {
+  try {
+    const info = statSync(path)
+    if (!info.isFile() || info.size > maxBytes) return undefined
+    return readFileSync(path, 'utf8')
+  } catch {
+    return undefined
+  }
+}
+
+/** Whether a path is a directory (following symlinks). */
+export function isDirectorySync(path: string): boolean {
+  try {
+    return statSync(path).isDirectory()
+  } catch {
+    return false
+  }
 }

@@ -235,6 +235,43 @@ class Ssh2Session implements RemoteSession {
     })
   }
 
+  interactive(io: Parameters<RemoteSession['interactive']>[0]): Promise<RemoteExit> {
+    return new Promise((resolve, reject) => {
+      const input = io.input as NodeJS.ReadStream
+      const raw = io.terminal !== undefined && input.isTTY === true
+      const open = (error: Error | undefined, channel: ClientChannel) => {
+        if (error) return reject(new XpkError('unavailable', `SSH shell failed: ${error.message}`, {cause: error}))
+        let exit: RemoteExit = {code: null, signal: 'connection lost'}
+        if (raw) input.setRawMode(true)
+        const resize = () => {
+          const out = io.output as NodeJS.WriteStream
+          if (out.rows && out.columns) channel.setWindow(out.rows, out.columns, 0, 0)
+        }
+        io.output.on('resize', resize)
+        channel.on('exit', (code: number | null, signal?: string) => {
+          exit = code === null || code === undefined ? {code: null, signal: signal ?? 'unknown'} : {code}
+        })
+        channel.pipe(io.output, {end: false})
+        channel.stderr.pipe(io.errors, {end: false})
+        input.pipe(channel)
+        channel.on('close', () => {
+          input.unpipe(channel)
+          if (raw) input.setRawMode(false)
+          input.pause()
+          io.output.off('resize', resize)
+          resolve(exit)
+        })
+      }
+      try {
+        if (io.terminal)
+          this.client.shell({term: io.terminal.term, rows: io.terminal.rows, cols: io.terminal.cols}, open)
+        else this.client.shell(false, open)
+      } catch (error) {
+        reject(new XpkError('unavailable', `SSH shell failed: ${(error as Error).message}`, {cause: error}))
+      }
+    })
+  }
+
   close(): void {
     // Says goodbye, then lets the process exit without waiting for the server to close its side (a round trip, and
     // on a busy worker a while): every command's status has arrived by then.

@@ -3,7 +3,6 @@
  * records under $XDG_STATE_HOME/xpk/vm-jobs, the TPU and Cloud Storage APIs, SSH). Everything but the flags is
  * imported when a command runs.
  */
-import {readFileSync} from 'node:fs'
 import {homedir} from 'node:os'
 import {join} from 'node:path'
 
@@ -76,7 +75,13 @@ export const vmJobCreateFlags = {
   },
 }
 
-export const vmJobListFlags = {...outputFlags}
+export const vmJobListFlags = {
+  'filter-by-status': Flags.string({
+    description:
+      'Only jobs of this status: QUEUEING, SETTING_UP, RUNNING, PREEMPTED, RECOVERING, SUCCEEDED, FAILED or STOPPED.',
+  }),
+  ...outputFlags,
+}
 
 export const vmJobLogsFlags = {
   worker: integerFlag('vm:worker', {
@@ -89,14 +94,24 @@ export const vmJobLogsFlags = {
   follow: Flags.boolean({char: 'f', description: 'Keep printing what is appended until the job ends.'}),
 }
 
-export const vmJobStopFlags = {...endpointFlags}
-export const vmJobResumeFlags = {...endpointFlags, ...supervisorFlags}
+const jobDryRunFlag = {
+  ...changeFlags['dry-run'],
+  description: 'Show what would be stopped, requested or deleted (the TPU is read), and change nothing.',
+}
+
+export const vmJobStopFlags = {...endpointFlags, 'dry-run': jobDryRunFlag}
+export const vmJobResumeFlags = {...endpointFlags, ...supervisorFlags, 'dry-run': jobDryRunFlag}
 export const vmJobDeleteFlags = {
   ...endpointFlags,
   purge: Flags.boolean({description: 'Also remove the job’s records and logs.'}),
+  'dry-run': jobDryRunFlag,
   force: Flags.boolean({description: 'Do not ask for confirmation.', helpGroup: 'GLOBAL'}),
 }
 export const vmJobSuperviseFlags = {...endpointFlags}
+export const vmJobSshFlags = {
+  ...endpointFlags,
+  worker: integerFlag('vm:worker', {description: 'Worker to log in to.', default: 0}),
+}
 
 /** The job records and the supervisors' processes: all that `list` and `logs` read. */
 async function vmJobRecordDeps(run: Invocation) {
@@ -130,6 +145,7 @@ async function vmJobDeps(
     {SshKeyFiles},
     {xdgDirectory},
     fs,
+    {readSmallFileSync, isDirectorySync},
   ] = await Promise.all([
     import('./wiring.js'),
     import('../core/vm/endpoint.js'),
@@ -139,6 +155,7 @@ async function vmJobDeps(
     import('../adapters/ssh-keys.js'),
     import('../core/environment.js'),
     import('node:fs/promises'),
+    import('../adapters/local-files.js'),
   ])
   const tpuEndpoint = resolveTpuEndpoint(options.tpuEndpoint, process.env)
   const storageEndpoint = resolveStorageEndpoint(options.storageEndpoint, process.env)
@@ -181,13 +198,9 @@ async function vmJobDeps(
     list: async (dir) => (await import('../adapters/ssh-bundle.js')).listScriptDir(dir),
     pack: async (listing) => (await import('../adapters/ssh-bundle.js')).packScriptDir(listing),
     readFile: (path) => fs.readFile(path),
-    readText: (path) => {
-      try {
-        return readFileSync(path, 'utf8')
-      } catch {
-        return undefined
-      }
-    },
+    // A config and the files it names are small text (1 MiB is far beyond any; a startup script is at most 256 KiB).
+    readText: (path) => readSmallFileSync(path, 1024 * 1024),
+    isDirectory: isDirectorySync,
     cwd: process.cwd(),
     env: process.env,
   }
@@ -221,8 +234,10 @@ export async function listVmJobs(options: FlagOptions<typeof vmJobListFlags>, ru
     import('../core/messages/lists.js'),
   ])
   const deps = await vmJobRecordDeps(run)
-  const jobs = await listVmJobs(deps)
-  showOutput(run.console, run.output, vmJobListView(deps.now()), jobs, () => vmJobListNoneFound({dir: deps.store.root}))
+  const jobs = await listVmJobs({filterByStatus: options.filterByStatus}, deps)
+  showOutput(run.console, run.output, vmJobListView(deps.now()), jobs, () =>
+    vmJobListNoneFound({dir: deps.store.root, status: options.filterByStatus ?? null}),
+  )
   return jobs
 }
 
@@ -239,7 +254,7 @@ export async function vmJobLogs(options: FlagOptions<typeof vmJobLogsFlags> & {i
 /** `xpk vm job stop ID`. */
 export async function stopVmJob(options: FlagOptions<typeof vmJobStopFlags> & {id: string}, run: Invocation) {
   const [{timing}, {stopVmJob}] = await Promise.all([settingsAndTiming(options, run), import('../services/vm-job.js')])
-  return stopVmJob({id: options.id, timing}, await vmJobDeps(options, run, timing))
+  return stopVmJob({id: options.id, dryRun: options.dryRun ?? false, timing}, await vmJobDeps(options, run, timing))
 }
 
 /** `xpk vm job resume ID`. */
@@ -249,7 +264,7 @@ export async function resumeVmJob(options: FlagOptions<typeof vmJobResumeFlags> 
     import('../services/vm-job.js'),
   ])
   return resumeVmJob(
-    {id: options.id, foreground: options.foreground ?? false, timing},
+    {id: options.id, foreground: options.foreground ?? false, dryRun: options.dryRun ?? false, timing},
     await vmJobDeps(options, run, timing),
   )
 }
@@ -260,7 +275,10 @@ export async function deleteVmJob(options: FlagOptions<typeof vmJobDeleteFlags> 
     settingsAndTiming(options, run),
     import('../services/vm-job.js'),
   ])
-  return deleteVmJob({id: options.id, purge: options.purge ?? false, timing}, await vmJobDeps(options, run, timing))
+  return deleteVmJob(
+    {id: options.id, purge: options.purge ?? false, dryRun: options.dryRun ?? false, timing},
+    await vmJobDeps(options, run, timing),
+  )
 }
 
 /** `xpk vm job supervise ID` (hidden): the supervisor process `create` and `resume` start. */
@@ -270,4 +288,24 @@ export async function superviseVmJob(options: FlagOptions<typeof vmJobSuperviseF
     import('../services/vm-job.js'),
   ])
   return runSupervisor({id: options.id, timing}, await vmJobDeps(options, run, timing))
+}
+
+/** `xpk vm job ssh ID`: a shell on a worker, wired to this terminal (a pseudo-terminal when it is one). */
+export async function sshVmJob(options: FlagOptions<typeof vmJobSshFlags> & {id: string}, run: Invocation) {
+  const [{timing}, {sshVmJob}] = await Promise.all([settingsAndTiming(options, run), import('../services/vm-job.js')])
+  const tty = process.stdin.isTTY && process.stdout.isTTY
+  return sshVmJob(
+    {id: options.id, worker: options.worker, timing},
+    {
+      ...(await vmJobDeps(options, run, timing)),
+      io: {
+        input: process.stdin,
+        output: process.stdout,
+        errors: process.stderr,
+        ...(tty
+          ? {terminal: {term: process.env.TERM ?? 'xterm', rows: process.stdout.rows, cols: process.stdout.columns}}
+          : {}),
+      },
+    },
+  )
 }

@@ -33,6 +33,16 @@ export interface RemoteSession {
       readonly onOutput?: (chunk: Buffer, stream: 'stdout' | 'stderr') => void
     },
   ): Promise<RemoteExit>
+  /**
+   * A login shell on the worker, wired to the given streams until it ends (`xpk vm job ssh`). With `terminal`, a
+   * pseudo-terminal of that size (and the local terminal in raw mode); without, the shell reads `input` as a script.
+   */
+  interactive(io: {
+    readonly input: NodeJS.ReadableStream
+    readonly output: NodeJS.WritableStream
+    readonly errors: NodeJS.WritableStream
+    readonly terminal?: {readonly term: string; readonly rows: number; readonly cols: number}
+  }): Promise<RemoteExit>
   close(): void
 }
 

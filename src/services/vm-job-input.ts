@@ -26,21 +26,27 @@ export interface VmJobFlags extends Omit<SpecFlags, 'maxRecoveries'> {
 
 export interface VmJobInputDeps {
   readonly console: Console
-  /** A small text file, or undefined when it cannot be read. */
+  /** A small text file, or undefined when it is missing, not a regular file, too large or unreadable. */
   readonly readText: (path: string) => string | undefined
+  readonly isDirectory: (path: string) => boolean
   readonly cwd: string
   readonly env: Readonly<Record<string, string | undefined>>
   readonly now: () => number
 }
 
-/** Collects the problems a check throws, so that every problem is reported together. */
-function collect<T>(check: () => T, problems: UsageError[]): T | undefined {
+/**
+ * Collects the problems a check throws, so that every problem is reported together; `hint` (when given) is added to
+ * the last of them, to say where they come from.
+ */
+function collect<T>(check: () => T, problems: UsageError[], hint?: string): T | undefined {
   try {
     return check()
   } catch (error) {
-    if (error instanceof UsageErrors) problems.push(...error.problems)
-    else if (error instanceof UsageError) problems.push(error)
-    else throw error
+    const found = error instanceof UsageErrors ? error.problems : error instanceof UsageError ? [error] : undefined
+    if (!found) throw error
+    problems.push(...found.slice(0, -1))
+    const last = found.at(-1)!
+    problems.push(hint ? new UsageError(last.message, {flag: last.flag, hints: [...last.hints, hint]}) : last)
     return undefined
   }
 }
@@ -59,10 +65,10 @@ export function vmJobInput(
     configText = deps.readText(flags.config)
     if (configText === undefined) {
       problems.push(
-        new UsageError(`--config ${flags.config}: the file cannot be read.`, {
-          flag: '--config',
-          hints: ['Give the path of a jobman config file (YAML).'],
-        }),
+        new UsageError(
+          `--config ${flags.config}: no readable file there (it is missing, not a regular file, or larger than 1 MiB).`,
+          {flag: '--config', hints: ['Give the path of a jobman config file (YAML).']},
+        ),
       )
     } else {
       const read = collect(
@@ -77,6 +83,7 @@ export function vmJobInput(
             readFile: deps.readText,
           }),
         problems,
+        `The problems above are in --config ${flags.config}.`,
       )
       for (const w of read?.warnings ?? []) {
         deps.console.warn(vmJobConfigIgnored({file: flags.config, line: w.line, key: w.path, text: w.text}))
@@ -114,6 +121,14 @@ export function vmJobInput(
         problems,
       )
     }
+  }
+  if (flags.scriptDir !== undefined && !deps.isDirectory(flags.scriptDir)) {
+    problems.push(
+      new UsageError(`--script-dir ${flags.scriptDir}: no directory there.`, {
+        flag: '--script-dir',
+        hints: ['Give the directory to copy to every worker (the command runs in its copy).'],
+      }),
+    )
   }
   const sshUser = flags.sshUser ?? spec?.remoteUser ?? deps.env.USER ?? deps.env.LOGNAME ?? 'root'
   const source = flags.sshUser ? '--ssh-user' : spec?.remoteUser ? 'job.remote_user' : 'Your user name ($USER)'

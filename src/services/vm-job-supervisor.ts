@@ -193,10 +193,14 @@ class Supervisor {
     }
     await this.status('RECOVERING', {recoveries: this.record.recoveries + 1})
     await this.event('recovering', `recovery ${this.record.recoveries}`)
-    await deleteJobTpu(this.at)
-    // Backoff grows with the recoveries so that a zone out of capacity is not hammered.
-    const backoff = Math.min(60_000, 1000 * 2 ** Math.min(this.record.recoveries - 1, 6))
-    await this.deps.sleep(Math.min(backoff, this.options.timing.operations.maxMs ?? backoff), this.deps.signal)
+    const deleted = await deleteJobTpu(this.at)
+    await this.event('deleted', deleted ? this.at.spec.tpu.name : 'already gone')
+    // The first recovery starts at once (a preemption says nothing about capacity); repeated ones back off, so that
+    // a zone that keeps taking the TPU back is not hammered.
+    const recoveries = this.record.recoveries
+    if (recoveries > 1) {
+      await this.deps.sleep(Math.min(60_000, 1000 * 2 ** Math.min(recoveries - 2, 6)), this.deps.signal)
+    }
     return true
   }
 

@@ -4,11 +4,13 @@
  * attached); the supervisor (vm-job-supervisor.ts) does the work; the other commands read and change the records.
  */
 import {UsageError, XpkError} from '../core/errors.js'
+import {WorkerFailure} from '../core/vm/exit-status.js'
 import {
   vmJobConfirmDelete,
   vmJobCreated,
   vmJobDeleted,
   vmJobDryRun,
+  vmJobDryRunChanges,
   vmJobKeyCreated,
   vmJobResumed,
   vmJobStopped,
@@ -18,9 +20,10 @@ import {FINAL_STATUSES, normalizeJobId, type VmJobRecord, type VmJobView} from '
 
 export type {VmJobView}
 import type {VmJobSpec} from '../core/vmjob/spec.js'
-import {vmJobLogsInputFromFlags} from '../core/vmjob/inputs.js'
+import {vmJobLogsInputFromFlags, vmJobStatusFilter, vmJobWorkerFromFlag} from '../core/vmjob/inputs.js'
+import {planDelete, planResume, planStop, renderVmJobPlan, type VmJobPlanStep} from '../core/vmjob/plan.js'
 import type {CloudStorageClient} from '../ports/cloud-storage.js'
-import type {SshKeyPair, SshKeyStore} from '../ports/remote-shell.js'
+import type {RemoteSession, SshKeyPair, SshKeyStore} from '../ports/remote-shell.js'
 import {confirmOrStop} from './confirm.js'
 import {vmJobInput, type VmJobFlags, type VmJobInputDeps} from './vm-job-input.js'
 import {usingTpu} from './vm-common.js'
@@ -30,7 +33,7 @@ import {
   type VmJobSupervisorDeps,
   type VmJobSupervisorOptions,
 } from './vm-job-supervisor.js'
-import {deleteJobTpu, type JobTpu} from './vm-job-tpu.js'
+import {deleteJobTpu, readJobTpu, type JobTpu} from './vm-job-tpu.js'
 
 export interface VmJobDeps extends VmJobSupervisorDeps, VmJobInputDeps {
   readonly keyStore: SshKeyStore
@@ -156,8 +159,14 @@ export async function createVmJob(options: VmJobCreateOptions, deps: VmJobDeps):
   return {job: view, spec, dryRun: false, supervisorPid: pid}
 }
 
-export async function listVmJobs(deps: Pick<VmJobDeps, 'store' | 'processes' | 'console'>): Promise<VmJobView[]> {
-  const views = (await deps.store.list()).map((r) => jobView(r, deps))
+export async function listVmJobs(
+  options: {filterByStatus?: string},
+  deps: Pick<VmJobDeps, 'store' | 'processes' | 'console'>,
+): Promise<VmJobView[]> {
+  const status = vmJobStatusFilter(options.filterByStatus)
+  const views = (await deps.store.list())
+    .map((r) => jobView(r, deps))
+    .filter((v) => status === undefined || v.status === status)
   for (const v of views) {
     if (v.supervisor === 'gone') deps.console.warn(vmJobSupervisorGone({id: v.id, status: v.status}))
   }
@@ -223,10 +232,16 @@ export async function vmJobLogs(
 
 /** Stops the command on the workers and the supervisor; the TPU stays. */
 export async function stopVmJob(
-  options: {id: string; timing: VmJobSupervisorOptions['timing']},
+  options: {id: string; dryRun?: boolean; timing: VmJobSupervisorOptions['timing']},
   deps: VmJobDeps,
-): Promise<VmJobView> {
+): Promise<VmJobView & {plan: VmJobPlanStep[]; dryRun: boolean}> {
   const record = await readJob(options.id, deps)
+  const plan = planStop(record, supervised(record, deps))
+  if (options.dryRun) {
+    deps.console.result(renderVmJobPlan(plan))
+    deps.console.info(vmJobDryRunChanges({command: `vm job stop ${record.id}`}))
+    return {...jobView(record, deps), plan, dryRun: true}
+  }
   await deps.store.update(record.id, (r) => ({...r, stopRequested: true}), deps.now())
   await deps.store.appendEvent(record.id, {time: deps.now(), event: 'stop-requested'})
   const pid = record.supervisor?.pid
@@ -244,7 +259,13 @@ export async function stopVmJob(
   )
   await deps.store.appendEvent(record.id, {time: deps.now(), event: 'stopped'})
   deps.console.info(vmJobStopped({id: record.id, workers: stopped, tpu: record.spec.tpu.name}))
-  return jobView(final, deps)
+  return {...jobView(final, deps), plan, dryRun: false}
+}
+
+/** Whether a live supervisor on this machine runs the job. */
+function supervised(record: VmJobRecord, deps: Pick<VmJobDeps, 'processes'>): boolean {
+  const pid = record.supervisor?.pid
+  return pid !== undefined && record.supervisor?.host === deps.processes.host && deps.processes.alive(pid)
 }
 
 async function waitForSupervisor(pid: number | undefined, deps: Pick<VmJobDeps, 'processes' | 'sleep' | 'signal'>) {
@@ -253,9 +274,9 @@ async function waitForSupervisor(pid: number | undefined, deps: Pick<VmJobDeps, 
 
 /** Starts a new supervisor for a job whose supervisor is gone (or that was stopped), in the background or attached. */
 export async function resumeVmJob(
-  options: {id: string; foreground: boolean; timing: VmJobSupervisorOptions['timing']},
+  options: {id: string; foreground: boolean; dryRun?: boolean; timing: VmJobSupervisorOptions['timing']},
   deps: VmJobDeps,
-): Promise<VmJobView> {
+): Promise<VmJobView & {plan: VmJobPlanStep[]; dryRun: boolean}> {
   const record = await readJob(options.id, deps)
   const pid = record.supervisor?.pid
   if (pid !== undefined && record.supervisor?.host === deps.processes.host && deps.processes.alive(pid)) {
@@ -268,35 +289,59 @@ export async function resumeVmJob(
       hints: ['Create a new job to run it again.'],
     })
   }
+  const {health, state} = await usingTpu(deps, (tpu) => readJobTpu(jobTpu(record, tpu, options.timing, deps)))
+  const plan = planResume(record, health, state)
+  if (options.dryRun) {
+    deps.console.result(renderVmJobPlan(plan))
+    deps.console.info(vmJobDryRunChanges({command: `vm job resume ${record.id}`}))
+    return {...jobView(record, deps), plan, dryRun: true}
+  }
   await deps.store.update(record.id, (r) => ({...r, stopRequested: false, reason: undefined}), deps.now())
-  if (options.foreground) return jobView(await superviseVmJob(record.id, {timing: options.timing}, deps), deps)
+  if (options.foreground) {
+    const final = await superviseVmJob(record.id, {timing: options.timing}, deps)
+    return {...jobView(final, deps), plan, dryRun: false}
+  }
   const started = await deps.processes.startSupervisor(record.id, deps.store.logPath(record.id, 'supervisor'))
   deps.console.info(vmJobResumed({id: record.id, pid: started, status: record.status}))
-  return jobView((await deps.store.read(record.id)) ?? record, deps)
+  return {...jobView((await deps.store.read(record.id)) ?? record, deps), plan, dryRun: false}
+}
+
+function jobTpu(
+  record: VmJobRecord,
+  tpu: JobTpu['tpu'],
+  timing: VmJobSupervisorOptions['timing'],
+  deps: VmJobDeps,
+): JobTpu {
+  return {tpu, location: {project: record.spec.project, zone: record.spec.tpu.zone}, spec: record.spec, timing, deps}
 }
 
 /** Stops the job and deletes its TPU (asks first); `purge` also removes its records and logs. */
 export async function deleteVmJob(
-  options: {id: string; purge: boolean; timing: VmJobSupervisorOptions['timing']},
+  options: {id: string; purge: boolean; dryRun?: boolean; timing: VmJobSupervisorOptions['timing']},
   deps: VmJobDeps,
-): Promise<{id: string; tpuDeleted: boolean; purged: boolean}> {
+): Promise<{id: string; tpuDeleted: boolean; purged: boolean; plan: VmJobPlanStep[]; dryRun: boolean}> {
   const record = await readJob(options.id, deps)
   const {spec} = record
+  const {health} = await usingTpu(deps, (tpu) => readJobTpu(jobTpu(record, tpu, options.timing, deps)))
+  const dir = jobView(record, deps).dir
+  const plan = planDelete(record, supervised(record, deps), health !== 'absent', options.purge, dir)
+  if (options.dryRun) {
+    deps.console.result(renderVmJobPlan(plan))
+    deps.console.info(vmJobDryRunChanges({command: `vm job delete ${record.id}`}))
+    return {id: record.id, tpuDeleted: false, purged: false, plan, dryRun: true}
+  }
   await confirmOrStop(deps.console, vmJobConfirmDelete({id: record.id, tpu: spec.tpu.name, zone: spec.tpu.zone}), {
     nothingDone: `Job ${record.id} and its TPU are unchanged.`,
   })
   if (!FINAL_STATUSES.has(record.status) || record.supervisor)
     await stopVmJob({id: record.id, timing: options.timing}, deps).catch(() => undefined)
-  const tpuDeleted = await usingTpu(deps, (tpu) => {
-    const at: JobTpu = {tpu, location: {project: spec.project, zone: spec.tpu.zone}, spec, timing: options.timing, deps}
-    return deleteJobTpu(at)
-  })
+  const tpuDeleted = await usingTpu(deps, (tpu) => deleteJobTpu(jobTpu(record, tpu, options.timing, deps)))
   if (options.purge) await deps.store.remove(record.id)
   else {
     await deps.store.update(record.id, (r) => ({...r, workers: undefined}), deps.now())
   }
   deps.console.info(vmJobDeleted({id: record.id, tpu: spec.tpu.name, tpuDeleted, purged: options.purge}))
-  return {id: record.id, tpuDeleted, purged: options.purge}
+  return {id: record.id, tpuDeleted, purged: options.purge, plan, dryRun: false}
 }
 
 /** The hidden `vm job supervise ID`: the supervisor process itself. */
@@ -306,4 +351,50 @@ export async function runSupervisor(
 ): Promise<VmJobView> {
   const record = await readJob(options.id, deps)
   return jobView(await superviseVmJob(record.id, {timing: options.timing}, deps), deps)
+}
+
+/** `vm job ssh`: a login shell on a worker of the job's TPU, as the supervisor reaches it; exits with the shell's status. */
+export async function sshVmJob(
+  options: {id: string; worker?: string; timing: VmJobSupervisorOptions['timing']},
+  deps: VmJobDeps & {
+    readonly io: Parameters<RemoteSession['interactive']>[0]
+  },
+): Promise<{id: string; worker: number; host: string; exitCode: number}> {
+  const chosen = vmJobWorkerFromFlag(options.worker)
+  const record = await readJob(options.id, deps)
+  const workers = record.workers ?? []
+  if (workers.length === 0) {
+    throw new XpkError('conflict', `Job ${record.id} has no TPU right now (${record.status}).`, {
+      hints: [`\`xpk vm job list\` shows its state; \`xpk vm job resume ${record.id}\` requests the TPU again.`],
+    })
+  }
+  const index = chosen ?? 0
+  const w = workers.find((x) => x.worker === index)
+  if (!w) {
+    throw new UsageError(`--worker ${index}: the job's TPU has workers 0 to ${workers.length - 1}.`, {flag: '--worker'})
+  }
+  const {sshUser, sshPort, internalIp} = record.access
+  const host = internalIp ? w.internalIp : (w.externalIp ?? w.internalIp)
+  const login = record.spec.ssh?.login
+  const keys = login
+    ? {privateKeyPath: login.privateKey, publicKey: (await deps.readFile(login.publicKey)).toString().trim()}
+    : await jobKeys(deps)
+  const session = await (
+    await deps.shell(keys)
+  ).connect({host, port: sshPort, user: sshUser, identity: w.identity}, deps.signal)
+  try {
+    const exit = await session.interactive(deps.io)
+    const exitCode = exit.code ?? 255
+    if (exitCode !== 0) {
+      throw new WorkerFailure(exitCode, `The shell on worker ${index} of job ${record.id} exited ${exitCode}.`, {
+        id: record.id,
+        worker: index,
+        host,
+        exitCode,
+      })
+    }
+    return {id: record.id, worker: index, host, exitCode}
+  } finally {
+    session.close()
+  }
 }

@@ -241,7 +241,6 @@ describe('hints name only flags the command has', () => {
       'config:set',
       'config:unset',
       'version',
-      'vm:job:list',
     ])
     // The shared confirmation of vm delete and cluster delete is reached from both.
     expect(ids.filter((id) => reach.get(id)!.has(`${join(SRC, 'services/confirm.ts')}#confirmOrStop`)).sort()).toEqual([
@@ -254,6 +253,7 @@ describe('hints name only flags the command has', () => {
       'storage:delete',
       'storage:detach',
       'vm:delete',
+      'vm:job:delete',
       'vm:run',
       'workload:create',
       'workload:create-pathways',
@@ -283,7 +283,7 @@ describe('hints name only flags the command has', () => {
     // kept in its record; the TPU API's and SSH's hints name create's flags. Known imprecision: after create, a hint
     // could name the job's recorded values instead (README, TPU VM jobs, "Not built yet").
     ...Object.fromEntries(
-      (['vm:job:delete', 'vm:job:resume', 'vm:job:stop', 'vm:job:supervise'] as const).map((id) => [
+      (['vm:job:delete', 'vm:job:resume', 'vm:job:ssh', 'vm:job:stop', 'vm:job:supervise'] as const).map((id) => [
         id,
         [
           'src/adapters/ssh-client.ts --internal-ip',

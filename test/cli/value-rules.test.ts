@@ -217,6 +217,7 @@ describe('arguments follow the same rule', () => {
       'vm:job:delete',
       'vm:job:logs',
       'vm:job:resume',
+      'vm:job:ssh',
       'vm:job:stop',
       'vm:job:supervise',
       'workload:describe',

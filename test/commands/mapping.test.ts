@@ -86,6 +86,7 @@ vi.mock('../../src/services/vm-job.js', () => ({
   listVmJobs: recorder('listVmJobs', []),
   vmJobLogs: recorder('vmJobLogs'),
   resumeVmJob: recorder('resumeVmJob'),
+  sshVmJob: recorder('sshVmJob'),
   stopVmJob: recorder('stopVmJob'),
   runSupervisor: recorder('superviseVmJob'),
 }))
@@ -156,6 +157,7 @@ const SERVICE_OF: Record<CommandId, [string[], string]> = {
   'vm:job:list': [[], 'listVmJobs'],
   'vm:job:logs': [['7'], 'vmJobLogs'],
   'vm:job:resume': [['7'], 'resumeVmJob'],
+  'vm:job:ssh': [['7'], 'sshVmJob'],
   'vm:job:stop': [['7'], 'stopVmJob'],
   'vm:job:supervise': [['7'], 'superviseVmJob'],
   'vm:list': [[], 'listVms'],

@@ -132,6 +132,10 @@ const BASE_ARGS: Partial<Record<CommandId, (flag: string) => string[]>> = {
   queue: () => [...target, '--cluster', 'demo', '--once'],
   info: () => [...target, '--cluster', 'demo'],
   inspector: () => [...target, '--cluster', 'demo', '--workload', 'w1'],
+  'vm:job:create': (flag) => [
+    ...['--project', TPU_PROJECT, '--zone', ZONE],
+    ...(flag === 'config' ? [] : ['--tpu-type', 'v4-8', '--command', 'true']),
+  ],
   'vm:run': () => ['--project', TPU_PROJECT, '--zone', ZONE, '--tpu-prefix', 'demo', '--command', 'true', '--force'],
 }
 

@@ -5,7 +5,7 @@
 //   test/helpers/cli.ts);
 // - a list that finds nothing: empty stdout, exit 0, the note on stderr; as data, the empty result and no note;
 // - an unknown -o, or -o other than json with --json: exit 2 naming the flag and the forms, and no request at all.
-import {writeFileSync} from 'node:fs'
+import {mkdirSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 
 import {load} from 'js-yaml'
@@ -41,6 +41,10 @@ const REGION = 'us-central2'
 let gke: FakeGke
 let kube: FakeKube
 let tpu: FakeTpu
+/** TPU VM job records, as `vm job create` and its supervisor leave them (for `vm job list`). */
+const JOB_STATE = tempDir('xpk-output-jobs-')
+/** When the seeded jobs were created: two days before the run (shown as <two days ago> in goldens). */
+const JOBS_CREATED = Date.now() - 2 * 86_400_000
 /** A kubeconfig reaching a second, empty cluster: where a list without filters (storage list) finds nothing. */
 const BARE_KUBECONFIG = join(tempDir('xpk-bare-'), 'config')
 
@@ -61,6 +65,7 @@ const env = () =>
     XPK_PROJECT: PROJECT,
     XPK_ZONE: ZONE,
     XPK_CLUSTER: 'demo',
+    XDG_STATE_HOME: JOB_STATE,
   })
 const xpk = (...args: string[]): Promise<CliResult> => runCli(args, {env: env()})
 
@@ -77,6 +82,7 @@ const ARGS: Partial<Record<CommandId, string[]>> = {
   info: [],
   'storage:list': [],
   'vm:list': [],
+  'vm:job:list': [],
   'workload:list': [],
   'workload:describe': ['user-third-job-running'],
 }
@@ -94,6 +100,10 @@ const NONE_FOUND: Partial<Record<CommandId, [string[], string]>> = {
   'vm:list': [
     ['--tpu-prefix', 'nothing'],
     `No TPU VMs or queued resources found in project ${PROJECT}, zone ${ZONE} (--tpu-prefix "nothing").`,
+  ],
+  'vm:job:list': [
+    ['--filter-by-status', 'recovering'],
+    'No TPU VM jobs found on this machine (--filter-by-status "recovering").',
   ],
   'accelerator:list': [
     ['--family', 'v5p', '--kind', 'GPU'],
@@ -115,6 +125,8 @@ const stable = (text: string) =>
     .replaceAll(kube.endpoint, '<kube>')
     .replaceAll(gke.endpoint, '<gke>')
     .replaceAll(tpu.endpoint, '<tpu>')
+    .replaceAll(JOB_STATE, '<state>')
+    .replaceAll(new Date(JOBS_CREATED).toISOString(), '<two days ago>')
     .replace(/(caCertificate"?: )("?)[A-Za-z0-9+/=]{40,}\2/g, '$1$2<ca>$2')
 
 beforeAll(async () => {
@@ -163,7 +175,51 @@ beforeAll(async () => {
   tpu.seedNode(PROJECT, ZONE, 'solo', {acceleratorType: 'v5litepod-8'})
   const created = await xpk('vm', 'create', '--tpu-prefix', 'demo', '--tpu-type', 'v4-16', '--num-slices', '2')
   expect(created.code, created.stderr).toBe(0)
+  seedJobs()
 })
+
+/**
+ * Two finished TPU VM jobs two days old (whole days: their age reads 2d however long the run takes), as their
+ * supervisors leave them: one that succeeded after a recovery, one that failed.
+ */
+function seedJobs(): void {
+  const twoDaysAgo = JOBS_CREATED
+  const jobs = [
+    {id: '000001', name: 'pretrain', status: 'SUCCEEDED', recoveries: 1, reason: undefined},
+    {id: '000002', name: 'eval', status: 'FAILED', recoveries: 0, reason: 'worker 0 exited 3'},
+  ]
+  for (const job of jobs) {
+    const dir = join(JOB_STATE, 'xpk', 'vm-jobs', job.id)
+    mkdirSync(join(dir, 'logs'), {recursive: true})
+    const record = {
+      ...job,
+      spec: {
+        name: job.name,
+        project: PROJECT,
+        envType: 'none',
+        loop: true,
+        tpu: {allocationMode: 'queued-resources', accelerator: 'v4-16', name: job.name, zone: ZONE},
+        modules: [],
+        command: {run: 'python3 train.py', workers: 'all'},
+      },
+      access: {sshUser: 'me', sshPort: 22, internalIp: false, pollMs: 5000},
+      createdAt: twoDaysAgo,
+      updatedAt: twoDaysAgo,
+      attempt: job.recoveries + 1,
+      workers: [
+        {
+          slice: 0,
+          worker: 0,
+          nodeId: job.name,
+          identity: `${job.name}/1/0`,
+          internalIp: '10.0.0.2',
+          externalIp: '34.1.2.3',
+        },
+      ],
+    }
+    writeFileSync(join(dir, 'job.json'), JSON.stringify(record))
+  }
+}
 
 /** `cluster create-ray`'s RayCluster (one v5p-16 slice) with the status KubeRay writes once its pods are ready. */
 function seedRayCluster(): void {
@@ -251,7 +307,7 @@ describe('the output forms of every list and describe command', () => {
     const asJson = await xpk(...command, '-o', 'json')
     expect(asJson).toMatchObject({code: 0, stdout: json.stdout})
     sections.push(`## xpk ${[...command, '-o', 'json'].join(' ')}\n${stable(asJson.stdout)}`)
-    expectGolden(`cli/output/${id.replace(':', '-')}.txt`, sections.join('\n'))
+    expectGolden(`cli/output/${id.replaceAll(':', '-')}.txt`, sections.join('\n'))
   })
 })
 

@@ -136,6 +136,7 @@ const BASE: Record<CommandId, string[]> = {
   'vm:job:list': [],
   'vm:job:logs': ['7'],
   'vm:job:resume': ['7'],
+  'vm:job:ssh': ['7'],
   'vm:job:stop': ['7'],
   'vm:job:supervise': ['7'],
   'vm:list': [],

@@ -60,13 +60,14 @@ const create = (tpuName: string, command: string, ...extra: string[]) =>
     ...extra,
   )
 
-interface Record {
+interface JobRecord {
   status: string
   recoveries: number
   attempt: number
   supervisor?: {pid: number}
 }
-const record = (id: string): Record => JSON.parse(readFileSync(join(state, 'xpk', 'vm-jobs', id, 'job.json'), 'utf8'))
+const record = (id: string): JobRecord =>
+  JSON.parse(readFileSync(join(state, 'xpk', 'vm-jobs', id, 'job.json'), 'utf8'))
 const events = (id: string): string[] =>
   readFileSync(join(state, 'xpk', 'vm-jobs', id, 'events.jsonl'), 'utf8')
     .trim()
@@ -173,6 +174,22 @@ describe.skipIf(missing)('xpk vm job against real sshd workers and the fake TPU 
     const logs = await xpk('vm', 'job', 'logs', id, '--worker', '1')
     expect(logs.code, logs.stderr).toBe(0)
     expect(logs.stdout).toContain('hello from 1 of fg')
+  })
+
+  it('ssh opens a shell on a worker as the supervisor logs in; with input piped in, the shell runs it and its status is the exit code', async () => {
+    const result = await create('shell', 'true', '--foreground', '--json')
+    expect(result.code, result.stderr).toBe(0)
+    const id = JSON.parse(result.stdout).job.id
+    const shell = await runCli(['vm', 'job', 'ssh', id, '--worker', '1'], {
+      env: env(),
+      input: 'echo "on $HOME"; exit 7\n',
+      timeoutMs: 30_000,
+    })
+    expect(shell.stdout).toContain(`on ${ssh.workers[1].home}`)
+    expect(shell.code).toBe(7)
+    const absent = await xpk('vm', 'job', 'ssh', id, '--worker', '5')
+    expect(absent.code).toBe(2)
+    expect(absent.stderr).toContain('--worker 5')
   })
 
   it('a command failing on a healthy TPU is FAILED, not a preemption', async () => {
@@ -455,5 +472,126 @@ describe.skipIf(missing)('xpk vm job against real sshd workers and the fake TPU 
         'gcsfuse --implicit-dirs ckpt-us-central2 /tmp/xpk-job-gcs-fuse-job',
       )
     }, 60_000)
+  })
+
+  describe('dry runs and the --help examples', () => {
+    /** What changed: the TPU API's mutating requests and the job records (every file under the state directory). */
+    function snapshot(): string {
+      const dir = join(state, 'xpk', 'vm-jobs')
+      if (!existsSync(dir)) return ''
+      return readdirSync(dir, {recursive: true, encoding: 'utf8'})
+        .sort()
+        .map((f) => (statSync(join(dir, f)).isFile() ? `${f}\n${readFileSync(join(dir, f), 'utf8')}` : f))
+        .join('\n')
+    }
+    async function changesOf(...args: string[]) {
+      const mark = markRequests({tpu: fake})
+      const before = snapshot()
+      const result = await xpk(...args)
+      return {result, api: mutationsSince({tpu: fake}, mark), records: snapshot() !== before}
+    }
+
+    it('create, stop, resume and delete: the dry run changes nothing, the real run does', async () => {
+      const base = ['vm', 'job', 'create', '--project', PROJECT, '--zone', ZONE, '--tpu-type', 'v4-16']
+      const args = [...base, '--name', 'dry', '--command', 'echo up; sleep 120', '--ssh-port', String(ssh.port)]
+      const dryCreate = await changesOf(...args, '--dry-run', '--json')
+      expect(dryCreate.result.code, dryCreate.result.stderr).toBe(0)
+      expect([dryCreate.api, dryCreate.records]).toEqual([[], false])
+      expect(JSON.parse(dryCreate.result.stdout).spec.tpu.name).toBe('dry')
+      const created = await changesOf(...args, '--json')
+      expect(created.result.code, created.result.stderr).toBe(0)
+      expect(created.records).toBe(true)
+      const id = JSON.parse(created.result.stdout).job.id
+      await eventually(() => record(id).status === 'RUNNING')
+
+      const dryStop = await changesOf('vm', 'job', 'stop', id, '--dry-run', '--json')
+      expect(dryStop.result.code, dryStop.result.stderr).toBe(0)
+      expect(
+        JSON.parse(dryStop.result.stdout).plan.map(
+          (s: {action: string; resource: string}) => `${s.action} ${s.resource}`,
+        ),
+      ).toEqual(['stop command', 'stop supervisor'])
+      expect([dryStop.api, dryStop.records, record(id).status]).toEqual([[], false, 'RUNNING'])
+      const stopped = await changesOf('vm', 'job', 'stop', id)
+      expect(stopped.result.code, stopped.result.stderr).toBe(0)
+      expect([stopped.records, record(id).status]).toEqual([true, 'STOPPED'])
+
+      const dryResume = await changesOf('vm', 'job', 'resume', id, '--dry-run')
+      expect(dryResume.result.code, dryResume.result.stderr).toBe(0)
+      expect(dryResume.result.stdout).toContain('= reuse tpu dry')
+      expect(dryResume.result.stdout).toContain('+ start command attempt-2')
+      expect([dryResume.api, dryResume.records]).toEqual([[], false])
+      const resumed = await changesOf('vm', 'job', 'resume', id, '--json')
+      expect(resumed.result.code, resumed.result.stderr).toBe(0)
+      await eventually(() => record(id).supervisor !== undefined)
+      supervisors.push(record(id).supervisor!.pid)
+      await eventually(() => record(id).status === 'RUNNING' && record(id).attempt === 2)
+
+      const dryDelete = await changesOf('vm', 'job', 'delete', id, '--purge', '--dry-run')
+      expect(dryDelete.result.code, dryDelete.result.stderr).toBe(0)
+      expect(dryDelete.result.stdout).toContain('- delete tpu dry')
+      expect([dryDelete.api, dryDelete.records]).toEqual([[], false])
+      const deleted = await changesOf('vm', 'job', 'delete', id, '--purge', '--force')
+      expect(deleted.result.code, deleted.result.stderr).toBe(0)
+      expect(deleted.api).not.toEqual([])
+      expect(deleted.records).toBe(true)
+    }, 90_000)
+
+    it('every --help example of the vm job commands runs against a job of this machine', async () => {
+      const {COMMANDS} = await import('../../src/index.js')
+      const dir = mkdtempSync(join(tmpdir(), 'xpk-job-examples-'))
+      temps.push(dir)
+      mkdirSync(join(home, '.ssh'), {recursive: true})
+      if (!existsSync(join(home, '.ssh', 'id_example')))
+        expect(
+          spawnSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', join(home, '.ssh', 'id_example')]).status,
+        ).toBe(0)
+      // job.yaml, as the examples name it: a job that failed (so it can be resumed), run by a background supervisor
+      // (so it has a supervisor log), with the ssh module (so it has an ssh log).
+      writeFileSync(
+        join(dir, 'job.yaml'),
+        [
+          'job: {name: example}',
+          `tpu: {accelerator: v4-16, zone: ${ZONE}, version: tpu-ubuntu2204-base}`,
+          'ssh: {identities: [{private_key: ~/.ssh/id_example, public_key: ~/.ssh/id_example.pub}]}',
+          'setup: {modules: [ssh, command]}',
+          "command: {cmd: 'echo example; exit 1'}",
+          '',
+        ].join('\n'),
+      )
+      const made = await runCli(
+        ['vm', 'job', 'create', '--config', 'job.yaml', '--project', PROJECT, '--ssh-port', String(ssh.port), '--json'],
+        {env: env(), cwd: dir, timeoutMs: 60_000},
+      )
+      expect(made.code, made.stderr).toBe(0)
+      const id = JSON.parse(made.stdout).job.id
+      await eventually(() => record(id).status === 'FAILED' && record(id).supervisor === undefined)
+      const ids = Object.keys(COMMANDS).filter((c) => c.startsWith('vm:job:'))
+      let ran = 0
+      for (const commandId of ids) {
+        const command = COMMANDS[commandId as keyof typeof COMMANDS] as unknown as {
+          examples?: string[]
+          flags: Record<string, unknown>
+        }
+        for (const example of command.examples ?? []) {
+          const argv = [...example.replace('<%= config.bin %> ', '').matchAll(/"([^"]*)"|(\S+)/g)].map(
+            (m) => m[1] ?? m[2]!,
+          )
+          const args = argv.map((a) => (a === '7' ? String(Number(id)) : a))
+          // Every change is shown, not made; the real runs are compared above. Where to find it all: --project etc.
+          if ('dry-run' in command.flags && !args.includes('--dry-run')) args.push('--dry-run')
+          if ('project' in command.flags && !args.includes('--project')) args.push('--project', PROJECT)
+          if ('zone' in command.flags && !args.includes('--zone') && !args.includes('--config'))
+            args.push('--zone', ZONE)
+          const result = await runCli(args, {env: env(), cwd: dir, timeoutMs: 60_000, input: ''})
+          expect(
+            result.code,
+            `${example}\n${result.stderr}\n${readdirSync(join(state, 'xpk', 'vm-jobs', id, 'logs')).join(' ')}`,
+          ).toBe(0)
+          ran++
+        }
+      }
+      expect(ran).toBeGreaterThanOrEqual(15)
+    }, 120_000)
   })
 })

@@ -112,6 +112,9 @@ class FakeWorkers implements RemoteShell {
           this.pending.set(target.host, {ended: true, stop: () => (clearTimeout(timer), resolve(exit))})
         })
       },
+      interactive: async () => {
+        throw new Error('vm run opens no interactive shell')
+      },
       close: () => void this.closed.push(target.host),
     }
   }
@@ -455,6 +458,7 @@ describe('vm run interrupted while copying', () => {
             script.includes('tar -xf')
               ? new Promise<RemoteExit>(() => controller.abort(interrupted))
               : session.exec(script, opts),
+          interactive: (io) => session.interactive(io),
           close: () => void closed.push(target.host),
         }
       },

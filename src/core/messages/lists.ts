@@ -62,9 +62,9 @@ export const storageListNoneFound = defineInfo(
 
 export const vmJobListNoneFound = defineInfo(
   'vm.job.list.none-found',
-  '`vm job list` found no job records on this machine.',
-  (p: {dir: string}) => ({
-    text: `No TPU VM jobs in ${p.dir}. Create one with \`xpk vm job create --config job.yaml\`.`,
+  '`vm job list` found no job records on this machine (of --filter-by-status).',
+  (p: {dir: string; status: string | null}) => ({
+    text: `No TPU VM jobs found on this machine${filtered({'--filter-by-status': p.status ?? undefined})}.`,
     data: {...p},
   }),
 )

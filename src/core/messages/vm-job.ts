@@ -95,3 +95,12 @@ export const vmJobConfigIgnored = defineWarning(
     data: p,
   }),
 )
+
+export const vmJobDryRunChanges = defineInfo(
+  'vm.job.dry-run-changes',
+  'A dry run of vm job stop, resume or delete: the plan was shown, nothing was changed.',
+  (p: {command: string}) => ({
+    text: `Dry run: the plan above is what \`xpk ${p.command}\` would do; nothing was changed.`,
+    data: p,
+  }),
+)

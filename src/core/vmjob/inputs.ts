@@ -2,6 +2,7 @@
 import {throwIfProblems, UsageError} from '../errors.js'
 import {INTEGER_FLAGS, parseInteger} from '../input.js'
 import {closestMatches, orList} from '../suggest.js'
+import type {VmJobStatus} from './record.js'
 
 function integer(flag: string, text: string | undefined, key: keyof typeof INTEGER_FLAGS, problems: UsageError[]) {
   if (text === undefined) return undefined
@@ -33,6 +34,14 @@ export interface VmJobLogsInput {
   readonly module: LogModule
 }
 
+/** Checks a --worker index (`vm job ssh`). */
+export function vmJobWorkerFromFlag(text: string | undefined): number | undefined {
+  const problems: UsageError[] = []
+  const worker = integer('--worker', text, 'vm:worker', problems)
+  throwIfProblems(problems)
+  return worker
+}
+
 /** Checks `vm job logs`'s --worker and --module. */
 export function vmJobLogsInputFromFlags(flags: {readonly worker?: string; readonly module?: string}): VmJobLogsInput {
   const problems: UsageError[] = []
@@ -49,4 +58,31 @@ export function vmJobLogsInputFromFlags(flags: {readonly worker?: string; readon
   }
   throwIfProblems(problems)
   return {...(worker === undefined ? {} : {worker}), module: module as LogModule}
+}
+
+/** The statuses `vm job list --filter-by-status` takes (any case). */
+export const JOB_STATUSES = [
+  'QUEUEING',
+  'SETTING_UP',
+  'RUNNING',
+  'PREEMPTED',
+  'RECOVERING',
+  'SUCCEEDED',
+  'FAILED',
+  'STOPPED',
+] as const satisfies readonly VmJobStatus[]
+
+/** Checks `vm job list --filter-by-status`. */
+export function vmJobStatusFilter(text: string | undefined): VmJobStatus | undefined {
+  if (text === undefined) return undefined
+  const upper = text.toUpperCase()
+  if ((JOB_STATUSES as readonly string[]).includes(upper)) return upper as VmJobStatus
+  const close = closestMatches(upper, JOB_STATUSES)
+  throw new UsageError(
+    `--filter-by-status ${JSON.stringify(text)} is not a job status: use ${orList([...JOB_STATUSES])}.`,
+    {
+      flag: '--filter-by-status',
+      hints: close.length > 0 ? [`Did you mean --filter-by-status ${close[0]}?`] : [],
+    },
+  )
 }

@@ -77,6 +77,7 @@ export type VmJobEventName =
   | 'reattached'
   | 'preempted'
   | 'recovering'
+  | 'deleted'
   | 'recovered'
   | 'finished'
   | 'failed'

@@ -8,7 +8,7 @@ export default class VmJobList extends XpkCommand {
   static override examples = [
     '<%= config.bin %> vm job list',
     '<%= config.bin %> vm job list -o wide',
-    '<%= config.bin %> vm job list -o name',
+    '<%= config.bin %> vm job list --filter-by-status running -o name',
     '<%= config.bin %> vm job list --json',
   ]
   static override flags = vmJobListFlags

@@ -8,8 +8,8 @@ export default class VmJobLogs extends XpkCommand {
     "Print a TPU VM job's logs: the command's (latest attempt), a setup module's, or the supervisor's."
   static override examples = [
     '<%= config.bin %> vm job logs 7',
-    '<%= config.bin %> vm job logs 7 --worker 3 --follow',
-    '<%= config.bin %> vm job logs 7 --module gcsfuse --worker 0',
+    '<%= config.bin %> vm job logs 7 --worker 1 --follow',
+    '<%= config.bin %> vm job logs 7 --module ssh --worker 0',
     '<%= config.bin %> vm job logs 7 --module supervisor',
   ]
   static override args = {id: Args.string({description: 'The job id (`xpk vm job list`).', required: true})}
