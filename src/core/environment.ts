@@ -209,6 +209,12 @@ export const ENVIRONMENT = {
       'Where xpk keeps the records and logs of TPU VM jobs (under xpk/vm-jobs/); a relative path is ignored, as the XDG specification says.',
     default: '~/.local/state',
   },
+  TERM: {
+    kind: 'standard',
+    owner: 'the terminal',
+    description: 'The terminal type `vm job ssh` asks the worker for, with a pseudo-terminal of your terminal’s size.',
+    default: 'xterm',
+  },
   HOME: {
     kind: 'standard',
     owner: 'POSIX',
