@@ -7,7 +7,7 @@
 // command running again). Prints the median of each phase over --runs jobs, and the poll interval the detection is
 // bounded by (--poll-interval, default 5 s: the target is detection within 10 s).
 // Usage: npm run bench:vm-job  [-- --runs 5 --api-latency-ms 50 --step-ms 50 --poll-interval 5]
-import {spawnSync} from 'node:child_process'
+import {spawn, spawnSync} from 'node:child_process'
 import {existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
@@ -57,7 +57,16 @@ const env = {
   XPK_TPU_ENDPOINT: `http://${fake.endpoint}`,
   XPK_ACCESS_TOKEN: 'bench-token',
 }
-const xpk = (...args) => spawnSync(process.execPath, [BIN, ...args], {env, encoding: 'utf8'})
+// Asynchronous: the fake TPU API answers from this process's event loop, which spawnSync would block.
+const xpk = (...args) =>
+  new Promise((resolve) => {
+    const child = spawn(process.execPath, [BIN, ...args], {env})
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (d) => (stdout += d))
+    child.stderr.on('data', (d) => (stderr += d))
+    child.on('close', (status) => resolve({status, stdout, stderr}))
+  })
 const jobDir = (id) => join(state, 'xpk', 'vm-jobs', id)
 const events = (id) =>
   existsSync(join(jobDir(id), 'events.jsonl'))
@@ -83,7 +92,7 @@ const phases = {detection: [], delete: [], 'request to ready': [], setup: [], st
 try {
   for (let run = 0; run < RUNS; run++) {
     const name = `bench-${run}`
-    const created = xpk(
+    const created = await xpk(
       'vm',
       'job',
       'create',
@@ -126,7 +135,8 @@ try {
     phases.total.push(running - preemptedAt)
     // The job's second attempt ends at once: SUCCEEDED. Its TPU goes.
     await until(() => JSON.parse(readFileSync(join(jobDir(job.id), 'job.json'), 'utf8')).status === 'SUCCEEDED')
-    xpk('vm', 'job', 'delete', job.id, '--force', '--purge')
+    const removed = await xpk('vm', 'job', 'delete', job.id, '--force', '--purge')
+    if (removed.status !== 0) throw new Error(removed.stderr)
   }
   console.log(
     `Recovery after a preemption: ${RUNS} jobs, TPU API latency ${values['api-latency-ms']} ms, provisioning steps ${values['step-ms']} ms, --poll-interval ${values['poll-interval']} s (medians, ms)`,
