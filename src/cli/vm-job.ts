@@ -52,7 +52,10 @@ export const vmJobCreateFlags = {
     description: 'Workers that run the command, without --config: all, an index, or indexes like 0,2. [default: all]',
   }),
   'runtime-version': Flags.string({description: 'TPU software version. [default: the type generation’s base image]'}),
-  spot: Flags.boolean({description: 'Spot capacity (without --config; the config says tpu.pricing).'}),
+  spot: Flags.boolean({
+    description: 'Spot capacity (without --config; the config says tpu.pricing).',
+    exclusive: ['reserved', 'best-effort'],
+  }),
   loop: Flags.boolean({
     description: 'After a preemption, request the TPU again, set it up again and re-run the command.',
   }),
@@ -69,6 +72,41 @@ export const vmJobCreateFlags = {
   'ssh-port': integerFlag('vm:ssh-port', {description: 'SSH port of the workers.', default: 22}),
   'internal-ip': Flags.boolean({description: 'Connect to internal IPs (when running inside Google Cloud).'}),
   ...supervisorFlags,
+  detach: Flags.boolean({
+    description:
+      'Run detached (multihost_job): the code goes to --bucket, a queued resource of --num-slices slices runs it from its startup script, the logs go back to the bucket, and it deletes itself when every worker is done. Nothing of yours stays connected.',
+    helpGroup: 'DETACHED',
+  }),
+  bucket: Flags.string({description: 'Bucket for the code and the logs (no gs://).', helpGroup: 'DETACHED'}),
+  'bucket-dir': Flags.string({
+    description: 'Folder of the bucket. [default: the bucket’s root]',
+    helpGroup: 'DETACHED',
+  }),
+  'run-name': Flags.string({
+    description: 'The run: the queued resource and the folder under --bucket-dir. [default: <user>-<UTC timestamp>]',
+    helpGroup: 'DETACHED',
+  }),
+  'num-slices': integerFlag('vm:num-slices', {description: 'Slices to request.', default: 1, helpGroup: 'DETACHED'}),
+  reserved: Flags.boolean({
+    description: 'Reserved capacity.',
+    exclusive: ['spot', 'best-effort'],
+    helpGroup: 'DETACHED',
+  }),
+  reservation: Flags.string({description: 'Reservation to use with --reserved.', helpGroup: 'DETACHED'}),
+  'best-effort': Flags.boolean({
+    description: 'Best-effort (preemptible) capacity.',
+    exclusive: ['reserved', 'spot'],
+    helpGroup: 'DETACHED',
+  }),
+  keep: Flags.boolean({description: 'Keep the queued resource when every worker is done.', helpGroup: 'DETACHED'}),
+  wait: Flags.boolean({
+    description: 'Wait until every worker reported: exit 0 when all succeeded, 125 otherwise, 124 on --timeout.',
+    helpGroup: 'DETACHED',
+  }),
+  timeout: integerFlag('vm:timeout', {
+    description: 'Seconds --wait waits, the whole command included.',
+    helpGroup: 'DETACHED',
+  }),
   'dry-run': {
     ...changeFlags['dry-run'],
     description: 'Check the job and show it as xpk would run it; record, request and run nothing.',
@@ -111,23 +149,6 @@ export const vmJobSuperviseFlags = {...endpointFlags}
 export const vmJobSshFlags = {
   ...endpointFlags,
   worker: integerFlag('vm:worker', {description: 'Worker to log in to.', default: 0}),
-}
-
-/** The job records and the supervisors' processes: all that `list` and `logs` read. */
-async function vmJobRecordDeps(run: Invocation) {
-  const [wiring, {VmJobFiles}, {LocalProcesses}, {xdgDirectory}] = await Promise.all([
-    import('./wiring.js'),
-    import('../adapters/vm-job-files.js'),
-    import('../adapters/processes.js'),
-    import('../core/environment.js'),
-  ])
-  return {
-    console: run.console,
-    signal: run.signal,
-    ...wiring.systemClock,
-    store: new VmJobFiles(join(xdgDirectory(process.env, 'XDG_STATE_HOME', homedir()), 'xpk', 'vm-jobs')),
-    processes: new LocalProcesses([process.execPath, process.argv[1]], process.env),
-  }
 }
 
 /** The job store, the TPU API, Cloud Storage, SSH and the supervisors' processes. */
@@ -181,6 +202,10 @@ async function vmJobDeps(
       ),
     store: new VmJobFiles(join(xdgDirectory(process.env, 'XDG_STATE_HOME', homedir()), 'xpk', 'vm-jobs')),
     processes: new LocalProcesses([process.execPath, process.argv[1]], supervisorEnv),
+    endpoints: {
+      storage: (storageEndpoint ?? 'https://storage.googleapis.com').replace(/\/+$/, ''),
+      tpu: (tpuEndpoint ?? 'https://tpu.googleapis.com').replace(/\/+$/, ''),
+    },
     keyStore,
     keys: async () => {
       const found = await keyStore.read()
@@ -218,23 +243,36 @@ export async function createVmJob(options: FlagOptions<typeof vmJobCreateFlags>,
     import('../core/settings.js'),
   ])
   const where = {project: optionalSetting(settings, 'project'), zone: optionalSetting(settings, 'zone')}
+  const {INTEGER_FLAGS, parseInteger} = await import('../core/input.js')
+  const timeout = options.timeout === undefined ? undefined : parseInteger(options.timeout, INTEGER_FLAGS['vm:timeout'])
+  if (timeout && 'problem' in timeout) {
+    const {UsageError} = await import('../core/errors.js')
+    throw new UsageError(`--timeout: ${timeout.problem}.`, {flag: '--timeout'})
+  }
   return createVmJob(
-    {...options, settings: where, foreground: options.foreground ?? false, dryRun: options.dryRun ?? false, timing},
+    {
+      ...options,
+      settings: where,
+      foreground: options.foreground ?? false,
+      dryRun: options.dryRun ?? false,
+      timing,
+      ...(timeout ? {timeoutSeconds: timeout.value} : {}),
+    },
     await vmJobDeps(options, run, timing),
   )
 }
 
 /** `xpk vm job list`. */
 export async function listVmJobs(options: FlagOptions<typeof vmJobListFlags>, run: Invocation): Promise<VmJobView[]> {
-  const [, {listVmJobs}, {vmJobListView}, {showOutput}, {vmJobListNoneFound}] = await Promise.all([
+  const [{timing}, {listVmJobs}, {vmJobListView}, {showOutput}, {vmJobListNoneFound}] = await Promise.all([
     settingsAndTiming(options, run),
     import('../services/vm-job.js'),
     import('../core/vmjob/render.js'),
     import('../services/show-output.js'),
     import('../core/messages/lists.js'),
   ])
-  const deps = await vmJobRecordDeps(run)
-  const jobs = await listVmJobs({filterByStatus: options.filterByStatus}, deps)
+  const deps = await vmJobDeps({}, run, timing)
+  const jobs = await listVmJobs({filterByStatus: options.filterByStatus, timing}, deps)
   showOutput(run.console, run.output, vmJobListView(deps.now()), jobs, () =>
     vmJobListNoneFound({dir: deps.store.root, status: options.filterByStatus ?? null}),
   )
@@ -243,10 +281,17 @@ export async function listVmJobs(options: FlagOptions<typeof vmJobListFlags>, ru
 
 /** `xpk vm job logs ID`. */
 export async function vmJobLogs(options: FlagOptions<typeof vmJobLogsFlags> & {id: string}, run: Invocation) {
-  const [, {vmJobLogs}] = await Promise.all([settingsAndTiming(options, run), import('../services/vm-job.js')])
-  const deps = await vmJobRecordDeps(run)
+  const [{timing}, {vmJobLogs}] = await Promise.all([settingsAndTiming(options, run), import('../services/vm-job.js')])
+  const deps = await vmJobDeps({}, run, timing)
   return vmJobLogs(
-    {id: options.id, worker: options.worker, module: options.module, follow: options.follow ?? false, pollMs: 200},
+    {
+      id: options.id,
+      worker: options.worker,
+      module: options.module,
+      follow: options.follow ?? false,
+      pollMs: 200,
+      timing,
+    },
     {...deps, output: (chunk) => void (run.json ? process.stderr : process.stdout).write(chunk)},
   )
 }

@@ -119,6 +119,7 @@ export const INTEGER_FLAGS = {
   'vm:max-recoveries': {min: 0, max: 1_000_000, limit: 'recoveries after a preemption'},
   'vm:poll-interval': {min: 1, max: 3600, limit: 'seconds between reads of the TPU state'},
   'vm:worker': {min: 0, max: 4095, limit: 'worker indexes start at 0'},
+  'vm:timeout': {min: 1, max: MAX_WAIT_SECONDS, limit: "seconds; Node's timers wait at most about 24.8 days"},
 } as const satisfies Record<string, IntegerRange>
 
 /**

@@ -9,14 +9,17 @@ import {throwIfProblems, UsageError, UsageErrors} from '../core/errors.js'
 import {vmJobConfigIgnored} from '../core/messages/vm-job.js'
 import {sshUserProblem} from '../core/vm/run-plan.js'
 import {readVmJobConfig} from '../core/vmjob/config.js'
+import {detachedFromFlags, type DetachedFlags} from '../core/vmjob/detached.js'
+import {resolveTpuVmType} from '../core/vm/catalog.js'
 import {vmJobNumbersFromFlags} from '../core/vmjob/inputs.js'
 import {vmJobSpecFromFlags, type VmJobFlags as SpecFlags} from '../core/vmjob/flags.js'
 import type {VmJobAccess} from '../core/vmjob/record.js'
 import type {VmJobSpec} from '../core/vmjob/spec.js'
 import type {Console} from '../ports/console.js'
 
-export interface VmJobFlags extends Omit<SpecFlags, 'maxRecoveries'> {
+export interface VmJobFlags extends Omit<SpecFlags, 'maxRecoveries'>, DetachedFlags {
   readonly config?: string
+  readonly detach?: boolean
   readonly maxRecoveries?: string
   readonly pollInterval?: string
   readonly sshUser?: string
@@ -49,6 +52,52 @@ function collect<T>(check: () => T, problems: UsageError[], hint?: string): T | 
     problems.push(hint ? new UsageError(last.message, {flag: last.flag, hints: [...last.hints, hint]}) : last)
     return undefined
   }
+}
+
+/** The spec of a detached job: the command only (no setup modules or environment), on a queued resource. */
+function detachedSpec(spec: VmJobSpec, flags: VmJobFlags, deps: VmJobInputDeps, problems: UsageError[]): VmJobSpec {
+  const refuse = (flag: string, why: string) =>
+    problems.push(
+      new UsageError(`${flag} ${why}`, {
+        flag,
+        hints: [
+          'A detached job runs its command only: set up in it, e.g. --command "bash setup.sh && python3 train.py".',
+        ],
+      }),
+    )
+  if (spec.modules.length > 0 || spec.envType !== 'none') {
+    refuse(
+      '--detach',
+      `runs the command alone: the config's setup modules (${spec.modules.join(', ') || spec.envType}) cannot run without a supervisor.`,
+    )
+  }
+  if (spec.loop)
+    refuse(
+      '--loop',
+      'is for supervised jobs: a detached worker that is rescheduled runs its startup script again by itself.',
+    )
+  if (spec.tpu.allocationMode !== 'queued-resources')
+    refuse('--detach', 'needs allocation_mode queued-resources (its nodes carry the startup script).')
+  const workersPerSlice = (() => {
+    try {
+      return resolveTpuVmType(spec.tpu.accelerator).hosts
+    } catch {
+      return 1
+    }
+  })()
+  const detached = collect(
+    () =>
+      detachedFromFlags(flags, {
+        user: deps.env.USER ?? deps.env.LOGNAME ?? 'xpk',
+        now: new Date(deps.now()),
+        workersPerSlice,
+      }),
+    problems,
+  )
+  // The queued resource is the run: its name is the TPU's, as the job's other commands read it.
+  return detached
+    ? {...spec, loop: false, tpu: {...spec.tpu, name: detached.runName}, detached: {...detached, archive: null}}
+    : spec
 }
 
 export function vmJobInput(
@@ -130,6 +179,7 @@ export function vmJobInput(
       }),
     )
   }
+  if (flags.detach && spec) spec = detachedSpec(spec, flags, deps, problems)
   const sshUser = flags.sshUser ?? spec?.remoteUser ?? deps.env.USER ?? deps.env.LOGNAME ?? 'root'
   const source = flags.sshUser ? '--ssh-user' : spec?.remoteUser ? 'job.remote_user' : 'Your user name ($USER)'
   const userProblem = sshUserProblem(sshUser, source)

@@ -11,6 +11,7 @@ import {
   vmJobDeleted,
   vmJobDryRun,
   vmJobDryRunChanges,
+  vmJobDetachedLogs,
   vmJobKeyCreated,
   vmJobResumed,
   vmJobStopped,
@@ -25,6 +26,18 @@ import {planDelete, planResume, planStop, renderVmJobPlan, type VmJobPlanStep} f
 import type {CloudStorageClient} from '../ports/cloud-storage.js'
 import type {RemoteSession, SshKeyPair, SshKeyStore} from '../ports/remote-shell.js'
 import {confirmOrStop} from './confirm.js'
+import {
+  detachedLog,
+  purgeDetachedObjects,
+  refreshDetached,
+  startDetachedJob,
+  waitForDetached,
+  type DetachedCreated,
+  type DetachedDeps,
+} from './vm-job-detached.js'
+import {detachedLogObject, detachedLogsUrl} from '../core/vmjob/detached.js'
+import {DETACHED_STARTUP_SCRIPT} from '../templates/detached-startup.js'
+import {startTimeLimit} from '../executor/retry.js'
 import {vmJobInput, type VmJobFlags, type VmJobInputDeps} from './vm-job-input.js'
 import {usingTpu} from './vm-common.js'
 import {
@@ -38,6 +51,12 @@ import {deleteJobTpu, readJobTpu, type JobTpu} from './vm-job-tpu.js'
 export interface VmJobDeps extends VmJobSupervisorDeps, VmJobInputDeps {
   readonly keyStore: SshKeyStore
   readonly storage: () => Promise<CloudStorageClient>
+  /** The API base URLs a detached job's workers use (Google's, or where xpk was pointed). */
+  readonly endpoints: {readonly storage: string; readonly tpu: string}
+}
+
+function detachedDeps(deps: VmJobDeps): DetachedDeps {
+  return {...deps, startupScript: DETACHED_STARTUP_SCRIPT}
 }
 
 export function jobView(record: VmJobRecord, deps: Pick<VmJobDeps, 'store' | 'processes'>): VmJobView {
@@ -53,7 +72,7 @@ export function jobView(record: VmJobRecord, deps: Pick<VmJobDeps, 'store' | 'pr
     status: record.status,
     recoveries: record.recoveries,
     createdAt: new Date(record.createdAt).toISOString(),
-    supervisor: running ? 'running' : FINAL_STATUSES.has(record.status) ? 'none' : 'gone',
+    supervisor: running ? 'running' : FINAL_STATUSES.has(record.status) || record.spec.detached ? 'none' : 'gone',
     reason: record.reason ?? null,
     dir: deps.store.logPath(record.id, '').replace(/\/logs\/\.log$/, ''),
   }
@@ -78,6 +97,9 @@ async function readJob(typed: string, deps: Pick<VmJobDeps, 'store'>): Promise<V
 }
 
 export interface VmJobCreateOptions extends VmJobFlags {
+  /** `--detach --wait`: wait until every worker reported; `--timeout` seconds bound the whole command. */
+  readonly wait?: boolean
+  readonly timeoutSeconds?: number
   /** Project and zone as the settings resolved them (flags, variables, xpk config, gcloud). */
   readonly settings: {readonly project?: string; readonly zone?: string}
   readonly foreground: boolean
@@ -102,6 +124,20 @@ const regionOf = (zone: string) => zone.replace(/-[a-z]$/, '')
  * region (a bucket elsewhere is slow and costs egress: jobman refuses it too).
  */
 async function checkBucket(spec: VmJobSpec, deps: VmJobDeps): Promise<void> {
+  if (spec.detached) {
+    const client = await deps.storage()
+    try {
+      if (!(await client.getBucket(spec.detached.bucket))) {
+        throw new UsageError(`--bucket: the bucket ${spec.detached.bucket} does not exist.`, {
+          flag: '--bucket',
+          hints: [`Create it (in ${regionOf(spec.tpu.zone)}, near the TPUs), or name an existing bucket.`],
+        })
+      }
+    } finally {
+      await client.close()
+    }
+    return
+  }
   if (!spec.gcsfuse) return
   const client = await deps.storage()
   try {
@@ -132,6 +168,8 @@ export interface VmJobCreateResult {
   readonly spec: VmJobSpec
   readonly dryRun: boolean
   readonly supervisorPid: number | null
+  /** A detached job: the archive, the queued resource, the links (null for a supervised job). */
+  readonly detached: DetachedCreated | null
 }
 
 /**
@@ -140,33 +178,90 @@ export interface VmJobCreateResult {
  */
 export async function createVmJob(options: VmJobCreateOptions, deps: VmJobDeps): Promise<VmJobCreateResult> {
   const {spec, access, configText} = vmJobInput(options, options.settings, deps)
+  if (spec.detached) return createDetached(spec, options, deps)
   await checkBucket(spec, deps)
-  if (options.dryRun) {
-    deps.console.result(JSON.stringify(spec, null, 2))
-    deps.console.info(vmJobDryRun())
-    return {job: null, spec, dryRun: true, supervisorPid: null}
-  }
+  if (options.dryRun) return showSpec(spec, deps)
   await jobKeys(deps)
   const record = await deps.store.create(spec, access, configText, deps.now())
   await deps.store.appendEvent(record.id, {time: deps.now(), event: 'created', detail: spec.name})
   if (options.foreground) {
     const final = await superviseVmJob(record.id, {timing: options.timing}, deps)
-    return {job: jobView(final, deps), spec, dryRun: false, supervisorPid: deps.processes.pid}
+    return {job: jobView(final, deps), spec, dryRun: false, supervisorPid: deps.processes.pid, detached: null}
   }
   const pid = await deps.processes.startSupervisor(record.id, deps.store.logPath(record.id, 'supervisor'))
   const view = jobView(record, deps)
   deps.console.info(vmJobCreated({id: record.id, name: spec.name, pid, dir: view.dir}))
-  return {job: view, spec, dryRun: false, supervisorPid: pid}
+  return {job: view, spec, dryRun: false, supervisorPid: pid, detached: null}
+}
+
+function showSpec(spec: VmJobSpec, deps: VmJobDeps): VmJobCreateResult {
+  deps.console.result(JSON.stringify(spec, null, 2))
+  deps.console.info(vmJobDryRun())
+  return {job: null, spec, dryRun: true, supervisorPid: null, detached: null}
+}
+
+/**
+ * `--detach`: uploads the code, requests the queued resource, records the job; with --wait, waits until every worker
+ * reported (exit 0 when all succeeded, 125 otherwise; --timeout bounds the whole command: 124).
+ */
+async function createDetached(
+  spec: VmJobSpec,
+  options: VmJobCreateOptions,
+  deps: VmJobDeps,
+): Promise<VmJobCreateResult> {
+  const detached = detachedDeps(deps)
+  const limit =
+    options.wait && options.timeoutSeconds !== undefined
+      ? startTimeLimit(
+          deps.signal,
+          options.timeoutSeconds * 1000,
+          deps,
+          () =>
+            new XpkError('timeout', `Not every worker of the job reported within ${options.timeoutSeconds} s.`, {
+              hints: ['The job goes on: `xpk vm job list` shows it, `xpk vm job logs ID` reads the finished logs.'],
+            }),
+        )
+      : undefined
+  const limited = limit ? {...detached, signal: limit.signal} : detached
+  try {
+    await checkBucket(spec, {...deps, signal: limited.signal})
+    if (options.dryRun) return showSpec(spec, deps)
+    const {record, created} = await startDetachedJob(spec, options.scriptDir, options.timing, limited)
+    if (!options.wait)
+      return {job: jobView(record, deps), spec: record.spec, dryRun: false, supervisorPid: null, detached: created}
+    const final = await waitForDetached(record, options.timing, limited)
+    const result = {job: jobView(final, deps), spec: final.spec, dryRun: false, supervisorPid: null, detached: created}
+    if (final.status !== 'SUCCEEDED') {
+      const worst = Math.max(0, ...(final.exits ?? []).map((e) => e.code ?? 0))
+      throw new XpkError(
+        'unsuccessful',
+        `Job ${final.id} ended ${final.status}: ${final.reason ?? `highest exit status ${worst}`}.`,
+        {
+          hints: [`\`xpk vm job logs ${final.id} --worker W\` reads each worker's log from the bucket.`],
+        },
+      )
+    }
+    return result
+  } catch (error) {
+    if (limit?.expired() && deps.signal.aborted === false) throw limit.signal.reason
+    throw error
+  } finally {
+    limit?.dispose()
+  }
 }
 
 export async function listVmJobs(
-  options: {filterByStatus?: string},
-  deps: Pick<VmJobDeps, 'store' | 'processes' | 'console'>,
+  options: {filterByStatus?: string; timing: VmJobSupervisorOptions['timing']},
+  deps: VmJobDeps,
 ): Promise<VmJobView[]> {
   const status = vmJobStatusFilter(options.filterByStatus)
-  const views = (await deps.store.list())
-    .map((r) => jobView(r, deps))
-    .filter((v) => status === undefined || v.status === status)
+  // A detached job's state is its queued resource's and its workers' exit statuses in the bucket: read when not final.
+  const records = await Promise.all(
+    (await deps.store.list()).map((r) =>
+      r.spec.detached && !FINAL_STATUSES.has(r.status) ? refreshDetached(r, options.timing, detachedDeps(deps)) : r,
+    ),
+  )
+  const views = records.map((r) => jobView(r, deps)).filter((v) => status === undefined || v.status === status)
   for (const v of views) {
     if (v.supervisor === 'gone') deps.console.warn(vmJobSupervisorGone({id: v.id, status: v.status}))
   }
@@ -181,6 +276,8 @@ export interface VmJobLogsOptions {
   readonly module?: string
   readonly follow: boolean
   readonly pollMs: number
+  /** Retries of a detached job's reads from the bucket. */
+  readonly timing: VmJobSupervisorOptions['timing']
 }
 
 /** The log a `logs` call reads: the module's of the worker, or the command's of its latest attempt. */
@@ -193,10 +290,11 @@ export function logName(record: VmJobRecord, module: string, worker: number): st
 /** Prints a log (and with follow, what is appended until the job ends and its supervisor is gone). */
 export async function vmJobLogs(
   options: VmJobLogsOptions,
-  deps: Pick<VmJobDeps, 'store' | 'processes' | 'console' | 'sleep' | 'signal'> & {output: (chunk: Buffer) => void},
+  deps: VmJobDeps & {output: (chunk: Buffer) => void},
 ): Promise<{log: string; bytes: number}> {
   const input = vmJobLogsInputFromFlags(options)
   let record = await readJob(options.id, deps)
+  if (record.spec.detached) return detachedLogs(record, input.worker ?? 0, options.timing, deps)
   const module = input.module
   const worker = input.worker ?? (record.spec.command.workers === 'all' ? 0 : (record.spec.command.workers[0] ?? 0))
   let name = logName(record, module, worker)
@@ -230,12 +328,48 @@ export async function vmJobLogs(
   }
 }
 
+/** A detached job's finished log of one worker (global index), from the bucket; the live logs' link on stderr. */
+async function detachedLogs(
+  record: VmJobRecord,
+  worker: number,
+  timing: VmJobSupervisorOptions['timing'],
+  deps: Parameters<typeof vmJobLogs>[1],
+): Promise<{log: string; bytes: number}> {
+  const detached = record.spec.detached!
+  const slice = Math.floor(worker / detached.workersPerSlice)
+  const inSlice = worker % detached.workersPerSlice
+  const live = detachedLogsUrl(record.spec.project, detached.runName, {slice, worker: inSlice})
+  const object = `gs://${detached.bucket}/${detachedLogObject(detached.prefix, slice, inSlice)}`
+  if (slice >= detached.numSlices) {
+    throw new UsageError(
+      `--worker ${worker}: job ${record.id} has ${detached.numSlices * detached.workersPerSlice} workers.`,
+      {
+        flag: '--worker',
+      },
+    )
+  }
+  const text = await detachedLog(record, slice, inSlice, timing, detachedDeps(deps))
+  deps.console.info(vmJobDetachedLogs({id: record.id, object, live}))
+  if (!text) {
+    throw new XpkError(
+      'not-found',
+      `Worker ${worker} of job ${record.id} has not finished: ${object} is not there yet.`,
+      {
+        hints: [`Its live log is in Cloud Logging: ${live}`],
+      },
+    )
+  }
+  deps.output(text)
+  return {log: object, bytes: text.length}
+}
+
 /** Stops the command on the workers and the supervisor; the TPU stays. */
 export async function stopVmJob(
   options: {id: string; dryRun?: boolean; timing: VmJobSupervisorOptions['timing']},
   deps: VmJobDeps,
 ): Promise<VmJobView & {plan: VmJobPlanStep[]; dryRun: boolean}> {
   const record = await readJob(options.id, deps)
+  refuseDetached(record, 'stop')
   const plan = planStop(record, supervised(record, deps))
   if (options.dryRun) {
     deps.console.result(renderVmJobPlan(plan))
@@ -262,6 +396,21 @@ export async function stopVmJob(
   return {...jobView(final, deps), plan, dryRun: false}
 }
 
+/** A detached job has no supervisor and no recorded workers: `stop`, `resume` and `ssh` do not apply to it. */
+function refuseDetached(record: VmJobRecord, verb: 'stop' | 'resume' | 'ssh'): void {
+  if (!record.spec.detached) return
+  const why = {
+    stop: 'it stops when its queued resource goes',
+    resume: 'a rescheduled worker runs its startup script again by itself',
+    ssh: 'xpk does not know its workers’ addresses',
+  }[verb]
+  throw new XpkError('conflict', `Job ${record.id} is detached: \`vm job ${verb}\` does not apply (${why}).`, {
+    hints: [
+      `\`xpk vm job delete ${record.id}\` deletes its queued resource; \`xpk vm job logs ${record.id}\` reads its logs.`,
+    ],
+  })
+}
+
 /** Whether a live supervisor on this machine runs the job. */
 function supervised(record: VmJobRecord, deps: Pick<VmJobDeps, 'processes'>): boolean {
   const pid = record.supervisor?.pid
@@ -278,6 +427,7 @@ export async function resumeVmJob(
   deps: VmJobDeps,
 ): Promise<VmJobView & {plan: VmJobPlanStep[]; dryRun: boolean}> {
   const record = await readJob(options.id, deps)
+  refuseDetached(record, 'resume')
   const pid = record.supervisor?.pid
   if (pid !== undefined && record.supervisor?.host === deps.processes.host && deps.processes.alive(pid)) {
     throw new XpkError('conflict', `Job ${record.id} is supervised already (process ${pid}).`, {
@@ -319,7 +469,15 @@ function jobTpu(
 export async function deleteVmJob(
   options: {id: string; purge: boolean; dryRun?: boolean; timing: VmJobSupervisorOptions['timing']},
   deps: VmJobDeps,
-): Promise<{id: string; tpuDeleted: boolean; purged: boolean; plan: VmJobPlanStep[]; dryRun: boolean}> {
+): Promise<{
+  id: string
+  tpuDeleted: boolean
+  purged: boolean
+  /** A detached job's objects in the bucket removed by --purge. */
+  objectsDeleted: number
+  plan: VmJobPlanStep[]
+  dryRun: boolean
+}> {
   const record = await readJob(options.id, deps)
   const {spec} = record
   const {health} = await usingTpu(deps, (tpu) => readJobTpu(jobTpu(record, tpu, options.timing, deps)))
@@ -328,7 +486,7 @@ export async function deleteVmJob(
   if (options.dryRun) {
     deps.console.result(renderVmJobPlan(plan))
     deps.console.info(vmJobDryRunChanges({command: `vm job delete ${record.id}`}))
-    return {id: record.id, tpuDeleted: false, purged: false, plan, dryRun: true}
+    return {id: record.id, tpuDeleted: false, purged: false, objectsDeleted: 0, plan, dryRun: true}
   }
   await confirmOrStop(deps.console, vmJobConfirmDelete({id: record.id, tpu: spec.tpu.name, zone: spec.tpu.zone}), {
     nothingDone: `Job ${record.id} and its TPU are unchanged.`,
@@ -336,12 +494,14 @@ export async function deleteVmJob(
   if (!FINAL_STATUSES.has(record.status) || record.supervisor)
     await stopVmJob({id: record.id, timing: options.timing}, deps).catch(() => undefined)
   const tpuDeleted = await usingTpu(deps, (tpu) => deleteJobTpu(jobTpu(record, tpu, options.timing, deps)))
+  const objectsDeleted =
+    record.spec.detached && options.purge ? await purgeDetachedObjects(record, options.timing, detachedDeps(deps)) : 0
   if (options.purge) await deps.store.remove(record.id)
   else {
     await deps.store.update(record.id, (r) => ({...r, workers: undefined}), deps.now())
   }
   deps.console.info(vmJobDeleted({id: record.id, tpu: spec.tpu.name, tpuDeleted, purged: options.purge}))
-  return {id: record.id, tpuDeleted, purged: options.purge, plan, dryRun: false}
+  return {id: record.id, tpuDeleted, purged: options.purge, objectsDeleted, plan, dryRun: false}
 }
 
 /** The hidden `vm job supervise ID`: the supervisor process itself. */
@@ -362,6 +522,7 @@ export async function sshVmJob(
 ): Promise<{id: string; worker: number; host: string; exitCode: number}> {
   const chosen = vmJobWorkerFromFlag(options.worker)
   const record = await readJob(options.id, deps)
+  refuseDetached(record, 'ssh')
   const workers = record.workers ?? []
   if (workers.length === 0) {
     throw new XpkError('conflict', `Job ${record.id} has no TPU right now (${record.status}).`, {

@@ -201,8 +201,8 @@ describe('the timing: one value read from the environment, handed to every servi
     XPK_SSH_HANDSHAKE_TIMEOUT_MS: '19',
     XPK_CLUSTER_LOCK_STALE_S: '23',
   }
-  /** The commands that only read local tables and files: nothing to wait for (vm job list and logs read records). */
-  const OFFLINE = /^(accelerator|config):|^version$|^vm:job:(list|logs)$/
+  /** The commands that only read local tables and files: nothing to wait for. */
+  const OFFLINE = /^(accelerator|config):|^version$/
   const WAITING = (Object.keys(COMMANDS) as CommandId[]).filter((id) => !OFFLINE.test(id))
 
   it.each(WAITING)('%s', async (id) => {

@@ -104,3 +104,58 @@ export const vmJobDryRunChanges = defineInfo(
     data: p,
   }),
 )
+
+export const vmJobDetachedUploaded = defineInfo(
+  'vm.job.detached-uploaded',
+  'A detached job’s code archive was uploaded to the bucket.',
+  (p: {object: string; bytes: number}) => ({text: `Uploaded the code (${p.bytes} bytes) to ${p.object}.`, data: p}),
+)
+
+export const vmJobDetachedUnchanged = defineInfo(
+  'vm.job.detached-unchanged',
+  'A detached job’s code archive was in the bucket already (the same content): nothing was uploaded.',
+  (p: {object: string}) => ({
+    text: `The code is unchanged: ${p.object} is in the bucket already; nothing uploaded.`,
+    data: p,
+  }),
+)
+
+export const vmJobDetachedCreated = defineInfo(
+  'vm.job.detached-created',
+  'A detached job was requested: its queued resource, the bucket, the logs links and the commands to follow it.',
+  (p: {
+    id: string
+    queuedResource: string
+    numSlices: number
+    type: string
+    bucket: string
+    logs: string
+    worker0Logs: string
+  }) => ({
+    text: [
+      `Job ${p.id}: queued resource ${p.queuedResource} requested (${p.numSlices} x ${p.type}); each worker fetches the code, runs the command and leaves its log in ${p.bucket}logs/, and the queued resource goes when every worker is done.`,
+      `Live logs, every worker: ${p.logs}`,
+      `Live logs, worker 0:     ${p.worker0Logs}`,
+      `Follow it: xpk vm job list   xpk vm job logs ${p.id}   (finished logs, from the bucket)`,
+    ].join('\n'),
+    data: p,
+  }),
+)
+
+export const vmJobDetachedWaiting = defineInfo(
+  'vm.job.detached-waiting',
+  '`vm job create --detach --wait`: how many workers have reported their exit status.',
+  (p: {id: string; done: number; expected: number; status: string}) => ({
+    text: `Job ${p.id}: ${p.done} of ${p.expected} workers done (${p.status}).`,
+    data: p,
+  }),
+)
+
+export const vmJobDetachedLogs = defineInfo(
+  'vm.job.detached-logs',
+  '`vm job logs` of a detached job: where the finished log is, and the live log in Cloud Logging.',
+  (p: {id: string; object: string; live: string}) => ({
+    text: `Job ${p.id}: ${p.object} (finished log). Live: ${p.live}`,
+    data: p,
+  }),
+)

@@ -84,6 +84,24 @@ export interface VmJobCommand {
   readonly workers: VmJobWorkers
 }
 
+/** A detached job (`--detach`): the code in a bucket, a startup script on every worker, the logs back in the bucket. */
+export interface VmJobDetached {
+  readonly bucket: string
+  /** The objects' prefix: `D/R`, or `R` without --bucket-dir. */
+  readonly prefix: string
+  /** The run name: the queued resource's id and its nodes' prefix. */
+  readonly runName: string
+  readonly numSlices: number
+  /** Workers per slice (from the accelerator): how many exit statuses make the job done. */
+  readonly workersPerSlice: number
+  readonly capacity: 'on-demand' | 'reserved' | 'spot' | 'best-effort'
+  readonly reservation?: string
+  /** Keep the queued resource when every worker is done (the startup script deletes it otherwise). */
+  readonly keep: boolean
+  /** The code archive's object name (content-addressed), or null when no directory is shipped. */
+  readonly archive: string | null
+}
+
 export interface VmJobSpec {
   /** The job's name (jobman's `job.name`). */
   readonly name: string
@@ -107,4 +125,6 @@ export interface VmJobSpec {
   readonly command: VmJobCommand
   /** A local directory copied to every worker before setup (the flags' --script-dir). */
   readonly scriptDir?: string
+  /** Set for a detached job: no supervisor; the startup script runs the command (README, Detached jobs). */
+  readonly detached?: VmJobDetached
 }
