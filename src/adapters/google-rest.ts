@@ -69,6 +69,11 @@ export interface GoogleConnection {
   readonly requestTimeoutMs?: number
   /** How requests are sent. @default nodeFetch (node:http and node:https) */
   readonly fetch?: Fetch
+  /**
+   * Ends every request of the client when it aborts (Ctrl-C, a command's time limit): a server that accepts and never
+   * answers then holds neither the command nor the process.
+   */
+  readonly signal?: AbortSignal
 }
 
 /** The API root for an endpoint override: `defaultPath` (e.g. `/v1/`) under its host, or the path it gives (a proxy's). */
@@ -87,7 +92,7 @@ export async function connectRest(
 ): Promise<GoogleRest> {
   const authorize = await authorizer({insecure: root.insecure, accessToken: connection.accessToken})
   const timeoutMs = connection.requestTimeoutMs ?? 60_000
-  return new GoogleRest(root.base, authorize, timeoutMs, connection.fetch ?? nodeFetch, classify)
+  return new GoogleRest(root.base, authorize, timeoutMs, connection.fetch ?? nodeFetch, classify, connection.signal)
 }
 
 /** A Google JSON error body: `{error: {code, message, status, errors: [{reason}], details: [{reason}]}}`. */
@@ -232,11 +237,12 @@ export class GoogleRest {
     private readonly timeoutMs: number,
     private readonly fetch: Fetch,
     private readonly classify: (failure: RestFailure, context: ApiContext) => Error,
+    private readonly ended?: AbortSignal,
   ) {}
 
   /** The same client (credentials, timeout, transport, error rules) at another root: another version of the API. */
   rebased(base: string): GoogleRest {
-    return new GoogleRest(base, this.authorize, this.timeoutMs, this.fetch, this.classify)
+    return new GoogleRest(base, this.authorize, this.timeoutMs, this.fetch, this.classify, this.ended)
   }
 
   /** One HTTP request to `base + path`. */
@@ -252,7 +258,8 @@ export class GoogleRest {
         ? undefined
         : JSON.stringify(options.body)
     const timeout = AbortSignal.timeout(this.timeoutMs)
-    const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout
+    const given = [options.signal, this.ended].filter((s): s is AbortSignal => s !== undefined)
+    const signal = given.length > 0 ? AbortSignal.any([...given, timeout]) : timeout
     let reply: Reply
     try {
       const response = await this.fetch(url, {
@@ -273,6 +280,7 @@ export class GoogleRest {
           : {status: response.status, text: await response.text(), headers: response.headers}
     } catch (error) {
       if (options.signal?.aborted) throw options.signal.reason
+      if (this.ended?.aborted) throw this.ended.reason
       const host = new URL(url).host
       // Only a completed handshake whose certificate failed verification is a certificate problem; a connection
       // cut during the handshake is UNAVAILABLE like any other, which the retry policy retries.

@@ -196,9 +196,9 @@ async function vmJobDeps(
       import('../adapters/tpu-api.js').then(({createTpuClient}) =>
         createTpuClient({endpoint: tpuEndpoint, accessToken}),
       ),
-    storage: () =>
+    storage: (signal) =>
       import('../adapters/cloud-storage-rest.js').then((m) =>
-        m.createCloudStorageClient({endpoint: storageEndpoint, accessToken}),
+        m.createCloudStorageClient({endpoint: storageEndpoint, accessToken, signal}),
       ),
     store: new VmJobFiles(join(xdgDirectory(process.env, 'XDG_STATE_HOME', homedir()), 'xpk', 'vm-jobs')),
     processes: new LocalProcesses([process.execPath, process.argv[1]], supervisorEnv),
@@ -243,12 +243,6 @@ export async function createVmJob(options: FlagOptions<typeof vmJobCreateFlags>,
     import('../core/settings.js'),
   ])
   const where = {project: optionalSetting(settings, 'project'), zone: optionalSetting(settings, 'zone')}
-  const {INTEGER_FLAGS, parseInteger} = await import('../core/input.js')
-  const timeout = options.timeout === undefined ? undefined : parseInteger(options.timeout, INTEGER_FLAGS['vm:timeout'])
-  if (timeout && 'problem' in timeout) {
-    const {UsageError} = await import('../core/errors.js')
-    throw new UsageError(`--timeout: ${timeout.problem}.`, {flag: '--timeout'})
-  }
   return createVmJob(
     {
       ...options,
@@ -256,7 +250,6 @@ export async function createVmJob(options: FlagOptions<typeof vmJobCreateFlags>,
       foreground: options.foreground ?? false,
       dryRun: options.dryRun ?? false,
       timing,
-      ...(timeout ? {timeoutSeconds: timeout.value} : {}),
     },
     await vmJobDeps(options, run, timing),
   )

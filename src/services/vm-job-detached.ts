@@ -34,7 +34,7 @@ import {pollWait, tpuRetry, usingTpu, type VmApiDeps, type VmTiming} from './vm-
 
 export interface DetachedDeps extends VmApiDeps {
   readonly store: VmJobStore
-  readonly storage: () => Promise<CloudStorageClient>
+  readonly storage: (signal: AbortSignal) => Promise<CloudStorageClient>
   readonly list: (dir: string) => Promise<ScriptDirListing>
   readonly pack: (listing: ScriptDirEntries) => Promise<{tar: Buffer; files: number; bytes: number}>
   /** The startup script (src/templates) and the API base URLs the workers use. */
@@ -50,7 +50,7 @@ export interface DetachedCreated {
 }
 
 async function usingStorage<T>(deps: DetachedDeps, use: (client: CloudStorageClient) => Promise<T>): Promise<T> {
-  const client = await deps.storage()
+  const client = await deps.storage(deps.signal)
   try {
     return await use(client)
   } finally {

@@ -20,6 +20,8 @@ import type {Console} from '../ports/console.js'
 export interface VmJobFlags extends Omit<SpecFlags, 'maxRecoveries'>, DetachedFlags {
   readonly config?: string
   readonly detach?: boolean
+  /** `--detach --wait --timeout`: seconds, as typed. */
+  readonly timeout?: string
   readonly maxRecoveries?: string
   readonly pollInterval?: string
   readonly sshUser?: string
@@ -104,9 +106,9 @@ export function vmJobInput(
   flags: VmJobFlags,
   settings: {readonly project?: string; readonly zone?: string},
   deps: VmJobInputDeps,
-): {spec: VmJobSpec; access: VmJobAccess; configText?: string} {
+): {spec: VmJobSpec; access: VmJobAccess; configText?: string; timeoutSeconds?: number} {
   const problems: UsageError[] = []
-  const {maxRecoveries, pollMs, sshPort} = vmJobNumbersFromFlags(flags, problems)
+  const {maxRecoveries, pollMs, sshPort, timeoutSeconds} = vmJobNumbersFromFlags(flags, problems)
   const specFlags: SpecFlags = {...flags, maxRecoveries}
   let spec: VmJobSpec | undefined
   let configText: string | undefined
@@ -186,5 +188,10 @@ export function vmJobInput(
   if (userProblem) problems.push(userProblem)
   throwIfProblems(problems)
   const access: VmJobAccess = {sshUser, sshPort, internalIp: flags.internalIp ?? false, pollMs}
-  return {spec: spec!, access, ...(configText === undefined ? {} : {configText})}
+  return {
+    spec: spec!,
+    access,
+    ...(configText === undefined ? {} : {configText}),
+    ...(timeoutSeconds === undefined ? {} : {timeoutSeconds}),
+  }
 }

@@ -50,7 +50,8 @@ import {deleteJobTpu, readJobTpu, type JobTpu} from './vm-job-tpu.js'
 
 export interface VmJobDeps extends VmJobSupervisorDeps, VmJobInputDeps {
   readonly keyStore: SshKeyStore
-  readonly storage: () => Promise<CloudStorageClient>
+  /** A Cloud Storage client whose requests end when `signal` aborts. */
+  readonly storage: (signal: AbortSignal) => Promise<CloudStorageClient>
   /** The API base URLs a detached job's workers use (Google's, or where xpk was pointed). */
   readonly endpoints: {readonly storage: string; readonly tpu: string}
 }
@@ -99,7 +100,6 @@ async function readJob(typed: string, deps: Pick<VmJobDeps, 'store'>): Promise<V
 export interface VmJobCreateOptions extends VmJobFlags {
   /** `--detach --wait`: wait until every worker reported; `--timeout` seconds bound the whole command. */
   readonly wait?: boolean
-  readonly timeoutSeconds?: number
   /** Project and zone as the settings resolved them (flags, variables, xpk config, gcloud). */
   readonly settings: {readonly project?: string; readonly zone?: string}
   readonly foreground: boolean
@@ -125,7 +125,7 @@ const regionOf = (zone: string) => zone.replace(/-[a-z]$/, '')
  */
 async function checkBucket(spec: VmJobSpec, deps: VmJobDeps): Promise<void> {
   if (spec.detached) {
-    const client = await deps.storage()
+    const client = await deps.storage(deps.signal)
     try {
       if (!(await client.getBucket(spec.detached.bucket))) {
         throw new UsageError(`--bucket: the bucket ${spec.detached.bucket} does not exist.`, {
@@ -139,7 +139,7 @@ async function checkBucket(spec: VmJobSpec, deps: VmJobDeps): Promise<void> {
     return
   }
   if (!spec.gcsfuse) return
-  const client = await deps.storage()
+  const client = await deps.storage(deps.signal)
   try {
     const bucket = await client.getBucket(spec.gcsfuse.bucket)
     if (!bucket) {
@@ -177,8 +177,8 @@ export interface VmJobCreateResult {
  * supervisor (or, with --foreground, supervises it here until it ends).
  */
 export async function createVmJob(options: VmJobCreateOptions, deps: VmJobDeps): Promise<VmJobCreateResult> {
-  const {spec, access, configText} = vmJobInput(options, options.settings, deps)
-  if (spec.detached) return createDetached(spec, options, deps)
+  const {spec, access, configText, timeoutSeconds} = vmJobInput(options, options.settings, deps)
+  if (spec.detached) return createDetached(spec, {...options, timeoutSeconds}, deps)
   await checkBucket(spec, deps)
   if (options.dryRun) return showSpec(spec, deps)
   await jobKeys(deps)
@@ -206,7 +206,7 @@ function showSpec(spec: VmJobSpec, deps: VmJobDeps): VmJobCreateResult {
  */
 async function createDetached(
   spec: VmJobSpec,
-  options: VmJobCreateOptions,
+  options: VmJobCreateOptions & {readonly timeoutSeconds?: number},
   deps: VmJobDeps,
 ): Promise<VmJobCreateResult> {
   const detached = detachedDeps(deps)

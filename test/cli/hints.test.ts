@@ -283,7 +283,17 @@ describe('hints name only flags the command has', () => {
     // kept in its record; the TPU API's and SSH's hints name create's flags. Known imprecision: after create, a hint
     // could name the job's recorded values instead (README, TPU VM jobs, "Not built yet").
     ...Object.fromEntries(
-      (['vm:job:delete', 'vm:job:resume', 'vm:job:ssh', 'vm:job:stop', 'vm:job:supervise'] as const).map((id) => [
+      (
+        [
+          'vm:job:delete',
+          'vm:job:list',
+          'vm:job:logs',
+          'vm:job:resume',
+          'vm:job:ssh',
+          'vm:job:stop',
+          'vm:job:supervise',
+        ] as const
+      ).map((id) => [
         id,
         [
           'src/adapters/ssh-client.ts --internal-ip',

@@ -122,7 +122,7 @@ describe('rule 3: every number has the bounds of the field it ends up in', () =>
         desiredClusterFromFlags({...base[kind]!.cluster, ...nap, ...slicing, [camel(flag)]: text})
       } else if (topic === 'vm' && flag === 'num-slices')
         checkVmCreateInput({tpuPrefix: 'p', tpuType: 'v4-8', capacity: 'on-demand', numSlices: text})
-      else if (key === 'vm:max-recoveries' || key === 'vm:poll-interval') {
+      else if (key === 'vm:max-recoveries' || key === 'vm:poll-interval' || key === 'vm:timeout') {
         const problems: UsageError[] = []
         vmJobNumbersFromFlags({[camel(flag)]: text}, problems)
         return problems.filter((p) => p.flag === `--${flag}`)

@@ -96,6 +96,7 @@ const env = (extra: Record<string, string> = {}, port = silent.port) =>
     XPK_GKE_ENDPOINT: `http://127.0.0.1:${port}`,
     XPK_COMPUTE_ENDPOINT: `http://127.0.0.1:${port}`,
     XPK_TPU_ENDPOINT: `http://127.0.0.1:${port}`,
+    XPK_STORAGE_ENDPOINT: `http://127.0.0.1:${port}`,
     XPK_ACCESS_TOKEN: 'token',
     ...extra,
   })
@@ -160,6 +161,15 @@ const WAITS: ReadonlyArray<{
   {id: 'workload:logs', flags: ['follow'], args: ['workload', 'logs', 'run-1', '--cluster', 'demo', '--follow']},
   {id: 'vm:create', flags: ['async'], args: ['vm', 'create', '--tpu-prefix', 'demo', '--tpu-type', 'v4-8']},
   {id: 'vm:delete', flags: ['async'], args: ['vm', 'delete', '--tpu-prefix', 'demo', '--force']},
+  {
+    id: 'vm:job:create',
+    flags: ['wait', 'timeout'],
+    args: [
+      ...['vm', 'job', 'create', '--detach', '--bucket', 'runs', '--tpu-type', 'v4-8', '--command', 'true'],
+      ...['--wait', '--timeout', '3'],
+    ],
+    limit: {how: '--timeout 3'},
+  },
   // Follows a job's log on this machine until the job ends (or Ctrl-C); it reads no API.
   {id: 'vm:job:logs', flags: ['follow'], args: ['vm', 'job', 'logs', '1', '--follow'], local: true},
   {id: 'vm:run', flags: [], args: ['vm', 'run', '--tpu-prefix', 'demo', '--command', 'true', '--use-existing-folder']},

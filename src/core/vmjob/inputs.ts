@@ -16,13 +16,24 @@ function integer(flag: string, text: string | undefined, key: keyof typeof INTEG
 
 /** `vm job create`'s numbers: problems are added to `problems`, so they are reported with the config's. */
 export function vmJobNumbersFromFlags(
-  flags: {readonly maxRecoveries?: string; readonly pollInterval?: string; readonly sshPort?: string},
+  flags: {
+    readonly maxRecoveries?: string
+    readonly pollInterval?: string
+    readonly sshPort?: string
+    readonly timeout?: string
+  },
   problems: UsageError[],
-): {maxRecoveries?: number; pollMs: number; sshPort: number} {
+): {maxRecoveries?: number; pollMs: number; sshPort: number; timeoutSeconds?: number} {
   const maxRecoveries = integer('--max-recoveries', flags.maxRecoveries, 'vm:max-recoveries', problems)
   const pollSeconds = integer('--poll-interval', flags.pollInterval, 'vm:poll-interval', problems) ?? 5
   const sshPort = integer('--ssh-port', flags.sshPort, 'vm:ssh-port', problems) ?? 22
-  return {...(maxRecoveries === undefined ? {} : {maxRecoveries}), pollMs: pollSeconds * 1000, sshPort}
+  const timeoutSeconds = integer('--timeout', flags.timeout, 'vm:timeout', problems)
+  return {
+    ...(maxRecoveries === undefined ? {} : {maxRecoveries}),
+    pollMs: pollSeconds * 1000,
+    sshPort,
+    ...(timeoutSeconds === undefined ? {} : {timeoutSeconds}),
+  }
 }
 
 /** The logs `vm job logs --module` reads: the command's, a setup module's, the code copy's, the supervisor's. */
