@@ -1,6 +1,6 @@
 /**
  * Detached TPU VM jobs (`xpk vm job create --detach`, MaxText's multihost_job): the code goes to a bucket, a queued
- * resource's nodes carry a startup script (src/templates/detached-startup.sh, static text) that fetches and runs it,
+ * resource's nodes carry a startup script (src/templates/detached-startup.ts, static text) that fetches and runs it,
  * and the logs go back to the bucket. Every value the script needs reaches it as node metadata, named here: the
  * script reads them from the metadata server, so no user value is ever spliced into shell text.
  */
@@ -44,3 +44,20 @@ export const detachedStatusPrefix = (prefix: string) => `${prefix}/status/`
 
 /** The log file on the worker that the Ops Agent streams to Cloud Logging (one file per worker). */
 export const DETACHED_LOG_FILE = '/var/log/xpk-job.log'
+
+/** A worker's status when its command could not be run (the archive could not be downloaded or unpacked). */
+export const DETACHED_NOT_RUN_STATUS = 126
+
+/**
+ * The Cloud Logging log name the Ops Agent gives a worker's log (its receiver id): the run name, any character other
+ * than an ASCII letter, digit, `_` or `-` as `_`, then `_log` (as multihost_job names it). Every worker's log has it; the
+ * label `agent.googleapis.com/log_file_path` is {@link DETACHED_LOG_FILE}.
+ */
+export function detachedLogName(run: string): string {
+  // Byte by byte, as the script's `tr` does: a letter outside ASCII is one `_` per byte of its UTF-8.
+  const kept = [...new TextEncoder().encode(run)].map((byte) => {
+    const char = String.fromCharCode(byte)
+    return /^[A-Za-z0-9_-]$/.test(char) ? char : '_'
+  })
+  return `${kept.join('')}_log`
+}
