@@ -231,8 +231,13 @@ describe.skipIf(missing)('the detached startup script on real SSH workers', () =
         'bash "sub dir/run.sh"; echo "slice=$MEGASCALE_SLICE_ID worker=$XPK_WORKER_ID xslice=$XPK_SLICE_ID n=$MEGASCALE_NUM_SLICES coord=$MEGASCALE_COORDINATOR_ADDRESS port=$MEGASCALE_PORT prefix=$TPU_PREFIX run=$XPK_RUN_NAME"; echo to-stderr >&2; if [ "$XPK_SLICE_ID$XPK_WORKER_ID" = 11 ]; then sleep 1.5; fi',
     }
     await setUp(job)
-    const ended = await Promise.all([0, 1, 2, 3].map((i) => boot(i, job)))
+    // One status a page: slice 0 worker 0 must read every page of the listing to count four.
+    storage.pageSize = 1
+    const ended = await Promise.all([0, 1, 2, 3].map((i) => boot(i, job))).finally(() => (storage.pageSize = 1000))
     expect(ended.map((e) => e.code)).toEqual([0, 0, 0, 0])
+    const lists = storage.calls.filter((c) => c.query.prefix === `${job.prefix}/status/`)
+    // The last round (the one that counted four): a first page, then three more by their tokens.
+    expect(lists.slice(-4).map((c) => c.query.pageToken === undefined)).toEqual([true, false, false, false])
 
     for (const [slice, worker, index] of [
       [0, 0, 0],
