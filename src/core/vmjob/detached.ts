@@ -1,6 +1,6 @@
 /**
  * Detached TPU VM jobs (`xpk vm job create --detach`, MaxText's multihost_job): the code goes to a bucket, a queued
- * resource's nodes carry a startup script (src/templates/detached-startup.sh, static text) that fetches and runs it,
+ * resource's nodes carry a startup script (src/templates/detached-startup.ts, static text) that fetches and runs it,
  * and the logs go back to the bucket. Every value the script needs reaches it as node metadata, named here: the
  * script reads them from the metadata server, so no user value is ever spliced into shell text.
  */
@@ -202,7 +202,7 @@ export function detachedLogsUrl(project: string, runName: string, worker?: {slic
   const node = (slice: number) => (slice === 0 && worker === undefined ? runName : `${runName}-${slice}`)
   const filter = [
     'resource.type="tpu_worker"',
-    `labels."agent.googleapis.com/log_file_path"="${DETACHED_LOG_FILE}"`,
+    `log_id("${detachedLogName(runName)}")`,
     worker
       ? `resource.labels.node_id="${node(worker.slice)}" OR resource.labels.node_id="${runName}"`
       : `resource.labels.node_id=~"^${runName}(-[0-9]+)?$"`,
@@ -220,3 +220,20 @@ export function bucketUrl(bucket: string, prefix: string): string {
 
 /** For messages: the job's objects as gs:// (quoted only when needed). */
 export const gsPath = (bucket: string, prefix: string) => `gs://${bucket}/${prefix}/`
+
+/** A worker's status when its command could not be run (the archive could not be downloaded or unpacked). */
+export const DETACHED_NOT_RUN_STATUS = 126
+
+/**
+ * The Cloud Logging log name the Ops Agent gives a worker's log (its receiver id): the run name, any character other
+ * than an ASCII letter, digit, `_` or `-` as `_`, then `_log` (as multihost_job names it). Every worker's log has it; the
+ * label `agent.googleapis.com/log_file_path` is {@link DETACHED_LOG_FILE}.
+ */
+export function detachedLogName(run: string): string {
+  // Byte by byte, as the script's `tr` does: a letter outside ASCII is one `_` per byte of its UTF-8.
+  const kept = [...new TextEncoder().encode(run)].map((byte) => {
+    const char = String.fromCharCode(byte)
+    return /^[A-Za-z0-9_-]$/.test(char) ? char : '_'
+  })
+  return `${kept.join('')}_log`
+}
