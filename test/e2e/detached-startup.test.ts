@@ -19,6 +19,7 @@ import {DETACHED_SCRIPT_OVERRIDES, DETACHED_STARTUP_SCRIPT} from '../../src/temp
 import {FakeCloudStorage} from '../fakes/fake-cloud-storage.js'
 import {FakeMetadata} from '../fakes/fake-metadata.js'
 import {FakeTpu} from '../fakes/fake-tpu.js'
+import {isolatedEnv, runCli} from '../helpers/cli.js'
 import {sshdMissing, SshWorkers} from '../helpers/sshd.js'
 import {tempDir} from '../helpers/temp.js'
 
@@ -422,4 +423,71 @@ describe.skipIf(missing)('the detached startup script on real SSH workers', () =
         .map((c) => c.request),
     ).toEqual([{name: queuedResourceName(job.run), force: true}])
   })
+
+  it('end to end: what `xpk vm job create --detach` uploads and requests is what the workers run (the script and the metadata it sent), up to the logs in the bucket, the self-teardown, `vm job list` and `logs`', async () => {
+    const state = tempDir('xpk-detached-state-')
+    const code = tempDir('xpk-detached-src-')
+    writeFileSync(join(code, 'train.sh'), 'echo "trained on slice $MEGASCALE_SLICE_ID worker $XPK_WORKER_ID"\n')
+    const env = isolatedEnv({
+      XPK_TPU_ENDPOINT: `http://${tpu.endpoint}`,
+      XPK_STORAGE_ENDPOINT: storage.endpoint,
+      XPK_ACCESS_TOKEN: 'token',
+      XPK_PROJECT: 'detached-e2e',
+      XPK_ZONE: ZONE,
+      XDG_STATE_HOME: state,
+    })
+    const created = await runCli(
+      [
+        ...['vm', 'job', 'create', '--detach', '--tpu-type', 'v4-16', '--num-slices', '2', '--bucket', BUCKET],
+        ...['--bucket-dir', 'e2e', '--run-name', 'whole', '--script-dir', code, '--command', 'bash train.sh', '--json'],
+      ],
+      {env},
+    )
+    expect(created.code, created.stderr + created.stdout).toBe(0)
+    const id = JSON.parse(created.stdout).job.id as string
+    // The nodes as the queued resource made them, with the metadata xpk sent.
+    await eventually(() => tpu.node('detached-e2e', ZONE, 'whole-1')?.state === 'READY', 'the nodes are READY')
+    for (const [slice, worker] of [
+      [0, 0],
+      [0, 1],
+      [1, 0],
+      [1, 1],
+    ] as const) {
+      const index = slice * 2 + worker
+      const sent = tpu.node('detached-e2e', ZONE, `whole-${slice}`)!.metadata as Record<string, string>
+      // The script each worker runs is the one xpk sent, byte for byte.
+      writeFileSync(scriptPath(index), sent['startup-script']!)
+      const fake = metadata[index]!
+      fake.attributes.clear()
+      for (const [name, value] of Object.entries(sent)) if (name !== 'startup-script') fake.attributes.set(name, value)
+      // What the TPU runtime writes on each worker; and the Ops Agent off (its install would reach the internet).
+      fake.attributes.set(
+        'tpu-env',
+        [
+          `WORKER_ID: '${worker}'`,
+          `MEGASCALE_COORDINATOR_ADDRESS: '10.0.0.2:8080'`,
+          `MEGASCALE_NUM_SLICES: '2'`,
+          `MEGASCALE_PORT: '8080'`,
+          `MEGASCALE_SLICE_ID: '${slice}'`,
+        ].join('\n') + '\n',
+      )
+      fake.attributes.set(KEY.opsAgent, 'false')
+    }
+    const job: Job = {run: 'whole', prefix: 'e2e/whole', slices: 2, workers: 2, command: 'bash train.sh'}
+    const waiting = runCli(['vm', 'job', 'list', '--json'], {env})
+    const ended = await Promise.all([0, 1, 2, 3].map((i) => boot(i, job)))
+    await waiting
+    expect(ended.map((e) => e.code)).toEqual([0, 0, 0, 0])
+    expect(text(detachedLogObject('e2e/whole', 1, 1))).toContain('trained on slice 1 worker 1')
+    expect(text(detachedStatusObject('e2e/whole', 1, 0))?.trim()).toBe('0')
+    await eventually(
+      () => tpu.queuedResource('detached-e2e', ZONE, 'whole') === undefined,
+      'the queued resource is gone',
+    )
+    const list = await runCli(['vm', 'job', 'list', '--json'], {env})
+    expect(JSON.parse(list.stdout).find((j: {id: string}) => j.id === id)).toMatchObject({status: 'SUCCEEDED'})
+    const logs = await runCli(['vm', 'job', 'logs', id, '--worker', '2'], {env})
+    expect(logs.code, logs.stderr).toBe(0)
+    expect(logs.stdout).toContain('trained on slice 1 worker 0')
+  }, 60_000)
 })
