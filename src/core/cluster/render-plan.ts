@@ -28,7 +28,11 @@ export function describeNodePool(spec: NodePoolSpec): string {
   const parts = [`${spec.machineType} x${spec.nodeCount}`]
   if (spec.gpu) parts.push(`${spec.gpu.count}x ${spec.gpu.type}`)
   if (spec.additionalNodeNetworks?.length) {
-    parts.push(`NICs on ${spec.additionalNodeNetworks.map((n) => n.network).join(', ')}`)
+    // One entry per network, with its NIC count when several share it (the RDMA network's 8).
+    const counts = new Map<string, number>()
+    for (const n of spec.additionalNodeNetworks) counts.set(n.network, (counts.get(n.network) ?? 0) + 1)
+    const nics = [...counts].map(([network, count]) => (count > 1 ? `${network} (${count} NICs)` : network))
+    parts.push(`NICs on ${nics.join(', ')}`)
   }
   if (spec.placementPolicy?.type === 'compact') parts.push(`compact ${spec.placementPolicy.tpuTopology}`)
   if (spec.placementPolicy?.type === 'workload-policy') parts.push(`policy ${spec.placementPolicy.name}`)
