@@ -167,6 +167,13 @@ function ultraOrA4Networks(cluster: GpuNetworkTarget): GpuNetwork[] {
   ]
 }
 
+/** The networks of a pool's NICs, each once, with its NIC count where several share it: `x-net-1, x-rdma-net (8 NICs)`. */
+export function nicNetworksText(networks: readonly string[], separator = ', '): string {
+  const counts = new Map<string, number>()
+  for (const network of networks) counts.set(network, (counts.get(network) ?? 0) + 1)
+  return [...counts].map(([network, count]) => (count > 1 ? `${network} (${count} NICs)` : network)).join(separator)
+}
+
 /** The distinct networks of the NICs, in order (RDMA NICs share one). */
 export function uniqueNetworks(networks: readonly GpuNetwork[]): NetworkSpec[] {
   const seen = new Map<string, NetworkSpec>()

@@ -9,6 +9,7 @@ import {
   type WorkloadPolicySpec,
 } from './spec.js'
 import {planSummary, renderPlanLines, type PlanLine} from '../render/plan.js'
+import {nicNetworksText} from './gpu-networks.js'
 import {isGpuNetworkStep, type Plan, type PlanAction, type PlanStep} from './plan.js'
 import type {FirewallSpec, NetworkSpec, SubnetworkSpec} from './vpc.js'
 
@@ -28,11 +29,7 @@ export function describeNodePool(spec: NodePoolSpec): string {
   const parts = [`${spec.machineType} x${spec.nodeCount}`]
   if (spec.gpu) parts.push(`${spec.gpu.count}x ${spec.gpu.type}`)
   if (spec.additionalNodeNetworks?.length) {
-    // One entry per network, with its NIC count when several share it (the RDMA network's 8).
-    const counts = new Map<string, number>()
-    for (const n of spec.additionalNodeNetworks) counts.set(n.network, (counts.get(n.network) ?? 0) + 1)
-    const nics = [...counts].map(([network, count]) => (count > 1 ? `${network} (${count} NICs)` : network))
-    parts.push(`NICs on ${nics.join(', ')}`)
+    parts.push(`NICs on ${nicNetworksText(spec.additionalNodeNetworks.map((n) => n.network))}`)
   }
   if (spec.placementPolicy?.type === 'compact') parts.push(`compact ${spec.placementPolicy.tpuTopology}`)
   if (spec.placementPolicy?.type === 'workload-policy') parts.push(`policy ${spec.placementPolicy.name}`)

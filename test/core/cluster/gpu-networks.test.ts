@@ -14,6 +14,8 @@ import {
   type GpuNetwork,
 } from '../../../src/core/cluster/gpu-networks.js'
 import {findAccelerator} from '../../../src/core/catalog/lookup.js'
+import {defaultGpuNetworks} from '../../../src/core/manifests/jobset.js'
+import {aWorkloadSpec} from '../../builders/workload-spec.js'
 
 const CLUSTER = {project: 'p1', region: 'us-central1', zone: 'us-central1-c', name: 'c1'}
 const a3High = () => gpuNetworksFor(findAccelerator('h100-80gb-8')!, CLUSTER)
@@ -181,6 +183,13 @@ describe('gpuNetworkObjects', () => {
       metadata: {name: 'vpc1'},
       spec: {vpc: 'c1-net-1', vpcSubnet: 'c1-us-central1-sub-1', deviceMode: 'NetDevice'},
     })
+  })
+})
+
+describe("the workload's assumed network names (--dry-run --offline) are the ones cluster create makes", () => {
+  it.each(['h100-mega-80gb-8', 'h200-141gb-8', 'b200-8'])('%s', (type) => {
+    const made = gpuNetworksFor(findAccelerator(type)!, CLUSTER).map((n) => n.podNetwork)
+    expect(defaultGpuNetworks(aWorkloadSpec({type, cluster: 'c1'}))).toEqual(made)
   })
 })
 
