@@ -22,7 +22,12 @@ import {
   type ReservationTarget,
 } from '../core/cluster/reservations.js'
 import {SLICING_FLAGS} from '../core/cluster/slicing.js'
-import {gpuNetworkDifferences, type ObservedGpuNetworks} from '../core/cluster/gpu-networks.js'
+import {
+  firewallsOf,
+  gpuNetworkDifferences,
+  uniqueNetworks,
+  type ObservedGpuNetworks,
+} from '../core/cluster/gpu-networks.js'
 import {DEFAULT_PATHWAYS_MACHINE_TYPE, PATHWAYS_CPU_POOL, pathwaysMachineProblem} from '../core/cluster/pathways.js'
 import {chooseControlPlaneVersion, chooseNodeVersion} from '../core/cluster/versions.js'
 import {combinedKind, UsageError, XpkError} from '../core/errors.js'
@@ -798,9 +803,9 @@ async function lookUpGpuNetworks(
   const {project, region} = desired.spec
   const read = <T>(call: () => Promise<T | undefined>) => withRetries(call, retry)
   const [nets, subs, rules] = await Promise.all([
-    Promise.all(networks.map((n) => read(() => compute.getNetwork(project, n.network.name)))),
+    Promise.all(uniqueNetworks(networks).map((n) => read(() => compute.getNetwork(project, n.name)))),
     Promise.all(networks.map((n) => read(() => compute.getSubnetwork(project, region, n.subnetwork.name)))),
-    Promise.all(networks.map((n) => read(() => compute.getFirewall(project, n.firewall.name)))),
+    Promise.all(firewallsOf(networks).map((f) => read(() => compute.getFirewall(project, f.name)))),
   ])
   const byName = <T extends {name: string}>(found: readonly (T | undefined)[]) =>
     new Map(found.filter((x): x is T => x !== undefined).map((x) => [x.name, x]))

@@ -12,6 +12,7 @@ import {
 } from '../core/incluster/configmaps.js'
 import {autoprovisioningCapacity} from '../core/workload/autoprovisioning.js'
 import {XPK_NAMESPACE} from '../core/incluster/namespace.js'
+import {makesGpuNetworks} from '../core/cluster/gpu-networks.js'
 import {defaultGpuNetworks} from '../core/manifests/jobset.js'
 import {
   workloadCapacity,
@@ -360,7 +361,14 @@ async function inspectCluster(
   let gpuNetworks: string[] | null = null
   if (paramSets !== undefined && needsClusterGpuNetworks(input.accelerator)) {
     gpuNetworks = gpuNetworkNames(paramSets)
-    if (gpuNetworks.length === 0) {
+    if (gpuNetworks.length === 0 && makesGpuNetworks(input.accelerator)) {
+      // A3 Mega, A3 Ultra, A4: cluster create makes them, so a cluster without any was not made for this type.
+      const problem = noGpuNetworksProblem(input, acceleratorFlag)
+      if (!options.dryRun) throw problem
+      deps.console.warn(
+        workloadGpuNetworksAbsent({workload: input.name, problem: problem.message, hint: problem.hints[0]!}),
+      )
+    } else if (gpuNetworks.length === 0) {
       deps.console.warn(
         workloadGpuNetworksMissing({
           workload: input.name,
@@ -413,6 +421,19 @@ function gpuNetworksProblem(
   return new XpkError(
     'conflict',
     `Cluster ${input.cluster} has no GPU network ${missing.join(', ')} (GKENetworkParamSet), which the pods of ${input.name} (${input.accelerator.name}, GPUDirect-TCPX) attach as eth1-eth4.`,
+    {
+      hints: [
+        `Run \`xpk cluster create --cluster ${input.cluster} ${acceleratorFlag} ${input.accelerator.canonical}\` with the cluster's other flags: it creates the networks and their objects, and changes nothing else that matches.`,
+      ],
+    },
+  )
+}
+
+/** The refusal of an A3 Mega, A3 Ultra or A4 workload on a cluster without any GKENetworkParamSet (exit 6). */
+function noGpuNetworksProblem(input: CheckedCreateInputs['input'], acceleratorFlag: string): XpkError {
+  return new XpkError(
+    'conflict',
+    `Cluster ${input.cluster} has no GPU network (GKENetworkParamSet), which the pods of ${input.name} (${input.accelerator.name}) attach for GPUDirect; without them they would get the default network only.`,
     {
       hints: [
         `Run \`xpk cluster create --cluster ${input.cluster} ${acceleratorFlag} ${input.accelerator.canonical}\` with the cluster's other flags: it creates the networks and their objects, and changes nothing else that matches.`,

@@ -20,14 +20,19 @@ let gke: FakeGke
 let compute: FakeCompute
 const env = () => isolatedEnv({XPK_GKE_ENDPOINT: `http://${gke.endpoint}`, XPK_COMPUTE_ENDPOINT: compute.endpoint})
 const target = ['--project', PROJECT, '--zone', ZONE, '--cluster', 'a3']
-const create = (...extra: string[]) =>
+const createOf = (type: string, cluster: string, ...extra: string[]) =>
   runCli(
     [
       'cluster',
       'create',
-      ...target,
+      '--project',
+      PROJECT,
+      '--zone',
+      ZONE,
+      '--cluster',
+      cluster,
       '--device-type',
-      'h100-80gb-8',
+      type,
       '--num-nodes',
       '2',
       '--spot',
@@ -38,6 +43,7 @@ const create = (...extra: string[]) =>
       env: env(),
     },
   )
+const create = (...extra: string[]) => createOf('h100-80gb-8', 'a3', ...extra)
 const remove = (...extra: string[]) => runCli(['cluster', 'delete', ...target, '--force', ...extra], {env: env()})
 /**
  * Compute's mutating requests as method, path and body: what the golden holds. They run concurrently (a network's
@@ -138,5 +144,43 @@ describe('cluster create and delete of an A3 High cluster (h100-80gb-8)', () => 
       JSON.parse(second.stdout).steps.map((s: {resource: string; name: string}) => `${s.resource} ${s.name}`),
     ).toEqual(['cluster a3', ...[1, 2, 3, 4].map((i) => `network a3-net-${i}`)])
     expect(compute.vpcResources()).toEqual([`network projects/${PROJECT}/global/networks/other-net-1`])
+  })
+})
+
+/**
+ * The types whose networks Python xpk makes with Cluster Toolkit blueprints: A3 Ultra (and A4, the same networks) with
+ * the gVNIC network and the RDMA network of 8 subnetworks under the `<zone>-vpc-roce` profile, and A3 Mega with 8
+ * multivpc networks. Each: the Compute requests and the pool's networkConfig against goldens, a re-run sends nothing,
+ * `cluster delete` leaves none of them.
+ */
+describe.each([
+  {type: 'h200-141gb-8', cluster: 'ultra', golden: 'a3-ultra', resources: 12, last: 'network ultra-rdma-net'},
+  {type: 'h100-mega-80gb-8', cluster: 'mega', golden: 'a3-mega', resources: 24, last: 'network mega-gpunet-7'},
+])('cluster create and delete of $type', ({type, cluster, golden, resources, last}) => {
+  it('creates the networks before the pool on them, a re-run sends nothing, and delete leaves none', async () => {
+    const result = await createOf(type, cluster)
+    expect(result.stderr).toContain(`created ${resources} GPU network resources, created 1/1 node pools`)
+    expect(result.code).toBe(0)
+    expectGolden(`gpu-networks/${golden}-compute-requests.json`, `${JSON.stringify(computeRequests(), null, 2)}\n`)
+    const pool = gke.nodePool(PROJECT, REGION, cluster, `${cluster}-np-0`)
+    expectGolden(
+      `gpu-networks/${golden}-node-pool-network-config.json`,
+      `${JSON.stringify(pool?.networkConfig, null, 2)}\n`,
+    )
+
+    const mark = markRequests({compute, gke})
+    const again = await createOf(type, cluster)
+    expect(again.code).toBe(0)
+    expect(mutationsSince({compute, gke}, mark)).toEqual([])
+
+    const deleted = await runCli(
+      ['cluster', 'delete', '--project', PROJECT, '--zone', ZONE, '--cluster', cluster, '--force', '--json'],
+      {env: env()},
+    )
+    expect(deleted.code).toBe(0)
+    const steps = JSON.parse(deleted.stdout).steps as {resource: string; name: string}[]
+    expect(steps.length).toBe(1 + resources)
+    expect(steps.map((s) => `${s.resource} ${s.name}`)).toContain(last)
+    expect(compute.vpcResources()).toEqual([])
   })
 })

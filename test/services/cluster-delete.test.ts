@@ -52,7 +52,7 @@ function withA3HighNetworks(compute = new MemoryCompute()): MemoryCompute {
       subnetworks: [],
     })
     compute.subnetworks.set(`test-project/${region}/${n.subnetwork.name}`, {...n.subnetwork})
-    compute.firewalls.set(`test-project/${n.firewall.name}`, {...n.firewall, direction: 'INGRESS'})
+    if (n.firewall) compute.firewalls.set(`test-project/${n.firewall.name}`, {...n.firewall, direction: 'INGRESS'})
   }
   // Not this cluster's: another cluster's, and names that only start like its own.
   for (const name of ['other-net-1', 'demo-net-x', 'demo-net-1-extra']) {

@@ -643,9 +643,50 @@ describe('workload create: GPUDirect networks', () => {
     expect(kube.requests.filter((r) => r.kind === 'GKENetworkParamSet').map((r) => r.verb)).toEqual(['list'])
   })
 
-  it('warns when the cluster has none: the pods get the default network only', async () => {
+  it.each([
+    {type: 'h100-mega-80gb-8', flag: '--device-type h100-mega-80gb-8'},
+    {type: 'h200-141gb-8', flag: '--device-type h200-141gb-8'},
+    {type: 'b200-8', flag: '--device-type b200-8'},
+  ])(
+    'refuses (exit 6) $type on a cluster with none, before any change, naming the cluster create that makes them',
+    async ({type, flag}) => {
+      const kube = aWorkloadCluster({resources: {[type]: '2'}})
+      const flags = {flags: {tpuType: undefined, deviceType: type, numNodes: '2', numSlices: undefined}}
+      const error = (await run(kube, flags).done.catch((e: unknown) => e)) as XpkError
+      expect(error.exitCode).toBe(6)
+      expect(error.message).toContain('has no GPU network (GKENetworkParamSet)')
+      expect(error.hints[0]).toContain(`xpk cluster create --cluster demo ${flag}`)
+      expect(kube.mutatingRequests()).toEqual([])
+    },
+  )
+
+  it('a dry run of an A3 Mega workload on a cluster with none says a real run is refused', async () => {
     const kube = aWorkloadCluster({resources: {'h100-mega-80gb-8': '2'}})
-    const {done, console} = run(kube, mega)
+    const {done, console} = run(kube, {...mega, patch: {dryRun: true}})
+    await done
+    expect(console.codes('warn')).toEqual(['workload.gpu-networks-absent'])
+    expect(kube.mutatingRequests()).toEqual([])
+  })
+
+  it("names an A3 Ultra cluster's networks as cluster create makes them: the gVNIC one, then the 8 RDMA ones", async () => {
+    const rdma = Array.from({length: 8}, (_, i) => ({name: `demo-rdma-sub-${i}`, deviceMode: 'RDMA'}))
+    const kube = aWorkloadCluster({
+      resources: {'h200-141gb-8': '2'},
+      gpuNetworks: [...rdma.reverse(), {name: 'demo-sub-1', deviceMode: 'NetDevice'}],
+    })
+    const ultra = {flags: {tpuType: undefined, deviceType: 'h200-141gb-8', numNodes: '2', numSlices: undefined}}
+    await run(kube, ultra).done
+    expect(interfacesOf(kube)).toEqual([
+      'default',
+      'demo-sub-1',
+      ...Array.from({length: 8}, (_, i) => `demo-rdma-sub-${i}`),
+    ])
+  })
+
+  it('warns for GB200 on a cluster with none (GKE makes its networks): the pods get the default network only', async () => {
+    const kube = aWorkloadCluster({resources: {'gb200-4': '2'}})
+    const gb200 = {flags: {tpuType: undefined, deviceType: 'gb200-4', numNodes: '2', numSlices: undefined}}
+    const {done, console} = run(kube, gb200)
     await expect(done).resolves.toMatchObject({gpuNetworks: {source: 'cluster', names: []}})
     expect(console.codes('warn')).toEqual(['workload.gpu-networks-missing'])
     expect(interfacesOf(kube)).toEqual(['default'])

@@ -225,7 +225,9 @@ export function desiredClusterFromFlags(flags: ClusterCreateFlags): DesiredClust
   const rayVersion = checkRayVersion(flags, problems, accelerator)
   const pathways = checkPathways(flags, problems, accelerator)
   const gpuNetworks =
-    accelerator && name && !nameProblem && project && region ? gpuNetworksFor(accelerator, {project, region, name}) : []
+    accelerator && name && !nameProblem && project && region && zone
+      ? gpuNetworksFor(accelerator, {project, region, zone, name})
+      : []
   const tooLong = tooLongName(gpuNetworks)
   if (tooLong !== undefined) {
     problems.add(

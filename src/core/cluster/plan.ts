@@ -4,7 +4,7 @@ import {ApiError} from '../errors.js'
 import {creationFailedForCapacity} from './gke-errors.js'
 import type {ClusterSpec, NodePoolSpec, PlacementPolicy, WorkloadPolicySpec} from './spec.js'
 import {PATHWAYS_CPU_POOL, pathwaysPoolSpec} from './pathways.js'
-import type {GpuNetwork, ObservedGpuNetworks} from './gpu-networks.js'
+import {firewallsOf, uniqueNetworks, type GpuNetwork, type ObservedGpuNetworks} from './gpu-networks.js'
 import type {FirewallSpec, NetworkSpec, SubnetworkSpec} from './vpc.js'
 import {planAutoprovisioningUpdate, planClusterUpdates, planRayOperatorUpdate, type UpdateStep} from './updates.js'
 
@@ -255,7 +255,7 @@ function planPlacementPolicy(
 }
 
 /**
- * The GPU networks' steps: each network, then its subnetwork and firewall rule, created unless it exists (under its
+ * The GPU networks' steps: each network, then its subnetworks and firewall rules, created unless it exists (under its
  * name: one that differs from what xpk would make is refused before planning, see gpuNetworkDifferences).
  */
 function planGpuNetworks(networks: readonly GpuNetwork[], observed: ObservedGpuNetworks | undefined): GpuNetworkStep[] {
@@ -269,11 +269,15 @@ function planGpuNetworks(networks: readonly GpuNetwork[], observed: ObservedGpuN
     const reason = observed ? 'does not exist yet' : 'created unless it exists (not looked up offline)'
     return {action: 'create', resource, name: spec.name, reason, spec, wait: false}
   }
-  return networks.flatMap((n) => [
-    step('network', n.network, observed?.networks),
-    step('subnetwork', n.subnetwork, observed?.subnetworks),
-    step('firewall', n.firewall, observed?.firewalls),
-  ])
+  // Each network before what is on it: its subnetworks, then its firewall rules (RDMA NICs share one network).
+  return uniqueNetworks(networks).flatMap((net) => {
+    const on = networks.filter((n) => n.network.name === net.name)
+    return [
+      step('network', net, observed?.networks),
+      ...on.map((n) => step('subnetwork', n.subnetwork, observed?.subnetworks)),
+      ...firewallsOf(on).map((f) => step('firewall', f, observed?.firewalls)),
+    ]
+  })
 }
 
 /** Cluster-level settings that were asked for but differ on the existing cluster; xpk only reconciles node pools. */

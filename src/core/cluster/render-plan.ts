@@ -9,6 +9,7 @@ import {
   type WorkloadPolicySpec,
 } from './spec.js'
 import {planSummary, renderPlanLines, type PlanLine} from '../render/plan.js'
+import {nicNetworksText} from './gpu-networks.js'
 import {isGpuNetworkStep, type Plan, type PlanAction, type PlanStep} from './plan.js'
 import type {FirewallSpec, NetworkSpec, SubnetworkSpec} from './vpc.js'
 
@@ -28,7 +29,7 @@ export function describeNodePool(spec: NodePoolSpec): string {
   const parts = [`${spec.machineType} x${spec.nodeCount}`]
   if (spec.gpu) parts.push(`${spec.gpu.count}x ${spec.gpu.type}`)
   if (spec.additionalNodeNetworks?.length) {
-    parts.push(`NICs on ${spec.additionalNodeNetworks.map((n) => n.network).join(', ')}`)
+    parts.push(`NICs on ${nicNetworksText(spec.additionalNodeNetworks.map((n) => n.network))}`)
   }
   if (spec.placementPolicy?.type === 'compact') parts.push(`compact ${spec.placementPolicy.tpuTopology}`)
   if (spec.placementPolicy?.type === 'workload-policy') parts.push(`policy ${spec.placementPolicy.name}`)

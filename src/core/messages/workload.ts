@@ -78,7 +78,7 @@ export const workloadGpuNetworks = defineInfo(
 
 export const workloadGpuNetworksMissing = defineWarning(
   'workload.gpu-networks-missing',
-  'A GPUDirect workload on a cluster without GKENetworkParamSets: its pods get the default network only.',
+  'A GB200 workload on a cluster without GKENetworkParamSets: its pods get the default network only.',
   (p: OnCluster & {accelerator: string}) => ({
     text:
       `Cluster ${p.cluster} has no GKENetworkParamSet, so the pods of ${p.workload} get the default network only ` +
@@ -89,7 +89,7 @@ export const workloadGpuNetworksMissing = defineWarning(
 
 export const workloadGpuNetworksAbsent = defineWarning(
   'workload.gpu-networks-absent',
-  'A dry run of an A3 High workload on a cluster without the GPU networks its pods name; a real run is refused.',
+  'A dry run of a GPUDirect workload on a cluster without the GPU networks cluster create makes for its type; a real run is refused.',
   (p: {workload: string; problem: string; hint: string}) => ({
     text: `${p.problem} A real run is refused (exit 6). ${p.hint}`,
     data: {workload: p.workload},

@@ -1,4 +1,5 @@
 import {acceleratorCatalog} from '../catalog/catalog.js'
+import {nicNetworksText} from '../cluster/gpu-networks.js'
 import type {ObservedCluster, ObservedNodePool} from '../cluster/observed.js'
 import type {
   ClusterDescription,
@@ -66,7 +67,7 @@ const POOL_COLUMNS: readonly Column<ObservedNodePool>[] = [
   {header: 'version', cell: (p) => p.version || null, wide: true},
   {header: 'autoscaling', cell: autoscalingText, wide: true},
   {header: 'placement', cell: placementText, wide: true},
-  {header: 'GPU networks', cell: (p) => p.additionalNodeNetworks?.join(',') || null, wide: true},
+  {header: 'GPU networks', cell: (p) => nicNetworksText(p.additionalNodeNetworks ?? [], ',') || null, wide: true},
   {header: 'status', cell: (p) => p.status},
   {header: 'capacity', cell: (p) => (p.capacity === 'reservation' ? `reservation ${p.reservation}` : p.capacity)},
 ]

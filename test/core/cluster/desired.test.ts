@@ -311,10 +311,21 @@ describe('desiredClusterFromFlags node pool template', () => {
     expect(thrown?.message).toContain(
       `${name}-northamerica-northeast1-sub-1 is 65 characters long; Compute Engine allows 63`,
     )
-    // The same name is fine for a type without GPU networks.
+    // The same name is fine for a type without GPU networks, and for A3 Ultra, whose names are shorter.
+    expect(
+      desiredFor({deviceType: 'gb200-4', cluster: name, zone: 'northamerica-northeast1-a'}).gpuNetworks,
+    ).toBeUndefined()
     expect(
       desiredFor({deviceType: 'h200-141gb-8', cluster: name, zone: 'northamerica-northeast1-a'}).gpuNetworks,
-    ).toBeUndefined()
+    ).toHaveLength(9)
+  })
+
+  it("refuses an A3 Mega cluster name whose firewall rule names (Cluster Toolkit's) pass 63 characters", () => {
+    // <cluster>-gpunet-<i>-fw-allow-internal-traffic: 35 characters after the name, so 28 is the longest name.
+    expect(desiredFor({deviceType: 'h100-mega-80gb-8', cluster: 'a'.repeat(28)}).gpuNetworks).toHaveLength(8)
+    expect(() => desiredFor({deviceType: 'h100-mega-80gb-8', cluster: 'a'.repeat(29)})).toThrow(
+      /gpunet-0-fw-allow-internal-traffic is 64 characters long; Compute Engine allows 63/,
+    )
   })
 
   it.each<{case: string; flags: ClusterCreateFlags; flexMaxNodes: number; queued: boolean; poolCount: number}>([

@@ -1,4 +1,5 @@
-// The GPU networks of A3 High, held against Python xpk's network.py (its gcloud commands and CLUSTER_NETWORK_YAML),
+// The GPU networks of each type, held against Python xpk's network.py for A3 High (its gcloud commands and
+// CLUSTER_NETWORK_YAML) and against Python's blueprints with Cluster Toolkit's modules for A3 Mega, A3 Ultra and A4;
 // what counts as a network "as xpk makes it", and which resources `cluster delete` takes as the cluster's own.
 import {describe, expect, it} from 'vitest'
 
@@ -7,12 +8,16 @@ import {
   gpuNetworkDifferences,
   gpuNetworkObjects,
   gpuNetworksFor,
+  firewallsOf,
   ownGpuNetworkResources,
+  uniqueNetworks,
   type GpuNetwork,
 } from '../../../src/core/cluster/gpu-networks.js'
 import {findAccelerator} from '../../../src/core/catalog/lookup.js'
+import {defaultGpuNetworks} from '../../../src/core/manifests/jobset.js'
+import {aWorkloadSpec} from '../../builders/workload-spec.js'
 
-const CLUSTER = {project: 'p1', region: 'us-central1', name: 'c1'}
+const CLUSTER = {project: 'p1', region: 'us-central1', zone: 'us-central1-c', name: 'c1'}
 const a3High = () => gpuNetworksFor(findAccelerator('h100-80gb-8')!, CLUSTER)
 
 describe('gpuNetworksFor', () => {
@@ -43,17 +48,119 @@ describe('gpuNetworksFor', () => {
           ],
         },
         podNetwork: `vpc${i}`,
+        deviceMode: 'NetDevice',
       })),
     )
     expect(additionalNodeNetworks(a3High())[3]).toEqual({network: 'c1-net-4', subnetwork: 'c1-us-central1-sub-4'})
   })
 
-  it.each(['h100-mega-80gb-8', 'h200-141gb-8', 'b200-8', 'gb200-4', 'a100-40gb-8', 'l4-1', 'v5p-8'])(
-    '%s gets none (not built yet, or needs none)',
+  const ALLOW_ALL = [
+    {protocol: 'tcp', ports: ['0-65535']},
+    {protocol: 'udp', ports: ['0-65535']},
+    {protocol: 'icmp', ports: []},
+  ]
+
+  it("gives A3 Mega the blueprint's multivpc: 8 networks gpunet-0..7, one /24 of 192.169.0.0/16 and one rule each", () => {
+    // blueprint_generator.py: multivpc network_name_prefix c1-gpunet, global_ip_address_range 192.169.0.0/16,
+    // network_count 8, subnetwork_cidr_suffix 24 (mtu: multivpc's default 8896); the vpc module per network: subnetwork
+    // <net>-subnet spanning cidrsubnet(192.169.0.0/16, 8, i), rule <net>-fw-allow-internal-traffic from that range;
+    // gke-cluster k8s_network_names gvnic_prefix c1-gpunet-, gvnic_postfix -subnet, gvnic_start_index 0.
+    expect(gpuNetworksFor(findAccelerator('h100-mega-80gb-8')!, CLUSTER)).toEqual(
+      [0, 1, 2, 3, 4, 5, 6, 7].map((i): GpuNetwork => ({
+        network: {project: 'p1', name: `c1-gpunet-${i}`, mtu: 8896, networkProfile: null},
+        subnetwork: {
+          project: 'p1',
+          region: 'us-central1',
+          name: `c1-gpunet-${i}-subnet`,
+          network: `c1-gpunet-${i}`,
+          ipCidrRange: `192.169.${i}.0/24`,
+        },
+        firewall: {
+          project: 'p1',
+          name: `c1-gpunet-${i}-fw-allow-internal-traffic`,
+          network: `c1-gpunet-${i}`,
+          sourceRanges: [`192.169.${i}.0/24`],
+          allowed: ALLOW_ALL,
+        },
+        podNetwork: `c1-gpunet-${i}-subnet`,
+        deviceMode: 'NetDevice',
+      })),
+    )
+  })
+
+  it.each(['h200-141gb-8', 'b200-8'])(
+    "gives %s the blueprint's net-1 and RDMA network with 8 subnetworks, /21s of 192.168.128.0/18",
+    (type) => {
+      // blueprint_generator.py: c1-net-1 (vpc module, mtu 8896, subnetwork c1-sub-1 192.168.64.0/18, rule
+      // c1-internal-1 from 192.168.0.0/16); c1-rdma-net (gpu-rdma-vpc, mtu 8896, network_profile <zone>-vpc-roce,
+      // subnetworks_template c1-rdma-sub x8 in 192.168.128.0/18: cidrsubnet(range, ceil(log2 8) = 3, i); no rules);
+      // k8s_network_names gvnic_prefix c1-sub- from 1, rdma_prefix c1-rdma-sub- from 0.
+      const networks = gpuNetworksFor(findAccelerator(type)!, CLUSTER)
+      expect(networks[0]).toEqual({
+        network: {project: 'p1', name: 'c1-net-1', mtu: 8896, networkProfile: null},
+        subnetwork: {
+          project: 'p1',
+          region: 'us-central1',
+          name: 'c1-sub-1',
+          network: 'c1-net-1',
+          ipCidrRange: '192.168.64.0/18',
+        },
+        firewall: {
+          project: 'p1',
+          name: 'c1-internal-1',
+          network: 'c1-net-1',
+          sourceRanges: ['192.168.0.0/16'],
+          allowed: ALLOW_ALL,
+        },
+        podNetwork: 'c1-sub-1',
+        deviceMode: 'NetDevice',
+      })
+      const starts = [128, 136, 144, 152, 160, 168, 176, 184]
+      expect(networks.slice(1)).toEqual(
+        starts.map((start, i): GpuNetwork => ({
+          network: {project: 'p1', name: 'c1-rdma-net', mtu: 8896, networkProfile: 'us-central1-c-vpc-roce'},
+          subnetwork: {
+            project: 'p1',
+            region: 'us-central1',
+            name: `c1-rdma-sub-${i}`,
+            network: 'c1-rdma-net',
+            ipCidrRange: `192.168.${start}.0/21`,
+          },
+          firewall: null,
+          podNetwork: `c1-rdma-sub-${i}`,
+          deviceMode: 'RDMA',
+        })),
+      )
+      expect(uniqueNetworks(networks).map((n) => n.name)).toEqual(['c1-net-1', 'c1-rdma-net'])
+      expect(firewallsOf(networks).map((f) => f.name)).toEqual(['c1-internal-1'])
+    },
+  )
+
+  it.each(['gb200-4', 'gb200-4-nolssd', 'a100-40gb-8', 'l4-1', 'v5p-8'])(
+    '%s gets none (GB200: GKE makes them through the accelerator network profile; the others need none)',
     (name) => {
       expect(gpuNetworksFor(findAccelerator(name)!, CLUSTER)).toEqual([])
     },
   )
+
+  it('no subnetwork ranges overlap within a type', () => {
+    const toRange = (cidr: string) => {
+      const [ip, bits] = cidr.split('/')
+      const start = ip!.split('.').reduce((a, o) => a * 256 + Number(o), 0)
+      return [start, start + 2 ** (32 - Number(bits))] as const
+    }
+    let pairs = 0
+    for (const type of ['h100-80gb-8', 'h100-mega-80gb-8', 'h200-141gb-8', 'b200-8']) {
+      const ranges = gpuNetworksFor(findAccelerator(type)!, CLUSTER).map((n) => toRange(n.subnetwork.ipCidrRange))
+      for (const [i, a] of ranges.entries()) {
+        for (const b of ranges.slice(i + 1)) {
+          pairs++
+          expect(a[1] <= b[0] || b[1] <= a[0]).toBe(true)
+        }
+      }
+    }
+    expect(pairs).toBe(6 + 28 + 36 + 36)
+  })
 })
 
 describe('gpuNetworkObjects', () => {
@@ -79,6 +186,30 @@ describe('gpuNetworkObjects', () => {
   })
 })
 
+describe("the workload's assumed network names (--dry-run --offline) are the ones cluster create makes", () => {
+  it.each(['h100-mega-80gb-8', 'h200-141gb-8', 'b200-8'])('%s', (type) => {
+    const made = gpuNetworksFor(findAccelerator(type)!, CLUSTER).map((n) => n.podNetwork)
+    expect(defaultGpuNetworks(aWorkloadSpec({type, cluster: 'c1'}))).toEqual(made)
+  })
+})
+
+describe('gpuNetworkObjects of the blueprint types', () => {
+  it("are Cluster Toolkit's templates: a GKENetworkParamSet per subnetwork, RDMA ones in RDMA device mode", () => {
+    const objects = gpuNetworkObjects(gpuNetworksFor(findAccelerator('h200-141gb-8')!, CLUSTER))
+    const sets = objects.filter((o) => o.kind === 'GKENetworkParamSet')
+    expect(sets.map((o) => [o.metadata.name, o.spec])).toEqual([
+      ['c1-sub-1', {vpc: 'c1-net-1', vpcSubnet: 'c1-sub-1', deviceMode: 'NetDevice'}],
+      ...[0, 1, 2, 3, 4, 5, 6, 7].map((i) => [
+        `c1-rdma-sub-${i}`,
+        {vpc: 'c1-rdma-net', vpcSubnet: `c1-rdma-sub-${i}`, deviceMode: 'RDMA'},
+      ]),
+    ])
+    expect(objects.filter((o) => o.kind === 'Network').map((o) => o.metadata.name)).toEqual(
+      sets.map((o) => o.metadata.name),
+    )
+  })
+})
+
 describe('gpuNetworkDifferences', () => {
   const [first] = a3High()
   const observed = (over: {mtu?: number; range?: string; sources?: string[]; auto?: boolean; profile?: string}) => ({
@@ -99,8 +230,8 @@ describe('gpuNetworkDifferences', () => {
     ]),
     firewalls: new Map([
       [
-        first!.firewall.name,
-        {...first!.firewall, direction: 'INGRESS', sourceRanges: over.sources ?? first!.firewall.sourceRanges},
+        first!.firewall!.name,
+        {...first!.firewall!, direction: 'INGRESS', sourceRanges: over.sources ?? first!.firewall!.sourceRanges},
       ],
     ]),
   })
@@ -132,17 +263,60 @@ describe('gpuNetworkDifferences', () => {
 })
 
 describe('ownGpuNetworkResources', () => {
-  it("takes only the names cluster create gives, numbered, in the cluster's region", () => {
+  it("takes only the names cluster create gives (every GPU type's), numbered, in the cluster's region", () => {
     const named = (names: string[]) => names.map((name) => ({name}))
     const found = ownGpuNetworkResources('c1', 'us-central1', {
-      networks: named(['c1-net-10', 'c1-net-2', 'c1-net-x', 'c1-net-2-b', 'c10-net-1', 'other-net-1']) as never,
-      subnetworks: named(['c1-us-central1-sub-1', 'c1-us-east1-sub-1', 'c1-sub-1']) as never,
-      firewalls: named(['c1-internal-1', 'c1-internal', 'default-allow-ssh']) as never,
+      networks: named([
+        'c1-net-10',
+        'c1-net-2',
+        'c1-net-x',
+        'c1-net-2-b',
+        'c10-net-1',
+        'other-net-1',
+        'c1-rdma-net',
+        'c1-rdma-net-2',
+        'c1-gpunet-7',
+        'c1-gpunet-a',
+        'c1-x-gpunet-1',
+      ]) as never,
+      subnetworks: named([
+        'c1-us-central1-sub-1',
+        'c1-us-east1-sub-1',
+        'c1-sub-1',
+        'c1-sub-x',
+        'c1-rdma-sub-0',
+        'c1-rdma-sub-7',
+        'c1-rdma-sub',
+        'c1-gpunet-3-subnet',
+        'c1-gpunet-3-subnet-2',
+      ]) as never,
+      firewalls: named([
+        'c1-internal-1',
+        'c1-internal',
+        'default-allow-ssh',
+        'c1-gpunet-0-fw-allow-internal-traffic',
+        'c1-gpunet-0-fw-allow-iap-ingress',
+      ]) as never,
     })
     expect(found).toEqual({
-      networks: ['c1-net-2', 'c1-net-10'],
-      subnetworks: ['c1-us-central1-sub-1'],
-      firewalls: ['c1-internal-1'],
+      networks: ['c1-gpunet-7', 'c1-net-2', 'c1-net-10', 'c1-rdma-net'],
+      subnetworks: ['c1-gpunet-3-subnet', 'c1-rdma-sub-0', 'c1-rdma-sub-7', 'c1-sub-1', 'c1-us-central1-sub-1'],
+      firewalls: ['c1-gpunet-0-fw-allow-internal-traffic', 'c1-internal-1'],
     })
   })
+
+  it.each(['h100-80gb-8', 'h100-mega-80gb-8', 'h200-141gb-8', 'b200-8'])(
+    'takes every resource cluster create makes for %s',
+    (type) => {
+      const networks = gpuNetworksFor(findAccelerator(type)!, CLUSTER)
+      const found = ownGpuNetworkResources('c1', 'us-central1', {
+        networks: uniqueNetworks(networks) as never,
+        subnetworks: networks.map((n) => n.subnetwork) as never,
+        firewalls: firewallsOf(networks) as never,
+      })
+      expect(found.networks.length).toBe(uniqueNetworks(networks).length)
+      expect(found.subnetworks.length).toBe(networks.length)
+      expect(found.firewalls.length).toBe(firewallsOf(networks).length)
+    },
+  )
 })

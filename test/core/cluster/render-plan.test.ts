@@ -71,7 +71,7 @@ function a3HighNetworksRead(existing: number): ObservedGpuNetworks {
       })),
     ),
     subnetworks: observe(some.map((n) => ({...n.subnetwork}))),
-    firewalls: observe(some.map((n) => ({...n.firewall, direction: 'INGRESS'}))),
+    firewalls: observe(some.flatMap((n) => (n.firewall ? [{...n.firewall, direction: 'INGRESS'}] : []))),
   }
 }
 
@@ -81,6 +81,41 @@ const CASES: readonly GoldenCase[] = [
     flags: '--device-type=h100-80gb-8 --num-nodes=2 --reservation=h100-res',
     state: 'no cluster; networks 1 and 2 (with their subnetworks and firewall rules) exist from an interrupted run',
     plan: () => planCluster(a3High, undefined, undefined, a3HighNetworksRead(2)),
+  },
+  {
+    // Python's A3 Ultra blueprint: net-1 with sub-1 and internal-1, the RDMA network (<zone>-vpc-roce) and its 8
+    // subnetworks; A4's are the same.
+    file: 'fresh-a3-ultra-h200-141gb-8-networks.txt',
+    flags: '--device-type=h200-141gb-8 --num-nodes=2 --reservation=h200-res',
+    state: 'no cluster, no networks',
+    plan: () =>
+      planCluster(
+        desiredFor({deviceType: 'h200-141gb-8', numNodes: 2, reservation: 'h200-res'}),
+        undefined,
+        undefined,
+        {
+          networks: new Map(),
+          subnetworks: new Map(),
+          firewalls: new Map(),
+        },
+      ),
+  },
+  {
+    // Python's A3 Mega blueprint (Cluster Toolkit's multivpc): 8 networks, each with its subnetwork and rule.
+    file: 'fresh-a3-mega-h100-mega-80gb-8-networks.txt',
+    flags: '--device-type=h100-mega-80gb-8 --num-nodes=2 --reservation=mega-res',
+    state: 'no cluster, no networks',
+    plan: () =>
+      planCluster(
+        desiredFor({deviceType: 'h100-mega-80gb-8', numNodes: 2, reservation: 'mega-res'}),
+        undefined,
+        undefined,
+        {
+          networks: new Map(),
+          subnetworks: new Map(),
+          firewalls: new Map(),
+        },
+      ),
   },
   {
     file: 'a3-high-networks-there-pool-without-them.txt',

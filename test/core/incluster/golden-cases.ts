@@ -117,9 +117,25 @@ export const GOLDEN_CASES: readonly GoldenCase[] = [
     command: `xpk cluster create --cluster ${cluster} --zone=us-central1-a --device-type=h100-80gb-8 (the GPU networks)`,
     objects: () =>
       gpuNetworkObjects(
-        gpuNetworksFor(accelerator('h100-80gb-8'), {project: 'p', region: 'us-central1', name: cluster}),
+        gpuNetworksFor(accelerator('h100-80gb-8'), {
+          project: 'p',
+          region: 'us-central1',
+          zone: 'us-central1-a',
+          name: cluster,
+        }),
       ),
   },
+  // Cluster Toolkit's gke-cluster templates (gke-network-paramset, network-object) for the networks of Python's
+  // blueprints: k8s_network_names `<cluster>-gpunet-<i>-subnet` (A3 Mega), `<cluster>-sub-1` and
+  // `<cluster>-rdma-sub-<i>` in RDMA device mode (A3 Ultra, A4).
+  ...(['h100-mega-80gb-8', 'h200-141gb-8', 'b200-8'] as const).map((type) => ({
+    file: `cluster-gpu-${type}-networks.yaml`,
+    command: `xpk cluster create --cluster ${cluster} --zone=us-central1-a --device-type=${type} (the GPU networks)`,
+    objects: () =>
+      gpuNetworkObjects(
+        gpuNetworksFor(accelerator(type), {project: 'p', region: 'us-central1', zone: 'us-central1-a', name: cluster}),
+      ),
+  })),
   {
     file: 'cluster-cpu-n2-standard-32-4-2-slices-on-demand.yaml',
     command: `xpk cluster create --cluster ${cluster} --device-type=n2-standard-32-4 --num-slices=2 --on-demand`,

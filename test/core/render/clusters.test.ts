@@ -4,6 +4,7 @@ import {describe, expect, it} from 'vitest'
 
 import type {InClusterState} from '../../../src/core/incluster/describe.js'
 import {renderClusterDetails} from '../../../src/core/render/clusters.js'
+import {PLAIN_TABLE} from '../../../src/core/render/output.js'
 import {anObservedCluster, anObservedPool} from '../../builders/observed.js'
 
 const cluster = anObservedCluster({
@@ -78,5 +79,19 @@ describe('renderClusterDetails', () => {
     expect(text).not.toContain('Cluster:')
     expect(text.split('\n\n').at(-1)).toBe(['NODE POOL   READY   TOTAL', 'pool-a      1       3'].join('\n'))
     expect(text.split('\n')[0]).toBe('Inside the cluster, at https://127.0.0.1:6443 (context kind-demo):')
+  })
+})
+
+describe('the GPU NETWORKS column (-o wide)', () => {
+  it('names each network once, with its NIC count where several NICs share it (the RDMA network)', () => {
+    const ultra = anObservedCluster({
+      nodePools: [
+        anObservedPool({
+          name: 'u-np-0',
+          additionalNodeNetworks: ['u-net-1', ...Array.from({length: 8}, () => 'u-rdma-net')],
+        }),
+      ],
+    })
+    expect(renderClusterDetails(ultra, {...PLAIN_TABLE, wide: true})).toContain('u-net-1,u-rdma-net (8 NICs)')
   })
 })
