@@ -178,11 +178,15 @@ function boot(index: number, job: Job): Promise<Ended> {
 /** Stops the script on SSH worker `index` as a lost VM would: its whole process group (the command too), SIGKILL. */
 function killScript(index: number): void {
   const own = Number(readFileSync('/proc/self/stat', 'utf8').split(') ')[1]!.split(' ')[2])
-  const groups = new Set(
-    SshWorkers.processesMatching(`^bash ${scriptPath(index)}`).map((pid) =>
-      Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[2]),
-    ),
-  )
+  // The script's subshells (command substitutions) match too and may be gone by the time their stat is read.
+  const groupOf = (pid: number): number[] => {
+    try {
+      return [Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[2])]
+    } catch {
+      return []
+    }
+  }
+  const groups = new Set(SshWorkers.processesMatching(`^bash ${scriptPath(index)}`).flatMap(groupOf))
   expect(groups.size).toBe(1)
   const [group] = groups
   expect(group).not.toBe(own)
