@@ -75,9 +75,17 @@ const events = (id: string): string[] =>
     .map((l) => JSON.parse(l).event)
 const log = (id: string, name: string) => readFileSync(join(state, 'xpk', 'vm-jobs', id, 'logs', `${name}.log`), 'utf8')
 
+/** Waits until `check` holds; a check that throws (a file the job has not written yet) does not hold yet. */
 async function eventually(check: () => boolean, ms = 30_000): Promise<void> {
   const end = Date.now() + ms
-  while (!check()) {
+  const holds = () => {
+    try {
+      return check()
+    } catch {
+      return false
+    }
+  }
+  while (!holds()) {
     if (Date.now() > end) throw new Error('condition not reached in time')
     await new Promise((r) => setTimeout(r, 100))
   }
