@@ -483,11 +483,15 @@ describe.skipIf(missing)('xpk vm job against real sshd workers and the fake TPU 
   })
 
   describe('dry runs and the --help examples', () => {
-    /** What changed: the TPU API's mutating requests and the job records (every file under the state directory). */
+    /**
+     * What changed: the TPU API's mutating requests and the job records (every file under the state directory but
+     * the logs, which the running job itself writes as its command prints).
+     */
     function snapshot(): string {
       const dir = join(state, 'xpk', 'vm-jobs')
       if (!existsSync(dir)) return ''
       return readdirSync(dir, {recursive: true, encoding: 'utf8'})
+        .filter((f) => !/(^|\/)logs(\/|$)/.test(f))
         .sort()
         .map((f) => (statSync(join(dir, f)).isFile() ? `${f}\n${readFileSync(join(dir, f), 'utf8')}` : f))
         .join('\n')
@@ -510,7 +514,7 @@ describe.skipIf(missing)('xpk vm job against real sshd workers and the fake TPU 
       expect(created.result.code, created.result.stderr).toBe(0)
       expect(created.records).toBe(true)
       const id = JSON.parse(created.result.stdout).job.id
-      await eventually(() => record(id).status === 'RUNNING')
+      await eventually(() => record(id).status === 'RUNNING' && log(id, 'command_worker_0.attempt-1').includes('up'))
 
       const dryStop = await changesOf('vm', 'job', 'stop', id, '--dry-run', '--json')
       expect(dryStop.result.code, dryStop.result.stderr).toBe(0)
@@ -533,7 +537,13 @@ describe.skipIf(missing)('xpk vm job against real sshd workers and the fake TPU 
       expect(resumed.result.code, resumed.result.stderr).toBe(0)
       await eventually(() => record(id).supervisor !== undefined)
       supervisors.push(record(id).supervisor!.pid)
-      await eventually(() => record(id).status === 'RUNNING' && record(id).attempt === 2)
+      // The supervisor's own writes (events, then the log) come first: the dry run below must see them done.
+      await eventually(
+        () =>
+          record(id).status === 'RUNNING' &&
+          record(id).attempt === 2 &&
+          log(id, 'command_worker_0.attempt-2').includes('up'),
+      )
 
       const dryDelete = await changesOf('vm', 'job', 'delete', id, '--purge', '--dry-run')
       expect(dryDelete.result.code, dryDelete.result.stderr).toBe(0)
