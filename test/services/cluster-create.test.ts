@@ -12,6 +12,7 @@ import {MemoryCompute} from '../fakes/memory-compute.js'
 import {MemoryGke} from '../fakes/memory-gke.js'
 import {MemoryKube} from '../fakes/memory-kube.js'
 import {crd, NETWORK_PARAM_SET_CRD} from '../builders/workload-cluster.js'
+import {MemoryInstallerManifests} from '../fakes/memory-installer-manifests.js'
 import {MemoryReleaseManifests} from '../fakes/memory-release-manifests.js'
 import {RecordingConsole, type PromptAnswer} from '../helpers/recording-console.js'
 import {virtualClock} from '../helpers/virtual-clock.js'
@@ -621,6 +622,7 @@ describe('createCluster: the GPU networks of an A3 High cluster (h100-80gb-8)', 
         compute: async () => compute,
         kube: async () => kube,
         manifests: new MemoryReleaseManifests(),
+        installers: new MemoryInstallerManifests(),
         console: new RecordingConsole(),
         signal: new AbortController().signal,
         ...virtualClock(),
@@ -656,5 +658,28 @@ describe('createCluster: the GPU networks of an A3 High cluster (h100-80gb-8)', 
     )
     expect(networkSteps).toHaveLength(8)
     expect(networkSteps.every((s) => (s as {change?: string}).change === 'none')).toBe(true)
+  })
+
+  it('applies the NCCL TCPX installer and the NRI device injector, and a re-run applies neither again', async () => {
+    const gke = new MemoryGke()
+    const kube = multiNetworkingKube()
+    const compute = new MemoryCompute([])
+    const result = await create(gke, kube, compute)
+    const daemonSet = (name: string) =>
+      kube.peek({apiVersion: 'apps/v1', kind: 'DaemonSet', namespace: 'kube-system', name})
+    expect(daemonSet('nccl-tcpx-installer')).toBeDefined()
+    expect(daemonSet('device-injector')).toBeDefined()
+    expect(result.outcomes.filter((o) => o.resource === 'installer').map((o) => [o.name, o.status])).toEqual([
+      ['NCCL TCPX installer', 'done'],
+      ['NRI device injector', 'done'],
+    ])
+    const before = daemonSet('nccl-tcpx-installer')?.metadata.resourceVersion
+    expect(before).toMatch(/^\d+$/)
+    const sent = kube.requests.length
+    await create(gke, kube, compute)
+    expect(daemonSet('nccl-tcpx-installer')?.metadata.resourceVersion).toBe(before)
+    const daemonSetWrites = kube.requests.slice(sent).filter((r) => r.kind === 'DaemonSet' && r.verb !== 'get')
+    expect(daemonSetWrites).toEqual([])
+    expect(kube.requests.slice(sent).filter((r) => r.kind === 'DaemonSet').length).toBeGreaterThan(0)
   })
 })

@@ -27,6 +27,7 @@ import {
 import type {DeploymentPatch, InClusterObject} from './types.js'
 import {gpuNetworkObjects, type GpuNetwork} from '../cluster/gpu-networks.js'
 import {coreDnsObjects, KUBE_DNS_DEPLOYMENTS, type KubeDnsSettings} from './coredns.js'
+import type {GpuInstaller} from './gpu-installers.js'
 
 /** What was read from the cluster before planning. */
 export interface ObservedInCluster {
@@ -80,6 +81,8 @@ export interface InClusterInputs {
   readonly coreDns?: {readonly replicas: number}
   /** GPU types with extra networks: their `Network` and `GKENetworkParamSet` objects are applied (gpu-networks.ts). */
   readonly gpuNetworks?: readonly GpuNetwork[]
+  /** GPU types whose nodes need GPUDirect's DaemonSets (gpu-installers.ts): each is applied and waited for. */
+  readonly gpuInstallers?: readonly GpuInstaller[]
 }
 
 /** One in-cluster step, in the order they depend on each other. */
@@ -134,6 +137,15 @@ export type InClusterStep =
       readonly action: 'install' | 'scale-down' | 'await'
       readonly objects: readonly KubeObject[] | null
       readonly deployments: readonly string[]
+      readonly reason: string
+    }
+  | {
+      /**
+       * One of Google's GPUDirect manifests (gpu-installers.ts), downloaded when applied: its objects are applied
+       * where they differ from what is live, then its DaemonSets are waited for until ready on every node.
+       */
+      readonly kind: 'gpu-installer'
+      readonly installer: GpuInstaller
       readonly reason: string
     }
 
@@ -347,7 +359,12 @@ export function planInCluster(inputs: InClusterInputs, observed: ObservedInClust
     })
   }
   const dns = coreDnsSteps(inputs, observed, notes)
-  const steps = [...dns, ...releaseSteps.jobset, ...releaseSteps.kueue, ...applies]
+  const installers = (inputs.gpuInstallers ?? []).map((installer): InClusterStep => ({
+    kind: 'gpu-installer',
+    installer,
+    reason: `apply the ${installer.title} (${installer.url}, or ${installer.overrideFlag}) and wait until its DaemonSets are ready on every node they run on`,
+  }))
+  const steps = [...dns, ...releaseSteps.jobset, ...releaseSteps.kueue, ...applies, ...installers]
   return {
     fromLive: observed !== null,
     steps,

@@ -64,7 +64,9 @@ export function inClusterPlanToJson(plan: InClusterPlan) {
               ? {kind: s.kind, quota: s.quota, reason: s.reason, object: s.object}
               : s.kind === 'coredns'
                 ? {kind: s.kind, action: s.action, reason: s.reason, objects: s.objects, deployments: s.deployments}
-                : {kind: s.kind, component: s.component, reason: s.reason},
+                : s.kind === 'gpu-installer'
+                  ? {kind: s.kind, installer: s.installer.name, url: s.installer.url, reason: s.reason}
+                  : {kind: s.kind, component: s.component, reason: s.reason},
     ),
   }
 }
