@@ -3,7 +3,7 @@
 import {describe, expect, it} from 'vitest'
 
 import {gkeApiError} from '../../src/core/cluster/gke-errors.js'
-import type {XpkError} from '../../src/core/errors.js'
+import {XpkError} from '../../src/core/errors.js'
 import {UsageError, UsageErrors} from '../../src/core/errors.js'
 import {DEFAULT_TIMING} from '../../src/core/timing.js'
 import {createCluster, type ClusterCreateOptions} from '../../src/services/cluster-create.js'
@@ -658,6 +658,18 @@ describe('createCluster: the GPU networks of an A3 High cluster (h100-80gb-8)', 
     )
     expect(networkSteps).toHaveLength(8)
     expect(networkSteps.every((s) => (s as {change?: string}).change === 'none')).toBe(true)
+  })
+
+  it('fails the installer step (timeout) when its DaemonSet is not ready on every GPU node in time, naming it', async () => {
+    const kube = multiNetworkingKube()
+    kube.addNodes(['gpu-1', 'gpu-2'], {'cloud.google.com/gke-gpu': 'true'})
+    kube.failPullOn('gpu-2')
+    const error = await create(new MemoryGke(), kube, new MemoryCompute([])).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(XpkError)
+    const failed = (error as XpkError).message
+    expect(failed).toContain('DaemonSet kube-system/nccl-tcpx-installer (NCCL TCPX installer) was not ready')
+    expect(failed).toContain('1 of 2 pods ready')
+    expect((error as XpkError).kind).toBe('timeout')
   })
 
   it('applies the NCCL TCPX installer and the NRI device injector, and a re-run applies neither again', async () => {
