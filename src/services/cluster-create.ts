@@ -176,6 +176,11 @@ export async function createCluster(
   // The override manifests were read and checked above; planning and the install steps use those very objects.
   // The releases' own are loaded once (memoized) for both.
   const manifests = memoizedManifests(preloaded(deps.manifests, checked.manifests))
+  const installers = memoizedInstallers(preloadedInstallers(deps.installers, checked.installers ?? new Map()))
+  const installer = installers
+    ? (i: GpuInstaller) =>
+        installers.load(i, {override: options.inCluster.installerOverrides?.[i.overrideFlag], signal: deps.signal})
+    : undefined
   const staleSeconds = options.lock.staleSeconds
   if (options.offline) {
     const plan = planCluster(desired, undefined)
@@ -270,7 +275,7 @@ export async function createCluster(
     })
     const observedIn: ObservedInCluster | null =
       !options.inCluster.skip && observed && (observed.status === 'RUNNING' || observed.status === 'RECONCILING')
-        ? await readInCluster(await kube(), inputs, retry, release)
+        ? await readInCluster(await kube(), inputs, retry, release, installer)
         : null
     const inPlan = options.inCluster.skip ? null : planInCluster(inputs, observedIn)
     const rayTarget = options.inCluster.skip ? null : rayTargetAfter(desired, plan)
@@ -376,12 +381,7 @@ export async function createCluster(
           inCluster: inPlan
             ? inClusterSteps(
                 inPlan,
-                {
-                  kube,
-                  manifests,
-                  installers: preloadedInstallers(deps.installers, checked.installers ?? new Map()),
-                  retry,
-                },
+                {kube, manifests, installers, retry},
                 {
                   manifestOverrides: options.inCluster.manifestOverrides,
                   installerOverrides: options.inCluster.installerOverrides,
@@ -525,6 +525,25 @@ function describeInstallerTypes(flag: GpuInstaller['overrideFlag']): string {
   return flag === '--nri-device-injector-manifest'
     ? 'only h100-80gb-8 and h100-mega-80gb-8 clusters install the NRI device injector'
     : 'only h100-80gb-8, h100-mega-80gb-8, h200-141gb-8 and b200-8 clusters install an NCCL plugin'
+}
+
+/** An installer source that loads each manifest once per override: planning compares it, installing applies it. */
+function memoizedInstallers(source: InstallerManifestSource | undefined): InstallerManifestSource | undefined {
+  if (source === undefined) return undefined
+  const loads = new Map<string, Promise<InstallerManifest>>()
+  return {
+    load: (installer, options = {}) => {
+      const key = `${installer.name}\n${options.override ?? ''}`
+      let loading = loads.get(key)
+      if (!loading) {
+        loading = source.load(installer, options)
+        loads.set(key, loading)
+        // A failed load is not kept: the retry policy's next attempt loads again.
+        loading.catch(() => loads.get(key) === loading && loads.delete(key))
+      }
+      return loading
+    },
+  }
 }
 
 /** An installer source that answers with the override manifests already read, and asks `source` for the others. */

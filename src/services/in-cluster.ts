@@ -14,6 +14,7 @@ import {
   type InClusterStep,
   type ObservedDns,
   type ObservedInCluster,
+  type ObservedInstaller,
   type ReleaseObjects,
 } from '../core/incluster/plan.js'
 import {rolloutWaiting, type DeploymentStatus} from '../core/incluster/rollout.js'
@@ -45,7 +46,7 @@ import type {GraphStep, StepContext} from '../executor/step-graph.js'
 import {pollUntil, retrying, startTimeLimit, withRetries, type RetryOptions} from '../executor/retry.js'
 import type {KubeClient, KubeRef} from '../ports/kube.js'
 import type {ReleaseManifest, ReleaseManifestSource} from '../ports/release-manifests.js'
-import type {InstallerManifestSource} from '../ports/installer-manifests.js'
+import type {InstallerManifest, InstallerManifestSource} from '../ports/installer-manifests.js'
 
 /** Deletions a breaking Kueue upgrade sends at once (a cluster may hold thousands of Workloads). */
 const DELETE_CONCURRENCY = 16
@@ -67,8 +68,10 @@ export async function readInCluster(
   inputs: InClusterInputs,
   retry: RetryOptions,
   release: ReleaseLoader,
+  installers?: InstallerLoader,
 ): Promise<ObservedInCluster> {
   const call = retrying(retry)
+  const installersRead = readInstallers(kube, inputs, call, installers)
   const live = new Map<string, unknown>()
   const listed = new Set<string>([kindKey('apps/v1', 'Deployment')])
   const listInto = async (scope: ListScope) => {
@@ -109,7 +112,49 @@ export async function readInCluster(
       ? crds.map((c) => c.metadata.name).filter((n) => n.endsWith('.kueue.x-k8s.io'))
       : await listKueueCrds(kube, call)
   const dns = inputs.coreDns ? observeDns(deployments, live) : undefined
-  return {nodeCount, controllers: {jobset, kueue}, kueueCrds, live, releases, releasesUnread: unread, dns}
+  const observedInstallers = await installersRead
+  return {
+    nodeCount,
+    controllers: {jobset, kueue},
+    kueueCrds,
+    live,
+    releases,
+    releasesUnread: unread,
+    dns,
+    ...(observedInstallers ? {installers: observedInstallers} : {}),
+  }
+}
+
+/** Loads a GPU installer's manifest (memoized by the caller, so planning and installing read it once). */
+export type InstallerLoader = (installer: GpuInstaller) => Promise<InstallerManifest>
+
+/**
+ * Each GPU installer's objects with the live object of each (a few, read one by one). A manifest that cannot be had
+ * leaves the installer planned as if nothing were there, with the reason; a usage error (a bad file given by flag)
+ * fails here, before anything is changed.
+ */
+async function readInstallers(
+  kube: KubeClient,
+  inputs: InClusterInputs,
+  call: ReturnType<typeof retrying>,
+  load: InstallerLoader | undefined,
+): Promise<Partial<Record<GpuInstaller['name'], ObservedInstaller>> | undefined> {
+  const wanted = inputs.gpuInstallers ?? []
+  if (load === undefined || wanted.length === 0) return undefined
+  const entries = await Promise.all(
+    wanted.map(async (installer): Promise<[GpuInstaller['name'], ObservedInstaller]> => {
+      let objects: readonly KubeObject[]
+      try {
+        objects = (await load(installer)).objects
+      } catch (error) {
+        if (!(error instanceof XpkError) || error.kind === 'usage' || error.kind === 'interrupted') throw error
+        return [installer.name, {unread: error.message}]
+      }
+      const live = await Promise.all(objects.map((o) => call(() => kube.get(refOf(o)))))
+      return [installer.name, {objects, live}]
+    }),
+  )
+  return Object.fromEntries(entries)
 }
 
 /** kube-dns's Service and ConfigMap, as list scopes and keys of what is live. */
@@ -402,7 +447,9 @@ export function inClusterSteps(
   const has = new Set(plan.steps.map((s) => stepId(s)))
   const deferred = plan.quotaAfterNodePools && quota !== undefined
   const isDeferred = (s: InClusterStep) => deferred && (s.kind === 'delete' || (s.kind === 'apply' && s.quota))
-  const work = plan.steps.filter((s) => isDeferred(s) || s.kind !== 'apply' || s.change !== 'none')
+  const work = plan.steps.filter(
+    (s) => isDeferred(s) || (s.kind !== 'apply' && s.kind !== 'gpu-installer') || s.change !== 'none',
+  )
   if (work.length === 0) return []
   // One connection for every step: when the API cannot be reached, that is said once, not once per object.
   const steps: GraphStep[] = [
@@ -430,7 +477,7 @@ export function inClusterSteps(
       continue
     }
     if (s.kind === 'gpu-installer') {
-      steps.push(gpuInstallerStep(s.installer, deps, options, reachable))
+      if (s.change !== 'none') steps.push(gpuInstallerStep(s.installer, s.change, deps, options, reachable))
       continue
     }
     const line =
@@ -581,6 +628,7 @@ function quotaSteps(
  */
 function gpuInstallerStep(
   installer: GpuInstaller,
+  change: 'apply' | 'wait',
   deps: InClusterDeps,
   options: InClusterApplyOptions,
   reachable: {readonly id: string; readonly because: string},
@@ -590,7 +638,7 @@ function gpuInstallerStep(
     line: installer.title,
     name: installer.title,
     resource: 'installer',
-    action: 'install',
+    action: change === 'apply' ? 'install' : 'wait',
     announce: true,
     needs: [reachable],
     run: async (ctx) => {

@@ -688,7 +688,14 @@ describe('createCluster: the GPU networks of an A3 High cluster (h100-80gb-8)', 
     const before = daemonSet('nccl-tcpx-installer')?.metadata.resourceVersion
     expect(before).toMatch(/^\d+$/)
     const sent = kube.requests.length
-    await create(gke, kube, compute)
+    const again = await create(gke, kube, compute)
+    expect(
+      (again.inCluster?.steps ?? []).flatMap((s) => (s.kind === 'gpu-installer' ? [[s.installer, s.change]] : [])),
+    ).toEqual([
+      ['nccl-tcpx', 'none'],
+      ['nri-device-injector', 'none'],
+    ])
+    expect(again.outcomes.filter((o) => o.resource === 'installer')).toEqual([])
     expect(daemonSet('nccl-tcpx-installer')?.metadata.resourceVersion).toBe(before)
     const daemonSetWrites = kube.requests.slice(sent).filter((r) => r.kind === 'DaemonSet' && r.verb !== 'get')
     expect(daemonSetWrites).toEqual([])

@@ -2,7 +2,8 @@ import {describe, expect, it} from 'vitest'
 
 import {acceleratorCatalog} from '../../../src/core/catalog/catalog.js'
 import {daemonSetWaiting, gpuInstallersFor} from '../../../src/core/incluster/gpu-installers.js'
-import {planInCluster} from '../../../src/core/incluster/plan.js'
+import {planInCluster, type ObservedInCluster} from '../../../src/core/incluster/plan.js'
+import {installerObjects} from '../../fakes/memory-installer-manifests.js'
 import {inClusterPlanToJson, renderInClusterPlan} from '../../../src/core/incluster/render.js'
 import {expectGolden} from '../../helpers/golden.js'
 import {aClusterShape, accelerator} from './cluster-shapes.js'
@@ -83,6 +84,68 @@ describe('the in-cluster plan of a GPU type with installers', () => {
       )
       expect(plan.steps.filter((s) => s.kind === 'gpu-installer')).toEqual([])
     }
+  })
+})
+
+describe('the installer step against what is live', () => {
+  const shape = aClusterShape({type: 'b200-8', numSlices: 1, numNodes: 2})
+  const base = {shape, xpkVersion: '1', expectedNodes: 3, placement: {compactPlacementPool: false}}
+  const objects = installerObjects('nccl-rdma')
+  /** `o` as the API server returns it once applied: its generation seen, `ready` of 2 pods ready. */
+  const applied = (o: (typeof objects)[number], ready: number) => ({
+    ...structuredClone(o),
+    metadata: {...o.metadata, generation: 1},
+    status: {observedGeneration: 1, desiredNumberScheduled: 2, numberReady: ready},
+  })
+  const step = (installers: ObservedInCluster['installers']) => {
+    const observed: ObservedInCluster = {
+      nodeCount: 3,
+      controllers: {jobset: {installed: false}, kueue: {installed: false}},
+      kueueCrds: [],
+      live: new Map(),
+      releases: {},
+      ...(installers ? {installers} : {}),
+    }
+    const plan = planInCluster({...base, gpuInstallers: gpuInstallersFor(shape.accelerator)}, observed)
+    const found = plan.steps.find((s) => s.kind === 'gpu-installer')
+    return found?.kind === 'gpu-installer' ? [found.change, found.reason] : undefined
+  }
+  it.each([
+    ['not read (no source)', undefined, 'apply', /^apply the NCCL RDMA \(gIB\) installer/],
+    ['unreadable', {'nccl-rdma': {unread: 'offline'}}, 'apply', /^apply /],
+    [
+      'missing',
+      {'nccl-rdma': {objects, live: [undefined]}},
+      'apply',
+      /DaemonSet nccl-rdma-installer missing or different$/,
+    ],
+    [
+      'another image',
+      {
+        'nccl-rdma': {
+          objects,
+          live: installerObjects('nccl-rdma', 'example.com/installer:v0').map((o) => applied(o, 2)),
+        },
+      },
+      'apply',
+      /missing or different$/,
+    ],
+    [
+      'applied, not ready',
+      {'nccl-rdma': {objects, live: objects.map((o) => applied(o, 1))}},
+      'wait',
+      /kube-system\/nccl-rdma-installer: 1 of 2 pods ready/,
+    ],
+    [
+      'applied and ready',
+      {'nccl-rdma': {objects, live: objects.map((o) => applied(o, 2))}},
+      'none',
+      /^unchanged: the NCCL RDMA \(gIB\) installer, ready on every node$/,
+    ],
+  ] as const)('%s', (_label, installers, change, reason) => {
+    const [actual, line] = step(installers as ObservedInCluster['installers']) ?? []
+    expect(actual).toBe(change)
+    expect(line).toMatch(reason)
   })
 })
 
