@@ -17,6 +17,8 @@ export interface GpuInstaller {
   /** For plan lines and messages. */
   readonly title: string
   readonly url: string
+  /** The DaemonSet Google's manifest makes in kube-system; its pods carry `k8s-app: <name>` (`cluster describe`). */
+  readonly daemonSet: string
   /** The `cluster create` flag that replaces {@link url} with a file or another URL. */
   readonly overrideFlag: '--nccl-installer-manifest' | '--nri-device-injector-manifest'
 }
@@ -26,24 +28,28 @@ const BASE = 'https://raw.githubusercontent.com/GoogleCloudPlatform/container-en
 export const GPU_INSTALLERS: Readonly<Record<GpuInstallerName, GpuInstaller>> = {
   'nccl-tcpx': {
     name: 'nccl-tcpx',
+    daemonSet: 'nccl-tcpx-installer',
     title: 'NCCL TCPX installer',
     url: `${BASE}/gpudirect-tcpx/nccl-tcpx-installer.yaml`,
     overrideFlag: '--nccl-installer-manifest',
   },
   'nccl-tcpxo': {
     name: 'nccl-tcpxo',
+    daemonSet: 'nccl-tcpxo-installer',
     title: 'NCCL TCPXO installer',
     url: `${BASE}/gpudirect-tcpxo/nccl-tcpxo-installer.yaml`,
     overrideFlag: '--nccl-installer-manifest',
   },
   'nccl-rdma': {
     name: 'nccl-rdma',
+    daemonSet: 'nccl-rdma-installer',
     title: 'NCCL RDMA (gIB) installer',
     url: `${BASE}/gpudirect-rdma/nccl-rdma-installer.yaml`,
     overrideFlag: '--nccl-installer-manifest',
   },
   'nri-device-injector': {
     name: 'nri-device-injector',
+    daemonSet: 'device-injector',
     title: 'NRI device injector',
     url: `${BASE}/nri_device_injector/nri-device-injector.yaml`,
     overrideFlag: '--nri-device-injector-manifest',
