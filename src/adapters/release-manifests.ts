@@ -138,53 +138,14 @@ export class HttpReleaseManifests implements ReleaseManifestSource {
     throw textFileProblem(read, {flag, path, what: 'a release manifest (YAML)', maxBytes: this.maxBytes})
   }
 
-  /** The whole body of `url` as UTF-8 text; any failure is an XpkError saying which URL and why. */
-  private async download(
+  private download(
     release: Release,
     url: string,
     signal: AbortSignal | undefined,
     hints: readonly string[],
   ): Promise<string> {
     const what = `the ${describeRelease(release)} release manifest from ${url}`
-    const timeout = AbortSignal.timeout(this.timeoutMs)
-    const combined = signal === undefined ? timeout : AbortSignal.any([signal, timeout])
-    // No answer, or a server error, is UNAVAILABLE: the retry policy tries again.
-    const fail = (kind: ErrorKind, why: string, cause?: unknown): XpkError =>
-      kind === 'unavailable'
-        ? new ApiError(kind, `Cannot download ${what}: ${why}.`, {status: 'UNAVAILABLE', retryable: true, hints, cause})
-        : new XpkError(kind, `Cannot download ${what}: ${why}.`, {hints, cause})
-    try {
-      const response = await fetch(url, {signal: combined, redirect: 'follow'})
-      if (!response.ok) {
-        await response.body?.cancel().catch(() => undefined)
-        throw fail(
-          statusKind(response.status),
-          `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`,
-        )
-      }
-      // A body cut short (fewer bytes than Content-Length, a dropped connection) makes fetch's reader throw.
-      const bytes = await readBody(response, this.maxBytes)
-      if (bytes === undefined) throw fail('failed', `the file is larger than ${this.maxBytes} bytes`)
-      try {
-        return new TextDecoder('utf-8', {fatal: true}).decode(bytes)
-      } catch (error) {
-        throw fail('failed', 'the file is not UTF-8 text', error)
-      }
-    } catch (error) {
-      if (error instanceof XpkError) throw error
-      if (signal?.aborted) throw new XpkError('interrupted', `Stopped downloading ${what}.`, {cause: error})
-      // Only a completed handshake whose certificate failed verification is a certificate problem; a connection
-      // cut during the handshake is unavailable like any other.
-      const certificate = certificateError(error, `Cannot download ${what}: its certificate`, [
-        ...hints,
-        'A proxy that intercepts TLS needs its CA certificate in NODE_EXTRA_CA_CERTS.',
-      ])
-      if (certificate) throw certificate
-      if (timeout.aborted) {
-        throw fail('unavailable', `no complete answer within ${this.timeoutMs / 1000} s`, error)
-      }
-      throw fail('unavailable', networkReason(error), error)
-    }
+    return downloadManifestText(what, url, signal, hints, {timeoutMs: this.timeoutMs, maxBytes: this.maxBytes})
   }
 
   /**
@@ -221,6 +182,55 @@ export class HttpReleaseManifests implements ReleaseManifestSource {
   private async writeCache(path: string, text: string): Promise<void> {
     if (!(await makeDirectory(this.cacheDir))) return
     await this.files.writeText(path, text).catch(() => undefined)
+  }
+}
+
+/** The whole body of `url` as UTF-8 text; any failure is an XpkError naming `what` (which file, from which URL) and why. */
+export async function downloadManifestText(
+  what: string,
+  url: string,
+  signal: AbortSignal | undefined,
+  hints: readonly string[],
+  limits: {readonly timeoutMs: number; readonly maxBytes: number},
+): Promise<string> {
+  const timeout = AbortSignal.timeout(limits.timeoutMs)
+  const combined = signal === undefined ? timeout : AbortSignal.any([signal, timeout])
+  // No answer, or a server error, is UNAVAILABLE: the retry policy tries again.
+  const fail = (kind: ErrorKind, why: string, cause?: unknown): XpkError =>
+    kind === 'unavailable'
+      ? new ApiError(kind, `Cannot download ${what}: ${why}.`, {status: 'UNAVAILABLE', retryable: true, hints, cause})
+      : new XpkError(kind, `Cannot download ${what}: ${why}.`, {hints, cause})
+  try {
+    const response = await fetch(url, {signal: combined, redirect: 'follow'})
+    if (!response.ok) {
+      await response.body?.cancel().catch(() => undefined)
+      throw fail(
+        statusKind(response.status),
+        `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`,
+      )
+    }
+    // A body cut short (fewer bytes than Content-Length, a dropped connection) makes fetch's reader throw.
+    const bytes = await readBody(response, limits.maxBytes)
+    if (bytes === undefined) throw fail('failed', `the file is larger than ${limits.maxBytes} bytes`)
+    try {
+      return new TextDecoder('utf-8', {fatal: true}).decode(bytes)
+    } catch (error) {
+      throw fail('failed', 'the file is not UTF-8 text', error)
+    }
+  } catch (error) {
+    if (error instanceof XpkError) throw error
+    if (signal?.aborted) throw new XpkError('interrupted', `Stopped downloading ${what}.`, {cause: error})
+    // Only a completed handshake whose certificate failed verification is a certificate problem; a connection
+    // cut during the handshake is unavailable like any other.
+    const certificate = certificateError(error, `Cannot download ${what}: its certificate`, [
+      ...hints,
+      'A proxy that intercepts TLS needs its CA certificate in NODE_EXTRA_CA_CERTS.',
+    ])
+    if (certificate) throw certificate
+    if (timeout.aborted) {
+      throw fail('unavailable', `no complete answer within ${limits.timeoutMs / 1000} s`, error)
+    }
+    throw fail('unavailable', networkReason(error), error)
   }
 }
 

@@ -236,6 +236,18 @@ export const clusterCreateFlags = {
     helpGroup: 'INSIDE THE CLUSTER',
     exclusive: ['skip-in-cluster'],
   }),
+  'nccl-installer-manifest': pathFlag('manifest', {
+    description:
+      "A file, file:///PATH or https:// URL to install the NCCL plugin from (TCPX, TCPXO or RDMA, as the GPU type takes), instead of Google's on GitHub.",
+    helpGroup: 'INSIDE THE CLUSTER',
+    exclusive: ['skip-in-cluster'],
+  }),
+  'nri-device-injector-manifest': pathFlag('manifest', {
+    description:
+      "A file, file:///PATH or https:// URL to install the NRI device injector from (h100-80gb-8, h100-mega-80gb-8), instead of Google's on GitHub.",
+    helpGroup: 'INSIDE THE CLUSTER',
+    exclusive: ['skip-in-cluster'],
+  }),
   ...changeFlags,
   ...offlineFlag,
 }
@@ -394,11 +406,13 @@ export async function createCluster(
     | FlagOptions<typeof clusterCreateRayFlags>,
   run: Invocation,
 ): Promise<ClusterCreateResult> {
-  const [{wiring, settings, timing}, {createCluster}, {HttpReleaseManifests}] = await Promise.all([
-    startCommand(import('./wiring.js'), options, run),
-    import('../services/cluster-create.js'),
-    import('../adapters/release-manifests.js'),
-  ])
+  const [{wiring, settings, timing}, {createCluster}, {HttpReleaseManifests}, {HttpInstallerManifests}] =
+    await Promise.all([
+      startCommand(import('./wiring.js'), options, run),
+      import('../services/cluster-create.js'),
+      import('../adapters/release-manifests.js'),
+      import('../adapters/installer-manifests.js'),
+    ])
   return createCluster(
     {
       flags: {...options, ...wiring.clusterTarget(settings)},
@@ -406,13 +420,21 @@ export async function createCluster(
       offline: options.offline,
       verbose: options.verbose,
       timing,
-      inCluster: {skip: options.skipInCluster, ...installOptions(options, run, wiring.viaKubeconfig(options))},
+      inCluster: {
+        skip: options.skipInCluster,
+        ...installOptions(options, run, wiring.viaKubeconfig(options)),
+        installerOverrides: {
+          '--nccl-installer-manifest': options.ncclInstallerManifest,
+          '--nri-device-injector-manifest': options.nriDeviceInjectorManifest,
+        },
+      },
       lock: clusterLock(timing),
     },
     {
       ...wiring.clusterAccess(settings, options, run),
       compute: computeConnector(settings),
       manifests: new HttpReleaseManifests(),
+      installers: new HttpInstallerManifests(),
     },
   )
 }

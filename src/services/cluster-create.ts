@@ -110,6 +110,8 @@ import {
   type RayPlanJson,
 } from '../core/incluster/ray-plan.js'
 import {rayClusterStep, readRay} from './ray-cluster.js'
+import {gpuInstallersFor, type GpuInstaller} from '../core/incluster/gpu-installers.js'
+import type {InstallerManifest, InstallerManifestSource} from '../ports/installer-manifests.js'
 
 export interface ClusterCreateOptions {
   readonly flags: ClusterCreateFlags
@@ -121,7 +123,7 @@ export interface ClusterCreateOptions {
   /** Retries, the polls of GKE operations, the wait for the JobSet and Kueue controllers. */
   readonly timing: Pick<Timing, 'retry' | 'operations' | 'controllers'>
   /** The in-cluster half (JobSet, Kueue, queues, ConfigMaps); `skip` leaves the cluster's inside alone. */
-  readonly inCluster: Pick<InClusterApplyOptions, 'manifestOverrides'> & {
+  readonly inCluster: Pick<InClusterApplyOptions, 'manifestOverrides' | 'installerOverrides'> & {
     readonly skip: boolean
     readonly xpkVersion: string
     /** `--kubeconfig` / `--context` reach the cluster: the kubeconfig is read and checked with the other inputs. */
@@ -142,6 +144,8 @@ export interface ClusterCreateDeps extends Omit<ApplyDeps, 'gke' | 'compute'> {
    */
   readonly kube: (cluster: ObservedCluster | undefined) => Promise<KubeClient>
   readonly manifests: ReleaseManifestSource
+  /** Google's GPUDirect manifests, for the GPU types that install them. */
+  readonly installers?: InstallerManifestSource
   readonly signal: AbortSignal
 }
 
@@ -172,6 +176,11 @@ export async function createCluster(
   // The override manifests were read and checked above; planning and the install steps use those very objects.
   // The releases' own are loaded once (memoized) for both.
   const manifests = memoizedManifests(preloaded(deps.manifests, checked.manifests))
+  const installers = memoizedInstallers(preloadedInstallers(deps.installers, checked.installers ?? new Map()))
+  const installer = installers
+    ? (i: GpuInstaller) =>
+        installers.load(i, {override: options.inCluster.installerOverrides?.[i.overrideFlag], signal: deps.signal})
+    : undefined
   const staleSeconds = options.lock.staleSeconds
   if (options.offline) {
     const plan = planCluster(desired, undefined)
@@ -266,7 +275,7 @@ export async function createCluster(
     })
     const observedIn: ObservedInCluster | null =
       !options.inCluster.skip && observed && (observed.status === 'RUNNING' || observed.status === 'RECONCILING')
-        ? await readInCluster(await kube(), inputs, retry, release)
+        ? await readInCluster(await kube(), inputs, retry, release, installer)
         : null
     const inPlan = options.inCluster.skip ? null : planInCluster(inputs, observedIn)
     const rayTarget = options.inCluster.skip ? null : rayTargetAfter(desired, plan)
@@ -372,9 +381,10 @@ export async function createCluster(
           inCluster: inPlan
             ? inClusterSteps(
                 inPlan,
-                {kube, manifests, retry},
+                {kube, manifests, installers, retry},
                 {
                   manifestOverrides: options.inCluster.manifestOverrides,
+                  installerOverrides: options.inCluster.installerOverrides,
                   availableTimeoutMs: options.timing.controllers.timeoutMs,
                   poll: options.timing.controllers.poll,
                 },
@@ -421,6 +431,8 @@ export interface CheckedInputs {
   readonly manifests: Partial<Record<ReleaseComponent, ReleaseManifest>>
   /** The cluster's Kubernetes API through `--kubeconfig` / `--context`, its kubeconfig read and checked. */
   readonly kube?: KubeClient
+  /** The GPU installer manifests given by flag, read and checked, by installer name. */
+  readonly installers?: ReadonlyMap<string, InstallerManifest>
 }
 
 /**
@@ -445,12 +457,102 @@ async function checkInputs(options: ClusterCreateOptions, deps: ClusterCreateDep
     })
     delete overrides[component]
   }
+  // Before the access check, which throws every problem found so far: a bad installer file is said with the rest.
+  const installers = await checkInstallerOverrides(problems, desired, options, deps)
   const access = await checkInClusterAccess(
     problems,
     {overrides, viaKubeconfig: !options.inCluster.skip && options.inCluster.viaKubeconfig === true},
     deps,
   )
-  return {desired: desired as DesiredCluster, ...access}
+  return {desired: desired as DesiredCluster, ...access, installers}
+}
+
+/**
+ * `--nccl-installer-manifest` / `--nri-device-injector-manifest`: refused for a type that installs no such thing,
+ * and (a URL offline aside) read and checked now, so a bad file is exit 2 before anything is sent.
+ */
+async function checkInstallerOverrides(
+  problems: Problems,
+  desired: DesiredCluster | undefined,
+  options: ClusterCreateOptions,
+  deps: ClusterCreateDeps,
+): Promise<ReadonlyMap<string, InstallerManifest>> {
+  const loaded = new Map<string, InstallerManifest>()
+  const given = Object.entries(options.inCluster.installerOverrides ?? {}).filter(
+    (e): e is [GpuInstaller['overrideFlag'], string] => e[1] !== undefined,
+  )
+  if (given.length === 0 || options.inCluster.skip || desired === undefined) return loaded
+  const installers = gpuInstallersFor(desired.accelerator)
+  await Promise.all(
+    given.map(async ([flag, override]) => {
+      const installer = installers.find((i) => i.overrideFlag === flag)
+      if (installer === undefined) {
+        const what = flag === '--nri-device-injector-manifest' ? 'NRI device injector' : 'NCCL installer'
+        problems.add(`${flag}: ${desired.accelerator.canonical} clusters get no ${what}.`, {
+          flag,
+          hints: [`Leave out ${flag}: ${describeInstallerTypes(flag)}.`],
+        })
+        return
+      }
+      const form = parseManifestOverride(override)
+      if ('problem' in form) {
+        problems.add(`${flag} ${escapeControl(override)}: ${form.problem}.`, {flag})
+        return
+      }
+      if (options.offline && form.kind === 'url') {
+        problems.add(
+          `${flag} ${escapeControl(override)}: --offline makes no network call, so the URL cannot be read.`,
+          {
+            flag,
+            hints: [`Download it and pass the file (${flag} <file>), or leave out --offline.`],
+          },
+        )
+        return
+      }
+      if (deps.installers === undefined) return
+      try {
+        loaded.set(installer.name, await deps.installers.load(installer, {override, signal: deps.signal}))
+      } catch (error) {
+        if (error instanceof UsageError) problems.push(error)
+        else throw error
+      }
+    }),
+  )
+  return loaded
+}
+
+function describeInstallerTypes(flag: GpuInstaller['overrideFlag']): string {
+  return flag === '--nri-device-injector-manifest'
+    ? 'only h100-80gb-8 and h100-mega-80gb-8 clusters install the NRI device injector'
+    : 'only h100-80gb-8, h100-mega-80gb-8, h200-141gb-8 and b200-8 clusters install an NCCL plugin'
+}
+
+/** An installer source that loads each manifest once per override: planning compares it, installing applies it. */
+function memoizedInstallers(source: InstallerManifestSource | undefined): InstallerManifestSource | undefined {
+  if (source === undefined) return undefined
+  const loads = new Map<string, Promise<InstallerManifest>>()
+  return {
+    load: (installer, options = {}) => {
+      const key = `${installer.name}\n${options.override ?? ''}`
+      let loading = loads.get(key)
+      if (!loading) {
+        loading = source.load(installer, options)
+        loads.set(key, loading)
+        // A failed load is not kept: the retry policy's next attempt loads again.
+        loading.catch(() => loads.get(key) === loading && loads.delete(key))
+      }
+      return loading
+    },
+  }
+}
+
+/** An installer source that answers with the override manifests already read, and asks `source` for the others. */
+function preloadedInstallers(
+  source: InstallerManifestSource | undefined,
+  loaded: ReadonlyMap<string, InstallerManifest>,
+): InstallerManifestSource | undefined {
+  if (source === undefined) return undefined
+  return {load: (installer, options) => Promise.resolve(loaded.get(installer.name) ?? source.load(installer, options))}
 }
 
 /**
@@ -931,6 +1033,7 @@ const GKE_RESOURCES = new Set([
   'kubernetes',
   'quota',
   'coredns',
+  'installer',
 ])
 
 /** What the cluster holds once `plan` is applied, as the in-cluster objects see it. */
@@ -955,6 +1058,7 @@ function inClusterInputs(
     ...(desired.slicing ? {slicing: desired.slicing} : {}),
     ...(desired.pathways || hasPathwaysPool(observed) ? {pathways: true} : {}),
   }
+  const installers = gpuInstallersFor(desired.accelerator)
   return {
     shape,
     xpkVersion: options.inCluster.xpkVersion,
@@ -963,6 +1067,7 @@ function inClusterInputs(
     nodePoolsChange: nodePoolStepIds(plan).length > 0,
     coreDns: {replicas: coreDnsReplicas(desired.spec.defaultPool.nodeCount)},
     ...(desired.gpuNetworks?.length ? {gpuNetworks: desired.gpuNetworks} : {}),
+    ...(installers.length > 0 ? {gpuInstallers: installers} : {}),
   }
 }
 

@@ -3,6 +3,7 @@ import {UsageError, XpkError} from '../core/errors.js'
 import {
   clusterQueueState,
   controllerState,
+  installerPod,
   needsV1beta1Fallback,
   nodeHealth,
   nodeTotals,
@@ -10,8 +11,10 @@ import {
   rayClusterState,
   type ClusterDescription,
   type InClusterState,
+  type InstallerPod,
   type NodeHealth,
 } from '../core/incluster/describe.js'
+import {GPU_INSTALLERS} from '../core/incluster/gpu-installers.js'
 import {RAY_API_VERSION, RAY_NAMESPACE} from '../core/incluster/ray-cluster.js'
 import {collect} from '../core/kube/list-pages.js'
 import {RELEASES} from '../core/kube/release-manifest.js'
@@ -111,7 +114,7 @@ export async function describeCluster(
 /**
  * Reads inside the cluster with a fixed number of requests, whatever its size: the two controller Deployments by
  * name, one list of ClusterQueues (and a second, in v1beta1, only for a Kueue too old to serve v1beta2), one of the
- * RayClusters in namespace `ray`, and the Nodes in pages of 500, each page reduced to pool and readiness at once so a large cluster is never held in memory.
+ * RayClusters in namespace `ray`, the GPUDirect installers' pods in kube-system (by label), and the Nodes in pages of 500, each page reduced to pool and readiness at once so a large cluster is never held in memory.
  */
 async function readInside(
   kube: KubeClient,
@@ -131,13 +134,14 @@ async function readInside(
     return call(() => kube.get({apiVersion: 'apps/v1', kind: 'Deployment', namespace, name}))
   }
   const listQueues = (apiVersion: string) => collect(kube.listAll(apiVersion, 'ClusterQueue', {retry: call}))
-  const [jobsetDeployment, kueueDeployment, queues, nodes, rayClusters] = await Promise.all([
+  const [jobsetDeployment, kueueDeployment, queues, nodes, rayClusters, installerPods] = await Promise.all([
     controller('jobset'),
     controller('kueue'),
     listQueues(KUEUE_API_VERSION),
     readNodes(kube, call),
     // A cluster without the Ray operator does not serve the kind: an empty list, and nothing is shown.
     collect(kube.listAll(RAY_API_VERSION, 'RayCluster', {namespace: RAY_NAMESPACE, retry: call})),
+    readInstallerPods(kube, call),
   ])
   const jobset = controllerState(jobsetDeployment)
   const kueue = controllerState(kueueDeployment)
@@ -150,15 +154,24 @@ async function readInside(
     kueue,
     clusterQueues: clusterQueues.map(clusterQueueState).sort((a, b) => a.name.localeCompare(b.name)),
     nodes: nodeTotals(nodes),
-    nodePools: poolNodes(gkePools, nodes),
+    nodePools: poolNodes(gkePools, nodes, installerPods),
     rayClusters: rayClusters.map(rayClusterState).sort((a, b) => a.name.localeCompare(b.name)),
   }
+}
+
+/** The pods of the GPUDirect installers' DaemonSets (one label-selected list in kube-system), each reduced at once. */
+async function readInstallerPods(kube: KubeClient, call: ReturnType<typeof retrying>): Promise<InstallerPod[]> {
+  const names = [...new Set(Object.values(GPU_INSTALLERS).map((i) => i.daemonSet))].join(',')
+  const pods: InstallerPod[] = []
+  const options = {namespace: 'kube-system', labelSelector: `k8s-app in (${names})`, retry: call}
+  for await (const page of kube.listAll('v1', 'Pod', options)) for (const pod of page) pods.push(installerPod(pod))
+  return pods
 }
 
 async function readNodes(kube: KubeClient, call: ReturnType<typeof retrying>): Promise<NodeHealth[]> {
   const nodes: NodeHealth[] = []
   for await (const page of kube.listAll('v1', 'Node', {retry: call})) {
-    for (const node of page) nodes.push(nodeHealth(node))
+    for (const node of page) nodes.push({...nodeHealth(node), name: node.metadata.name})
   }
   return nodes
 }

@@ -14,9 +14,12 @@ import {
   type InClusterStep,
   type ObservedDns,
   type ObservedInCluster,
+  type ObservedInstaller,
   type ReleaseObjects,
 } from '../core/incluster/plan.js'
 import {rolloutWaiting, type DeploymentStatus} from '../core/incluster/rollout.js'
+import {daemonSetWaiting, type DaemonSetStatus, type GpuInstaller} from '../core/incluster/gpu-installers.js'
+import {releaseObjectWouldChange} from '../core/incluster/live-diff.js'
 import type {InClusterObject} from '../core/incluster/types.js'
 import {
   COREDNS_NAME,
@@ -43,6 +46,7 @@ import type {GraphStep, StepContext} from '../executor/step-graph.js'
 import {pollUntil, retrying, startTimeLimit, withRetries, type RetryOptions} from '../executor/retry.js'
 import type {KubeClient, KubeRef} from '../ports/kube.js'
 import type {ReleaseManifest, ReleaseManifestSource} from '../ports/release-manifests.js'
+import type {InstallerManifest, InstallerManifestSource} from '../ports/installer-manifests.js'
 
 /** Deletions a breaking Kueue upgrade sends at once (a cluster may hold thousands of Workloads). */
 const DELETE_CONCURRENCY = 16
@@ -64,8 +68,10 @@ export async function readInCluster(
   inputs: InClusterInputs,
   retry: RetryOptions,
   release: ReleaseLoader,
+  installers?: InstallerLoader,
 ): Promise<ObservedInCluster> {
   const call = retrying(retry)
+  const installersRead = readInstallers(kube, inputs, call, installers)
   const live = new Map<string, unknown>()
   const listed = new Set<string>([kindKey('apps/v1', 'Deployment')])
   const listInto = async (scope: ListScope) => {
@@ -106,7 +112,49 @@ export async function readInCluster(
       ? crds.map((c) => c.metadata.name).filter((n) => n.endsWith('.kueue.x-k8s.io'))
       : await listKueueCrds(kube, call)
   const dns = inputs.coreDns ? observeDns(deployments, live) : undefined
-  return {nodeCount, controllers: {jobset, kueue}, kueueCrds, live, releases, releasesUnread: unread, dns}
+  const observedInstallers = await installersRead
+  return {
+    nodeCount,
+    controllers: {jobset, kueue},
+    kueueCrds,
+    live,
+    releases,
+    releasesUnread: unread,
+    dns,
+    ...(observedInstallers ? {installers: observedInstallers} : {}),
+  }
+}
+
+/** Loads a GPU installer's manifest (memoized by the caller, so planning and installing read it once). */
+export type InstallerLoader = (installer: GpuInstaller) => Promise<InstallerManifest>
+
+/**
+ * Each GPU installer's objects with the live object of each (a few, read one by one). A manifest that cannot be had
+ * leaves the installer planned as if nothing were there, with the reason; a usage error (a bad file given by flag)
+ * fails here, before anything is changed.
+ */
+async function readInstallers(
+  kube: KubeClient,
+  inputs: InClusterInputs,
+  call: ReturnType<typeof retrying>,
+  load: InstallerLoader | undefined,
+): Promise<Partial<Record<GpuInstaller['name'], ObservedInstaller>> | undefined> {
+  const wanted = inputs.gpuInstallers ?? []
+  if (load === undefined || wanted.length === 0) return undefined
+  const entries = await Promise.all(
+    wanted.map(async (installer): Promise<[GpuInstaller['name'], ObservedInstaller]> => {
+      let objects: readonly KubeObject[]
+      try {
+        objects = (await load(installer)).objects
+      } catch (error) {
+        if (!(error instanceof XpkError) || error.kind === 'usage' || error.kind === 'interrupted') throw error
+        return [installer.name, {unread: error.message}]
+      }
+      const live = await Promise.all(objects.map((o) => call(() => kube.get(refOf(o)))))
+      return [installer.name, {objects, live}]
+    }),
+  )
+  return Object.fromEntries(entries)
 }
 
 /** kube-dns's Service and ConfigMap, as list scopes and keys of what is live. */
@@ -359,12 +407,16 @@ export interface InClusterDeps {
   /** The cluster's Kubernetes API; connected on first use (after the cluster exists). */
   readonly kube: () => Promise<KubeClient>
   readonly manifests: ReleaseManifestSource
+  /** Google's GPUDirect manifests; needed only by plans with `gpu-installer` steps. */
+  readonly installers?: InstallerManifestSource
   readonly retry: Omit<RetryOptions, 'onRetry'>
 }
 
 export interface InClusterApplyOptions {
   /** `--jobset-manifest` / `--kueue-manifest`: a file or URL replacing the release's manifest. */
   readonly manifestOverrides: Partial<Record<ReleaseComponent, string>>
+  /** `--nccl-installer-manifest` / `--nri-device-injector-manifest`, by flag: a file or URL replacing Google's. */
+  readonly installerOverrides?: Partial<Record<GpuInstaller['overrideFlag'], string>>
   /** How long a controller may take to become Available. */
   readonly availableTimeoutMs: number
   readonly poll: Backoff
@@ -395,7 +447,9 @@ export function inClusterSteps(
   const has = new Set(plan.steps.map((s) => stepId(s)))
   const deferred = plan.quotaAfterNodePools && quota !== undefined
   const isDeferred = (s: InClusterStep) => deferred && (s.kind === 'delete' || (s.kind === 'apply' && s.quota))
-  const work = plan.steps.filter((s) => isDeferred(s) || s.kind !== 'apply' || s.change !== 'none')
+  const work = plan.steps.filter(
+    (s) => isDeferred(s) || (s.kind !== 'apply' && s.kind !== 'gpu-installer') || s.change !== 'none',
+  )
   if (work.length === 0) return []
   // One connection for every step: when the API cannot be reached, that is said once, not once per object.
   const steps: GraphStep[] = [
@@ -420,6 +474,10 @@ export function inClusterSteps(
     const id = stepId(s)
     if (s.kind === 'coredns') {
       steps.push(coreDnsStep(s, plan, deps, options, reachable, dnsRun))
+      continue
+    }
+    if (s.kind === 'gpu-installer') {
+      if (s.change !== 'none') steps.push(gpuInstallerStep(s.installer, s.change, deps, options, reachable))
       continue
     }
     const line =
@@ -563,6 +621,88 @@ function quotaSteps(
   ]
 }
 
+/**
+ * A GPU installer (see gpu-installers.ts): its manifest loaded, each object applied where it differs from what is
+ * live (a re-run sends nothing), then each of its DaemonSets waited for until ready on every node it runs on, within
+ * the controllers' time limit. It needs only the API server, so it runs beside JobSet and Kueue.
+ */
+function gpuInstallerStep(
+  installer: GpuInstaller,
+  change: 'apply' | 'wait',
+  deps: InClusterDeps,
+  options: InClusterApplyOptions,
+  reachable: {readonly id: string; readonly because: string},
+): GraphStep {
+  return {
+    id: `gpu-installer:${installer.name}`,
+    line: installer.title,
+    name: installer.title,
+    resource: 'installer',
+    action: change === 'apply' ? 'install' : 'wait',
+    announce: true,
+    needs: [reachable],
+    run: async (ctx) => {
+      const source = deps.installers
+      if (source === undefined) throw new XpkError('failed', `No source for the ${installer.title} manifest.`)
+      ctx.progress('loading the manifest')
+      const override = options.installerOverrides?.[installer.overrideFlag]
+      const retry = stepRetry(deps, ctx)
+      const manifest = await withRetries(() => source.load(installer, {override, signal: ctx.signal}), retry)
+      const kube = await deps.kube()
+      const objects = applyOrder(manifest.objects)
+      let applied = 0
+      for (const o of objects) {
+        const live = await withRetries(() => kube.get(refOf(o)), retry)
+        if (releaseObjectWouldChange(o, live)) await withRetries(() => kube.apply(o, {force: true}), retry)
+        ctx.progress('applying', `${objects.length} objects`, {current: ++applied, total: objects.length})
+      }
+      for (const o of objects.filter((d) => d.apiVersion === 'apps/v1' && d.kind === 'DaemonSet')) {
+        await awaitDaemonSetReady(refOf(o), installer.title, deps, options, ctx)
+      }
+    },
+  }
+}
+
+function refOf(o: KubeObject): KubeRef {
+  return {apiVersion: o.apiVersion, kind: o.kind, name: o.metadata.name, namespace: o.metadata.namespace}
+}
+
+/** Waits until a DaemonSet is ready on every node it is scheduled on, or times out saying how many are not. */
+async function awaitDaemonSetReady(
+  ref: KubeRef,
+  title: string,
+  deps: InClusterDeps,
+  options: InClusterApplyOptions,
+  ctx: StepContext,
+): Promise<void> {
+  const kube = await deps.kube()
+  const where = `${ref.namespace ?? ''}/${ref.name}`
+  ctx.progress('waiting for ready', `DaemonSet ${where}`)
+  let waiting: string | undefined = 'no answer from the API server yet'
+  await pollWithin(
+    async () => {
+      waiting = daemonSetWaiting((await kube.get(ref)) as DaemonSetStatus | undefined)
+      return waiting === undefined
+    },
+    options.availableTimeoutMs,
+    () =>
+      new XpkError(
+        'timeout',
+        `DaemonSet ${where} (${title}) was not ready on every node within ` +
+          `${Math.round(options.availableTimeoutMs / 1000)} s: ${waiting}.`,
+        {
+          hints: [
+            `Its pods' events say why: \`kubectl describe daemonset -n ${ref.namespace ?? 'default'} ${ref.name}\`.`,
+            'Re-run the same command once it is fixed: what is applied is kept.',
+          ],
+        },
+      ),
+    deps,
+    options,
+    ctx,
+  )
+}
+
 async function applyObject(object: InClusterObject, deps: InClusterDeps, ctx: StepContext): Promise<void> {
   const kube = await deps.kube()
   await withRetries(() => kube.apply(object as unknown as KubeObject, {force: true}), stepRetry(deps, ctx))
@@ -610,6 +750,7 @@ function stepId(s: InClusterStep): string {
   if (s.kind === 'apply') return `apply:${s.object.kind}/${s.object.metadata.name}`
   if (s.kind === 'delete') return `delete:${s.object.kind}/${s.object.name}`
   if (s.kind === 'coredns') return `coredns:${s.action}`
+  if (s.kind === 'gpu-installer') return `gpu-installer:${s.installer.name}`
   return `${s.kind}:${s.component}`
 }
 

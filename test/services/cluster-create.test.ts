@@ -3,7 +3,7 @@
 import {describe, expect, it} from 'vitest'
 
 import {gkeApiError} from '../../src/core/cluster/gke-errors.js'
-import type {XpkError} from '../../src/core/errors.js'
+import {XpkError} from '../../src/core/errors.js'
 import {UsageError, UsageErrors} from '../../src/core/errors.js'
 import {DEFAULT_TIMING} from '../../src/core/timing.js'
 import {createCluster, type ClusterCreateOptions} from '../../src/services/cluster-create.js'
@@ -12,6 +12,7 @@ import {MemoryCompute} from '../fakes/memory-compute.js'
 import {MemoryGke} from '../fakes/memory-gke.js'
 import {MemoryKube} from '../fakes/memory-kube.js'
 import {crd, NETWORK_PARAM_SET_CRD} from '../builders/workload-cluster.js'
+import {MemoryInstallerManifests} from '../fakes/memory-installer-manifests.js'
 import {MemoryReleaseManifests} from '../fakes/memory-release-manifests.js'
 import {RecordingConsole, type PromptAnswer} from '../helpers/recording-console.js'
 import {virtualClock} from '../helpers/virtual-clock.js'
@@ -621,6 +622,7 @@ describe('createCluster: the GPU networks of an A3 High cluster (h100-80gb-8)', 
         compute: async () => compute,
         kube: async () => kube,
         manifests: new MemoryReleaseManifests(),
+        installers: new MemoryInstallerManifests(),
         console: new RecordingConsole(),
         signal: new AbortController().signal,
         ...virtualClock(),
@@ -656,5 +658,47 @@ describe('createCluster: the GPU networks of an A3 High cluster (h100-80gb-8)', 
     )
     expect(networkSteps).toHaveLength(8)
     expect(networkSteps.every((s) => (s as {change?: string}).change === 'none')).toBe(true)
+  })
+
+  it('fails the installer step (timeout) when its DaemonSet is not ready on every GPU node in time, naming it', async () => {
+    const kube = multiNetworkingKube()
+    kube.addNodes(['gpu-1', 'gpu-2'], {'cloud.google.com/gke-gpu': 'true'})
+    kube.failPullOn('gpu-2')
+    const error = await create(new MemoryGke(), kube, new MemoryCompute([])).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(XpkError)
+    const failed = (error as XpkError).message
+    expect(failed).toContain('DaemonSet kube-system/nccl-tcpx-installer (NCCL TCPX installer) was not ready')
+    expect(failed).toContain('1 of 2 pods ready')
+    expect((error as XpkError).kind).toBe('timeout')
+  })
+
+  it('applies the NCCL TCPX installer and the NRI device injector, and a re-run applies neither again', async () => {
+    const gke = new MemoryGke()
+    const kube = multiNetworkingKube()
+    const compute = new MemoryCompute([])
+    const result = await create(gke, kube, compute)
+    const daemonSet = (name: string) =>
+      kube.peek({apiVersion: 'apps/v1', kind: 'DaemonSet', namespace: 'kube-system', name})
+    expect(daemonSet('nccl-tcpx-installer')).toBeDefined()
+    expect(daemonSet('device-injector')).toBeDefined()
+    expect(result.outcomes.filter((o) => o.resource === 'installer').map((o) => [o.name, o.status])).toEqual([
+      ['NCCL TCPX installer', 'done'],
+      ['NRI device injector', 'done'],
+    ])
+    const before = daemonSet('nccl-tcpx-installer')?.metadata.resourceVersion
+    expect(before).toMatch(/^\d+$/)
+    const sent = kube.requests.length
+    const again = await create(gke, kube, compute)
+    expect(
+      (again.inCluster?.steps ?? []).flatMap((s) => (s.kind === 'gpu-installer' ? [[s.installer, s.change]] : [])),
+    ).toEqual([
+      ['nccl-tcpx', 'none'],
+      ['nri-device-injector', 'none'],
+    ])
+    expect(again.outcomes.filter((o) => o.resource === 'installer')).toEqual([])
+    expect(daemonSet('nccl-tcpx-installer')?.metadata.resourceVersion).toBe(before)
+    const daemonSetWrites = kube.requests.slice(sent).filter((r) => r.kind === 'DaemonSet' && r.verb !== 'get')
+    expect(daemonSetWrites).toEqual([])
+    expect(kube.requests.slice(sent).filter((r) => r.kind === 'DaemonSet').length).toBeGreaterThan(0)
   })
 })

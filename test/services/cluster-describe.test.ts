@@ -115,6 +115,44 @@ const reads = (kube: MemoryKube) =>
   kube.requests.map((r) => `${r.verb} ${r.apiVersion} ${r.kind}${r.name ? ` ${r.name}` : ''}`)
 
 describe('describeCluster: inside the cluster', () => {
+  it('shows, per pool, how many of its nodes run a ready pod of each GPUDirect installer (only pools that have one)', async () => {
+    const kube = aWorkingCluster()
+    const pod = (name: string, app: string, node: string, ready: boolean) => ({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: {name, namespace: 'kube-system', labels: {'k8s-app': app}},
+      spec: {nodeName: node, containers: [{name: 'pause', image: 'pause'}]},
+      ready,
+    })
+    for (const p of [
+      pod('tcpx-a', 'nccl-tcpx-installer', 'gke-demo-np-1-a', true),
+      pod('tcpx-b', 'nccl-tcpx-installer', 'gke-demo-np-1-b', true),
+      pod('nri-a', 'device-injector', 'gke-demo-np-1-a', true),
+      pod('nri-b', 'device-injector', 'gke-demo-np-1-b', false),
+      // Not an installer: not listed.
+      pod('proxy-a', 'kube-proxy', 'gke-demo-np-0-a', true),
+    ]) {
+      const {ready, ...object} = p
+      kube.seed(object, {status: {conditions: [{type: 'Ready', status: ready ? 'True' : 'False'}]}})
+    }
+    kube.clearLog()
+    const inside = insideOf(await run({kube}).done)
+    expect(inside.nodePools.map((p) => [p.name, p.installers])).toEqual([
+      ['default-pool', undefined],
+      ['demo-np-0', undefined],
+      [
+        'demo-np-1',
+        [
+          {daemonSet: 'device-injector', ready: 1, nodes: 2},
+          {daemonSet: 'nccl-tcpx-installer', ready: 2, nodes: 2},
+        ],
+      ],
+    ])
+    expect(kube.requests.filter((r) => r.kind === 'Pod').map((r) => [r.verb, r.namespace])).toEqual([
+      ['list', 'kube-system'],
+    ])
+  })
+
   it('adds the controller versions, the ClusterQueue quota and usage, workload counts and nodes per pool by name', async () => {
     const kube = aWorkingCluster()
     const {done, console, reached} = run({kube})
@@ -155,7 +193,7 @@ describe('describeCluster: inside the cluster', () => {
     })
     expect(console.messages).toEqual([])
     // Reads only, a fixed set: the two controllers by name, one list of ClusterQueues and of RayClusters, one page
-    // of Nodes.
+    // of Nodes, one of the GPUDirect installers' pods.
     expect(kube.mutatingRequests()).toEqual([])
     expect(reads(kube).sort()).toEqual([
       'get apps/v1 Deployment jobset-controller-manager',
@@ -163,6 +201,7 @@ describe('describeCluster: inside the cluster', () => {
       'list kueue.x-k8s.io/v1beta2 ClusterQueue',
       'list ray.io/v1 RayCluster',
       'list v1 Node',
+      'list v1 Pod',
     ])
   })
 

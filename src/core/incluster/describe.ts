@@ -53,6 +53,8 @@ export interface ClusterQueueState {
 
 /** What one node contributes to the counts. */
 export interface NodeHealth {
+  /** Read to place the GPUDirect installers' pods in pools; absent where a count is all that matters. */
+  readonly name?: string
   /** Its `cloud.google.com/gke-nodepool` label; null when it has none (not a GKE node-pool node). */
   readonly pool: string | null
   /** Its Ready condition is True. */
@@ -66,6 +68,25 @@ export interface PoolNodes {
   readonly expected: number | null
   readonly ready: number
   readonly total: number
+  /**
+   * The GPUDirect installers' DaemonSets (gpu-installers.ts) with a pod on the pool's nodes: how many of the pool's
+   * nodes run a ready one. Absent when none has (TPU and CPU pools, GPU types without them).
+   */
+  readonly installers?: readonly InstallerReadiness[]
+}
+
+/** One installer DaemonSet on one pool: `ready` of the pool's `nodes` nodes run a ready pod of it. */
+export interface InstallerReadiness {
+  readonly daemonSet: string
+  readonly ready: number
+  readonly nodes: number
+}
+
+/** A pod of an installer DaemonSet: its DaemonSet (by its `k8s-app` label), node and readiness. */
+export interface InstallerPod {
+  readonly daemonSet: string
+  readonly node: string
+  readonly ready: boolean
 }
 
 /** Everything read from inside the cluster. */
@@ -247,7 +268,11 @@ export function nodeHealth(node: KubeObject): NodeHealth {
  * project's). Without GKE (`pools` null): the pools the nodes name, sorted, with no expected count. Nodes without a
  * pool label are in the overall totals only.
  */
-export function poolNodes(pools: readonly ObservedNodePool[] | null, nodes: readonly NodeHealth[]): PoolNodes[] {
+export function poolNodes(
+  pools: readonly ObservedNodePool[] | null,
+  nodes: readonly NodeHealth[],
+  installerPods: readonly InstallerPod[] = [],
+): PoolNodes[] {
   const counts = new Map<string, {ready: number; total: number}>()
   for (const node of nodes) {
     if (node.pool === null) continue
@@ -264,7 +289,54 @@ export function poolNodes(pools: readonly ObservedNodePool[] | null, nodes: read
     .filter(([name]) => !known.has(name))
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([name, count]) => ({name, expected: null, ...count}))
-  return [...fromGke, ...onlyOnNodes]
+  const installers = installersByPool(nodes, installerPods)
+  return [...fromGke, ...onlyOnNodes].map((p) => {
+    const found = installers.get(p.name)
+    return found === undefined ? p : {...p, installers: found}
+  })
+}
+
+/** A pod of an installer DaemonSet, from its `k8s-app` label, node name and Ready condition. */
+export function installerPod(pod: KubeObject): InstallerPod {
+  const labels = asRecord(pod.metadata.labels)
+  const conditions = asArray(asRecord(pod.status).conditions).map(asRecord)
+  return {
+    daemonSet: String(labels['k8s-app'] ?? ''),
+    node: String(asRecord(pod.spec).nodeName ?? ''),
+    ready: conditions.some((c) => c.type === 'Ready' && c.status === 'True'),
+  }
+}
+
+/** Per pool, each installer DaemonSet with a pod on its nodes: nodes with a ready pod, of the pool's nodes. */
+function installersByPool(
+  nodes: readonly NodeHealth[],
+  pods: readonly InstallerPod[],
+): Map<string, InstallerReadiness[]> {
+  const poolOf = new Map(
+    nodes.flatMap((n) => (n.pool === null || n.name === undefined ? [] : [[n.name, n.pool] as const])),
+  )
+  const nodesIn = new Map<string, number>()
+  for (const n of nodes) if (n.pool !== null) nodesIn.set(n.pool, (nodesIn.get(n.pool) ?? 0) + 1)
+  const readyNodes = new Map<string, Map<string, Set<string>>>()
+  for (const pod of pods) {
+    const pool = poolOf.get(pod.node)
+    if (pool === undefined) continue
+    const byDaemonSet = readyNodes.get(pool) ?? new Map<string, Set<string>>()
+    readyNodes.set(pool, byDaemonSet)
+    const ready = byDaemonSet.get(pod.daemonSet) ?? new Set<string>()
+    byDaemonSet.set(pod.daemonSet, ready)
+    if (pod.ready) ready.add(pod.node)
+  }
+  const result = new Map<string, InstallerReadiness[]>()
+  for (const [pool, byDaemonSet] of readyNodes) {
+    result.set(
+      pool,
+      [...byDaemonSet]
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([daemonSet, ready]) => ({daemonSet, ready: ready.size, nodes: nodesIn.get(pool) ?? 0})),
+    )
+  }
+  return result
 }
 
 /** Ready and total over every node. */

@@ -27,6 +27,8 @@ import {
 import type {DeploymentPatch, InClusterObject} from './types.js'
 import {gpuNetworkObjects, type GpuNetwork} from '../cluster/gpu-networks.js'
 import {coreDnsObjects, KUBE_DNS_DEPLOYMENTS, type KubeDnsSettings} from './coredns.js'
+import {daemonSetWaiting, type DaemonSetStatus, type GpuInstaller, type GpuInstallerName} from './gpu-installers.js'
+import {releaseObjectWouldChange} from './live-diff.js'
 
 /** What was read from the cluster before planning. */
 export interface ObservedInCluster {
@@ -46,7 +48,15 @@ export interface ObservedInCluster {
   readonly releasesUnread?: Readonly<Partial<Record<ReleaseComponent, string>>>
   /** The cluster's DNS, read when {@link InClusterInputs.coreDns} asks for CoreDNS. */
   readonly dns?: ObservedDns
+  /**
+   * Each GPU installer's manifest objects with the live object of each (undefined: not there), or why the manifest
+   * could not be read (then the installer is planned as if nothing were there).
+   */
+  readonly installers?: Readonly<Partial<Record<GpuInstallerName, ObservedInstaller>>>
 }
+
+export type ObservedInstaller =
+  {readonly objects: readonly KubeObject[]; readonly live: readonly unknown[]} | {readonly unread: string}
 
 /** Whether kube-system runs CoreDNS, and what `deploy.sh` would read from kube-dns when it does not. */
 export interface ObservedDns {
@@ -80,6 +90,8 @@ export interface InClusterInputs {
   readonly coreDns?: {readonly replicas: number}
   /** GPU types with extra networks: their `Network` and `GKENetworkParamSet` objects are applied (gpu-networks.ts). */
   readonly gpuNetworks?: readonly GpuNetwork[]
+  /** GPU types whose nodes need GPUDirect's DaemonSets (gpu-installers.ts): each is applied and waited for. */
+  readonly gpuInstallers?: readonly GpuInstaller[]
 }
 
 /** One in-cluster step, in the order they depend on each other. */
@@ -134,6 +146,17 @@ export type InClusterStep =
       readonly action: 'install' | 'scale-down' | 'await'
       readonly objects: readonly KubeObject[] | null
       readonly deployments: readonly string[]
+      readonly reason: string
+    }
+  | {
+      /**
+       * One of Google's GPUDirect manifests (gpu-installers.ts), downloaded when applied: its objects are applied
+       * where they differ from what is live, then its DaemonSets are waited for until ready on every node.
+       */
+      readonly kind: 'gpu-installer'
+      readonly installer: GpuInstaller
+      /** `apply` its objects then wait; only `wait` (all applied, a DaemonSet not ready yet); `none`: all done. */
+      readonly change: 'apply' | 'wait' | 'none'
       readonly reason: string
     }
 
@@ -347,7 +370,10 @@ export function planInCluster(inputs: InClusterInputs, observed: ObservedInClust
     })
   }
   const dns = coreDnsSteps(inputs, observed, notes)
-  const steps = [...dns, ...releaseSteps.jobset, ...releaseSteps.kueue, ...applies]
+  const installers = (inputs.gpuInstallers ?? []).map((installer) =>
+    installerStep(installer, observed?.installers?.[installer.name]),
+  )
+  const steps = [...dns, ...releaseSteps.jobset, ...releaseSteps.kueue, ...applies, ...installers]
   return {
     fromLive: observed !== null,
     steps,
@@ -355,6 +381,43 @@ export function planInCluster(inputs: InClusterInputs, observed: ObservedInClust
     destructive,
     quotaAfterNodePools,
     ...(inputs.coreDns ? {coreDnsReplicas: inputs.coreDns.replicas} : {}),
+  }
+}
+
+/**
+ * A GPU installer's step: from what is live when its manifest was read (each object compared as a release's are,
+ * each DaemonSet's readiness), else as if nothing were there.
+ */
+function installerStep(
+  installer: GpuInstaller,
+  observed: ObservedInstaller | undefined,
+): Extract<InClusterStep, {kind: 'gpu-installer'}> {
+  const all = `apply the ${installer.title} (${installer.url}, or ${installer.overrideFlag}) and wait until its DaemonSets are ready on every node they run on`
+  if (observed === undefined || 'unread' in observed)
+    return {kind: 'gpu-installer', installer, change: 'apply', reason: all}
+  const differ = observed.objects.filter((o, i) => releaseObjectWouldChange(o, observed.live[i]))
+  if (differ.length > 0) {
+    const what = differ.map((o) => `${o.kind} ${o.metadata.name}`).join(', ')
+    return {kind: 'gpu-installer', installer, change: 'apply', reason: `${all}: ${what} missing or different`}
+  }
+  const waiting = observed.objects.flatMap((o, i) => {
+    if (o.kind !== 'DaemonSet') return []
+    const why = daemonSetWaiting(observed.live[i] as DaemonSetStatus | undefined)
+    return why === undefined ? [] : [`DaemonSet ${o.metadata.namespace ?? ''}/${o.metadata.name}: ${why}`]
+  })
+  if (waiting.length > 0) {
+    return {
+      kind: 'gpu-installer',
+      installer,
+      change: 'wait',
+      reason: `wait until the ${installer.title} is ready on every node (${waiting.join('; ')})`,
+    }
+  }
+  return {
+    kind: 'gpu-installer',
+    installer,
+    change: 'none',
+    reason: `unchanged: the ${installer.title}, ready on every node`,
   }
 }
 

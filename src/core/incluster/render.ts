@@ -3,7 +3,7 @@ import type {InClusterPlan, InClusterStep} from './plan.js'
 
 /** Whether a step sends a mutating request when applied. */
 export function changesSomething(step: InClusterStep): boolean {
-  return step.kind !== 'apply' || step.change !== 'none'
+  return (step.kind !== 'apply' && step.kind !== 'gpu-installer') || step.change !== 'none'
 }
 
 /**
@@ -17,7 +17,10 @@ export function renderInClusterPlan(plan: InClusterPlan, options: {readonly verb
       : 'Inside the cluster (after it is created or reachable; planned as if nothing were installed):',
   ]
   for (const step of plan.steps) {
-    const waits = step.kind === 'await' || (step.kind === 'coredns' && step.action !== 'install')
+    const waits =
+      step.kind === 'await' ||
+      (step.kind === 'coredns' && step.action !== 'install') ||
+      (step.kind === 'gpu-installer' && step.change === 'wait')
     const mark = !changesSomething(step) ? '=' : waits ? '~' : step.kind === 'delete' ? '-' : '+'
     lines.push(`  ${mark} ${step.reason}`)
     if (options.verbose && step.kind === 'apply' && step.change !== 'none') {
@@ -64,7 +67,15 @@ export function inClusterPlanToJson(plan: InClusterPlan) {
               ? {kind: s.kind, quota: s.quota, reason: s.reason, object: s.object}
               : s.kind === 'coredns'
                 ? {kind: s.kind, action: s.action, reason: s.reason, objects: s.objects, deployments: s.deployments}
-                : {kind: s.kind, component: s.component, reason: s.reason},
+                : s.kind === 'gpu-installer'
+                  ? {
+                      kind: s.kind,
+                      installer: s.installer.name,
+                      url: s.installer.url,
+                      change: s.change,
+                      reason: s.reason,
+                    }
+                  : {kind: s.kind, component: s.component, reason: s.reason},
     ),
   }
 }

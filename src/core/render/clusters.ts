@@ -6,6 +6,7 @@ import type {
   ClusterQueueState,
   ControllerState,
   InClusterState,
+  PoolNodes,
   RayClusterState,
 } from '../incluster/describe.js'
 import {listView, PLAIN_TABLE, renderColumns, type Column, type OutputView, type TableStyle} from './output.js'
@@ -136,12 +137,20 @@ export function renderInCluster(s: InClusterState, style: TableStyle = PLAIN_TAB
         : 'No ClusterQueue: Kueue is not installed (`xpk cluster create` installs it).'
       : renderTable(['cluster queue', 'flavor', 'resource', 'quota', 'reserved', 'used'], quotaRows, style)
   const withExpected = s.via === 'gke'
+  // The GPUDirect installers' column only where a pool has one: TPU and other clusters' tables are as before.
+  const withInstallers = s.nodePools.some((p) => p.installers !== undefined)
   const pools =
     s.nodePools.length === 0
       ? 'No node is in a node pool.'
       : renderTable(
-          withExpected ? ['node pool', 'expected', 'ready', 'total'] : ['node pool', 'ready', 'total'],
-          s.nodePools.map((p) => (withExpected ? [p.name, p.expected, p.ready, p.total] : [p.name, p.ready, p.total])),
+          [
+            ...(withExpected ? ['node pool', 'expected', 'ready', 'total'] : ['node pool', 'ready', 'total']),
+            ...(withInstallers ? ['gpudirect installers ready'] : []),
+          ],
+          s.nodePools.map((p) => [
+            ...(withExpected ? [p.name, p.expected, p.ready, p.total] : [p.name, p.ready, p.total]),
+            ...(withInstallers ? [installersText(p)] : []),
+          ]),
           style,
         )
   const rayClusters = s.rayClusters.length === 0 ? '' : `\n\n${renderColumns(RAY_COLUMNS, s.rayClusters, style)}`
@@ -164,6 +173,12 @@ const RAY_COLUMNS: readonly Column<RayClusterState>[] = [
 function rayStateText(r: RayClusterState): string {
   const state = r.state ?? 'not reported yet'
   return r.reason === null ? state : `${state} (${r.reason})`
+}
+
+/** `nccl-tcpx-installer 2/2, device-injector 1/2`: nodes of the pool with a ready pod, of its nodes. */
+function installersText(p: PoolNodes): string | null {
+  if (p.installers === undefined) return null
+  return p.installers.map((i) => `${i.daemonSet} ${i.ready}/${i.nodes}`).join(', ')
 }
 
 function controllerText(c: ControllerState): string {

@@ -286,7 +286,9 @@ describe('planInCluster', () => {
     expect(plan.notes[0]).toMatch(/custom build or an image pinned by digest/)
     expect(
       plan.steps
-        .flatMap((s) => (s.kind === 'apply' || s.kind === 'delete' || s.kind === 'coredns' ? [] : [s]))
+        .flatMap((s) =>
+          s.kind === 'apply' || s.kind === 'delete' || s.kind === 'coredns' || s.kind === 'gpu-installer' ? [] : [s],
+        )
         .map((s) => `${s.kind}:${s.component}`),
     ).toEqual(['resize:jobset', 'await:jobset'])
   })

@@ -82,6 +82,40 @@ describe('renderClusterDetails', () => {
   })
 })
 
+describe('the GPUDIRECT INSTALLERS READY column', () => {
+  it('shows, on the pools that have one, how many nodes run a ready pod of each installer; - on the others', () => {
+    const text = renderClusterDetails({
+      inCluster: {
+        ...inside,
+        nodePools: [
+          {name: 'default-pool', expected: 2, ready: 2, total: 2},
+          {
+            name: 'demo-np-0',
+            expected: 2,
+            ready: 2,
+            total: 2,
+            installers: [
+              {daemonSet: 'device-injector', ready: 1, nodes: 2},
+              {daemonSet: 'nccl-tcpx-installer', ready: 2, nodes: 2},
+            ],
+          },
+        ],
+      },
+    })
+    expect(
+      text
+        .split('\n\n')
+        .at(-1)!
+        .split('\n')
+        .map((l) => l.trimEnd()),
+    ).toEqual([
+      'NODE POOL      EXPECTED   READY   TOTAL   GPUDIRECT INSTALLERS READY',
+      'default-pool   2          2       2       -',
+      'demo-np-0      2          2       2       device-injector 1/2, nccl-tcpx-installer 2/2',
+    ])
+  })
+})
+
 describe('the GPU NETWORKS column (-o wide)', () => {
   it('names each network once, with its NIC count where several NICs share it (the RDMA network)', () => {
     const ultra = anObservedCluster({
