@@ -61,3 +61,29 @@ export function validateRuntimeVersion(runtime: string, type: TpuVmType, flag = 
     )
   }
 }
+
+/**
+ * `--tpu-type` and `--runtime-version` (the type generation's base image when not given) checked together, each
+ * problem added to `problems` so that it is reported with the command's others.
+ */
+export function checkTypeAndRuntime(
+  tpuType: string,
+  runtimeVersion: string | undefined,
+  problems: UsageError[],
+): {type?: TpuVmType; runtimeVersion: string} {
+  let type: TpuVmType | undefined
+  try {
+    type = resolveTpuVmType(tpuType)
+  } catch (error) {
+    problems.push(error as UsageError)
+  }
+  const runtime = runtimeVersion ?? type?.defaultRuntime ?? ''
+  if (type) {
+    try {
+      validateRuntimeVersion(runtime, type)
+    } catch (error) {
+      problems.push(error as UsageError)
+    }
+  }
+  return {...(type ? {type} : {}), runtimeVersion: runtime}
+}

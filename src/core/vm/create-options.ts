@@ -1,7 +1,7 @@
 import {throwIfProblems, UsageError} from '../errors.js'
 import {INTEGER_FLAGS, parseInteger} from '../input.js'
 import type {TpuCapacity} from './types.js'
-import {resolveTpuVmType, validateRuntimeVersion, type TpuVmType} from './catalog.js'
+import {checkTypeAndRuntime, type TpuVmType} from './catalog.js'
 import {idProblem} from './naming.js'
 
 /** `xpk vm create` input as typed. */
@@ -52,20 +52,7 @@ export function checkVmCreateInput(input: VmCreateInput): VmCreateRequest {
     const p = idProblem(input.queuedResourceId, '--queued-resource-id')
     if (p) problems.push(p)
   }
-  let type: TpuVmType | undefined
-  try {
-    type = resolveTpuVmType(input.tpuType)
-  } catch (error) {
-    problems.push(error as UsageError)
-  }
-  const runtimeVersion = input.runtimeVersion ?? type?.defaultRuntime ?? ''
-  if (type) {
-    try {
-      validateRuntimeVersion(runtimeVersion, type)
-    } catch (error) {
-      problems.push(error as UsageError)
-    }
-  }
+  const {type, runtimeVersion} = checkTypeAndRuntime(input.tpuType, input.runtimeVersion, problems)
   if (input.reservation !== undefined && input.capacity !== 'reserved') {
     problems.push(
       new UsageError('--reservation needs --reserved.', {flag: '--reservation', hints: ['Add --reserved.']}),

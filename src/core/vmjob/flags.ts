@@ -3,7 +3,7 @@
  * the rules both ways of asking share (which workers, job names).
  */
 import {throwIfProblems, UsageError} from '../errors.js'
-import {resolveTpuVmType, validateRuntimeVersion, type TpuVmType} from '../vm/catalog.js'
+import {checkTypeAndRuntime} from '../vm/catalog.js'
 import {idProblem} from '../vm/naming.js'
 import type {VmJobSpec, VmJobWorkers} from './spec.js'
 
@@ -87,20 +87,7 @@ export function vmJobSpecFromFlags(input: VmJobFlagsInput): VmJobSpec {
   const name = input.name ?? defaultVmJobName(input.now)
   const nameProblem = jobNameProblem(name, '--name')
   if (nameProblem) problems.push(nameProblem)
-  let type: TpuVmType | undefined
-  try {
-    type = resolveTpuVmType(input.tpuType)
-  } catch (error) {
-    problems.push(error as UsageError)
-  }
-  const runtimeVersion = input.runtimeVersion ?? type?.defaultRuntime ?? ''
-  if (type) {
-    try {
-      validateRuntimeVersion(runtimeVersion, type)
-    } catch (error) {
-      problems.push(error as UsageError)
-    }
-  }
+  const {type, runtimeVersion} = checkTypeAndRuntime(input.tpuType, input.runtimeVersion, problems)
   for (const [flag, value] of [
     ['--zone', input.zone],
     ['--project', input.project],
